@@ -1,0 +1,328 @@
+"""A session with an agent: prompt turns, cancellation, modes, config options."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import schema as s
+from ._content import PromptInput, to_blocks
+from ._errors import AcpTimeout, CapabilityNotSupported, LocalProtocolError, UsageError
+from ._state import SessionState
+from ._turn import DEFAULT_QUEUE_LIMIT, Turn, TurnResult, UpdateQueue
+
+if TYPE_CHECKING:
+    from ._client import AcpClient
+
+__all__ = ["Session", "UpdateListener"]
+
+logger = logging.getLogger("acphost.session")
+
+UpdateListener = Callable[["Session", s.SessionUpdate], None]
+
+#: How long :meth:`Session.cancel` waits for the agent to end the turn.
+DEFAULT_CANCEL_TIMEOUT = 10.0
+
+
+class Session:
+    """One ACP session; create it with :meth:`AcpClient.new_session` (or load/resume).
+
+    Attributes:
+        id: the agent's session id.
+        cwd: the absolute working directory of the session.
+        additional_directories: further workspace roots.
+        state: everything the host knows about the session (messages, tool
+            calls, plan, modes, config options, commands, usage, title).
+    """
+
+    def __init__(
+        self,
+        client: AcpClient,
+        session_id: str,
+        cwd: str,
+        additional_directories: Sequence[str] = (),
+        *,
+        keep_history: bool = True,
+        queue_limit: int = DEFAULT_QUEUE_LIMIT,
+    ) -> None:
+        self._client = client
+        self.id = session_id
+        self.cwd = cwd
+        self.additional_directories = tuple(additional_directories)
+        self.state = SessionState(keep_history=keep_history)
+        self._turn: Turn | None = None
+        self._queue_limit = queue_limit
+        self._listeners: list[UpdateListener] = []
+        self._cancelling = False
+        self.closed = False
+
+    def __repr__(self) -> str:
+        return f"<Session {self.id} cwd={self.cwd!r}>"
+
+    # -- updates ---------------------------------------------------------------
+
+    def add_listener(self, listener: UpdateListener) -> Callable[[], None]:
+        """Call ``listener(session, update)`` for every update, in wire order.
+
+        The listener runs inline in the connection's reader: keep it quick.
+
+        Returns:
+            A function that removes the listener.
+        """
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _receive_update(self, update: s.SessionUpdate) -> asyncio.Future[None] | None:
+        self.state.apply(update)
+        for listener in self._listeners:
+            try:
+                listener(self, update)
+            except Exception:
+                logger.exception("an update listener of session %s failed", self.id)
+        turn = self._turn
+        if turn is not None and not turn.done:
+            return turn._deliver(update)
+        return None
+
+    def _apply_setup(
+        self, modes: s.SessionModeState | None, config_options: Sequence[s.SessionConfigOption] | None
+    ) -> None:
+        if modes is not None:
+            self.state.modes = modes
+        if config_options is not None:
+            self.state.config_options = list(config_options)
+
+    # -- prompt turns ------------------------------------------------------------
+
+    @property
+    def turn(self) -> Turn | None:
+        """The turn in progress, if any."""
+        turn = self._turn
+        return turn if turn is not None and not turn.done else None
+
+    def prompt(self, content: PromptInput, *, meta: dict[str, Any] | None = None) -> Turn:
+        """Send a prompt and return its :class:`Turn` at once.
+
+        Args:
+            content: a string, a content block, or a sequence of them (see
+                :mod:`acphost.content` helpers).
+            meta: ``_meta`` for the request.
+
+        Returns:
+            The turn: iterate it for updates, await it for the result.
+
+        Raises:
+            UsageError: a turn is already running in this session, or the
+                session is closed.
+            CapabilityNotSupported: a block needs a prompt capability the agent
+                did not advertise (image, audio, embedded context). Nothing is sent.
+        """
+        if self.closed:
+            raise UsageError(f"session {self.id} is closed; open a new one")
+        if self.turn is not None:
+            raise UsageError(
+                "a turn is already running in this session: await it or cancel it first"
+            )
+        blocks = to_blocks(content)
+        self._client._check_prompt_blocks(blocks)
+        turn = Turn(UpdateQueue(self._queue_limit))
+        self._turn = turn
+        self._cancelling = False
+        self._client._permissions_begin_turn(self.id)
+        self.state.add_user_prompt(blocks)
+        request = s.PromptRequest(session_id=self.id, prompt=blocks, meta=meta)
+        task = asyncio.get_running_loop().create_task(
+            self._run_turn(turn, request), name="acphost.session.prompt"
+        )
+        turn._task = task
+        return turn
+
+    async def _run_turn(self, turn: Turn, request: s.PromptRequest) -> None:
+        def on_response(result: Any) -> None:
+            # Runs in the reader, in wire order: later updates are not this turn's.
+            self._finish_turn(turn, result)
+
+        try:
+            await self._client._request_raw(
+                s.SESSION_PROMPT, request.to_wire(), on_response=on_response
+            )
+        except asyncio.CancelledError:
+            turn._finish(UsageError("the prompt was abandoned by the host"))
+            raise
+        except BaseException as exc:
+            turn._finish(exc)
+            if self._turn is turn:
+                self._turn = None
+
+    def _finish_turn(self, turn: Turn, result: Any) -> None:
+        try:
+            response = s.PromptResponse.from_wire(result)
+        except s.SchemaError as exc:
+            turn._finish(exc)
+            return
+        extra = response.extra or {}
+        calls = tuple(
+            self.state.tool_calls[i] for i in turn.tool_call_ids if i in self.state.tool_calls
+        )
+        stop = response.stop_reason
+        if stop == "cancelled" or self._cancelling:
+            self.state.cancel_pending_tool_calls()
+        turn._finish(
+            TurnResult(
+                stop_reason=stop,
+                text=self.state.last_agent_text(),
+                tool_calls=calls,
+                usage=extra.get("usage"),
+                meta=response.meta,
+                response=response,
+            )
+        )
+
+    async def cancel(self, *, timeout: float = DEFAULT_CANCEL_TIMEOUT) -> TurnResult | None:
+        """Cancel the running turn and wait for the agent to end it.
+
+        Sends ``session/cancel``, answers every pending permission request of
+        the session ``cancelled`` (ACP "Cancellation": the client MUST), marks
+        unfinished tool calls cancelled, and waits for the prompt's response
+        (``stopReason: cancelled``). Idempotent; a no-op without a turn.
+
+        Args:
+            timeout: seconds to wait for the agent's answer.
+
+        Returns:
+            The turn's result, or None when no turn was running.
+
+        Raises:
+            AcpTimeout: the agent did not end the turn in time; the turn then
+                fails with the same error and its request is abandoned.
+        """
+        turn = self.turn
+        if turn is None:
+            return None
+        if not self._cancelling:
+            self._cancelling = True
+            self._client._notify(s.SESSION_CANCEL, s.CancelNotification(session_id=self.id).to_wire())
+            self._client._permissions_cancel(self.id)
+            self.state.cancel_pending_tool_calls()
+        try:
+            return await asyncio.wait_for(asyncio.shield(turn._result), timeout)
+        except asyncio.TimeoutError:
+            err = AcpTimeout(
+                f"the agent did not end the turn within {timeout:g} s of session/cancel",
+                self._client.stderr_tail(),
+            )
+            turn._finish(err)
+            task = getattr(turn, "_task", None)
+            if task is not None:
+                task.cancel()
+            raise err from None
+
+    # -- modes and configuration ---------------------------------------------------
+
+    async def set_mode(self, mode_id: str) -> None:
+        """Switch the session's mode (``session/set_mode``).
+
+        Raises:
+            LocalProtocolError: the agent offers no modes, or not this one;
+                the message lists the valid ids.
+        """
+        modes = self.state.modes
+        if modes is None:
+            raise CapabilityNotSupported("modes", "this agent offers no session modes")
+        valid = [m.id for m in modes.available_modes]
+        if valid and mode_id not in valid:
+            raise LocalProtocolError(f"unknown mode {mode_id!r}; valid modes: {', '.join(valid)}")
+        req = s.SetSessionModeRequest(session_id=self.id, mode_id=mode_id)
+        await self._client._request(s.SESSION_SET_MODE, req, s.SetSessionModeResponse)
+        self.state.set_current_mode(mode_id)
+
+    async def set_config_option(self, config_id: str, value: str | bool) -> None:
+        """Set a configuration option (``session/set_config_option``).
+
+        Model selection is the option whose ``category`` is ``model``.
+
+        Args:
+            config_id: the option's id.
+            value: a value id for ``select`` options, a bool for ``boolean`` ones.
+
+        Raises:
+            LocalProtocolError: unknown option or value; the message lists the
+                valid ones.
+        """
+        option = self._find_option(config_id)
+        wire: dict[str, Any] = {"sessionId": self.id, "configId": config_id}
+        if isinstance(option, s.SessionConfigBooleanOption):
+            if not isinstance(value, bool):
+                raise LocalProtocolError(f"option {config_id!r} is a boolean: pass True or False")
+            wire.update(type="boolean", value=value)
+        else:
+            if isinstance(value, bool):
+                raise LocalProtocolError(f"option {config_id!r} takes a value id, not a bool")
+            valid = option_values(option)
+            if valid and value not in valid:
+                raise LocalProtocolError(
+                    f"unknown value {value!r} for {config_id!r}; valid values: {', '.join(valid)}"
+                )
+            wire["value"] = value
+        result = await self._client._request_raw(s.SESSION_SET_CONFIG_OPTION, wire)
+        response = s.SetSessionConfigOptionResponse.from_wire(result)
+        self.state.config_options = list(response.config_options)
+
+    def _find_option(self, config_id: str) -> s.SessionConfigOption:
+        for option in self.state.config_options:
+            if option.id == config_id:
+                return option
+        valid = [o.id for o in self.state.config_options]
+        raise LocalProtocolError(
+            f"unknown config option {config_id!r}; "
+            + (f"valid options: {', '.join(valid)}" if valid else "the agent offers none")
+        )
+
+    def model_option(self) -> s.SessionConfigOption | None:
+        """The config option of category ``model``, if the agent has one."""
+        for option in self.state.config_options:
+            if getattr(option, "category", None) == "model":
+                return option
+        return None
+
+    async def set_model(self, model_id: str) -> None:
+        """Choose the model through the ``model`` config option.
+
+        Raises:
+            LocalProtocolError: the agent has no model option, or not this value.
+        """
+        option = self.model_option()
+        if option is None:
+            raise LocalProtocolError("this agent offers no model choice (no config option of category 'model')")
+        await self.set_config_option(option.id, model_id)
+
+    async def close(self) -> None:
+        """Close the session on the agent side (``session/close``), if supported.
+
+        Cancels a running turn first. Idempotent. Agents that do not
+        advertise ``sessionCapabilities.close`` are not asked; the session is
+        then only forgotten locally.
+        """
+        if self.closed:
+            return
+        if self.turn is not None:
+            try:
+                await self.cancel(timeout=5.0)
+            except AcpTimeout:
+                logger.warning("session %s: the agent ignored session/cancel before close", self.id)
+        self.closed = True
+        await self._client._close_session(self)
+
+
+def option_values(option: s.SessionConfigOption) -> list[str]:
+    """The value ids a ``select`` option accepts (groups flattened)."""
+    values: list[str] = []
+    for item in getattr(option, "options", None) or ():
+        inner = getattr(item, "options", None)
+        if inner is not None:  # a group
+            values.extend(v.value for v in inner)
+        else:
+            values.append(item.value)
+    return values

@@ -1,0 +1,225 @@
+"""Session state kept for the host: the one place the update rules live.
+
+Like h11's ``_state.py``, this module owns a rule set and nothing else; the
+faces (CLI, TUI) read it and never re-derive it:
+
+- message chunks coalesce into messages, split when the role or the
+  ``messageId`` changes;
+- a ``tool_call`` creates (or replaces) a call; a ``tool_call_update`` merges
+  only the fields it carries, and creates the call when the id was never
+  announced (agents do send those: issue 5, "updates for tool calls never
+  announced");
+- a ``plan`` replaces the previous plan whole (ACP "Agent Plan": "the agent
+  MUST send the complete list of entries");
+- modes, config options, available commands, usage and the session title
+  are replaced by their update.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from . import schema as s
+
+__all__ = ["Message", "SessionState", "ToolCallState"]
+
+Role = Literal["user", "agent", "thought"]
+
+
+@dataclass(slots=True)
+class Message:
+    """A message assembled from streamed chunks.
+
+    Attributes:
+        role: ``"user"``, ``"agent"`` or ``"thought"`` (the agent's reasoning).
+        message_id: the agent's ``messageId``, when it sends one.
+        content: the content blocks in arrival order.
+    """
+
+    role: Role
+    message_id: str | None
+    content: list[s.ContentBlock] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The text of the message: its text blocks joined, links by URI."""
+        return "".join(_block_text(b) for b in self.content)
+
+
+def _block_text(block: Any) -> str:
+    text: str = getattr(block, "text", "")
+    return text
+
+
+@dataclass(slots=True)
+class ToolCallState:
+    """The host's view of one tool call, merged from all its updates.
+
+    Attributes:
+        cancelled: set by the host when the turn was cancelled while the call
+            was still pending or running (the protocol has no such status).
+    """
+
+    tool_call_id: str
+    title: str = ""
+    kind: str | None = None
+    status: str | None = None
+    content: list[s.ToolCallContent] = field(default_factory=list)
+    locations: list[s.ToolCallLocation] = field(default_factory=list)
+    raw_input: Any = None
+    raw_output: Any = None
+    meta: dict[str, Any] | None = None
+    cancelled: bool = False
+    announced: bool = True
+
+    @property
+    def done(self) -> bool:
+        """True once the call completed or failed (or the turn cancelled it)."""
+        return self.status in ("completed", "failed") or self.cancelled
+
+    def merge(self, update: s.ToolCallStart | s.ToolCallProgress | s.ToolCallUpdate) -> None:
+        """Apply the fields an update carries; absent (``None``) fields are kept."""
+        if update.title is not None:
+            self.title = update.title
+        if update.kind is not None:
+            self.kind = update.kind
+        if update.status is not None:
+            self.status = update.status
+        if update.content is not None:
+            self.content = list(update.content)
+        if update.locations is not None:
+            self.locations = list(update.locations)
+        if update.raw_input is not None:
+            self.raw_input = update.raw_input
+        if update.raw_output is not None:
+            self.raw_output = update.raw_output
+        if update.meta is not None:
+            self.meta = update.meta
+
+
+_CHUNK_ROLES: dict[str, Role] = {
+    "user_message_chunk": "user",
+    "agent_message_chunk": "agent",
+    "agent_thought_chunk": "thought",
+}
+
+
+class SessionState:
+    """Everything the host knows about one session, updated in wire order.
+
+    Attributes:
+        messages: the conversation, chunks coalesced.
+        tool_calls: every tool call by id, merged.
+        plan: the current plan entries (replaced whole).
+        modes: the mode state, if the agent has modes.
+        config_options: the current configuration options.
+        available_commands: the slash commands the agent offers.
+        usage: the last ``usage_update``.
+        title: the session title from ``session_info_update``.
+        keep_history: when False, message content is not kept (streaming
+            hosts that render and forget keep memory flat).
+    """
+
+    def __init__(self, *, keep_history: bool = True) -> None:
+        self.messages: list[Message] = []
+        self.tool_calls: dict[str, ToolCallState] = {}
+        self.plan: list[s.PlanEntry] = []
+        self.modes: s.SessionModeState | None = None
+        self.config_options: list[s.SessionConfigOption] = []
+        self.available_commands: list[s.AvailableCommand] = []
+        self.usage: s.UsageUpdate | None = None
+        self.title: str | None = None
+        self.updated_at: str | None = None
+        self.keep_history = keep_history
+
+    @property
+    def current_mode_id(self) -> str | None:
+        """The id of the current mode, or None when the agent has no modes."""
+        return self.modes.current_mode_id if self.modes is not None else None
+
+    def apply(self, update: s.SessionUpdate) -> None:
+        """Fold one update into the state (the only mutator besides the setters)."""
+        kind = update.session_update
+        role = _CHUNK_ROLES.get(kind)
+        if role is not None:
+            if self.keep_history:
+                self._add_chunk(role, update)  # type: ignore[arg-type]
+            return
+        if isinstance(update, s.ToolCallStart):
+            call = ToolCallState(update.tool_call_id)
+            call.merge(update)
+            self.tool_calls[update.tool_call_id] = call
+        elif isinstance(update, s.ToolCallProgress):
+            self.merge_tool_call(update)
+        elif isinstance(update, s.PlanUpdate):
+            self.plan = list(update.entries)
+        elif isinstance(update, s.AvailableCommandsUpdate):
+            self.available_commands = list(update.available_commands)
+        elif isinstance(update, s.CurrentModeUpdate):
+            self.set_current_mode(update.current_mode_id)
+        elif isinstance(update, s.ConfigOptionUpdate):
+            self.config_options = list(update.config_options)
+        elif isinstance(update, s.SessionInfoUpdate):
+            if update.title is not None:
+                self.title = update.title
+            if update.updated_at is not None:
+                self.updated_at = update.updated_at
+        elif isinstance(update, s.UsageUpdate):
+            self.usage = update
+
+    def merge_tool_call(self, update: s.ToolCallProgress | s.ToolCallUpdate) -> ToolCallState:
+        """Merge a partial tool-call update, creating the call if it is new."""
+        call = self.tool_calls.get(update.tool_call_id)
+        if call is None:
+            call = ToolCallState(update.tool_call_id, announced=False)
+            self.tool_calls[update.tool_call_id] = call
+        call.merge(update)
+        return call
+
+    def _add_chunk(
+        self, role: Role, chunk: s.UserMessageChunk | s.AgentMessageChunk | s.AgentThoughtChunk
+    ) -> None:
+        msgs = self.messages
+        mid = chunk.message_id
+        if msgs:
+            last = msgs[-1]
+            if last.role == role and (mid is None or mid == last.message_id):
+                last.content.append(chunk.content)
+                return
+        msgs.append(Message(role, mid, [chunk.content]))
+
+    def add_user_prompt(self, blocks: list[s.ContentBlock]) -> None:
+        """Record the host's own prompt as a user message (agents do not echo it)."""
+        if self.keep_history:
+            self.messages.append(Message("user", None, list(blocks)))
+
+    def set_current_mode(self, mode_id: str) -> None:
+        """Record the current mode (after ``set_mode`` or a ``current_mode_update``)."""
+        if self.modes is None:
+            self.modes = s.SessionModeState(current_mode_id=mode_id, available_modes=[])
+        else:
+            self.modes = s.SessionModeState(
+                current_mode_id=mode_id,
+                available_modes=self.modes.available_modes,
+                meta=self.modes.meta,
+            )
+
+    def cancel_pending_tool_calls(self) -> list[ToolCallState]:
+        """Mark every unfinished tool call cancelled; return them."""
+        marked = []
+        for call in self.tool_calls.values():
+            if not call.done:
+                call.cancelled = True
+                marked.append(call)
+        return marked
+
+    def last_agent_text(self) -> str:
+        """The text of the agent's messages after the last user message."""
+        parts: list[str] = []
+        for msg in reversed(self.messages):
+            if msg.role == "user":
+                break
+            if msg.role == "agent":
+                parts.append(msg.text)
+        return "".join(reversed(parts))

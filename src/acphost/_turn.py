@@ -1,0 +1,193 @@
+"""A prompt turn: an ordered stream of typed updates plus an awaitable result.
+
+Updates reach a :class:`Turn` through an :class:`UpdateQueue`. The queue is
+bounded for backpressure, not for loss: when it is full, ``put`` returns a
+future that the connection's reader awaits before reading on (DESIGN.md,
+"Ordered delivery"). Nothing is dropped or reordered, and a host that never
+iterates (it only awaits the result) never blocks the reader, because the
+turn then stops queueing at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator, Generator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import schema as s
+from ._errors import UsageError
+
+if TYPE_CHECKING:
+    from ._state import ToolCallState
+
+__all__ = ["Turn", "TurnResult", "UpdateQueue"]
+
+DEFAULT_QUEUE_LIMIT = 1024
+
+
+class UpdateQueue:
+    """A single-consumer FIFO of updates with lossless backpressure.
+
+    Args:
+        limit: the length at which :meth:`put` asks the producer to wait.
+    """
+
+    __slots__ = ("_getter", "_items", "_limit", "_space", "closed", "detached")
+
+    def __init__(self, limit: int = DEFAULT_QUEUE_LIMIT) -> None:
+        self._items: deque[s.SessionUpdate] = deque()
+        self._limit = limit
+        self._getter: asyncio.Future[None] | None = None
+        self._space: asyncio.Future[None] | None = None
+        self.closed = False
+        self.detached = False
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def put(self, item: s.SessionUpdate) -> asyncio.Future[None] | None:
+        """Append an update; return a future to await when the queue is full."""
+        if self.detached:
+            return None
+        self._items.append(item)
+        getter = self._getter
+        if getter is not None and not getter.done():
+            getter.set_result(None)
+        if len(self._items) >= self._limit:
+            space = self._space
+            if space is None or space.done():
+                space = self._space = asyncio.get_running_loop().create_future()
+            return space
+        return None
+
+    def close(self) -> None:
+        """No more items will come; the consumer ends after the queued ones."""
+        self.closed = True
+        getter = self._getter
+        if getter is not None and not getter.done():
+            getter.set_result(None)
+
+    def detach(self) -> None:
+        """The consumer is gone: drop what is queued and never block the producer."""
+        self.detached = True
+        self._items.clear()
+        self._release()
+
+    def _release(self) -> None:
+        space = self._space
+        if space is not None and not space.done():
+            space.set_result(None)
+        self._space = None
+
+    async def get(self) -> s.SessionUpdate:
+        """Return the next update.
+
+        Raises:
+            StopAsyncIteration: the queue is closed and empty.
+        """
+        items = self._items
+        while not items:
+            if self.closed or self.detached:
+                raise StopAsyncIteration
+            self._getter = asyncio.get_running_loop().create_future()
+            try:
+                await self._getter
+            finally:
+                self._getter = None
+        item = items.popleft()
+        if self._space is not None and len(items) <= self._limit // 2:
+            self._release()
+        return item
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """How a prompt turn ended.
+
+    Attributes:
+        stop_reason: the agent's ``stopReason`` (``end_turn``, ``cancelled``...).
+        text: the agent's message text of this turn.
+        tool_calls: the tool calls that this turn created or updated.
+        usage: the ``usage`` field some agents add to the response, if any.
+        meta: the response's ``_meta``, if any.
+        response: the decoded ``PromptResponse``.
+    """
+
+    stop_reason: str
+    text: str
+    tool_calls: tuple[ToolCallState, ...] = ()
+    usage: Any = None
+    meta: dict[str, Any] | None = None
+    response: s.PromptResponse | None = field(default=None, repr=False)
+
+
+class Turn:
+    """One prompt turn, from :meth:`Session.prompt`.
+
+    Iterate it (``async for update in turn``) for the typed updates in wire
+    order, and await it (``result = await turn``) for the :class:`TurnResult`.
+    Iterating is optional: awaiting without iterating discards the stream
+    (the session state still records it). A loop left early with ``break``
+    must be followed by :meth:`aclose`, or the full queue would hold the
+    connection's reader (backpressure never drops updates on its own).
+    """
+
+    def __init__(self, queue: UpdateQueue) -> None:
+        self._queue = queue
+        self._result: asyncio.Future[TurnResult] = asyncio.get_running_loop().create_future()
+        self._iterating = False
+        self._task: asyncio.Task[None] | None = None
+        self.tool_call_ids: dict[str, None] = {}
+
+    # -- producer side (the session) -------------------------------------------
+
+    def _deliver(self, update: s.SessionUpdate) -> asyncio.Future[None] | None:
+        if isinstance(update, (s.ToolCallStart, s.ToolCallProgress)):
+            self.tool_call_ids[update.tool_call_id] = None
+        return self._queue.put(update)
+
+    def _finish(self, result: TurnResult | BaseException) -> None:
+        if self._result.done():
+            return
+        if isinstance(result, BaseException):
+            self._result.set_exception(result)
+        else:
+            self._result.set_result(result)
+        self._queue.close()
+
+    @property
+    def done(self) -> bool:
+        """True once the agent answered the prompt (or the turn failed)."""
+        return self._result.done()
+
+    # -- consumer side -------------------------------------------------------------
+
+    def __aiter__(self) -> AsyncIterator[s.SessionUpdate]:
+        if self._iterating:
+            raise UsageError("a Turn can be iterated only once")
+        self._iterating = True
+        return self
+
+    async def __anext__(self) -> s.SessionUpdate:
+        return await self._queue.get()
+
+    async def result(self) -> TurnResult:
+        """Wait for the end of the turn and return how it ended.
+
+        Raises:
+            AgentExited: the agent died during the turn.
+            RequestError: the agent answered the prompt with an error.
+            AcpTimeout: a cancel was not acknowledged in time.
+        """
+        if not self._iterating:
+            self._queue.detach()
+        return await asyncio.shield(self._result)
+
+    def __await__(self) -> Generator[Any, None, TurnResult]:
+        return self.result().__await__()
+
+    async def aclose(self) -> None:
+        """Stop consuming updates (they are still recorded in the session state)."""
+        self._queue.detach()

@@ -1,0 +1,142 @@
+"""JSON-RPC 2.0 framing for the demo agent: one compact object per line.
+
+The reader thread feeds responses in with :meth:`Wire.receive_response`; any
+thread may send. Requests the agent sends wait on a :class:`Reply`, which the
+matching response fills in by id. A reply can also be *interrupted* (the turn
+that waits for it was cancelled) or *closed* (stdin reached EOF).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+from ._codec import dumps
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
+
+    Json = dict[str, Any]
+
+
+class Reply:
+    """What became of one request the agent sent to the client."""
+
+    __slots__ = ("done", "error", "interrupted", "result")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: Json | None = None
+        self.interrupted = False
+
+    def wait(self) -> Reply:
+        """Block until a response, an interruption or the end of input; return self."""
+        self.done.wait()
+        return self
+
+
+class Wire:
+    """Thread-safe line writer plus the table of the agent's outstanding requests."""
+
+    def __init__(self, out: BinaryIO, debug: bool) -> None:
+        self._out = out
+        self._debug = debug
+        self._write_lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._pending: dict[object, Reply] = {}
+        self._counter = 0
+        self._closed = False
+
+    def log(self, text: str) -> None:
+        """Write a debug line to stderr when ``ACPHOST_DEMO_DEBUG`` is set."""
+        if self._debug:
+            sys.stderr.write(f"acphost-demo: {text}\n")
+            sys.stderr.flush()
+
+    def send(self, message: Json) -> None:
+        """Write one frame and flush; a closed stdout is ignored (the client left)."""
+        line = dumps({"jsonrpc": "2.0", **message})
+        self.log(f"-> {line}")
+        data = line.encode("utf-8", "surrogatepass") + b"\n"
+        with self._write_lock:
+            try:
+                self._out.write(data)
+                self._out.flush()
+            except (BrokenPipeError, ValueError, OSError):
+                self._closed = True
+
+    def respond(self, request_id: object, result: Json) -> None:
+        """Answer a client request with ``result``, echoing its id unchanged."""
+        self.send({"id": request_id, "result": result})
+
+    def fail(self, request_id: object, code: int, message: str, data: Any = None) -> None:
+        """Answer a client request with a JSON-RPC error object."""
+        error: Json = {"code": code, "message": message}
+        if data is not None:
+            error["data"] = data
+        self.send({"id": request_id, "error": error})
+
+    def notify(self, method: str, params: Json) -> None:
+        """Send a notification to the client."""
+        self.send({"method": method, "params": params})
+
+    def request(self, method: str, params: Json, *, string_id: bool) -> Reply:
+        """Send a request to the client and return the :class:`Reply` to wait on.
+
+        Args:
+            method: The wire method name.
+            params: Its params object.
+            string_id: Use a string id (``"demo-7"``) rather than an integer;
+                JSON-RPC allows both and clients must echo either back.
+        """
+        reply = Reply()
+        with self._lock:
+            self._counter += 1
+            request_id: object = f"demo-{self._counter}" if string_id else self._counter
+            if self._closed:
+                reply.error = {"code": -32603, "message": "connection closed"}
+                reply.done.set()
+                return reply
+            self._pending[request_id] = reply
+        self.send({"id": request_id, "method": method, "params": params})
+        return reply
+
+    def receive_response(self, message: Json) -> None:
+        """Match a response from the client to the request it answers; drop strays."""
+        with self._lock:
+            reply = self._pending.pop(message.get("id"), None)
+        if reply is None:
+            self.log(f"ignoring response to unknown id {message.get('id')!r}")
+            return
+        error = message.get("error")
+        if isinstance(error, dict):
+            reply.error = error
+        elif "result" in message:
+            reply.result = message["result"]
+        else:
+            reply.error = {"code": -32603, "message": "malformed response"}
+        reply.done.set()
+
+    def interrupt(self, reply: Reply) -> None:
+        """Stop waiting for ``reply``: its turn was cancelled. A late answer is dropped."""
+        with self._lock:
+            for key, value in list(self._pending.items()):
+                if value is reply:
+                    del self._pending[key]
+            if reply.done.is_set():
+                return
+            reply.interrupted = True
+        reply.done.set()
+
+    def close(self) -> None:
+        """Stdin ended: fail every outstanding request so no turn waits forever."""
+        with self._lock:
+            self._closed = True
+            pending = list(self._pending.values())
+            self._pending.clear()
+        for reply in pending:
+            if not reply.done.is_set():
+                reply.error = {"code": -32603, "message": "connection closed"}
+                reply.done.set()

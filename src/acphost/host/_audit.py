@@ -1,0 +1,84 @@
+"""The permission audit log: one JSON line per decision, flushed at once."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from datetime import datetime, timezone
+from typing import IO
+
+from ._policy import PermissionRequest
+
+__all__ = ["AuditLog"]
+
+_log = logging.getLogger("acphost.host.permissions")
+
+
+class AuditLog:
+    """Appends one JSON object per permission decision to a file (JSONL).
+
+    Each line holds ``time`` (ISO 8601, UTC), ``session``, ``toolCallId``,
+    ``operation``, ``toolKind``, ``title``, ``paths``, ``command``,
+    ``decision``, ``optionKind`` and ``reason``; never file contents or raw
+    tool input.
+
+    Args:
+        target: a path (opened for appending, owner-only permissions when
+            created) or an open text stream (left open on :meth:`close`).
+    """
+
+    __slots__ = ("_owned", "_stream")
+
+    def __init__(self, target: str | os.PathLike[str] | IO[str]) -> None:
+        if isinstance(target, (str, os.PathLike)):
+            fd = os.open(
+                os.fspath(target), os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600
+            )
+            self._stream: IO[str] = open(fd, "a", encoding="utf-8")  # noqa: SIM115
+            self._owned = True
+        else:
+            self._stream = target
+            self._owned = False
+
+    def record(
+        self,
+        request: PermissionRequest,
+        decision: str,
+        *,
+        option_kind: str | None = None,
+        reason: str = "",
+    ) -> None:
+        """Write one line and flush it.
+
+        Args:
+            request: the request decided.
+            decision: ``allow``, ``reject`` or ``cancelled``.
+            option_kind: the kind of the option chosen, if any.
+            reason: why (rule, policy, sticky decision, cancellation).
+        """
+        line = {
+            "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            "session": request.session_id,
+            "toolCallId": request.tool_call_id,
+            "operation": request.operation,
+            "toolKind": request.kind,
+            "title": request.title,
+            "paths": list(request.paths),
+            "command": request.command,
+            "decision": decision,
+            "optionKind": option_kind,
+            "reason": reason,
+        }
+        try:
+            self._stream.write(json.dumps(line) + "\n")
+            self._stream.flush()
+        except (OSError, ValueError):
+            # An audit failure must not turn into an allow or a crash of the
+            # request; it is loud in the local log instead.
+            _log.exception("could not write the permission audit log")
+
+    def close(self) -> None:
+        """Close the file if this log opened it."""
+        if self._owned:
+            self._stream.close()

@@ -1,0 +1,307 @@
+"""The file-system provider: ``fs/read_text_file`` and ``fs/write_text_file``.
+
+Every path goes through the workspace jail (:mod:`acphost.host._jail`). The
+rules, from seeds/003 §13 and §16 ("Jail"):
+
+* writes are always confined to the workspace; reads outside it only with
+  ``allow_read_outside_workspace`` (read-anywhere never implies write-anywhere);
+* only regular files are read or written: devices, FIFOs, sockets, directories
+  and anything under ``/proc``, ``/sys`` or ``/dev`` are refused. Files are
+  opened with ``O_NONBLOCK`` so that a FIFO swapped in cannot hang the host;
+* a write is atomic: a temporary file in the same directory, ``fsync``,
+  ``rename`` over the target, ``fsync`` of the directory.
+
+Hard links. A file inside the workspace may be a hard link to a file that also
+has a name outside it. *Reads* are allowed: the content is reachable through the
+workspace name anyway, and no name is more "real" than another. *Writes* are
+allowed too, because they are atomic renames: the rename replaces only the
+workspace's directory entry, so the other name keeps the old content untouched
+(tested). That also protects hard-linked package stores (pnpm) from an in-place
+edit corrupting every project that shares the file.
+
+Log lines carry paths, sizes and decisions, never file contents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import os
+import secrets
+import stat
+from typing import BinaryIO
+
+from .._errors import InternalError, InvalidParams, RequestError, ResourceNotFound
+from ._jail import Jail, Workspace, _os_error, _shown, check_path
+
+__all__ = ["DEFAULT_MAX_READ_BYTES", "FileSystemProvider"]
+
+DEFAULT_MAX_READ_BYTES = 8 * 1024 * 1024
+"""The default cap on the size of one ``fs/read_text_file`` response (8 MiB)."""
+
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+# Skipped lines are read in bounded pieces so a single huge line costs no memory.
+_CHUNK = 64 * 1024
+
+_log = logging.getLogger("acphost.host.fs")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    return "not a regular file"
+
+
+class FileSystemProvider:
+    """Serves the agent's file requests inside a workspace jail.
+
+    Args:
+        allow_read_outside_workspace: let reads (never writes) reach any
+            regular file outside the workspace; for debugging (seeds/003 §16).
+        missing_file_returns_empty: answer a read of a missing file with
+            ``""`` instead of ``ResourceNotFound`` (Gemini CLI expects that).
+        max_read_bytes: the largest response a read may produce, in bytes of
+            UTF-8; larger answers fail with an error suggesting ``line``/``limit``.
+        logger: where requests and decisions are logged (never contents);
+            ``acphost.host.fs`` by default.
+
+    """
+
+    __slots__ = ("_allow_outside", "_log", "_max_read", "_missing_empty")
+
+    def __init__(
+        self,
+        *,
+        allow_read_outside_workspace: bool = False,
+        missing_file_returns_empty: bool = False,
+        max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        if max_read_bytes <= 0:
+            raise ValueError("max_read_bytes must be positive")
+        self._allow_outside = allow_read_outside_workspace
+        self._missing_empty = missing_file_returns_empty
+        self._max_read = max_read_bytes
+        self._log = logger or _log
+
+    async def read_text_file(
+        self, workspace: Workspace, path: str, line: int | None = None, limit: int | None = None
+    ) -> str:
+        """Read a UTF-8 text file, or a window of its lines.
+
+        Args:
+            workspace: the session's workspace.
+            path: the absolute path the agent asked for.
+            line: the first line to return, 1-based; ``None`` for the start.
+            limit: how many lines to return at most; ``None`` for all.
+
+        Returns:
+            The text, line endings kept. A window past the end is ``""``.
+
+        Raises:
+            InvalidParams: bad path, ``line`` < 1 or ``limit`` < 0, outside the
+                jail, not a regular file, not UTF-8, or over the size cap.
+            ResourceNotFound: the file does not exist (unless
+                ``missing_file_returns_empty``).
+            InternalError: the operating system refused.
+
+        """
+        if line is not None and (isinstance(line, bool) or not isinstance(line, int) or line < 1):
+            raise InvalidParams(f"line must be an integer >= 1 (lines are 1-based), got {line!r}")
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
+        ):
+            raise InvalidParams(f"limit must be an integer >= 0, got {limit!r}")
+        normal = check_path(path)
+        try:
+            text = await asyncio.to_thread(self._read, workspace, normal, line, limit)
+        except ResourceNotFound:
+            if self._missing_empty:
+                self._log.info("read %s: missing, answered empty (compat)", _shown(normal))
+                return ""
+            self._log.info("read %s: missing", _shown(normal))
+            raise
+        except RequestError as exc:
+            self._log.info("read %s: refused: %s", _shown(normal), exc.message)
+            raise
+        self._log.info(
+            "read %s line=%s limit=%s: %d chars", _shown(normal), line, limit, len(text)
+        )
+        return text
+
+    async def write_text_file(self, workspace: Workspace, path: str, content: str) -> None:
+        """Replace (or create) a text file inside the workspace, atomically.
+
+        Missing parent directories are created. An existing file keeps its
+        permission bits. On any failure the target is untouched and no
+        temporary file remains.
+
+        Args:
+            workspace: the session's workspace.
+            path: the absolute path the agent asked for.
+            content: the new text, written as UTF-8.
+
+        Raises:
+            InvalidParams: bad path, outside the workspace, the target is a
+                directory, a symbolic link or not a regular file, or
+                ``content`` is not a string.
+            InternalError: the operating system refused (permissions, disk full).
+
+        """
+        if not isinstance(content, str):
+            raise InvalidParams("content must be a string")
+        normal = check_path(path)
+        try:
+            data = content.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidParams("content is not encodable as UTF-8 (lone surrogate)") from exc
+        try:
+            await asyncio.to_thread(self._write, workspace, normal, data)
+        except RequestError as exc:
+            self._log.info("write %s: refused: %s", _shown(normal), exc.message)
+            raise
+        self._log.info("write %s: %d bytes", _shown(normal), len(data))
+
+    # -- blocking halves, run in a worker thread ---------------------------------
+
+    def _read(self, workspace: Workspace, path: str, line: int | None, limit: int | None) -> str:
+        shown = _shown(path)
+        inside = workspace.contains(path)
+        if not inside and not self._allow_outside:
+            raise InvalidParams(f"path {shown} is outside the workspace")
+        # A path inside the workspace resolves inside it (symlinks out refused);
+        # only the read-anywhere mode walks from "/".
+        jail = Jail(workspace, anywhere=self._allow_outside)
+        fd = self._open_regular(jail, path, shown)
+        with open(fd, "rb", closefd=True) as stream:
+            st = os.fstat(fd)
+            jail.refuse_pseudo(path, st, shown)
+            if not stat.S_ISREG(st.st_mode):
+                raise InvalidParams(f"path {shown} is {_kind(st.st_mode)}, not a regular file")
+            self._log.debug("read %s: opened, %d bytes on disk", shown, st.st_size)
+            if line is None and limit is None and st.st_size > self._max_read:
+                raise self._too_big(shown)
+            data = self._window(stream, line or 1, limit, shown)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidParams(
+                f"file {shown} is not UTF-8 text (invalid byte at offset {exc.start} of the "
+                "requested range)"
+            ) from exc
+
+    def _open_regular(self, jail: Jail, path: str, shown: str) -> int:
+        """Resolve and open a regular file for reading, without following links."""
+        for _attempt in range(3):
+            with jail.resolve(path) as where:
+                if where.st is None:
+                    raise ResourceNotFound(f"file {shown} does not exist")
+                jail.refuse_pseudo(where.path, where.st, shown)
+                if not stat.S_ISREG(where.st.st_mode):
+                    kind = _kind(where.st.st_mode)
+                    raise InvalidParams(f"path {shown} is {kind}, not a regular file")
+                try:
+                    return os.open(where.name, _READ_FLAGS, dir_fd=where.dir_fd)
+                except OSError as exc:
+                    # ELOOP: the entry became a symlink after the lstat; resolve
+                    # again so the new link is checked like any other.
+                    if exc.errno != errno.ELOOP:
+                        raise _os_error(exc, shown) from exc
+        raise InternalError(f"path {shown} kept changing while it was being opened")
+
+    def _too_big(self, shown: str) -> InvalidParams:
+        return InvalidParams(
+            f"file {shown} is larger than the host's {self._max_read}-byte read limit; "
+            "read it in parts with line and limit"
+        )
+
+    def _window(self, stream: BinaryIO, first: int, limit: int | None, shown: str) -> bytes:
+        """Stream to line ``first`` and collect ``limit`` lines, within the cap."""
+        if limit == 0:
+            return b""
+        skipped = 1
+        while skipped < first:
+            piece = stream.readline(_CHUNK)
+            if not piece:
+                return b""
+            if piece.endswith(b"\n"):
+                skipped += 1
+        out = bytearray()
+        taken = 0
+        while limit is None or taken < limit:
+            piece = stream.readline(_CHUNK)
+            if not piece:
+                break
+            out += piece
+            if len(out) > self._max_read:
+                raise self._too_big(shown)
+            if piece.endswith(b"\n"):
+                taken += 1
+        return bytes(out)
+
+    def _write(self, workspace: Workspace, path: str, data: bytes) -> None:
+        shown = _shown(path)
+        if not workspace.contains(path):
+            raise InvalidParams(f"path {shown} is outside the workspace; writes are confined to it")
+        jail = Jail(workspace)
+        with jail.resolve(path, create_parents=True) as where:
+            mode: int | None = None  # a new file: 0o666 less the umask, as usual
+            if where.st is not None:
+                if not stat.S_ISREG(where.st.st_mode):
+                    raise InvalidParams(
+                        f"path {shown} is {_kind(where.st.st_mode)}; only regular files are written"
+                    )
+                mode = stat.S_IMODE(where.st.st_mode)
+            self._replace(where.dir_fd, where.name, data, mode, shown)
+            self._log.debug(
+                "write %s: replaced %s", shown, "existing file" if where.st else "new file"
+            )
+
+    def _replace(
+        self, dir_fd: int, name: str, data: bytes, mode: int | None, shown: str
+    ) -> None:
+        temp = f".{name[:200]}.acphost-{secrets.token_hex(6)}.tmp"
+        try:
+            fd = os.open(temp, _TEMP_FLAGS, 0o666 if mode is None else 0o600, dir_fd=dir_fd)
+        except OSError as exc:
+            raise _os_error(exc, shown) from exc
+        try:
+            try:
+                with open(fd, "wb", closefd=True) as out:
+                    out.write(data)
+                    out.flush()
+                    if mode is not None:
+                        os.fchmod(fd, mode)
+                    os.fsync(fd)
+                # rename(2) replaces the directory entry; it never follows a
+                # symlink swapped in at the target name, and fails on a directory.
+                os.rename(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+            except BaseException:
+                try:
+                    os.unlink(temp, dir_fd=dir_fd)
+                except OSError:
+                    _log.warning("could not remove temporary file %r", temp)
+                raise
+        except IsADirectoryError as exc:
+            raise InvalidParams(
+                f"path {shown} is a directory; only regular files are written"
+            ) from exc
+        except OSError as exc:
+            raise _os_error(exc, shown) from exc
+        try:
+            os.fsync(dir_fd)
+        except OSError as exc:
+            raise InternalError(
+                f"file {shown} was written but its directory could not be synced"
+            ) from exc
+

@@ -1,0 +1,241 @@
+"""A permission policy read from a JSON rules file.
+
+The format::
+
+    {
+      "rules": [
+        {"kind": "read", "decision": "allow"},
+        {"kind": ["edit", "delete"], "path": "/work/proj/src/*", "decision": "allow"},
+        {"kind": "execute", "command": "git status", "decision": "allow"},
+        {"title": "*rm -rf*", "decision": "reject"}
+      ],
+      "default": "ask"
+    }
+
+The first rule whose matchers all match decides; with no match, ``default``
+does (``reject`` when absent). Matching:
+
+* ``kind``: the request's tool kind (a mediated write counts as ``edit``, a
+  terminal as ``execute``) is one of the listed ``ToolKind`` values.
+* ``title``, ``path``, ``command``: ``fnmatch`` globs, case-sensitive, where
+  ``*`` also matches ``/``. A request without that attribute never matches.
+* ``path`` with several paths: an allow or ask rule needs *every* path to
+  match; a reject rule needs *any* path to match. Both err on the safe side.
+* ``command`` in an allow or ask rule never matches a command holding shell
+  control characters (``; & | ` $ < > ( )`` or a newline) that the glob does not
+  spell out itself, so ``"git status*"`` does not allow ``git status; rm -rf ~``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any
+
+from .._errors import AcpError
+from ._policy import Decision, PermissionRequest, Verdict
+
+__all__ = ["PolicyFileError", "Rule", "RulesPolicy"]
+
+KNOWN_TOOL_KINDS = frozenset(
+    {"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
+)
+_RULE_KEYS = frozenset({"kind", "title", "path", "command", "decision"})
+_TOP_KEYS = frozenset({"rules", "default"})
+_SHELL_CONTROL = frozenset(";&|`$<>()\n")
+
+
+class PolicyFileError(AcpError, ValueError):
+    """A rules file could not be used; the message names the file and the problem."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule of a :class:`RulesPolicy`; ``None`` matchers match anything.
+
+    Attributes:
+        decision: what the rule decides when it matches.
+        kinds: tool kinds that match.
+        title: a glob on the tool call's title.
+        path: a glob on the paths concerned.
+        command: a glob on the command line.
+    """
+
+    decision: Decision
+    kinds: frozenset[str] | None = None
+    title: str | None = None
+    path: str | None = None
+    command: str | None = None
+
+    def matches(self, request: PermissionRequest) -> bool:
+        """Tell whether every matcher of this rule matches the request.
+
+        Args:
+            request: the request to test.
+
+        Returns:
+            ``True`` when all the given matchers match.
+        """
+        if self.kinds is not None and request.kind not in self.kinds:
+            return False
+        if self.title is not None and (
+            request.title is None or not fnmatchcase(request.title, self.title)
+        ):
+            return False
+        if self.path is not None:
+            paths = [os.path.normpath(p) for p in request.paths]
+            if not paths:
+                return False
+            hits = (fnmatchcase(p, self.path) for p in paths)
+            if not (any(hits) if self.decision is Decision.REJECT else all(hits)):
+                return False
+        if self.command is not None:
+            command = request.command
+            if command is None or not fnmatchcase(command, self.command):
+                return False
+            if self.decision is not Decision.REJECT:
+                unspelled = {c for c in command if c in _SHELL_CONTROL} - set(self.command)
+                if unspelled:
+                    return False
+        return True
+
+
+class RulesPolicy:
+    """First-match rules with a default; see the module docstring for the format.
+
+    Args:
+        rules: the rules, in order.
+        default: the decision when no rule matches.
+        source: a name for the reasons ("rule 3 in policy.json").
+    """
+
+    __slots__ = ("_default", "_rules", "_source")
+
+    def __init__(
+        self, rules: Sequence[Rule], default: Decision = Decision.REJECT, source: str = "rules"
+    ) -> None:
+        self._rules = tuple(rules)
+        self._default = default
+        self._source = source
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The rules, in order."""
+        return self._rules
+
+    @property
+    def default(self) -> Decision:
+        """The decision when no rule matches."""
+        return self._default
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> RulesPolicy:
+        """Load a rules file.
+
+        Args:
+            path: the JSON file.
+
+        Returns:
+            The policy.
+
+        Raises:
+            PolicyFileError: the file cannot be read, is not JSON (line and
+                column given), has an unknown key or a value of the wrong type.
+        """
+        name = os.fspath(path)
+        try:
+            with open(name, encoding="utf-8") as stream:
+                text = stream.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PolicyFileError(f"permission rules file {name!r} cannot be read: {exc}") from exc
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PolicyFileError(
+                f"permission rules file {name!r} is not valid JSON: {exc.msg} "
+                f"at line {exc.lineno}, column {exc.colno}"
+            ) from exc
+        return cls.from_dict(data, source=os.path.basename(name) or name)
+
+    @classmethod
+    def from_dict(cls, data: Any, *, source: str = "rules") -> RulesPolicy:
+        """Build a policy from already-decoded JSON.
+
+        Args:
+            data: the decoded document.
+            source: the name used in reasons and errors.
+
+        Returns:
+            The policy.
+
+        Raises:
+            PolicyFileError: unknown key or wrong type, naming the place.
+        """
+
+        def fail(where: str, problem: str) -> PolicyFileError:
+            return PolicyFileError(f"permission rules {source!r}: {where}: {problem}")
+
+        if not isinstance(data, dict):
+            raise fail("top level", "must be an object with 'rules' and 'default'")
+        unknown = sorted(set(data) - _TOP_KEYS)
+        if unknown:
+            raise fail("top level", f"unknown key(s) {unknown}; expected 'rules', 'default'")
+        default = _decision(data.get("default", "reject"), "'default'", fail)
+        raw_rules = data.get("rules", [])
+        if not isinstance(raw_rules, list):
+            raise fail("'rules'", "must be a list")
+        rules: list[Rule] = []
+        for index, raw in enumerate(raw_rules, start=1):
+            where = f"rule {index}"
+            if not isinstance(raw, dict):
+                raise fail(where, "must be an object")
+            unknown = sorted(set(raw) - _RULE_KEYS)
+            if unknown:
+                raise fail(where, f"unknown key(s) {unknown}; expected {sorted(_RULE_KEYS)}")
+            if "decision" not in raw:
+                raise fail(where, "'decision' is required")
+            decision = _decision(raw["decision"], f"{where} 'decision'", fail)
+            kinds = None
+            if "kind" in raw:
+                value = raw["kind"]
+                listed = [value] if isinstance(value, str) else value
+                if not isinstance(listed, list) or not listed or not all(
+                    isinstance(k, str) for k in listed
+                ):
+                    raise fail(where, "'kind' must be a string or a non-empty list of strings")
+                bad = sorted(set(listed) - KNOWN_TOOL_KINDS)
+                if bad:
+                    raise fail(where, f"unknown kind(s) {bad}; known: {sorted(KNOWN_TOOL_KINDS)}")
+                kinds = frozenset(listed)
+            globs: dict[str, str | None] = {}
+            for key in ("title", "path", "command"):
+                value = raw.get(key)
+                if value is not None and not isinstance(value, str):
+                    raise fail(where, f"{key!r} must be a glob string")
+                globs[key] = value
+            rules.append(Rule(decision, kinds, globs["title"], globs["path"], globs["command"]))
+        return cls(rules, default, source)
+
+    async def decide(self, request: PermissionRequest) -> Verdict:
+        """Apply the first matching rule, else the default.
+
+        Args:
+            request: what is asked.
+
+        Returns:
+            The verdict; its reason names the rule ("rule 3 in policy.json").
+        """
+        for index, rule in enumerate(self._rules, start=1):
+            if rule.matches(request):
+                return Verdict(rule.decision, False, f"rule {index} in {self._source}")
+        return Verdict(self._default, False, f"default of {self._source}")
+
+
+def _decision(value: Any, where: str, fail: Any) -> Decision:
+    try:
+        return Decision(value)
+    except (ValueError, TypeError):
+        raise fail(where, f"must be 'allow', 'reject' or 'ask', got {value!r}") from None

@@ -1,0 +1,318 @@
+"""The asyncio driver of the JSON-RPC core.
+
+One reader task pulls chunks from the transport, feeds the core and handles
+its events **synchronously, in wire order** (websockets'
+``asyncio/connection.py``):
+
+- responses resolve the caller's future;
+- notifications go to ``on_notification``, which may return an awaitable:
+  the reader awaits it before the next event. That is how a full update
+  queue pauses reading — lossless backpressure, nothing dropped or reordered;
+- only requests from the peer get their own task, so a slow permission
+  prompt never stalls the stream.
+
+When the stream ends, every pending request fails at once with
+:class:`~acphost.AgentExited` carrying the exit status and stderr tail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .._errors import (
+    AcpError,
+    AcpTimeout,
+    AgentExited,
+    InternalError,
+    RequestCancelled,
+    RequestError,
+    UsageError,
+)
+from ..transport._base import Transport
+from ._core import (
+    DEFAULT_MAX_LINE_BYTES,
+    CancelRequested,
+    ErrorResponse,
+    FrameTap,
+    Notification,
+    ProtocolViolation,
+    Request,
+    RequestId,
+    Response,
+    RpcCore,
+)
+
+__all__ = ["Connection", "NotificationHandler", "RequestHandler"]
+
+logger = logging.getLogger("acphost.rpc")
+
+RequestHandler = Callable[[str, Any], Awaitable[Any]]
+NotificationHandler = Callable[[str, Any], "Awaitable[None] | None"]
+
+_EXIT_WAIT = 2.0
+
+
+class Connection:
+    """A JSON-RPC connection over a :class:`~acphost.transport.Transport`.
+
+    Args:
+        transport: the byte stream to the peer.
+        on_request: ``async (method, params) -> result`` for the peer's
+            requests; raise :class:`~acphost.RequestError` to answer an error
+            (:class:`~acphost.MethodNotFound` for unknown methods). Other
+            exceptions answer -32603 without their text.
+        on_notification: ``(method, params) -> None | awaitable`` called in
+            wire order; an awaitable returned pauses reading until it is done.
+        max_line_bytes: the largest frame accepted.
+        tap: sees every frame's exact bytes in both directions.
+        on_violation: called for every malformed frame the peer sent.
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        on_request: RequestHandler,
+        on_notification: NotificationHandler,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        tap: FrameTap | None = None,
+        on_violation: Callable[[ProtocolViolation], None] | None = None,
+    ) -> None:
+        self.transport = transport
+        self.core = RpcCore(max_line_bytes=max_line_bytes, tap=tap)
+        self._on_request = on_request
+        self._on_notification = on_notification
+        self._on_violation = on_violation
+        self._futures: dict[RequestId, asyncio.Future[Any]] = {}
+        self._on_response: dict[RequestId, Callable[[Any], None]] = {}
+        self._handlers: dict[RequestId, asyncio.Task[None]] = {}
+        self._reader: asyncio.Task[None] | None = None
+        self._closed_error: AcpError | None = None
+        self._closing = False
+        self.closed = asyncio.get_running_loop().create_future()
+
+    def start(self) -> None:
+        """Start reading. Call once, right after construction."""
+        if self._reader is not None:
+            raise UsageError("Connection.start() was already called")
+        self._reader = asyncio.get_running_loop().create_task(
+            self._read_loop(), name="acphost.rpc.reader"
+        )
+
+    @property
+    def is_closed(self) -> bool:
+        """True once the stream ended or :meth:`close` was called."""
+        return self._closed_error is not None
+
+    @property
+    def closed_error(self) -> AcpError | None:
+        """Why the connection ended (usually :class:`~acphost.AgentExited`), or None."""
+        return self._closed_error
+
+    # -- sending -----------------------------------------------------------------
+
+    def _flush(self) -> None:
+        data = self.core.data_to_send()
+        if data:
+            try:
+                self.transport.send(data)
+            except ConnectionError:
+                logger.debug("dropped %d bytes: the peer's input is closed", len(data))
+
+    async def request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        on_response: Callable[[Any], None] | None = None,
+    ) -> Any:
+        """Send a request and wait for its result.
+
+        Args:
+            method: the wire method name.
+            params: JSON-serialisable params (``None`` to omit).
+            timeout: seconds to wait; ``None`` waits as long as the peer lives.
+            on_response: called with the result inside the reader, in wire
+                order, before any later frame is handled (a future's own
+                callbacks run later, after frames that followed the response).
+
+        Returns:
+            The ``result`` member of the response.
+
+        Raises:
+            RequestError: the peer answered an error (the subclass for its code).
+            AgentExited: the peer ended before answering.
+            AcpTimeout: no answer within ``timeout`` (the request is then
+                abandoned with ``$/cancel_request``).
+        """
+        if self._closed_error is not None:
+            raise self._closed_error
+        rid = self.core.send_request(method, params)
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._futures[rid] = fut
+        if on_response is not None:
+            self._on_response[rid] = on_response
+        self._flush()
+        try:
+            await self.transport.drain()
+        except ConnectionError:
+            pass  # the reader reports the exit; fut fails then
+        try:
+            if timeout is None:
+                return await fut
+            return await asyncio.wait_for(asyncio.shield(fut), timeout)
+        except asyncio.TimeoutError:
+            self._abandon(rid)
+            raise AcpTimeout(
+                f"the agent did not answer {method} within {timeout:g} s",
+                self.transport.stderr_tail(),
+            ) from None
+        except asyncio.CancelledError:
+            # The host gave up on it: tell the agent (ACP "$/cancel_request").
+            self._abandon(rid)
+            raise
+        finally:
+            self._futures.pop(rid, None)
+            self._on_response.pop(rid, None)
+
+    def _abandon(self, rid: RequestId) -> None:
+        if self._closed_error is None:
+            self.core.abandon_request(rid)
+            self._flush()
+        fut = self._futures.pop(rid, None)
+        if fut is not None and not fut.done():
+            fut.cancel()
+
+    def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification now (no answer is expected).
+
+        Raises:
+            AgentExited: the connection is closed.
+        """
+        if self._closed_error is not None:
+            raise self._closed_error
+        self.core.send_notification(method, params)
+        self._flush()
+
+    # -- receiving -----------------------------------------------------------------
+
+    async def _read_loop(self) -> None:
+        core = self.core
+        receive = self.transport.receive
+        try:
+            while True:
+                data = await receive()
+                if not data:
+                    core.receive_eof()
+                    await self._dispatch(core.events_received())
+                    break
+                core.receive_data(data)
+                events = core.events_received()
+                if events:
+                    await self._dispatch(events)
+        except asyncio.CancelledError:
+            self._finish(self._closed_error or AgentExited(None, "", "the connection was closed"))
+            raise
+        except Exception as exc:
+            logger.exception("the JSON-RPC reader failed")
+            self._finish(AgentExited(None, self.transport.stderr_tail(), f"reader failed: {exc}"))
+            return
+        if self._closing:
+            self._finish(AgentExited(None, "", "the connection was closed"))
+            return
+        info = await self.transport.exit_info(_EXIT_WAIT)
+        self._finish(AgentExited(info.returncode, info.stderr_tail))
+
+    async def _dispatch(self, events: list[Any]) -> None:
+        futures = self._futures
+        on_notification = self._on_notification
+        for ev in events:
+            cls = type(ev)
+            if cls is Notification:
+                waiter = on_notification(ev.method, ev.params)
+                if waiter is not None:
+                    await waiter
+            elif cls is Response:
+                callback = self._on_response.pop(ev.id, None)
+                if callback is not None:
+                    callback(ev.result)
+                fut = futures.get(ev.id)
+                if fut is not None and not fut.done():
+                    fut.set_result(ev.result)
+            elif cls is ErrorResponse:
+                fut = futures.get(ev.id)
+                if fut is not None and not fut.done():
+                    fut.set_exception(ev.error)
+            elif cls is Request:
+                task = asyncio.get_running_loop().create_task(
+                    self._serve(ev), name=f"acphost.rpc.request {ev.method}"
+                )
+                self._handlers[ev.id] = task
+            elif cls is CancelRequested:
+                task = self._handlers.get(ev.id)
+                if task is not None:
+                    task.cancel()
+            elif cls is ProtocolViolation:
+                logger.warning("agent protocol violation: %s: %r", ev.message, ev.excerpt)
+                if self._on_violation is not None:
+                    self._on_violation(ev)
+        self._flush()
+
+    async def _serve(self, req: Request) -> None:
+        core = self.core
+        try:
+            try:
+                result = await self._on_request(req.method, req.params)
+            except asyncio.CancelledError:
+                if self._closed_error is not None:
+                    return  # shutting down: nobody is listening
+                # ACP "$/cancel_request": answer the cancelled request with -32800.
+                core.send_error(req.id, RequestCancelled("Request cancelled"))
+            except RequestError as exc:
+                core.send_error(req.id, exc)
+            except Exception:
+                logger.exception("handler for %s failed", req.method)
+                core.send_error(req.id, InternalError("Internal error in the client"))
+            else:
+                core.send_result(req.id, result)
+            if self._closed_error is None:
+                self._flush()
+                with contextlib.suppress(ConnectionError):
+                    await self.transport.drain()
+        finally:
+            self._handlers.pop(req.id, None)
+
+    def _finish(self, error: AcpError) -> None:
+        if self._closed_error is not None:
+            return
+        self._closed_error = error
+        self.core.forget_all_pending()
+        for fut in self._futures.values():
+            if not fut.done():
+                fut.set_exception(error)
+        self._futures.clear()
+        for task in list(self._handlers.values()):
+            task.cancel()
+        if not self.closed.done():
+            self.closed.set_result(error)
+
+    async def close(self) -> None:
+        """Close the transport, stop reading and fail what is still pending."""
+        self._closing = True
+        await self.transport.close()
+        if self._reader is not None and not self._reader.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(self._reader), 3.0)
+            except asyncio.TimeoutError:
+                self._reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._reader
+        self._finish(AgentExited(None, "", "the connection was closed"))
+        handlers = list(self._handlers.values())
+        if handlers:
+            await asyncio.gather(*handlers, return_exceptions=True)

@@ -1,0 +1,384 @@
+"""The sans-I/O JSON-RPC 2.0 core: bytes in, events and bytes out.
+
+It never touches a socket, a pipe or an event loop (STYLE.md, "Sans-I/O
+core"), in the manner of websockets' ``protocol.py``: feed what the peer sent
+to :meth:`RpcCore.receive_data`, then take :meth:`RpcCore.events_received`
+and send :meth:`RpcCore.data_to_send`. The core owns request ids, the table
+of pending requests, frame validation, the error replies that JSON-RPC makes
+mandatory (-32700 for bad JSON, -32600 for a bad request object) and the
+bookkeeping of ``$/cancel_request``.
+
+ACP frames are newline-delimited JSON (ACP "Transports": "messages are
+delimited by newlines and MUST NOT contain embedded newlines").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+import orjson
+
+from .._errors import InvalidRequest, LocalProtocolError, ParseError, RequestError
+
+__all__ = [
+    "CANCEL_REQUEST",
+    "DEFAULT_MAX_LINE_BYTES",
+    "CancelRequested",
+    "ErrorResponse",
+    "Event",
+    "FrameTap",
+    "Notification",
+    "ProtocolViolation",
+    "Request",
+    "RequestId",
+    "Response",
+    "RpcCore",
+]
+
+logger = logging.getLogger("acphost.rpc")
+
+#: The wire name of the protocol-level cancellation notification (schema
+#: ``CancelRequestNotification``, ``x-method: $/cancel_request``).
+CANCEL_REQUEST = "$/cancel_request"
+
+#: Default cap on one frame. Agents embed whole files in diffs and tool
+#: output, so this is generous; a larger frame is reported and skipped.
+DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
+
+RequestId = Union[int, str, None]
+FrameTap = Callable[[Literal["send", "receive"], bytes], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """The peer sent a request; it must get exactly one response."""
+
+    id: RequestId
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """The peer sent a notification (no response expected)."""
+
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """The peer answered one of our requests with a result."""
+
+    id: RequestId
+    method: str
+    result: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorResponse:
+    """The peer answered one of our requests with an error."""
+
+    id: RequestId
+    method: str
+    error: RequestError
+
+
+@dataclass(frozen=True, slots=True)
+class CancelRequested:
+    """The peer asked us to abandon the request it sent with this id."""
+
+    id: RequestId
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolViolation:
+    """The peer sent something that breaks JSON-RPC; the frame was skipped.
+
+    When JSON-RPC requires an answer (bad JSON, bad request object), the core
+    has already queued it.
+    """
+
+    message: str
+    excerpt: bytes
+
+
+Event = Union[Request, Notification, Response, ErrorResponse, CancelRequested, ProtocolViolation]
+
+_loads = orjson.loads
+_dumps = orjson.dumps
+_JSONDecodeError = orjson.JSONDecodeError
+_EXCERPT = 200
+
+
+class RpcCore:
+    """One side of a JSON-RPC 2.0 connection, without I/O.
+
+    Args:
+        max_line_bytes: frames longer than this are skipped and reported as a
+            :class:`ProtocolViolation`; the connection survives.
+        tap: called with ``("receive", line)`` for every line received and
+            ``("send", line)`` for every line queued, with the exact bytes
+            (no trailing newline). Keep it fast: it runs inline.
+    """
+
+    def __init__(
+        self, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, tap: FrameTap | None = None
+    ) -> None:
+        if max_line_bytes < 64:
+            raise ValueError("max_line_bytes must be at least 64")
+        self.max_line_bytes = max_line_bytes
+        self.tap = tap
+        self._next_id = 0
+        self._pending: dict[RequestId, str] = {}
+        self._inbound: set[RequestId] = set()
+        self._partial = bytearray()
+        self._discarding = False
+        self._events: list[Event] = []
+        self._out: list[bytes] = []
+        self.eof = False
+
+    # -- receiving ---------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> None:
+        """Feed bytes read from the peer; then call :meth:`events_received`.
+
+        Args:
+            data: any chunk of the byte stream; lines may be split anywhere.
+        """
+        if not data:
+            return
+        start = 0
+        if self._partial or self._discarding:
+            nl = data.find(b"\n")
+            if nl < 0:
+                self._extend_partial(data)
+                return
+            self._extend_partial(data[:nl])
+            if self._discarding:
+                self._discarding = False
+                self._report_oversized(bytes(self._partial[:_EXCERPT]))
+            else:
+                self._receive_line(bytes(self._partial))
+            self._partial.clear()
+            start = nl + 1
+        lines = data[start:].split(b"\n") if start else data.split(b"\n")
+        tail = lines.pop()
+        receive_line = self._receive_line
+        for line in lines:
+            receive_line(line)
+        if tail:
+            self._extend_partial(tail)
+
+    def _extend_partial(self, chunk: bytes) -> None:
+        if self._discarding:
+            return
+        self._partial += chunk
+        if len(self._partial) > self.max_line_bytes:
+            # Keep an excerpt for the report, drop the rest until the next newline.
+            del self._partial[_EXCERPT:]
+            self._discarding = True
+
+    def receive_eof(self) -> None:
+        """Tell the core the peer closed its output. A partial last line is parsed."""
+        if self._partial and not self._discarding:
+            self._receive_line(bytes(self._partial))
+        self._partial.clear()
+        self._discarding = False
+        self.eof = True
+
+    def events_received(self) -> list[Event]:
+        """Return and forget the events parsed so far, in wire order."""
+        events, self._events = self._events, []
+        return events
+
+    def _report_oversized(self, excerpt: bytes) -> None:
+        self._events.append(
+            ProtocolViolation(
+                f"skipped a frame longer than the {self.max_line_bytes}-byte limit "
+                "(raise max_line_bytes if the agent legitimately sends frames this big)",
+                excerpt,
+            )
+        )
+
+    def _receive_line(self, line: bytes) -> None:
+        if len(line) > self.max_line_bytes:
+            self._report_oversized(line[:_EXCERPT])
+            return
+        if self.tap is not None and line.strip():
+            self.tap("receive", line)
+        try:
+            msg = _loads(line)
+        except _JSONDecodeError as exc:
+            if not line.strip():
+                return  # blank lines between frames are harmless
+            self._violation(f"malformed JSON: {exc}", line)
+            self._queue({"jsonrpc": "2.0", "id": None, "error": ParseError(
+                "Parse error: the frame is not valid JSON").to_wire()})
+            return
+        if type(msg) is not dict:
+            self._violation("a frame must be a JSON object (batches are not used by ACP)", line)
+            self._queue({"jsonrpc": "2.0", "id": None, "error": InvalidRequest(
+                "Invalid request: expected a JSON-RPC object").to_wire()})
+            return
+        method = msg.get("method")
+        if method is not None:
+            self._receive_call(msg, method, line)
+        elif "result" in msg or "error" in msg:
+            self._receive_response(msg, line)
+        else:
+            self._violation("a frame with neither method nor result/error", line)
+            self._reply_invalid(msg, "Invalid request: no method, result or error")
+
+    def _receive_call(self, msg: dict[str, Any], method: Any, line: bytes) -> None:
+        has_id = "id" in msg
+        if type(method) is not str:
+            self._violation("method is not a string", line)
+            self._reply_invalid(msg, "Invalid request: method must be a string")
+            return
+        params = msg.get("params")
+        if params is not None and type(params) not in (dict, list):
+            self._violation(f"{method}: params must be an object", line)
+            self._reply_invalid(msg, "Invalid request: params must be an object")
+            return
+        if not has_id:
+            if method == CANCEL_REQUEST:
+                rid = params.get("requestId") if type(params) is dict else None
+                if rid in self._inbound:
+                    self._events.append(CancelRequested(rid))
+                return
+            self._events.append(Notification(method, params))
+            return
+        rid = msg["id"]
+        if not _valid_id(rid):
+            self._violation(f"{method}: id must be a string, an integer or null", line)
+            self._queue({"jsonrpc": "2.0", "id": None, "error": InvalidRequest(
+                "Invalid request: id must be a string, an integer or null").to_wire()})
+            return
+        if rid in self._inbound:
+            self._violation(f"{method}: id {rid!r} is already in use by a pending request", line)
+            self._queue({"jsonrpc": "2.0", "id": rid, "error": InvalidRequest(
+                f"Invalid request: id {rid!r} is already in use by a pending request"
+            ).to_wire()})
+            return
+        self._inbound.add(rid)
+        self._events.append(Request(rid, method, params))
+
+    def _receive_response(self, msg: dict[str, Any], line: bytes) -> None:
+        rid = msg.get("id")
+        method = self._pending.pop(rid, None) if _valid_id(rid) else None
+        if method is None:
+            self._violation(f"a response for an unknown request id {rid!r}", line)
+            return
+        if "error" in msg:
+            self._events.append(ErrorResponse(rid, method, RequestError.from_wire(msg["error"])))
+        else:
+            self._events.append(Response(rid, method, msg["result"]))
+
+    def _reply_invalid(self, msg: dict[str, Any], text: str) -> None:
+        # Notifications are never answered (JSON-RPC 2.0 §4.1), even when broken.
+        if "id" in msg and _valid_id(msg["id"]) and msg["id"] not in self._inbound:
+            self._queue({"jsonrpc": "2.0", "id": msg["id"], "error": InvalidRequest(text).to_wire()})
+
+    def _violation(self, message: str, line: bytes) -> None:
+        self._events.append(ProtocolViolation(message, line[:_EXCERPT]))
+
+    # -- sending -------------------------------------------------------------
+
+    def send_request(self, method: str, params: Any = None) -> int:
+        """Queue a request and return its id; the answer arrives as an event.
+
+        Args:
+            method: the wire method name.
+            params: a JSON-serialisable object, or ``None`` to omit ``params``.
+        """
+        rid = self._next_id
+        self._next_id += 1
+        self._pending[rid] = method
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            frame["params"] = params
+        self._queue(frame)
+        return rid
+
+    def send_notification(self, method: str, params: Any = None) -> None:
+        """Queue a notification.
+
+        Args:
+            method: the wire method name.
+            params: a JSON-serialisable object, or ``None`` to omit ``params``.
+        """
+        frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            frame["params"] = params
+        self._queue(frame)
+
+    def send_result(self, request_id: RequestId, result: Any) -> None:
+        """Answer the peer's request with a result.
+
+        Raises:
+            LocalProtocolError: no request with this id awaits an answer.
+        """
+        self._answer(request_id)
+        self._queue({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    def send_error(self, request_id: RequestId, error: RequestError) -> None:
+        """Answer the peer's request with an error.
+
+        Raises:
+            LocalProtocolError: no request with this id awaits an answer.
+        """
+        self._answer(request_id)
+        self._queue({"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()})
+
+    def abandon_request(self, request_id: RequestId, *, notify: bool = True) -> None:
+        """Stop waiting for our request; tell the peer with ``$/cancel_request``.
+
+        A late answer to it is then reported as a violation-free no-op: it is
+        simply dropped as unknown. ``notify=False`` only forgets it (used
+        when the connection is gone).
+        """
+        if self._pending.pop(request_id, None) is not None and notify:
+            self.send_notification(CANCEL_REQUEST, {"requestId": request_id})
+
+    def forget_all_pending(self) -> list[RequestId]:
+        """Forget every outstanding request of ours and return their ids."""
+        ids = list(self._pending)
+        self._pending.clear()
+        return ids
+
+    @property
+    def pending_requests(self) -> dict[RequestId, str]:
+        """Our requests still awaiting an answer: id → method (read-only view)."""
+        return dict(self._pending)
+
+    def _answer(self, request_id: RequestId) -> None:
+        try:
+            self._inbound.remove(request_id)
+        except KeyError:
+            raise LocalProtocolError(
+                f"no request with id {request_id!r} awaits an answer "
+                "(each request gets exactly one response)"
+            ) from None
+
+    def _queue(self, frame: dict[str, Any]) -> None:
+        line = _dumps(frame)
+        if self.tap is not None:
+            self.tap("send", line)
+        self._out.append(line)
+
+    def data_to_send(self) -> bytes:
+        """Return and forget the bytes to write to the peer (newline-framed)."""
+        if not self._out:
+            return b""
+        out = b"\n".join(self._out) + b"\n"
+        self._out.clear()
+        return out
+
+
+def _valid_id(rid: Any) -> bool:
+    t = type(rid)
+    return t is int or t is str or rid is None

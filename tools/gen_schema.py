@@ -1,0 +1,1124 @@
+#!/usr/bin/env python3
+"""Generate ``acphost.schema._types`` and ``acphost.schema._methods`` from the vendored schema.
+
+Usage::
+
+    .venv/bin/python tools/gen_schema.py          # rewrite the generated modules
+    .venv/bin/python tools/gen_schema.py --check  # exit 1 if they are stale
+
+Input: ``src/acphost/schema/v1/schema.json`` (stable), ``meta.json`` and, for the
+names of unstable-only methods, ``meta.unstable.json``.
+
+How ``$defs`` map to Python (see the module docstring of the output too):
+
+* object defs -> a frozen, slotted class with ``from_wire``/``to_wire``; properties
+  of ``anyOf`` alternatives (e.g. ``CreateElicitationRequest``'s modes and scopes)
+  are merged into one class, each optional unless every alternative requires it;
+* ``oneOf``/``anyOf`` whose alternatives carry a ``const`` discriminator -> one
+  class per variant (payload fields flattened in, plus the discriminator as a
+  fixed class attribute), an ``Unknown<Union>`` class, a ``<Union>`` alias and a
+  ``decode_<union>`` function.  A variant with no discriminator (``McpServerStdio``,
+  ``AuthMethodAgent``, ``TitledMultiSelectItems``) is chosen when the key is absent.
+  Open "any other value" alternatives (``not: ...``) become the Unknown class;
+* string enums -> ``Literal`` aliases (values are not enforced when decoding);
+* other ``anyOf`` -> a union alias decoded by trying each alternative in order;
+* primitive defs -> aliases (``SessionId = str``).
+
+Variant class names come from ``VARIANT_NAMES``; a variant not listed there takes
+its payload's name when the payload is referenced nowhere else (the variant class
+replaces it), else ``<Payload><Union>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import keyword
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMA_DIR = ROOT / "src" / "acphost" / "schema" / "v1"
+TYPES_OUT = ROOT / "src" / "acphost" / "schema" / "_types.py"
+METHODS_OUT = ROOT / "src" / "acphost" / "schema" / "_methods.py"
+
+# ---------------------------------------------------------------------------
+# Tables
+
+#: (union def, discriminator value) -> variant class name.
+VARIANT_NAMES: dict[tuple[str, str], str] = {
+    ("SessionUpdate", "user_message_chunk"): "UserMessageChunk",
+    ("SessionUpdate", "agent_message_chunk"): "AgentMessageChunk",
+    ("SessionUpdate", "agent_thought_chunk"): "AgentThoughtChunk",
+    ("SessionUpdate", "tool_call"): "ToolCallStart",
+    ("SessionUpdate", "tool_call_update"): "ToolCallProgress",
+    ("SessionUpdate", "plan"): "PlanUpdate",
+    ("SessionUpdate", "available_commands_update"): "AvailableCommandsUpdate",
+    ("SessionUpdate", "current_mode_update"): "CurrentModeUpdate",
+    ("SessionUpdate", "config_option_update"): "ConfigOptionUpdate",
+    ("SessionUpdate", "session_info_update"): "SessionInfoUpdate",
+    ("SessionUpdate", "usage_update"): "UsageUpdate",
+    ("ContentBlock", "text"): "TextContentBlock",
+    ("ContentBlock", "image"): "ImageContentBlock",
+    ("ContentBlock", "audio"): "AudioContentBlock",
+    ("ContentBlock", "resource_link"): "ResourceLinkContentBlock",
+    ("ContentBlock", "resource"): "EmbeddedResourceContentBlock",
+    ("ToolCallContent", "content"): "ContentToolCallContent",
+    ("ToolCallContent", "diff"): "DiffToolCallContent",
+    ("ToolCallContent", "terminal"): "TerminalToolCallContent",
+    ("RequestPermissionOutcome", "cancelled"): "CancelledPermissionOutcome",
+    ("RequestPermissionOutcome", "selected"): "SelectedPermissionOutcome",
+}
+
+#: Discriminator values that also select a union's untagged variant.  The schema
+#: says "when no `type` is present, the method is treated as `agent`"; peers also
+#: send the explicit value.  The key then stays in ``extra`` and round-trips.
+UNTAGGED_VALUES: dict[str, str] = {"AuthMethod": "agent", "McpServer": "stdio"}
+
+#: Class name -> mixin class in ``acphost.schema._mixins`` (adds ``.text``).
+MIXINS: dict[str, str] = {
+    "UserMessageChunk": "ChunkText",
+    "AgentMessageChunk": "ChunkText",
+    "AgentThoughtChunk": "ChunkText",
+    "ToolCallStart": "ToolCallText",
+    "ToolCallProgress": "ToolCallText",
+    "PlanUpdate": "PlanText",
+    "AvailableCommandsUpdate": "CommandsText",
+    "CurrentModeUpdate": "ModeText",
+    "ConfigOptionUpdate": "ConfigOptionsText",
+    "SessionInfoUpdate": "SessionInfoText",
+    "UsageUpdate": "UsageText",
+    "UnknownSessionUpdate": "KindText",
+    "ImageContentBlock": "EmptyText",
+    "AudioContentBlock": "EmptyText",
+    "ResourceLinkContentBlock": "LinkText",
+    "EmbeddedResourceContentBlock": "EmbeddedText",
+    "UnknownContentBlock": "EmptyText",
+}
+
+#: Envelope fields decoded later, by method (they are not self-describing).
+RAW_FIELDS = {"params", "result"}
+
+# ---------------------------------------------------------------------------
+# Type model: tuples
+#   ("str",) ("int",) ("float",) ("bool",) ("dict",) ("any",) ("null",)
+#   ("ref", name) ("list", T, skip_invalid) ("map", T) ("opt", T) ("union", (T, ...))
+
+T = tuple[Any, ...]
+PRIMS = {"string": ("str",), "integer": ("int",), "number": ("float",),
+         "boolean": ("bool",), "null": ("null",)}
+WHAT = {"str": "a string", "int": "an integer", "float": "a number", "bool": "a boolean",
+        "dict": "an object", "null": "null", "list": "an array", "map": "an object"}
+BAD = {
+    "str": "not isinstance(v, str)",
+    "int": "not isinstance(v, int) or v is True or v is False",
+    "float": "not isinstance(v, (int, float)) or v is True or v is False",
+    "bool": "v is not True and v is not False",
+    "dict": "not isinstance(v, dict)",
+    "null": "v is not None",
+}
+
+
+@dataclass
+class Field:
+    json: str
+    name: str
+    t: T
+    required: bool
+    doe: bool  # x-deserialize-default-on-error
+
+
+@dataclass
+class ClassDef:
+    name: str
+    doc: str
+    fields: list[Field]
+    disc: tuple[str, str, str] | None = None  # (json key, attribute, value)
+    unknown_of: str | None = None  # set for Unknown<Union> classes
+
+
+@dataclass
+class UnionDef:
+    name: str
+    doc: str
+    key: str
+    variants: list[tuple[str, str]]  # (value, class)
+    untagged: str | None
+    unknown: str
+
+
+@dataclass
+class AliasDef:
+    name: str
+    doc: str
+    t: T  # what to decode
+    ann: str  # typing annotation (TYPE_CHECKING)
+    runtime: str  # runtime value
+    decoder: bool = False  # needs a decode_<name> function
+    literal: bool = False
+
+
+@dataclass
+class Model:
+    defs: dict[str, Any]
+    classes: dict[str, ClassDef] = field(default_factory=dict)
+    unions: dict[str, UnionDef] = field(default_factory=dict)
+    aliases: dict[str, AliasDef] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)  # names in $defs order (+ variants)
+
+
+def snake(name: str) -> str:
+    if name == "_meta":
+        return "meta"
+    s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+    if keyword.iskeyword(s):
+        s += "_"
+    return s
+
+
+def first_paragraph(text: str) -> str:
+    para = text.strip().split("\n\n")[0]
+    return " ".join(line.strip() for line in para.splitlines())
+
+
+def ref_name(s: dict[str, Any]) -> str:
+    return str(s["$ref"]).rsplit("/", 1)[1]
+
+
+def refd(s: dict[str, Any]) -> str | None:
+    """The def named by ``{$ref}`` or ``{allOf: [{$ref}]}``, else None."""
+    if "$ref" in s:
+        return ref_name(s)
+    all_of = s.get("allOf")
+    if all_of and len(all_of) == 1 and "$ref" in all_of[0]:
+        return ref_name(all_of[0])
+    return None
+
+
+def is_open_fallback(alt: dict[str, Any]) -> bool:
+    return "not" in alt
+
+
+def disc_of(alt: dict[str, Any]) -> tuple[str, str] | None:
+    for key, prop in alt.get("properties", {}).items():
+        if isinstance(prop, dict) and "const" in prop and isinstance(prop["const"], str):
+            return key, prop["const"]
+    return None
+
+
+class Builder:
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.defs: dict[str, Any] = schema["$defs"]
+        self.model = Model(self.defs)
+        self.refcount = Counter(re.findall(r'#/\$defs/(\w+)"', json.dumps(schema)))
+        self.replaced: set[str] = set()
+
+    # -- types -------------------------------------------------------------
+    def resolve(self, s: dict[str, Any]) -> T:
+        if not isinstance(s, dict):
+            return ("any",)
+        name = refd(s)
+        if name is not None:
+            return ("ref", name)
+        alts = s.get("anyOf") or s.get("oneOf")
+        if alts:
+            nullable = any(a.get("type") == "null" for a in alts)
+            rest = [a for a in alts if a.get("type") != "null"]
+            ts: list[T] = []
+            for a in rest:
+                t = self.resolve(a)
+                if t not in ts:
+                    ts.append(t)
+            t = ts[0] if len(ts) == 1 else ("union", tuple(ts))
+            return ("opt", t) if nullable else t
+        typ = s.get("type")
+        if isinstance(typ, list):
+            non_null = [x for x in typ if x != "null"]
+            inner = self.resolve({**s, "type": non_null[0]}) if len(non_null) == 1 else ("any",)
+            return ("opt", inner) if "null" in typ else inner
+        if typ == "array":
+            return ("list", self.resolve(s.get("items", {})),
+                    bool(s.get("x-deserialize-skip-invalid-items")))
+        if typ == "object":
+            ap = s.get("additionalProperties")
+            if isinstance(ap, dict) and ap:
+                return ("map", self.resolve(ap))
+            return ("dict",)
+        if typ in PRIMS:
+            return PRIMS[typ]
+        if "const" in s:
+            c = s["const"]
+            return ("str",) if isinstance(c, str) else ("int",) if isinstance(c, int) else ("any",)
+        return ("any",)
+
+    def base(self, t: T) -> T:
+        """Dereference primitive aliases (for merging property types)."""
+        if t[0] == "ref" and t[1] in self.model.aliases:
+            a = self.model.aliases[t[1]]
+            if a.t[0] in ("str", "int", "float", "bool", "any"):
+                return a.t
+        return t
+
+    # -- property collection ----------------------------------------------------
+    def collect(self, s: dict[str, Any], skip: str | None = None
+                ) -> tuple[dict[str, list[dict[str, Any]]], set[str]]:
+        props: dict[str, list[dict[str, Any]]] = {}
+        req: set[str] = set(s.get("required", []))
+
+        def merge(p: dict[str, list[dict[str, Any]]]) -> None:
+            for k, v in p.items():
+                props.setdefault(k, []).extend(v)
+
+        for k, v in s.get("properties", {}).items():
+            props.setdefault(k, []).append(v)
+        subs = list(s.get("allOf", []))
+        if "$ref" in s:
+            subs.append({"$ref": s["$ref"]})
+        for sub in subs:
+            target = self.defs[ref_name(sub)] if "$ref" in sub else sub
+            p, r = self.collect(target)
+            merge(p)
+            req |= r
+        alts = s.get("anyOf") or s.get("oneOf")
+        if alts:  # merged: a property is required only if every alternative requires it
+            results = [self.collect(a) for a in alts]
+            for p, _ in results:
+                merge(p)
+            req |= set.intersection(*(r for _, r in results))
+        if skip:
+            props.pop(skip, None)
+            req.discard(skip)
+        return props, req
+
+    def fields_of(self, owner: str, props: dict[str, list[dict[str, Any]]],
+                  req: set[str]) -> list[Field]:
+        out: list[Field] = []
+        for key, schemas in props.items():
+            ts: list[T] = []
+            for sch in schemas:
+                t = self.resolve(sch)
+                if t not in ts:
+                    ts.append(t)
+            if len(ts) > 1:
+                bases: list[T] = []
+                for t in ts:
+                    b = self.base(t[1] if t[0] == "opt" else t)
+                    if b not in bases:
+                        bases.append(b)
+                t = bases[0] if len(bases) == 1 else ("union", tuple(bases))
+            else:
+                t = ts[0]
+            if key in RAW_FIELDS and self.defs[owner].get("x-docs-ignore"):
+                t = ("any",)
+            doe = any(sch.get("x-deserialize-default-on-error") for sch in schemas)
+            required = key in req
+            if not required and t[0] == "opt":
+                t = t[1]
+            name = snake(key)
+            if name in ("extra", "to_wire", "from_wire", "replace"):
+                raise SystemExit(f"{owner}.{key}: field name {name!r} clashes with a method")
+            out.append(Field(key, name, t, required, doe))
+        # `_meta` last, for readability of reprs and signatures.
+        out.sort(key=lambda f: f.json == "_meta")
+        return out
+
+    # -- defs ------------------------------------------------------------------
+    def build(self) -> Model:
+        m = self.model
+        # aliases first: merging property types needs them
+        for name, s in self.defs.items():
+            self.classify_alias(name, s)
+        for name, s in self.defs.items():
+            if name in m.aliases:
+                m.order.append(name)
+                continue
+            if self.is_dunion(s):
+                self.build_union(name, s)
+            elif s.get("type") == "object":
+                if name in self.replaced:
+                    continue
+                props, req = self.collect(s)
+                m.classes[name] = ClassDef(name, first_paragraph(s.get("description", "")),
+                                           self.fields_of(name, props, req))
+                m.order.append(name)
+            else:
+                raise SystemExit(f"unhandled def {name}")
+        # a payload replaced by a variant, seen before its union
+        for name in self.replaced:
+            if name in m.classes and m.classes[name].disc is None:
+                del m.classes[name]
+                m.order.remove(name)
+        return m
+
+    def is_dunion(self, s: dict[str, Any]) -> bool:
+        alts = s.get("oneOf") or s.get("anyOf")
+        if not alts:
+            return False
+        if s.get("type") == "object" and "discriminator" not in s:
+            return False  # merged object (anyOf of scopes/modes)
+        return any(disc_of(a) and not is_open_fallback(a) for a in alts)
+
+    def classify_alias(self, name: str, s: dict[str, Any]) -> None:
+        m = self.model
+        doc = first_paragraph(s.get("description", ""))
+        if self.is_dunion(s) or s.get("type") == "object":
+            return
+        alts = s.get("oneOf") or s.get("anyOf")
+        if not s or set(s) <= {"description", "title"}:
+            m.aliases[name] = AliasDef(name, doc, ("any",), "Any", "object")
+            return
+        if s.get("type") in PRIMS:
+            t = PRIMS[s["type"]]
+            m.aliases[name] = AliasDef(name, doc, t, ann_prim(t), ann_prim(t))
+            return
+        assert alts, name
+        consts = [a["const"] for a in alts if "const" in a]
+        open_ = [a for a in alts if "const" not in a]
+        if consts and all(isinstance(c, str) for c in consts) and not open_:
+            lit = "Literal[" + ", ".join(json.dumps(c) for c in consts) + "]"
+            m.aliases[name] = AliasDef(name, doc, ("str",), lit, "str", literal=True)
+            return
+        if consts and len(open_) == 1 and open_[0].get("type") in PRIMS:
+            t = PRIMS[open_[0]["type"]]
+            m.aliases[name] = AliasDef(name, doc, t, ann_prim(t), ann_prim(t))
+            return
+        t = self.resolve(s)
+        if t[0] == "ref":
+            m.aliases[name] = AliasDef(name, doc, t, t[1], t[1])
+            return
+        ann = ann_of(t)
+        m.aliases[name] = AliasDef(name, doc, t, ann, ann, decoder=True)
+
+    def build_union(self, name: str, s: dict[str, Any]) -> None:
+        m = self.model
+        alts = s.get("oneOf") or s.get("anyOf")
+        doc = first_paragraph(s.get("description", ""))
+        key = next(disc_of(a)[0] for a in alts if disc_of(a))  # type: ignore[index]
+        common_props, common_req = ({}, set())
+        if s.get("type") == "object":
+            common_props = {k: [v] for k, v in s.get("properties", {}).items()}
+            common_req = set(s.get("required", []))
+        variants: list[tuple[str, str]] = []
+        untagged = None
+        for alt in alts:
+            if is_open_fallback(alt):
+                continue
+            d = disc_of(alt)
+            payload = refd(alt)
+            if d is None:
+                assert payload, (name, alt)
+                untagged = payload  # generated as an ordinary class
+                continue
+            value = d[1]
+            cname = VARIANT_NAMES.get((name, value))
+            if cname is None:
+                if payload and self.refcount[payload] == 1:
+                    cname = payload
+                else:
+                    cname = f"{payload or snake_to_camel(value)}{name}"
+            if payload and cname == payload:
+                assert self.refcount[payload] == 1, (name, payload)
+                self.replaced.add(payload)
+            props: dict[str, list[dict[str, Any]]] = {k: list(v) for k, v in common_props.items()}
+            req = set(common_req)
+            if payload:
+                p, r = self.collect(self.defs[payload], skip=key)
+                for k, v in p.items():
+                    props.setdefault(k, []).extend(v)
+                req |= r
+            vdoc = first_paragraph(alt.get("description", "")) or (
+                first_paragraph(self.defs[payload].get("description", "")) if payload else "")
+            if not vdoc:
+                vdoc = f"The ``{value}`` variant of :data:`{name}`."
+            fields = self.fields_of(name, props, req)
+            m.classes[cname] = ClassDef(cname, vdoc, fields, disc=(key, snake(key), value))
+            m.order.append(cname)
+            variants.append((value, cname))
+        unknown = f"Unknown{name}"
+        m.classes[unknown] = ClassDef(
+            unknown,
+            f"A :data:`{name}` whose ``{key}`` value this schema version does not know.",
+            [], unknown_of=name)
+        m.order.append(unknown)
+        m.unions[name] = UnionDef(name, doc, key, variants, untagged, unknown)
+        m.order.append(name)
+
+
+def snake_to_camel(s: str) -> str:
+    return "".join(p.capitalize() for p in s.split("_"))
+
+
+def ann_prim(t: T) -> str:
+    return {"str": "str", "int": "int", "float": "float", "bool": "bool",
+            "dict": "dict[str, Any]", "any": "Any", "null": "None"}[t[0]]
+
+
+def ann_of(t: T) -> str:
+    k = t[0]
+    if k == "ref":
+        return str(t[1])
+    if k == "list":
+        return f"list[{ann_of(t[1])}]"
+    if k == "map":
+        return f"dict[str, {ann_of(t[1])}]"
+    if k == "opt":
+        return f"{ann_of(t[1])} | None"
+    if k == "union":
+        parts = [ann_of(x) for x in t[1] if x[0] != "null"]
+        if any(x[0] == "null" for x in t[1]):
+            parts.append("None")
+        return " | ".join(parts)
+    return ann_prim(t)
+
+
+# ---------------------------------------------------------------------------
+# Code emission
+
+
+class Emitter:
+    def __init__(self, model: Model) -> None:
+        self.m = model
+        self.helpers: dict[T, str] = {}
+        self.helper_code: list[str] = []
+
+    # callable(v, path) -> value, for items, map values and union alternatives
+    def dec_fn(self, t: T) -> str:
+        k = t[0]
+        if k in ("str", "int", "float", "bool", "dict", "null", "any"):
+            return f"_{k}"
+        if k == "ref":
+            name = t[1]
+            if name in self.m.classes:
+                return f"{name}.from_wire"
+            if name in self.m.unions:
+                return f"decode_{snake(name)}"
+            a = self.m.aliases[name]
+            return f"decode_{snake(name)}" if a.decoder else self.dec_fn(a.t)
+        if t in self.helpers:
+            return self.helpers[t]
+        hname = f"_d{len(self.helpers)}"
+        self.helpers[t] = hname
+        ann = ann_of(t)
+        body = [f"def {hname}(v: object, path: str) -> {ann}:"]
+        if k == "list":
+            body.append(f"    return _list(v, path, {self.dec_fn(t[1])}, {t[2]})")
+        elif k == "map":
+            body.append(f"    return _map(v, path, {self.dec_fn(t[1])})")
+        elif k == "opt":
+            body.append("    if v is None:")
+            body.append("        return None")
+            body.append(f"    return {self.dec_fn(t[1])}(v, path)")
+        elif k == "union":
+            fns = ", ".join(self.dec_fn(x) for x in t[1])
+            what = " or ".join(what_of(x) for x in t[1])
+            body.append(f"    return _first(v, path, ({fns},), {what!r})  # type: ignore[no-any-return]")
+        self.helper_code.append("\n".join(body))
+        return hname
+
+    def leaf(self, t: T) -> T:
+        """Follow primitive/literal aliases to what is checked inline."""
+        while t[0] == "ref" and t[1] in self.m.aliases and not self.m.aliases[t[1]].decoder:
+            t = self.m.aliases[t[1]].t
+        return t
+
+    def check_lines(self, t: T, path_expr: str, doe: bool, default: str, ind: str) -> list[str]:
+        """Lines validating/decoding `v` in place."""
+        t = self.leaf(t)
+        k = t[0]
+        if k == "any":
+            return []
+        if k in BAD:
+            fix = f"v = {default}" if doe else f"raise _bad({path_expr}, {WHAT[k]!r}, v)"
+            return [f"{ind}if {BAD[k]}:", f"{ind}    {fix}"]
+        if k == "opt":
+            inner = self.check_lines(t[1], path_expr, doe, default, ind + "    ")
+            return [f"{ind}if v is not None:", *inner] if inner else []
+        call = f"v = {self.dec_fn(t)}(v, {path_expr})"
+        if doe:
+            return [f"{ind}try:", f"{ind}    {call}", f"{ind}except SchemaError:",
+                    f"{ind}    v = {default}"]
+        return [f"{ind}{call}"]
+
+    def enc(self, t: T, expr: str) -> str | None:
+        """Expression converting `expr` to JSON, or None when it is JSON already."""
+        t = self.leaf(t)
+        k = t[0]
+        if k == "ref":
+            name = t[1]
+            if name in self.m.aliases:  # decoder alias (untagged union)
+                return self.enc(self.m.aliases[name].t, expr)
+            return f"{expr}.to_wire()"
+        if k == "list":
+            inner = self.enc(t[1], "x")
+            return f"[{inner} for x in {expr}]" if inner else f"list({expr})"
+        if k == "map":
+            inner = self.enc(t[1], "x")
+            return f"{{k: {inner} for k, x in {expr}.items()}}" if inner else f"dict({expr})"
+        if k == "opt":
+            inner = self.enc(t[1], expr)
+            return f"(None if {expr} is None else {inner})" if inner else None
+        if k == "union":
+            encs = [self.enc(x, expr) for x in t[1]]
+            if all(e is None for e in encs):
+                return None
+            return f"_to_json({expr})"
+        return None
+
+    # -- classes ---------------------------------------------------------------
+    def emit_class(self, c: ClassDef) -> str:
+        bases = []
+        if c.name in MIXINS:
+            bases.append(f"_mixins.{MIXINS[c.name]}")
+        bases.append("_Struct")
+        out = [f"class {c.name}({', '.join(bases)}):", f"    {doc_literal(c.doc)}", ""]
+        if c.unknown_of:
+            return "\n".join(out) + UNKNOWN_BODY.replace("NAME", c.name)
+        fields = c.fields
+        names = [f.name for f in fields]
+        if c.name in MIXINS and "text" in names:
+            raise SystemExit(f"{c.name}: field 'text' clashes with the mixin property")
+        slots = [*names, "extra"]
+        out.append(f"    __slots__ = {tuple_lit(slots)}")
+        out.append(f"    __match_args__ = {tuple_lit(names)}")
+        keys = [f.json for f in fields] + ([c.disc[0]] if c.disc else [])
+        out.append(f"    _wire_keys: ClassVar[frozenset[str]] = frozenset({tuple_lit(keys)})")
+        if c.disc:
+            out.append(f"    {c.disc[1]}: Literal[{json.dumps(c.disc[2])}] = {json.dumps(c.disc[2])}")
+        anns: dict[str, str] = {}
+        for f in fields:
+            a = ann_of(f.t)
+            if not f.required and not a.endswith("| None"):
+                a += " | None"
+            anns[f.name] = a
+            out.append(f"    {f.name}: {a}")
+        out.append("    extra: dict[str, Any] | None")
+        for n in names:
+            for a in anns.values():
+                if re.search(rf"\b{n}\b", a) and n in ("list", "dict", "str", "int", "float",
+                                                       "bool", "type", "None", "Any"):
+                    raise SystemExit(f"{c.name}: field {n!r} shadows a name in annotations")
+        # __init__
+        req = [f for f in fields if f.required]
+        opt = [f for f in fields if not f.required]
+        params = [f"{f.name}: {anns[f.name]}" for f in req]
+        params += [f"{f.name}: {anns[f.name]} = None" for f in opt]
+        params.append("extra: dict[str, Any] | None = None")
+        out.append("")
+        out.append(f"    def __init__(self, *, {', '.join(params)}) -> None:")
+        for n in slots:
+            out.append(f"        _set(self, {n!r}, {n})")
+        # from_wire
+        out.append("")
+        out.append("    @classmethod")
+        out.append(f"    def from_wire(cls, data: object, path: str = \"\") -> {c.name}:")
+        out.append(f"        \"\"\"Decode and validate a wire object as :class:`{c.name}`.\"\"\"")
+        out.append("        if not isinstance(data, dict):")
+        out.append("            raise _bad(path, \"an object\", data)")
+        out.append("        self = _new(cls)")
+        n0 = str(len(req))
+        if c.disc:
+            n0 = f"{n0} + ({c.disc[0]!r} in data)"
+        out.append(f"        n = {n0}")
+        for f in fields:
+            p = f"_at(path, {f.json!r})"
+            if f.required:
+                out.append(f"        v = data.get({f.json!r}, _MISSING)")
+                out.append("        if v is _MISSING:")
+                out.append(f"            raise _missing(path, {f.json!r})")
+                default = "[]" if f.t[0] == "list" else "None"
+                out += self.check_lines(f.t, p, f.doe and f.t[0] == "list", default, "        ")
+            else:
+                out.append(f"        v = data.get({f.json!r})")
+                lines = self.check_lines(f.t, p, f.doe, "None", "            ")
+                out.append("        if v is not None:")
+                out.append("            n += 1")
+                out += lines
+            out.append(f"        _set(self, {f.name!r}, v)")
+        out.append("        _set(self, \"extra\", _extra(data, cls._wire_keys) if len(data) > n else None)")
+        out.append("        return self")
+        # to_wire
+        out.append("")
+        out.append("    def to_wire(self) -> dict[str, Any]:")
+        out.append("        \"\"\"Return the JSON object (camelCase keys, absent fields omitted).\"\"\"")
+        items = []
+        if c.disc:
+            items.append(f"{c.disc[0]!r}: {json.dumps(c.disc[2])}")
+        for f in req:
+            e = self.enc(f.t, f"self.{f.name}") or f"self.{f.name}"
+            items.append(f"{f.json!r}: {e}")
+        out.append(f"        d: dict[str, Any] = {{{', '.join(items)}}}")
+        for f in opt:
+            out.append(f"        v = self.{f.name}")
+            out.append("        if v is not None:")
+            e = self.enc(f.t, "v") or "v"
+            out.append(f"            d[{f.json!r}] = {e}")
+        out.append("        if self.extra:")
+        out.append("            d.update(self.extra)")
+        out.append("        return d")
+        # __eq__
+        out.append("")
+        out.append("    def __eq__(self, other: object) -> bool:")
+        out.append(f"        if not isinstance(other, {c.name}):")
+        out.append("            return NotImplemented")
+        mine = "".join(f"self.{n}, " for n in slots)
+        theirs = "".join(f"other.{n}, " for n in slots)
+        out.append(f"        return ({mine.rstrip()}) == ({theirs.rstrip()})")
+        return "\n".join(out) + "\n"
+
+    def emit_union(self, u: UnionDef) -> str:
+        sn = snake(u.name)
+        table = f"_{sn.upper()}_VARIANTS"
+        members = [c for _, c in u.variants]
+        if u.untagged:
+            members.append(u.untagged)
+        members.append(u.unknown)
+        out = [f"{u.name} = {' | '.join(members)}", f"{doc_literal(u.doc)}", ""]
+        rows = [f"    {v!r}: {c}.from_wire," for v, c in u.variants]
+        if u.untagged and u.name in UNTAGGED_VALUES:
+            rows.append(f"    {UNTAGGED_VALUES[u.name]!r}: {u.untagged}.from_wire,")
+        out.append(f"{table}: dict[str, Callable[[object, str], {u.name}]] = {{")
+        out += rows
+        out.append("}")
+        out.append("")
+        out.append("")
+        out.append(f"def decode_{sn}(data: object, path: str = \"\") -> {u.name}:")
+        out.append(f"    \"\"\"Decode a :data:`{u.name}`, dispatching on ``{u.key}``.")
+        out.append("")
+        out.append(f"    An unknown ``{u.key}`` value gives :class:`{u.unknown}` (never an error).")
+        out.append("")
+        out.append("    Raises:")
+        out.append("        SchemaError: ``data`` is malformed.")
+        out.append("    \"\"\"")
+        out.append("    if not isinstance(data, dict):")
+        out.append("        raise _bad(path, \"an object\", data)")
+        out.append(f"    kind = data.get({u.key!r})")
+        out.append("    if isinstance(kind, str):")
+        out.append(f"        dec = {table}.get(kind)")
+        out.append("        if dec is not None:")
+        out.append("            return dec(data, path)")
+        out.append(f"        return {u.unknown}(kind=kind, raw=data)")
+        if u.untagged:
+            out.append(f"    if {u.key!r} not in data:")
+            out.append(f"        return {u.untagged}.from_wire(data, path)")
+        else:
+            out.append("    if kind is None:")
+            out.append(f"        raise _missing(path, {u.key!r})")
+        out.append(f"    raise _bad(_at(path, {u.key!r}), \"a string\", kind)")
+        return "\n".join(out) + "\n"
+
+    def emit_alias_decoder(self, a: AliasDef) -> str:
+        sn = snake(a.name)
+        t = a.t
+        lines = [f"def decode_{sn}(data: object, path: str = \"\") -> {a.name}:",
+                 f"    \"\"\"Decode a :data:`{a.name}` ({what_of(t)}).\"\"\""]
+        if t[0] == "union" and all(x[0] in BAD for x in t[1]):
+            bad = " and ".join(f"({BAD[x[0]]})" for x in t[1])
+            lines.append("    v = data")
+            lines.append(f"    if {bad}:")
+            lines.append(f"        raise _bad(path, {what_of(t)!r}, v)")
+            lines.append("    return v  # type: ignore[return-value]")
+            return "\n".join(lines) + "\n"
+        lines.append(f"    return {self.dec_fn(t)}(data, path)")
+        return "\n".join(lines) + "\n"
+
+
+def what_of(t: T) -> str:
+    k = t[0]
+    if k in WHAT:
+        return WHAT[k]
+    if k == "ref":
+        return str(t[1])
+    if k == "opt":
+        return f"{what_of(t[1])} or null"
+    if k == "union":
+        return " or ".join(what_of(x) for x in t[1])
+    return "a value"
+
+
+def tuple_lit(items: list[str]) -> str:
+    if not items:
+        return "()"
+    return "(" + ", ".join(repr(i) for i in items) + ("," if len(items) == 1 else "") + ")"
+
+
+def doc_literal(text: str) -> str:
+    text = text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').strip() or "(No description.)"
+    if text.endswith('"'):
+        text += " "
+    return f'"""{text}"""'
+
+
+UNKNOWN_BODY = '''    __slots__ = ("kind", "raw")
+    __match_args__ = ("kind", "raw")
+    kind: str
+    raw: dict[str, Any]
+
+    def __init__(self, *, kind: str, raw: dict[str, Any]) -> None:
+        _set(self, "kind", kind)
+        _set(self, "raw", raw)
+
+    @classmethod
+    def from_wire(cls, data: object, path: str = "") -> NAME:
+        """Keep a wire object whose variant is unknown, as it came."""
+        if not isinstance(data, dict):
+            raise _bad(path, "an object", data)
+        self = _new(cls)
+        _set(self, "kind", str(data.get(cls._key, "")))
+        _set(self, "raw", data)
+        return self
+
+    def to_wire(self) -> dict[str, Any]:
+        """Return the object as it came."""
+        return dict(self.raw)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NAME):
+            return NotImplemented
+        return (self.kind, self.raw) == (other.kind, other.raw)
+'''
+
+PREAMBLE = '''"""The ACP schema as Python classes (GENERATED by tools/gen_schema.py; do not edit).
+
+Source: ``schema/v1/schema.json`` (ACP schema v{version}). Regenerate with
+``python tools/gen_schema.py``; ``--check`` fails when this file is stale.
+
+Every object type is a frozen, slotted class with a keyword-only constructor,
+``from_wire(data, path="")`` (validate and decode; raises :class:`SchemaError`)
+and ``to_wire()`` (camelCase JSON, ``None`` fields omitted). ``None`` means
+"absent or null". Unknown JSON keys are kept in ``extra`` and written back.
+Discriminated unions have one class per variant, an ``Unknown<Union>`` class for
+values this version does not know, and a ``decode_<union>()`` function. Enum
+values are not enforced (an unknown value stays a plain ``str``).
+"""
+
+from __future__ import annotations
+
+from acphost.schema import _mixins
+from acphost.schema._errors import SchemaError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, ClassVar, Literal, TypeVar
+
+    _S = TypeVar("_S", bound="_Struct")
+    _R = TypeVar("_R")
+
+_MISSING = object()
+_set = object.__setattr__
+_new = object.__new__
+
+
+def _show(v: object) -> str:
+    if v is None:
+        return "null"
+    if v is True or v is False:
+        return "true" if v else "false"
+    if isinstance(v, dict):
+        return "an object"
+    if isinstance(v, list):
+        return "an array"
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _at(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _bad(path: str, what: str, v: object) -> SchemaError:
+    return SchemaError(path, f"expected {what}, got {_show(v)}")
+
+
+def _missing(path: str, key: str) -> SchemaError:
+    return SchemaError(_at(path, key), "missing required field")
+
+
+def _extra(data: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:
+    return {k: v for k, v in data.items() if k not in known} or None
+
+
+def _str(v: object, path: str) -> str:
+    if not isinstance(v, str):
+        raise _bad(path, "a string", v)
+    return v
+
+
+def _int(v: object, path: str) -> int:
+    if not isinstance(v, int) or v is True or v is False:
+        raise _bad(path, "an integer", v)
+    return v
+
+
+def _float(v: object, path: str) -> float:
+    if not isinstance(v, (int, float)) or v is True or v is False:
+        raise _bad(path, "a number", v)
+    return v
+
+
+def _bool(v: object, path: str) -> bool:
+    if v is not True and v is not False:
+        raise _bad(path, "a boolean", v)
+    return v
+
+
+def _dict(v: object, path: str) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise _bad(path, "an object", v)
+    return v
+
+
+def _null(v: object, path: str) -> None:
+    if v is not None:
+        raise _bad(path, "null", v)
+
+
+def _any(v: Any, path: str) -> Any:
+    return v
+
+
+def _list(v: object, path: str, item: Callable[[object, str], _R], skip: bool) -> list[_R]:
+    # x-deserialize-skip-invalid-items: an invalid item is dropped, not an error.
+    if not isinstance(v, list):
+        raise _bad(path, "an array", v)
+    out: list[_R] = []
+    for i, x in enumerate(v):
+        try:
+            out.append(item(x, f"{path}[{i}]"))
+        except SchemaError:
+            if not skip:
+                raise
+    return out
+
+
+def _map(v: object, path: str, item: Callable[[object, str], _R]) -> dict[str, _R]:
+    if not isinstance(v, dict):
+        raise _bad(path, "an object", v)
+    return {k: item(x, _at(path, k)) for k, x in v.items()}
+
+
+def _first(v: object, path: str, decoders: tuple[Callable[[object, str], Any], ...],
+           what: str) -> Any:
+    # Untagged union: the first alternative that decodes wins, in schema order.
+    for dec in decoders:
+        try:
+            return dec(v, path)
+        except SchemaError:
+            pass
+    raise _bad(path, what, v)
+
+
+def _to_json(v: Any) -> Any:
+    if isinstance(v, _Struct):
+        return v.to_wire()  # type: ignore[attr-defined]
+    if isinstance(v, list):
+        return [_to_json(x) for x in v]
+    return v
+
+
+class _Struct:
+    """Base of the generated classes: frozen, compared by value, unhashable."""
+
+    __slots__ = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
+    __hash__ = None  # type: ignore[assignment]
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(
+            f"{self.__class__.__name__} is immutable; use .replace({name}=...) for a changed copy"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{self.__class__.__name__} is immutable")
+
+    def __repr__(self) -> str:
+        parts = []
+        for name in (*self.__match_args__, "extra"):
+            value = getattr(self, name, None)
+            if value is not None:
+                parts.append(f"{name}={value!r}")
+        return f"{self.__class__.__name__}({', '.join(parts)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        names = (*self.__match_args__, "extra")
+        return (_restore, (self.__class__, {n: getattr(self, n, None) for n in names}))
+
+    def replace(self: _S, **changes: Any) -> _S:
+        """Return a copy with the given fields (Python names) changed."""
+        kwargs = {n: getattr(self, n) for n in self.__match_args__}
+        if hasattr(self, "extra"):
+            kwargs["extra"] = getattr(self, "extra")
+        kwargs.update(changes)
+        cls: Any = self.__class__
+        return cls(**kwargs)  # type: ignore[no-any-return]
+
+
+def _restore(cls: Any, state: dict[str, Any]) -> Any:
+    obj = _new(cls)
+    for name, value in state.items():
+        if name in cls.__slots__:
+            _set(obj, name, value)
+    return obj
+'''
+
+
+def generate_types(model: Model, version: str) -> str:
+    em = Emitter(model)
+    parts: list[str] = [PREAMBLE.replace("{version}", version)]
+    # aliases: runtime-simple ones now, typing-only forms under TYPE_CHECKING
+    aliases = [model.aliases[n] for n in model.order if n in model.aliases]
+    tc = ["if TYPE_CHECKING:"]
+    rt = ["else:"]
+    plain: list[str] = []
+    late: list[str] = []  # aliases naming classes: after the classes
+    for a in aliases:
+        if a.literal or a.ann == "Any":
+            tc.append(f"    {a.name} = {a.ann}")
+            rt.append(f"    {a.name} = {a.runtime}")
+        elif a.t[0] in ("str", "int", "float", "bool"):
+            plain.append(f"{a.name} = {a.runtime}\n{doc_literal(a.doc)}")
+        else:
+            late.append(f"{a.name} = {a.runtime}\n{doc_literal(a.doc)}\n")
+    parts.append("\n".join(tc) + "\n" + "\n".join(rt) + "\n")
+    parts.append("\n".join(plain) + "\n")
+    body: list[str] = []
+    unions: list[str] = []
+    for name in model.order:
+        if name in model.classes:
+            c = model.classes[name]
+            code = em.emit_class(c)
+            if c.unknown_of:
+                key = model.unions[c.unknown_of].key
+                code = code.replace("cls._key", repr(key))
+            body.append(code)
+        elif name in model.unions:
+            unions.append(em.emit_union(model.unions[name]))
+    decoders = [em.emit_alias_decoder(a) for a in aliases if a.decoder]
+    parts += body
+    parts += late
+    parts += unions
+    parts += decoders
+    # DECODERS: def name -> callable(data, path)
+    rows = []
+    for name in model.defs:
+        if name in model.classes:
+            rows.append(f"    {name!r}: {name}.from_wire,")
+        elif name in model.unions:
+            rows.append(f"    {name!r}: decode_{snake(name)},")
+        else:
+            rows.append(f"    {name!r}: {em.dec_fn(('ref', name))},")
+    parts += [h + "\n" for h in em.helper_code]
+    parts.append("DECODERS: dict[str, Callable[[object, str], Any]] = {\n" + "\n".join(rows) + "\n}\n"
+                 '"""Schema ``$defs`` name -> ``decode(data, path="")`` for that type."""\n')
+    names = [n for n in model.order if n in model.classes or n in model.unions or n in model.aliases]
+    names += [f"decode_{snake(n)}" for n in model.order if n in model.unions]
+    names += [f"decode_{snake(a.name)}" for a in aliases if a.decoder]
+    names.append("DECODERS")
+    all_ = "__all__ = [\n" + "".join(f"    {n!r},\n" for n in sorted(set(names))) + "]\n"
+    head, rest = parts[0], parts[1:]
+    text = head + "\n" + all_ + "\n\n" + "\n\n".join(p.rstrip("\n") + "\n" for p in rest)
+    return text
+
+
+def generate_methods(schema: dict[str, Any], meta: dict[str, Any],
+                     meta_unstable: dict[str, Any]) -> str:
+    defs = schema["$defs"]
+    by_method: dict[str, dict[str, str]] = {}
+    for name, s in defs.items():
+        m = s.get("x-method")
+        if m:
+            slot = "result" if name.endswith("Response") else "params"
+            by_method.setdefault(m, {})[slot] = name
+    out = ['"""ACP wire method names (GENERATED by tools/gen_schema.py from meta.json; do not edit).',
+           "",
+           "Each table maps a wire name to (params class name, result class name or None for a",
+           "notification); the names are attributes of :mod:`acphost.schema`.",
+           '"""', "", "from __future__ import annotations", ""]
+    consts: list[tuple[str, str]] = []
+    for group in ("agentMethods", "clientMethods", "protocolMethods"):
+        for key, wire in meta[group].items():
+            consts.append((key.upper(), wire))
+    names = [c for c, _ in consts] + ["AGENT_METHODS", "CLIENT_METHODS", "PROTOCOL_METHODS",
+                                      "PROTOCOL_VERSION", "UNSTABLE_AGENT_METHODS",
+                                      "UNSTABLE_CLIENT_METHODS"]
+    out.append("__all__ = [")
+    out += [f"    {n!r}," for n in sorted(names)]
+    out.append("]")
+    out.append("")
+    out.append(f"PROTOCOL_VERSION = {int(meta['version'])}")
+    out.append('"""The protocol version this schema describes (``initialize.protocolVersion``)."""')
+    out.append("")
+    for c, wire in consts:
+        out.append(f"{c} = {wire!r}")
+    const_of = {wire: c for c, wire in consts}
+    for group, var, doc in (
+        ("agentMethods", "AGENT_METHODS", "Methods the agent handles (the client calls them)."),
+        ("clientMethods", "CLIENT_METHODS", "Methods the client handles (the agent calls them)."),
+        ("protocolMethods", "PROTOCOL_METHODS", "Protocol-level methods either side may send."),
+    ):
+        out.append("")
+        out.append(f"{var}: dict[str, tuple[str, str | None]] = {{")
+        for wire in meta[group].values():
+            entry = by_method.get(wire)
+            if not entry or "params" not in entry:
+                raise SystemExit(f"no params type for method {wire}")
+            result = entry.get("result")
+            out.append(f"    {const_of[wire]}: ({entry['params']!r}, {result!r}),")
+        out.append("}")
+        out.append(f'"""{doc}"""')
+    for group, var in (("agentMethods", "UNSTABLE_AGENT_METHODS"),
+                       ("clientMethods", "UNSTABLE_CLIENT_METHODS")):
+        stable = set(meta[group].values())
+        extra = [w for w in meta_unstable[group].values() if w not in stable]
+        out.append("")
+        out.append(f"{var}: frozenset[str] = frozenset({{")
+        out += [f"    {w!r}," for w in extra]
+        out.append("})")
+        out.append('"""Wire names of methods only in the unstable schema (not generated here)."""')
+    return "\n".join(out) + "\n"
+
+
+def schema_version() -> str:
+    text = (SCHEMA_DIR / "CHANGELOG.md").read_text(encoding="utf-8")
+    m = re.search(r"^## \[(\d+\.\d+\.\d+)\]", text, re.M)
+    return m.group(1) if m else "unknown"
+
+
+def render() -> dict[Path, str]:
+    schema = json.loads((SCHEMA_DIR / "schema.json").read_text(encoding="utf-8"))
+    meta = json.loads((SCHEMA_DIR / "meta.json").read_text(encoding="utf-8"))
+    meta_unstable = json.loads((SCHEMA_DIR / "meta.unstable.json").read_text(encoding="utf-8"))
+    model = Builder(schema).build()
+    return {
+        TYPES_OUT: generate_types(model, schema_version()),
+        METHODS_OUT: generate_methods(schema, meta, meta_unstable),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 if the generated files are out of date")
+    args = parser.parse_args(argv)
+    stale = []
+    for path, text in render().items():
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current != text:
+            stale.append(path)
+            if not args.check:
+                path.write_text(text, encoding="utf-8")
+    if args.check and stale:
+        for path in stale:
+            print(f"stale: {path.relative_to(ROOT)} (run tools/gen_schema.py)", file=sys.stderr)
+        return 1
+    for path in stale:
+        print(f"wrote {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
