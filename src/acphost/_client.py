@@ -61,6 +61,7 @@ class AcpClient:
         agent_info: the agent's name and version, if it sent them.
         protocol_version: the negotiated protocol version.
         sessions: the open sessions by id.
+
     """
 
     def __init__(
@@ -115,7 +116,9 @@ class AcpClient:
 
         Returns:
             An async context manager yielding the initialized client.
+
         """
+
         async def open_transport() -> Transport:
             from .transport._stdio import StdioTransport  # noqa: PLC0415 - spawn cost only when used
 
@@ -128,6 +131,10 @@ class AcpClient:
     @classmethod
     def connect(cls, transport: Transport, **options: Any) -> ClientContext:
         """Initialize an agent reachable through ``transport``; use with ``async with``.
+
+        Args:
+            transport: the byte stream to the agent (e.g. an in-memory pair end).
+            **options: the keyword options below.
 
         Keyword Args:
             host: a :class:`HostConfig` — file system, terminals, permission
@@ -143,7 +150,9 @@ class AcpClient:
             unstable: enable unstable protocol features (``session/fork``).
             auth_terminal: advertise terminal authentication (the host runs
                 the agent's login command itself).
+
         """
+
         async def open_transport() -> Transport:
             return transport
 
@@ -247,7 +256,9 @@ class AcpClient:
         if self._closed:
             raise UsageError("the client is closed; start a new one")
         try:
-            return await self._conn.request(method, params, timeout=timeout, on_response=on_response)
+            return await self._conn.request(
+                method, params, timeout=timeout, on_response=on_response
+            )
         except AuthRequired as exc:
             exc.auth_methods = tuple(self.auth_methods)
             raise
@@ -333,9 +344,13 @@ class AcpClient:
         caps = self.agent_capabilities.prompt_capabilities or s.PromptCapabilities()
         for block in blocks:
             if isinstance(block, s.ImageContentBlock) and not caps.image:
-                raise CapabilityNotSupported("promptCapabilities.image", "the agent does not accept images")
+                raise CapabilityNotSupported(
+                    "promptCapabilities.image", "the agent does not accept images"
+                )
             if isinstance(block, s.AudioContentBlock) and not caps.audio:
-                raise CapabilityNotSupported("promptCapabilities.audio", "the agent does not accept audio")
+                raise CapabilityNotSupported(
+                    "promptCapabilities.audio", "the agent does not accept audio"
+                )
             if isinstance(block, s.EmbeddedResourceContentBlock) and not caps.embedded_context:
                 raise CapabilityNotSupported(
                     "promptCapabilities.embeddedContext",
@@ -346,16 +361,26 @@ class AcpClient:
         caps = self.agent_capabilities.mcp_capabilities or s.McpCapabilities()
         out = []
         for i, server in enumerate(servers):
-            decoded = s.decode_mcp_server(server, f"mcpServers[{i}]") if isinstance(server, dict) else server
+            decoded = (
+                s.decode_mcp_server(server, f"mcpServers[{i}]")
+                if isinstance(server, dict)
+                else server
+            )
             kind = getattr(decoded, "type", None)
             if kind == "http" and not caps.http:
-                raise CapabilityNotSupported("mcpCapabilities.http", "the agent does not accept HTTP MCP servers")
+                raise CapabilityNotSupported(
+                    "mcpCapabilities.http", "the agent does not accept HTTP MCP servers"
+                )
             if kind == "sse" and not caps.sse:
-                raise CapabilityNotSupported("mcpCapabilities.sse", "the agent does not accept SSE MCP servers")
+                raise CapabilityNotSupported(
+                    "mcpCapabilities.sse", "the agent does not accept SSE MCP servers"
+                )
             out.append(decoded)
         return out
 
-    def _check_dirs(self, cwd: str | os.PathLike[str], extra: Sequence[str | os.PathLike[str]]) -> tuple[str, list[str]]:
+    def _check_dirs(
+        self, cwd: str | os.PathLike[str], extra: Sequence[str | os.PathLike[str]]
+    ) -> tuple[str, list[str]]:
         cwd_s = os.fspath(cwd)
         if not os.path.isabs(cwd_s):
             raise LocalProtocolError(f"the session cwd must be an absolute path, got {cwd_s!r}")
@@ -376,10 +401,11 @@ class AcpClient:
             LocalProtocolError: the agent offers no such method, or it is a
                 terminal method (those run the agent's login command instead).
             RequestError: the agent refused.
+
         """
         for method in self.auth_methods:
-            if method.id == method_id:
-                if isinstance(method, s.AuthMethodTerminalVariant):
+            if auth_method_id(method) == method_id:
+                if isinstance(method, s.AuthMethodTerminal):
                     raise LocalProtocolError(
                         f"{method_id!r} is a terminal login: run the agent with its login "
                         "arguments in a terminal instead of calling authenticate"
@@ -387,10 +413,14 @@ class AcpClient:
                 break
         else:
             if self.auth_methods:
-                valid = ", ".join(m.id for m in self.auth_methods)
-                raise LocalProtocolError(f"unknown auth method {method_id!r}; the agent offers: {valid}")
+                valid = ", ".join(auth_method_id(m) for m in self.auth_methods)
+                raise LocalProtocolError(
+                    f"unknown auth method {method_id!r}; the agent offers: {valid}"
+                )
         await self._request(
-            s.AUTHENTICATE, s.AuthenticateRequest(method_id=method_id), s.AuthenticateResponse,
+            s.AUTHENTICATE,
+            s.AuthenticateRequest(method_id=method_id),
+            s.AuthenticateResponse,
             timeout=None,
         )
 
@@ -399,11 +429,14 @@ class AcpClient:
 
         Raises:
             CapabilityNotSupported: the agent has no logout.
+
         """
         auth = self.agent_capabilities.auth
         if auth is None or auth.logout is None:
             raise CapabilityNotSupported("auth.logout", "the agent does not support logout")
-        await self._request(s.LOGOUT, s.LogoutRequest(), s.LogoutResponse, timeout=self.session_timeout)
+        await self._request(
+            s.LOGOUT, s.LogoutRequest(), s.LogoutResponse, timeout=self.session_timeout
+        )
 
     # -- sessions ------------------------------------------------------------------
 
@@ -426,6 +459,7 @@ class AcpClient:
         Raises:
             AuthRequired: authenticate with one of ``exc.auth_methods``, then retry.
             LocalProtocolError: a relative path, or an unsupported MCP transport.
+
         """
         cwd_s, dirs = self._check_dirs(cwd, additional_directories)
         request = s.NewSessionRequest(
@@ -457,12 +491,15 @@ class AcpClient:
 
         Raises:
             CapabilityNotSupported: the agent does not advertise ``loadSession``.
+
         """
         if not self.agent_capabilities.load_session:
             raise CapabilityNotSupported("loadSession", "the agent cannot load sessions")
         cwd_s, dirs = self._check_dirs(cwd, additional_directories)
         request = s.LoadSessionRequest(
-            session_id=session_id, cwd=cwd_s, mcp_servers=self._check_mcp(mcp_servers),
+            session_id=session_id,
+            cwd=cwd_s,
+            mcp_servers=self._check_mcp(mcp_servers),
             additional_directories=dirs or None,
         )
         session = Session(self, session_id, cwd_s, dirs, keep_history=self.keep_history)
@@ -489,11 +526,14 @@ class AcpClient:
 
         Raises:
             CapabilityNotSupported: the agent does not advertise ``sessionCapabilities.resume``.
+
         """
         self._require_session_cap("resume", "session/resume")
         cwd_s, dirs = self._check_dirs(cwd, additional_directories)
         request = s.ResumeSessionRequest(
-            session_id=session_id, cwd=cwd_s, mcp_servers=self._check_mcp(mcp_servers) or None,
+            session_id=session_id,
+            cwd=cwd_s,
+            mcp_servers=self._check_mcp(mcp_servers) or None,
             additional_directories=dirs or None,
         )
         session = Session(self, session_id, cwd_s, dirs, keep_history=self.keep_history)
@@ -515,10 +555,13 @@ class AcpClient:
 
         Raises:
             CapabilityNotSupported: the agent does not advertise ``sessionCapabilities.list``.
+
         """
         self._require_session_cap("list", "session/list")
         return await self._request(
-            s.SESSION_LIST, s.ListSessionsRequest(cwd=cwd, cursor=cursor), s.ListSessionsResponse,
+            s.SESSION_LIST,
+            s.ListSessionsRequest(cwd=cwd, cursor=cursor),
+            s.ListSessionsResponse,
             timeout=self.session_timeout,
         )
 
@@ -540,10 +583,13 @@ class AcpClient:
 
         Raises:
             CapabilityNotSupported: the agent does not advertise ``sessionCapabilities.delete``.
+
         """
         self._require_session_cap("delete", "session/delete")
         await self._request(
-            s.SESSION_DELETE, s.DeleteSessionRequest(session_id=session_id), s.DeleteSessionResponse,
+            s.SESSION_DELETE,
+            s.DeleteSessionRequest(session_id=session_id),
+            s.DeleteSessionResponse,
             timeout=self.session_timeout,
         )
         self.sessions.pop(session_id, None)
@@ -553,22 +599,34 @@ class AcpClient:
 
         Raises:
             UsageError: the client was not started with ``unstable=True``.
+
         """
         if not self.unstable:
-            raise UsageError("session/fork is an unstable ACP feature: start the client with unstable=True")
+            raise UsageError(
+                "session/fork is an unstable ACP feature: start the client with unstable=True"
+            )
         if self._session_cap("fork") is None and "fork" not in (
             (self.agent_capabilities.session_capabilities.extra or {})
-            if self.agent_capabilities.session_capabilities is not None else {}
+            if self.agent_capabilities.session_capabilities is not None
+            else {}
         ):
-            raise CapabilityNotSupported("sessionCapabilities.fork", "the agent does not support forking")
+            raise CapabilityNotSupported(
+                "sessionCapabilities.fork", "the agent does not support forking"
+            )
         cwd_s = cwd or session.cwd
         result = await self._request_raw(
-            "session/fork", {"sessionId": session.id, "cwd": cwd_s, "mcpServers": []},
+            "session/fork",
+            {"sessionId": session.id, "cwd": cwd_s, "mcpServers": []},
             timeout=self.session_timeout,
         )
         response = s.NewSessionResponse.from_wire(result)
-        forked = Session(self, response.session_id, cwd_s, session.additional_directories,
-                         keep_history=self.keep_history)
+        forked = Session(
+            self,
+            response.session_id,
+            cwd_s,
+            session.additional_directories,
+            keep_history=self.keep_history,
+        )
         forked._apply_setup(response.modes, response.config_options)
         self._register(forked)
         return forked
@@ -578,7 +636,9 @@ class AcpClient:
         await self._host.release_session(session.id)
         if self._session_cap("close") is not None and not self.closed:
             await self._request(
-                s.SESSION_CLOSE, s.CloseSessionRequest(session_id=session.id), s.CloseSessionResponse,
+                s.SESSION_CLOSE,
+                s.CloseSessionRequest(session_id=session.id),
+                s.CloseSessionResponse,
                 timeout=self.session_timeout,
             )
 
@@ -601,6 +661,13 @@ class AcpClient:
                 turn._finish(AgentExited(None, "", "the client was closed during the turn"))
         await self._host.close()
         await self._conn.close()
+
+
+def auth_method_id(method: s.AuthMethod) -> str:
+    """The id of an auth method, also of one of a type this version does not know."""
+    if isinstance(method, s.UnknownAuthMethod):
+        return str(method.raw.get("id", ""))
+    return method.id
 
 
 class ClientContext:

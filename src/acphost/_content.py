@@ -69,6 +69,7 @@ def resource_link(
         name: the display name (default: the file or URL's last segment).
         mime_type: the MIME type (default: guessed from the name).
         base: the directory relative paths are resolved against.
+
     """
     raw = os.fspath(target)
     parsed = urlparse(raw)
@@ -110,6 +111,7 @@ def embedded_resource(
 
     Raises:
         OSError: the file cannot be read.
+
     """
     uri = path_to_uri(path, base=base)
     file_path = unquote(urlparse(uri).path)
@@ -159,6 +161,7 @@ def to_blocks(content: PromptInput) -> list[s.ContentBlock]:
     Raises:
         ValueError: the prompt is empty.
         TypeError: an item is neither a string nor a content block.
+
     """
     items: Sequence[str | s.ContentBlock]
     items = [content] if isinstance(content, str) or not isinstance(content, Sequence) else content
@@ -169,7 +172,9 @@ def to_blocks(content: PromptInput) -> list[s.ContentBlock]:
         elif isinstance(item, _BLOCK_TYPES):
             blocks.append(item)
         else:
-            raise TypeError(f"a prompt item must be a str or a content block, not {type(item).__name__}")
+            raise TypeError(
+                f"a prompt item must be a str or a content block, not {type(item).__name__}"
+            )
     if not blocks:
         raise ValueError("a prompt needs at least one content block")
     return blocks

@@ -69,12 +69,14 @@ class CapabilityNotSupported(LocalProtocolError):
     Args:
         capability: the dotted capability name, e.g. ``sessionCapabilities.list``.
         message: what was attempted, for the error text.
+
     """
 
     def __init__(self, capability: str, message: str | None = None) -> None:
         self.capability = capability
         super().__init__(
-            message or f"the agent does not advertise {capability!r}; check "
+            message
+            or f"the agent does not advertise {capability!r}; check "
             "client.agent_capabilities before calling"
         )
 
@@ -94,6 +96,7 @@ class RequestError(AcpError):
     Raised by requests the agent answered with an error: the instance is of the
     subclass registered for ``code`` (see :meth:`from_wire`). Raise one in a host
     handler to answer the agent with that error.
+
     """
 
     CODE: ClassVar[int] = -32603
@@ -119,6 +122,7 @@ class RequestError(AcpError):
         Returns:
             An instance of the subclass registered for the code, or of
             :class:`RequestError` itself for codes with no class.
+
         """
         if not isinstance(error, dict):
             return RequestError(-32603, f"malformed error object: {error!r}")
@@ -223,6 +227,7 @@ class AgentExited(AcpError):
         returncode: the exit status (negative: killed by that signal), or
             ``None`` when the process is still running but closed stdout.
         stderr_tail: the last lines the agent wrote to stderr.
+
     """
 
     def __init__(self, returncode: int | None, stderr_tail: str = "", message: str = "") -> None:
@@ -251,6 +256,7 @@ class AcpTimeout(AcpError, TimeoutError):
 
     Attributes:
         stderr_tail: the agent's last stderr lines, when known.
+
     """
 
     def __init__(self, message: str, stderr_tail: str = "") -> None:

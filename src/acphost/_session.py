@@ -35,6 +35,7 @@ class Session:
         additional_directories: further workspace roots.
         state: everything the host knows about the session (messages, tool
             calls, plan, modes, config options, commands, usage, title).
+
     """
 
     def __init__(
@@ -70,6 +71,7 @@ class Session:
 
         Returns:
             A function that removes the listener.
+
         """
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
@@ -87,7 +89,9 @@ class Session:
         return None
 
     def _apply_setup(
-        self, modes: s.SessionModeState | None, config_options: Sequence[s.SessionConfigOption] | None
+        self,
+        modes: s.SessionModeState | None,
+        config_options: Sequence[s.SessionConfigOption] | None,
     ) -> None:
         if modes is not None:
             self.state.modes = modes
@@ -118,6 +122,7 @@ class Session:
                 session is closed.
             CapabilityNotSupported: a block needs a prompt capability the agent
                 did not advertise (image, audio, embedded context). Nothing is sent.
+
         """
         if self.closed:
             raise UsageError(f"session {self.id} is closed; open a new one")
@@ -197,13 +202,16 @@ class Session:
         Raises:
             AcpTimeout: the agent did not end the turn in time; the turn then
                 fails with the same error and its request is abandoned.
+
         """
         turn = self.turn
         if turn is None:
             return None
         if not self._cancelling:
             self._cancelling = True
-            self._client._notify(s.SESSION_CANCEL, s.CancelNotification(session_id=self.id).to_wire())
+            self._client._notify(
+                s.SESSION_CANCEL, s.CancelNotification(session_id=self.id).to_wire()
+            )
             self._client._permissions_cancel(self.id)
             self.state.cancel_pending_tool_calls()
         try:
@@ -227,6 +235,7 @@ class Session:
         Raises:
             LocalProtocolError: the agent offers no modes, or not this one;
                 the message lists the valid ids.
+
         """
         modes = self.state.modes
         if modes is None:
@@ -250,10 +259,11 @@ class Session:
         Raises:
             LocalProtocolError: unknown option or value; the message lists the
                 valid ones.
+
         """
         option = self._find_option(config_id)
         wire: dict[str, Any] = {"sessionId": self.id, "configId": config_id}
-        if isinstance(option, s.SessionConfigBooleanOption):
+        if isinstance(option, s.SessionConfigBoolean):
             if not isinstance(value, bool):
                 raise LocalProtocolError(f"option {config_id!r} is a boolean: pass True or False")
             wire.update(type="boolean", value=value)
@@ -272,9 +282,9 @@ class Session:
 
     def _find_option(self, config_id: str) -> s.SessionConfigOption:
         for option in self.state.config_options:
-            if option.id == config_id:
+            if option_id(option) == config_id:
                 return option
-        valid = [o.id for o in self.state.config_options]
+        valid = [option_id(o) for o in self.state.config_options]
         raise LocalProtocolError(
             f"unknown config option {config_id!r}; "
             + (f"valid options: {', '.join(valid)}" if valid else "the agent offers none")
@@ -292,11 +302,14 @@ class Session:
 
         Raises:
             LocalProtocolError: the agent has no model option, or not this value.
+
         """
         option = self.model_option()
         if option is None:
-            raise LocalProtocolError("this agent offers no model choice (no config option of category 'model')")
-        await self.set_config_option(option.id, model_id)
+            raise LocalProtocolError(
+                "this agent offers no model choice (no config option of category 'model')"
+            )
+        await self.set_config_option(option_id(option), model_id)
 
     async def close(self) -> None:
         """Close the session on the agent side (``session/close``), if supported.
@@ -314,6 +327,13 @@ class Session:
                 logger.warning("session %s: the agent ignored session/cancel before close", self.id)
         self.closed = True
         await self._client._close_session(self)
+
+
+def option_id(option: s.SessionConfigOption) -> str:
+    """The id of a config option, also of one of a kind this version does not know."""
+    if isinstance(option, s.UnknownSessionConfigOption):
+        return str(option.raw.get("id", ""))
+    return option.id
 
 
 def option_values(option: s.SessionConfigOption) -> list[str]:

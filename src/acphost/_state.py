@@ -35,6 +35,7 @@ class Message:
         role: ``"user"``, ``"agent"`` or ``"thought"`` (the agent's reasoning).
         message_id: the agent's ``messageId``, when it sends one.
         content: the content blocks in arrival order.
+
     """
 
     role: Role
@@ -59,6 +60,7 @@ class ToolCallState:
     Attributes:
         cancelled: set by the host when the turn was cancelled while the call
             was still pending or running (the protocol has no such status).
+
     """
 
     tool_call_id: str
@@ -119,6 +121,7 @@ class SessionState:
         title: the session title from ``session_info_update``.
         keep_history: when False, message content is not kept (streaming
             hosts that render and forget keep memory flat).
+
     """
 
     def __init__(self, *, keep_history: bool = True) -> None:
@@ -140,8 +143,9 @@ class SessionState:
 
     def apply(self, update: s.SessionUpdate) -> None:
         """Fold one update into the state (the only mutator besides the setters)."""
-        kind = update.session_update
-        role = _CHUNK_ROLES.get(kind)
+        if isinstance(update, s.UnknownSessionUpdate):
+            return  # kept for the host's stream; no state rule applies to it
+        role = _CHUNK_ROLES.get(update.session_update)
         if role is not None:
             if self.keep_history:
                 self._add_chunk(role, update)  # type: ignore[arg-type]

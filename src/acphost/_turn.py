@@ -32,6 +32,7 @@ class UpdateQueue:
 
     Args:
         limit: the length at which :meth:`put` asks the producer to wait.
+
     """
 
     __slots__ = ("_getter", "_items", "_limit", "_space", "closed", "detached")
@@ -86,6 +87,7 @@ class UpdateQueue:
 
         Raises:
             StopAsyncIteration: the queue is closed and empty.
+
         """
         items = self._items
         while not items:
@@ -113,6 +115,7 @@ class TurnResult:
         usage: the ``usage`` field some agents add to the response, if any.
         meta: the response's ``_meta``, if any.
         response: the decoded ``PromptResponse``.
+
     """
 
     stop_reason: str
@@ -180,6 +183,7 @@ class Turn:
             AgentExited: the agent died during the turn.
             RequestError: the agent answered the prompt with an error.
             AcpTimeout: a cancel was not acknowledged in time.
+
         """
         if not self._iterating:
             self._queue.detach()

@@ -8,6 +8,7 @@ test can override per method.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -57,7 +58,9 @@ def schema_errors(def_name: str, value: Any) -> list[str]:
 def canned_responses() -> dict[str, Any]:
     """Default answers to the agent's requests: a result dict or ``("error", {...})``."""
     return {
-        "session/request_permission": {"outcome": {"outcome": "selected", "optionId": "allow-once"}},
+        "session/request_permission": {
+            "outcome": {"outcome": "selected", "optionId": "allow-once"}
+        },
         "fs/read_text_file": {"content": "first line\nsecond line\n"},
         "fs/write_text_file": {},
         "terminal/create": {"terminalId": "term-1"},
@@ -65,6 +68,7 @@ def canned_responses() -> dict[str, Any]:
         "terminal/wait_for_exit": {"exitCode": 0},
         "terminal/release": {},
         "terminal/kill": {},
+        "elicitation/create": {"action": "accept", "content": {"name": "Ada"}},
     }
 
 
@@ -208,6 +212,7 @@ class RawClient:
                 "fs": {"readTextFile": True, "writeTextFile": True},
                 "terminal": True,
                 "session": {"configOptions": {"boolean": {}}},
+                "elicitation": {"form": {}},
             }
         return self.call(
             "initialize",
@@ -226,14 +231,18 @@ class RawClient:
         assert follow["params"]["update"]["sessionUpdate"] == "available_commands_update"
         return str(result["sessionId"])
 
+    def start_prompt(self, session_id: str, text: str) -> Any:
+        """Send a one-text-block prompt and return its request id."""
+        return self.request(
+            "session/prompt",
+            {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
+        )
+
     def prompt(
         self, session_id: str, text: str, timeout: float = 5.0
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Send a one-text-block prompt; return (updates' update objects, response)."""
-        request_id = self.request(
-            "session/prompt",
-            {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
-        )
+        request_id = self.start_prompt(session_id, text)
         frames, response = self.until_response(request_id, timeout)
         updates = [
             f["params"]["update"]
@@ -245,10 +254,8 @@ class RawClient:
     def close(self, timeout: float = 5.0) -> int:
         """Close stdin and wait for the agent to exit; return its exit code."""
         assert self.proc.stdin is not None
-        try:
+        with contextlib.suppress(BrokenPipeError):
             self.proc.stdin.close()
-        except BrokenPipeError:
-            pass
         try:
             return self.proc.wait(timeout)
         finally:

@@ -70,6 +70,7 @@ class Connection:
         max_line_bytes: the largest frame accepted.
         tap: sees every frame's exact bytes in both directions.
         on_violation: called for every malformed frame the peer sent.
+
     """
 
     def __init__(
@@ -149,6 +150,7 @@ class Connection:
             AgentExited: the peer ended before answering.
             AcpTimeout: no answer within ``timeout`` (the request is then
                 abandoned with ``$/cancel_request``).
+
         """
         if self._closed_error is not None:
             raise self._closed_error
@@ -158,10 +160,8 @@ class Connection:
         if on_response is not None:
             self._on_response[rid] = on_response
         self._flush()
-        try:
+        with contextlib.suppress(ConnectionError):  # the reader reports the exit
             await self.transport.drain()
-        except ConnectionError:
-            pass  # the reader reports the exit; fut fails then
         try:
             if timeout is None:
                 return await fut
@@ -193,6 +193,7 @@ class Connection:
 
         Raises:
             AgentExited: the connection is closed.
+
         """
         if self._closed_error is not None:
             raise self._closed_error
@@ -254,9 +255,9 @@ class Connection:
                 )
                 self._handlers[ev.id] = task
             elif cls is CancelRequested:
-                task = self._handlers.get(ev.id)
-                if task is not None:
-                    task.cancel()
+                handler = self._handlers.get(ev.id)
+                if handler is not None:
+                    handler.cancel()
             elif cls is ProtocolViolation:
                 logger.warning("agent protocol violation: %s: %r", ev.message, ev.excerpt)
                 if self._on_violation is not None:

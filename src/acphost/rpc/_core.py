@@ -123,6 +123,7 @@ class RpcCore:
         tap: called with ``("receive", line)`` for every line received and
             ``("send", line)`` for every line queued, with the exact bytes
             (no trailing newline). Keep it fast: it runs inline.
+
     """
 
     def __init__(
@@ -148,6 +149,7 @@ class RpcCore:
 
         Args:
             data: any chunk of the byte stream; lines may be split anywhere.
+
         """
         if not data:
             return
@@ -216,13 +218,25 @@ class RpcCore:
             if not line.strip():
                 return  # blank lines between frames are harmless
             self._violation(f"malformed JSON: {exc}", line)
-            self._queue({"jsonrpc": "2.0", "id": None, "error": ParseError(
-                "Parse error: the frame is not valid JSON").to_wire()})
+            self._queue(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": ParseError("Parse error: the frame is not valid JSON").to_wire(),
+                }
+            )
             return
         if type(msg) is not dict:
             self._violation("a frame must be a JSON object (batches are not used by ACP)", line)
-            self._queue({"jsonrpc": "2.0", "id": None, "error": InvalidRequest(
-                "Invalid request: expected a JSON-RPC object").to_wire()})
+            self._queue(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": InvalidRequest(
+                        "Invalid request: expected a JSON-RPC object"
+                    ).to_wire(),
+                }
+            )
             return
         method = msg.get("method")
         if method is not None:
@@ -255,14 +269,27 @@ class RpcCore:
         rid = msg["id"]
         if not _valid_id(rid):
             self._violation(f"{method}: id must be a string, an integer or null", line)
-            self._queue({"jsonrpc": "2.0", "id": None, "error": InvalidRequest(
-                "Invalid request: id must be a string, an integer or null").to_wire()})
+            self._queue(
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": InvalidRequest(
+                        "Invalid request: id must be a string, an integer or null"
+                    ).to_wire(),
+                }
+            )
             return
         if rid in self._inbound:
             self._violation(f"{method}: id {rid!r} is already in use by a pending request", line)
-            self._queue({"jsonrpc": "2.0", "id": rid, "error": InvalidRequest(
-                f"Invalid request: id {rid!r} is already in use by a pending request"
-            ).to_wire()})
+            self._queue(
+                {
+                    "jsonrpc": "2.0",
+                    "id": rid,
+                    "error": InvalidRequest(
+                        f"Invalid request: id {rid!r} is already in use by a pending request"
+                    ).to_wire(),
+                }
+            )
             return
         self._inbound.add(rid)
         self._events.append(Request(rid, method, params))
@@ -281,7 +308,9 @@ class RpcCore:
     def _reply_invalid(self, msg: dict[str, Any], text: str) -> None:
         # Notifications are never answered (JSON-RPC 2.0 §4.1), even when broken.
         if "id" in msg and _valid_id(msg["id"]) and msg["id"] not in self._inbound:
-            self._queue({"jsonrpc": "2.0", "id": msg["id"], "error": InvalidRequest(text).to_wire()})
+            self._queue(
+                {"jsonrpc": "2.0", "id": msg["id"], "error": InvalidRequest(text).to_wire()}
+            )
 
     def _violation(self, message: str, line: bytes) -> None:
         self._events.append(ProtocolViolation(message, line[:_EXCERPT]))
@@ -294,6 +323,7 @@ class RpcCore:
         Args:
             method: the wire method name.
             params: a JSON-serialisable object, or ``None`` to omit ``params``.
+
         """
         rid = self._next_id
         self._next_id += 1
@@ -310,6 +340,7 @@ class RpcCore:
         Args:
             method: the wire method name.
             params: a JSON-serialisable object, or ``None`` to omit ``params``.
+
         """
         frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
@@ -321,6 +352,7 @@ class RpcCore:
 
         Raises:
             LocalProtocolError: no request with this id awaits an answer.
+
         """
         self._answer(request_id)
         self._queue({"jsonrpc": "2.0", "id": request_id, "result": result})
@@ -330,6 +362,7 @@ class RpcCore:
 
         Raises:
             LocalProtocolError: no request with this id awaits an answer.
+
         """
         self._answer(request_id)
         self._queue({"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()})

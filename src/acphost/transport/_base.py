@@ -31,6 +31,7 @@ class Transport(Protocol):
 
         Raises:
             ConnectionError: the peer is gone.
+
         """
         ...
 

@@ -51,6 +51,7 @@ class MemoryTransport:
 
         Raises:
             ConnectionError: this end or the peer was closed.
+
         """
         if self.closed or self.peer is None or self.peer.closed:
             raise ConnectionError("the in-memory peer is closed")

@@ -75,6 +75,7 @@ class StdioTransport:
     Attributes:
         argv: the command line it was started with.
         pid: the process id (also its process-group id).
+
     """
 
     def __init__(self, proc: asyncio.subprocess.Process, argv: Sequence[str]) -> None:
@@ -114,6 +115,7 @@ class StdioTransport:
         Raises:
             AgentStartError: the program is missing, not executable, or the cwd
                 does not exist.
+
         """
         if not argv:
             raise AgentStartError("no agent command given: the argv list is empty")
@@ -134,8 +136,10 @@ class StdioTransport:
                 limit=_READ_CHUNK,
             )
         except FileNotFoundError as exc:
-            if cwd is not None and not os.path.isdir(cwd):
-                raise AgentStartError(f"the agent's working directory {cwd} does not exist") from exc
+            if cwd is not None and not os.path.isdir(cwd):  # noqa: ASYNC240 - error path
+                raise AgentStartError(
+                    f"the agent's working directory {cwd} does not exist"
+                ) from exc
             raise AgentStartError(
                 f"cannot start the agent: {argv[0]!r} was not found; is it installed and on PATH?"
             ) from exc
@@ -196,6 +200,7 @@ class StdioTransport:
 
         Raises:
             ConnectionError: the agent's stdin is closed (it exited).
+
         """
         stdin = self._proc.stdin
         if stdin is None or stdin.is_closing():
@@ -248,6 +253,7 @@ class StdioTransport:
         Args:
             grace: seconds to wait after EOF.
             term_grace: seconds to wait after SIGTERM.
+
         """
         if self._closed:
             return

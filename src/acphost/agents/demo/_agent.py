@@ -201,13 +201,18 @@ class Agent:
                     "currentValue": session.verbose,
                 }
             )
-        return {"modes": {"currentModeId": session.mode, "availableModes": modes}, "configOptions": config}
+        return {
+            "modes": {"currentModeId": session.mode, "availableModes": modes},
+            "configOptions": config,
+        }
 
     def _after(self, request_id: object, result: Json, session: Session) -> object:
         # The commands update follows the response: only then does the client
         # know the session id it belongs to.
         self.wire.respond(request_id, result)
-        self.wire.notify("session/update", {"sessionId": session.id, "update": available_commands()})
+        self.wire.notify(
+            "session/update", {"sessionId": session.id, "update": available_commands()}
+        )
         return _ANSWERED
 
     # -- methods ----------------------------------------------------------------
@@ -234,13 +239,19 @@ class Agent:
                     "description": "Always succeeds; optional unless ACPHOST_DEMO_REQUIRE_AUTH=1",
                 }
             ],
-            "agentInfo": {"name": "acphost-demo", "title": "acphost demo agent", "version": VERSION},
+            "agentInfo": {
+                "name": "acphost-demo",
+                "title": "acphost demo agent",
+                "version": VERSION,
+            },
         }
 
     def authenticate(self, request_id: object, params: Json) -> Json:
         """``authenticate``: only ``demo-login`` exists."""
         if params.get("methodId") != AUTH_METHOD:
-            raise RpcError(INVALID_PARAMS, f"Invalid params: unknown auth method {params.get('methodId')!r}")
+            raise RpcError(
+                INVALID_PARAMS, f"Invalid params: unknown auth method {params.get('methodId')!r}"
+            )
         self.authenticated = True
         return {}
 
@@ -285,7 +296,9 @@ class Agent:
             raise RpcError(INVALID_PARAMS, "Invalid params: cwd must be a string")
         start = 0
         if cursor is not None:
-            if not (isinstance(cursor, str) and cursor.startswith("demo:") and cursor[5:].isdigit()):
+            if not (
+                isinstance(cursor, str) and cursor.startswith("demo:") and cursor[5:].isdigit()
+            ):
                 raise RpcError(INVALID_PARAMS, f"Invalid params: bad cursor {cursor!r}")
             start = int(cursor[5:])
         sessions = [s for s in self.store.all() if cwd is None or s.cwd == cwd]
@@ -365,8 +378,17 @@ class Agent:
             else:
                 raise RpcError(INVALID_PARAMS, f"Invalid params: unsupported content {kind!r}")
         if session.turn is not None:
-            raise RpcError(INVALID_PARAMS, "Invalid params: a turn is already running in this session")
-        turn = Turn(self.wire, session, "".join(texts), attachments, self.client, self.step)
+            raise RpcError(
+                INVALID_PARAMS, "Invalid params: a turn is already running in this session"
+            )
+        turn = Turn(
+            self.wire,
+            session,
+            text="".join(texts),
+            attachments=attachments,
+            client=self.client,
+            step=self.step,
+        )
         session.turn = turn
         thread = threading.Thread(
             target=self._run_turn, args=(request_id, turn), name="acphost-demo.turn", daemon=True

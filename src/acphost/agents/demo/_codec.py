@@ -42,12 +42,20 @@ class _ScanContext:
 
 _WHITESPACE = " \t\n\r"
 
+
+def _unsupported(value: object) -> object:
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
 try:
     import _json
 
-    _scan: Callable[[str, int], tuple[Any, int]] = _json.make_scanner(_ScanContext())
+    # typeshed types the scanner's argument as a scanner; it reads only the attributes.
+    _scan: Callable[[str, int], tuple[Any, int]] = _json.make_scanner(
+        _ScanContext()  # type: ignore[arg-type]
+    )
     _encode: Callable[[Any, int], Any] = _json.make_encoder(
-        None, None, _json.encode_basestring, None, ":", ",", False, False, True
+        None, _unsupported, _json.encode_basestring, None, ":", ",", False, False, True
     )
 
     def loads(text: str) -> Any:
@@ -55,6 +63,7 @@ try:
 
         Raises:
             DecodeError: ``text`` is not exactly one JSON value.
+
         """
         start = len(text) - len(text.lstrip(_WHITESPACE))
         try:
@@ -73,7 +82,7 @@ try:
         return "".join(_encode(value, 0))
 
     def _slow_loads(text: str) -> Any:
-        import json
+        import json  # noqa: PLC0415 - the error path only; json imports re
 
         try:
             return json.loads(text)
@@ -88,6 +97,7 @@ except ImportError:  # pragma: no cover - CPython always has _json
 
         Raises:
             DecodeError: ``text`` is not exactly one JSON value.
+
         """
         try:
             return json.loads(text)

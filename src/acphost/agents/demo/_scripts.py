@@ -71,7 +71,9 @@ def tool(turn: Turn, arg: str) -> str:
     turn.tool_update(
         call,
         status="completed",
-        content=[{"type": "content", "content": {"type": "text", "text": "2 matches in README.md"}}],
+        content=[
+            {"type": "content", "content": {"type": "text", "text": "2 matches in README.md"}}
+        ],
         locations=[{"path": path, "line": 3}, {"path": path, "line": 14}],
         rawOutput={"matches": 2},
     )
@@ -202,7 +204,7 @@ def terminal(turn: Turn, arg: str) -> str:
     if not turn.can("terminal"):
         turn.say("The client did not advertise terminal support, so I cannot run commands.")
         return "end_turn"
-    import shlex  # only this script needs it; keep it off the start-up path
+    import shlex  # noqa: PLC0415 - only this script needs it; keep it off start-up
 
     try:
         words = shlex.split(arg)
@@ -242,6 +244,36 @@ def terminal(turn: Turn, arg: str) -> str:
     turn.say(f"The command exited with code {code}; it printed {len(text)} characters.")
     if text:
         turn.say("\n\n```\n" + text[-2000:] + "\n```")
+    return "end_turn"
+
+
+def elicit(turn: Turn, arg: str) -> str:
+    """Ask the user for their name with a form (``elicitation/create``)."""
+    capability = turn.client.get("elicitation")
+    if not (isinstance(capability, dict) and isinstance(capability.get("form"), dict)):
+        turn.say("The client did not advertise elicitation.form, so I cannot ask.")
+        return "end_turn"
+    reply = turn.call(
+        "elicitation/create",
+        {
+            "mode": "form",
+            "message": "What should the demo agent call you?",
+            "requestedSchema": {
+                "type": "object",
+                "properties": {"name": {"type": "string", "title": "Your name", "minLength": 1}},
+                "required": ["name"],
+            },
+        },
+        string_id=True,
+    )
+    result = reply.result if isinstance(reply.result, dict) else {}
+    if reply.error is not None:
+        turn.say(f"The elicitation failed: {reply.error.get('message')}.")
+    elif result.get("action") == "accept":
+        content = result.get("content") or {}
+        turn.say(f"Nice to meet you, {content.get('name', 'stranger')}.")
+    else:
+        turn.say(f"No name given ({result.get('action')}).")
     return "end_turn"
 
 
@@ -342,14 +374,17 @@ def limit(turn: Turn, arg: str) -> str:
 
 def help_(turn: Turn, arg: str) -> str:
     """List the keywords."""
-    lines = [f"- `{name}`: {(func.__doc__ or '').splitlines()[0]}" for name, func in KEYWORDS.items()]
-    turn.say("The demo agent knows these keywords (first word of the prompt):\n\n")
+    lines = [
+        f"- `{name}`: {(func.__doc__ or '').splitlines()[0].replace('``', '`')}"
+        for name, func in KEYWORDS.items()
+    ]
+    turn.say("The demo agent knows these keywords (first word of the prompt):\n")
     turn.say("\n".join(lines) + "\n\nAnything else runs the tour.")
     return "end_turn"
 
 
 def tour(turn: Turn, arg: str) -> str:
-    """The default: thoughts, a plan, tool calls with a diff, markdown, commands, usage."""
+    """Run the tour: thoughts, a plan, tool calls, a diff, markdown, commands, usage."""
     turn.think("No keyword in the prompt, ")
     turn.pause()
     turn.think("so I will show everything an ACP agent can stream.")
@@ -382,6 +417,7 @@ KEYWORDS: dict[str, Script] = {
     "read": read,
     "write": write,
     "terminal": terminal,
+    "elicit": elicit,
     "commands": commands,
     "usage": usage,
     "title": title,

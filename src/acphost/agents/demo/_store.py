@@ -176,10 +176,9 @@ class Store:
             found = self.get(session_id) is not None
             self._sessions.pop(session_id, None)
             if self._dir is not None:
-                try:
-                    os.remove(self._path(session_id))
-                except FileNotFoundError:
-                    pass
+                path = self._path(session_id)
+                if os.path.exists(path):
+                    os.remove(path)
             return found
 
     def save(self, session: Session) -> None:

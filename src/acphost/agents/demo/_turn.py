@@ -44,6 +44,7 @@ class Turn:
         self,
         wire: Wire,
         session: Session,
+        *,
         text: str,
         attachments: list[str],
         client: Json,
@@ -175,7 +176,11 @@ class Turn:
         self.session.title = title
         self.session.updated = iso_now()
         self.update(
-            {"sessionUpdate": "session_info_update", "title": title, "updatedAt": self.session.updated}
+            {
+                "sessionUpdate": "session_info_update",
+                "title": title,
+                "updatedAt": self.session.updated,
+            }
         )
 
     # -- requests to the client -----------------------------------------------
@@ -193,9 +198,12 @@ class Turn:
 
         Raises:
             Cancelled: The turn was cancelled while waiting; a late answer is dropped.
+
         """
         self.check()
-        reply = self.wire.request(method, {"sessionId": self.session.id, **params}, string_id=string_id)
+        reply = self.wire.request(
+            method, {"sessionId": self.session.id, **params}, string_id=string_id
+        )
         self._waiting = reply
         if self.cancelled.is_set():
             self.wire.interrupt(reply)
@@ -212,7 +220,13 @@ class Turn:
             self.wire.interrupt(reply)
 
     def can(self, capability: str) -> bool:
-        """Whether the client advertised ``fs.readTextFile``, ``fs.writeTextFile`` or ``terminal``."""
+        """Return whether the client advertised a capability.
+
+        Args:
+            capability: ``"readTextFile"``, ``"writeTextFile"`` (under ``fs``) or
+                ``"terminal"``.
+
+        """
         if capability == "terminal":
             return self.client.get("terminal") is True
         fs = self.client.get("fs")

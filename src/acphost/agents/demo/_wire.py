@@ -90,6 +90,7 @@ class Wire:
             params: Its params object.
             string_id: Use a string id (``"demo-7"``) rather than an integer;
                 JSON-RPC allows both and clients must echo either back.
+
         """
         reply = Reply()
         with self._lock:

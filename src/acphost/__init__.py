@@ -1,0 +1,136 @@
+"""acphost: the host side of the Agent Client Protocol.
+
+Start an agent, open sessions, send prompts and consume one ordered, typed
+stream of updates, while host providers answer the agent's file, permission
+and terminal requests inside a workspace jail::
+
+    import asyncio, acphost
+
+    async def main():
+        async with acphost.AcpClient.start(["python", "-m", "acphost.agents.demo"]) as client:
+            session = await client.new_session("/path/to/project")
+            turn = session.prompt("hello")
+            async for update in turn:
+                print(update.text, end="")
+            print((await turn).stop_reason)
+
+    asyncio.run(main())
+
+Names are imported lazily: ``import acphost`` loads neither asyncio nor the
+schema until one of them is used (the CLI's start-up time depends on it).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ._version import __version__
+
+# Not `from typing import TYPE_CHECKING`: typing pulls in re and enum (~6 ms),
+# which `import acphost` and the demo agent's start-up must not pay.
+TYPE_CHECKING = False
+
+__all__ = [
+    "AcpClient",
+    "AcpError",
+    "AcpTimeout",
+    "AgentExited",
+    "AgentStartError",
+    "AuthRequired",
+    "CapabilityNotSupported",
+    "HostConfig",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "LocalProtocolError",
+    "Message",
+    "MethodNotFound",
+    "ParseError",
+    "RemoteProtocolError",
+    "RequestCancelled",
+    "RequestError",
+    "ResourceNotFound",
+    "RunResult",
+    "Session",
+    "SessionState",
+    "ToolCallState",
+    "Turn",
+    "TurnResult",
+    "UsageError",
+    "__version__",
+    "run",
+]
+
+_LAZY = {
+    "AcpClient": "._client",
+    "HostConfig": "._host_bridge",
+    "Session": "._session",
+    "Message": "._state",
+    "SessionState": "._state",
+    "ToolCallState": "._state",
+    "Turn": "._turn",
+    "TurnResult": "._turn",
+    "RunResult": "._sync",
+    "run": "._sync",
+}
+_ERRORS = {
+    "AcpError",
+    "AcpTimeout",
+    "AgentExited",
+    "AgentStartError",
+    "AuthRequired",
+    "CapabilityNotSupported",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "LocalProtocolError",
+    "MethodNotFound",
+    "ParseError",
+    "RemoteProtocolError",
+    "RequestCancelled",
+    "RequestError",
+    "ResourceNotFound",
+    "UsageError",
+}
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._client import AcpClient
+    from ._errors import (
+        AcpError,
+        AcpTimeout,
+        AgentExited,
+        AgentStartError,
+        AuthRequired,
+        CapabilityNotSupported,
+        InternalError,
+        InvalidParams,
+        InvalidRequest,
+        LocalProtocolError,
+        MethodNotFound,
+        ParseError,
+        RemoteProtocolError,
+        RequestCancelled,
+        RequestError,
+        ResourceNotFound,
+        UsageError,
+    )
+    from ._host_bridge import HostConfig
+    from ._session import Session
+    from ._state import Message, SessionState, ToolCallState
+    from ._sync import RunResult, run
+    from ._turn import Turn, TurnResult
+
+
+def __getattr__(name: str) -> Any:
+    module = "._errors" if name in _ERRORS else _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'acphost' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,327 @@
+"""The bridge between the agent's requests and the host providers.
+
+Decodes each agent→client request against the schema (bad params → -32602
+with the path of the problem), finds the session and its workspace, consults
+the permission broker — also for file writes and terminals the agent did not
+ask permission for (issue 3, "Mediation") — and calls the provider.
+
+A method the host did not advertise is answered -32601, exactly as an
+unknown one: the agent must not use capabilities it was not offered.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from . import schema as s
+from ._errors import InvalidParams, MethodNotFound
+from .host import (
+    AllowReads,
+    FileSystemProvider,
+    PermissionBroker,
+    PermissionOption,
+    PermissionPolicy,
+    PermissionRequest,
+    TerminalManager,
+    Workspace,
+)
+
+if TYPE_CHECKING:
+    from ._client import AcpClient
+
+__all__ = ["ElicitationHandler", "HostBridge", "HostConfig"]
+
+logger = logging.getLogger("acphost.host")
+
+
+class ElicitationHandler(Protocol):
+    """Answers ``elicitation/create``: ask the user, return the wire response object."""
+
+    form: bool
+    url: bool
+
+    async def __call__(self, request: s.CreateElicitationRequest) -> dict[str, Any]:
+        """Return a ``CreateElicitationResponse`` as a wire object (accept/decline/cancel)."""
+        ...
+
+
+def _default_fs() -> FileSystemProvider | None:
+    return FileSystemProvider()
+
+
+def _default_terminals() -> TerminalManager | None:
+    return TerminalManager()
+
+
+@dataclass
+class HostConfig:
+    """What the host offers the agent, and the rules it enforces.
+
+    Only what is configured here is advertised in ``initialize``.
+
+    Attributes:
+        fs: the file provider (``None``: no file access at all).
+        allow_write: advertise and serve ``fs/write_text_file`` (still
+            confined to the workspace and mediated by the policy).
+        terminals: the terminal manager (``None``: no terminals).
+        permissions: a policy, or a ready :class:`~acphost.host.PermissionBroker`
+            (for an audit log or per-agent memory).
+        elicitation: the elicitation handler (``None``: not advertised).
+
+    """
+
+    fs: FileSystemProvider | None = field(default_factory=_default_fs)
+    allow_write: bool = False
+    terminals: TerminalManager | None = field(default_factory=_default_terminals)
+    permissions: PermissionPolicy | PermissionBroker = field(default_factory=AllowReads)
+    elicitation: ElicitationHandler | None = None
+
+
+class HostBridge:
+    """Serves the agent's requests for one client (internal)."""
+
+    def __init__(self, config: HostConfig) -> None:
+        self.config = config
+        perms = config.permissions
+        self.broker = perms if isinstance(perms, PermissionBroker) else PermissionBroker(perms)
+        self._client: AcpClient | None = None
+        self._workspaces: dict[str, Workspace] = {}
+        handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
+            s.SESSION_REQUEST_PERMISSION: self._request_permission,
+        }
+        if config.fs is not None:
+            handlers[s.FS_READ_TEXT_FILE] = self._read_text_file
+            if config.allow_write:
+                handlers[s.FS_WRITE_TEXT_FILE] = self._write_text_file
+        if config.terminals is not None:
+            handlers[s.TERMINAL_CREATE] = self._terminal_create
+            handlers[s.TERMINAL_OUTPUT] = self._terminal_output
+            handlers[s.TERMINAL_WAIT_FOR_EXIT] = self._terminal_wait
+            handlers[s.TERMINAL_KILL] = self._terminal_kill
+            handlers[s.TERMINAL_RELEASE] = self._terminal_release
+        if config.elicitation is not None:
+            handlers[s.ELICITATION_CREATE] = self._elicitation_create
+        self._handlers = handlers
+
+    def attach(self, client: AcpClient) -> None:
+        """Bind to the client whose sessions the requests name."""
+        self._client = client
+
+    def capabilities(self, *, auth_terminal: bool = False) -> s.ClientCapabilities:
+        """The client capabilities matching what is configured."""
+        cfg = self.config
+        elicitation = None
+        if cfg.elicitation is not None:
+            elicitation = s.ElicitationCapabilities(
+                form=s.ElicitationFormCapabilities() if cfg.elicitation.form else None,
+                url=s.ElicitationUrlCapabilities() if cfg.elicitation.url else None,
+            )
+        return s.ClientCapabilities(
+            fs=s.FileSystemCapabilities(
+                read_text_file=cfg.fs is not None,
+                write_text_file=cfg.fs is not None and cfg.allow_write,
+            ),
+            terminal=cfg.terminals is not None,
+            auth=s.AuthCapabilities(terminal=auth_terminal),
+            elicitation=elicitation,
+            # Session.set_config_option handles boolean options (schema 1.18).
+            session=s.ClientSessionCapabilities(
+                config_options=s.SessionConfigOptionsCapabilities(
+                    boolean=s.BooleanConfigOptionCapabilities()
+                )
+            ),
+        )
+
+    # -- dispatch ------------------------------------------------------------------
+
+    async def handle(self, method: str, params: Any) -> Any:
+        """Answer one agent request (the connection's ``on_request``).
+
+        Raises:
+            MethodNotFound: unknown, or not advertised to this agent.
+            InvalidParams: the params do not match the schema, or name an
+                unknown session.
+            RequestError: the provider or the policy refused.
+
+        """
+        handler = self._handlers.get(method)
+        if handler is None:
+            raise MethodNotFound(f"Method not found: {method}")
+        return await handler(params)
+
+    def _session(self, session_id: str) -> Any:
+        client = self._client
+        session = client.sessions.get(session_id) if client is not None else None
+        if session is None:
+            raise InvalidParams(f"unknown session {session_id!r}")
+        return session
+
+    def _workspace(self, session_id: str) -> Workspace:
+        ws = self._workspaces.get(session_id)
+        if ws is None:
+            session = self._session(session_id)
+            try:
+                ws = Workspace([session.cwd, *session.additional_directories])
+            except ValueError as exc:
+                raise InvalidParams(f"the session's workspace is unusable: {exc}") from None
+            self._workspaces[session_id] = ws
+        return ws
+
+    # -- permissions -------------------------------------------------------------------
+
+    def begin_turn(self, session_id: str) -> None:
+        """A prompt starts: permission requests of the session are live again."""
+        self.broker.begin_turn(session_id)
+
+    def cancel_session(self, session_id: str) -> None:
+        """The turn is cancelled: answer its pending and new requests ``cancelled``."""
+        self.broker.cancel_session(session_id)
+
+    async def _request_permission(self, params: Any) -> Any:
+        req = _decode(s.RequestPermissionRequest, params)
+        session = self._session(req.session_id)
+        # The request carries the tool call, announced or not (issue 3 item 10).
+        call = session.state.merge_tool_call(req.tool_call)
+        paths = tuple(loc.path for loc in call.locations)
+        paths += tuple(
+            c.path
+            for c in call.content
+            if isinstance(c, s.DiffToolCallContent) and c.path not in paths
+        )
+        request = PermissionRequest(
+            session_id=req.session_id,
+            tool_call_id=call.tool_call_id,
+            title=call.title or None,
+            tool_kind=call.kind,
+            paths=paths,
+            command=_command_of(call.raw_input),
+            options=tuple(PermissionOption(o.option_id, o.name, o.kind) for o in req.options),
+            raw_input=call.raw_input,
+        )
+        outcome = await self.broker.request(request)
+        if outcome.option_id is None:
+            return {"outcome": {"outcome": "cancelled"}}
+        return {"outcome": {"outcome": "selected", "optionId": outcome.option_id}}
+
+    # -- files -------------------------------------------------------------------
+
+    async def _read_text_file(self, params: Any) -> Any:
+        req = _decode(s.ReadTextFileRequest, params)
+        ws = self._workspace(req.session_id)
+        assert self.config.fs is not None
+        content = await self.config.fs.read_text_file(ws, req.path, req.line, req.limit)
+        return {"content": content}
+
+    async def _write_text_file(self, params: Any) -> Any:
+        req = _decode(s.WriteTextFileRequest, params)
+        ws = self._workspace(req.session_id)
+        assert self.config.fs is not None
+        await self.broker.check(PermissionRequest.for_fs_write(req.session_id, req.path))
+        await self.config.fs.write_text_file(ws, req.path, req.content)
+        return {}
+
+    # -- terminals -----------------------------------------------------------------
+
+    @property
+    def _terminals(self) -> TerminalManager:
+        assert self.config.terminals is not None
+        return self.config.terminals
+
+    async def _terminal_create(self, params: Any) -> Any:
+        req = _decode(s.CreateTerminalRequest, params)
+        ws = self._workspace(req.session_id)
+        await self.broker.check(
+            PermissionRequest.for_terminal(req.session_id, req.command, req.args, cwd=req.cwd)
+        )
+        env = {v.name: v.value for v in req.env} if req.env else None
+        terminal_id = await self._terminals.create(
+            req.session_id,
+            ws,
+            req.command,
+            args=req.args,
+            env=env,
+            cwd=req.cwd,
+            output_byte_limit=req.output_byte_limit,
+        )
+        return {"terminalId": terminal_id}
+
+    async def _terminal_output(self, params: Any) -> Any:
+        req = _decode(s.TerminalOutputRequest, params)
+        out = self._terminals.output(req.session_id, req.terminal_id)
+        result: dict[str, Any] = {"output": out.output, "truncated": out.truncated}
+        if out.exit_status is not None:
+            result["exitStatus"] = _exit_status(out.exit_status)
+        return result
+
+    async def _terminal_wait(self, params: Any) -> Any:
+        req = _decode(s.WaitForTerminalExitRequest, params)
+        status = await self._terminals.wait_for_exit(req.session_id, req.terminal_id)
+        return _exit_status(status)
+
+    async def _terminal_kill(self, params: Any) -> Any:
+        req = _decode(s.KillTerminalRequest, params)
+        await self._terminals.kill(req.session_id, req.terminal_id)
+        return {}
+
+    async def _terminal_release(self, params: Any) -> Any:
+        req = _decode(s.ReleaseTerminalRequest, params)
+        await self._terminals.release(req.session_id, req.terminal_id)
+        return {}
+
+    # -- elicitation -----------------------------------------------------------------
+
+    async def _elicitation_create(self, params: Any) -> Any:
+        req = _decode(s.CreateElicitationRequest, params)
+        assert self.config.elicitation is not None
+        return await self.config.elicitation(req)
+
+    def elicitation_complete(self, params: Any) -> None:
+        """The agent says a URL elicitation finished (informational)."""
+        logger.info(
+            "elicitation complete: %r",
+            params.get("elicitationId") if isinstance(params, dict) else None,
+        )
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    async def release_session(self, session_id: str) -> None:
+        """Free what a closed session holds (terminals, workspace)."""
+        self._workspaces.pop(session_id, None)
+        if self.config.terminals is not None:
+            await self.config.terminals.release_session(session_id)
+
+    async def close(self) -> None:
+        """Kill every terminal of every session."""
+        if self.config.terminals is not None:
+            await self.config.terminals.close()
+
+
+def _decode(cls: Any, params: Any) -> Any:
+    try:
+        return cls.from_wire(params)
+    except s.SchemaError as exc:
+        raise InvalidParams(f"Invalid params: {exc}") from None
+
+
+def _exit_status(status: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if status.exit_code is not None:
+        out["exitCode"] = status.exit_code
+    if status.signal is not None:
+        out["signal"] = status.signal
+    return out
+
+
+def _command_of(raw_input: Any) -> str | None:
+    """Best effort: the command line an execute tool call runs, from its raw input."""
+    if not isinstance(raw_input, dict):
+        return None
+    cmd = raw_input.get("command") or raw_input.get("cmd")
+    if isinstance(cmd, str):
+        return cmd
+    if isinstance(cmd, list) and all(isinstance(c, str) for c in cmd):
+        return " ".join(cmd)
+    return None

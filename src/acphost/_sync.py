@@ -1,0 +1,87 @@
+"""The synchronous twin for scripts: one call, one prompt, one result.
+
+It wraps the async client (never a second copy of it, STYLE.md): each call
+runs its own event loop, starts the agent, runs one turn and ends the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._errors import UsageError
+from ._state import ToolCallState
+
+__all__ = ["DEMO_AGENT", "RunResult", "run"]
+
+#: The argv of the built-in demo agent.
+DEMO_AGENT: tuple[str, ...] = (sys.executable, "-m", "acphost.agents.demo")
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """The outcome of :func:`run`.
+
+    Attributes:
+        text: the agent's reply text.
+        stop_reason: why the turn ended (``end_turn``, ``cancelled``...).
+        tool_calls: the tool calls of the turn, merged.
+        session_id: the session used.
+
+    """
+
+    text: str
+    stop_reason: str
+    tool_calls: tuple[ToolCallState, ...]
+    session_id: str
+
+
+def run(
+    prompt: str,
+    *,
+    agent: Sequence[str] = DEMO_AGENT,
+    cwd: str | os.PathLike[str] | None = None,
+    env: Mapping[str, str] | None = None,
+    **options: Any,
+) -> RunResult:
+    """Run one prompt against an agent and return its reply (blocking).
+
+    Args:
+        prompt: the prompt text.
+        agent: the agent's argv (default: the built-in demo agent).
+        cwd: the session's workspace (default: the current directory).
+        env: variables overlaid on the environment for the agent.
+        **options: client options, as for :meth:`AcpClient.connect`
+            (e.g. ``host=HostConfig(allow_write=True)``).
+
+    Returns:
+        The reply text, stop reason and tool calls.
+
+    Raises:
+        UsageError: called from a running event loop (use ``AcpClient`` there).
+        AcpError: anything the async client raises.
+
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:
+        raise UsageError("acphost.run() blocks; in async code use AcpClient.start() instead")
+    workdir = os.path.abspath(os.fspath(cwd) if cwd is not None else os.getcwd())
+    return asyncio.run(_run(prompt, list(agent), workdir, env, options))
+
+
+async def _run(
+    prompt: str, agent: list[str], cwd: str, env: Mapping[str, str] | None, options: dict[str, Any]
+) -> RunResult:
+    from ._client import AcpClient  # noqa: PLC0415 - keep `import acphost` light
+
+    async with AcpClient.start(agent, env=env, cwd=cwd, **options) as client:
+        session = await client.new_session(cwd)
+        result = await session.prompt(prompt)
+        return RunResult(result.text, result.stop_reason, result.tool_calls, session.id)

@@ -1,0 +1,28 @@
+"""The ``acphost`` command line.
+
+``acphost [options] [--] [prompt]`` runs one prompt (read from stdin when no
+prompt is given); a first word naming a subcommand runs that instead, and
+``acphost -- WORD`` sends WORD as the prompt (DESIGN.md).
+
+Exit codes: 0 the turn completed; 1 agent, protocol or transport error;
+2 usage or configuration error; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return the exit code.
+
+    Args:
+        argv: the arguments (default: ``sys.argv[1:]``).
+
+    """
+    from ._main import run_cli  # noqa: PLC0415 - keeps `import acphost.cli` instant
+
+    return run_cli(list(sys.argv[1:] if argv is None else argv))
