@@ -338,7 +338,7 @@ class Builder:
                 continue
             if self.is_dunion(s):
                 self.build_union(name, s)
-            elif s.get("type") == "object":
+            elif self.is_merged_object(s):
                 if name in self.replaced:
                     continue
                 props, req = self.collect(s)
@@ -354,6 +354,14 @@ class Builder:
                 m.order.remove(name)
         return m
 
+    def is_merged_object(self, s: dict[str, Any]) -> bool:
+        """An object type, or an ``anyOf`` of inline objects (the response envelopes)."""
+        if s.get("type") == "object":
+            return True
+        alts = s.get("anyOf") or s.get("oneOf") or []
+        return bool(alts) and all(a.get("type") == "object" and "properties" in a
+                                  and "allOf" not in a for a in alts)
+
     def is_dunion(self, s: dict[str, Any]) -> bool:
         alts = s.get("oneOf") or s.get("anyOf")
         if not alts:
@@ -365,7 +373,7 @@ class Builder:
     def classify_alias(self, name: str, s: dict[str, Any]) -> None:
         m = self.model
         doc = first_paragraph(s.get("description", ""))
-        if self.is_dunion(s) or s.get("type") == "object":
+        if self.is_dunion(s) or self.is_merged_object(s):
             return
         alts = s.get("oneOf") or s.get("anyOf")
         if not s or set(s) <= {"description", "title"}:
@@ -502,8 +510,7 @@ class Emitter:
             return self.helpers[t]
         hname = f"_d{len(self.helpers)}"
         self.helpers[t] = hname
-        ann = ann_of(t)
-        body = [f"def {hname}(v: object, path: str) -> {ann}:"]
+        body = [f"def {hname}(v: object, path: str) -> Any:"]
         if k == "list":
             body.append(f"    return _list(v, path, {self.dec_fn(t[1])}, {t[2]})")
         elif k == "map":
@@ -515,7 +522,7 @@ class Emitter:
         elif k == "union":
             fns = ", ".join(self.dec_fn(x) for x in t[1])
             what = " or ".join(what_of(x) for x in t[1])
-            body.append(f"    return _first(v, path, ({fns},), {what!r})  # type: ignore[no-any-return]")
+            body.append(f"    return _first(v, path, ({fns},), {what!r})")
         self.helper_code.append("\n".join(body))
         return hname
 
@@ -587,7 +594,8 @@ class Emitter:
         keys = [f.json for f in fields] + ([c.disc[0]] if c.disc else [])
         out.append(f"    _wire_keys: ClassVar[frozenset[str]] = frozenset({tuple_lit(keys)})")
         if c.disc:
-            out.append(f"    {c.disc[1]}: Literal[{json.dumps(c.disc[2])}] = {json.dumps(c.disc[2])}")
+            lit = json.dumps(c.disc[2])
+            out.append(f"    {c.disc[1]}: Literal[{lit}] = {lit}")
         anns: dict[str, str] = {}
         for f in fields:
             a = ann_of(f.t)
@@ -638,12 +646,13 @@ class Emitter:
                 out.append("            n += 1")
                 out += lines
             out.append(f"        _set(self, {f.name!r}, v)")
-        out.append("        _set(self, \"extra\", _extra(data, cls._wire_keys) if len(data) > n else None)")
+        out.append("        _set(self, \"extra\", "
+                   "_extra(data, cls._wire_keys) if len(data) > n else None)")
         out.append("        return self")
         # to_wire
         out.append("")
         out.append("    def to_wire(self) -> dict[str, Any]:")
-        out.append("        \"\"\"Return the JSON object (camelCase keys, absent fields omitted).\"\"\"")
+        out.append('        """Return the JSON object (camelCase keys, absent fields omitted)."""')
         items = []
         if c.disc:
             items.append(f"{c.disc[0]!r}: {json.dumps(c.disc[2])}")
@@ -652,9 +661,8 @@ class Emitter:
             items.append(f"{f.json!r}: {e}")
         out.append(f"        d: dict[str, Any] = {{{', '.join(items)}}}")
         for f in opt:
-            out.append(f"        v = self.{f.name}")
-            out.append("        if v is not None:")
-            e = self.enc(f.t, "v") or "v"
+            out.append(f"        if self.{f.name} is not None:")
+            e = self.enc(f.t, f"self.{f.name}") or f"self.{f.name}"
             out.append(f"            d[{f.json!r}] = {e}")
         out.append("        if self.extra:")
         out.append("            d.update(self.extra)")
@@ -722,7 +730,8 @@ class Emitter:
             lines.append(f"        raise _bad(path, {what_of(t)!r}, v)")
             lines.append("    return v  # type: ignore[return-value]")
             return "\n".join(lines) + "\n"
-        lines.append(f"    return {self.dec_fn(t)}(data, path)")
+        lines.append(f"    value: {a.name} = {self.dec_fn(t)}(data, path)")
+        lines.append("    return value")
         return "\n".join(lines) + "\n"
 
 
@@ -1012,9 +1021,11 @@ def generate_types(model: Model, version: str) -> str:
         else:
             rows.append(f"    {name!r}: {em.dec_fn(('ref', name))},")
     parts += [h + "\n" for h in em.helper_code]
-    parts.append("DECODERS: dict[str, Callable[[object, str], Any]] = {\n" + "\n".join(rows) + "\n}\n"
+    parts.append("DECODERS: dict[str, Callable[[object, str], Any]] = {\n"
+                 + "\n".join(rows) + "\n}\n"
                  '"""Schema ``$defs`` name -> ``decode(data, path="")`` for that type."""\n')
-    names = [n for n in model.order if n in model.classes or n in model.unions or n in model.aliases]
+    names = [n for n in model.order
+             if n in model.classes or n in model.unions or n in model.aliases]
     names += [f"decode_{snake(n)}" for n in model.order if n in model.unions]
     names += [f"decode_{snake(a.name)}" for a in aliases if a.decoder]
     names.append("DECODERS")
@@ -1033,7 +1044,9 @@ def generate_methods(schema: dict[str, Any], meta: dict[str, Any],
         if m:
             slot = "result" if name.endswith("Response") else "params"
             by_method.setdefault(m, {})[slot] = name
-    out = ['"""ACP wire method names (GENERATED by tools/gen_schema.py from meta.json; do not edit).',
+    out = ['"""ACP wire method names (GENERATED by tools/gen_schema.py from meta.json).',
+           "",
+           "Do not edit: regenerate with ``python tools/gen_schema.py``.",
            "",
            "Each table maps a wire name to (params class name, result class name or None for a",
            "notification); the names are attributes of :mod:`acphost.schema`.",

@@ -28,8 +28,11 @@ message: exception text never goes to the agent (STYLE.md, "Exceptions").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar
+# typing costs ~8 ms at import; annotations are strings here, so only mypy needs it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, ClassVar
 
 __all__ = [
     "AcpError",
