@@ -1,10 +1,59 @@
 """Host-side providers: the workspace jail, the permission policy and terminals."""
 
+from ._audit import AuditLog
 from ._fs import DEFAULT_MAX_READ_BYTES, FileSystemProvider
 from ._jail import Workspace
+from ._permissions import PermissionBroker, PermissionOutcome
+from ._policy import (
+    READ_ONLY_TOOL_KINDS,
+    AllowAll,
+    AllowReads,
+    Decision,
+    DenyAll,
+    Interactive,
+    InteractiveCallback,
+    PermissionOption,
+    PermissionPolicy,
+    PermissionRequest,
+    Verdict,
+)
+from ._rules import PolicyFileError, Rule, RulesPolicy
+from ._terminals import (
+    ExitStatus,
+    TerminalCreated,
+    TerminalEvent,
+    TerminalExited,
+    TerminalManager,
+    TerminalOutput,
+    TerminalOutputReceived,
+)
 
 __all__ = [
     "DEFAULT_MAX_READ_BYTES",
+    "READ_ONLY_TOOL_KINDS",
+    "AllowAll",
+    "AllowReads",
+    "AuditLog",
+    "Decision",
+    "DenyAll",
+    "ExitStatus",
     "FileSystemProvider",
+    "Interactive",
+    "InteractiveCallback",
+    "PermissionBroker",
+    "PermissionOption",
+    "PermissionOutcome",
+    "PermissionPolicy",
+    "PermissionRequest",
+    "PolicyFileError",
+    "Rule",
+    "RulesPolicy",
+    "TerminalCreated",
+    "TerminalEvent",
+    "TerminalExited",
+    "TerminalManager",
+    "TerminalOutput",
+    "TerminalOutputReceived",
+    "Verdict",
     "Workspace",
 ]

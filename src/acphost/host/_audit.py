@@ -26,6 +26,7 @@ class AuditLog:
     Args:
         target: a path (opened for appending, owner-only permissions when
             created) or an open text stream (left open on :meth:`close`).
+
     """
 
     __slots__ = ("_owned", "_stream")
@@ -56,6 +57,7 @@ class AuditLog:
             decision: ``allow``, ``reject`` or ``cancelled``.
             option_kind: the kind of the option chosen, if any.
             reason: why (rule, policy, sticky decision, cancellation).
+
         """
         line = {
             "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),

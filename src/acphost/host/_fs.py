@@ -134,9 +134,7 @@ class FileSystemProvider:
         except RequestError as exc:
             self._log.info("read %s: refused: %s", _shown(normal), exc.message)
             raise
-        self._log.info(
-            "read %s line=%s limit=%s: %d chars", _shown(normal), line, limit, len(text)
-        )
+        self._log.info("read %s line=%s limit=%s: %d chars", _shown(normal), line, limit, len(text))
         return text
 
     async def write_text_file(self, workspace: Workspace, path: str, content: str) -> None:
@@ -267,9 +265,7 @@ class FileSystemProvider:
                 "write %s: replaced %s", shown, "existing file" if where.st else "new file"
             )
 
-    def _replace(
-        self, dir_fd: int, name: str, data: bytes, mode: int | None, shown: str
-    ) -> None:
+    def _replace(self, dir_fd: int, name: str, data: bytes, mode: int | None, shown: str) -> None:
         temp = f".{name[:200]}.acphost-{secrets.token_hex(6)}.tmp"
         try:
             fd = os.open(temp, _TEMP_FLAGS, 0o666 if mode is None else 0o600, dir_fd=dir_fd)
@@ -304,4 +300,3 @@ class FileSystemProvider:
             raise InternalError(
                 f"file {shown} was written but its directory could not be synced"
             ) from exc
-

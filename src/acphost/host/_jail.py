@@ -189,9 +189,10 @@ class Jail:
     """Resolves paths beneath a set of roots without ever following a symlink out.
 
     Args:
-        roots: the allowed roots; a single ``/`` root means "anywhere"
-            (reading outside the workspace), still without ``/proc``, ``/sys``
-            and ``/dev``.
+        workspace: the workspace whose roots are the jail.
+        anywhere: use ``/`` as the only root instead (reading outside the
+            workspace); callers still refuse ``/proc``, ``/sys`` and ``/dev``
+            with :meth:`refuse_pseudo`.
 
     """
 
@@ -282,7 +283,7 @@ class Jail:
     def _walk_once(self, path: str, shown: str, create: bool) -> _Resolved | str:
         """Walk once; return the result, or the new path when a symlink was met."""
         root = self._root_for(path, shown)
-        rel = path[len(root.path):].strip("/")
+        rel = path[len(root.path) :].strip("/")
         parts = [p for p in rel.split("/") if p] if rel else []
         if not parts:
             raise InvalidParams(f"path {shown} is a directory, not a file")
@@ -290,7 +291,7 @@ class Jail:
         here = root.path
         try:
             for index, part in enumerate(parts[:-1]):
-                rest = parts[index + 1:]
+                rest = parts[index + 1 :]
                 nfd = self._open_dir(fd, part, here, shown, create)
                 if isinstance(nfd, str):
                     return self._follow(nfd, rest, shown)

@@ -61,6 +61,7 @@ class PermissionOption:
         name: the label to show.
         kind: ``allow_once``, ``allow_always``, ``reject_once``,
             ``reject_always``, or an unknown string (never chosen automatically).
+
     """
 
     option_id: str
@@ -82,6 +83,7 @@ class PermissionRequest:
         options: the agent's options (empty for mediated operations).
         raw_input: the tool call's raw input, for display only.
         operation: ``"tool_call"``, ``"fs_write"`` or ``"terminal_create"``.
+
     """
 
     session_id: str
@@ -112,6 +114,7 @@ class PermissionRequest:
 
         Returns:
             A request with operation ``fs_write`` and tool kind ``edit``.
+
         """
         return cls(
             session_id=session_id,
@@ -144,6 +147,7 @@ class PermissionRequest:
         Returns:
             A request with operation ``terminal_create``, tool kind
             ``execute`` and ``command`` the shell-quoted command line.
+
         """
         line = shlex.join([command, *args]) if args else command
         return cls(
@@ -174,6 +178,7 @@ class Verdict:
         always: remember the decision for the session (``*_always`` options).
         reason: why, for the audit log and error messages (e.g. "rule 3 in
             policy.json"); never file contents.
+
     """
 
     decision: Decision
@@ -190,6 +195,7 @@ class Verdict:
 
         Returns:
             The verdict.
+
         """
         return cls(Decision.ALLOW, always, reason)
 
@@ -203,6 +209,7 @@ class Verdict:
 
         Returns:
             The verdict.
+
         """
         return cls(Decision.REJECT, always, reason)
 
@@ -215,6 +222,7 @@ class Verdict:
 
         Returns:
             The verdict.
+
         """
         return cls(Decision.ASK, False, reason)
 
@@ -231,6 +239,7 @@ class PermissionPolicy(Protocol):
         Returns:
             The verdict. ``ask`` defers to the broker's interactive handler,
             or rejects when there is none.
+
         """
         ...
 
@@ -246,6 +255,7 @@ class DenyAll:
 
         Returns:
             A reject verdict.
+
         """
         return Verdict.reject("the host denies every operation (deny-all policy)")
 
@@ -261,6 +271,7 @@ class AllowAll:
 
         Returns:
             An allow verdict (not sticky).
+
         """
         return Verdict.allow("allow-all policy")
 
@@ -280,11 +291,13 @@ class AllowReads:
 
         Returns:
             The verdict, never sticky.
+
         """
         kind = request.kind
         if request.operation == OPERATION_TOOL_CALL and kind in READ_ONLY_TOOL_KINDS:
             return Verdict.allow(f"read-only tool kind {kind!r}")
-        return Verdict.reject(f"tool kind {kind or 'unknown'!r} is not read-only (read-only policy)")
+        shown = repr(kind) if kind else "unknown"
+        return Verdict.reject(f"tool kind {shown} is not read-only (read-only policy)")
 
 
 InteractiveCallback = Callable[[PermissionRequest], Awaitable[Verdict]]
@@ -298,6 +311,7 @@ class Interactive:
         callback: an async function that shows the request and returns the
             user's verdict; ``Verdict.allow(always=True)`` for "always allow".
             An ``ask`` answer, an exception or a non-verdict counts as reject.
+
     """
 
     __slots__ = ("_callback",)
@@ -313,6 +327,7 @@ class Interactive:
 
         Returns:
             The user's verdict, or a reject if the prompt failed.
+
         """
         try:
             verdict = await self._callback(request)

@@ -41,7 +41,8 @@ from ._policy import Decision, PermissionRequest, Verdict
 __all__ = ["PolicyFileError", "Rule", "RulesPolicy"]
 
 KNOWN_TOOL_KINDS = frozenset(
-    {"read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"}
+    {"read", "edit", "delete", "move", "search", "execute"}
+    | {"think", "fetch", "switch_mode", "other"}
 )
 _RULE_KEYS = frozenset({"kind", "title", "path", "command", "decision"})
 _TOP_KEYS = frozenset({"rules", "default"})
@@ -62,6 +63,7 @@ class Rule:
         title: a glob on the tool call's title.
         path: a glob on the paths concerned.
         command: a glob on the command line.
+
     """
 
     decision: Decision
@@ -78,6 +80,7 @@ class Rule:
 
         Returns:
             ``True`` when all the given matchers match.
+
         """
         if self.kinds is not None and request.kind not in self.kinds:
             return False
@@ -110,6 +113,7 @@ class RulesPolicy:
         rules: the rules, in order.
         default: the decision when no rule matches.
         source: a name for the reasons ("rule 3 in policy.json").
+
     """
 
     __slots__ = ("_default", "_rules", "_source")
@@ -144,6 +148,7 @@ class RulesPolicy:
         Raises:
             PolicyFileError: the file cannot be read, is not JSON (line and
                 column given), has an unknown key or a value of the wrong type.
+
         """
         name = os.fspath(path)
         try:
@@ -173,6 +178,7 @@ class RulesPolicy:
 
         Raises:
             PolicyFileError: unknown key or wrong type, naming the place.
+
         """
 
         def fail(where: str, problem: str) -> PolicyFileError:
@@ -202,8 +208,10 @@ class RulesPolicy:
             if "kind" in raw:
                 value = raw["kind"]
                 listed = [value] if isinstance(value, str) else value
-                if not isinstance(listed, list) or not listed or not all(
-                    isinstance(k, str) for k in listed
+                if (
+                    not isinstance(listed, list)
+                    or not listed
+                    or not all(isinstance(k, str) for k in listed)
                 ):
                     raise fail(where, "'kind' must be a string or a non-empty list of strings")
                 bad = sorted(set(listed) - KNOWN_TOOL_KINDS)
@@ -227,6 +235,7 @@ class RulesPolicy:
 
         Returns:
             The verdict; its reason names the rule ("rule 3 in policy.json").
+
         """
         for index, rule in enumerate(self._rules, start=1):
             if rule.matches(request):

