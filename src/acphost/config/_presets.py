@@ -43,7 +43,7 @@ _OVERLAY: dict[str, dict[str, Any]] = {
 
 
 def _load_registry() -> list[dict[str, Any]]:
-    text = resources.files("acphost.config").joinpath("data", "registry.json").read_text("utf-8")
+    text = resources.files("acphost.config").joinpath("data/registry.json").read_text("utf-8")
     agents: list[dict[str, Any]] = json.loads(text)["agents"]
     return agents
 
@@ -111,9 +111,17 @@ def all_agents(settings: Settings) -> dict[str, AgentSpec]:
         if extra is not None:
             env = {**spec.env, **extra["env"]}
             args = spec.args + tuple(extra["args"])
-            spec = AgentSpec(spec.name, spec.command, args, env, f"{spec.source} + {settings.path}",
-                             spec.description, spec.missing_file_returns_empty)
-        out[name] = spec
+            out[name] = AgentSpec(
+                spec.name,
+                spec.command,
+                args,
+                env,
+                f"{spec.source} + {settings.path}",
+                spec.description,
+                spec.missing_file_returns_empty,
+            )
+        else:
+            out[name] = spec
     return out
 
 
@@ -122,6 +130,7 @@ def resolve_agent(name: str | None, settings: Settings) -> AgentSpec:
 
     Raises:
         KeyError: no agent has that name (the message lists the known ones).
+
     """
     if name is None:
         if settings.agents:

@@ -43,6 +43,7 @@ class AgentSpec:
         description: a one-line description, when known.
         missing_file_returns_empty: answer reads of missing files with ``""``
             (some agents, e.g. Gemini CLI, read before creating a file).
+
     """
 
     name: str
@@ -68,6 +69,7 @@ class Settings:
         agents: agent specs in file order.
         mcp_servers: MCP servers in ACP wire form.
         partial: entries without ``command`` that adjust a preset of that name.
+
     """
 
     path: Path | None
@@ -103,6 +105,7 @@ def load_settings(path: Path | None, *, explicit: bool = True) -> Settings:
     Raises:
         SettingsError: missing (when explicit), unreadable, not JSON, or
             with a wrong type; the message names the file and the problem.
+
     """
     if path is None:
         return Settings(None, {}, [])
@@ -121,7 +124,8 @@ def load_settings(path: Path | None, *, explicit: bool = True) -> Settings:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SettingsError(
-            f"settings file {where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            f"settings file {where}: invalid JSON at line {exc.lineno} "
+            f"column {exc.colno}: {exc.msg}"
             " (settings are strict JSON: no comments or trailing commas)"
         ) from None
     return parse_settings(data, path)
@@ -155,8 +159,11 @@ def parse_settings(data: Any, path: Path) -> Settings:
         command = entry.get("command")
         args = entry.get("args", [])
         env = entry.get("env", {})
-        _expect(command is None or (isinstance(command, str) and command.strip() != ""), where,
-                f"{at}.command must be a non-empty string")
+        _expect(
+            command is None or (isinstance(command, str) and command.strip() != ""),
+            where,
+            f"{at}.command must be a non-empty string",
+        )
         _expect(_str_list(args), where, f"{at}.args must be a list of strings")
         _expect(_str_map(env), where, f"{at}.env must be an object of string values")
         if command is None:
@@ -164,7 +171,11 @@ def parse_settings(data: Any, path: Path) -> Settings:
             partial[name] = {"args": tuple(args), "env": dict(env)}
             continue
         agents[name] = AgentSpec(
-            name=name, command=command, args=tuple(args), env=dict(env), source=where,
+            name=name,
+            command=command,
+            args=tuple(args),
+            env=dict(env),
+            source=where,
             missing_file_returns_empty=bool(entry.get("missing_file_returns_empty", False)),
         )
     mcp = _parse_mcp(data.get("mcp_servers", []), where)
@@ -177,8 +188,11 @@ def _parse_mcp(value: Any, where: str) -> list[dict[str, Any]]:
     if isinstance(value, list):
         items = []
         for i, v in enumerate(value):
-            _expect(isinstance(v, dict) and isinstance(v.get("name"), str), where,
-                    f"mcp_servers[{i}] must be an object with a string 'name'")
+            _expect(
+                isinstance(v, dict) and isinstance(v.get("name"), str),
+                where,
+                f"mcp_servers[{i}] must be an object with a string 'name'",
+            )
             items.append((v["name"], v))
     else:
         _expect(isinstance(value, dict), where, "'mcp_servers' must be a list or an object")
@@ -198,7 +212,11 @@ def _parse_mcp(value: Any, where: str) -> list[dict[str, Any]]:
             out.append({"type": kind, "name": name, "url": spec["url"], "headers": headers})
         else:
             command = spec.get("command")
-            _expect(isinstance(command, str) and bool(command), where, f"{at} needs a 'command' or a 'url'")
+            _expect(
+                isinstance(command, str) and bool(command),
+                where,
+                f"{at} needs a 'command' or a 'url'",
+            )
             args = spec.get("args", [])
             env = spec.get("env", {})
             _expect(_str_list(args), where, f"{at}.args must be a list of strings")
