@@ -25,4 +25,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     from ._main import run_cli  # noqa: PLC0415 - keeps `import acphost.cli` instant
 
-    return run_cli(list(sys.argv[1:] if argv is None else argv))
+    try:
+        code = run_cli(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`acphost ... | head`): not an error of ours.
+        import os  # noqa: PLC0415
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return code

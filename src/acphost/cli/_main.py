@@ -1,10 +1,15 @@
-"""Argument parsing and dispatch for the ``acphost`` command."""
+"""Argument parsing and dispatch for the ``acphost`` command.
+
+Parsing stays free of asyncio, the schema and rich, so ``acphost --help``
+costs little more than starting Python.
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
+import logging
 import sys
+from collections.abc import Callable
 
 from .._version import __version__
 
@@ -13,61 +18,214 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
-SUBCOMMANDS: dict[str, str] = {}
+_EPILOG = """\
+subcommands:
+  agents            list the agents you can pick with -a (settings, presets, demo)
+  sessions [list]   list the agent's sessions (session/list)
+  doctor            check that an agent starts, time initialize, show capabilities
+
+examples:
+  acphost "show me around"                    # the built-in demo agent
+  acphost -a claude --write "fix the tests"   # a registry preset, writes allowed
+  echo "summarise @README.md" | acphost -o simple
+  acphost -o jsonl "hello" > frames.jsonl     # every frame, both directions
+
+exit codes: 0 turn completed, 1 agent/protocol error, 2 usage/configuration
+error, 130 interrupted. Use `acphost -- WORD` to send a subcommand's name as
+the prompt."""
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-a",
+        "--agent",
+        metavar="NAME",
+        help="the agent (default: the first in settings, else demo)",
+    )
+    p.add_argument(
+        "--settings", metavar="PATH", help="settings.json to use (also $ACPHOST_SETTINGS)"
+    )
+    p.add_argument(
+        "--cwd", metavar="DIR", help="the session's workspace (default: the current directory)"
+    )
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log to stderr (-vv: also the agent's stderr)",
+    )
+    p.add_argument(
+        "--init-timeout",
+        type=float,
+        default=60.0,
+        metavar="SEC",
+        help="seconds to wait for initialize and session setup (default 60)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of a prompt run: ``acphost [options] [--] [prompt]``."""
     p = argparse.ArgumentParser(
         prog="acphost",
-        description="Run one prompt against an ACP agent and stream the answer.",
-        epilog="With no prompt, the prompt is read from stdin. "
-        "Use `acphost -- WORD` to send a word that names a subcommand as the prompt.",
+        description="Run one prompt against an ACP agent and stream the answer "
+        "(stdin is read when no prompt is given).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("prompt", nargs="*", help="the prompt (default: read stdin)")
-    p.add_argument("-a", "--agent", default="demo", help="the agent to run (default: demo)")
+    p.add_argument(
+        "prompt", nargs="*", help="the prompt; @path and @url mentions become resource links"
+    )
+    _common(p)
     p.add_argument(
         "-o",
         "--output",
         choices=("text", "simple", "jsonl", "json"),
         default="text",
-        help="text (default), simple (assistant text only), jsonl/json (every frame)",
+        help="text (default), simple (assistant text only), jsonl or json (every frame)",
     )
-    p.add_argument(
-        "--cwd", default=None, help="the session's workspace (default: current directory)"
+    g = p.add_argument_group("listing (combinable; caps, then modes, then commands)")
+    g.add_argument("--list-caps", action="store_true", help="print the agent's capabilities")
+    g.add_argument("--list-modes", action="store_true", help="print the session's modes")
+    g.add_argument("--list-commands", action="store_true", help="print the agent's slash commands")
+    g.add_argument(
+        "--commands-timeout",
+        type=float,
+        default=3.0,
+        metavar="SEC",
+        help="how long --list-commands waits for the agent's commands (default 3)",
     )
-    p.add_argument(
-        "--write", action="store_true", help="let the agent write files inside the workspace"
+    g = p.add_argument_group("files, terminals, permissions")
+    g.add_argument(
+        "--write",
+        action="store_true",
+        help="allow file writes and edits (confined to the workspace)",
     )
-    p.add_argument(
-        "--yolo", action="store_true", help="reads anywhere and writes (writes stay confined)"
+    g.add_argument(
+        "--yolo", action="store_true", help="reads anywhere, writes allowed (still confined)"
     )
+    x = g.add_mutually_exclusive_group()
+    x.add_argument(
+        "--approve-all",
+        dest="approve",
+        action="store_const",
+        const="all",
+        help="allow every request",
+    )
+    x.add_argument(
+        "--approve-reads",
+        dest="approve",
+        action="store_const",
+        const="reads",
+        help="allow read-only operations only",
+    )
+    x.add_argument(
+        "--deny-all",
+        dest="approve",
+        action="store_const",
+        const="deny",
+        help="reject every request",
+    )
+    x.add_argument(
+        "--permission-policy", metavar="FILE", help="a JSON rules file deciding each request"
+    )
+    g.add_argument(
+        "--ask", action="store_true", help="ask y/N on the terminal when a rule says ask"
+    )
+    g.add_argument("--no-terminal", action="store_true", help="do not offer terminals")
+    g.add_argument("--no-fs", action="store_true", help="do not offer file reads or writes")
+    g.add_argument("--audit-log", metavar="FILE", help="append every permission decision (JSONL)")
+    g = p.add_argument_group("sessions")
+    g.add_argument(
+        "--resume",
+        metavar="ID",
+        help="continue a session (session/load or session/resume); "
+        "a file written by --save-session also works",
+    )
+    g.add_argument(
+        "--save-session", metavar="PATH", help="save the session id (and agent, cwd) to PATH"
+    )
+    g.add_argument("--mode", metavar="ID", help="switch to this mode before prompting")
+    g.add_argument(
+        "--model", metavar="ID", help="choose the model (the config option of category model)"
+    )
+    g.add_argument(
+        "--config",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="set a config option (repeatable; true/false for boolean options)",
+    )
+    g.add_argument("--auth", metavar="METHOD", help="authenticate with this method first")
     p.add_argument("--version", action="version", version=f"acphost {__version__}")
     return p
+
+
+def _sub_parser(name: str, description: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"acphost {name}", description=description)
+    _common(p)
+    return p
+
+
+def _setup_logging(verbose: int) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("acphost: %(name)s: %(message)s"))
+    root = logging.getLogger("acphost")
+    root.addHandler(handler)
+    root.propagate = False
+    root.setLevel(
+        logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    )
+    if verbose < 2:
+        logging.getLogger("acphost.agent.stderr").setLevel(logging.WARNING)
+
+
+def _agents(argv: list[str]) -> int:
+    args = _sub_parser(
+        "agents", "List the agents: settings entries, registry presets, the demo."
+    ).parse_args(argv)
+    _setup_logging(args.verbose)
+    from ._commands import list_agents  # noqa: PLC0415
+
+    return list_agents(args)
+
+
+def _sessions(argv: list[str]) -> int:
+    if argv and argv[0] == "list":
+        argv = argv[1:]
+    p = _sub_parser("sessions", "List the agent's sessions (session/list), newest pages followed.")
+    p.add_argument("--all", action="store_true", help="sessions of every directory, not only --cwd")
+    p.add_argument("-o", "--output", choices=("text", "jsonl"), default="text")
+    args = p.parse_args(argv)
+    _setup_logging(args.verbose)
+    from ._commands import list_sessions  # noqa: PLC0415
+
+    return list_sessions(args)
+
+
+def _doctor(argv: list[str]) -> int:
+    args = _sub_parser(
+        "doctor", "Check that an agent launches and initializes; show what it offers."
+    ).parse_args(argv)
+    _setup_logging(args.verbose)
+    from ._commands import doctor  # noqa: PLC0415
+
+    return doctor(args)
+
+
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "agents": _agents,
+    "sessions": _sessions,
+    "doctor": _doctor,
+}
 
 
 def run_cli(argv: list[str]) -> int:
     """Parse ``argv`` and run; return the exit code."""
     if argv and argv[0] in SUBCOMMANDS:
-        return EXIT_USAGE
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    prompt = " ".join(args.prompt)
-    if not prompt:
-        if sys.stdin is None or sys.stdin.isatty():
-            parser.error("no prompt given: pass it as an argument or pipe it on stdin")
-        prompt = sys.stdin.read()
-        if not prompt.strip():
-            parser.error("the prompt read from stdin is empty")
-    if args.agent != "demo":
-        print(f"acphost: unknown agent {args.agent!r}; available: demo", file=sys.stderr)
-        return EXIT_USAGE
-    cwd = os.path.abspath(args.cwd or os.getcwd())
-    if not os.path.isdir(cwd):
-        print(f"acphost: --cwd {cwd} is not a directory", file=sys.stderr)
-        return EXIT_USAGE
+        return SUBCOMMANDS[argv[0]](argv[1:])
+    args = build_parser().parse_args(argv)
+    _setup_logging(args.verbose)
     from ._run import run_prompt  # noqa: PLC0415 - asyncio loads only when a prompt runs
 
-    return run_prompt(
-        prompt, cwd=cwd, output=args.output, write=args.write or args.yolo, yolo=args.yolo
-    )
+    return run_prompt(args)

@@ -1,111 +1,429 @@
-"""Running one prompt from the command line: stream, render, exit code."""
+"""One prompt from the command line: launch, set up the session, stream, exit code."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import contextlib
 import json
+import os
 import signal
+import subprocess
 import sys
-from typing import Any, TextIO
+import tempfile
+from datetime import datetime, timezone
+from typing import Any
 
 from .. import schema as s
-from .._client import AcpClient
-from .._errors import AcpError, AgentExited, AgentStartError, RequestError
+from .._client import AcpClient, auth_method_id
+from .._errors import (
+    AcpError,
+    AcpTimeout,
+    AgentExited,
+    AgentStartError,
+    AuthRequired,
+    CapabilityNotSupported,
+    LocalProtocolError,
+    RequestError,
+)
 from .._host_bridge import HostConfig
-from .._sync import DEMO_AGENT
-from ..host import AllowAll, FileSystemProvider
-from ._main import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK
+from .._session import Session, option_id, option_values
+from ..config import AgentSpec, Settings
+from ..host import FileSystemProvider, PolicyFileError, TerminalManager
+from ._main import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from ._mentions import find_mentions
+from ._policy import build_broker
+from ._render import PlainRenderer, Renderer
+from ._setup import UsageProblem, fail, resolve
+
+__all__ = ["run_prompt"]
 
 
-def _render_text(update: s.SessionUpdate, out: TextIO, simple: bool) -> None:
-    if isinstance(update, s.AgentMessageChunk):
-        out.write(update.text)
-        out.flush()
-        return
-    if simple:
-        return
-    if isinstance(update, s.PlanUpdate):
-        out.write(
-            "\n[plan]\n" + "\n".join(f"  [{e.status}] {e.content}" for e in update.entries) + "\n"
+class _Interrupted(Exception):
+    pass
+
+
+def read_prompt(args: argparse.Namespace) -> str | None:
+    """The prompt from the arguments, else stdin; None when only listing.
+
+    Raises:
+        UsageProblem: no prompt anywhere.
+
+    """
+    if args.prompt:
+        return " ".join(args.prompt)
+    listing = args.list_caps or args.list_modes or args.list_commands
+    if sys.stdin is None or sys.stdin.isatty():
+        if listing:
+            return None
+        raise UsageProblem("no prompt: pass it as an argument or pipe it on stdin (see --help)")
+    text = sys.stdin.read()
+    if not text.strip():
+        if listing:
+            return None
+        raise UsageProblem("the prompt read from stdin is empty")
+    return text
+
+
+def prompt_blocks(prompt: str, cwd: str) -> list[s.ContentBlock]:
+    """The prompt text, then one resource link per ``@`` mention."""
+    from .._content import resource_link  # noqa: PLC0415
+
+    blocks: list[s.ContentBlock] = [s.TextContentBlock(text=prompt)]
+    blocks.extend(resource_link(m.target) for m in find_mentions(prompt, cwd))
+    return blocks
+
+
+def _write_json_atomic(path: str, data: dict[str, Any]) -> None:
+    target = os.path.abspath(os.path.expanduser(path))
+    directory = os.path.dirname(target)
+    fd, tmp = tempfile.mkstemp(prefix=".acphost-", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _resume_id(value: str) -> str:
+    """``--resume`` takes an id, or a file written by ``--save-session``."""
+    if os.path.isfile(value):
+        try:
+            with open(value, encoding="utf-8") as f:
+                data = json.load(f)
+            sid = data["sessionId"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise UsageProblem(f"--resume {value}: not a saved session file ({exc})") from None
+        if not isinstance(sid, str):
+            raise UsageProblem(f"--resume {value}: sessionId is not a string")
+        return sid
+    return value
+
+
+class PromptRun:
+    """The state of one ``acphost [prompt]`` invocation."""
+
+    def __init__(
+        self, args: argparse.Namespace, cwd: str, settings: Settings, spec: AgentSpec
+    ) -> None:
+        self.args = args
+        self.cwd = cwd
+        self.settings = settings
+        self.spec = spec
+        self.jsonl = args.output in ("jsonl", "json")
+        self.out = sys.stdout
+        self.interrupted = 0
+        self.client: AcpClient | None = None
+
+    # -- setup -------------------------------------------------------------------
+
+    def host_config(self) -> HostConfig:
+        a = self.args
+        write = a.write or a.yolo
+        broker = build_broker(
+            approve=a.approve,
+            policy_file=a.permission_policy,
+            write=write,
+            ask=a.ask,
+            audit_log=a.audit_log,
         )
-    elif isinstance(update, s.ToolCallStart):
-        out.write(
-            f"\n[tool] {update.title} ({update.kind or 'other'}, {update.status or 'pending'})\n"
+        fs = (
+            None
+            if a.no_fs
+            else FileSystemProvider(
+                allow_read_outside_workspace=a.yolo,
+                missing_file_returns_empty=self.spec.missing_file_returns_empty,
+            )
         )
-    elif isinstance(update, s.ToolCallProgress):
-        if update.status is not None:
-            out.write(f"[tool] {update.tool_call_id}: {update.status}\n")
-        for c in update.content or ():
-            if isinstance(c, s.DiffToolCallContent):
-                out.write(f"[diff] {c.path}\n")
-    elif isinstance(update, s.AvailableCommandsUpdate):
-        out.write("[commands] " + " ".join("/" + c.name for c in update.available_commands) + "\n")
-    out.flush()
-
-
-async def _main(prompt: str, cwd: str, output: str, write: bool, yolo: bool) -> int:
-    out = sys.stdout
-    jsonl = output in ("jsonl", "json")
-
-    def tap(direction: str, line: bytes) -> None:
-        out.write(line.decode("utf-8", "replace") + "\n")
-
-    if jsonl:
-        selected = {"name": "demo", "command": sys.executable}
-        out.write(
-            json.dumps({"jsonrpc": "2.0", "method": "client/selected_agent", "params": selected})
-            + "\n"
+        return HostConfig(
+            fs=fs,
+            allow_write=write and fs is not None,
+            terminals=None if a.no_terminal else TerminalManager(),
+            permissions=broker,
         )
-    host = HostConfig(
-        fs=FileSystemProvider(allow_read_outside_workspace=yolo),
-        allow_write=write,
-        permissions=AllowAll(),
-    )
-    options: dict[str, Any] = {"host": host}
-    if jsonl:
-        options["tap"] = tap
-    async with AcpClient.start(list(DEMO_AGENT), **options) as client:
-        session = await client.new_session(cwd)
-        turn = session.prompt(prompt)
+
+    def tap(self, direction: str, line: bytes) -> None:
+        buffer = self.out.buffer if hasattr(self.out, "buffer") else None
+        if buffer is not None:
+            buffer.write(line + b"\n")
+            buffer.flush()
+        else:
+            self.out.write(line.decode("utf-8", "replace") + "\n")
+
+    def selected_agent_line(self) -> None:
+        # Name and command only: args and env may carry secrets.
+        frame = {
+            "jsonrpc": "2.0",
+            "method": "client/selected_agent",
+            "params": {"name": self.spec.name, "command": self.spec.command},
+        }
+        self.tap("send", json.dumps(frame, separators=(",", ":")).encode())
+
+    async def open_session(self, client: AcpClient) -> Session:
+        a = self.args
+        mcp = self.settings.mcp_servers
+        if a.auth:
+            await client.authenticate(a.auth)
+        if a.resume:
+            sid = _resume_id(a.resume)
+            if client.agent_capabilities.load_session:
+                return await client.load_session(sid, self.cwd, mcp_servers=mcp)
+            return await client.resume_session(sid, self.cwd, mcp_servers=mcp)
+        return await client.new_session(self.cwd, mcp_servers=mcp)
+
+    async def configure(self, session: Session) -> None:
+        a = self.args
+        if a.mode:
+            await session.set_mode(a.mode)
+        if a.model:
+            await session.set_model(a.model)
+        for item in a.config:
+            key, sep, raw = item.partition("=")
+            if not sep or not key:
+                raise UsageProblem(f"--config {item!r}: expected KEY=VALUE")
+            option = session._find_option(key)
+            value: str | bool = raw
+            if isinstance(option, s.SessionConfigBoolean):
+                if raw.lower() not in ("true", "false", "on", "off", "1", "0", "yes", "no"):
+                    raise UsageProblem(f"--config {key}: a boolean option takes true or false")
+                value = raw.lower() in ("true", "on", "1", "yes")
+            await session.set_config_option(key, value)
+
+    # -- listings ------------------------------------------------------------------
+
+    def _print(self, text: str) -> None:
+        if not self.jsonl:
+            self.out.write(text + "\n")
+            self.out.flush()
+
+    async def listings(self, client: AcpClient, session: Session) -> None:
+        a = self.args
+        if a.list_caps:
+            caps = client.agent_capabilities.to_wire()
+            info = client.agent_info.to_wire() if client.agent_info else None
+            methods = [m.to_wire() for m in client.auth_methods]
+            self._print(
+                json.dumps(
+                    {
+                        "agentInfo": info,
+                        "protocolVersion": client.protocol_version,
+                        "agentCapabilities": caps,
+                        "authMethods": methods,
+                    },
+                    indent=2,
+                )
+            )
+        if a.list_modes:
+            modes = session.state.modes
+            if modes is None:
+                self._print("(the agent offers no modes)")
+            else:
+                for m in modes.available_modes:
+                    mark = "*" if m.id == modes.current_mode_id else " "
+                    desc = f" - {m.description}" if m.description else ""
+                    self._print(f"{mark} {m.id}: {m.name}{desc}")
+            for o in session.state.config_options:
+                values = option_values(o)
+                current = getattr(o, "current_value", None)
+                extra = f" [{', '.join(values)}]" if values else " [true, false]"
+                self._print(f"  config {option_id(o)} = {current}{extra}")
+        if a.list_commands:
+            await self._wait_commands(session, a.commands_timeout)
+            commands = session.state.available_commands
+            if not commands:
+                self._print(f"(no commands announced within {a.commands_timeout:g} s)")
+            for c in commands:
+                hint = (
+                    f" <{c.input.hint}>"
+                    if c.input is not None and getattr(c.input, "hint", None)
+                    else ""
+                )
+                self._print(f"/{c.name}{hint} - {c.description}")
+
+    async def _wait_commands(self, session: Session, timeout: float) -> None:
+        if session.state.available_commands:
+            return
+        arrived = asyncio.Event()
+
+        def listener(_: Session, update: s.SessionUpdate) -> None:
+            if isinstance(update, s.AvailableCommandsUpdate):
+                arrived.set()
+
+        remove = session.add_listener(listener)
+        try:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(arrived.wait(), timeout)
+        finally:
+            remove()
+
+    # -- the turn --------------------------------------------------------------------
+
+    def renderer(self, session: Session) -> Renderer | None:
+        if self.jsonl:
+            return None
+        if self.args.output == "text" and self.out.isatty() and os.environ.get("TERM") != "dumb":
+            try:
+                from rich.console import Console  # noqa: PLC0415
+            except ImportError:
+                pass
+            else:
+                from ._render import RichRenderer  # noqa: PLC0415
+
+                return RichRenderer(Console(file=self.out), session.state)
+        return PlainRenderer(self.out, session.state, simple=self.args.output == "simple")
+
+    async def turn(self, session: Session, prompt: str) -> int:
         loop = asyncio.get_running_loop()
-        interrupted = False
-        tasks: set[asyncio.Task[Any]] = set()
+        pending: set[asyncio.Task[Any]] = set()
 
         def on_sigint() -> None:
-            nonlocal interrupted
-            if interrupted:
-                client.transport.kill_now()  # type: ignore[attr-defined]
-                return
-            interrupted = True
-            tasks.add(loop.create_task(session.cancel()))
+            self.interrupted += 1
+            if self.interrupted == 1:
+                print("\nacphost: cancelling (Ctrl-C again to kill the agent)", file=sys.stderr)
+                pending.add(loop.create_task(session.cancel(timeout=5.0)))
+            else:
+                kill = getattr(session._client.transport, "kill_now", None)
+                if kill is not None:
+                    kill()
 
+        turn = session.prompt(prompt_blocks(prompt, self.cwd))
+        renderer = self.renderer(session)
         loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:
             async for update in turn:
-                if not jsonl:
-                    _render_text(update, out, output == "simple")
+                if renderer is not None:
+                    renderer.update(update)
             result = await turn
+        except (AgentExited, AcpTimeout):
+            if self.interrupted:
+                raise _Interrupted from None
+            raise
         finally:
             loop.remove_signal_handler(signal.SIGINT)
-        if not jsonl and result.text and not result.text.endswith("\n"):
-            out.write("\n")
+            if renderer is not None:
+                renderer.close()
+            for task in pending:
+                task.cancel()
+        if self.interrupted:
+            return EXIT_INTERRUPTED
         if result.stop_reason != "end_turn":
-            print(f"acphost: stop reason: {result.stop_reason}", file=sys.stderr)
-        return EXIT_INTERRUPTED if interrupted else EXIT_OK
+            fail(f"stop reason: {result.stop_reason}")
+        return EXIT_OK
+
+    async def main(self, prompt: str | None) -> int:
+        if self.jsonl:
+            self.selected_agent_line()
+        options: dict[str, Any] = {
+            "host": self.host_config(),
+            "init_timeout": self.args.init_timeout,
+            "session_timeout": self.args.init_timeout,
+        }
+        if self.jsonl:
+            options["tap"] = self.tap
+        async with AcpClient.start(
+            self.spec.argv, env=dict(self.spec.env), cwd=self.cwd, **options
+        ) as client:
+            self.client = client
+            session = await self.open_session(client)
+            if self.args.save_session:
+                _write_json_atomic(
+                    self.args.save_session,
+                    {
+                        "agent": self.spec.name,
+                        "sessionId": session.id,
+                        "cwd": self.cwd,
+                        "savedAt": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    },
+                )
+            await self.configure(session)
+            await self.listings(client, session)
+            if prompt is None:
+                return EXIT_OK
+            return await self.turn(session, prompt)
 
 
-def run_prompt(prompt: str, *, cwd: str, output: str, write: bool, yolo: bool) -> int:
-    """Run one prompt against the demo agent; return the exit code."""
+def _auth_message(exc: AuthRequired, spec: AgentSpec) -> str:
+    methods = exc.auth_methods
+    if not methods:
+        return (
+            f"the agent {spec.name!r} requires authentication but offers no method: {exc.message}"
+        )
+    lines = [f"the agent {spec.name!r} requires authentication. Methods:"]
+    for m in methods:
+        name = getattr(m, "name", "")
+        kind = (
+            "runs a login command"
+            if isinstance(m, s.AuthMethodTerminal)
+            else "handled by the agent"
+        )
+        lines.append(f"  {auth_method_id(m)}: {name} ({kind})")
+    lines.append(f"rerun with --auth METHOD, e.g. --auth {auth_method_id(methods[0])}")
+    return "\n".join(lines)
+
+
+def _terminal_login(spec: AgentSpec, method: s.AuthMethodTerminal) -> int:
+    """Run the agent's login command in the user's terminal (ACP terminal auth)."""
+    env = {**os.environ, **spec.env, **(method.env or {})}
+    print(f"acphost: running the agent's login ({method.name}) in this terminal", file=sys.stderr)
+    return subprocess.call([*spec.argv, *(method.args or [])], env=env)
+
+
+def run_prompt(args: argparse.Namespace) -> int:
+    """Run one prompt (or only the listings); return the exit code."""
     try:
-        return asyncio.run(_main(prompt, cwd, output, write, yolo))
-    except AgentStartError as exc:
-        print(f"acphost: {exc}", file=sys.stderr)
-    except AgentExited as exc:
-        print(f"acphost: {exc}", file=sys.stderr)
-    except RequestError as exc:
-        print(f"acphost: the agent answered an error: {exc}", file=sys.stderr)
-    except AcpError as exc:
-        print(f"acphost: {exc}", file=sys.stderr)
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+        cwd, settings, spec = resolve(args)
+        prompt = read_prompt(args)
+    except UsageProblem as exc:
+        fail(str(exc))
+        return EXIT_USAGE
+    for attempt in range(2):
+        run = PromptRun(args, cwd, settings, spec)
+        try:
+            return asyncio.run(run.main(prompt))
+        except KeyboardInterrupt:
+            return EXIT_INTERRUPTED
+        except _Interrupted:
+            return EXIT_INTERRUPTED
+        except (UsageProblem, PolicyFileError) as exc:
+            fail(str(exc))
+            return EXIT_USAGE
+        except CapabilityNotSupported as exc:
+            fail(f"{exc}")
+            return EXIT_USAGE
+        except LocalProtocolError as exc:
+            fail(str(exc))
+            return EXIT_USAGE
+        except AuthRequired as exc:
+            terminal = [m for m in exc.auth_methods if isinstance(m, s.AuthMethodTerminal)]
+            chosen = [m for m in terminal if m.id == args.auth]
+            interactive = sys.stdin is not None and sys.stdin.isatty()
+            if attempt == 0 and chosen and interactive and _terminal_login(spec, chosen[0]) == 0:
+                args.auth = None
+                continue  # reconnect with the fresh login
+            fail(_auth_message(exc, spec))
+            return EXIT_ERROR
+        except AgentStartError as exc:
+            fail(f"{exc} (agent {spec.name!r} from {spec.source})")
+            return EXIT_ERROR
+        except AgentExited as exc:
+            fail(f"agent {spec.name!r}: {exc}")
+            return EXIT_ERROR
+        except AcpTimeout as exc:
+            fail(str(exc))
+            return EXIT_ERROR
+        except RequestError as exc:
+            fail(f"the agent answered an error: {exc}")
+            return EXIT_ERROR
+        except AcpError as exc:
+            fail(str(exc))
+            return EXIT_ERROR
+        except OSError as exc:
+            fail(f"{exc}")
+            return EXIT_ERROR
     return EXIT_ERROR

@@ -1,0 +1,428 @@
+"""End-to-end tests of the `acphost` command, run as a subprocess against real agents."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.frames import FrameChecker
+
+
+def run(args, *, cwd, input=None, env=None, timeout=60):
+    full_env = {
+        **os.environ,
+        "ACPHOST_DEMO_STEP": "0",
+        "XDG_CONFIG_HOME": str(cwd / ".xdg"),
+        "ACPHOST_SETTINGS": "",
+        **(env or {}),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "acphost", *args],
+        cwd=cwd,
+        input=input,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+    )
+
+
+def check_jsonl(stdout: str) -> list[dict]:
+    lines = [json.loads(line) for line in stdout.splitlines()]
+    assert lines[0]["method"] == "client/selected_agent"
+    assert set(lines[0]["params"]) == {"name", "command"}
+    checker = FrameChecker()
+    # jsonl mirrors frames without a direction: classify them by protocol role.
+    agent_methods = {
+        "session/update",
+        "session/request_permission",
+        "elicitation/create",
+        "elicitation/complete",
+    }
+    ours: set = set()
+    theirs: set = set()
+    for msg in lines[1:]:
+        method = msg.get("method")
+        raw = json.dumps(msg).encode()
+        if method is not None:
+            from_agent = method in agent_methods or method.split("/")[0] in ("fs", "terminal")
+            if "id" in msg:
+                (theirs if from_agent else ours).add(msg["id"])
+            checker("receive" if from_agent else "send", raw)
+        elif msg.get("id") in theirs and msg.get("id") not in ours:
+            theirs.discard(msg["id"])
+            checker("send", raw)
+        elif msg.get("id") in ours and msg.get("id") not in theirs:
+            ours.discard(msg["id"])
+    assert not checker.errors, checker.errors
+    assert checker.sent >= 3
+    return lines
+
+
+def test_text_output_default_demo(tmp_path):
+    r = run(["show me around"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    for tag in ("[plan]", "[tool]", "[diff]", "[commands]"):
+        assert tag in r.stdout
+    assert "\x1b[" not in r.stdout  # piped: plain
+
+
+def test_simple_output_only_text(tmp_path):
+    r = run(["-o", "simple", "echo just this"], cwd=tmp_path)
+    assert r.returncode == 0
+    assert r.stdout.strip().startswith("just this")
+    assert "[" not in r.stdout
+
+
+@pytest.mark.parametrize("mode", ["jsonl", "json"])
+def test_jsonl_mirrors_every_frame(tmp_path, mode):
+    r = run(["-o", mode, "--write", "--approve-all", f"write {tmp_path}/f.txt hi"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = check_jsonl(r.stdout)
+    methods = [m.get("method") for m in lines]
+    assert (
+        "initialize" in methods and "session/prompt" in methods and "fs/write_text_file" in methods
+    )
+    assert any("result" in m and "stopReason" in m["result"] for m in lines)
+    assert (tmp_path / "f.txt").read_text() == "hi"
+
+
+def test_prompt_from_stdin(tmp_path):
+    r = run(["-o", "simple"], cwd=tmp_path, input="echo from stdin\n")
+    assert r.returncode == 0 and "from stdin" in r.stdout
+
+
+def test_double_dash_forces_prompt(tmp_path):
+    r = run(["-o", "simple", "--", "agents"], cwd=tmp_path)
+    assert r.returncode == 0
+    assert "NAME" not in r.stdout  # the prompt ran; the subcommand did not
+
+
+def test_empty_stdin_is_a_usage_error(tmp_path):
+    r = run([], cwd=tmp_path, input="")
+    assert r.returncode == 2 and "empty" in r.stderr
+
+
+def test_mentions_become_resource_links(tmp_path):
+    (tmp_path / "notes.md").write_text("x")
+    (tmp_path / "with space.txt").write_text("y")
+    r = run(
+        [
+            "-o",
+            "jsonl",
+            'echo see @notes.md and @"with space.txt" and @https://example.com/a and me@mail.com',
+        ],
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    prompt = next(
+        m for m in map(json.loads, r.stdout.splitlines()) if m.get("method") == "session/prompt"
+    )
+    blocks = prompt["params"]["prompt"]
+    assert blocks[0]["type"] == "text" and "@notes.md" in blocks[0]["text"]
+    links = [b for b in blocks if b["type"] == "resource_link"]
+    uris = [b["uri"] for b in links]
+    assert (tmp_path / "notes.md").as_uri() in uris
+    assert (tmp_path / "with space.txt").as_uri() in uris
+    assert "https://example.com/a" in uris and len(links) == 3
+    assert next(b for b in links if b["name"] == "notes.md")["mimeType"] == "text/markdown"
+
+
+def test_list_flags_in_order_then_prompt(tmp_path):
+    r = run(
+        ["--list-caps", "--list-modes", "--list-commands", "-o", "simple", "echo after"],
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert (
+        out.index("agentCapabilities")
+        < out.index("ask: Ask")
+        < out.index("/help")
+        < out.index("after")
+    )
+
+
+def test_list_only_needs_no_prompt(tmp_path):
+    r = run(["--list-modes"], cwd=tmp_path, input="")
+    assert r.returncode == 0 and "architect" in r.stdout
+
+
+def test_writes_refused_by_default(tmp_path):
+    r = run([f"write {tmp_path}/x.txt data"], cwd=tmp_path)
+    assert r.returncode == 0
+    assert not (tmp_path / "x.txt").exists()
+
+
+def test_write_flag_allows_writes_inside_only(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    r = run(["--write", f"write {ws}/ok.txt data"], cwd=ws)
+    assert (ws / "ok.txt").read_text() == "data"
+    r = run(["--yolo", f"write {tmp_path}/escape.txt data"], cwd=ws)
+    assert r.returncode == 0 and not (tmp_path / "escape.txt").exists()
+
+
+def test_yolo_reads_outside(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (tmp_path / "outside.txt").write_text("secret-outside\n")
+    r = run(["-o", "simple", f"read {tmp_path}/outside.txt"], cwd=ws)
+    assert "secret-outside" not in r.stdout
+    r = run(["-o", "simple", "--yolo", f"read {tmp_path}/outside.txt"], cwd=ws)
+    assert "secret-outside" in r.stdout
+
+
+def test_deny_all_and_permission_policy_file(tmp_path):
+    r = run(["-o", "simple", "--deny-all", "permission"], cwd=tmp_path)
+    assert "reject" in r.stdout
+    policy = tmp_path / "policy.json"
+    policy.write_text(
+        json.dumps({"rules": [{"kind": "execute", "decision": "reject"}], "default": "allow"})
+    )
+    r = run(["-o", "simple", "--permission-policy", str(policy), "terminal echo hi"], cwd=tmp_path)
+    assert r.returncode == 0 and "hi\n" not in r.stdout
+    policy.write_text("{not json")
+    r = run(["--permission-policy", str(policy), "echo x"], cwd=tmp_path)
+    assert r.returncode == 2 and "policy.json" in r.stderr
+
+
+def test_no_terminal_and_no_fs(tmp_path):
+    r = run(["-o", "jsonl", "--no-terminal", "--no-fs", "echo x"], cwd=tmp_path)
+    init = next(
+        m for m in map(json.loads, r.stdout.splitlines()) if m.get("method") == "initialize"
+    )
+    caps = init["params"]["clientCapabilities"]
+    assert caps["terminal"] is False and caps["fs"] == {
+        "readTextFile": False,
+        "writeTextFile": False,
+    }
+
+
+def test_terminal_runs_by_default(tmp_path):
+    r = run(["-o", "simple", "terminal echo hello-term"], cwd=tmp_path)
+    assert r.returncode == 0 and "hello-term" in r.stdout
+
+
+def test_audit_log(tmp_path):
+    log = tmp_path / "audit.jsonl"
+    run(["--approve-all", "--audit-log", str(log), "permission"], cwd=tmp_path)
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert entries and entries[0]["decision"] == "allow"
+
+
+def test_sessions_save_resume_and_list(tmp_path):
+    env = {"ACPHOST_DEMO_STATE_DIR": str(tmp_path / "state")}
+    saved = tmp_path / "session.json"
+    r = run(
+        ["--save-session", str(saved), "-o", "simple", "echo remember me"], cwd=tmp_path, env=env
+    )
+    assert r.returncode == 0, r.stderr
+    sid = json.loads(saved.read_text())["sessionId"]
+    r = run(["--resume", str(saved), "-o", "simple", "echo again"], cwd=tmp_path, env=env)
+    assert r.returncode == 0 and "again" in r.stdout, r.stderr
+    r = run(["--resume", sid, "-o", "simple", "echo third"], cwd=tmp_path, env=env)
+    assert r.returncode == 0
+    r = run(["sessions", "list"], cwd=tmp_path, env=env)
+    assert r.returncode == 0 and sid in r.stdout
+    r = run(["sessions", "-o", "jsonl"], cwd=tmp_path, env=env)
+    assert json.loads(r.stdout.splitlines()[0])["sessionId"] == sid
+
+
+def test_mode_model_config(tmp_path):
+    r = run(
+        [
+            "-o",
+            "jsonl",
+            "--mode",
+            "code",
+            "--model",
+            "demo-smart",
+            "--config",
+            "verbose=true",
+            "echo x",
+        ],
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    methods = [m.get("method") for m in map(json.loads, r.stdout.splitlines())]
+    assert "session/set_mode" in methods and methods.count("session/set_config_option") == 2
+    r = run(["--mode", "nope", "echo x"], cwd=tmp_path)
+    assert r.returncode == 2 and "valid modes: ask, code, architect" in r.stderr
+    r = run(["--config", "model=gpt-9", "echo x"], cwd=tmp_path)
+    assert r.returncode == 2 and "demo-fast" in r.stderr
+    r = run(["--config", "nokey=1", "echo x"], cwd=tmp_path)
+    assert r.returncode == 2 and "valid options" in r.stderr
+
+
+def test_auth_required_message_and_auth_flag(tmp_path):
+    env = {"ACPHOST_DEMO_REQUIRE_AUTH": "1"}
+    r = run(["echo x"], cwd=tmp_path, env=env)
+    assert r.returncode == 1
+    assert "demo-login" in r.stderr and "--auth" in r.stderr
+    r = run(["--auth", "demo-login", "-o", "simple", "echo authed"], cwd=tmp_path, env=env)
+    assert r.returncode == 0 and "authed" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("{", "invalid JSON at line 1"),
+        ('{"agent_servers": []}', "agent_servers"),
+        ('{"agent_servers": {"x": {"command": 5}}}', "agent_servers.x.command"),
+        ('{"agent_servers": {"x": {"command": "a", "args": "b"}}}', "args must be a list"),
+        ('{"agent_servers": {"x": {"command": "a", "env": {"K": 1}}}}', "env must be"),
+    ],
+)
+def test_settings_errors_exit_2(tmp_path, content, needle):
+    settings = tmp_path / "settings.json"
+    settings.write_text(content)
+    r = run(["--settings", str(settings), "echo x"], cwd=tmp_path)
+    assert r.returncode == 2
+    assert needle in r.stderr and str(settings) in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_settings_missing_and_unknown_agent(tmp_path):
+    r = run(["--settings", str(tmp_path / "nope.json"), "echo x"], cwd=tmp_path)
+    assert r.returncode == 2 and "does not exist" in r.stderr
+    r = run(["-a", "no-such-agent", "echo x"], cwd=tmp_path)
+    assert r.returncode == 2 and "unknown agent" in r.stderr and "demo" in r.stderr
+
+
+def test_settings_agent_selection_and_zed_shape(tmp_path):
+    settings = tmp_path / ".acphost" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(
+        json.dumps(
+            {
+                "theme": "ignored: a Zed settings file has many other keys",
+                "agent_servers": {
+                    "mydemo": {
+                        "command": sys.executable,
+                        "args": ["-m", "acphost.agents.demo"],
+                        "env": {"ACPHOST_DEMO_STEP": "0"},
+                    }
+                },
+            }
+        )
+    )
+    r = run(["-o", "jsonl", "echo via settings"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    first = json.loads(r.stdout.splitlines()[0])
+    assert first["params"] == {"name": "mydemo", "command": sys.executable}
+    r = run(["agents"], cwd=tmp_path)
+    assert "mydemo" in r.stdout and str(settings) in r.stdout
+
+
+def test_agent_not_installed_exit_1(tmp_path):
+    settings = tmp_path / "s.json"
+    settings.write_text(
+        json.dumps({"agent_servers": {"ghost": {"command": "/nonexistent/ghost-agent"}}})
+    )
+    r = run(["--settings", str(settings), "echo x"], cwd=tmp_path)
+    assert r.returncode == 1 and "not found" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_agent_crash_exit_1_with_stderr_tail(tmp_path):
+    r = run(["crash"], cwd=tmp_path)
+    assert r.returncode == 1
+    assert "code 3" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_non_end_turn_stop_reason_on_stderr(tmp_path):
+    r = run(["-o", "simple", "refuse"], cwd=tmp_path)
+    assert r.returncode == 0 and "stop reason: refusal" in r.stderr
+
+
+def test_doctor_and_agents(tmp_path):
+    r = run(["doctor"], cwd=tmp_path)
+    assert r.returncode == 0 and "initialize:   ok" in r.stdout and "acphost-demo" in r.stdout
+    r = run(["agents"], cwd=tmp_path)
+    assert (
+        r.returncode == 0 and "demo" in r.stdout and "claude" in r.stdout and "gemini" in r.stdout
+    )
+
+
+def test_help_and_bad_flag(tmp_path):
+    r = run(["--help"], cwd=tmp_path)
+    assert r.returncode == 0 and "exit codes" in r.stdout
+    r = run(["--no-such-flag"], cwd=tmp_path)
+    assert r.returncode == 2
+
+
+def test_sigint_cancels_the_turn_and_exits_130(tmp_path):
+    env = {**os.environ, "ACPHOST_DEMO_STEP": "0.05", "XDG_CONFIG_HOME": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acphost", "-o", "jsonl", "slow"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if '"agent_message_chunk"' in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    out, err = proc.communicate(timeout=15)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - started < 6
+    lines = [json.loads(x) for x in out.splitlines()]
+    assert any(m.get("method") == "session/cancel" for m in lines)
+    assert any(
+        m.get("result", {}).get("stopReason") == "cancelled"
+        for m in lines
+        if isinstance(m.get("result"), dict)
+    )
+
+
+def test_second_sigint_kills_the_agent(tmp_path):
+    # An agent that ignores session/cancel: the second Ctrl-C must end everything.
+    agent = tmp_path / "stubborn.py"
+    agent.write_text(Path(__file__).with_name("stubborn_agent.py").read_text())
+    settings = tmp_path / "s.json"
+    settings.write_text(
+        json.dumps(
+            {"agent_servers": {"stubborn": {"command": sys.executable, "args": [str(agent)]}}}
+        )
+    )
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acphost", "--settings", str(settings), "-o", "jsonl", "hang"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if '"session/prompt"' in line:
+            break
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=15)
+    assert proc.returncode == 130
+    pid_file = tmp_path / "stubborn.pid"
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the stubborn agent survived")
