@@ -23,6 +23,7 @@ subcommands:
   agents            list the agents you can pick with -a (settings, presets, demo)
   sessions [list]   list the agent's sessions (session/list)
   doctor            check that an agent starts, time initialize, show capabilities
+  tui [PATH]        the interactive terminal client
 
 examples:
   acphost "show me around"                    # the built-in demo agent
@@ -213,7 +214,25 @@ def _doctor(argv: list[str]) -> int:
     return doctor(args)
 
 
+def _tui(argv: list[str]) -> int:
+    p = _sub_parser("tui", "The interactive terminal client.")
+    p.add_argument("path", nargs="?", help="the workspace directory (default: the current directory)")
+    p.add_argument("--write", action="store_true", help="allow file writes (confined to the workspace)")
+    p.add_argument("--yolo", action="store_true", help="reads anywhere, writes allowed (still confined)")
+    args = p.parse_args(argv)
+    if args.path and not args.cwd:
+        args.cwd = args.path
+    _setup_logging(args.verbose)
+    try:
+        from ..tui import run_tui  # noqa: PLC0415 - Textual loads only for the TUI
+    except ImportError as exc:
+        print(f"acphost: the TUI needs Textual: pip install 'acphost[tui]' ({exc})", file=sys.stderr)
+        return EXIT_USAGE
+    return run_tui(args)
+
+
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "tui": _tui,
     "agents": _agents,
     "sessions": _sessions,
     "doctor": _doctor,
