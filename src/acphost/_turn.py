@@ -110,7 +110,8 @@ class TurnResult:
 
     Attributes:
         stop_reason: the agent's ``stopReason`` (``end_turn``, ``cancelled``...).
-        text: the agent's message text of this turn.
+        text: the agent's message text of this turn (empty when the client
+            keeps no history: ``keep_history=False``).
         tool_calls: the tool calls that this turn created or updated.
         usage: the ``usage`` field some agents add to the response, if any.
         meta: the response's ``_meta``, if any.
