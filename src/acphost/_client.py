@@ -91,6 +91,7 @@ class AcpClient:
         self._early: dict[str, list[s.SessionUpdate]] = {}
         self._early_count = 0
         self._closed = False
+        self._trace: Any = None
         host.attach(self)
 
     # -- construction ------------------------------------------------------------
@@ -145,6 +146,8 @@ class AcpClient:
             session_timeout: seconds for session setup calls (default 60).
             max_line_bytes: the largest frame accepted from the agent.
             tap: ``(direction, bytes)`` callback that sees every frame.
+            trace: a path (or :class:`~acphost.trace.TraceWriter`): record
+                every frame, secrets redacted, as JSONL.
             on_violation: callback for malformed frames from the agent.
             keep_history: keep message content in session state (default True).
             unstable: enable unstable protocol features (``session/fork``).
@@ -174,6 +177,13 @@ class AcpClient:
 
         violation: Callable[[ProtocolViolation], None] | None = options.pop("on_violation", None)
         tap: FrameTap | None = options.pop("tap", None)
+        trace = options.pop("trace", None)
+        writer = None
+        if trace is not None:
+            from .trace import TraceWriter  # noqa: PLC0415 - only when tracing
+
+            writer = trace if isinstance(trace, TraceWriter) else TraceWriter(trace)
+            tap = writer if tap is None else _chain_taps(tap, writer)
         conn = Connection(
             transport,
             on_request=bridge.handle,
@@ -191,6 +201,7 @@ class AcpClient:
             keep_history=options.pop("keep_history", True),
             unstable=options.pop("unstable", False),
         )
+        client._trace = writer
         if options:
             await transport.close()
             raise TypeError(f"unknown option(s): {', '.join(sorted(options))}")
@@ -661,6 +672,16 @@ class AcpClient:
                 turn._finish(AgentExited(None, "", "the client was closed during the turn"))
         await self._host.close()
         await self._conn.close()
+        if self._trace is not None:
+            self._trace.close()
+
+
+def _chain_taps(first: FrameTap, second: FrameTap) -> FrameTap:
+    def tap(direction: Any, line: bytes) -> None:
+        first(direction, line)
+        second(direction, line)
+
+    return tap
 
 
 def auth_method_id(method: s.AuthMethod) -> str:

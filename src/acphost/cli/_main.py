@@ -24,6 +24,8 @@ subcommands:
   sessions [list]   list the agent's sessions (session/list)
   doctor            check that an agent starts, time initialize, show capabilities
   tui [PATH]        the interactive terminal client
+  validate TRACE    check a recorded trace against the schema and ordering rules
+  replay TRACE      act as the agent of a recorded trace (use it as an agent command)
 
 examples:
   acphost "show me around"                    # the built-in demo agent
@@ -158,6 +160,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="set a config option (repeatable; true/false for boolean options)",
     )
     g.add_argument("--auth", metavar="METHOD", help="authenticate with this method first")
+    g = p.add_argument_group("traces")
+    g.add_argument("--trace", metavar="FILE", help="record every frame (secrets redacted) as JSONL")
+    g.add_argument(
+        "--strict",
+        action="store_true",
+        help="validate live traffic against the schema; stop at the agent's first violation "
+        "(default: protocol violations are logged as warnings)",
+    )
     p.add_argument("--version", action="version", version=f"acphost {__version__}")
     return p
 
@@ -216,9 +226,15 @@ def _doctor(argv: list[str]) -> int:
 
 def _tui(argv: list[str]) -> int:
     p = _sub_parser("tui", "The interactive terminal client.")
-    p.add_argument("path", nargs="?", help="the workspace directory (default: the current directory)")
-    p.add_argument("--write", action="store_true", help="allow file writes (confined to the workspace)")
-    p.add_argument("--yolo", action="store_true", help="reads anywhere, writes allowed (still confined)")
+    p.add_argument(
+        "path", nargs="?", help="the workspace directory (default: the current directory)"
+    )
+    p.add_argument(
+        "--write", action="store_true", help="allow file writes (confined to the workspace)"
+    )
+    p.add_argument(
+        "--yolo", action="store_true", help="reads anywhere, writes allowed (still confined)"
+    )
     args = p.parse_args(argv)
     if args.path and not args.cwd:
         args.cwd = args.path
@@ -226,13 +242,37 @@ def _tui(argv: list[str]) -> int:
     try:
         from ..tui import run_tui  # noqa: PLC0415 - Textual loads only for the TUI
     except ImportError as exc:
-        print(f"acphost: the TUI needs Textual: pip install 'acphost[tui]' ({exc})", file=sys.stderr)
+        print(
+            f"acphost: the TUI needs Textual: pip install 'acphost[tui]' ({exc})", file=sys.stderr
+        )
         return EXIT_USAGE
     return run_tui(args)
 
 
+def _validate(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(
+        prog="acphost validate",
+        description="Check a JSONL trace against the ACP schema and ordering rules.",
+    )
+    p.add_argument("trace", nargs="+", help="trace files (from --trace)")
+    p.add_argument("--no-schema", action="store_true", help="check only the ordering rules")
+    args = p.parse_args(argv)
+    from ._trace import validate  # noqa: PLC0415
+
+    return validate(args.trace, schema=not args.no_schema)
+
+
+def _replay(argv: list[str]) -> int:
+    from ..agents.replay._replay import main  # noqa: PLC0415
+
+    code: int = main(argv)
+    return code
+
+
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "tui": _tui,
+    "validate": _validate,
+    "replay": _replay,
     "agents": _agents,
     "sessions": _sessions,
     "doctor": _doctor,

@@ -35,6 +35,7 @@ from ._mentions import find_mentions
 from ._policy import build_broker
 from ._render import PlainRenderer, Renderer
 from ._setup import UsageProblem, fail, resolve
+from ._trace import LiveCheck
 
 __all__ = ["run_prompt"]
 
@@ -120,6 +121,15 @@ class PromptRun:
         self.out = sys.stdout
         self.interrupted = 0
         self.client: AcpClient | None = None
+        self.strict_failure: AcpError | None = None
+
+    def _abort(self, error: AcpError) -> None:
+        """--strict: the agent broke the protocol; end it now."""
+        self.strict_failure = error
+        if self.client is not None:
+            kill = getattr(self.client.transport, "kill_now", None)
+            if kill is not None:
+                kill()
 
     # -- setup -------------------------------------------------------------------
 
@@ -303,6 +313,8 @@ class PromptRun:
         except (AgentExited, AcpTimeout):
             if self.interrupted:
                 raise _Interrupted from None
+            if self.strict_failure is not None:
+                raise self.strict_failure from None
             raise
         finally:
             loop.remove_signal_handler(signal.SIGINT)
@@ -326,11 +338,17 @@ class PromptRun:
         }
         if self.jsonl:
             options["tap"] = self.tap
+        if self.args.trace:
+            options["trace"] = self.args.trace
+        live = LiveCheck(strict=self.args.strict, on_abort=self._abort)
+        options["tap"] = live.chain(options.get("tap"))
         async with AcpClient.start(
             self.spec.argv, env=dict(self.spec.env), cwd=self.cwd, **options
         ) as client:
             self.client = client
             session = await self.open_session(client)
+            if live.failure is not None:
+                raise live.failure
             if self.args.save_session:
                 _write_json_atomic(
                     self.args.save_session,
@@ -345,7 +363,10 @@ class PromptRun:
             await self.listings(client, session)
             if prompt is None:
                 return EXIT_OK
-            return await self.turn(session, prompt)
+            code = await self.turn(session, prompt)
+            if self.strict_failure is not None:
+                raise self.strict_failure
+            return code
 
 
 def _auth_message(exc: AuthRequired, spec: AgentSpec) -> str:

@@ -1,0 +1,1 @@
+"""The replay agent: the agent's side of a recorded trace (``python -m acphost.agents.replay``)."""

@@ -1,0 +1,7 @@
+"""Entry point: ``python -m acphost.agents.replay TRACE [--report FILE]``."""
+
+import sys
+
+from acphost.agents.replay._replay import main
+
+sys.exit(main())
