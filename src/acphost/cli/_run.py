@@ -44,6 +44,10 @@ class _Interrupted(Exception):
     pass
 
 
+class _OutputClosed(Exception):
+    pass
+
+
 def read_prompt(args: argparse.Namespace) -> str | None:
     """The prompt from the arguments, else stdin; None when only listing.
 
@@ -122,6 +126,7 @@ class PromptRun:
         self.interrupted = 0
         self.client: AcpClient | None = None
         self.strict_failure: AcpError | None = None
+        self.output_closed = False
 
     def _abort(self, error: AcpError) -> None:
         """--strict: the agent broke the protocol; end it now."""
@@ -159,12 +164,22 @@ class PromptRun:
         )
 
     def tap(self, direction: str, line: bytes) -> None:
+        if self.output_closed:
+            return
         buffer = self.out.buffer if hasattr(self.out, "buffer") else None
-        if buffer is not None:
-            buffer.write(line + b"\n")
-            buffer.flush()
-        else:
-            self.out.write(line.decode("utf-8", "replace") + "\n")
+        try:
+            if buffer is not None:
+                buffer.write(line + b"\n")
+                buffer.flush()
+            else:
+                self.out.write(line.decode("utf-8", "replace") + "\n")
+        except (BrokenPipeError, ValueError):
+            # The reader of our stdout went away (`acphost -o jsonl | head`): stop quietly.
+            self.output_closed = True
+            if self.client is not None:
+                kill = getattr(self.client.transport, "kill_now", None)
+                if kill is not None:
+                    kill()
 
     def selected_agent_line(self) -> None:
         # Name and command only: args and env may carry secrets.
@@ -313,6 +328,8 @@ class PromptRun:
         except (AgentExited, AcpTimeout):
             if self.interrupted:
                 raise _Interrupted from None
+            if self.output_closed:
+                raise _OutputClosed from None
             if self.strict_failure is not None:
                 raise self.strict_failure from None
             raise
@@ -411,6 +428,8 @@ def run_prompt(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         except _Interrupted:
             return EXIT_INTERRUPTED
+        except _OutputClosed:
+            return EXIT_ERROR
         except (UsageProblem, PolicyFileError) as exc:
             fail(str(exc))
             return EXIT_USAGE
@@ -444,6 +463,8 @@ def run_prompt(args: argparse.Namespace) -> int:
         except AcpError as exc:
             fail(str(exc))
             return EXIT_ERROR
+        except BrokenPipeError:
+            return EXIT_ERROR  # our reader went away; cli.main silences stdout
         except OSError as exc:
             fail(f"{exc}")
             return EXIT_ERROR
