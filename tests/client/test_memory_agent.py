@@ -303,8 +303,7 @@ def test_public_api_is_pinned():
 
 
 def test_every_error_code_maps_to_a_class():
-    schema = json.loads((acphost.schema.__file__.rsplit("/", 1)[0] + "/v1/schema.json") and
-                        open(acphost.schema.__file__.rsplit("/", 1)[0] + "/v1/schema.json").read())
+    schema = _schema()
     codes = [v["const"] for v in schema["$defs"]["ErrorCode"]["anyOf"] if "const" in v]
     for code in codes:
         err = acphost.RequestError.from_wire({"code": code, "message": "m"})
@@ -312,12 +311,18 @@ def test_every_error_code_maps_to_a_class():
 
 
 def test_every_session_update_variant_maps_to_a_class():
-    schema = json.loads(open(acphost.schema.__file__.rsplit("/", 1)[0] + "/v1/schema.json").read())
+    schema = _schema()
     for variant in schema["$defs"]["SessionUpdate"]["oneOf"]:
         kind = variant["properties"]["sessionUpdate"]["const"]
         decoded = s.decode_session_update({"sessionUpdate": kind, **_minimal(kind)})
         assert not isinstance(decoded, s.UnknownSessionUpdate), kind
         assert isinstance(decoded.text, str)
+
+
+def _schema() -> dict:
+    from pathlib import Path
+
+    return json.loads((Path(acphost.schema.__file__).parent / "v1" / "schema.json").read_text())
 
 
 def _minimal(kind: str) -> dict:
