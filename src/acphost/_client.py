@@ -104,6 +104,7 @@ class AcpClient:
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         kill_on_host_death: bool = True,
+        close_grace: float = 2.0,
         **options: Any,
     ) -> ClientContext:
         """Start an agent subprocess and initialize it; use with ``async with``.
@@ -113,6 +114,9 @@ class AcpClient:
             env: variables overlaid on the host's environment for the agent.
             cwd: the agent process's working directory.
             kill_on_host_death: on Linux, the agent dies if the host is killed.
+            close_grace: seconds the agent gets to exit after EOF (and after
+                SIGTERM) when the client closes, before its process group is
+                killed; several real agents ignore EOF, so a CLI wants it short.
             **options: see :meth:`connect`.
 
         Returns:
@@ -124,7 +128,11 @@ class AcpClient:
             from .transport._stdio import StdioTransport  # noqa: PLC0415 - spawn cost only when used
 
             return await StdioTransport.spawn(
-                command, env=env, cwd=cwd, kill_on_host_death=kill_on_host_death
+                command,
+                env=env,
+                cwd=cwd,
+                kill_on_host_death=kill_on_host_death,
+                close_grace=close_grace,
             )
 
         return ClientContext(open_transport, options)

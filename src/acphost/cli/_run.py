@@ -359,8 +359,9 @@ class PromptRun:
             options["trace"] = self.args.trace
         live = LiveCheck(strict=self.args.strict, on_abort=self._abort)
         options["tap"] = live.chain(options.get("tap"))
+        # End of run: the agent's whole tree goes after a short grace (issue 4).
         async with AcpClient.start(
-            self.spec.argv, env=dict(self.spec.env), cwd=self.cwd, **options
+            self.spec.argv, env=dict(self.spec.env), cwd=self.cwd, close_grace=0.5, **options
         ) as client:
             self.client = client
             session = await self.open_session(client)

@@ -87,6 +87,7 @@ class StdioTransport:
         self._closing = False
         self._closed = False
         self.on_stderr: Callable[[str], None] | None = None
+        self.close_grace = 2.0
         if proc.stderr is not None:
             self._stderr_task = asyncio.get_running_loop().create_task(
                 self._drain_stderr(proc.stderr), name="acphost.transport.stderr"
@@ -101,6 +102,7 @@ class StdioTransport:
         cwd: str | os.PathLike[str] | None = None,
         kill_on_host_death: bool = True,
         inherit_stderr: bool = False,
+        close_grace: float = 2.0,
     ) -> StdioTransport:
         """Start the agent.
 
@@ -111,6 +113,8 @@ class StdioTransport:
             kill_on_host_death: on Linux, SIGKILL the agent if the host dies.
             inherit_stderr: let the agent write to our stderr instead of
                 draining it (its tail is then unknown).
+            close_grace: seconds :meth:`close` waits after EOF, and again
+                after SIGTERM, before escalating.
 
         Raises:
             AgentStartError: the program is missing, not executable, or the cwd
@@ -148,7 +152,9 @@ class StdioTransport:
         except OSError as exc:
             raise AgentStartError(f"cannot start the agent {argv[0]!r}: {exc.strerror}") from exc
         logger.debug("started agent pid=%d argv=%r", proc.pid, argv[0])
-        return cls(proc, argv)
+        transport = cls(proc, argv)
+        transport.close_grace = close_grace
+        return transport
 
     # -- stderr ----------------------------------------------------------------
 
@@ -242,7 +248,7 @@ class StdioTransport:
         """SIGKILL the agent's whole process group at once (second Ctrl-C)."""
         self._signal_group(signal.SIGKILL)
 
-    async def close(self, *, grace: float = 2.0, term_grace: float = 2.0) -> None:
+    async def close(self, *, grace: float | None = None, term_grace: float | None = None) -> None:
         """End the agent and everything it started; reap it. Idempotent.
 
         EOF on stdin, up to ``grace`` s for it to exit by itself, then SIGTERM to
@@ -251,12 +257,14 @@ class StdioTransport:
         left behind) get the same treatment.
 
         Args:
-            grace: seconds to wait after EOF.
-            term_grace: seconds to wait after SIGTERM.
+            grace: seconds to wait after EOF (default: ``close_grace``).
+            term_grace: seconds to wait after SIGTERM (default: ``close_grace``).
 
         """
         if self._closed:
             return
+        grace = self.close_grace if grace is None else grace
+        term_grace = self.close_grace if term_grace is None else term_grace
         self._closed = True
         proc = self._proc
         if proc.stdin is not None and not proc.stdin.is_closing():

@@ -1,0 +1,196 @@
+"""How long the TUI transcript takes to show a 10,000-chunk stream.
+
+Headless Textual (``App.run_test``), same machine, same run:
+
+- ``at once``: the whole text mounted as one Markdown widget (the floor);
+- ``streamed``: the same text as N ``agent_message_chunk`` updates fed to the
+  transcript the way the connection's reader does (synchronously, in bursts of
+  ``--burst`` chunks between event-loop turns), until everything is shown;
+- ``naive``: ``Markdown.update(text_so_far)`` per chunk, the full re-render the
+  transcript avoids; measured on the first ``--naive`` chunks, and N times
+  that per-chunk cost given as a lower bound (the cost grows with the text);
+- ``end to end``: the real app against the demo agent's ``flood N`` keyword,
+  from Enter to the last chunk shown (process, pipes, JSON, state, widgets;
+  the demo's own text, not the document above).
+
+Usage::
+
+    python bench/bench_tui.py                  # N = 10,000, 3 runs each
+    python bench/bench_tui.py --n 10000 --runs 5 --burst 50 --naive 500
+
+"Shown" means: every chunk appended to the Markdown widget and the screen
+refreshed once after that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown
+
+from acphost import schema as s
+from acphost._state import SessionState
+from acphost.config import AgentSpec
+from acphost.tui import AcpApp
+from acphost.tui._model import TerminalBuffers
+from acphost.tui._transcript import StreamingMarkdown, Transcript
+
+SIZE = (100, 40)
+
+
+def make_chunks(n: int) -> list[str]:
+    """N fragments (~10 chars) of a Markdown document with headings, lists and code."""
+    words = "the agent streams markdown to the host while the user waits".split()  # noqa: SIM905
+    out: list[str] = []
+    i = 0
+    while len(out) < n:
+        k = len(out)
+        if k % 400 == 0:
+            out.append(f"\n\n## Section {k // 400}\n\n")
+        elif k % 100 == 0:
+            out.append("\n\n- item one\n- item two\n\n")
+        elif k % 250 == 0:
+            out.append("\n\n```python\nprint('hi')\n```\n\n")
+        elif k % 20 == 0:
+            out.append(".\n\n")
+        else:
+            out.append(f"{words[i % len(words)]} **{words[(i + 3) % len(words)]}** ")
+        i += 1
+    return out[:n]
+
+
+class Harness(App[None]):
+    """A transcript alone on a screen."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.state = SessionState(keep_history=False)
+        self.transcript = Transcript(self.state, "/", TerminalBuffers())
+        self.scroll = VerticalScroll()
+
+    def compose(self) -> ComposeResult:
+        yield self.transcript
+
+
+async def at_once(text: str) -> float:
+    app = Harness()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        start = time.perf_counter()
+        md = StreamingMarkdown(text)
+        await app.transcript.mount(md)
+        await md.settled()
+        await pilot.pause()
+        elapsed = time.perf_counter() - start
+        assert md.source == text
+    return elapsed
+
+
+async def streamed(chunks: list[str], burst: int) -> tuple[float, int]:
+    app = Harness()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        start = time.perf_counter()
+        for i, chunk in enumerate(chunks):
+            update = s.AgentMessageChunk(content=s.TextContentBlock(text=chunk), message_id="m1")
+            app.transcript.on_update(update)
+            if i % burst == burst - 1:
+                await asyncio.sleep(0)  # the reader yields between reads
+        await app.transcript.settled()
+        await pilot.pause()
+        elapsed = time.perf_counter() - start
+        (md,) = app.transcript.streams()
+        assert md.source == "".join(chunks)
+        appends = md.appends
+    return elapsed, appends
+
+
+async def naive(chunks: list[str]) -> float:
+    app = Harness()
+    async with app.run_test(size=SIZE) as pilot:
+        md = Markdown()
+        await app.transcript.mount(md)
+        await pilot.pause()
+        start = time.perf_counter()
+        text = ""
+        for chunk in chunks:
+            text += chunk
+            await md.update(text)
+        await pilot.pause()
+        return time.perf_counter() - start
+
+
+async def end_to_end(n: int) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        spec = AgentSpec(
+            name="demo",
+            command=sys.executable,
+            args=("-m", "acphost.agents.demo"),
+            env={"ACPHOST_DEMO_STEP": "0", "ACPHOST_DEMO_STATE_DIR": tmp},
+        )
+        app = AcpApp(spec, str(Path.cwd()))
+        async with app.run_test(size=SIZE) as pilot:
+            while app.active_view is None:
+                await pilot.pause(0.01)
+            view = app.active_view
+            from acphost.tui._composer import PromptArea  # noqa: PLC0415
+
+            area = app.query_one(PromptArea)
+            area.load_text(f"flood {n}")
+            area.move_cursor(area.document.end)
+            area.close_completions()
+            start = time.perf_counter()
+            await pilot.press("enter")
+            while not view.stop_reason:
+                await pilot.pause(0.001)
+            await view.transcript.settled()
+            await pilot.pause()
+            elapsed = time.perf_counter() - start
+            streams = view.transcript.streams()
+            assert streams[-1].chunks + 1 >= n, streams[-1].chunks
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--burst", type=int, default=50)
+    parser.add_argument("--naive", type=int, default=100)
+    args = parser.parse_args()
+    chunks = make_chunks(args.n)
+    text = "".join(chunks)
+    rows: dict[str, list[float]] = {"at once": [], "streamed": [], "end to end": []}
+    for _ in range(args.runs):
+        rows["at once"].append(asyncio.run(at_once(text)))
+        elapsed, appends = asyncio.run(streamed(chunks, args.burst))
+        print(f"streamed: {appends} appends", file=sys.stderr)
+        rows["streamed"].append(elapsed)
+        rows["end to end"].append(asyncio.run(end_to_end(args.n)))
+    naive_t = asyncio.run(naive(make_chunks(args.naive)))
+    floor = statistics.median(rows["at once"])
+    print(f"{args.n:,} chunks, {len(text):,} characters of Markdown; median of {args.runs} runs\n")
+    print("| how | ms | x at once |")
+    print("|---|---:|---:|")
+    for name, times in rows.items():
+        med = statistics.median(times)
+        print(f"| {name} | {med * 1000:.0f} | {med / floor:.2f}x |")
+    # The naive cost per chunk grows with the text: N x the cost measured on the
+    # first --naive chunks is a lower bound.
+    bound = naive_t / args.naive * args.n
+    print(
+        f"| naive update per chunk (first {args.naive}: {naive_t * 1000:.0f} ms; "
+        f"lower bound for {args.n:,}) | >{bound * 1000:.0f} | >{bound / floor:.0f}x |"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,254 @@
+"""The TUI's model layer, without an app (as Textual tests its notifications)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from acphost import schema as s
+from acphost.host import PermissionOption, PermissionRequest, Verdict
+from acphost.host._terminals import (
+    ExitStatus,
+    TerminalCreated,
+    TerminalExited,
+    TerminalOutputReceived,
+)
+from acphost.tui._frames import REDACTED, ProtocolLog, frame_matches, redact
+from acphost.tui._model import (
+    ConnectionState,
+    PermissionQueue,
+    PromptHistory,
+    StatusInfo,
+    TerminalBuffers,
+    choices_for,
+    command_matches,
+    format_usage,
+    fuzzy_rank,
+    location_text,
+    workspace_files,
+)
+from acphost.tui._status import status_text
+
+
+def frame(obj) -> bytes:
+    return json.dumps(obj).encode()
+
+
+def test_protocol_log_correlates_requests_and_responses():
+    log = ProtocolLog()
+    req = log.record(
+        "send", frame({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {}}), now=10.0
+    )
+    note = log.record(
+        "receive", frame({"jsonrpc": "2.0", "method": "session/update", "params": {}}), now=10.1
+    )
+    agent_req = log.record(
+        "receive", frame({"jsonrpc": "2.0", "id": 1, "method": "fs/read_text_file"}), now=10.2
+    )
+    resp = log.record("receive", frame({"jsonrpc": "2.0", "id": 1, "result": {}}), now=10.5)
+    answer = log.record("send", frame({"jsonrpc": "2.0", "id": 1, "error": {"code": -1}}), now=10.6)
+    assert (req.kind, note.kind, agent_req.kind) == ("request", "notification", "request")
+    # same id in both directions: each response pairs with the other side's request
+    assert resp.method == "session/new" and resp.peer == req.seq and req.peer == resp.seq
+    assert abs(resp.latency - 0.5) < 1e-9
+    assert answer.kind == "error" and answer.method == "fs/read_text_file"
+    assert answer.peer == agent_req.seq
+    assert log.find(resp.seq) is resp
+
+
+def test_protocol_log_keeps_invalid_lines_and_is_bounded():
+    log = ProtocolLog(limit=3)
+    for i in range(5):
+        log.record("receive", f"garbage {i}".encode())
+    assert len(log) == 3
+    assert log.records[-1].kind == "invalid" and log.records[-1].payload == "garbage 4"
+    assert log.find(1) is None and log.find(5) is log.records[-1]
+
+
+def test_redaction():
+    data = {
+        "params": {
+            "apiKey": "sk-123",
+            "mcpServers": [
+                {
+                    "env": [
+                        {"name": "GITHUB_TOKEN", "value": "ghp_x"},
+                        {"name": "HOME", "value": "/h"},
+                    ]
+                },
+                {"headers": [{"name": "Authorization", "value": "Bearer y"}]},
+            ],
+            "text": "a token word in text is fine",
+        }
+    }
+    out = redact(data)
+    assert out["params"]["apiKey"] == REDACTED
+    env = out["params"]["mcpServers"][0]["env"]
+    assert env[0]["value"] == REDACTED and env[1]["value"] == "/h"
+    assert out["params"]["mcpServers"][1]["headers"][0]["value"] == REDACTED
+    assert out["params"]["text"] == "a token word in text is fine"
+    assert data["params"]["apiKey"] == "sk-123"  # the original is untouched
+
+
+def test_filter_words():
+    log = ProtocolLog()
+    rec = log.record(
+        "send",
+        frame({"jsonrpc": "2.0", "id": 7, "method": "session/prompt", "params": {"x": "hello"}}),
+    )
+    assert frame_matches(rec, "")
+    assert frame_matches(rec, "prompt hello")
+    assert frame_matches(rec, "#7 >")
+    assert not frame_matches(rec, "prompt -hello")
+    assert not frame_matches(rec, "receive")
+    assert log.filter("session/prompt") == [rec]
+
+
+def test_choices_follow_the_agents_options_by_kind():
+    req = PermissionRequest(
+        session_id="s",
+        options=(
+            PermissionOption("r1", "No", "reject_once"),
+            PermissionOption("a1", "Yes", "allow_once"),
+            PermissionOption("x", "Odd", "future_kind"),
+        ),
+    )
+    choices = choices_for(req)
+    assert [(c.key, c.label, c.kind) for c in choices] == [
+        ("a", "Yes", "allow_once"),
+        ("r", "No", "reject_once"),
+    ]
+    assert choices[0].verdict == Verdict.allow("allowed by the user")
+    mediated = choices_for(PermissionRequest.for_fs_write("s", "/w/a.txt"))
+    assert [c.kind for c in mediated] == [
+        "allow_once",
+        "allow_always",
+        "reject_once",
+        "reject_always",
+    ]
+    assert mediated[1].verdict.always and mediated[3].verdict.always
+
+
+async def test_permission_queue_orders_and_drops_cancelled():
+    changes = []
+    queue = PermissionQueue(on_change=lambda: changes.append(len(queue)))
+    r1 = PermissionRequest(session_id="a", title="one")
+    r2 = PermissionRequest(session_id="b", title="two")
+    t1 = asyncio.ensure_future(queue.ask(r1))
+    t2 = asyncio.ensure_future(queue.ask(r2))
+    await asyncio.sleep(0)
+    assert len(queue) == 2 and queue.current.request is r1
+    assert queue.count("b") == 1
+    t1.cancel()  # the turn was cancelled: the request leaves the queue
+    await asyncio.sleep(0)
+    assert queue.current.request is r2
+    queue.answer(queue.current, Verdict.allow())
+    assert (await t2).decision.value == "allow"
+    assert len(queue) == 0 and changes[-1] == 0
+
+
+def test_terminal_buffers_replay_and_follow():
+    bufs = TerminalBuffers(limit=10)
+    bufs.on_event(TerminalCreated("s", "t1", "echo", ("hi",), "/w"))
+    bufs.on_event(TerminalOutputReceived("s", "t1", "hello "))
+    seen = []
+    bufs.watch("t1", seen.append)
+    bufs.on_event(TerminalOutputReceived("s", "t1", "world!"))
+    bufs.on_event(TerminalExited("s", "t1", ExitStatus(0, None)))
+    buf = bufs.get("t1")
+    assert buf.command == "echo hi"
+    assert buf.text == "world!"  # bounded: the oldest chunk went
+    assert seen == ["world!", ""] and buf.exit_text == "exit code 0"
+
+
+def test_prompt_history():
+    h = PromptHistory()
+    assert h.previous("draft") is None
+    h.add("one")
+    h.add("two")
+    h.add("two")
+    assert h.previous("draft") == "two"
+    assert h.previous("ignored") == "one"
+    assert h.previous("ignored") is None
+    assert h.next() == "two"
+    assert h.next() == "draft"
+    assert h.next() is None
+
+
+def test_fuzzy_files(tmp_path):
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("")
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "node_modules" / "x.js").write_text("")
+    for p in ("README.md", "src/pkg/session.py", "src/pkg/state.py", "setup.cfg"):
+        (tmp_path / p).write_text("")
+    files = workspace_files(str(tmp_path))
+    assert files == ["README.md", "setup.cfg", "src/pkg/session.py", "src/pkg/state.py"]
+    assert fuzzy_rank("sess", files)[0] == "src/pkg/session.py"
+    assert fuzzy_rank("stpy", files)[0] == "src/pkg/state.py"
+    assert fuzzy_rank("zzz", files) == []
+
+
+def test_command_matches():
+    cmds = [s.AvailableCommand(name=n, description="") for n in ("help", "plan", "explain")]
+    assert [c.name for c in command_matches("/pl", cmds)] == ["plan", "explain"]
+    assert [c.name for c in command_matches("/", cmds)] == ["help", "plan", "explain"]
+
+
+def test_formatting():
+    assert format_usage(None) == ""
+    assert format_usage(s.UsageUpdate(used=12_000, size=200_000)) == "ctx 12k/200k 6%"
+    usage = s.UsageUpdate(used=1, size=200_000, cost=s.Cost(amount=1.5, currency="USD"))
+    assert format_usage(usage) == "ctx 1/200k 0% 1.50 USD"
+    assert location_text(s.ToolCallLocation(path="/w/src/a.py", line=3), "/w") == "src/a.py:3"
+    assert location_text(s.ToolCallLocation(path="/etc/x"), "/w") == "/etc/x"
+
+
+def test_status_line_fits_80_columns():
+    info = StatusInfo(
+        agent="acphost-demo",
+        version="0.1.0",
+        connection=ConnectionState.CONNECTED,
+        mode="Ask",
+        model="demo-fast",
+        usage="ctx 1/200k 0%",
+        stop_reason="end_turn",
+    )
+    text = status_text(info).plain
+    assert text == "● acphost-demo 0.1.0 │ stop: end_turn │ Ask · demo-fast │ ctx 1/200k 0%"
+    assert len(text) <= 78
+    info.connection = ConnectionState.CRASHED
+    info.pending_permissions = 2
+    assert status_text(info).plain.startswith("✗ acphost-demo 0.1.0 crashed │ ⚠ 2 permissions")
+
+
+async def test_tui_policy():
+    from acphost.tui import TuiPolicy
+
+    ask = await TuiPolicy(write=False, yolo=False).decide(PermissionRequest(session_id="s"))
+    assert ask.decision.value == "ask"
+    write = PermissionRequest.for_fs_write("s", "/w/a")
+    assert (await TuiPolicy(write=False, yolo=False).decide(write)).decision.value == "reject"
+    assert (await TuiPolicy(write=True, yolo=False).decide(write)).decision.value == "ask"
+    assert (await TuiPolicy(write=True, yolo=True).decide(write)).decision.value == "allow"
+
+
+def test_run_tui_usage_error(capsys, monkeypatch, tmp_path):
+    import argparse
+
+    from acphost.tui import run_tui
+
+    monkeypatch.setenv("ACPHOST_SETTINGS", "")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    args = argparse.Namespace(
+        agent="no-such-agent",
+        settings=None,
+        cwd=str(tmp_path),
+        verbose=0,
+        init_timeout=5.0,
+        write=False,
+        yolo=False,
+    )
+    assert run_tui(args) == 2
+    assert "unknown agent 'no-such-agent'" in capsys.readouterr().err

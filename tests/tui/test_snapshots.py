@@ -1,0 +1,103 @@
+"""Snapshots of the key screens at 80x24, one file per screen.
+
+Each screen is stored twice under ``snapshots/``: as plain text (compared,
+readable in a diff) and as SVG (compared too; open it in a browser to look).
+Regenerate after an intended change with ``ACPHOST_UPDATE_SNAPSHOTS=1``.
+The demo agent runs with a fixed seed, so session ids repeat; nothing shown
+depends on the clock.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from acphost.tui._dialogs import CrashScreen, PickerScreen
+from acphost.tui._permission import PermissionScreen
+
+from .conftest import SIZE, ready, screen_text, send, wait_for
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+UPDATE = bool(os.environ.get("ACPHOST_UPDATE_SNAPSHOTS"))
+
+
+def _stable_svg(svg: str) -> str:
+    # Rich derives CSS class names from a hash of the whole render: keep them,
+    # they are deterministic, but drop the terminal title (the app title).
+    return re.sub(r"<title>.*?</title>", "", svg)
+
+
+def check(app, name: str) -> None:
+    text = screen_text(app)
+    svg = _stable_svg(app.export_screenshot(title="acphost tui"))
+    text_file = SNAPSHOTS / f"{name}.txt"
+    svg_file = SNAPSHOTS / f"{name}.svg"
+    if UPDATE or not text_file.exists():
+        SNAPSHOTS.mkdir(exist_ok=True)
+        text_file.write_text(text)
+        svg_file.write_text(svg)
+        if not UPDATE:
+            pytest.skip(f"wrote the new snapshot {text_file.name}")
+        return
+    assert text == text_file.read_text(), f"{name}: the screen changed (ACPHOST_UPDATE_SNAPSHOTS=1)"
+    assert svg == svg_file.read_text(), f"{name}: the colours changed (ACPHOST_UPDATE_SNAPSHOTS=1)"
+
+
+async def _settle(pilot) -> None:
+    await pilot.pause(0.2)
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+async def test_snapshot_tour(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "tour")
+        await _settle(pilot)
+        check(app, "tour")
+
+
+async def test_snapshot_permission_dialog(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "diff")
+        await send(pilot, "permission", wait=False)
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await _settle(pilot)
+        check(app, "permission")
+        await pilot.press("r")
+
+
+async def test_snapshot_mode_picker(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await _settle(pilot)
+        check(app, "mode_picker")
+
+
+async def test_snapshot_crash(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "crash", wait=False)
+        await wait_for(pilot, lambda: isinstance(app.screen, CrashScreen))
+        await _settle(pilot)
+        check(app, "crash")
+
+
+async def test_snapshot_no_color(make_app, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "plan")
+        await _settle(pilot)
+        check(app, "no_color_plan")
