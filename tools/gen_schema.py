@@ -100,6 +100,12 @@ MIXINS: dict[str, str] = {
     "UnknownContentBlock": "EmptyText",
 }
 
+#: Defs whose decoding is hot (every streamed update): the classes reachable from
+#: them are built through a mutable twin (plain attribute stores, then a
+#: ``__class__`` switch), three times cheaper than ``object.__setattr__`` per
+#: field. Not every class gets a twin, to keep the import fast.
+HOT_ROOTS = ("SessionNotification",)
+
 #: Envelope fields decoded later, by method (they are not self-describing).
 RAW_FIELDS = {"params", "result"}
 
@@ -492,39 +498,80 @@ class Emitter:
         self.m = model
         self.helpers: dict[T, str] = {}
         self.helper_code: list[str] = []
+        self.hot = self.reachable(HOT_ROOTS)
 
-    # callable(v, path) -> value, for items, map values and union alternatives
+    def reachable(self, roots: tuple[str, ...]) -> set[str]:
+        """The class names decoded under the given defs (for ``HOT_ROOTS``)."""
+        seen: set[str] = set()
+        todo: list[T] = [("ref", r) for r in roots]
+        while todo:
+            t = todo.pop()
+            k = t[0]
+            if k in ("list", "map", "opt"):
+                todo.append(t[1])
+            elif k == "union":
+                todo.extend(t[1])
+            elif k == "ref" and t[1] not in seen:
+                name = t[1]
+                seen.add(name)
+                if name in self.m.classes:
+                    todo.extend(f.t for f in self.m.classes[name].fields)
+                elif name in self.m.unions:
+                    u = self.m.unions[name]
+                    todo.extend(("ref", c) for c in
+                                [c for _, c in u.variants] + [u.untagged or u.unknown])
+                else:
+                    todo.append(self.m.aliases[name].t)
+        return {n for n in seen if n in self.m.classes}
+
+    # callable(v) -> value, for fields, items, map values and union alternatives;
+    # it raises SchemaError with a path relative to v (see PREAMBLE).
     def dec_fn(self, t: T) -> str:
         k = t[0]
         if k in ("str", "int", "float", "bool", "dict", "null", "any"):
             return f"_{k}"
         if k == "ref":
             name = t[1]
-            if name in self.m.classes:
-                return f"{name}.from_wire"
-            if name in self.m.unions:
-                return f"decode_{snake(name)}"
+            if name in self.m.classes or name in self.m.unions:
+                return f"_fw_{name}"
             a = self.m.aliases[name]
-            return f"decode_{snake(name)}" if a.decoder else self.dec_fn(a.t)
+            return f"_fw_{name}" if a.decoder else self.dec_fn(a.t)
         if t in self.helpers:
             return self.helpers[t]
         hname = f"_d{len(self.helpers)}"
         self.helpers[t] = hname
-        body = [f"def {hname}(v: object, path: str) -> Any:"]
-        if k == "list":
-            body.append(f"    return _list(v, path, {self.dec_fn(t[1])}, {t[2]})")
-        elif k == "map":
-            body.append(f"    return _map(v, path, {self.dec_fn(t[1])})")
+        body = [f"def {hname}(v: object) -> Any:"]
+        if k in ("list", "map"):
+            body.append(f"    return {self.call(t)}")
         elif k == "opt":
             body.append("    if v is None:")
             body.append("        return None")
-            body.append(f"    return {self.dec_fn(t[1])}(v, path)")
+            body.append(f"    return {self.dec_fn(t[1])}(v)")
         elif k == "union":
             fns = ", ".join(self.dec_fn(x) for x in t[1])
             what = " or ".join(what_of(x) for x in t[1])
-            body.append(f"    return _first(v, path, ({fns},), {what!r})")
+            body.append(f"    return _first(v, ({fns},), {what!r})")
         self.helper_code.append("\n".join(body))
         return hname
+
+    def call(self, t: T) -> str:
+        """An expression decoding ``v`` as ``t`` (lists and maps without a helper)."""
+        if t[0] == "list":
+            return f"_list(v, {self.dec_fn(t[1])}, {t[2]})"
+        if t[0] == "map":
+            return f"_map(v, {self.dec_fn(t[1])})"
+        return f"{self.dec_fn(t)}(v)"
+
+    def pub_fn(self, name: str) -> str:
+        """callable(data, path) decoding the def ``name`` (the DECODERS table)."""
+        if name in self.m.classes:
+            return f"{name}.from_wire"
+        if name in self.m.unions or self.m.aliases[name].decoder:
+            return f"decode_{snake(name)}"
+        t = self.m.aliases[name].t
+        if t[0] == "ref":
+            return self.pub_fn(t[1])
+        return self.dec_fn(t)
 
     def leaf(self, t: T) -> T:
         """Follow primitive/literal aliases to what is checked inline."""
@@ -532,23 +579,24 @@ class Emitter:
             t = self.m.aliases[t[1]].t
         return t
 
-    def check_lines(self, t: T, path_expr: str, doe: bool, default: str, ind: str) -> list[str]:
-        """Lines validating/decoding `v` in place."""
+    def check_lines(self, t: T, key: str, doe: bool, default: str, ind: str) -> list[str]:
+        """Lines validating/decoding `v` (the member ``key``) in place."""
         t = self.leaf(t)
         k = t[0]
         if k == "any":
             return []
         if k in BAD:
-            fix = f"v = {default}" if doe else f"raise _bad({path_expr}, {WHAT[k]!r}, v)"
+            fix = f"v = {default}" if doe else f"raise _bad({key!r}, {WHAT[k]!r}, v)"
             return [f"{ind}if {BAD[k]}:", f"{ind}    {fix}"]
         if k == "opt":
-            inner = self.check_lines(t[1], path_expr, doe, default, ind + "    ")
+            inner = self.check_lines(t[1], key, doe, default, ind + "    ")
             return [f"{ind}if v is not None:", *inner] if inner else []
-        call = f"v = {self.dec_fn(t)}(v, {path_expr})"
+        call = f"v = {self.call(t)}"
         if doe:
             return [f"{ind}try:", f"{ind}    {call}", f"{ind}except SchemaError:",
                     f"{ind}    v = {default}"]
-        return [f"{ind}{call}"]
+        return [f"{ind}try:", f"{ind}    {call}", f"{ind}except SchemaError as exc:",
+                f"{ind}    exc._within({key!r})", f"{ind}    raise"]
 
     def enc(self, t: T, expr: str) -> str | None:
         """Expression converting `expr` to JSON, or None when it is JSON already."""
@@ -619,36 +667,17 @@ class Emitter:
         out.append(f"    def __init__(self, *, {', '.join(params)}) -> None:")
         for n in slots:
             out.append(f"        _set(self, {n!r}, {n})")
-        # from_wire
+        # from_wire: a public wrapper that adds the base path to errors
         out.append("")
         out.append("    @classmethod")
         out.append(f"    def from_wire(cls, data: object, path: str = \"\") -> {c.name}:")
         out.append(f"        \"\"\"Decode and validate a wire object as :class:`{c.name}`.\"\"\"")
-        out.append("        if not isinstance(data, dict):")
-        out.append("            raise _bad(path, \"an object\", data)")
-        out.append("        self = _new(cls)")
-        n0 = str(len(req))
-        if c.disc:
-            n0 = f"{n0} + ({c.disc[0]!r} in data)"
-        out.append(f"        n = {n0}")
-        for f in fields:
-            p = f"_at(path, {f.json!r})"
-            if f.required:
-                out.append(f"        v = data.get({f.json!r}, _MISSING)")
-                out.append("        if v is _MISSING:")
-                out.append(f"            raise _missing(path, {f.json!r})")
-                default = "[]" if f.t[0] == "list" else "None"
-                out += self.check_lines(f.t, p, f.doe and f.t[0] == "list", default, "        ")
-            else:
-                out.append(f"        v = data.get({f.json!r})")
-                lines = self.check_lines(f.t, p, f.doe, "None", "            ")
-                out.append("        if v is not None:")
-                out.append("            n += 1")
-                out += lines
-            out.append(f"        _set(self, {f.name!r}, v)")
-        out.append("        _set(self, \"extra\", "
-                   "_extra(data, cls._wire_keys) if len(data) > n else None)")
-        out.append("        return self")
+        out.append("        try:")
+        out.append(f"            return _fw_{c.name}(data)")
+        out.append("        except SchemaError as exc:")
+        out.append("            exc._rebase(path)")
+        out.append("            raise")
+        after = self.emit_decoder(c, req)
         # to_wire
         out.append("")
         out.append("    def to_wire(self) -> dict[str, Any]:")
@@ -675,6 +704,61 @@ class Emitter:
         mine = "".join(f"self.{n}, " for n in slots)
         theirs = "".join(f"other.{n}, " for n in slots)
         out.append(f"        return ({mine.rstrip()}) == ({theirs.rstrip()})")
+        return "\n".join(out) + "\n\n\n" + after
+
+    def emit_decoder(self, c: ClassDef, req: list[Field]) -> str:
+        """The path-less decoder ``_fw_<Class>`` (and the twin class of a hot class)."""
+        out: list[str] = []
+        hot = c.name in self.hot
+        if hot:
+            # Built as the twin (generic attribute stores), then switched to the
+            # frozen class: same slots, so the __class__ assignment is allowed.
+            twin = f"_{c.name}W"
+            out.append(f"class {twin}({c.name}):")
+            out.append("    __slots__ = ()")
+            out.append("    __setattr__ = object.__setattr__  # type: ignore[assignment]")
+            out.append("    __delattr__ = object.__delattr__")
+            out.append("")
+            out.append("")
+        out.append(f"def _fw_{c.name}(data: object) -> {c.name}:")
+        out.append("    if not isinstance(data, dict):")
+        out.append("        raise _bad(\"\", \"an object\", data)")
+        if hot:
+            out.append(f"    self = _new({twin})")
+        else:
+            out.append(f"    self = _new({c.name})")
+
+        def store(name: str, expr: str, t: T | None = None) -> str:
+            if not hot:
+                return f"    _set(self, {name!r}, {expr})"
+            # Enum values are not enforced: a Literal field may hold any string.
+            lit = t is not None and t[0] == "ref" and t[1] in self.m.aliases and \
+                self.m.aliases[t[1]].literal
+            ignore = "  # type: ignore[assignment, unused-ignore]" if lit else ""
+            return f"    self.{name} = {expr}{ignore}"
+
+        n0 = str(len(req))
+        if c.disc:
+            n0 = f"{n0} + ({c.disc[0]!r} in data)"
+        out.append(f"    n = {n0}")
+        for f in c.fields:
+            if f.required:
+                out.append(f"    v = data.get({f.json!r}, _MISSING)")
+                out.append("    if v is _MISSING:")
+                out.append(f"        raise _missing({f.json!r})")
+                default = "[]" if f.t[0] == "list" else "None"
+                out += self.check_lines(f.t, f.json, f.doe and f.t[0] == "list", default, "    ")
+            else:
+                out.append(f"    v = data.get({f.json!r})")
+                lines = self.check_lines(f.t, f.json, f.doe, "None", "        ")
+                out.append("    if v is not None:")
+                out.append("        n += 1")
+                out += lines
+            out.append(store(f.name, "v", f.t))
+        out.append(store("extra", f"_extra(data, {c.name}._wire_keys) if len(data) > n else None"))
+        if hot:
+            out.append(f"    self.__class__ = {c.name}  # type: ignore[assignment]")
+        out.append("    return self")
         return "\n".join(out) + "\n"
 
     def emit_union(self, u: UnionDef) -> str:
@@ -685,12 +769,34 @@ class Emitter:
             members.append(u.untagged)
         members.append(u.unknown)
         out = [f"{u.name} = {' | '.join(members)}", f"{doc_literal(u.doc)}", ""]
-        rows = [f"    {v!r}: {c}.from_wire," for v, c in u.variants]
+        pairs = list(u.variants)
         if u.untagged and u.name in UNTAGGED_VALUES:
-            rows.append(f"    {UNTAGGED_VALUES[u.name]!r}: {u.untagged}.from_wire,")
+            pairs.append((UNTAGGED_VALUES[u.name], u.untagged))
+        # The public table maps to ``from_wire``; the decoder uses the path-less twin table.
         out.append(f"{table}: dict[str, Callable[[object, str], {u.name}]] = {{")
-        out += rows
+        out += [f"    {v!r}: {c}.from_wire," for v, c in pairs]
         out.append("}")
+        out.append(f"{table}_FW: dict[str, Callable[[object], {u.name}]] = {{")
+        out += [f"    {v!r}: _fw_{c}," for v, c in pairs]
+        out.append("}")
+        out.append("")
+        out.append("")
+        out.append(f"def _fw_{u.name}(data: object) -> {u.name}:")
+        out.append("    if not isinstance(data, dict):")
+        out.append("        raise _bad(\"\", \"an object\", data)")
+        out.append(f"    kind = data.get({u.key!r})")
+        out.append("    if isinstance(kind, str):")
+        out.append(f"        dec = {table}_FW.get(kind)")
+        out.append("        if dec is not None:")
+        out.append("            return dec(data)")
+        out.append(f"        return {u.unknown}(kind=kind, raw=data)")
+        if u.untagged:
+            out.append(f"    if {u.key!r} not in data:")
+            out.append(f"        return _fw_{u.untagged}(data)")
+        else:
+            out.append("    if kind is None:")
+            out.append(f"        raise _missing({u.key!r})")
+        out.append(f"    raise _bad({u.key!r}, \"a string\", kind)")
         out.append("")
         out.append("")
         out.append(f"def decode_{sn}(data: object, path: str = \"\") -> {u.name}:")
@@ -701,38 +807,34 @@ class Emitter:
         out.append("    Raises:")
         out.append("        SchemaError: ``data`` is malformed.")
         out.append("    \"\"\"")
-        out.append("    if not isinstance(data, dict):")
-        out.append("        raise _bad(path, \"an object\", data)")
-        out.append(f"    kind = data.get({u.key!r})")
-        out.append("    if isinstance(kind, str):")
-        out.append(f"        dec = {table}.get(kind)")
-        out.append("        if dec is not None:")
-        out.append("            return dec(data, path)")
-        out.append(f"        return {u.unknown}(kind=kind, raw=data)")
-        if u.untagged:
-            out.append(f"    if {u.key!r} not in data:")
-            out.append(f"        return {u.untagged}.from_wire(data, path)")
-        else:
-            out.append("    if kind is None:")
-            out.append(f"        raise _missing(path, {u.key!r})")
-        out.append(f"    raise _bad(_at(path, {u.key!r}), \"a string\", kind)")
+        out += PUBLIC_TRY.replace("NAME", u.name).splitlines()
         return "\n".join(out) + "\n"
 
     def emit_alias_decoder(self, a: AliasDef) -> str:
         sn = snake(a.name)
         t = a.t
-        lines = [f"def decode_{sn}(data: object, path: str = \"\") -> {a.name}:",
-                 f"    \"\"\"Decode a :data:`{a.name}` ({what_of(t)}).\"\"\""]
+        lines = [f"def _fw_{a.name}(data: object) -> {a.name}:", "    v = data"]
         if t[0] == "union" and all(x[0] in BAD for x in t[1]):
             bad = " and ".join(f"({BAD[x[0]]})" for x in t[1])
-            lines.append("    v = data")
             lines.append(f"    if {bad}:")
-            lines.append(f"        raise _bad(path, {what_of(t)!r}, v)")
+            lines.append(f"        raise _bad(\"\", {what_of(t)!r}, v)")
             lines.append("    return v  # type: ignore[return-value]")
-            return "\n".join(lines) + "\n"
-        lines.append(f"    value: {a.name} = {self.dec_fn(t)}(data, path)")
-        lines.append("    return value")
+        else:
+            lines.append(f"    value: {a.name} = {self.call(t)}")
+            lines.append("    return value")
+        lines += ["", "",
+                  f"def decode_{sn}(data: object, path: str = \"\") -> {a.name}:",
+                  f"    \"\"\"Decode a :data:`{a.name}` ({what_of(t)}).\"\"\""]
+        lines += PUBLIC_TRY.replace("NAME", a.name).splitlines()
         return "\n".join(lines) + "\n"
+
+
+PUBLIC_TRY = """    try:
+        return _fw_NAME(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
+"""
 
 
 def what_of(t: T) -> str:
@@ -835,90 +937,99 @@ def _show(v: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _at(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
 def _bad(path: str, what: str, v: object) -> SchemaError:
     return SchemaError(path, f"expected {what}, got {_show(v)}")
 
 
-def _missing(path: str, key: str) -> SchemaError:
-    return SchemaError(_at(path, key), "missing required field")
+def _missing(key: str) -> SchemaError:
+    return SchemaError(key, "missing required field")
 
 
 def _extra(data: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:
     return {k: v for k, v in data.items() if k not in known} or None
 
 
-def _str(v: object, path: str) -> str:
+# Decoders take the value alone and build no path while it is valid: an error
+# is raised with the path relative to that value, and each enclosing level
+# prefixes its key or index on the way up (SchemaError._within). The public
+# ``from_wire``/``decode_*`` functions add the caller's base path at the end.
+# The primitive checks also serve DECODERS, which passes a path.
+
+def _str(v: object, path: str = "") -> str:
     if not isinstance(v, str):
         raise _bad(path, "a string", v)
     return v
 
 
-def _int(v: object, path: str) -> int:
+def _int(v: object, path: str = "") -> int:
     if not isinstance(v, int) or v is True or v is False:
         raise _bad(path, "an integer", v)
     return v
 
 
-def _float(v: object, path: str) -> float:
+def _float(v: object, path: str = "") -> float:
     if not isinstance(v, (int, float)) or v is True or v is False:
         raise _bad(path, "a number", v)
     return v
 
 
-def _bool(v: object, path: str) -> bool:
+def _bool(v: object, path: str = "") -> bool:
     if v is not True and v is not False:
         raise _bad(path, "a boolean", v)
     return v
 
 
-def _dict(v: object, path: str) -> dict[str, Any]:
+def _dict(v: object, path: str = "") -> dict[str, Any]:
     if not isinstance(v, dict):
         raise _bad(path, "an object", v)
     return v
 
 
-def _null(v: object, path: str) -> None:
+def _null(v: object, path: str = "") -> None:
     if v is not None:
         raise _bad(path, "null", v)
 
 
-def _any(v: Any, path: str) -> Any:
+def _any(v: Any, path: str = "") -> Any:
     return v
 
 
-def _list(v: object, path: str, item: Callable[[object, str], _R], skip: bool) -> list[_R]:
+def _list(v: object, item: Callable[[object], _R], skip: bool) -> list[_R]:
     # x-deserialize-skip-invalid-items: an invalid item is dropped, not an error.
     if not isinstance(v, list):
-        raise _bad(path, "an array", v)
+        raise _bad("", "an array", v)
     out: list[_R] = []
     for i, x in enumerate(v):
         try:
-            out.append(item(x, f"{path}[{i}]"))
-        except SchemaError:
+            out.append(item(x))
+        except SchemaError as exc:
             if not skip:
+                exc._within(i)
                 raise
     return out
 
 
-def _map(v: object, path: str, item: Callable[[object, str], _R]) -> dict[str, _R]:
+def _map(v: object, item: Callable[[object], _R]) -> dict[str, _R]:
     if not isinstance(v, dict):
-        raise _bad(path, "an object", v)
-    return {k: item(x, _at(path, k)) for k, x in v.items()}
+        raise _bad("", "an object", v)
+    out: dict[str, _R] = {}
+    for k, x in v.items():
+        try:
+            out[k] = item(x)
+        except SchemaError as exc:
+            exc._within(k)
+            raise
+    return out
 
 
-def _first(v: object, path: str, decoders: tuple[Callable[[object, str], Any], ...],
-           what: str) -> Any:
+def _first(v: object, decoders: tuple[Callable[[object], Any], ...], what: str) -> Any:
     # Untagged union: the first alternative that decodes wins, in schema order.
     for dec in decoders:
         try:
-            return dec(v, path)
+            return dec(v)
         except SchemaError:
             pass
-    raise _bad(path, what, v)
+    raise _bad("", what, v)
 
 
 def _to_json(v: Any) -> Any:
@@ -1014,12 +1125,7 @@ def generate_types(model: Model, version: str) -> str:
     # DECODERS: def name -> callable(data, path)
     rows = []
     for name in model.defs:
-        if name in model.classes:
-            rows.append(f"    {name!r}: {name}.from_wire,")
-        elif name in model.unions:
-            rows.append(f"    {name!r}: decode_{snake(name)},")
-        else:
-            rows.append(f"    {name!r}: {em.dec_fn(('ref', name))},")
+        rows.append(f"    {name!r}: {em.pub_fn(name)},")
     parts += [h + "\n" for h in em.helper_code]
     parts.append("DECODERS: dict[str, Callable[[object, str], Any]] = {\n"
                  + "\n".join(rows) + "\n}\n"

@@ -521,17 +521,9 @@ class AcpClient:
             mcp_servers=self._check_mcp(mcp_servers),
             additional_directories=dirs or None,
         )
-        session = Session(self, session_id, cwd_s, dirs, keep_history=self.keep_history)
-        self._register(session)
-        try:
-            response = await self._request(
-                s.SESSION_LOAD, request, s.LoadSessionResponse, timeout=self.session_timeout
-            )
-        except BaseException:
-            self.sessions.pop(session_id, None)
-            raise
-        session._apply_setup(response.modes, response.config_options)
-        return session
+        return await self._reopen(
+            s.SESSION_LOAD, request, s.LoadSessionResponse, session_id, cwd_s, dirs
+        )
 
     async def resume_session(
         self,
@@ -555,11 +547,25 @@ class AcpClient:
             mcp_servers=self._check_mcp(mcp_servers) or None,
             additional_directories=dirs or None,
         )
-        session = Session(self, session_id, cwd_s, dirs, keep_history=self.keep_history)
+        return await self._reopen(
+            s.SESSION_RESUME, request, s.ResumeSessionResponse, session_id, cwd_s, dirs
+        )
+
+    async def _reopen(
+        self,
+        method: str,
+        request: Any,
+        result_type: type[s.LoadSessionResponse] | type[s.ResumeSessionResponse],
+        session_id: str,
+        cwd: str,
+        dirs: list[str],
+    ) -> Session:
+        # Registered before the request, so a load's replayed updates land in it.
+        session = Session(self, session_id, cwd, dirs, keep_history=self.keep_history)
         self._register(session)
         try:
             response = await self._request(
-                s.SESSION_RESUME, request, s.ResumeSessionResponse, timeout=self.session_timeout
+                method, request, result_type, timeout=self.session_timeout
             )
         except BaseException:
             self.sessions.pop(session_id, None)

@@ -17,6 +17,7 @@ faces (CLI, TUI) read it and never re-derive it:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -107,6 +108,9 @@ _CHUNK_ROLES: dict[str, Role] = {
 }
 
 
+_Rule = Callable[["SessionState", Any], object]
+
+
 class SessionState:
     """Everything the host knows about one session, updated in wire order.
 
@@ -143,34 +147,46 @@ class SessionState:
 
     def apply(self, update: s.SessionUpdate) -> None:
         """Fold one update into the state (the only mutator besides the setters)."""
-        if isinstance(update, s.UnknownSessionUpdate):
-            return  # kept for the host's stream; no state rule applies to it
-        role = _CHUNK_ROLES.get(update.session_update)
-        if role is not None:
-            if self.keep_history:
-                self._add_chunk(role, update)  # type: ignore[arg-type]
-            return
-        if isinstance(update, s.ToolCallStart):
-            call = ToolCallState(update.tool_call_id)
-            call.merge(update)
-            self.tool_calls[update.tool_call_id] = call
-        elif isinstance(update, s.ToolCallProgress):
-            self.merge_tool_call(update)
-        elif isinstance(update, s.PlanUpdate):
-            self.plan = list(update.entries)
-        elif isinstance(update, s.AvailableCommandsUpdate):
-            self.available_commands = list(update.available_commands)
-        elif isinstance(update, s.CurrentModeUpdate):
-            self.set_current_mode(update.current_mode_id)
-        elif isinstance(update, s.ConfigOptionUpdate):
-            self.config_options = list(update.config_options)
-        elif isinstance(update, s.SessionInfoUpdate):
-            if update.title is not None:
-                self.title = update.title
-            if update.updated_at is not None:
-                self.updated_at = update.updated_at
-        elif isinstance(update, s.UsageUpdate):
-            self.usage = update
+        cls = type(update)
+        rule = _RULES.get(cls)
+        if rule is None:
+            rule = _RULES[cls] = _rule_for(cls)
+        rule(self, update)
+
+    def _apply_chunk(
+        self, update: s.UserMessageChunk | s.AgentMessageChunk | s.AgentThoughtChunk
+    ) -> None:
+        if self.keep_history:
+            self._add_chunk(_CHUNK_ROLES[update.session_update], update)
+
+    def _apply_tool_call(self, update: s.ToolCallStart) -> None:
+        call = ToolCallState(update.tool_call_id)
+        call.merge(update)
+        self.tool_calls[update.tool_call_id] = call
+
+    def _apply_plan(self, update: s.PlanUpdate) -> None:
+        self.plan = list(update.entries)
+
+    def _apply_commands(self, update: s.AvailableCommandsUpdate) -> None:
+        self.available_commands = list(update.available_commands)
+
+    def _apply_mode(self, update: s.CurrentModeUpdate) -> None:
+        self.set_current_mode(update.current_mode_id)
+
+    def _apply_config(self, update: s.ConfigOptionUpdate) -> None:
+        self.config_options = list(update.config_options)
+
+    def _apply_info(self, update: s.SessionInfoUpdate) -> None:
+        if update.title is not None:
+            self.title = update.title
+        if update.updated_at is not None:
+            self.updated_at = update.updated_at
+
+    def _apply_usage(self, update: s.UsageUpdate) -> None:
+        self.usage = update
+
+    def _apply_nothing(self, update: s.SessionUpdate) -> None:
+        pass  # an unknown variant: kept for the host's stream, no state rule applies
 
     def merge_tool_call(self, update: s.ToolCallProgress | s.ToolCallUpdate) -> ToolCallState:
         """Merge a partial tool-call update, creating the call if it is new."""
@@ -227,3 +243,30 @@ class SessionState:
             if msg.role == "agent":
                 parts.append(msg.text)
         return "".join(reversed(parts))
+
+
+# The rule for each update class, found by a dict lookup rather than an
+# isinstance chain (``apply`` runs for every streamed update).
+_RULES: dict[type, _Rule] = {
+    s.UserMessageChunk: SessionState._apply_chunk,
+    s.AgentMessageChunk: SessionState._apply_chunk,
+    s.AgentThoughtChunk: SessionState._apply_chunk,
+    s.ToolCallStart: SessionState._apply_tool_call,
+    s.ToolCallProgress: SessionState.merge_tool_call,
+    s.PlanUpdate: SessionState._apply_plan,
+    s.AvailableCommandsUpdate: SessionState._apply_commands,
+    s.CurrentModeUpdate: SessionState._apply_mode,
+    s.ConfigOptionUpdate: SessionState._apply_config,
+    s.SessionInfoUpdate: SessionState._apply_info,
+    s.UsageUpdate: SessionState._apply_usage,
+    s.UnknownSessionUpdate: SessionState._apply_nothing,
+}
+
+
+def _rule_for(cls: type) -> _Rule:
+    """The rule of a class not in the table: that of its nearest listed base."""
+    for base in cls.__mro__:
+        rule = _RULES.get(base)
+        if rule is not None:
+            return rule
+    return SessionState._apply_nothing

@@ -26,6 +26,8 @@ __all__ = ["Turn", "TurnResult", "UpdateQueue"]
 
 DEFAULT_QUEUE_LIMIT = 1024
 
+_TOOL_CALL_UPDATES = (s.ToolCallStart, s.ToolCallProgress)
+
 
 class UpdateQueue:
     """A single-consumer FIFO of updates with lossless backpressure.
@@ -52,11 +54,12 @@ class UpdateQueue:
         """Append an update; return a future to await when the queue is full."""
         if self.detached:
             return None
-        self._items.append(item)
+        items = self._items
+        items.append(item)
         getter = self._getter
         if getter is not None and not getter.done():
             getter.set_result(None)
-        if len(self._items) >= self._limit:
+        if len(items) >= self._limit:
             space = self._space
             if space is None or space.done():
                 space = self._space = asyncio.get_running_loop().create_future()
@@ -148,7 +151,7 @@ class Turn:
     # -- producer side (the session) -------------------------------------------
 
     def _deliver(self, update: s.SessionUpdate) -> asyncio.Future[None] | None:
-        if isinstance(update, (s.ToolCallStart, s.ToolCallProgress)):
+        if isinstance(update, _TOOL_CALL_UPDATES):
             self.tool_call_ids[update.tool_call_id] = None
         return self._queue.put(update)
 
@@ -157,6 +160,9 @@ class Turn:
             return
         if isinstance(result, BaseException):
             self._result.set_exception(result)
+            # A turn nobody awaits (the host stopped caring) must not log
+            # "exception was never retrieved"; awaiting it still raises.
+            self._result.exception()
         else:
             self._result.set_result(result)
         self._queue.close()
@@ -175,7 +181,15 @@ class Turn:
         return self
 
     async def __anext__(self) -> s.SessionUpdate:
-        return await self._queue.get()
+        # A queued item is taken here, without a call to a second coroutine.
+        queue = self._queue
+        items = queue._items
+        if items:
+            item = items.popleft()
+            if queue._space is not None and len(items) <= queue._limit // 2:
+                queue._release()
+            return item
+        return await queue.get()
 
     async def result(self) -> TurnResult:
         """Wait for the end of the turn and return how it ended.

@@ -7,7 +7,9 @@ import json
 import pytest
 
 from acphost._errors import InvalidParams, LocalProtocolError, MethodNotFound, RequestError
-from acphost.rpc import (
+pytestmark = pytest.mark.unordered_frames
+
+from acphost.rpc import (  # noqa: E402
     CancelRequested,
     ErrorResponse,
     Notification,

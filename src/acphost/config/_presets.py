@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import sys
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 
@@ -31,11 +32,28 @@ DEMO = AgentSpec(
     description="acphost's scripted demo agent (no model, no network)",
 )
 
-# id -> adjustments. "alias": names that also select it.
+# id -> adjustments. "alias": names that also select it; "npx": the package
+# (pinned to the version tests/interop runs against, newer than the snapshot);
+# "version": shown in the description.
 _OVERLAY: dict[str, dict[str, Any]] = {
-    "claude-code-acp": {"alias": ["claude", "claude-code"]},
-    "gemini": {"args": ["--acp"], "missing_file_returns_empty": True},
-    "qwen-code": {"alias": ["qwen"], "args": ["--acp"]},
+    "claude-code-acp": {
+        "alias": ["claude", "claude-code"],
+        "npx": "@zed-industries/claude-code-acp@0.16.2",
+        "version": "0.16.2",
+    },
+    "gemini": {
+        "alias": ["gemini-cli"],
+        "npx": "@google/gemini-cli@0.61.0",
+        "version": "0.61.0",
+        "args": ["--acp"],
+        "missing_file_returns_empty": True,
+    },
+    "qwen-code": {
+        "alias": ["qwen"],
+        "npx": "@qwen-code/qwen-code@0.15.10",
+        "version": "0.15.10",
+        "args": ["--acp"],
+    },
     "codex-acp": {"alias": ["codex"], "npx": "@zed-industries/codex-acp"},
     "github-copilot": {"alias": ["copilot"]},
     "opencode": {},
@@ -74,6 +92,7 @@ def _preset(entry: dict[str, Any]) -> AgentSpec | None:
         env.update(target.get("env", {}))
     else:
         return None
+    version = entry.get("version", "")
     if "args" in over:  # the registry snapshot predates the stable flag
         args = [a for a in args if not a.startswith("--experimental-acp") and a != "--acp"]
         args += over["args"]
@@ -83,7 +102,7 @@ def _preset(entry: dict[str, Any]) -> AgentSpec | None:
         args=tuple(args),
         env=env,
         source="registry",
-        description=f"{entry.get('name', ident)} {entry.get('version', '')}".strip(),
+        description=f"{entry.get('name', ident)} {over.get('version', version)}".strip(),
         missing_file_returns_empty=bool(over.get("missing_file_returns_empty", False)),
     )
 
@@ -101,10 +120,24 @@ def presets() -> dict[str, AgentSpec]:
     return out
 
 
+def _keep_quirks(spec: AgentSpec, known: dict[str, AgentSpec]) -> AgentSpec:
+    """A settings entry named like a preset keeps the preset's wire quirks.
+
+    Users replace a preset's command (a local install, a pinned version) far
+    more often than its protocol behaviour: ``"gemini": {"command": ...}``
+    still reads files before creating them (issue 5).
+    """
+    preset = known.get(spec.name)
+    if preset is None or not preset.missing_file_returns_empty:
+        return spec
+    return replace(spec, missing_file_returns_empty=True)
+
+
 def all_agents(settings: Settings) -> dict[str, AgentSpec]:
     """Settings entries first (they win), then the presets they do not shadow."""
-    out = dict(settings.agents)
-    for name, spec in presets().items():
+    known = presets()
+    out = {name: _keep_quirks(spec, known) for name, spec in settings.agents.items()}
+    for name, spec in known.items():
         if name in out:
             continue
         extra = settings.partial.get(name)
@@ -134,7 +167,7 @@ def resolve_agent(name: str | None, settings: Settings) -> AgentSpec:
     """
     if name is None:
         if settings.agents:
-            return next(iter(settings.agents.values()))
+            return _keep_quirks(next(iter(settings.agents.values())), presets())
         return DEMO
     agents = all_agents(settings)
     if name not in agents:

@@ -210,10 +210,10 @@ class Connection:
                 data = await receive()
                 if not data:
                     core.receive_eof()
-                    await self._dispatch(core.events_received())
+                    await self._dispatch(core._take_events())
                     break
                 core.receive_data(data)
-                events = core.events_received()
+                events = core._take_events()
                 if events:
                     await self._dispatch(events)
         except asyncio.CancelledError:
@@ -234,8 +234,8 @@ class Connection:
         on_notification = self._on_notification
         for ev in events:
             cls = type(ev)
-            if cls is Notification:
-                waiter = on_notification(ev.method, ev.params)
+            if cls is dict:  # a notification, handed over as its frame (RpcCore._take_events)
+                waiter = on_notification(ev["method"], ev.get("params"))
                 if waiter is not None:
                     await waiter
             elif cls is Response:
@@ -258,6 +258,10 @@ class Connection:
                 handler = self._handlers.get(ev.id)
                 if handler is not None:
                     handler.cancel()
+            elif cls is Notification:
+                waiter = on_notification(ev.method, ev.params)
+                if waiter is not None:
+                    await waiter
             elif cls is ProtocolViolation:
                 logger.warning("agent protocol violation: %s: %r", ev.message, ev.excerpt)
                 if self._on_violation is not None:

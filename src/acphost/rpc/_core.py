@@ -15,7 +15,7 @@ delimited by newlines and MUST NOT contain embedded newlines").
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
@@ -112,6 +112,10 @@ _loads = orjson.loads
 _dumps = orjson.dumps
 _JSONDecodeError = orjson.JSONDecodeError
 _EXCERPT = 200
+#: When the first line of a chunk is longer than this, its lines are parsed from
+#: views of the chunk rather than split off as copies (for long lines, the
+#: copies cost more than the views).
+_LONG_LINE = 1024
 
 
 class RpcCore:
@@ -138,7 +142,7 @@ class RpcCore:
         self._inbound: set[RequestId] = set()
         self._partial = bytearray()
         self._discarding = False
-        self._events: list[Event] = []
+        self._events: list[Event | dict[str, Any]] = []
         self._out: list[bytes] = []
         self.eof = False
 
@@ -167,13 +171,48 @@ class RpcCore:
                 self._receive_line(bytes(self._partial))
             self._partial.clear()
             start = nl + 1
-        lines = data[start:].split(b"\n") if start else data.split(b"\n")
-        tail = lines.pop()
-        receive_line = self._receive_line
+        end = data.rfind(b"\n", start) + 1  # just past the last complete line, or 0
+        if end:
+            if self.tap is not None or len(data) > self.max_line_bytes:
+                receive_line = self._receive_line
+                for line in data[start : end - 1].split(b"\n"):
+                    receive_line(line)
+            elif data.find(b"\n", start) - start > _LONG_LINE:
+                # Long frames (diffs, file contents): parse views, copy nothing.
+                # (bytes.split and bytes.count walk byte by byte; find is memchr.)
+                self._receive_lines(_views(data, start, end))
+            else:
+                lines = data.split(b"\n")  # not data[start:]: no copy of the chunk
+                if start:
+                    del lines[0]
+                lines.pop()
+                self._receive_lines(lines)
+        rest = max(start, end)
+        if rest < len(data):
+            self._extend_partial(data[rest:])
+
+    def _receive_lines(self, lines: Iterable[bytes | memoryview]) -> None:
+        # The fast path for a stream of notifications (a flood of session
+        # updates): each well-formed one is queued as its parsed frame, a dict,
+        # in place of a Notification (see _take_events). Anything else takes
+        # the general path, with the frame already parsed. No line here is
+        # longer than max_line_bytes, and there is no tap.
+        append = self._events.append
+        loads = _loads
         for line in lines:
-            receive_line(line)
-        if tail:
-            self._extend_partial(tail)
+            try:
+                msg = loads(line)
+            except _JSONDecodeError:
+                self._receive_line(bytes(line))
+                continue
+            if type(msg) is dict and "id" not in msg:
+                method = msg.get("method")
+                if type(method) is str and method != CANCEL_REQUEST:
+                    params = msg.get("params")
+                    if params is None or type(params) is dict or type(params) is list:
+                        append(msg)
+                        continue
+            self._receive_message(msg, bytes(line))
 
     def _extend_partial(self, chunk: bytes) -> None:
         if self._discarding:
@@ -194,6 +233,19 @@ class RpcCore:
 
     def events_received(self) -> list[Event]:
         """Return and forget the events parsed so far, in wire order."""
+        return [
+            Notification(ev["method"], ev.get("params")) if isinstance(ev, dict) else ev
+            for ev in self._take_events()
+        ]
+
+    def _take_events(self) -> list[Event | dict[str, Any]]:
+        """:meth:`events_received` for the driver: notifications may stay frames.
+
+        A dict is a valid notification frame (``method`` a string, ``params``
+        absent, an object or an array), standing for ``Notification(method,
+        params)``: building a frozen dataclass per frame would cost a tenth of
+        the whole session-update path.
+        """
         events, self._events = self._events, []
         return events
 
@@ -226,6 +278,9 @@ class RpcCore:
                 }
             )
             return
+        self._receive_message(msg, line)
+
+    def _receive_message(self, msg: Any, line: bytes) -> None:
         if type(msg) is not dict:
             self._violation("a frame must be a JSON object (batches are not used by ACP)", line)
             self._queue(
@@ -410,6 +465,16 @@ class RpcCore:
         out = b"\n".join(self._out) + b"\n"
         self._out.clear()
         return out
+
+
+def _views(data: bytes, start: int, end: int) -> Iterator[memoryview]:
+    """The lines of ``data[start:end]`` (which ends with a newline), as views."""
+    view = memoryview(data)
+    find = data.find
+    while start < end:
+        nl = find(b"\n", start, end)
+        yield view[start:nl]
+        start = nl + 1
 
 
 def _valid_id(rid: Any) -> bool:

@@ -44,10 +44,10 @@ class ChunkText:
     @property
     def text(self) -> str:
         """The chunk's text; ``""`` when the block is not text."""
-        from acphost.schema._types import TextContentBlock  # noqa: PLC0415 (import cycle)
-
+        # Only TextContentBlock has ``type == "text"`` (its fixed discriminator);
+        # testing it avoids importing _types here (an import cycle), per call.
         block = self.content
-        return block.text if isinstance(block, TextContentBlock) else ""
+        return block.text if getattr(block, "type", None) == "text" else ""
 
 
 class ToolCallText:

@@ -43,90 +43,99 @@ def _show(v: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _at(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
 def _bad(path: str, what: str, v: object) -> SchemaError:
     return SchemaError(path, f"expected {what}, got {_show(v)}")
 
 
-def _missing(path: str, key: str) -> SchemaError:
-    return SchemaError(_at(path, key), "missing required field")
+def _missing(key: str) -> SchemaError:
+    return SchemaError(key, "missing required field")
 
 
 def _extra(data: dict[str, Any], known: frozenset[str]) -> dict[str, Any] | None:
     return {k: v for k, v in data.items() if k not in known} or None
 
 
-def _str(v: object, path: str) -> str:
+# Decoders take the value alone and build no path while it is valid: an error
+# is raised with the path relative to that value, and each enclosing level
+# prefixes its key or index on the way up (SchemaError._within). The public
+# ``from_wire``/``decode_*`` functions add the caller's base path at the end.
+# The primitive checks also serve DECODERS, which passes a path.
+
+def _str(v: object, path: str = "") -> str:
     if not isinstance(v, str):
         raise _bad(path, "a string", v)
     return v
 
 
-def _int(v: object, path: str) -> int:
+def _int(v: object, path: str = "") -> int:
     if not isinstance(v, int) or v is True or v is False:
         raise _bad(path, "an integer", v)
     return v
 
 
-def _float(v: object, path: str) -> float:
+def _float(v: object, path: str = "") -> float:
     if not isinstance(v, (int, float)) or v is True or v is False:
         raise _bad(path, "a number", v)
     return v
 
 
-def _bool(v: object, path: str) -> bool:
+def _bool(v: object, path: str = "") -> bool:
     if v is not True and v is not False:
         raise _bad(path, "a boolean", v)
     return v
 
 
-def _dict(v: object, path: str) -> dict[str, Any]:
+def _dict(v: object, path: str = "") -> dict[str, Any]:
     if not isinstance(v, dict):
         raise _bad(path, "an object", v)
     return v
 
 
-def _null(v: object, path: str) -> None:
+def _null(v: object, path: str = "") -> None:
     if v is not None:
         raise _bad(path, "null", v)
 
 
-def _any(v: Any, path: str) -> Any:
+def _any(v: Any, path: str = "") -> Any:
     return v
 
 
-def _list(v: object, path: str, item: Callable[[object, str], _R], skip: bool) -> list[_R]:
+def _list(v: object, item: Callable[[object], _R], skip: bool) -> list[_R]:
     # x-deserialize-skip-invalid-items: an invalid item is dropped, not an error.
     if not isinstance(v, list):
-        raise _bad(path, "an array", v)
+        raise _bad("", "an array", v)
     out: list[_R] = []
     for i, x in enumerate(v):
         try:
-            out.append(item(x, f"{path}[{i}]"))
-        except SchemaError:
+            out.append(item(x))
+        except SchemaError as exc:
             if not skip:
+                exc._within(i)
                 raise
     return out
 
 
-def _map(v: object, path: str, item: Callable[[object, str], _R]) -> dict[str, _R]:
+def _map(v: object, item: Callable[[object], _R]) -> dict[str, _R]:
     if not isinstance(v, dict):
-        raise _bad(path, "an object", v)
-    return {k: item(x, _at(path, k)) for k, x in v.items()}
+        raise _bad("", "an object", v)
+    out: dict[str, _R] = {}
+    for k, x in v.items():
+        try:
+            out[k] = item(x)
+        except SchemaError as exc:
+            exc._within(k)
+            raise
+    return out
 
 
-def _first(v: object, path: str, decoders: tuple[Callable[[object, str], Any], ...],
-           what: str) -> Any:
+def _first(v: object, decoders: tuple[Callable[[object], Any], ...], what: str) -> Any:
     # Untagged union: the first alternative that decodes wins, in schema order.
     for dec in decoders:
         try:
-            return dec(v, path)
+            return dec(v)
         except SchemaError:
             pass
-    raise _bad(path, what, v)
+    raise _bad("", what, v)
 
 
 def _to_json(v: Any) -> Any:
@@ -471,27 +480,11 @@ class AgentRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AgentRequest:
         """Decode and validate a wire object as :class:`AgentRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('id', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'id')
-        v = decode_request_id(v, _at(path, 'id'))
-        _set(self, 'id', v)
-        v = data.get('method', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'method')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'method'), 'a string', v)
-        _set(self, 'method', v)
-        v = data.get('params')
-        if v is not None:
-            n += 1
-        _set(self, 'params', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AgentRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -506,6 +499,34 @@ class AgentRequest(_Struct):
         if not isinstance(other, AgentRequest):
             return NotImplemented
         return (self.id, self.method, self.params, self.extra,) == (other.id, other.method, other.params, other.extra,)
+
+
+def _fw_AgentRequest(data: object) -> AgentRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(AgentRequest)
+    n = 2
+    v = data.get('id', _MISSING)
+    if v is _MISSING:
+        raise _missing('id')
+    try:
+        v = _fw_RequestId(v)
+    except SchemaError as exc:
+        exc._within('id')
+        raise
+    _set(self, 'id', v)
+    v = data.get('method', _MISSING)
+    if v is _MISSING:
+        raise _missing('method')
+    if not isinstance(v, str):
+        raise _bad('method', 'a string', v)
+    _set(self, 'method', v)
+    v = data.get('params')
+    if v is not None:
+        n += 1
+    _set(self, 'params', v)
+    _set(self, 'extra', _extra(data, AgentRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class WriteTextFileRequest(_Struct):
@@ -530,36 +551,11 @@ class WriteTextFileRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> WriteTextFileRequest:
         """Decode and validate a wire object as :class:`WriteTextFileRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 3
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('path', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'path')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'path'), 'a string', v)
-        _set(self, 'path', v)
-        v = data.get('content', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'content')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'content'), 'a string', v)
-        _set(self, 'content', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_WriteTextFileRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -574,6 +570,39 @@ class WriteTextFileRequest(_Struct):
         if not isinstance(other, WriteTextFileRequest):
             return NotImplemented
         return (self.session_id, self.path, self.content, self.meta, self.extra,) == (other.session_id, other.path, other.content, other.meta, other.extra,)
+
+
+def _fw_WriteTextFileRequest(data: object) -> WriteTextFileRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(WriteTextFileRequest)
+    n = 3
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('path', _MISSING)
+    if v is _MISSING:
+        raise _missing('path')
+    if not isinstance(v, str):
+        raise _bad('path', 'a string', v)
+    _set(self, 'path', v)
+    v = data.get('content', _MISSING)
+    if v is _MISSING:
+        raise _missing('content')
+    if not isinstance(v, str):
+        raise _bad('content', 'a string', v)
+    _set(self, 'content', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, WriteTextFileRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ReadTextFileRequest(_Struct):
@@ -600,42 +629,11 @@ class ReadTextFileRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ReadTextFileRequest:
         """Decode and validate a wire object as :class:`ReadTextFileRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('path', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'path')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'path'), 'a string', v)
-        _set(self, 'path', v)
-        v = data.get('line')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                v = None
-        _set(self, 'line', v)
-        v = data.get('limit')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                v = None
-        _set(self, 'limit', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ReadTextFileRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -654,6 +652,45 @@ class ReadTextFileRequest(_Struct):
         if not isinstance(other, ReadTextFileRequest):
             return NotImplemented
         return (self.session_id, self.path, self.line, self.limit, self.meta, self.extra,) == (other.session_id, other.path, other.line, other.limit, other.meta, other.extra,)
+
+
+def _fw_ReadTextFileRequest(data: object) -> ReadTextFileRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ReadTextFileRequest)
+    n = 2
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('path', _MISSING)
+    if v is _MISSING:
+        raise _missing('path')
+    if not isinstance(v, str):
+        raise _bad('path', 'a string', v)
+    _set(self, 'path', v)
+    v = data.get('line')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            v = None
+    _set(self, 'line', v)
+    v = data.get('limit')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            v = None
+    _set(self, 'limit', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ReadTextFileRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class RequestPermissionRequest(_Struct):
@@ -678,34 +715,11 @@ class RequestPermissionRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> RequestPermissionRequest:
         """Decode and validate a wire object as :class:`RequestPermissionRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 3
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('toolCall', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'toolCall')
-        v = ToolCallUpdate.from_wire(v, _at(path, 'toolCall'))
-        _set(self, 'tool_call', v)
-        v = data.get('options', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'options')
-        v = _d0(v, _at(path, 'options'))
-        _set(self, 'options', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_RequestPermissionRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -720,6 +734,45 @@ class RequestPermissionRequest(_Struct):
         if not isinstance(other, RequestPermissionRequest):
             return NotImplemented
         return (self.session_id, self.tool_call, self.options, self.meta, self.extra,) == (other.session_id, other.tool_call, other.options, other.meta, other.extra,)
+
+
+def _fw_RequestPermissionRequest(data: object) -> RequestPermissionRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(RequestPermissionRequest)
+    n = 3
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('toolCall', _MISSING)
+    if v is _MISSING:
+        raise _missing('toolCall')
+    try:
+        v = _fw_ToolCallUpdate(v)
+    except SchemaError as exc:
+        exc._within('toolCall')
+        raise
+    _set(self, 'tool_call', v)
+    v = data.get('options', _MISSING)
+    if v is _MISSING:
+        raise _missing('options')
+    try:
+        v = _list(v, _fw_PermissionOption, False)
+    except SchemaError as exc:
+        exc._within('options')
+        raise
+    _set(self, 'options', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, RequestPermissionRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ToolCallUpdate(_Struct):
@@ -754,66 +807,11 @@ class ToolCallUpdate(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ToolCallUpdate:
         """Decode and validate a wire object as :class:`ToolCallUpdate`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('toolCallId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'toolCallId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'toolCallId'), 'a string', v)
-        _set(self, 'tool_call_id', v)
-        v = data.get('kind')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'kind', v)
-        v = data.get('status')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'status', v)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('content')
-        if v is not None:
-            n += 1
-            try:
-                v = _d1(v, _at(path, 'content'))
-            except SchemaError:
-                v = None
-        _set(self, 'content', v)
-        v = data.get('locations')
-        if v is not None:
-            n += 1
-            try:
-                v = _d2(v, _at(path, 'locations'))
-            except SchemaError:
-                v = None
-        _set(self, 'locations', v)
-        v = data.get('rawInput')
-        if v is not None:
-            n += 1
-        _set(self, 'raw_input', v)
-        v = data.get('rawOutput')
-        if v is not None:
-            n += 1
-        _set(self, 'raw_output', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ToolCallUpdate(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -844,6 +842,69 @@ class ToolCallUpdate(_Struct):
         return (self.tool_call_id, self.kind, self.status, self.title, self.content, self.locations, self.raw_input, self.raw_output, self.meta, self.extra,) == (other.tool_call_id, other.kind, other.status, other.title, other.content, other.locations, other.raw_input, other.raw_output, other.meta, other.extra,)
 
 
+def _fw_ToolCallUpdate(data: object) -> ToolCallUpdate:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ToolCallUpdate)
+    n = 1
+    v = data.get('toolCallId', _MISSING)
+    if v is _MISSING:
+        raise _missing('toolCallId')
+    if not isinstance(v, str):
+        raise _bad('toolCallId', 'a string', v)
+    _set(self, 'tool_call_id', v)
+    v = data.get('kind')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'kind', v)
+    v = data.get('status')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'status', v)
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'title', v)
+    v = data.get('content')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_ToolCallContent, True)
+        except SchemaError:
+            v = None
+    _set(self, 'content', v)
+    v = data.get('locations')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_ToolCallLocation, True)
+        except SchemaError:
+            v = None
+    _set(self, 'locations', v)
+    v = data.get('rawInput')
+    if v is not None:
+        n += 1
+    _set(self, 'raw_input', v)
+    v = data.get('rawOutput')
+    if v is not None:
+        n += 1
+    _set(self, 'raw_output', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ToolCallUpdate._wire_keys) if len(data) > n else None)
+    return self
+
+
 class ContentToolCallContent(_Struct):
     """Standard content block (text, images, resources)."""
 
@@ -863,23 +924,11 @@ class ContentToolCallContent(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ContentToolCallContent:
         """Decode and validate a wire object as :class:`ContentToolCallContent`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('type' in data)
-        v = data.get('content', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'content')
-        v = decode_content_block(v, _at(path, 'content'))
-        _set(self, 'content', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ContentToolCallContent(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -894,6 +943,37 @@ class ContentToolCallContent(_Struct):
         if not isinstance(other, ContentToolCallContent):
             return NotImplemented
         return (self.content, self.meta, self.extra,) == (other.content, other.meta, other.extra,)
+
+
+class _ContentToolCallContentW(ContentToolCallContent):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_ContentToolCallContent(data: object) -> ContentToolCallContent:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_ContentToolCallContentW)
+    n = 1 + ('type' in data)
+    v = data.get('content', _MISSING)
+    if v is _MISSING:
+        raise _missing('content')
+    try:
+        v = _fw_ContentBlock(v)
+    except SchemaError as exc:
+        exc._within('content')
+        raise
+    self.content = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, ContentToolCallContent._wire_keys) if len(data) > n else None
+    self.__class__ = ContentToolCallContent  # type: ignore[assignment]
+    return self
 
 
 class DiffToolCallContent(_Struct):
@@ -919,36 +999,11 @@ class DiffToolCallContent(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> DiffToolCallContent:
         """Decode and validate a wire object as :class:`DiffToolCallContent`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2 + ('type' in data)
-        v = data.get('path', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'path')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'path'), 'a string', v)
-        _set(self, 'path', v)
-        v = data.get('oldText')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'old_text', v)
-        v = data.get('newText', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'newText')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'newText'), 'a string', v)
-        _set(self, 'new_text', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_DiffToolCallContent(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -965,6 +1020,46 @@ class DiffToolCallContent(_Struct):
         if not isinstance(other, DiffToolCallContent):
             return NotImplemented
         return (self.path, self.old_text, self.new_text, self.meta, self.extra,) == (other.path, other.old_text, other.new_text, other.meta, other.extra,)
+
+
+class _DiffToolCallContentW(DiffToolCallContent):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_DiffToolCallContent(data: object) -> DiffToolCallContent:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_DiffToolCallContentW)
+    n = 2 + ('type' in data)
+    v = data.get('path', _MISSING)
+    if v is _MISSING:
+        raise _missing('path')
+    if not isinstance(v, str):
+        raise _bad('path', 'a string', v)
+    self.path = v
+    v = data.get('oldText')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.old_text = v
+    v = data.get('newText', _MISSING)
+    if v is _MISSING:
+        raise _missing('newText')
+    if not isinstance(v, str):
+        raise _bad('newText', 'a string', v)
+    self.new_text = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, DiffToolCallContent._wire_keys) if len(data) > n else None
+    self.__class__ = DiffToolCallContent  # type: ignore[assignment]
+    return self
 
 
 class TerminalToolCallContent(_Struct):
@@ -986,24 +1081,11 @@ class TerminalToolCallContent(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> TerminalToolCallContent:
         """Decode and validate a wire object as :class:`TerminalToolCallContent`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('type' in data)
-        v = data.get('terminalId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'terminalId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'terminalId'), 'a string', v)
-        _set(self, 'terminal_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_TerminalToolCallContent(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1018,6 +1100,34 @@ class TerminalToolCallContent(_Struct):
         if not isinstance(other, TerminalToolCallContent):
             return NotImplemented
         return (self.terminal_id, self.meta, self.extra,) == (other.terminal_id, other.meta, other.extra,)
+
+
+class _TerminalToolCallContentW(TerminalToolCallContent):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_TerminalToolCallContent(data: object) -> TerminalToolCallContent:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_TerminalToolCallContentW)
+    n = 1 + ('type' in data)
+    v = data.get('terminalId', _MISSING)
+    if v is _MISSING:
+        raise _missing('terminalId')
+    if not isinstance(v, str):
+        raise _bad('terminalId', 'a string', v)
+    self.terminal_id = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, TerminalToolCallContent._wire_keys) if len(data) > n else None
+    self.__class__ = TerminalToolCallContent  # type: ignore[assignment]
+    return self
 
 
 class UnknownToolCallContent(_Struct):
@@ -1072,32 +1182,11 @@ class TextContentBlock(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> TextContentBlock:
         """Decode and validate a wire object as :class:`TextContentBlock`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('type' in data)
-        v = data.get('annotations')
-        if v is not None:
-            n += 1
-            try:
-                v = Annotations.from_wire(v, _at(path, 'annotations'))
-            except SchemaError:
-                v = None
-        _set(self, 'annotations', v)
-        v = data.get('text', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'text')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'text'), 'a string', v)
-        _set(self, 'text', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_TextContentBlock(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1114,6 +1203,42 @@ class TextContentBlock(_Struct):
         if not isinstance(other, TextContentBlock):
             return NotImplemented
         return (self.annotations, self.text, self.meta, self.extra,) == (other.annotations, other.text, other.meta, other.extra,)
+
+
+class _TextContentBlockW(TextContentBlock):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_TextContentBlock(data: object) -> TextContentBlock:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_TextContentBlockW)
+    n = 1 + ('type' in data)
+    v = data.get('annotations')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Annotations(v)
+        except SchemaError:
+            v = None
+    self.annotations = v
+    v = data.get('text', _MISSING)
+    if v is _MISSING:
+        raise _missing('text')
+    if not isinstance(v, str):
+        raise _bad('text', 'a string', v)
+    self.text = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, TextContentBlock._wire_keys) if len(data) > n else None
+    self.__class__ = TextContentBlock  # type: ignore[assignment]
+    return self
 
 
 class ImageContentBlock(_mixins.EmptyText, _Struct):
@@ -1141,44 +1266,11 @@ class ImageContentBlock(_mixins.EmptyText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ImageContentBlock:
         """Decode and validate a wire object as :class:`ImageContentBlock`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2 + ('type' in data)
-        v = data.get('annotations')
-        if v is not None:
-            n += 1
-            try:
-                v = Annotations.from_wire(v, _at(path, 'annotations'))
-            except SchemaError:
-                v = None
-        _set(self, 'annotations', v)
-        v = data.get('data', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'data')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'data'), 'a string', v)
-        _set(self, 'data', v)
-        v = data.get('mimeType', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'mimeType')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'mimeType'), 'a string', v)
-        _set(self, 'mime_type', v)
-        v = data.get('uri')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'uri', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ImageContentBlock(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1197,6 +1289,54 @@ class ImageContentBlock(_mixins.EmptyText, _Struct):
         if not isinstance(other, ImageContentBlock):
             return NotImplemented
         return (self.annotations, self.data, self.mime_type, self.uri, self.meta, self.extra,) == (other.annotations, other.data, other.mime_type, other.uri, other.meta, other.extra,)
+
+
+class _ImageContentBlockW(ImageContentBlock):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_ImageContentBlock(data: object) -> ImageContentBlock:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_ImageContentBlockW)
+    n = 2 + ('type' in data)
+    v = data.get('annotations')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Annotations(v)
+        except SchemaError:
+            v = None
+    self.annotations = v
+    v = data.get('data', _MISSING)
+    if v is _MISSING:
+        raise _missing('data')
+    if not isinstance(v, str):
+        raise _bad('data', 'a string', v)
+    self.data = v
+    v = data.get('mimeType', _MISSING)
+    if v is _MISSING:
+        raise _missing('mimeType')
+    if not isinstance(v, str):
+        raise _bad('mimeType', 'a string', v)
+    self.mime_type = v
+    v = data.get('uri')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.uri = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, ImageContentBlock._wire_keys) if len(data) > n else None
+    self.__class__ = ImageContentBlock  # type: ignore[assignment]
+    return self
 
 
 class AudioContentBlock(_mixins.EmptyText, _Struct):
@@ -1222,38 +1362,11 @@ class AudioContentBlock(_mixins.EmptyText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AudioContentBlock:
         """Decode and validate a wire object as :class:`AudioContentBlock`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2 + ('type' in data)
-        v = data.get('annotations')
-        if v is not None:
-            n += 1
-            try:
-                v = Annotations.from_wire(v, _at(path, 'annotations'))
-            except SchemaError:
-                v = None
-        _set(self, 'annotations', v)
-        v = data.get('data', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'data')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'data'), 'a string', v)
-        _set(self, 'data', v)
-        v = data.get('mimeType', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'mimeType')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'mimeType'), 'a string', v)
-        _set(self, 'mime_type', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AudioContentBlock(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1270,6 +1383,48 @@ class AudioContentBlock(_mixins.EmptyText, _Struct):
         if not isinstance(other, AudioContentBlock):
             return NotImplemented
         return (self.annotations, self.data, self.mime_type, self.meta, self.extra,) == (other.annotations, other.data, other.mime_type, other.meta, other.extra,)
+
+
+class _AudioContentBlockW(AudioContentBlock):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_AudioContentBlock(data: object) -> AudioContentBlock:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_AudioContentBlockW)
+    n = 2 + ('type' in data)
+    v = data.get('annotations')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Annotations(v)
+        except SchemaError:
+            v = None
+    self.annotations = v
+    v = data.get('data', _MISSING)
+    if v is _MISSING:
+        raise _missing('data')
+    if not isinstance(v, str):
+        raise _bad('data', 'a string', v)
+    self.data = v
+    v = data.get('mimeType', _MISSING)
+    if v is _MISSING:
+        raise _missing('mimeType')
+    if not isinstance(v, str):
+        raise _bad('mimeType', 'a string', v)
+    self.mime_type = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, AudioContentBlock._wire_keys) if len(data) > n else None
+    self.__class__ = AudioContentBlock  # type: ignore[assignment]
+    return self
 
 
 class ResourceLinkContentBlock(_mixins.LinkText, _Struct):
@@ -1303,62 +1458,11 @@ class ResourceLinkContentBlock(_mixins.LinkText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ResourceLinkContentBlock:
         """Decode and validate a wire object as :class:`ResourceLinkContentBlock`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2 + ('type' in data)
-        v = data.get('annotations')
-        if v is not None:
-            n += 1
-            try:
-                v = Annotations.from_wire(v, _at(path, 'annotations'))
-            except SchemaError:
-                v = None
-        _set(self, 'annotations', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('mimeType')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'mime_type', v)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('size')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                v = None
-        _set(self, 'size', v)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('uri', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'uri')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'uri'), 'a string', v)
-        _set(self, 'uri', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ResourceLinkContentBlock(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1385,6 +1489,72 @@ class ResourceLinkContentBlock(_mixins.LinkText, _Struct):
         return (self.annotations, self.description, self.mime_type, self.name, self.size, self.title, self.uri, self.meta, self.extra,) == (other.annotations, other.description, other.mime_type, other.name, other.size, other.title, other.uri, other.meta, other.extra,)
 
 
+class _ResourceLinkContentBlockW(ResourceLinkContentBlock):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_ResourceLinkContentBlock(data: object) -> ResourceLinkContentBlock:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_ResourceLinkContentBlockW)
+    n = 2 + ('type' in data)
+    v = data.get('annotations')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Annotations(v)
+        except SchemaError:
+            v = None
+    self.annotations = v
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.description = v
+    v = data.get('mimeType')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.mime_type = v
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    self.name = v
+    v = data.get('size')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            v = None
+    self.size = v
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.title = v
+    v = data.get('uri', _MISSING)
+    if v is _MISSING:
+        raise _missing('uri')
+    if not isinstance(v, str):
+        raise _bad('uri', 'a string', v)
+    self.uri = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, ResourceLinkContentBlock._wire_keys) if len(data) > n else None
+    self.__class__ = ResourceLinkContentBlock  # type: ignore[assignment]
+    return self
+
+
 class EmbeddedResourceContentBlock(_mixins.EmbeddedText, _Struct):
     """Complete resource contents embedded directly in the message."""
 
@@ -1406,31 +1576,11 @@ class EmbeddedResourceContentBlock(_mixins.EmbeddedText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> EmbeddedResourceContentBlock:
         """Decode and validate a wire object as :class:`EmbeddedResourceContentBlock`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('type' in data)
-        v = data.get('annotations')
-        if v is not None:
-            n += 1
-            try:
-                v = Annotations.from_wire(v, _at(path, 'annotations'))
-            except SchemaError:
-                v = None
-        _set(self, 'annotations', v)
-        v = data.get('resource', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'resource')
-        v = decode_embedded_resource_resource(v, _at(path, 'resource'))
-        _set(self, 'resource', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_EmbeddedResourceContentBlock(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1447,6 +1597,45 @@ class EmbeddedResourceContentBlock(_mixins.EmbeddedText, _Struct):
         if not isinstance(other, EmbeddedResourceContentBlock):
             return NotImplemented
         return (self.annotations, self.resource, self.meta, self.extra,) == (other.annotations, other.resource, other.meta, other.extra,)
+
+
+class _EmbeddedResourceContentBlockW(EmbeddedResourceContentBlock):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_EmbeddedResourceContentBlock(data: object) -> EmbeddedResourceContentBlock:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_EmbeddedResourceContentBlockW)
+    n = 1 + ('type' in data)
+    v = data.get('annotations')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Annotations(v)
+        except SchemaError:
+            v = None
+    self.annotations = v
+    v = data.get('resource', _MISSING)
+    if v is _MISSING:
+        raise _missing('resource')
+    try:
+        v = _fw_EmbeddedResourceResource(v)
+    except SchemaError as exc:
+        exc._within('resource')
+        raise
+    self.resource = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, EmbeddedResourceContentBlock._wire_keys) if len(data) > n else None
+    self.__class__ = EmbeddedResourceContentBlock  # type: ignore[assignment]
+    return self
 
 
 class UnknownContentBlock(_mixins.EmptyText, _Struct):
@@ -1502,38 +1691,11 @@ class Annotations(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> Annotations:
         """Decode and validate a wire object as :class:`Annotations`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('audience')
-        if v is not None:
-            n += 1
-            try:
-                v = _d3(v, _at(path, 'audience'))
-            except SchemaError:
-                v = None
-        _set(self, 'audience', v)
-        v = data.get('lastModified')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'last_modified', v)
-        v = data.get('priority')
-        if v is not None:
-            n += 1
-            if not isinstance(v, (int, float)) or v is True or v is False:
-                v = None
-        _set(self, 'priority', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_Annotations(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1556,6 +1718,48 @@ class Annotations(_Struct):
         return (self.audience, self.last_modified, self.priority, self.meta, self.extra,) == (other.audience, other.last_modified, other.priority, other.meta, other.extra,)
 
 
+class _AnnotationsW(Annotations):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_Annotations(data: object) -> Annotations:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_AnnotationsW)
+    n = 0
+    v = data.get('audience')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _str, True)
+        except SchemaError:
+            v = None
+    self.audience = v
+    v = data.get('lastModified')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.last_modified = v
+    v = data.get('priority')
+    if v is not None:
+        n += 1
+        if not isinstance(v, (int, float)) or v is True or v is False:
+            v = None
+    self.priority = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, Annotations._wire_keys) if len(data) > n else None
+    self.__class__ = Annotations  # type: ignore[assignment]
+    return self
+
+
 class TextContent(_Struct):
     """Text provided to or from an LLM."""
 
@@ -1576,32 +1780,11 @@ class TextContent(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> TextContent:
         """Decode and validate a wire object as :class:`TextContent`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('annotations')
-        if v is not None:
-            n += 1
-            try:
-                v = Annotations.from_wire(v, _at(path, 'annotations'))
-            except SchemaError:
-                v = None
-        _set(self, 'annotations', v)
-        v = data.get('text', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'text')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'text'), 'a string', v)
-        _set(self, 'text', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_TextContent(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1618,6 +1801,35 @@ class TextContent(_Struct):
         if not isinstance(other, TextContent):
             return NotImplemented
         return (self.annotations, self.text, self.meta, self.extra,) == (other.annotations, other.text, other.meta, other.extra,)
+
+
+def _fw_TextContent(data: object) -> TextContent:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(TextContent)
+    n = 1
+    v = data.get('annotations')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Annotations(v)
+        except SchemaError:
+            v = None
+    _set(self, 'annotations', v)
+    v = data.get('text', _MISSING)
+    if v is _MISSING:
+        raise _missing('text')
+    if not isinstance(v, str):
+        raise _bad('text', 'a string', v)
+    _set(self, 'text', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, TextContent._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ImageContent(_Struct):
@@ -1644,44 +1856,11 @@ class ImageContent(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ImageContent:
         """Decode and validate a wire object as :class:`ImageContent`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('annotations')
-        if v is not None:
-            n += 1
-            try:
-                v = Annotations.from_wire(v, _at(path, 'annotations'))
-            except SchemaError:
-                v = None
-        _set(self, 'annotations', v)
-        v = data.get('data', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'data')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'data'), 'a string', v)
-        _set(self, 'data', v)
-        v = data.get('mimeType', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'mimeType')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'mimeType'), 'a string', v)
-        _set(self, 'mime_type', v)
-        v = data.get('uri')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'uri', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ImageContent(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1700,6 +1879,47 @@ class ImageContent(_Struct):
         if not isinstance(other, ImageContent):
             return NotImplemented
         return (self.annotations, self.data, self.mime_type, self.uri, self.meta, self.extra,) == (other.annotations, other.data, other.mime_type, other.uri, other.meta, other.extra,)
+
+
+def _fw_ImageContent(data: object) -> ImageContent:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ImageContent)
+    n = 2
+    v = data.get('annotations')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Annotations(v)
+        except SchemaError:
+            v = None
+    _set(self, 'annotations', v)
+    v = data.get('data', _MISSING)
+    if v is _MISSING:
+        raise _missing('data')
+    if not isinstance(v, str):
+        raise _bad('data', 'a string', v)
+    _set(self, 'data', v)
+    v = data.get('mimeType', _MISSING)
+    if v is _MISSING:
+        raise _missing('mimeType')
+    if not isinstance(v, str):
+        raise _bad('mimeType', 'a string', v)
+    _set(self, 'mime_type', v)
+    v = data.get('uri')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'uri', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ImageContent._wire_keys) if len(data) > n else None)
+    return self
 
 
 class AudioContent(_Struct):
@@ -1724,38 +1944,11 @@ class AudioContent(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AudioContent:
         """Decode and validate a wire object as :class:`AudioContent`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('annotations')
-        if v is not None:
-            n += 1
-            try:
-                v = Annotations.from_wire(v, _at(path, 'annotations'))
-            except SchemaError:
-                v = None
-        _set(self, 'annotations', v)
-        v = data.get('data', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'data')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'data'), 'a string', v)
-        _set(self, 'data', v)
-        v = data.get('mimeType', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'mimeType')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'mimeType'), 'a string', v)
-        _set(self, 'mime_type', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AudioContent(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1772,6 +1965,41 @@ class AudioContent(_Struct):
         if not isinstance(other, AudioContent):
             return NotImplemented
         return (self.annotations, self.data, self.mime_type, self.meta, self.extra,) == (other.annotations, other.data, other.mime_type, other.meta, other.extra,)
+
+
+def _fw_AudioContent(data: object) -> AudioContent:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(AudioContent)
+    n = 2
+    v = data.get('annotations')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Annotations(v)
+        except SchemaError:
+            v = None
+    _set(self, 'annotations', v)
+    v = data.get('data', _MISSING)
+    if v is _MISSING:
+        raise _missing('data')
+    if not isinstance(v, str):
+        raise _bad('data', 'a string', v)
+    _set(self, 'data', v)
+    v = data.get('mimeType', _MISSING)
+    if v is _MISSING:
+        raise _missing('mimeType')
+    if not isinstance(v, str):
+        raise _bad('mimeType', 'a string', v)
+    _set(self, 'mime_type', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, AudioContent._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ResourceLink(_Struct):
@@ -1804,62 +2032,11 @@ class ResourceLink(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ResourceLink:
         """Decode and validate a wire object as :class:`ResourceLink`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('annotations')
-        if v is not None:
-            n += 1
-            try:
-                v = Annotations.from_wire(v, _at(path, 'annotations'))
-            except SchemaError:
-                v = None
-        _set(self, 'annotations', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('mimeType')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'mime_type', v)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('size')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                v = None
-        _set(self, 'size', v)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('uri', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'uri')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'uri'), 'a string', v)
-        _set(self, 'uri', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ResourceLink(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1886,6 +2063,65 @@ class ResourceLink(_Struct):
         return (self.annotations, self.description, self.mime_type, self.name, self.size, self.title, self.uri, self.meta, self.extra,) == (other.annotations, other.description, other.mime_type, other.name, other.size, other.title, other.uri, other.meta, other.extra,)
 
 
+def _fw_ResourceLink(data: object) -> ResourceLink:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ResourceLink)
+    n = 2
+    v = data.get('annotations')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Annotations(v)
+        except SchemaError:
+            v = None
+    _set(self, 'annotations', v)
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'description', v)
+    v = data.get('mimeType')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'mime_type', v)
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    _set(self, 'name', v)
+    v = data.get('size')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            v = None
+    _set(self, 'size', v)
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'title', v)
+    v = data.get('uri', _MISSING)
+    if v is _MISSING:
+        raise _missing('uri')
+    if not isinstance(v, str):
+        raise _bad('uri', 'a string', v)
+    _set(self, 'uri', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ResourceLink._wire_keys) if len(data) > n else None)
+    return self
+
+
 class TextResourceContents(_Struct):
     """Text-based resource contents."""
 
@@ -1908,36 +2144,11 @@ class TextResourceContents(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> TextResourceContents:
         """Decode and validate a wire object as :class:`TextResourceContents`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('mimeType')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'mime_type', v)
-        v = data.get('text', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'text')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'text'), 'a string', v)
-        _set(self, 'text', v)
-        v = data.get('uri', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'uri')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'uri'), 'a string', v)
-        _set(self, 'uri', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_TextResourceContents(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -1954,6 +2165,46 @@ class TextResourceContents(_Struct):
         if not isinstance(other, TextResourceContents):
             return NotImplemented
         return (self.mime_type, self.text, self.uri, self.meta, self.extra,) == (other.mime_type, other.text, other.uri, other.meta, other.extra,)
+
+
+class _TextResourceContentsW(TextResourceContents):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_TextResourceContents(data: object) -> TextResourceContents:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_TextResourceContentsW)
+    n = 2
+    v = data.get('mimeType')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.mime_type = v
+    v = data.get('text', _MISSING)
+    if v is _MISSING:
+        raise _missing('text')
+    if not isinstance(v, str):
+        raise _bad('text', 'a string', v)
+    self.text = v
+    v = data.get('uri', _MISSING)
+    if v is _MISSING:
+        raise _missing('uri')
+    if not isinstance(v, str):
+        raise _bad('uri', 'a string', v)
+    self.uri = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, TextResourceContents._wire_keys) if len(data) > n else None
+    self.__class__ = TextResourceContents  # type: ignore[assignment]
+    return self
 
 
 class BlobResourceContents(_Struct):
@@ -1978,36 +2229,11 @@ class BlobResourceContents(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> BlobResourceContents:
         """Decode and validate a wire object as :class:`BlobResourceContents`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('blob', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'blob')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'blob'), 'a string', v)
-        _set(self, 'blob', v)
-        v = data.get('mimeType')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'mime_type', v)
-        v = data.get('uri', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'uri')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'uri'), 'a string', v)
-        _set(self, 'uri', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_BlobResourceContents(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2024,6 +2250,46 @@ class BlobResourceContents(_Struct):
         if not isinstance(other, BlobResourceContents):
             return NotImplemented
         return (self.blob, self.mime_type, self.uri, self.meta, self.extra,) == (other.blob, other.mime_type, other.uri, other.meta, other.extra,)
+
+
+class _BlobResourceContentsW(BlobResourceContents):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_BlobResourceContents(data: object) -> BlobResourceContents:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_BlobResourceContentsW)
+    n = 2
+    v = data.get('blob', _MISSING)
+    if v is _MISSING:
+        raise _missing('blob')
+    if not isinstance(v, str):
+        raise _bad('blob', 'a string', v)
+    self.blob = v
+    v = data.get('mimeType')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.mime_type = v
+    v = data.get('uri', _MISSING)
+    if v is _MISSING:
+        raise _missing('uri')
+    if not isinstance(v, str):
+        raise _bad('uri', 'a string', v)
+    self.uri = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, BlobResourceContents._wire_keys) if len(data) > n else None
+    self.__class__ = BlobResourceContents  # type: ignore[assignment]
+    return self
 
 
 class EmbeddedResource(_Struct):
@@ -2046,31 +2312,11 @@ class EmbeddedResource(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> EmbeddedResource:
         """Decode and validate a wire object as :class:`EmbeddedResource`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('annotations')
-        if v is not None:
-            n += 1
-            try:
-                v = Annotations.from_wire(v, _at(path, 'annotations'))
-            except SchemaError:
-                v = None
-        _set(self, 'annotations', v)
-        v = data.get('resource', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'resource')
-        v = decode_embedded_resource_resource(v, _at(path, 'resource'))
-        _set(self, 'resource', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_EmbeddedResource(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2087,6 +2333,38 @@ class EmbeddedResource(_Struct):
         if not isinstance(other, EmbeddedResource):
             return NotImplemented
         return (self.annotations, self.resource, self.meta, self.extra,) == (other.annotations, other.resource, other.meta, other.extra,)
+
+
+def _fw_EmbeddedResource(data: object) -> EmbeddedResource:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(EmbeddedResource)
+    n = 1
+    v = data.get('annotations')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Annotations(v)
+        except SchemaError:
+            v = None
+    _set(self, 'annotations', v)
+    v = data.get('resource', _MISSING)
+    if v is _MISSING:
+        raise _missing('resource')
+    try:
+        v = _fw_EmbeddedResourceResource(v)
+    except SchemaError as exc:
+        exc._within('resource')
+        raise
+    _set(self, 'resource', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, EmbeddedResource._wire_keys) if len(data) > n else None)
+    return self
 
 
 class Content(_Struct):
@@ -2107,23 +2385,11 @@ class Content(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> Content:
         """Decode and validate a wire object as :class:`Content`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('content', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'content')
-        v = decode_content_block(v, _at(path, 'content'))
-        _set(self, 'content', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_Content(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2138,6 +2404,30 @@ class Content(_Struct):
         if not isinstance(other, Content):
             return NotImplemented
         return (self.content, self.meta, self.extra,) == (other.content, other.meta, other.extra,)
+
+
+def _fw_Content(data: object) -> Content:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(Content)
+    n = 1
+    v = data.get('content', _MISSING)
+    if v is _MISSING:
+        raise _missing('content')
+    try:
+        v = _fw_ContentBlock(v)
+    except SchemaError as exc:
+        exc._within('content')
+        raise
+    _set(self, 'content', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, Content._wire_keys) if len(data) > n else None)
+    return self
 
 
 class Diff(_Struct):
@@ -2162,36 +2452,11 @@ class Diff(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> Diff:
         """Decode and validate a wire object as :class:`Diff`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('path', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'path')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'path'), 'a string', v)
-        _set(self, 'path', v)
-        v = data.get('oldText')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'old_text', v)
-        v = data.get('newText', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'newText')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'newText'), 'a string', v)
-        _set(self, 'new_text', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_Diff(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2208,6 +2473,39 @@ class Diff(_Struct):
         if not isinstance(other, Diff):
             return NotImplemented
         return (self.path, self.old_text, self.new_text, self.meta, self.extra,) == (other.path, other.old_text, other.new_text, other.meta, other.extra,)
+
+
+def _fw_Diff(data: object) -> Diff:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(Diff)
+    n = 2
+    v = data.get('path', _MISSING)
+    if v is _MISSING:
+        raise _missing('path')
+    if not isinstance(v, str):
+        raise _bad('path', 'a string', v)
+    _set(self, 'path', v)
+    v = data.get('oldText')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'old_text', v)
+    v = data.get('newText', _MISSING)
+    if v is _MISSING:
+        raise _missing('newText')
+    if not isinstance(v, str):
+        raise _bad('newText', 'a string', v)
+    _set(self, 'new_text', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, Diff._wire_keys) if len(data) > n else None)
+    return self
 
 
 class Terminal(_Struct):
@@ -2228,24 +2526,11 @@ class Terminal(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> Terminal:
         """Decode and validate a wire object as :class:`Terminal`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('terminalId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'terminalId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'terminalId'), 'a string', v)
-        _set(self, 'terminal_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_Terminal(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2260,6 +2545,27 @@ class Terminal(_Struct):
         if not isinstance(other, Terminal):
             return NotImplemented
         return (self.terminal_id, self.meta, self.extra,) == (other.terminal_id, other.meta, other.extra,)
+
+
+def _fw_Terminal(data: object) -> Terminal:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(Terminal)
+    n = 1
+    v = data.get('terminalId', _MISSING)
+    if v is _MISSING:
+        raise _missing('terminalId')
+    if not isinstance(v, str):
+        raise _bad('terminalId', 'a string', v)
+    _set(self, 'terminal_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, Terminal._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ToolCallLocation(_Struct):
@@ -2282,30 +2588,11 @@ class ToolCallLocation(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ToolCallLocation:
         """Decode and validate a wire object as :class:`ToolCallLocation`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('path', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'path')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'path'), 'a string', v)
-        _set(self, 'path', v)
-        v = data.get('line')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                v = None
-        _set(self, 'line', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ToolCallLocation(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2322,6 +2609,40 @@ class ToolCallLocation(_Struct):
         if not isinstance(other, ToolCallLocation):
             return NotImplemented
         return (self.path, self.line, self.meta, self.extra,) == (other.path, other.line, other.meta, other.extra,)
+
+
+class _ToolCallLocationW(ToolCallLocation):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_ToolCallLocation(data: object) -> ToolCallLocation:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_ToolCallLocationW)
+    n = 1
+    v = data.get('path', _MISSING)
+    if v is _MISSING:
+        raise _missing('path')
+    if not isinstance(v, str):
+        raise _bad('path', 'a string', v)
+    self.path = v
+    v = data.get('line')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            v = None
+    self.line = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, ToolCallLocation._wire_keys) if len(data) > n else None
+    self.__class__ = ToolCallLocation  # type: ignore[assignment]
+    return self
 
 
 class PermissionOption(_Struct):
@@ -2346,36 +2667,11 @@ class PermissionOption(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> PermissionOption:
         """Decode and validate a wire object as :class:`PermissionOption`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 3
-        v = data.get('optionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'optionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'optionId'), 'a string', v)
-        _set(self, 'option_id', v)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('kind', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'kind')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'kind'), 'a string', v)
-        _set(self, 'kind', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_PermissionOption(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2390,6 +2686,39 @@ class PermissionOption(_Struct):
         if not isinstance(other, PermissionOption):
             return NotImplemented
         return (self.option_id, self.name, self.kind, self.meta, self.extra,) == (other.option_id, other.name, other.kind, other.meta, other.extra,)
+
+
+def _fw_PermissionOption(data: object) -> PermissionOption:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(PermissionOption)
+    n = 3
+    v = data.get('optionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('optionId')
+    if not isinstance(v, str):
+        raise _bad('optionId', 'a string', v)
+    _set(self, 'option_id', v)
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    _set(self, 'name', v)
+    v = data.get('kind', _MISSING)
+    if v is _MISSING:
+        raise _missing('kind')
+    if not isinstance(v, str):
+        raise _bad('kind', 'a string', v)
+    _set(self, 'kind', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, PermissionOption._wire_keys) if len(data) > n else None)
+    return self
 
 
 class CreateTerminalRequest(_Struct):
@@ -2420,58 +2749,11 @@ class CreateTerminalRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> CreateTerminalRequest:
         """Decode and validate a wire object as :class:`CreateTerminalRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('command', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'command')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'command'), 'a string', v)
-        _set(self, 'command', v)
-        v = data.get('args')
-        if v is not None:
-            n += 1
-            try:
-                v = _d4(v, _at(path, 'args'))
-            except SchemaError:
-                v = None
-        _set(self, 'args', v)
-        v = data.get('env')
-        if v is not None:
-            n += 1
-            try:
-                v = _d5(v, _at(path, 'env'))
-            except SchemaError:
-                v = None
-        _set(self, 'env', v)
-        v = data.get('cwd')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'cwd', v)
-        v = data.get('outputByteLimit')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                v = None
-        _set(self, 'output_byte_limit', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_CreateTerminalRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2496,6 +2778,61 @@ class CreateTerminalRequest(_Struct):
         return (self.session_id, self.command, self.args, self.env, self.cwd, self.output_byte_limit, self.meta, self.extra,) == (other.session_id, other.command, other.args, other.env, other.cwd, other.output_byte_limit, other.meta, other.extra,)
 
 
+def _fw_CreateTerminalRequest(data: object) -> CreateTerminalRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(CreateTerminalRequest)
+    n = 2
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('command', _MISSING)
+    if v is _MISSING:
+        raise _missing('command')
+    if not isinstance(v, str):
+        raise _bad('command', 'a string', v)
+    _set(self, 'command', v)
+    v = data.get('args')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _str, True)
+        except SchemaError:
+            v = None
+    _set(self, 'args', v)
+    v = data.get('env')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_EnvVariable, True)
+        except SchemaError:
+            v = None
+    _set(self, 'env', v)
+    v = data.get('cwd')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'cwd', v)
+    v = data.get('outputByteLimit')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            v = None
+    _set(self, 'output_byte_limit', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, CreateTerminalRequest._wire_keys) if len(data) > n else None)
+    return self
+
+
 class EnvVariable(_Struct):
     """An environment variable to set when launching an MCP server."""
 
@@ -2516,30 +2853,11 @@ class EnvVariable(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> EnvVariable:
         """Decode and validate a wire object as :class:`EnvVariable`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('value', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'value')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'value'), 'a string', v)
-        _set(self, 'value', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_EnvVariable(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2554,6 +2872,33 @@ class EnvVariable(_Struct):
         if not isinstance(other, EnvVariable):
             return NotImplemented
         return (self.name, self.value, self.meta, self.extra,) == (other.name, other.value, other.meta, other.extra,)
+
+
+def _fw_EnvVariable(data: object) -> EnvVariable:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(EnvVariable)
+    n = 2
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    _set(self, 'name', v)
+    v = data.get('value', _MISSING)
+    if v is _MISSING:
+        raise _missing('value')
+    if not isinstance(v, str):
+        raise _bad('value', 'a string', v)
+    _set(self, 'value', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, EnvVariable._wire_keys) if len(data) > n else None)
+    return self
 
 
 class TerminalOutputRequest(_Struct):
@@ -2576,30 +2921,11 @@ class TerminalOutputRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> TerminalOutputRequest:
         """Decode and validate a wire object as :class:`TerminalOutputRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('terminalId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'terminalId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'terminalId'), 'a string', v)
-        _set(self, 'terminal_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_TerminalOutputRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2614,6 +2940,33 @@ class TerminalOutputRequest(_Struct):
         if not isinstance(other, TerminalOutputRequest):
             return NotImplemented
         return (self.session_id, self.terminal_id, self.meta, self.extra,) == (other.session_id, other.terminal_id, other.meta, other.extra,)
+
+
+def _fw_TerminalOutputRequest(data: object) -> TerminalOutputRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(TerminalOutputRequest)
+    n = 2
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('terminalId', _MISSING)
+    if v is _MISSING:
+        raise _missing('terminalId')
+    if not isinstance(v, str):
+        raise _bad('terminalId', 'a string', v)
+    _set(self, 'terminal_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, TerminalOutputRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ReleaseTerminalRequest(_Struct):
@@ -2636,30 +2989,11 @@ class ReleaseTerminalRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ReleaseTerminalRequest:
         """Decode and validate a wire object as :class:`ReleaseTerminalRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('terminalId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'terminalId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'terminalId'), 'a string', v)
-        _set(self, 'terminal_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ReleaseTerminalRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2674,6 +3008,33 @@ class ReleaseTerminalRequest(_Struct):
         if not isinstance(other, ReleaseTerminalRequest):
             return NotImplemented
         return (self.session_id, self.terminal_id, self.meta, self.extra,) == (other.session_id, other.terminal_id, other.meta, other.extra,)
+
+
+def _fw_ReleaseTerminalRequest(data: object) -> ReleaseTerminalRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ReleaseTerminalRequest)
+    n = 2
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('terminalId', _MISSING)
+    if v is _MISSING:
+        raise _missing('terminalId')
+    if not isinstance(v, str):
+        raise _bad('terminalId', 'a string', v)
+    _set(self, 'terminal_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ReleaseTerminalRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class WaitForTerminalExitRequest(_Struct):
@@ -2696,30 +3057,11 @@ class WaitForTerminalExitRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> WaitForTerminalExitRequest:
         """Decode and validate a wire object as :class:`WaitForTerminalExitRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('terminalId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'terminalId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'terminalId'), 'a string', v)
-        _set(self, 'terminal_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_WaitForTerminalExitRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2734,6 +3076,33 @@ class WaitForTerminalExitRequest(_Struct):
         if not isinstance(other, WaitForTerminalExitRequest):
             return NotImplemented
         return (self.session_id, self.terminal_id, self.meta, self.extra,) == (other.session_id, other.terminal_id, other.meta, other.extra,)
+
+
+def _fw_WaitForTerminalExitRequest(data: object) -> WaitForTerminalExitRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(WaitForTerminalExitRequest)
+    n = 2
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('terminalId', _MISSING)
+    if v is _MISSING:
+        raise _missing('terminalId')
+    if not isinstance(v, str):
+        raise _bad('terminalId', 'a string', v)
+    _set(self, 'terminal_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, WaitForTerminalExitRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class KillTerminalRequest(_Struct):
@@ -2756,30 +3125,11 @@ class KillTerminalRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> KillTerminalRequest:
         """Decode and validate a wire object as :class:`KillTerminalRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('terminalId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'terminalId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'terminalId'), 'a string', v)
-        _set(self, 'terminal_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_KillTerminalRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2794,6 +3144,33 @@ class KillTerminalRequest(_Struct):
         if not isinstance(other, KillTerminalRequest):
             return NotImplemented
         return (self.session_id, self.terminal_id, self.meta, self.extra,) == (other.session_id, other.terminal_id, other.meta, other.extra,)
+
+
+def _fw_KillTerminalRequest(data: object) -> KillTerminalRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(KillTerminalRequest)
+    n = 2
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('terminalId', _MISSING)
+    if v is _MISSING:
+        raise _missing('terminalId')
+    if not isinstance(v, str):
+        raise _bad('terminalId', 'a string', v)
+    _set(self, 'terminal_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, KillTerminalRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class CreateElicitationRequest(_Struct):
@@ -2828,64 +3205,11 @@ class CreateElicitationRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> CreateElicitationRequest:
         """Decode and validate a wire object as :class:`CreateElicitationRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('message', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'message')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'message'), 'a string', v)
-        _set(self, 'message', v)
-        v = data.get('mode', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'mode')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'mode'), 'a string', v)
-        _set(self, 'mode', v)
-        v = data.get('requestedSchema')
-        if v is not None:
-            n += 1
-            v = ElicitationSchema.from_wire(v, _at(path, 'requestedSchema'))
-        _set(self, 'requested_schema', v)
-        v = data.get('sessionId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('toolCallId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'tool_call_id', v)
-        v = data.get('requestId')
-        if v is not None:
-            n += 1
-            v = decode_request_id(v, _at(path, 'requestId'))
-        _set(self, 'request_id', v)
-        v = data.get('elicitationId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                raise _bad(_at(path, 'elicitationId'), 'a string', v)
-        _set(self, 'elicitation_id', v)
-        v = data.get('url')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                raise _bad(_at(path, 'url'), 'a string', v)
-        _set(self, 'url', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_CreateElicitationRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2914,6 +3238,75 @@ class CreateElicitationRequest(_Struct):
         return (self.message, self.mode, self.requested_schema, self.session_id, self.tool_call_id, self.request_id, self.elicitation_id, self.url, self.meta, self.extra,) == (other.message, other.mode, other.requested_schema, other.session_id, other.tool_call_id, other.request_id, other.elicitation_id, other.url, other.meta, other.extra,)
 
 
+def _fw_CreateElicitationRequest(data: object) -> CreateElicitationRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(CreateElicitationRequest)
+    n = 2
+    v = data.get('message', _MISSING)
+    if v is _MISSING:
+        raise _missing('message')
+    if not isinstance(v, str):
+        raise _bad('message', 'a string', v)
+    _set(self, 'message', v)
+    v = data.get('mode', _MISSING)
+    if v is _MISSING:
+        raise _missing('mode')
+    if not isinstance(v, str):
+        raise _bad('mode', 'a string', v)
+    _set(self, 'mode', v)
+    v = data.get('requestedSchema')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_ElicitationSchema(v)
+        except SchemaError as exc:
+            exc._within('requestedSchema')
+            raise
+    _set(self, 'requested_schema', v)
+    v = data.get('sessionId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('toolCallId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'tool_call_id', v)
+    v = data.get('requestId')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_RequestId(v)
+        except SchemaError as exc:
+            exc._within('requestId')
+            raise
+    _set(self, 'request_id', v)
+    v = data.get('elicitationId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            raise _bad('elicitationId', 'a string', v)
+    _set(self, 'elicitation_id', v)
+    v = data.get('url')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            raise _bad('url', 'a string', v)
+    _set(self, 'url', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, CreateElicitationRequest._wire_keys) if len(data) > n else None)
+    return self
+
+
 class ElicitationSessionScope(_Struct):
     """Session-scoped elicitation, optionally tied to a specific tool call."""
 
@@ -2932,24 +3325,11 @@ class ElicitationSessionScope(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ElicitationSessionScope:
         """Decode and validate a wire object as :class:`ElicitationSessionScope`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('toolCallId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'tool_call_id', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ElicitationSessionScope(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -2964,6 +3344,27 @@ class ElicitationSessionScope(_Struct):
         if not isinstance(other, ElicitationSessionScope):
             return NotImplemented
         return (self.session_id, self.tool_call_id, self.extra,) == (other.session_id, other.tool_call_id, other.extra,)
+
+
+def _fw_ElicitationSessionScope(data: object) -> ElicitationSessionScope:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ElicitationSessionScope)
+    n = 1
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('toolCallId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'tool_call_id', v)
+    _set(self, 'extra', _extra(data, ElicitationSessionScope._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ElicitationRequestScope(_Struct):
@@ -2982,17 +3383,11 @@ class ElicitationRequestScope(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ElicitationRequestScope:
         """Decode and validate a wire object as :class:`ElicitationRequestScope`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('requestId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'requestId')
-        v = decode_request_id(v, _at(path, 'requestId'))
-        _set(self, 'request_id', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ElicitationRequestScope(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3005,6 +3400,24 @@ class ElicitationRequestScope(_Struct):
         if not isinstance(other, ElicitationRequestScope):
             return NotImplemented
         return (self.request_id, self.extra,) == (other.request_id, other.extra,)
+
+
+def _fw_ElicitationRequestScope(data: object) -> ElicitationRequestScope:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ElicitationRequestScope)
+    n = 1
+    v = data.get('requestId', _MISSING)
+    if v is _MISSING:
+        raise _missing('requestId')
+    try:
+        v = _fw_RequestId(v)
+    except SchemaError as exc:
+        exc._within('requestId')
+        raise
+    _set(self, 'request_id', v)
+    _set(self, 'extra', _extra(data, ElicitationRequestScope._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ElicitationSchema(_Struct):
@@ -3033,46 +3446,11 @@ class ElicitationSchema(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ElicitationSchema:
         """Decode and validate a wire object as :class:`ElicitationSchema`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('type')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'type', v)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('properties')
-        if v is not None:
-            n += 1
-            v = _d6(v, _at(path, 'properties'))
-        _set(self, 'properties', v)
-        v = data.get('required')
-        if v is not None:
-            n += 1
-            v = _d7(v, _at(path, 'required'))
-        _set(self, 'required', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ElicitationSchema(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3097,6 +3475,57 @@ class ElicitationSchema(_Struct):
         if not isinstance(other, ElicitationSchema):
             return NotImplemented
         return (self.type, self.title, self.properties, self.required, self.description, self.meta, self.extra,) == (other.type, other.title, other.properties, other.required, other.description, other.meta, other.extra,)
+
+
+def _fw_ElicitationSchema(data: object) -> ElicitationSchema:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ElicitationSchema)
+    n = 0
+    v = data.get('type')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'type', v)
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'title', v)
+    v = data.get('properties')
+    if v is not None:
+        n += 1
+        try:
+            v = _map(v, _fw_ElicitationPropertySchema)
+        except SchemaError as exc:
+            exc._within('properties')
+            raise
+    _set(self, 'properties', v)
+    v = data.get('required')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _str, False)
+        except SchemaError as exc:
+            exc._within('required')
+            raise
+    _set(self, 'required', v)
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'description', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ElicitationSchema._wire_keys) if len(data) > n else None)
+    return self
 
 
 class StringPropertySchema(_Struct):
@@ -3134,70 +3563,11 @@ class StringPropertySchema(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> StringPropertySchema:
         """Decode and validate a wire object as :class:`StringPropertySchema`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0 + ('type' in data)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('minLength')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                raise _bad(_at(path, 'minLength'), 'an integer', v)
-        _set(self, 'min_length', v)
-        v = data.get('maxLength')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                raise _bad(_at(path, 'maxLength'), 'an integer', v)
-        _set(self, 'max_length', v)
-        v = data.get('pattern')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                raise _bad(_at(path, 'pattern'), 'a string', v)
-        _set(self, 'pattern', v)
-        v = data.get('format')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                raise _bad(_at(path, 'format'), 'a string', v)
-        _set(self, 'format', v)
-        v = data.get('default')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'default', v)
-        v = data.get('enum')
-        if v is not None:
-            n += 1
-            v = _d7(v, _at(path, 'enum'))
-        _set(self, 'enum', v)
-        v = data.get('oneOf')
-        if v is not None:
-            n += 1
-            v = _d8(v, _at(path, 'oneOf'))
-        _set(self, 'one_of', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_StringPropertySchema(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3232,6 +3602,81 @@ class StringPropertySchema(_Struct):
         return (self.title, self.description, self.min_length, self.max_length, self.pattern, self.format, self.default, self.enum, self.one_of, self.meta, self.extra,) == (other.title, other.description, other.min_length, other.max_length, other.pattern, other.format, other.default, other.enum, other.one_of, other.meta, other.extra,)
 
 
+def _fw_StringPropertySchema(data: object) -> StringPropertySchema:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(StringPropertySchema)
+    n = 0 + ('type' in data)
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'title', v)
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'description', v)
+    v = data.get('minLength')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            raise _bad('minLength', 'an integer', v)
+    _set(self, 'min_length', v)
+    v = data.get('maxLength')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            raise _bad('maxLength', 'an integer', v)
+    _set(self, 'max_length', v)
+    v = data.get('pattern')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            raise _bad('pattern', 'a string', v)
+    _set(self, 'pattern', v)
+    v = data.get('format')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            raise _bad('format', 'a string', v)
+    _set(self, 'format', v)
+    v = data.get('default')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'default', v)
+    v = data.get('enum')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _str, False)
+        except SchemaError as exc:
+            exc._within('enum')
+            raise
+    _set(self, 'enum', v)
+    v = data.get('oneOf')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_EnumOption, False)
+        except SchemaError as exc:
+            exc._within('oneOf')
+            raise
+    _set(self, 'one_of', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, StringPropertySchema._wire_keys) if len(data) > n else None)
+    return self
+
+
 class NumberPropertySchema(_Struct):
     """Number (floating-point) property."""
 
@@ -3259,48 +3704,11 @@ class NumberPropertySchema(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> NumberPropertySchema:
         """Decode and validate a wire object as :class:`NumberPropertySchema`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0 + ('type' in data)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('minimum')
-        if v is not None:
-            n += 1
-            if not isinstance(v, (int, float)) or v is True or v is False:
-                raise _bad(_at(path, 'minimum'), 'a number', v)
-        _set(self, 'minimum', v)
-        v = data.get('maximum')
-        if v is not None:
-            n += 1
-            if not isinstance(v, (int, float)) or v is True or v is False:
-                raise _bad(_at(path, 'maximum'), 'a number', v)
-        _set(self, 'maximum', v)
-        v = data.get('default')
-        if v is not None:
-            n += 1
-            if not isinstance(v, (int, float)) or v is True or v is False:
-                v = None
-        _set(self, 'default', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_NumberPropertySchema(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3325,6 +3733,51 @@ class NumberPropertySchema(_Struct):
         if not isinstance(other, NumberPropertySchema):
             return NotImplemented
         return (self.title, self.description, self.minimum, self.maximum, self.default, self.meta, self.extra,) == (other.title, other.description, other.minimum, other.maximum, other.default, other.meta, other.extra,)
+
+
+def _fw_NumberPropertySchema(data: object) -> NumberPropertySchema:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(NumberPropertySchema)
+    n = 0 + ('type' in data)
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'title', v)
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'description', v)
+    v = data.get('minimum')
+    if v is not None:
+        n += 1
+        if not isinstance(v, (int, float)) or v is True or v is False:
+            raise _bad('minimum', 'a number', v)
+    _set(self, 'minimum', v)
+    v = data.get('maximum')
+    if v is not None:
+        n += 1
+        if not isinstance(v, (int, float)) or v is True or v is False:
+            raise _bad('maximum', 'a number', v)
+    _set(self, 'maximum', v)
+    v = data.get('default')
+    if v is not None:
+        n += 1
+        if not isinstance(v, (int, float)) or v is True or v is False:
+            v = None
+    _set(self, 'default', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, NumberPropertySchema._wire_keys) if len(data) > n else None)
+    return self
 
 
 class IntegerPropertySchema(_Struct):
@@ -3354,48 +3807,11 @@ class IntegerPropertySchema(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> IntegerPropertySchema:
         """Decode and validate a wire object as :class:`IntegerPropertySchema`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0 + ('type' in data)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('minimum')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                raise _bad(_at(path, 'minimum'), 'an integer', v)
-        _set(self, 'minimum', v)
-        v = data.get('maximum')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                raise _bad(_at(path, 'maximum'), 'an integer', v)
-        _set(self, 'maximum', v)
-        v = data.get('default')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                v = None
-        _set(self, 'default', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_IntegerPropertySchema(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3422,6 +3838,51 @@ class IntegerPropertySchema(_Struct):
         return (self.title, self.description, self.minimum, self.maximum, self.default, self.meta, self.extra,) == (other.title, other.description, other.minimum, other.maximum, other.default, other.meta, other.extra,)
 
 
+def _fw_IntegerPropertySchema(data: object) -> IntegerPropertySchema:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(IntegerPropertySchema)
+    n = 0 + ('type' in data)
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'title', v)
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'description', v)
+    v = data.get('minimum')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            raise _bad('minimum', 'an integer', v)
+    _set(self, 'minimum', v)
+    v = data.get('maximum')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            raise _bad('maximum', 'an integer', v)
+    _set(self, 'maximum', v)
+    v = data.get('default')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            v = None
+    _set(self, 'default', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, IntegerPropertySchema._wire_keys) if len(data) > n else None)
+    return self
+
+
 class BooleanPropertySchema(_Struct):
     """Boolean property."""
 
@@ -3445,36 +3906,11 @@ class BooleanPropertySchema(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> BooleanPropertySchema:
         """Decode and validate a wire object as :class:`BooleanPropertySchema`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0 + ('type' in data)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('default')
-        if v is not None:
-            n += 1
-            if v is not True and v is not False:
-                v = None
-        _set(self, 'default', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_BooleanPropertySchema(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3495,6 +3931,39 @@ class BooleanPropertySchema(_Struct):
         if not isinstance(other, BooleanPropertySchema):
             return NotImplemented
         return (self.title, self.description, self.default, self.meta, self.extra,) == (other.title, other.description, other.default, other.meta, other.extra,)
+
+
+def _fw_BooleanPropertySchema(data: object) -> BooleanPropertySchema:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(BooleanPropertySchema)
+    n = 0 + ('type' in data)
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'title', v)
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'description', v)
+    v = data.get('default')
+    if v is not None:
+        n += 1
+        if v is not True and v is not False:
+            v = None
+    _set(self, 'default', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, BooleanPropertySchema._wire_keys) if len(data) > n else None)
+    return self
 
 
 class MultiSelectPropertySchema(_Struct):
@@ -3526,55 +3995,11 @@ class MultiSelectPropertySchema(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> MultiSelectPropertySchema:
         """Decode and validate a wire object as :class:`MultiSelectPropertySchema`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('type' in data)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('minItems')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                raise _bad(_at(path, 'minItems'), 'an integer', v)
-        _set(self, 'min_items', v)
-        v = data.get('maxItems')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                raise _bad(_at(path, 'maxItems'), 'an integer', v)
-        _set(self, 'max_items', v)
-        v = data.get('items', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'items')
-        v = decode_multi_select_items(v, _at(path, 'items'))
-        _set(self, 'items', v)
-        v = data.get('default')
-        if v is not None:
-            n += 1
-            try:
-                v = _d4(v, _at(path, 'default'))
-            except SchemaError:
-                v = None
-        _set(self, 'default', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_MultiSelectPropertySchema(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3599,6 +4024,62 @@ class MultiSelectPropertySchema(_Struct):
         if not isinstance(other, MultiSelectPropertySchema):
             return NotImplemented
         return (self.title, self.description, self.min_items, self.max_items, self.items, self.default, self.meta, self.extra,) == (other.title, other.description, other.min_items, other.max_items, other.items, other.default, other.meta, other.extra,)
+
+
+def _fw_MultiSelectPropertySchema(data: object) -> MultiSelectPropertySchema:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(MultiSelectPropertySchema)
+    n = 1 + ('type' in data)
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'title', v)
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'description', v)
+    v = data.get('minItems')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            raise _bad('minItems', 'an integer', v)
+    _set(self, 'min_items', v)
+    v = data.get('maxItems')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            raise _bad('maxItems', 'an integer', v)
+    _set(self, 'max_items', v)
+    v = data.get('items', _MISSING)
+    if v is _MISSING:
+        raise _missing('items')
+    try:
+        v = _fw_MultiSelectItems(v)
+    except SchemaError as exc:
+        exc._within('items')
+        raise
+    _set(self, 'items', v)
+    v = data.get('default')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _str, True)
+        except SchemaError:
+            v = None
+    _set(self, 'default', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, MultiSelectPropertySchema._wire_keys) if len(data) > n else None)
+    return self
 
 
 class UnknownElicitationPropertySchema(_Struct):
@@ -3654,36 +4135,11 @@ class EnumOption(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> EnumOption:
         """Decode and validate a wire object as :class:`EnumOption`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('const', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'const')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'const'), 'a string', v)
-        _set(self, 'const', v)
-        v = data.get('title', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'title')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'title'), 'a string', v)
-        _set(self, 'title', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_EnumOption(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3700,6 +4156,39 @@ class EnumOption(_Struct):
         if not isinstance(other, EnumOption):
             return NotImplemented
         return (self.const, self.title, self.description, self.meta, self.extra,) == (other.const, other.title, other.description, other.meta, other.extra,)
+
+
+def _fw_EnumOption(data: object) -> EnumOption:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(EnumOption)
+    n = 2
+    v = data.get('const', _MISSING)
+    if v is _MISSING:
+        raise _missing('const')
+    if not isinstance(v, str):
+        raise _bad('const', 'a string', v)
+    _set(self, 'const', v)
+    v = data.get('title', _MISSING)
+    if v is _MISSING:
+        raise _missing('title')
+    if not isinstance(v, str):
+        raise _bad('title', 'a string', v)
+    _set(self, 'title', v)
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'description', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, EnumOption._wire_keys) if len(data) > n else None)
+    return self
 
 
 class StringMultiSelectItems(_Struct):
@@ -3721,23 +4210,11 @@ class StringMultiSelectItems(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> StringMultiSelectItems:
         """Decode and validate a wire object as :class:`StringMultiSelectItems`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('type' in data)
-        v = data.get('enum', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'enum')
-        v = _d7(v, _at(path, 'enum'))
-        _set(self, 'enum', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_StringMultiSelectItems(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3752,6 +4229,30 @@ class StringMultiSelectItems(_Struct):
         if not isinstance(other, StringMultiSelectItems):
             return NotImplemented
         return (self.enum, self.meta, self.extra,) == (other.enum, other.meta, other.extra,)
+
+
+def _fw_StringMultiSelectItems(data: object) -> StringMultiSelectItems:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(StringMultiSelectItems)
+    n = 1 + ('type' in data)
+    v = data.get('enum', _MISSING)
+    if v is _MISSING:
+        raise _missing('enum')
+    try:
+        v = _list(v, _str, False)
+    except SchemaError as exc:
+        exc._within('enum')
+        raise
+    _set(self, 'enum', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, StringMultiSelectItems._wire_keys) if len(data) > n else None)
+    return self
 
 
 class UnknownMultiSelectItems(_Struct):
@@ -3803,23 +4304,11 @@ class TitledMultiSelectItems(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> TitledMultiSelectItems:
         """Decode and validate a wire object as :class:`TitledMultiSelectItems`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('anyOf', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'anyOf')
-        v = _d8(v, _at(path, 'anyOf'))
-        _set(self, 'any_of', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_TitledMultiSelectItems(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3834,6 +4323,30 @@ class TitledMultiSelectItems(_Struct):
         if not isinstance(other, TitledMultiSelectItems):
             return NotImplemented
         return (self.any_of, self.meta, self.extra,) == (other.any_of, other.meta, other.extra,)
+
+
+def _fw_TitledMultiSelectItems(data: object) -> TitledMultiSelectItems:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(TitledMultiSelectItems)
+    n = 1
+    v = data.get('anyOf', _MISSING)
+    if v is _MISSING:
+        raise _missing('anyOf')
+    try:
+        v = _list(v, _fw_EnumOption, False)
+    except SchemaError as exc:
+        exc._within('anyOf')
+        raise
+    _set(self, 'any_of', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, TitledMultiSelectItems._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ElicitationFormMode(_Struct):
@@ -3858,34 +4371,11 @@ class ElicitationFormMode(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ElicitationFormMode:
         """Decode and validate a wire object as :class:`ElicitationFormMode`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('requestedSchema', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'requestedSchema')
-        v = ElicitationSchema.from_wire(v, _at(path, 'requestedSchema'))
-        _set(self, 'requested_schema', v)
-        v = data.get('sessionId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('toolCallId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'tool_call_id', v)
-        v = data.get('requestId')
-        if v is not None:
-            n += 1
-            v = decode_request_id(v, _at(path, 'requestId'))
-        _set(self, 'request_id', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ElicitationFormMode(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3904,6 +4394,45 @@ class ElicitationFormMode(_Struct):
         if not isinstance(other, ElicitationFormMode):
             return NotImplemented
         return (self.requested_schema, self.session_id, self.tool_call_id, self.request_id, self.extra,) == (other.requested_schema, other.session_id, other.tool_call_id, other.request_id, other.extra,)
+
+
+def _fw_ElicitationFormMode(data: object) -> ElicitationFormMode:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ElicitationFormMode)
+    n = 1
+    v = data.get('requestedSchema', _MISSING)
+    if v is _MISSING:
+        raise _missing('requestedSchema')
+    try:
+        v = _fw_ElicitationSchema(v)
+    except SchemaError as exc:
+        exc._within('requestedSchema')
+        raise
+    _set(self, 'requested_schema', v)
+    v = data.get('sessionId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('toolCallId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'tool_call_id', v)
+    v = data.get('requestId')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_RequestId(v)
+        except SchemaError as exc:
+            exc._within('requestId')
+            raise
+    _set(self, 'request_id', v)
+    _set(self, 'extra', _extra(data, ElicitationFormMode._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ElicitationUrlMode(_Struct):
@@ -3930,41 +4459,11 @@ class ElicitationUrlMode(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ElicitationUrlMode:
         """Decode and validate a wire object as :class:`ElicitationUrlMode`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('elicitationId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'elicitationId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'elicitationId'), 'a string', v)
-        _set(self, 'elicitation_id', v)
-        v = data.get('url', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'url')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'url'), 'a string', v)
-        _set(self, 'url', v)
-        v = data.get('sessionId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('toolCallId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'tool_call_id', v)
-        v = data.get('requestId')
-        if v is not None:
-            n += 1
-            v = decode_request_id(v, _at(path, 'requestId'))
-        _set(self, 'request_id', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ElicitationUrlMode(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -3983,6 +4482,48 @@ class ElicitationUrlMode(_Struct):
         if not isinstance(other, ElicitationUrlMode):
             return NotImplemented
         return (self.elicitation_id, self.url, self.session_id, self.tool_call_id, self.request_id, self.extra,) == (other.elicitation_id, other.url, other.session_id, other.tool_call_id, other.request_id, other.extra,)
+
+
+def _fw_ElicitationUrlMode(data: object) -> ElicitationUrlMode:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ElicitationUrlMode)
+    n = 2
+    v = data.get('elicitationId', _MISSING)
+    if v is _MISSING:
+        raise _missing('elicitationId')
+    if not isinstance(v, str):
+        raise _bad('elicitationId', 'a string', v)
+    _set(self, 'elicitation_id', v)
+    v = data.get('url', _MISSING)
+    if v is _MISSING:
+        raise _missing('url')
+    if not isinstance(v, str):
+        raise _bad('url', 'a string', v)
+    _set(self, 'url', v)
+    v = data.get('sessionId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('toolCallId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'tool_call_id', v)
+    v = data.get('requestId')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_RequestId(v)
+        except SchemaError as exc:
+            exc._within('requestId')
+            raise
+    _set(self, 'request_id', v)
+    _set(self, 'extra', _extra(data, ElicitationUrlMode._wire_keys) if len(data) > n else None)
+    return self
 
 
 class AgentResponse(_Struct):
@@ -4005,26 +4546,11 @@ class AgentResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AgentResponse:
         """Decode and validate a wire object as :class:`AgentResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('id', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'id')
-        v = decode_request_id(v, _at(path, 'id'))
-        _set(self, 'id', v)
-        v = data.get('result')
-        if v is not None:
-            n += 1
-        _set(self, 'result', v)
-        v = data.get('error')
-        if v is not None:
-            n += 1
-            v = Error.from_wire(v, _at(path, 'error'))
-        _set(self, 'error', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AgentResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4041,6 +4567,37 @@ class AgentResponse(_Struct):
         if not isinstance(other, AgentResponse):
             return NotImplemented
         return (self.id, self.result, self.error, self.extra,) == (other.id, other.result, other.error, other.extra,)
+
+
+def _fw_AgentResponse(data: object) -> AgentResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(AgentResponse)
+    n = 1
+    v = data.get('id', _MISSING)
+    if v is _MISSING:
+        raise _missing('id')
+    try:
+        v = _fw_RequestId(v)
+    except SchemaError as exc:
+        exc._within('id')
+        raise
+    _set(self, 'id', v)
+    v = data.get('result')
+    if v is not None:
+        n += 1
+    _set(self, 'result', v)
+    v = data.get('error')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Error(v)
+        except SchemaError as exc:
+            exc._within('error')
+            raise
+    _set(self, 'error', v)
+    _set(self, 'extra', _extra(data, AgentResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class InitializeResponse(_Struct):
@@ -4067,48 +4624,11 @@ class InitializeResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> InitializeResponse:
         """Decode and validate a wire object as :class:`InitializeResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('protocolVersion', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'protocolVersion')
-        if not isinstance(v, int) or v is True or v is False:
-            raise _bad(_at(path, 'protocolVersion'), 'an integer', v)
-        _set(self, 'protocol_version', v)
-        v = data.get('agentCapabilities')
-        if v is not None:
-            n += 1
-            try:
-                v = AgentCapabilities.from_wire(v, _at(path, 'agentCapabilities'))
-            except SchemaError:
-                v = None
-        _set(self, 'agent_capabilities', v)
-        v = data.get('authMethods')
-        if v is not None:
-            n += 1
-            try:
-                v = _d9(v, _at(path, 'authMethods'))
-            except SchemaError:
-                v = None
-        _set(self, 'auth_methods', v)
-        v = data.get('agentInfo')
-        if v is not None:
-            n += 1
-            try:
-                v = Implementation.from_wire(v, _at(path, 'agentInfo'))
-            except SchemaError:
-                v = None
-        _set(self, 'agent_info', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_InitializeResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4129,6 +4649,51 @@ class InitializeResponse(_Struct):
         if not isinstance(other, InitializeResponse):
             return NotImplemented
         return (self.protocol_version, self.agent_capabilities, self.auth_methods, self.agent_info, self.meta, self.extra,) == (other.protocol_version, other.agent_capabilities, other.auth_methods, other.agent_info, other.meta, other.extra,)
+
+
+def _fw_InitializeResponse(data: object) -> InitializeResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(InitializeResponse)
+    n = 1
+    v = data.get('protocolVersion', _MISSING)
+    if v is _MISSING:
+        raise _missing('protocolVersion')
+    if not isinstance(v, int) or v is True or v is False:
+        raise _bad('protocolVersion', 'an integer', v)
+    _set(self, 'protocol_version', v)
+    v = data.get('agentCapabilities')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_AgentCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'agent_capabilities', v)
+    v = data.get('authMethods')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_AuthMethod, True)
+        except SchemaError:
+            v = None
+    _set(self, 'auth_methods', v)
+    v = data.get('agentInfo')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Implementation(v)
+        except SchemaError:
+            v = None
+    _set(self, 'agent_info', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, InitializeResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class AgentCapabilities(_Struct):
@@ -4157,56 +4722,11 @@ class AgentCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AgentCapabilities:
         """Decode and validate a wire object as :class:`AgentCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('loadSession')
-        if v is not None:
-            n += 1
-            if v is not True and v is not False:
-                v = None
-        _set(self, 'load_session', v)
-        v = data.get('promptCapabilities')
-        if v is not None:
-            n += 1
-            try:
-                v = PromptCapabilities.from_wire(v, _at(path, 'promptCapabilities'))
-            except SchemaError:
-                v = None
-        _set(self, 'prompt_capabilities', v)
-        v = data.get('mcpCapabilities')
-        if v is not None:
-            n += 1
-            try:
-                v = McpCapabilities.from_wire(v, _at(path, 'mcpCapabilities'))
-            except SchemaError:
-                v = None
-        _set(self, 'mcp_capabilities', v)
-        v = data.get('sessionCapabilities')
-        if v is not None:
-            n += 1
-            try:
-                v = SessionCapabilities.from_wire(v, _at(path, 'sessionCapabilities'))
-            except SchemaError:
-                v = None
-        _set(self, 'session_capabilities', v)
-        v = data.get('auth')
-        if v is not None:
-            n += 1
-            try:
-                v = AgentAuthCapabilities.from_wire(v, _at(path, 'auth'))
-            except SchemaError:
-                v = None
-        _set(self, 'auth', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AgentCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4233,6 +4753,59 @@ class AgentCapabilities(_Struct):
         return (self.load_session, self.prompt_capabilities, self.mcp_capabilities, self.session_capabilities, self.auth, self.meta, self.extra,) == (other.load_session, other.prompt_capabilities, other.mcp_capabilities, other.session_capabilities, other.auth, other.meta, other.extra,)
 
 
+def _fw_AgentCapabilities(data: object) -> AgentCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(AgentCapabilities)
+    n = 0
+    v = data.get('loadSession')
+    if v is not None:
+        n += 1
+        if v is not True and v is not False:
+            v = None
+    _set(self, 'load_session', v)
+    v = data.get('promptCapabilities')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_PromptCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'prompt_capabilities', v)
+    v = data.get('mcpCapabilities')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_McpCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'mcp_capabilities', v)
+    v = data.get('sessionCapabilities')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_SessionCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'session_capabilities', v)
+    v = data.get('auth')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_AgentAuthCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'auth', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, AgentCapabilities._wire_keys) if len(data) > n else None)
+    return self
+
+
 class PromptCapabilities(_Struct):
     """Prompt capabilities supported by the agent in `session/prompt` requests."""
 
@@ -4255,36 +4828,11 @@ class PromptCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> PromptCapabilities:
         """Decode and validate a wire object as :class:`PromptCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('image')
-        if v is not None:
-            n += 1
-            if v is not True and v is not False:
-                v = None
-        _set(self, 'image', v)
-        v = data.get('audio')
-        if v is not None:
-            n += 1
-            if v is not True and v is not False:
-                v = None
-        _set(self, 'audio', v)
-        v = data.get('embeddedContext')
-        if v is not None:
-            n += 1
-            if v is not True and v is not False:
-                v = None
-        _set(self, 'embedded_context', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_PromptCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4307,6 +4855,39 @@ class PromptCapabilities(_Struct):
         return (self.image, self.audio, self.embedded_context, self.meta, self.extra,) == (other.image, other.audio, other.embedded_context, other.meta, other.extra,)
 
 
+def _fw_PromptCapabilities(data: object) -> PromptCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(PromptCapabilities)
+    n = 0
+    v = data.get('image')
+    if v is not None:
+        n += 1
+        if v is not True and v is not False:
+            v = None
+    _set(self, 'image', v)
+    v = data.get('audio')
+    if v is not None:
+        n += 1
+        if v is not True and v is not False:
+            v = None
+    _set(self, 'audio', v)
+    v = data.get('embeddedContext')
+    if v is not None:
+        n += 1
+        if v is not True and v is not False:
+            v = None
+    _set(self, 'embedded_context', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, PromptCapabilities._wire_keys) if len(data) > n else None)
+    return self
+
+
 class McpCapabilities(_Struct):
     """MCP capabilities supported by the agent"""
 
@@ -4327,30 +4908,11 @@ class McpCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> McpCapabilities:
         """Decode and validate a wire object as :class:`McpCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('http')
-        if v is not None:
-            n += 1
-            if v is not True and v is not False:
-                v = None
-        _set(self, 'http', v)
-        v = data.get('sse')
-        if v is not None:
-            n += 1
-            if v is not True and v is not False:
-                v = None
-        _set(self, 'sse', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_McpCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4369,6 +4931,33 @@ class McpCapabilities(_Struct):
         if not isinstance(other, McpCapabilities):
             return NotImplemented
         return (self.http, self.sse, self.meta, self.extra,) == (other.http, other.sse, other.meta, other.extra,)
+
+
+def _fw_McpCapabilities(data: object) -> McpCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(McpCapabilities)
+    n = 0
+    v = data.get('http')
+    if v is not None:
+        n += 1
+        if v is not True and v is not False:
+            v = None
+    _set(self, 'http', v)
+    v = data.get('sse')
+    if v is not None:
+        n += 1
+        if v is not True and v is not False:
+            v = None
+    _set(self, 'sse', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, McpCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SessionCapabilities(_Struct):
@@ -4397,58 +4986,11 @@ class SessionCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionCapabilities:
         """Decode and validate a wire object as :class:`SessionCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('list')
-        if v is not None:
-            n += 1
-            try:
-                v = SessionListCapabilities.from_wire(v, _at(path, 'list'))
-            except SchemaError:
-                v = None
-        _set(self, 'list', v)
-        v = data.get('delete')
-        if v is not None:
-            n += 1
-            try:
-                v = SessionDeleteCapabilities.from_wire(v, _at(path, 'delete'))
-            except SchemaError:
-                v = None
-        _set(self, 'delete', v)
-        v = data.get('additionalDirectories')
-        if v is not None:
-            n += 1
-            try:
-                v = SessionAdditionalDirectoriesCapabilities.from_wire(v, _at(path, 'additionalDirectories'))
-            except SchemaError:
-                v = None
-        _set(self, 'additional_directories', v)
-        v = data.get('resume')
-        if v is not None:
-            n += 1
-            try:
-                v = SessionResumeCapabilities.from_wire(v, _at(path, 'resume'))
-            except SchemaError:
-                v = None
-        _set(self, 'resume', v)
-        v = data.get('close')
-        if v is not None:
-            n += 1
-            try:
-                v = SessionCloseCapabilities.from_wire(v, _at(path, 'close'))
-            except SchemaError:
-                v = None
-        _set(self, 'close', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4475,6 +5017,61 @@ class SessionCapabilities(_Struct):
         return (self.list, self.delete, self.additional_directories, self.resume, self.close, self.meta, self.extra,) == (other.list, other.delete, other.additional_directories, other.resume, other.close, other.meta, other.extra,)
 
 
+def _fw_SessionCapabilities(data: object) -> SessionCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SessionCapabilities)
+    n = 0
+    v = data.get('list')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_SessionListCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'list', v)
+    v = data.get('delete')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_SessionDeleteCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'delete', v)
+    v = data.get('additionalDirectories')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_SessionAdditionalDirectoriesCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'additional_directories', v)
+    v = data.get('resume')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_SessionResumeCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'resume', v)
+    v = data.get('close')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_SessionCloseCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'close', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SessionCapabilities._wire_keys) if len(data) > n else None)
+    return self
+
+
 class SessionListCapabilities(_Struct):
     """Capabilities for the `session/list` method."""
 
@@ -4491,18 +5088,11 @@ class SessionListCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionListCapabilities:
         """Decode and validate a wire object as :class:`SessionListCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionListCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4517,6 +5107,21 @@ class SessionListCapabilities(_Struct):
         if not isinstance(other, SessionListCapabilities):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_SessionListCapabilities(data: object) -> SessionListCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SessionListCapabilities)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SessionListCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SessionDeleteCapabilities(_Struct):
@@ -4535,18 +5140,11 @@ class SessionDeleteCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionDeleteCapabilities:
         """Decode and validate a wire object as :class:`SessionDeleteCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionDeleteCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4561,6 +5159,21 @@ class SessionDeleteCapabilities(_Struct):
         if not isinstance(other, SessionDeleteCapabilities):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_SessionDeleteCapabilities(data: object) -> SessionDeleteCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SessionDeleteCapabilities)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SessionDeleteCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SessionAdditionalDirectoriesCapabilities(_Struct):
@@ -4579,18 +5192,11 @@ class SessionAdditionalDirectoriesCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionAdditionalDirectoriesCapabilities:
         """Decode and validate a wire object as :class:`SessionAdditionalDirectoriesCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionAdditionalDirectoriesCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4605,6 +5211,21 @@ class SessionAdditionalDirectoriesCapabilities(_Struct):
         if not isinstance(other, SessionAdditionalDirectoriesCapabilities):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_SessionAdditionalDirectoriesCapabilities(data: object) -> SessionAdditionalDirectoriesCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SessionAdditionalDirectoriesCapabilities)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SessionAdditionalDirectoriesCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SessionResumeCapabilities(_Struct):
@@ -4623,18 +5244,11 @@ class SessionResumeCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionResumeCapabilities:
         """Decode and validate a wire object as :class:`SessionResumeCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionResumeCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4649,6 +5263,21 @@ class SessionResumeCapabilities(_Struct):
         if not isinstance(other, SessionResumeCapabilities):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_SessionResumeCapabilities(data: object) -> SessionResumeCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SessionResumeCapabilities)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SessionResumeCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SessionCloseCapabilities(_Struct):
@@ -4667,18 +5296,11 @@ class SessionCloseCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionCloseCapabilities:
         """Decode and validate a wire object as :class:`SessionCloseCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionCloseCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4693,6 +5315,21 @@ class SessionCloseCapabilities(_Struct):
         if not isinstance(other, SessionCloseCapabilities):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_SessionCloseCapabilities(data: object) -> SessionCloseCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SessionCloseCapabilities)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SessionCloseCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class AgentAuthCapabilities(_Struct):
@@ -4713,26 +5350,11 @@ class AgentAuthCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AgentAuthCapabilities:
         """Decode and validate a wire object as :class:`AgentAuthCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('logout')
-        if v is not None:
-            n += 1
-            try:
-                v = LogoutCapabilities.from_wire(v, _at(path, 'logout'))
-            except SchemaError:
-                v = None
-        _set(self, 'logout', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AgentAuthCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4751,6 +5373,29 @@ class AgentAuthCapabilities(_Struct):
         return (self.logout, self.meta, self.extra,) == (other.logout, other.meta, other.extra,)
 
 
+def _fw_AgentAuthCapabilities(data: object) -> AgentAuthCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(AgentAuthCapabilities)
+    n = 0
+    v = data.get('logout')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_LogoutCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'logout', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, AgentAuthCapabilities._wire_keys) if len(data) > n else None)
+    return self
+
+
 class LogoutCapabilities(_Struct):
     """Logout capabilities supported by the agent."""
 
@@ -4767,18 +5412,11 @@ class LogoutCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> LogoutCapabilities:
         """Decode and validate a wire object as :class:`LogoutCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_LogoutCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4793,6 +5431,21 @@ class LogoutCapabilities(_Struct):
         if not isinstance(other, LogoutCapabilities):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_LogoutCapabilities(data: object) -> LogoutCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(LogoutCapabilities)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, LogoutCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class AuthMethodTerminal(_Struct):
@@ -4822,52 +5475,11 @@ class AuthMethodTerminal(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AuthMethodTerminal:
         """Decode and validate a wire object as :class:`AuthMethodTerminal`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2 + ('type' in data)
-        v = data.get('id', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'id')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'id'), 'a string', v)
-        _set(self, 'id', v)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('args')
-        if v is not None:
-            n += 1
-            try:
-                v = _d4(v, _at(path, 'args'))
-            except SchemaError:
-                v = None
-        _set(self, 'args', v)
-        v = data.get('env')
-        if v is not None:
-            n += 1
-            try:
-                v = _d10(v, _at(path, 'env'))
-            except SchemaError:
-                v = None
-        _set(self, 'env', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AuthMethodTerminal(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4888,6 +5500,55 @@ class AuthMethodTerminal(_Struct):
         if not isinstance(other, AuthMethodTerminal):
             return NotImplemented
         return (self.id, self.name, self.description, self.args, self.env, self.meta, self.extra,) == (other.id, other.name, other.description, other.args, other.env, other.meta, other.extra,)
+
+
+def _fw_AuthMethodTerminal(data: object) -> AuthMethodTerminal:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(AuthMethodTerminal)
+    n = 2 + ('type' in data)
+    v = data.get('id', _MISSING)
+    if v is _MISSING:
+        raise _missing('id')
+    if not isinstance(v, str):
+        raise _bad('id', 'a string', v)
+    _set(self, 'id', v)
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    _set(self, 'name', v)
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'description', v)
+    v = data.get('args')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _str, True)
+        except SchemaError:
+            v = None
+    _set(self, 'args', v)
+    v = data.get('env')
+    if v is not None:
+        n += 1
+        try:
+            v = _map(v, _str)
+        except SchemaError:
+            v = None
+    _set(self, 'env', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, AuthMethodTerminal._wire_keys) if len(data) > n else None)
+    return self
 
 
 class UnknownAuthMethod(_Struct):
@@ -4943,36 +5604,11 @@ class AuthMethodAgent(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AuthMethodAgent:
         """Decode and validate a wire object as :class:`AuthMethodAgent`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('id', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'id')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'id'), 'a string', v)
-        _set(self, 'id', v)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AuthMethodAgent(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -4989,6 +5625,39 @@ class AuthMethodAgent(_Struct):
         if not isinstance(other, AuthMethodAgent):
             return NotImplemented
         return (self.id, self.name, self.description, self.meta, self.extra,) == (other.id, other.name, other.description, other.meta, other.extra,)
+
+
+def _fw_AuthMethodAgent(data: object) -> AuthMethodAgent:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(AuthMethodAgent)
+    n = 2
+    v = data.get('id', _MISSING)
+    if v is _MISSING:
+        raise _missing('id')
+    if not isinstance(v, str):
+        raise _bad('id', 'a string', v)
+    _set(self, 'id', v)
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    _set(self, 'name', v)
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'description', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, AuthMethodAgent._wire_keys) if len(data) > n else None)
+    return self
 
 
 class Implementation(_Struct):
@@ -5013,36 +5682,11 @@ class Implementation(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> Implementation:
         """Decode and validate a wire object as :class:`Implementation`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('version', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'version')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'version'), 'a string', v)
-        _set(self, 'version', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_Implementation(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5061,6 +5705,39 @@ class Implementation(_Struct):
         return (self.name, self.title, self.version, self.meta, self.extra,) == (other.name, other.title, other.version, other.meta, other.extra,)
 
 
+def _fw_Implementation(data: object) -> Implementation:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(Implementation)
+    n = 2
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    _set(self, 'name', v)
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'title', v)
+    v = data.get('version', _MISSING)
+    if v is _MISSING:
+        raise _missing('version')
+    if not isinstance(v, str):
+        raise _bad('version', 'a string', v)
+    _set(self, 'version', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, Implementation._wire_keys) if len(data) > n else None)
+    return self
+
+
 class AuthenticateResponse(_Struct):
     """Response to the `authenticate` method."""
 
@@ -5077,18 +5754,11 @@ class AuthenticateResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AuthenticateResponse:
         """Decode and validate a wire object as :class:`AuthenticateResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AuthenticateResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5103,6 +5773,21 @@ class AuthenticateResponse(_Struct):
         if not isinstance(other, AuthenticateResponse):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_AuthenticateResponse(data: object) -> AuthenticateResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(AuthenticateResponse)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, AuthenticateResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class LogoutResponse(_Struct):
@@ -5121,18 +5806,11 @@ class LogoutResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> LogoutResponse:
         """Decode and validate a wire object as :class:`LogoutResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_LogoutResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5147,6 +5825,21 @@ class LogoutResponse(_Struct):
         if not isinstance(other, LogoutResponse):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_LogoutResponse(data: object) -> LogoutResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(LogoutResponse)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, LogoutResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class NewSessionResponse(_Struct):
@@ -5171,40 +5864,11 @@ class NewSessionResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> NewSessionResponse:
         """Decode and validate a wire object as :class:`NewSessionResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('modes')
-        if v is not None:
-            n += 1
-            try:
-                v = SessionModeState.from_wire(v, _at(path, 'modes'))
-            except SchemaError:
-                v = None
-        _set(self, 'modes', v)
-        v = data.get('configOptions')
-        if v is not None:
-            n += 1
-            try:
-                v = _d11(v, _at(path, 'configOptions'))
-            except SchemaError:
-                v = None
-        _set(self, 'config_options', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_NewSessionResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5223,6 +5887,43 @@ class NewSessionResponse(_Struct):
         if not isinstance(other, NewSessionResponse):
             return NotImplemented
         return (self.session_id, self.modes, self.config_options, self.meta, self.extra,) == (other.session_id, other.modes, other.config_options, other.meta, other.extra,)
+
+
+def _fw_NewSessionResponse(data: object) -> NewSessionResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(NewSessionResponse)
+    n = 1
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('modes')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_SessionModeState(v)
+        except SchemaError:
+            v = None
+    _set(self, 'modes', v)
+    v = data.get('configOptions')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_SessionConfigOption, True)
+        except SchemaError:
+            v = None
+    _set(self, 'config_options', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, NewSessionResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SessionModeState(_Struct):
@@ -5245,32 +5946,11 @@ class SessionModeState(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionModeState:
         """Decode and validate a wire object as :class:`SessionModeState`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('currentModeId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'currentModeId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'currentModeId'), 'a string', v)
-        _set(self, 'current_mode_id', v)
-        v = data.get('availableModes', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'availableModes')
         try:
-            v = _d12(v, _at(path, 'availableModes'))
-        except SchemaError:
-            v = []
-        _set(self, 'available_modes', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+            return _fw_SessionModeState(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5285,6 +5965,35 @@ class SessionModeState(_Struct):
         if not isinstance(other, SessionModeState):
             return NotImplemented
         return (self.current_mode_id, self.available_modes, self.meta, self.extra,) == (other.current_mode_id, other.available_modes, other.meta, other.extra,)
+
+
+def _fw_SessionModeState(data: object) -> SessionModeState:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SessionModeState)
+    n = 2
+    v = data.get('currentModeId', _MISSING)
+    if v is _MISSING:
+        raise _missing('currentModeId')
+    if not isinstance(v, str):
+        raise _bad('currentModeId', 'a string', v)
+    _set(self, 'current_mode_id', v)
+    v = data.get('availableModes', _MISSING)
+    if v is _MISSING:
+        raise _missing('availableModes')
+    try:
+        v = _list(v, _fw_SessionMode, True)
+    except SchemaError:
+        v = []
+    _set(self, 'available_modes', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SessionModeState._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SessionMode(_Struct):
@@ -5309,36 +6018,11 @@ class SessionMode(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionMode:
         """Decode and validate a wire object as :class:`SessionMode`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('id', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'id')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'id'), 'a string', v)
-        _set(self, 'id', v)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionMode(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5355,6 +6039,39 @@ class SessionMode(_Struct):
         if not isinstance(other, SessionMode):
             return NotImplemented
         return (self.id, self.name, self.description, self.meta, self.extra,) == (other.id, other.name, other.description, other.meta, other.extra,)
+
+
+def _fw_SessionMode(data: object) -> SessionMode:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SessionMode)
+    n = 2
+    v = data.get('id', _MISSING)
+    if v is _MISSING:
+        raise _missing('id')
+    if not isinstance(v, str):
+        raise _bad('id', 'a string', v)
+    _set(self, 'id', v)
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    _set(self, 'name', v)
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'description', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SessionMode._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SessionConfigSelect(_Struct):
@@ -5386,53 +6103,11 @@ class SessionConfigSelect(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionConfigSelect:
         """Decode and validate a wire object as :class:`SessionConfigSelect`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 4 + ('type' in data)
-        v = data.get('id', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'id')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'id'), 'a string', v)
-        _set(self, 'id', v)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('category')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'category', v)
-        v = data.get('currentValue', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'currentValue')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'currentValue'), 'a string', v)
-        _set(self, 'current_value', v)
-        v = data.get('options', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'options')
-        v = decode_session_config_select_options(v, _at(path, 'options'))
-        _set(self, 'options', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionConfigSelect(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5451,6 +6126,67 @@ class SessionConfigSelect(_Struct):
         if not isinstance(other, SessionConfigSelect):
             return NotImplemented
         return (self.id, self.name, self.description, self.category, self.current_value, self.options, self.meta, self.extra,) == (other.id, other.name, other.description, other.category, other.current_value, other.options, other.meta, other.extra,)
+
+
+class _SessionConfigSelectW(SessionConfigSelect):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_SessionConfigSelect(data: object) -> SessionConfigSelect:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_SessionConfigSelectW)
+    n = 4 + ('type' in data)
+    v = data.get('id', _MISSING)
+    if v is _MISSING:
+        raise _missing('id')
+    if not isinstance(v, str):
+        raise _bad('id', 'a string', v)
+    self.id = v
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    self.name = v
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.description = v
+    v = data.get('category')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.category = v
+    v = data.get('currentValue', _MISSING)
+    if v is _MISSING:
+        raise _missing('currentValue')
+    if not isinstance(v, str):
+        raise _bad('currentValue', 'a string', v)
+    self.current_value = v
+    v = data.get('options', _MISSING)
+    if v is _MISSING:
+        raise _missing('options')
+    try:
+        v = _fw_SessionConfigSelectOptions(v)
+    except SchemaError as exc:
+        exc._within('options')
+        raise
+    self.options = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, SessionConfigSelect._wire_keys) if len(data) > n else None
+    self.__class__ = SessionConfigSelect  # type: ignore[assignment]
+    return self
 
 
 class SessionConfigBoolean(_Struct):
@@ -5480,48 +6216,11 @@ class SessionConfigBoolean(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionConfigBoolean:
         """Decode and validate a wire object as :class:`SessionConfigBoolean`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 3 + ('type' in data)
-        v = data.get('id', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'id')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'id'), 'a string', v)
-        _set(self, 'id', v)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('category')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'category', v)
-        v = data.get('currentValue', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'currentValue')
-        if v is not True and v is not False:
-            raise _bad(_at(path, 'currentValue'), 'a boolean', v)
-        _set(self, 'current_value', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionConfigBoolean(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5540,6 +6239,58 @@ class SessionConfigBoolean(_Struct):
         if not isinstance(other, SessionConfigBoolean):
             return NotImplemented
         return (self.id, self.name, self.description, self.category, self.current_value, self.meta, self.extra,) == (other.id, other.name, other.description, other.category, other.current_value, other.meta, other.extra,)
+
+
+class _SessionConfigBooleanW(SessionConfigBoolean):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_SessionConfigBoolean(data: object) -> SessionConfigBoolean:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_SessionConfigBooleanW)
+    n = 3 + ('type' in data)
+    v = data.get('id', _MISSING)
+    if v is _MISSING:
+        raise _missing('id')
+    if not isinstance(v, str):
+        raise _bad('id', 'a string', v)
+    self.id = v
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    self.name = v
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.description = v
+    v = data.get('category')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.category = v
+    v = data.get('currentValue', _MISSING)
+    if v is _MISSING:
+        raise _missing('currentValue')
+    if v is not True and v is not False:
+        raise _bad('currentValue', 'a boolean', v)
+    self.current_value = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, SessionConfigBoolean._wire_keys) if len(data) > n else None
+    self.__class__ = SessionConfigBoolean  # type: ignore[assignment]
+    return self
 
 
 class UnknownSessionConfigOption(_Struct):
@@ -5595,36 +6346,11 @@ class SessionConfigSelectOption(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionConfigSelectOption:
         """Decode and validate a wire object as :class:`SessionConfigSelectOption`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('value', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'value')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'value'), 'a string', v)
-        _set(self, 'value', v)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('description')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'description', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionConfigSelectOption(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5641,6 +6367,46 @@ class SessionConfigSelectOption(_Struct):
         if not isinstance(other, SessionConfigSelectOption):
             return NotImplemented
         return (self.value, self.name, self.description, self.meta, self.extra,) == (other.value, other.name, other.description, other.meta, other.extra,)
+
+
+class _SessionConfigSelectOptionW(SessionConfigSelectOption):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_SessionConfigSelectOption(data: object) -> SessionConfigSelectOption:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_SessionConfigSelectOptionW)
+    n = 2
+    v = data.get('value', _MISSING)
+    if v is _MISSING:
+        raise _missing('value')
+    if not isinstance(v, str):
+        raise _bad('value', 'a string', v)
+    self.value = v
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    self.name = v
+    v = data.get('description')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.description = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, SessionConfigSelectOption._wire_keys) if len(data) > n else None
+    self.__class__ = SessionConfigSelectOption  # type: ignore[assignment]
+    return self
 
 
 class SessionConfigSelectGroup(_Struct):
@@ -5665,38 +6431,11 @@ class SessionConfigSelectGroup(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionConfigSelectGroup:
         """Decode and validate a wire object as :class:`SessionConfigSelectGroup`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 3
-        v = data.get('group', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'group')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'group'), 'a string', v)
-        _set(self, 'group', v)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('options', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'options')
         try:
-            v = _d13(v, _at(path, 'options'))
-        except SchemaError:
-            v = []
-        _set(self, 'options', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+            return _fw_SessionConfigSelectGroup(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5711,6 +6450,48 @@ class SessionConfigSelectGroup(_Struct):
         if not isinstance(other, SessionConfigSelectGroup):
             return NotImplemented
         return (self.group, self.name, self.options, self.meta, self.extra,) == (other.group, other.name, other.options, other.meta, other.extra,)
+
+
+class _SessionConfigSelectGroupW(SessionConfigSelectGroup):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_SessionConfigSelectGroup(data: object) -> SessionConfigSelectGroup:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_SessionConfigSelectGroupW)
+    n = 3
+    v = data.get('group', _MISSING)
+    if v is _MISSING:
+        raise _missing('group')
+    if not isinstance(v, str):
+        raise _bad('group', 'a string', v)
+    self.group = v
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    self.name = v
+    v = data.get('options', _MISSING)
+    if v is _MISSING:
+        raise _missing('options')
+    try:
+        v = _list(v, _fw_SessionConfigSelectOption, True)
+    except SchemaError:
+        v = []
+    self.options = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, SessionConfigSelectGroup._wire_keys) if len(data) > n else None
+    self.__class__ = SessionConfigSelectGroup  # type: ignore[assignment]
+    return self
 
 
 class LoadSessionResponse(_Struct):
@@ -5733,34 +6514,11 @@ class LoadSessionResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> LoadSessionResponse:
         """Decode and validate a wire object as :class:`LoadSessionResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('modes')
-        if v is not None:
-            n += 1
-            try:
-                v = SessionModeState.from_wire(v, _at(path, 'modes'))
-            except SchemaError:
-                v = None
-        _set(self, 'modes', v)
-        v = data.get('configOptions')
-        if v is not None:
-            n += 1
-            try:
-                v = _d11(v, _at(path, 'configOptions'))
-            except SchemaError:
-                v = None
-        _set(self, 'config_options', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_LoadSessionResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5779,6 +6537,37 @@ class LoadSessionResponse(_Struct):
         if not isinstance(other, LoadSessionResponse):
             return NotImplemented
         return (self.modes, self.config_options, self.meta, self.extra,) == (other.modes, other.config_options, other.meta, other.extra,)
+
+
+def _fw_LoadSessionResponse(data: object) -> LoadSessionResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(LoadSessionResponse)
+    n = 0
+    v = data.get('modes')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_SessionModeState(v)
+        except SchemaError:
+            v = None
+    _set(self, 'modes', v)
+    v = data.get('configOptions')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_SessionConfigOption, True)
+        except SchemaError:
+            v = None
+    _set(self, 'config_options', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, LoadSessionResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ListSessionsResponse(_Struct):
@@ -5801,32 +6590,11 @@ class ListSessionsResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ListSessionsResponse:
         """Decode and validate a wire object as :class:`ListSessionsResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('sessions', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessions')
         try:
-            v = _d14(v, _at(path, 'sessions'))
-        except SchemaError:
-            v = []
-        _set(self, 'sessions', v)
-        v = data.get('nextCursor')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'next_cursor', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+            return _fw_ListSessionsResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5843,6 +6611,35 @@ class ListSessionsResponse(_Struct):
         if not isinstance(other, ListSessionsResponse):
             return NotImplemented
         return (self.sessions, self.next_cursor, self.meta, self.extra,) == (other.sessions, other.next_cursor, other.meta, other.extra,)
+
+
+def _fw_ListSessionsResponse(data: object) -> ListSessionsResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ListSessionsResponse)
+    n = 1
+    v = data.get('sessions', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessions')
+    try:
+        v = _list(v, _fw_SessionInfo, True)
+    except SchemaError:
+        v = []
+    _set(self, 'sessions', v)
+    v = data.get('nextCursor')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'next_cursor', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ListSessionsResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SessionInfo(_Struct):
@@ -5871,50 +6668,11 @@ class SessionInfo(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionInfo:
         """Decode and validate a wire object as :class:`SessionInfo`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('cwd', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'cwd')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'cwd'), 'a string', v)
-        _set(self, 'cwd', v)
-        v = data.get('additionalDirectories')
-        if v is not None:
-            n += 1
-            try:
-                v = _d4(v, _at(path, 'additionalDirectories'))
-            except SchemaError:
-                v = None
-        _set(self, 'additional_directories', v)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('updatedAt')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'updated_at', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionInfo(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5937,6 +6695,53 @@ class SessionInfo(_Struct):
         return (self.session_id, self.cwd, self.additional_directories, self.title, self.updated_at, self.meta, self.extra,) == (other.session_id, other.cwd, other.additional_directories, other.title, other.updated_at, other.meta, other.extra,)
 
 
+def _fw_SessionInfo(data: object) -> SessionInfo:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SessionInfo)
+    n = 2
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('cwd', _MISSING)
+    if v is _MISSING:
+        raise _missing('cwd')
+    if not isinstance(v, str):
+        raise _bad('cwd', 'a string', v)
+    _set(self, 'cwd', v)
+    v = data.get('additionalDirectories')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _str, True)
+        except SchemaError:
+            v = None
+    _set(self, 'additional_directories', v)
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'title', v)
+    v = data.get('updatedAt')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'updated_at', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SessionInfo._wire_keys) if len(data) > n else None)
+    return self
+
+
 class DeleteSessionResponse(_Struct):
     """Response from deleting a session."""
 
@@ -5953,18 +6758,11 @@ class DeleteSessionResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> DeleteSessionResponse:
         """Decode and validate a wire object as :class:`DeleteSessionResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_DeleteSessionResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -5979,6 +6777,21 @@ class DeleteSessionResponse(_Struct):
         if not isinstance(other, DeleteSessionResponse):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_DeleteSessionResponse(data: object) -> DeleteSessionResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(DeleteSessionResponse)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, DeleteSessionResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ResumeSessionResponse(_Struct):
@@ -6001,34 +6814,11 @@ class ResumeSessionResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ResumeSessionResponse:
         """Decode and validate a wire object as :class:`ResumeSessionResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('modes')
-        if v is not None:
-            n += 1
-            try:
-                v = SessionModeState.from_wire(v, _at(path, 'modes'))
-            except SchemaError:
-                v = None
-        _set(self, 'modes', v)
-        v = data.get('configOptions')
-        if v is not None:
-            n += 1
-            try:
-                v = _d11(v, _at(path, 'configOptions'))
-            except SchemaError:
-                v = None
-        _set(self, 'config_options', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ResumeSessionResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6049,6 +6839,37 @@ class ResumeSessionResponse(_Struct):
         return (self.modes, self.config_options, self.meta, self.extra,) == (other.modes, other.config_options, other.meta, other.extra,)
 
 
+def _fw_ResumeSessionResponse(data: object) -> ResumeSessionResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ResumeSessionResponse)
+    n = 0
+    v = data.get('modes')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_SessionModeState(v)
+        except SchemaError:
+            v = None
+    _set(self, 'modes', v)
+    v = data.get('configOptions')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_SessionConfigOption, True)
+        except SchemaError:
+            v = None
+    _set(self, 'config_options', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ResumeSessionResponse._wire_keys) if len(data) > n else None)
+    return self
+
+
 class CloseSessionResponse(_Struct):
     """Response from closing a session."""
 
@@ -6065,18 +6886,11 @@ class CloseSessionResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> CloseSessionResponse:
         """Decode and validate a wire object as :class:`CloseSessionResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_CloseSessionResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6091,6 +6905,21 @@ class CloseSessionResponse(_Struct):
         if not isinstance(other, CloseSessionResponse):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_CloseSessionResponse(data: object) -> CloseSessionResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(CloseSessionResponse)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, CloseSessionResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SetSessionModeResponse(_Struct):
@@ -6109,18 +6938,11 @@ class SetSessionModeResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SetSessionModeResponse:
         """Decode and validate a wire object as :class:`SetSessionModeResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SetSessionModeResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6135,6 +6957,21 @@ class SetSessionModeResponse(_Struct):
         if not isinstance(other, SetSessionModeResponse):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_SetSessionModeResponse(data: object) -> SetSessionModeResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SetSessionModeResponse)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SetSessionModeResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SetSessionConfigOptionResponse(_Struct):
@@ -6155,26 +6992,11 @@ class SetSessionConfigOptionResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SetSessionConfigOptionResponse:
         """Decode and validate a wire object as :class:`SetSessionConfigOptionResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('configOptions', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'configOptions')
         try:
-            v = _d11(v, _at(path, 'configOptions'))
-        except SchemaError:
-            v = []
-        _set(self, 'config_options', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+            return _fw_SetSessionConfigOptionResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6189,6 +7011,29 @@ class SetSessionConfigOptionResponse(_Struct):
         if not isinstance(other, SetSessionConfigOptionResponse):
             return NotImplemented
         return (self.config_options, self.meta, self.extra,) == (other.config_options, other.meta, other.extra,)
+
+
+def _fw_SetSessionConfigOptionResponse(data: object) -> SetSessionConfigOptionResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SetSessionConfigOptionResponse)
+    n = 1
+    v = data.get('configOptions', _MISSING)
+    if v is _MISSING:
+        raise _missing('configOptions')
+    try:
+        v = _list(v, _fw_SessionConfigOption, True)
+    except SchemaError:
+        v = []
+    _set(self, 'config_options', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SetSessionConfigOptionResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class PromptResponse(_Struct):
@@ -6209,24 +7054,11 @@ class PromptResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> PromptResponse:
         """Decode and validate a wire object as :class:`PromptResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('stopReason', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'stopReason')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'stopReason'), 'a string', v)
-        _set(self, 'stop_reason', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_PromptResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6241,6 +7073,27 @@ class PromptResponse(_Struct):
         if not isinstance(other, PromptResponse):
             return NotImplemented
         return (self.stop_reason, self.meta, self.extra,) == (other.stop_reason, other.meta, other.extra,)
+
+
+def _fw_PromptResponse(data: object) -> PromptResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(PromptResponse)
+    n = 1
+    v = data.get('stopReason', _MISSING)
+    if v is _MISSING:
+        raise _missing('stopReason')
+    if not isinstance(v, str):
+        raise _bad('stopReason', 'a string', v)
+    _set(self, 'stop_reason', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, PromptResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class Error(_Struct):
@@ -6263,28 +7116,11 @@ class Error(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> Error:
         """Decode and validate a wire object as :class:`Error`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('code', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'code')
-        if not isinstance(v, int) or v is True or v is False:
-            raise _bad(_at(path, 'code'), 'an integer', v)
-        _set(self, 'code', v)
-        v = data.get('message', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'message')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'message'), 'a string', v)
-        _set(self, 'message', v)
-        v = data.get('data')
-        if v is not None:
-            n += 1
-        _set(self, 'data', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_Error(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6299,6 +7135,31 @@ class Error(_Struct):
         if not isinstance(other, Error):
             return NotImplemented
         return (self.code, self.message, self.data, self.extra,) == (other.code, other.message, other.data, other.extra,)
+
+
+def _fw_Error(data: object) -> Error:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(Error)
+    n = 2
+    v = data.get('code', _MISSING)
+    if v is _MISSING:
+        raise _missing('code')
+    if not isinstance(v, int) or v is True or v is False:
+        raise _bad('code', 'an integer', v)
+    _set(self, 'code', v)
+    v = data.get('message', _MISSING)
+    if v is _MISSING:
+        raise _missing('message')
+    if not isinstance(v, str):
+        raise _bad('message', 'a string', v)
+    _set(self, 'message', v)
+    v = data.get('data')
+    if v is not None:
+        n += 1
+    _set(self, 'data', v)
+    _set(self, 'extra', _extra(data, Error._wire_keys) if len(data) > n else None)
+    return self
 
 
 class AgentNotification(_Struct):
@@ -6319,22 +7180,11 @@ class AgentNotification(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AgentNotification:
         """Decode and validate a wire object as :class:`AgentNotification`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('method', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'method')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'method'), 'a string', v)
-        _set(self, 'method', v)
-        v = data.get('params')
-        if v is not None:
-            n += 1
-        _set(self, 'params', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AgentNotification(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6349,6 +7199,25 @@ class AgentNotification(_Struct):
         if not isinstance(other, AgentNotification):
             return NotImplemented
         return (self.method, self.params, self.extra,) == (other.method, other.params, other.extra,)
+
+
+def _fw_AgentNotification(data: object) -> AgentNotification:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(AgentNotification)
+    n = 1
+    v = data.get('method', _MISSING)
+    if v is _MISSING:
+        raise _missing('method')
+    if not isinstance(v, str):
+        raise _bad('method', 'a string', v)
+    _set(self, 'method', v)
+    v = data.get('params')
+    if v is not None:
+        n += 1
+    _set(self, 'params', v)
+    _set(self, 'extra', _extra(data, AgentNotification._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SessionNotification(_Struct):
@@ -6371,29 +7240,11 @@ class SessionNotification(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionNotification:
         """Decode and validate a wire object as :class:`SessionNotification`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('update', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'update')
-        v = decode_session_update(v, _at(path, 'update'))
-        _set(self, 'update', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionNotification(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6408,6 +7259,43 @@ class SessionNotification(_Struct):
         if not isinstance(other, SessionNotification):
             return NotImplemented
         return (self.session_id, self.update, self.meta, self.extra,) == (other.session_id, other.update, other.meta, other.extra,)
+
+
+class _SessionNotificationW(SessionNotification):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_SessionNotification(data: object) -> SessionNotification:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_SessionNotificationW)
+    n = 2
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    self.session_id = v
+    v = data.get('update', _MISSING)
+    if v is _MISSING:
+        raise _missing('update')
+    try:
+        v = _fw_SessionUpdate(v)
+    except SchemaError as exc:
+        exc._within('update')
+        raise
+    self.update = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, SessionNotification._wire_keys) if len(data) > n else None
+    self.__class__ = SessionNotification  # type: ignore[assignment]
+    return self
 
 
 class UserMessageChunk(_mixins.ChunkText, _Struct):
@@ -6431,29 +7319,11 @@ class UserMessageChunk(_mixins.ChunkText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> UserMessageChunk:
         """Decode and validate a wire object as :class:`UserMessageChunk`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('sessionUpdate' in data)
-        v = data.get('content', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'content')
-        v = decode_content_block(v, _at(path, 'content'))
-        _set(self, 'content', v)
-        v = data.get('messageId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'message_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_UserMessageChunk(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6470,6 +7340,43 @@ class UserMessageChunk(_mixins.ChunkText, _Struct):
         if not isinstance(other, UserMessageChunk):
             return NotImplemented
         return (self.content, self.message_id, self.meta, self.extra,) == (other.content, other.message_id, other.meta, other.extra,)
+
+
+class _UserMessageChunkW(UserMessageChunk):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_UserMessageChunk(data: object) -> UserMessageChunk:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_UserMessageChunkW)
+    n = 1 + ('sessionUpdate' in data)
+    v = data.get('content', _MISSING)
+    if v is _MISSING:
+        raise _missing('content')
+    try:
+        v = _fw_ContentBlock(v)
+    except SchemaError as exc:
+        exc._within('content')
+        raise
+    self.content = v
+    v = data.get('messageId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.message_id = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, UserMessageChunk._wire_keys) if len(data) > n else None
+    self.__class__ = UserMessageChunk  # type: ignore[assignment]
+    return self
 
 
 class AgentMessageChunk(_mixins.ChunkText, _Struct):
@@ -6493,29 +7400,11 @@ class AgentMessageChunk(_mixins.ChunkText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AgentMessageChunk:
         """Decode and validate a wire object as :class:`AgentMessageChunk`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('sessionUpdate' in data)
-        v = data.get('content', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'content')
-        v = decode_content_block(v, _at(path, 'content'))
-        _set(self, 'content', v)
-        v = data.get('messageId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'message_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AgentMessageChunk(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6532,6 +7421,43 @@ class AgentMessageChunk(_mixins.ChunkText, _Struct):
         if not isinstance(other, AgentMessageChunk):
             return NotImplemented
         return (self.content, self.message_id, self.meta, self.extra,) == (other.content, other.message_id, other.meta, other.extra,)
+
+
+class _AgentMessageChunkW(AgentMessageChunk):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_AgentMessageChunk(data: object) -> AgentMessageChunk:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_AgentMessageChunkW)
+    n = 1 + ('sessionUpdate' in data)
+    v = data.get('content', _MISSING)
+    if v is _MISSING:
+        raise _missing('content')
+    try:
+        v = _fw_ContentBlock(v)
+    except SchemaError as exc:
+        exc._within('content')
+        raise
+    self.content = v
+    v = data.get('messageId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.message_id = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, AgentMessageChunk._wire_keys) if len(data) > n else None
+    self.__class__ = AgentMessageChunk  # type: ignore[assignment]
+    return self
 
 
 class AgentThoughtChunk(_mixins.ChunkText, _Struct):
@@ -6555,29 +7481,11 @@ class AgentThoughtChunk(_mixins.ChunkText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AgentThoughtChunk:
         """Decode and validate a wire object as :class:`AgentThoughtChunk`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('sessionUpdate' in data)
-        v = data.get('content', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'content')
-        v = decode_content_block(v, _at(path, 'content'))
-        _set(self, 'content', v)
-        v = data.get('messageId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'message_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AgentThoughtChunk(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6594,6 +7502,43 @@ class AgentThoughtChunk(_mixins.ChunkText, _Struct):
         if not isinstance(other, AgentThoughtChunk):
             return NotImplemented
         return (self.content, self.message_id, self.meta, self.extra,) == (other.content, other.message_id, other.meta, other.extra,)
+
+
+class _AgentThoughtChunkW(AgentThoughtChunk):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_AgentThoughtChunk(data: object) -> AgentThoughtChunk:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_AgentThoughtChunkW)
+    n = 1 + ('sessionUpdate' in data)
+    v = data.get('content', _MISSING)
+    if v is _MISSING:
+        raise _missing('content')
+    try:
+        v = _fw_ContentBlock(v)
+    except SchemaError as exc:
+        exc._within('content')
+        raise
+    self.content = v
+    v = data.get('messageId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.message_id = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, AgentThoughtChunk._wire_keys) if len(data) > n else None
+    self.__class__ = AgentThoughtChunk  # type: ignore[assignment]
+    return self
 
 
 class ToolCallStart(_mixins.ToolCallText, _Struct):
@@ -6629,66 +7574,11 @@ class ToolCallStart(_mixins.ToolCallText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ToolCallStart:
         """Decode and validate a wire object as :class:`ToolCallStart`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2 + ('sessionUpdate' in data)
-        v = data.get('toolCallId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'toolCallId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'toolCallId'), 'a string', v)
-        _set(self, 'tool_call_id', v)
-        v = data.get('title', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'title')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'title'), 'a string', v)
-        _set(self, 'title', v)
-        v = data.get('kind')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'kind', v)
-        v = data.get('status')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'status', v)
-        v = data.get('content')
-        if v is not None:
-            n += 1
-            try:
-                v = _d1(v, _at(path, 'content'))
-            except SchemaError:
-                v = None
-        _set(self, 'content', v)
-        v = data.get('locations')
-        if v is not None:
-            n += 1
-            try:
-                v = _d2(v, _at(path, 'locations'))
-            except SchemaError:
-                v = None
-        _set(self, 'locations', v)
-        v = data.get('rawInput')
-        if v is not None:
-            n += 1
-        _set(self, 'raw_input', v)
-        v = data.get('rawOutput')
-        if v is not None:
-            n += 1
-        _set(self, 'raw_output', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ToolCallStart(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6715,6 +7605,76 @@ class ToolCallStart(_mixins.ToolCallText, _Struct):
         if not isinstance(other, ToolCallStart):
             return NotImplemented
         return (self.tool_call_id, self.title, self.kind, self.status, self.content, self.locations, self.raw_input, self.raw_output, self.meta, self.extra,) == (other.tool_call_id, other.title, other.kind, other.status, other.content, other.locations, other.raw_input, other.raw_output, other.meta, other.extra,)
+
+
+class _ToolCallStartW(ToolCallStart):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_ToolCallStart(data: object) -> ToolCallStart:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_ToolCallStartW)
+    n = 2 + ('sessionUpdate' in data)
+    v = data.get('toolCallId', _MISSING)
+    if v is _MISSING:
+        raise _missing('toolCallId')
+    if not isinstance(v, str):
+        raise _bad('toolCallId', 'a string', v)
+    self.tool_call_id = v
+    v = data.get('title', _MISSING)
+    if v is _MISSING:
+        raise _missing('title')
+    if not isinstance(v, str):
+        raise _bad('title', 'a string', v)
+    self.title = v
+    v = data.get('kind')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.kind = v  # type: ignore[assignment, unused-ignore]
+    v = data.get('status')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.status = v  # type: ignore[assignment, unused-ignore]
+    v = data.get('content')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_ToolCallContent, True)
+        except SchemaError:
+            v = None
+    self.content = v
+    v = data.get('locations')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_ToolCallLocation, True)
+        except SchemaError:
+            v = None
+    self.locations = v
+    v = data.get('rawInput')
+    if v is not None:
+        n += 1
+    self.raw_input = v
+    v = data.get('rawOutput')
+    if v is not None:
+        n += 1
+    self.raw_output = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, ToolCallStart._wire_keys) if len(data) > n else None
+    self.__class__ = ToolCallStart  # type: ignore[assignment]
+    return self
 
 
 class ToolCallProgress(_mixins.ToolCallText, _Struct):
@@ -6750,66 +7710,11 @@ class ToolCallProgress(_mixins.ToolCallText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ToolCallProgress:
         """Decode and validate a wire object as :class:`ToolCallProgress`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('sessionUpdate' in data)
-        v = data.get('toolCallId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'toolCallId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'toolCallId'), 'a string', v)
-        _set(self, 'tool_call_id', v)
-        v = data.get('kind')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'kind', v)
-        v = data.get('status')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'status', v)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('content')
-        if v is not None:
-            n += 1
-            try:
-                v = _d1(v, _at(path, 'content'))
-            except SchemaError:
-                v = None
-        _set(self, 'content', v)
-        v = data.get('locations')
-        if v is not None:
-            n += 1
-            try:
-                v = _d2(v, _at(path, 'locations'))
-            except SchemaError:
-                v = None
-        _set(self, 'locations', v)
-        v = data.get('rawInput')
-        if v is not None:
-            n += 1
-        _set(self, 'raw_input', v)
-        v = data.get('rawOutput')
-        if v is not None:
-            n += 1
-        _set(self, 'raw_output', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ToolCallProgress(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6840,6 +7745,76 @@ class ToolCallProgress(_mixins.ToolCallText, _Struct):
         return (self.tool_call_id, self.kind, self.status, self.title, self.content, self.locations, self.raw_input, self.raw_output, self.meta, self.extra,) == (other.tool_call_id, other.kind, other.status, other.title, other.content, other.locations, other.raw_input, other.raw_output, other.meta, other.extra,)
 
 
+class _ToolCallProgressW(ToolCallProgress):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_ToolCallProgress(data: object) -> ToolCallProgress:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_ToolCallProgressW)
+    n = 1 + ('sessionUpdate' in data)
+    v = data.get('toolCallId', _MISSING)
+    if v is _MISSING:
+        raise _missing('toolCallId')
+    if not isinstance(v, str):
+        raise _bad('toolCallId', 'a string', v)
+    self.tool_call_id = v
+    v = data.get('kind')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.kind = v  # type: ignore[assignment, unused-ignore]
+    v = data.get('status')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.status = v  # type: ignore[assignment, unused-ignore]
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.title = v
+    v = data.get('content')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_ToolCallContent, True)
+        except SchemaError:
+            v = None
+    self.content = v
+    v = data.get('locations')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_ToolCallLocation, True)
+        except SchemaError:
+            v = None
+    self.locations = v
+    v = data.get('rawInput')
+    if v is not None:
+        n += 1
+    self.raw_input = v
+    v = data.get('rawOutput')
+    if v is not None:
+        n += 1
+    self.raw_output = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, ToolCallProgress._wire_keys) if len(data) > n else None
+    self.__class__ = ToolCallProgress  # type: ignore[assignment]
+    return self
+
+
 class PlanUpdate(_mixins.PlanText, _Struct):
     """The agent's execution plan for complex tasks. See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan)"""
 
@@ -6859,26 +7834,11 @@ class PlanUpdate(_mixins.PlanText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> PlanUpdate:
         """Decode and validate a wire object as :class:`PlanUpdate`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('sessionUpdate' in data)
-        v = data.get('entries', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'entries')
         try:
-            v = _d15(v, _at(path, 'entries'))
-        except SchemaError:
-            v = []
-        _set(self, 'entries', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+            return _fw_PlanUpdate(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6893,6 +7853,36 @@ class PlanUpdate(_mixins.PlanText, _Struct):
         if not isinstance(other, PlanUpdate):
             return NotImplemented
         return (self.entries, self.meta, self.extra,) == (other.entries, other.meta, other.extra,)
+
+
+class _PlanUpdateW(PlanUpdate):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_PlanUpdate(data: object) -> PlanUpdate:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_PlanUpdateW)
+    n = 1 + ('sessionUpdate' in data)
+    v = data.get('entries', _MISSING)
+    if v is _MISSING:
+        raise _missing('entries')
+    try:
+        v = _list(v, _fw_PlanEntry, True)
+    except SchemaError:
+        v = []
+    self.entries = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, PlanUpdate._wire_keys) if len(data) > n else None
+    self.__class__ = PlanUpdate  # type: ignore[assignment]
+    return self
 
 
 class AvailableCommandsUpdate(_mixins.CommandsText, _Struct):
@@ -6914,26 +7904,11 @@ class AvailableCommandsUpdate(_mixins.CommandsText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AvailableCommandsUpdate:
         """Decode and validate a wire object as :class:`AvailableCommandsUpdate`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('sessionUpdate' in data)
-        v = data.get('availableCommands', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'availableCommands')
         try:
-            v = _d16(v, _at(path, 'availableCommands'))
-        except SchemaError:
-            v = []
-        _set(self, 'available_commands', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+            return _fw_AvailableCommandsUpdate(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -6948,6 +7923,36 @@ class AvailableCommandsUpdate(_mixins.CommandsText, _Struct):
         if not isinstance(other, AvailableCommandsUpdate):
             return NotImplemented
         return (self.available_commands, self.meta, self.extra,) == (other.available_commands, other.meta, other.extra,)
+
+
+class _AvailableCommandsUpdateW(AvailableCommandsUpdate):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_AvailableCommandsUpdate(data: object) -> AvailableCommandsUpdate:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_AvailableCommandsUpdateW)
+    n = 1 + ('sessionUpdate' in data)
+    v = data.get('availableCommands', _MISSING)
+    if v is _MISSING:
+        raise _missing('availableCommands')
+    try:
+        v = _list(v, _fw_AvailableCommand, True)
+    except SchemaError:
+        v = []
+    self.available_commands = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, AvailableCommandsUpdate._wire_keys) if len(data) > n else None
+    self.__class__ = AvailableCommandsUpdate  # type: ignore[assignment]
+    return self
 
 
 class CurrentModeUpdate(_mixins.ModeText, _Struct):
@@ -6969,24 +7974,11 @@ class CurrentModeUpdate(_mixins.ModeText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> CurrentModeUpdate:
         """Decode and validate a wire object as :class:`CurrentModeUpdate`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('sessionUpdate' in data)
-        v = data.get('currentModeId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'currentModeId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'currentModeId'), 'a string', v)
-        _set(self, 'current_mode_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_CurrentModeUpdate(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7001,6 +7993,34 @@ class CurrentModeUpdate(_mixins.ModeText, _Struct):
         if not isinstance(other, CurrentModeUpdate):
             return NotImplemented
         return (self.current_mode_id, self.meta, self.extra,) == (other.current_mode_id, other.meta, other.extra,)
+
+
+class _CurrentModeUpdateW(CurrentModeUpdate):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_CurrentModeUpdate(data: object) -> CurrentModeUpdate:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_CurrentModeUpdateW)
+    n = 1 + ('sessionUpdate' in data)
+    v = data.get('currentModeId', _MISSING)
+    if v is _MISSING:
+        raise _missing('currentModeId')
+    if not isinstance(v, str):
+        raise _bad('currentModeId', 'a string', v)
+    self.current_mode_id = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, CurrentModeUpdate._wire_keys) if len(data) > n else None
+    self.__class__ = CurrentModeUpdate  # type: ignore[assignment]
+    return self
 
 
 class ConfigOptionUpdate(_mixins.ConfigOptionsText, _Struct):
@@ -7022,26 +8042,11 @@ class ConfigOptionUpdate(_mixins.ConfigOptionsText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ConfigOptionUpdate:
         """Decode and validate a wire object as :class:`ConfigOptionUpdate`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('sessionUpdate' in data)
-        v = data.get('configOptions', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'configOptions')
         try:
-            v = _d11(v, _at(path, 'configOptions'))
-        except SchemaError:
-            v = []
-        _set(self, 'config_options', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+            return _fw_ConfigOptionUpdate(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7056,6 +8061,36 @@ class ConfigOptionUpdate(_mixins.ConfigOptionsText, _Struct):
         if not isinstance(other, ConfigOptionUpdate):
             return NotImplemented
         return (self.config_options, self.meta, self.extra,) == (other.config_options, other.meta, other.extra,)
+
+
+class _ConfigOptionUpdateW(ConfigOptionUpdate):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_ConfigOptionUpdate(data: object) -> ConfigOptionUpdate:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_ConfigOptionUpdateW)
+    n = 1 + ('sessionUpdate' in data)
+    v = data.get('configOptions', _MISSING)
+    if v is _MISSING:
+        raise _missing('configOptions')
+    try:
+        v = _list(v, _fw_SessionConfigOption, True)
+    except SchemaError:
+        v = []
+    self.config_options = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, ConfigOptionUpdate._wire_keys) if len(data) > n else None
+    self.__class__ = ConfigOptionUpdate  # type: ignore[assignment]
+    return self
 
 
 class SessionInfoUpdate(_mixins.SessionInfoText, _Struct):
@@ -7079,30 +8114,11 @@ class SessionInfoUpdate(_mixins.SessionInfoText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionInfoUpdate:
         """Decode and validate a wire object as :class:`SessionInfoUpdate`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0 + ('sessionUpdate' in data)
-        v = data.get('title')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'title', v)
-        v = data.get('updatedAt')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'updated_at', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionInfoUpdate(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7121,6 +8137,40 @@ class SessionInfoUpdate(_mixins.SessionInfoText, _Struct):
         if not isinstance(other, SessionInfoUpdate):
             return NotImplemented
         return (self.title, self.updated_at, self.meta, self.extra,) == (other.title, other.updated_at, other.meta, other.extra,)
+
+
+class _SessionInfoUpdateW(SessionInfoUpdate):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_SessionInfoUpdate(data: object) -> SessionInfoUpdate:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_SessionInfoUpdateW)
+    n = 0 + ('sessionUpdate' in data)
+    v = data.get('title')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.title = v
+    v = data.get('updatedAt')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    self.updated_at = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, SessionInfoUpdate._wire_keys) if len(data) > n else None
+    self.__class__ = SessionInfoUpdate  # type: ignore[assignment]
+    return self
 
 
 class UsageUpdate(_mixins.UsageText, _Struct):
@@ -7146,38 +8196,11 @@ class UsageUpdate(_mixins.UsageText, _Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> UsageUpdate:
         """Decode and validate a wire object as :class:`UsageUpdate`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2 + ('sessionUpdate' in data)
-        v = data.get('used', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'used')
-        if not isinstance(v, int) or v is True or v is False:
-            raise _bad(_at(path, 'used'), 'an integer', v)
-        _set(self, 'used', v)
-        v = data.get('size', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'size')
-        if not isinstance(v, int) or v is True or v is False:
-            raise _bad(_at(path, 'size'), 'an integer', v)
-        _set(self, 'size', v)
-        v = data.get('cost')
-        if v is not None:
-            n += 1
-            try:
-                v = Cost.from_wire(v, _at(path, 'cost'))
-            except SchemaError:
-                v = None
-        _set(self, 'cost', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_UsageUpdate(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7194,6 +8217,48 @@ class UsageUpdate(_mixins.UsageText, _Struct):
         if not isinstance(other, UsageUpdate):
             return NotImplemented
         return (self.used, self.size, self.cost, self.meta, self.extra,) == (other.used, other.size, other.cost, other.meta, other.extra,)
+
+
+class _UsageUpdateW(UsageUpdate):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_UsageUpdate(data: object) -> UsageUpdate:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_UsageUpdateW)
+    n = 2 + ('sessionUpdate' in data)
+    v = data.get('used', _MISSING)
+    if v is _MISSING:
+        raise _missing('used')
+    if not isinstance(v, int) or v is True or v is False:
+        raise _bad('used', 'an integer', v)
+    self.used = v
+    v = data.get('size', _MISSING)
+    if v is _MISSING:
+        raise _missing('size')
+    if not isinstance(v, int) or v is True or v is False:
+        raise _bad('size', 'an integer', v)
+    self.size = v
+    v = data.get('cost')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Cost(v)
+        except SchemaError:
+            v = None
+    self.cost = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, UsageUpdate._wire_keys) if len(data) > n else None
+    self.__class__ = UsageUpdate  # type: ignore[assignment]
+    return self
 
 
 class UnknownSessionUpdate(_mixins.KindText, _Struct):
@@ -7247,29 +8312,11 @@ class ContentChunk(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ContentChunk:
         """Decode and validate a wire object as :class:`ContentChunk`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('content', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'content')
-        v = decode_content_block(v, _at(path, 'content'))
-        _set(self, 'content', v)
-        v = data.get('messageId')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'message_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ContentChunk(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7286,6 +8333,36 @@ class ContentChunk(_Struct):
         if not isinstance(other, ContentChunk):
             return NotImplemented
         return (self.content, self.message_id, self.meta, self.extra,) == (other.content, other.message_id, other.meta, other.extra,)
+
+
+def _fw_ContentChunk(data: object) -> ContentChunk:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ContentChunk)
+    n = 1
+    v = data.get('content', _MISSING)
+    if v is _MISSING:
+        raise _missing('content')
+    try:
+        v = _fw_ContentBlock(v)
+    except SchemaError as exc:
+        exc._within('content')
+        raise
+    _set(self, 'content', v)
+    v = data.get('messageId')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'message_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ContentChunk._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ToolCall(_Struct):
@@ -7320,66 +8397,11 @@ class ToolCall(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ToolCall:
         """Decode and validate a wire object as :class:`ToolCall`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('toolCallId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'toolCallId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'toolCallId'), 'a string', v)
-        _set(self, 'tool_call_id', v)
-        v = data.get('title', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'title')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'title'), 'a string', v)
-        _set(self, 'title', v)
-        v = data.get('kind')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'kind', v)
-        v = data.get('status')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'status', v)
-        v = data.get('content')
-        if v is not None:
-            n += 1
-            try:
-                v = _d1(v, _at(path, 'content'))
-            except SchemaError:
-                v = None
-        _set(self, 'content', v)
-        v = data.get('locations')
-        if v is not None:
-            n += 1
-            try:
-                v = _d2(v, _at(path, 'locations'))
-            except SchemaError:
-                v = None
-        _set(self, 'locations', v)
-        v = data.get('rawInput')
-        if v is not None:
-            n += 1
-        _set(self, 'raw_input', v)
-        v = data.get('rawOutput')
-        if v is not None:
-            n += 1
-        _set(self, 'raw_output', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ToolCall(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7408,6 +8430,69 @@ class ToolCall(_Struct):
         return (self.tool_call_id, self.title, self.kind, self.status, self.content, self.locations, self.raw_input, self.raw_output, self.meta, self.extra,) == (other.tool_call_id, other.title, other.kind, other.status, other.content, other.locations, other.raw_input, other.raw_output, other.meta, other.extra,)
 
 
+def _fw_ToolCall(data: object) -> ToolCall:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ToolCall)
+    n = 2
+    v = data.get('toolCallId', _MISSING)
+    if v is _MISSING:
+        raise _missing('toolCallId')
+    if not isinstance(v, str):
+        raise _bad('toolCallId', 'a string', v)
+    _set(self, 'tool_call_id', v)
+    v = data.get('title', _MISSING)
+    if v is _MISSING:
+        raise _missing('title')
+    if not isinstance(v, str):
+        raise _bad('title', 'a string', v)
+    _set(self, 'title', v)
+    v = data.get('kind')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'kind', v)
+    v = data.get('status')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'status', v)
+    v = data.get('content')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_ToolCallContent, True)
+        except SchemaError:
+            v = None
+    _set(self, 'content', v)
+    v = data.get('locations')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_ToolCallLocation, True)
+        except SchemaError:
+            v = None
+    _set(self, 'locations', v)
+    v = data.get('rawInput')
+    if v is not None:
+        n += 1
+    _set(self, 'raw_input', v)
+    v = data.get('rawOutput')
+    if v is not None:
+        n += 1
+    _set(self, 'raw_output', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ToolCall._wire_keys) if len(data) > n else None)
+    return self
+
+
 class PlanEntry(_Struct):
     """A single entry in the execution plan."""
 
@@ -7430,36 +8515,11 @@ class PlanEntry(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> PlanEntry:
         """Decode and validate a wire object as :class:`PlanEntry`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 3
-        v = data.get('content', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'content')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'content'), 'a string', v)
-        _set(self, 'content', v)
-        v = data.get('priority', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'priority')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'priority'), 'a string', v)
-        _set(self, 'priority', v)
-        v = data.get('status', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'status')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'status'), 'a string', v)
-        _set(self, 'status', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_PlanEntry(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7474,6 +8534,46 @@ class PlanEntry(_Struct):
         if not isinstance(other, PlanEntry):
             return NotImplemented
         return (self.content, self.priority, self.status, self.meta, self.extra,) == (other.content, other.priority, other.status, other.meta, other.extra,)
+
+
+class _PlanEntryW(PlanEntry):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_PlanEntry(data: object) -> PlanEntry:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_PlanEntryW)
+    n = 3
+    v = data.get('content', _MISSING)
+    if v is _MISSING:
+        raise _missing('content')
+    if not isinstance(v, str):
+        raise _bad('content', 'a string', v)
+    self.content = v
+    v = data.get('priority', _MISSING)
+    if v is _MISSING:
+        raise _missing('priority')
+    if not isinstance(v, str):
+        raise _bad('priority', 'a string', v)
+    self.priority = v  # type: ignore[assignment, unused-ignore]
+    v = data.get('status', _MISSING)
+    if v is _MISSING:
+        raise _missing('status')
+    if not isinstance(v, str):
+        raise _bad('status', 'a string', v)
+    self.status = v  # type: ignore[assignment, unused-ignore]
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, PlanEntry._wire_keys) if len(data) > n else None
+    self.__class__ = PlanEntry  # type: ignore[assignment]
+    return self
 
 
 class Plan(_Struct):
@@ -7494,26 +8594,11 @@ class Plan(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> Plan:
         """Decode and validate a wire object as :class:`Plan`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('entries', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'entries')
         try:
-            v = _d15(v, _at(path, 'entries'))
-        except SchemaError:
-            v = []
-        _set(self, 'entries', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+            return _fw_Plan(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7528,6 +8613,29 @@ class Plan(_Struct):
         if not isinstance(other, Plan):
             return NotImplemented
         return (self.entries, self.meta, self.extra,) == (other.entries, other.meta, other.extra,)
+
+
+def _fw_Plan(data: object) -> Plan:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(Plan)
+    n = 1
+    v = data.get('entries', _MISSING)
+    if v is _MISSING:
+        raise _missing('entries')
+    try:
+        v = _list(v, _fw_PlanEntry, True)
+    except SchemaError:
+        v = []
+    _set(self, 'entries', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, Plan._wire_keys) if len(data) > n else None)
+    return self
 
 
 class AvailableCommand(_Struct):
@@ -7552,38 +8660,11 @@ class AvailableCommand(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AvailableCommand:
         """Decode and validate a wire object as :class:`AvailableCommand`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('description', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'description')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'description'), 'a string', v)
-        _set(self, 'description', v)
-        v = data.get('input')
-        if v is not None:
-            n += 1
-            try:
-                v = UnstructuredCommandInput.from_wire(v, _at(path, 'input'))
-            except SchemaError:
-                v = None
-        _set(self, 'input', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AvailableCommand(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7600,6 +8681,48 @@ class AvailableCommand(_Struct):
         if not isinstance(other, AvailableCommand):
             return NotImplemented
         return (self.name, self.description, self.input, self.meta, self.extra,) == (other.name, other.description, other.input, other.meta, other.extra,)
+
+
+class _AvailableCommandW(AvailableCommand):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_AvailableCommand(data: object) -> AvailableCommand:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_AvailableCommandW)
+    n = 2
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    self.name = v
+    v = data.get('description', _MISSING)
+    if v is _MISSING:
+        raise _missing('description')
+    if not isinstance(v, str):
+        raise _bad('description', 'a string', v)
+    self.description = v
+    v = data.get('input')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_UnstructuredCommandInput(v)
+        except SchemaError:
+            v = None
+    self.input = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, AvailableCommand._wire_keys) if len(data) > n else None
+    self.__class__ = AvailableCommand  # type: ignore[assignment]
+    return self
 
 
 class UnstructuredCommandInput(_Struct):
@@ -7620,24 +8743,11 @@ class UnstructuredCommandInput(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> UnstructuredCommandInput:
         """Decode and validate a wire object as :class:`UnstructuredCommandInput`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('hint', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'hint')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'hint'), 'a string', v)
-        _set(self, 'hint', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_UnstructuredCommandInput(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7652,6 +8762,34 @@ class UnstructuredCommandInput(_Struct):
         if not isinstance(other, UnstructuredCommandInput):
             return NotImplemented
         return (self.hint, self.meta, self.extra,) == (other.hint, other.meta, other.extra,)
+
+
+class _UnstructuredCommandInputW(UnstructuredCommandInput):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_UnstructuredCommandInput(data: object) -> UnstructuredCommandInput:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_UnstructuredCommandInputW)
+    n = 1
+    v = data.get('hint', _MISSING)
+    if v is _MISSING:
+        raise _missing('hint')
+    if not isinstance(v, str):
+        raise _bad('hint', 'a string', v)
+    self.hint = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, UnstructuredCommandInput._wire_keys) if len(data) > n else None
+    self.__class__ = UnstructuredCommandInput  # type: ignore[assignment]
+    return self
 
 
 class Cost(_Struct):
@@ -7674,30 +8812,11 @@ class Cost(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> Cost:
         """Decode and validate a wire object as :class:`Cost`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('amount', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'amount')
-        if not isinstance(v, (int, float)) or v is True or v is False:
-            raise _bad(_at(path, 'amount'), 'a number', v)
-        _set(self, 'amount', v)
-        v = data.get('currency', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'currency')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'currency'), 'a string', v)
-        _set(self, 'currency', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_Cost(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7712,6 +8831,40 @@ class Cost(_Struct):
         if not isinstance(other, Cost):
             return NotImplemented
         return (self.amount, self.currency, self.meta, self.extra,) == (other.amount, other.currency, other.meta, other.extra,)
+
+
+class _CostW(Cost):
+    __slots__ = ()
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+    __delattr__ = object.__delattr__
+
+
+def _fw_Cost(data: object) -> Cost:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(_CostW)
+    n = 2
+    v = data.get('amount', _MISSING)
+    if v is _MISSING:
+        raise _missing('amount')
+    if not isinstance(v, (int, float)) or v is True or v is False:
+        raise _bad('amount', 'a number', v)
+    self.amount = v
+    v = data.get('currency', _MISSING)
+    if v is _MISSING:
+        raise _missing('currency')
+    if not isinstance(v, str):
+        raise _bad('currency', 'a string', v)
+    self.currency = v
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    self.meta = v
+    self.extra = _extra(data, Cost._wire_keys) if len(data) > n else None
+    self.__class__ = Cost  # type: ignore[assignment]
+    return self
 
 
 class CompleteElicitationNotification(_Struct):
@@ -7732,24 +8885,11 @@ class CompleteElicitationNotification(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> CompleteElicitationNotification:
         """Decode and validate a wire object as :class:`CompleteElicitationNotification`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('elicitationId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'elicitationId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'elicitationId'), 'a string', v)
-        _set(self, 'elicitation_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_CompleteElicitationNotification(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7764,6 +8904,27 @@ class CompleteElicitationNotification(_Struct):
         if not isinstance(other, CompleteElicitationNotification):
             return NotImplemented
         return (self.elicitation_id, self.meta, self.extra,) == (other.elicitation_id, other.meta, other.extra,)
+
+
+def _fw_CompleteElicitationNotification(data: object) -> CompleteElicitationNotification:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(CompleteElicitationNotification)
+    n = 1
+    v = data.get('elicitationId', _MISSING)
+    if v is _MISSING:
+        raise _missing('elicitationId')
+    if not isinstance(v, str):
+        raise _bad('elicitationId', 'a string', v)
+    _set(self, 'elicitation_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, CompleteElicitationNotification._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ClientRequest(_Struct):
@@ -7786,27 +8947,11 @@ class ClientRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ClientRequest:
         """Decode and validate a wire object as :class:`ClientRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('id', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'id')
-        v = decode_request_id(v, _at(path, 'id'))
-        _set(self, 'id', v)
-        v = data.get('method', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'method')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'method'), 'a string', v)
-        _set(self, 'method', v)
-        v = data.get('params')
-        if v is not None:
-            n += 1
-        _set(self, 'params', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ClientRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7821,6 +8966,34 @@ class ClientRequest(_Struct):
         if not isinstance(other, ClientRequest):
             return NotImplemented
         return (self.id, self.method, self.params, self.extra,) == (other.id, other.method, other.params, other.extra,)
+
+
+def _fw_ClientRequest(data: object) -> ClientRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ClientRequest)
+    n = 2
+    v = data.get('id', _MISSING)
+    if v is _MISSING:
+        raise _missing('id')
+    try:
+        v = _fw_RequestId(v)
+    except SchemaError as exc:
+        exc._within('id')
+        raise
+    _set(self, 'id', v)
+    v = data.get('method', _MISSING)
+    if v is _MISSING:
+        raise _missing('method')
+    if not isinstance(v, str):
+        raise _bad('method', 'a string', v)
+    _set(self, 'method', v)
+    v = data.get('params')
+    if v is not None:
+        n += 1
+    _set(self, 'params', v)
+    _set(self, 'extra', _extra(data, ClientRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class InitializeRequest(_Struct):
@@ -7845,40 +9018,11 @@ class InitializeRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> InitializeRequest:
         """Decode and validate a wire object as :class:`InitializeRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('protocolVersion', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'protocolVersion')
-        if not isinstance(v, int) or v is True or v is False:
-            raise _bad(_at(path, 'protocolVersion'), 'an integer', v)
-        _set(self, 'protocol_version', v)
-        v = data.get('clientCapabilities')
-        if v is not None:
-            n += 1
-            try:
-                v = ClientCapabilities.from_wire(v, _at(path, 'clientCapabilities'))
-            except SchemaError:
-                v = None
-        _set(self, 'client_capabilities', v)
-        v = data.get('clientInfo')
-        if v is not None:
-            n += 1
-            try:
-                v = Implementation.from_wire(v, _at(path, 'clientInfo'))
-            except SchemaError:
-                v = None
-        _set(self, 'client_info', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_InitializeRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -7897,6 +9041,43 @@ class InitializeRequest(_Struct):
         if not isinstance(other, InitializeRequest):
             return NotImplemented
         return (self.protocol_version, self.client_capabilities, self.client_info, self.meta, self.extra,) == (other.protocol_version, other.client_capabilities, other.client_info, other.meta, other.extra,)
+
+
+def _fw_InitializeRequest(data: object) -> InitializeRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(InitializeRequest)
+    n = 1
+    v = data.get('protocolVersion', _MISSING)
+    if v is _MISSING:
+        raise _missing('protocolVersion')
+    if not isinstance(v, int) or v is True or v is False:
+        raise _bad('protocolVersion', 'an integer', v)
+    _set(self, 'protocol_version', v)
+    v = data.get('clientCapabilities')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_ClientCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'client_capabilities', v)
+    v = data.get('clientInfo')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Implementation(v)
+        except SchemaError:
+            v = None
+    _set(self, 'client_info', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, InitializeRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ClientCapabilities(_Struct):
@@ -7925,56 +9106,11 @@ class ClientCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ClientCapabilities:
         """Decode and validate a wire object as :class:`ClientCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('fs')
-        if v is not None:
-            n += 1
-            try:
-                v = FileSystemCapabilities.from_wire(v, _at(path, 'fs'))
-            except SchemaError:
-                v = None
-        _set(self, 'fs', v)
-        v = data.get('terminal')
-        if v is not None:
-            n += 1
-            if v is not True and v is not False:
-                v = None
-        _set(self, 'terminal', v)
-        v = data.get('session')
-        if v is not None:
-            n += 1
-            try:
-                v = ClientSessionCapabilities.from_wire(v, _at(path, 'session'))
-            except SchemaError:
-                v = None
-        _set(self, 'session', v)
-        v = data.get('auth')
-        if v is not None:
-            n += 1
-            try:
-                v = AuthCapabilities.from_wire(v, _at(path, 'auth'))
-            except SchemaError:
-                v = None
-        _set(self, 'auth', v)
-        v = data.get('elicitation')
-        if v is not None:
-            n += 1
-            try:
-                v = ElicitationCapabilities.from_wire(v, _at(path, 'elicitation'))
-            except SchemaError:
-                v = None
-        _set(self, 'elicitation', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ClientCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8001,6 +9137,59 @@ class ClientCapabilities(_Struct):
         return (self.fs, self.terminal, self.session, self.auth, self.elicitation, self.meta, self.extra,) == (other.fs, other.terminal, other.session, other.auth, other.elicitation, other.meta, other.extra,)
 
 
+def _fw_ClientCapabilities(data: object) -> ClientCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ClientCapabilities)
+    n = 0
+    v = data.get('fs')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_FileSystemCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'fs', v)
+    v = data.get('terminal')
+    if v is not None:
+        n += 1
+        if v is not True and v is not False:
+            v = None
+    _set(self, 'terminal', v)
+    v = data.get('session')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_ClientSessionCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'session', v)
+    v = data.get('auth')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_AuthCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'auth', v)
+    v = data.get('elicitation')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_ElicitationCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'elicitation', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ClientCapabilities._wire_keys) if len(data) > n else None)
+    return self
+
+
 class FileSystemCapabilities(_Struct):
     """File system capabilities that a client may support."""
 
@@ -8021,30 +9210,11 @@ class FileSystemCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> FileSystemCapabilities:
         """Decode and validate a wire object as :class:`FileSystemCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('readTextFile')
-        if v is not None:
-            n += 1
-            if v is not True and v is not False:
-                v = None
-        _set(self, 'read_text_file', v)
-        v = data.get('writeTextFile')
-        if v is not None:
-            n += 1
-            if v is not True and v is not False:
-                v = None
-        _set(self, 'write_text_file', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_FileSystemCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8065,6 +9235,33 @@ class FileSystemCapabilities(_Struct):
         return (self.read_text_file, self.write_text_file, self.meta, self.extra,) == (other.read_text_file, other.write_text_file, other.meta, other.extra,)
 
 
+def _fw_FileSystemCapabilities(data: object) -> FileSystemCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(FileSystemCapabilities)
+    n = 0
+    v = data.get('readTextFile')
+    if v is not None:
+        n += 1
+        if v is not True and v is not False:
+            v = None
+    _set(self, 'read_text_file', v)
+    v = data.get('writeTextFile')
+    if v is not None:
+        n += 1
+        if v is not True and v is not False:
+            v = None
+    _set(self, 'write_text_file', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, FileSystemCapabilities._wire_keys) if len(data) > n else None)
+    return self
+
+
 class ClientSessionCapabilities(_Struct):
     """Session-related capabilities supported by the client."""
 
@@ -8083,26 +9280,11 @@ class ClientSessionCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ClientSessionCapabilities:
         """Decode and validate a wire object as :class:`ClientSessionCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('configOptions')
-        if v is not None:
-            n += 1
-            try:
-                v = SessionConfigOptionsCapabilities.from_wire(v, _at(path, 'configOptions'))
-            except SchemaError:
-                v = None
-        _set(self, 'config_options', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ClientSessionCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8119,6 +9301,29 @@ class ClientSessionCapabilities(_Struct):
         if not isinstance(other, ClientSessionCapabilities):
             return NotImplemented
         return (self.config_options, self.meta, self.extra,) == (other.config_options, other.meta, other.extra,)
+
+
+def _fw_ClientSessionCapabilities(data: object) -> ClientSessionCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ClientSessionCapabilities)
+    n = 0
+    v = data.get('configOptions')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_SessionConfigOptionsCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'config_options', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ClientSessionCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SessionConfigOptionsCapabilities(_Struct):
@@ -8139,26 +9344,11 @@ class SessionConfigOptionsCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SessionConfigOptionsCapabilities:
         """Decode and validate a wire object as :class:`SessionConfigOptionsCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('boolean')
-        if v is not None:
-            n += 1
-            try:
-                v = BooleanConfigOptionCapabilities.from_wire(v, _at(path, 'boolean'))
-            except SchemaError:
-                v = None
-        _set(self, 'boolean', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SessionConfigOptionsCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8177,6 +9367,29 @@ class SessionConfigOptionsCapabilities(_Struct):
         return (self.boolean, self.meta, self.extra,) == (other.boolean, other.meta, other.extra,)
 
 
+def _fw_SessionConfigOptionsCapabilities(data: object) -> SessionConfigOptionsCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SessionConfigOptionsCapabilities)
+    n = 0
+    v = data.get('boolean')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_BooleanConfigOptionCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'boolean', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SessionConfigOptionsCapabilities._wire_keys) if len(data) > n else None)
+    return self
+
+
 class BooleanConfigOptionCapabilities(_Struct):
     """Capabilities for boolean session configuration options."""
 
@@ -8193,18 +9406,11 @@ class BooleanConfigOptionCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> BooleanConfigOptionCapabilities:
         """Decode and validate a wire object as :class:`BooleanConfigOptionCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_BooleanConfigOptionCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8219,6 +9425,21 @@ class BooleanConfigOptionCapabilities(_Struct):
         if not isinstance(other, BooleanConfigOptionCapabilities):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_BooleanConfigOptionCapabilities(data: object) -> BooleanConfigOptionCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(BooleanConfigOptionCapabilities)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, BooleanConfigOptionCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class AuthCapabilities(_Struct):
@@ -8239,24 +9460,11 @@ class AuthCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AuthCapabilities:
         """Decode and validate a wire object as :class:`AuthCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('terminal')
-        if v is not None:
-            n += 1
-            if v is not True and v is not False:
-                v = None
-        _set(self, 'terminal', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AuthCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8273,6 +9481,27 @@ class AuthCapabilities(_Struct):
         if not isinstance(other, AuthCapabilities):
             return NotImplemented
         return (self.terminal, self.meta, self.extra,) == (other.terminal, other.meta, other.extra,)
+
+
+def _fw_AuthCapabilities(data: object) -> AuthCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(AuthCapabilities)
+    n = 0
+    v = data.get('terminal')
+    if v is not None:
+        n += 1
+        if v is not True and v is not False:
+            v = None
+    _set(self, 'terminal', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, AuthCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ElicitationCapabilities(_Struct):
@@ -8295,34 +9524,11 @@ class ElicitationCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ElicitationCapabilities:
         """Decode and validate a wire object as :class:`ElicitationCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('form')
-        if v is not None:
-            n += 1
-            try:
-                v = ElicitationFormCapabilities.from_wire(v, _at(path, 'form'))
-            except SchemaError:
-                v = None
-        _set(self, 'form', v)
-        v = data.get('url')
-        if v is not None:
-            n += 1
-            try:
-                v = ElicitationUrlCapabilities.from_wire(v, _at(path, 'url'))
-            except SchemaError:
-                v = None
-        _set(self, 'url', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ElicitationCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8343,6 +9549,37 @@ class ElicitationCapabilities(_Struct):
         return (self.form, self.url, self.meta, self.extra,) == (other.form, other.url, other.meta, other.extra,)
 
 
+def _fw_ElicitationCapabilities(data: object) -> ElicitationCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ElicitationCapabilities)
+    n = 0
+    v = data.get('form')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_ElicitationFormCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'form', v)
+    v = data.get('url')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_ElicitationUrlCapabilities(v)
+        except SchemaError:
+            v = None
+    _set(self, 'url', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ElicitationCapabilities._wire_keys) if len(data) > n else None)
+    return self
+
+
 class ElicitationFormCapabilities(_Struct):
     """Form-based elicitation capabilities."""
 
@@ -8359,18 +9596,11 @@ class ElicitationFormCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ElicitationFormCapabilities:
         """Decode and validate a wire object as :class:`ElicitationFormCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ElicitationFormCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8385,6 +9615,21 @@ class ElicitationFormCapabilities(_Struct):
         if not isinstance(other, ElicitationFormCapabilities):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_ElicitationFormCapabilities(data: object) -> ElicitationFormCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ElicitationFormCapabilities)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ElicitationFormCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ElicitationUrlCapabilities(_Struct):
@@ -8403,18 +9648,11 @@ class ElicitationUrlCapabilities(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ElicitationUrlCapabilities:
         """Decode and validate a wire object as :class:`ElicitationUrlCapabilities`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ElicitationUrlCapabilities(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8429,6 +9667,21 @@ class ElicitationUrlCapabilities(_Struct):
         if not isinstance(other, ElicitationUrlCapabilities):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_ElicitationUrlCapabilities(data: object) -> ElicitationUrlCapabilities:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ElicitationUrlCapabilities)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ElicitationUrlCapabilities._wire_keys) if len(data) > n else None)
+    return self
 
 
 class AuthenticateRequest(_Struct):
@@ -8449,24 +9702,11 @@ class AuthenticateRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> AuthenticateRequest:
         """Decode and validate a wire object as :class:`AuthenticateRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('methodId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'methodId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'methodId'), 'a string', v)
-        _set(self, 'method_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_AuthenticateRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8481,6 +9721,27 @@ class AuthenticateRequest(_Struct):
         if not isinstance(other, AuthenticateRequest):
             return NotImplemented
         return (self.method_id, self.meta, self.extra,) == (other.method_id, other.meta, other.extra,)
+
+
+def _fw_AuthenticateRequest(data: object) -> AuthenticateRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(AuthenticateRequest)
+    n = 1
+    v = data.get('methodId', _MISSING)
+    if v is _MISSING:
+        raise _missing('methodId')
+    if not isinstance(v, str):
+        raise _bad('methodId', 'a string', v)
+    _set(self, 'method_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, AuthenticateRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class LogoutRequest(_Struct):
@@ -8499,18 +9760,11 @@ class LogoutRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> LogoutRequest:
         """Decode and validate a wire object as :class:`LogoutRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_LogoutRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8525,6 +9779,21 @@ class LogoutRequest(_Struct):
         if not isinstance(other, LogoutRequest):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_LogoutRequest(data: object) -> LogoutRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(LogoutRequest)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, LogoutRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class NewSessionRequest(_Struct):
@@ -8549,40 +9818,11 @@ class NewSessionRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> NewSessionRequest:
         """Decode and validate a wire object as :class:`NewSessionRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('cwd', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'cwd')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'cwd'), 'a string', v)
-        _set(self, 'cwd', v)
-        v = data.get('additionalDirectories')
-        if v is not None:
-            n += 1
-            try:
-                v = _d4(v, _at(path, 'additionalDirectories'))
-            except SchemaError:
-                v = None
-        _set(self, 'additional_directories', v)
-        v = data.get('mcpServers', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'mcpServers')
         try:
-            v = _d17(v, _at(path, 'mcpServers'))
-        except SchemaError:
-            v = []
-        _set(self, 'mcp_servers', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+            return _fw_NewSessionRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8599,6 +9839,43 @@ class NewSessionRequest(_Struct):
         if not isinstance(other, NewSessionRequest):
             return NotImplemented
         return (self.cwd, self.additional_directories, self.mcp_servers, self.meta, self.extra,) == (other.cwd, other.additional_directories, other.mcp_servers, other.meta, other.extra,)
+
+
+def _fw_NewSessionRequest(data: object) -> NewSessionRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(NewSessionRequest)
+    n = 2
+    v = data.get('cwd', _MISSING)
+    if v is _MISSING:
+        raise _missing('cwd')
+    if not isinstance(v, str):
+        raise _bad('cwd', 'a string', v)
+    _set(self, 'cwd', v)
+    v = data.get('additionalDirectories')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _str, True)
+        except SchemaError:
+            v = None
+    _set(self, 'additional_directories', v)
+    v = data.get('mcpServers', _MISSING)
+    if v is _MISSING:
+        raise _missing('mcpServers')
+    try:
+        v = _list(v, _fw_McpServer, True)
+    except SchemaError:
+        v = []
+    _set(self, 'mcp_servers', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, NewSessionRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class McpServerHttp(_Struct):
@@ -8624,35 +9901,11 @@ class McpServerHttp(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> McpServerHttp:
         """Decode and validate a wire object as :class:`McpServerHttp`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 3 + ('type' in data)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('url', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'url')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'url'), 'a string', v)
-        _set(self, 'url', v)
-        v = data.get('headers', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'headers')
-        v = _d18(v, _at(path, 'headers'))
-        _set(self, 'headers', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_McpServerHttp(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8667,6 +9920,42 @@ class McpServerHttp(_Struct):
         if not isinstance(other, McpServerHttp):
             return NotImplemented
         return (self.name, self.url, self.headers, self.meta, self.extra,) == (other.name, other.url, other.headers, other.meta, other.extra,)
+
+
+def _fw_McpServerHttp(data: object) -> McpServerHttp:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(McpServerHttp)
+    n = 3 + ('type' in data)
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    _set(self, 'name', v)
+    v = data.get('url', _MISSING)
+    if v is _MISSING:
+        raise _missing('url')
+    if not isinstance(v, str):
+        raise _bad('url', 'a string', v)
+    _set(self, 'url', v)
+    v = data.get('headers', _MISSING)
+    if v is _MISSING:
+        raise _missing('headers')
+    try:
+        v = _list(v, _fw_HttpHeader, False)
+    except SchemaError as exc:
+        exc._within('headers')
+        raise
+    _set(self, 'headers', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, McpServerHttp._wire_keys) if len(data) > n else None)
+    return self
 
 
 class McpServerSse(_Struct):
@@ -8692,35 +9981,11 @@ class McpServerSse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> McpServerSse:
         """Decode and validate a wire object as :class:`McpServerSse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 3 + ('type' in data)
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('url', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'url')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'url'), 'a string', v)
-        _set(self, 'url', v)
-        v = data.get('headers', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'headers')
-        v = _d18(v, _at(path, 'headers'))
-        _set(self, 'headers', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_McpServerSse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8735,6 +10000,42 @@ class McpServerSse(_Struct):
         if not isinstance(other, McpServerSse):
             return NotImplemented
         return (self.name, self.url, self.headers, self.meta, self.extra,) == (other.name, other.url, other.headers, other.meta, other.extra,)
+
+
+def _fw_McpServerSse(data: object) -> McpServerSse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(McpServerSse)
+    n = 3 + ('type' in data)
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    _set(self, 'name', v)
+    v = data.get('url', _MISSING)
+    if v is _MISSING:
+        raise _missing('url')
+    if not isinstance(v, str):
+        raise _bad('url', 'a string', v)
+    _set(self, 'url', v)
+    v = data.get('headers', _MISSING)
+    if v is _MISSING:
+        raise _missing('headers')
+    try:
+        v = _list(v, _fw_HttpHeader, False)
+    except SchemaError as exc:
+        exc._within('headers')
+        raise
+    _set(self, 'headers', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, McpServerSse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class UnknownMcpServer(_Struct):
@@ -8788,30 +10089,11 @@ class HttpHeader(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> HttpHeader:
         """Decode and validate a wire object as :class:`HttpHeader`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('value', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'value')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'value'), 'a string', v)
-        _set(self, 'value', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_HttpHeader(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8826,6 +10108,33 @@ class HttpHeader(_Struct):
         if not isinstance(other, HttpHeader):
             return NotImplemented
         return (self.name, self.value, self.meta, self.extra,) == (other.name, other.value, other.meta, other.extra,)
+
+
+def _fw_HttpHeader(data: object) -> HttpHeader:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(HttpHeader)
+    n = 2
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    _set(self, 'name', v)
+    v = data.get('value', _MISSING)
+    if v is _MISSING:
+        raise _missing('value')
+    if not isinstance(v, str):
+        raise _bad('value', 'a string', v)
+    _set(self, 'value', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, HttpHeader._wire_keys) if len(data) > n else None)
+    return self
 
 
 class McpServerStdio(_Struct):
@@ -8852,40 +10161,11 @@ class McpServerStdio(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> McpServerStdio:
         """Decode and validate a wire object as :class:`McpServerStdio`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 4
-        v = data.get('name', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'name')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'name'), 'a string', v)
-        _set(self, 'name', v)
-        v = data.get('command', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'command')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'command'), 'a string', v)
-        _set(self, 'command', v)
-        v = data.get('args', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'args')
-        v = _d7(v, _at(path, 'args'))
-        _set(self, 'args', v)
-        v = data.get('env', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'env')
-        v = _d19(v, _at(path, 'env'))
-        _set(self, 'env', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_McpServerStdio(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8900,6 +10180,51 @@ class McpServerStdio(_Struct):
         if not isinstance(other, McpServerStdio):
             return NotImplemented
         return (self.name, self.command, self.args, self.env, self.meta, self.extra,) == (other.name, other.command, other.args, other.env, other.meta, other.extra,)
+
+
+def _fw_McpServerStdio(data: object) -> McpServerStdio:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(McpServerStdio)
+    n = 4
+    v = data.get('name', _MISSING)
+    if v is _MISSING:
+        raise _missing('name')
+    if not isinstance(v, str):
+        raise _bad('name', 'a string', v)
+    _set(self, 'name', v)
+    v = data.get('command', _MISSING)
+    if v is _MISSING:
+        raise _missing('command')
+    if not isinstance(v, str):
+        raise _bad('command', 'a string', v)
+    _set(self, 'command', v)
+    v = data.get('args', _MISSING)
+    if v is _MISSING:
+        raise _missing('args')
+    try:
+        v = _list(v, _str, False)
+    except SchemaError as exc:
+        exc._within('args')
+        raise
+    _set(self, 'args', v)
+    v = data.get('env', _MISSING)
+    if v is _MISSING:
+        raise _missing('env')
+    try:
+        v = _list(v, _fw_EnvVariable, False)
+    except SchemaError as exc:
+        exc._within('env')
+        raise
+    _set(self, 'env', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, McpServerStdio._wire_keys) if len(data) > n else None)
+    return self
 
 
 class LoadSessionRequest(_Struct):
@@ -8926,46 +10251,11 @@ class LoadSessionRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> LoadSessionRequest:
         """Decode and validate a wire object as :class:`LoadSessionRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 3
-        v = data.get('mcpServers', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'mcpServers')
         try:
-            v = _d17(v, _at(path, 'mcpServers'))
-        except SchemaError:
-            v = []
-        _set(self, 'mcp_servers', v)
-        v = data.get('cwd', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'cwd')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'cwd'), 'a string', v)
-        _set(self, 'cwd', v)
-        v = data.get('additionalDirectories')
-        if v is not None:
-            n += 1
-            try:
-                v = _d4(v, _at(path, 'additionalDirectories'))
-            except SchemaError:
-                v = None
-        _set(self, 'additional_directories', v)
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+            return _fw_LoadSessionRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -8982,6 +10272,49 @@ class LoadSessionRequest(_Struct):
         if not isinstance(other, LoadSessionRequest):
             return NotImplemented
         return (self.mcp_servers, self.cwd, self.additional_directories, self.session_id, self.meta, self.extra,) == (other.mcp_servers, other.cwd, other.additional_directories, other.session_id, other.meta, other.extra,)
+
+
+def _fw_LoadSessionRequest(data: object) -> LoadSessionRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(LoadSessionRequest)
+    n = 3
+    v = data.get('mcpServers', _MISSING)
+    if v is _MISSING:
+        raise _missing('mcpServers')
+    try:
+        v = _list(v, _fw_McpServer, True)
+    except SchemaError:
+        v = []
+    _set(self, 'mcp_servers', v)
+    v = data.get('cwd', _MISSING)
+    if v is _MISSING:
+        raise _missing('cwd')
+    if not isinstance(v, str):
+        raise _bad('cwd', 'a string', v)
+    _set(self, 'cwd', v)
+    v = data.get('additionalDirectories')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _str, True)
+        except SchemaError:
+            v = None
+    _set(self, 'additional_directories', v)
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, LoadSessionRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ListSessionsRequest(_Struct):
@@ -9004,30 +10337,11 @@ class ListSessionsRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ListSessionsRequest:
         """Decode and validate a wire object as :class:`ListSessionsRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('cwd')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                raise _bad(_at(path, 'cwd'), 'a string', v)
-        _set(self, 'cwd', v)
-        v = data.get('cursor')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                raise _bad(_at(path, 'cursor'), 'a string', v)
-        _set(self, 'cursor', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ListSessionsRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9048,6 +10362,33 @@ class ListSessionsRequest(_Struct):
         return (self.cwd, self.cursor, self.meta, self.extra,) == (other.cwd, other.cursor, other.meta, other.extra,)
 
 
+def _fw_ListSessionsRequest(data: object) -> ListSessionsRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ListSessionsRequest)
+    n = 0
+    v = data.get('cwd')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            raise _bad('cwd', 'a string', v)
+    _set(self, 'cwd', v)
+    v = data.get('cursor')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            raise _bad('cursor', 'a string', v)
+    _set(self, 'cursor', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ListSessionsRequest._wire_keys) if len(data) > n else None)
+    return self
+
+
 class DeleteSessionRequest(_Struct):
     """Request parameters for deleting an existing session from `session/list`."""
 
@@ -9066,24 +10407,11 @@ class DeleteSessionRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> DeleteSessionRequest:
         """Decode and validate a wire object as :class:`DeleteSessionRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_DeleteSessionRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9098,6 +10426,27 @@ class DeleteSessionRequest(_Struct):
         if not isinstance(other, DeleteSessionRequest):
             return NotImplemented
         return (self.session_id, self.meta, self.extra,) == (other.session_id, other.meta, other.extra,)
+
+
+def _fw_DeleteSessionRequest(data: object) -> DeleteSessionRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(DeleteSessionRequest)
+    n = 1
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, DeleteSessionRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ResumeSessionRequest(_Struct):
@@ -9124,46 +10473,11 @@ class ResumeSessionRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ResumeSessionRequest:
         """Decode and validate a wire object as :class:`ResumeSessionRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('cwd', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'cwd')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'cwd'), 'a string', v)
-        _set(self, 'cwd', v)
-        v = data.get('additionalDirectories')
-        if v is not None:
-            n += 1
-            try:
-                v = _d4(v, _at(path, 'additionalDirectories'))
-            except SchemaError:
-                v = None
-        _set(self, 'additional_directories', v)
-        v = data.get('mcpServers')
-        if v is not None:
-            n += 1
-            try:
-                v = _d17(v, _at(path, 'mcpServers'))
-            except SchemaError:
-                v = None
-        _set(self, 'mcp_servers', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ResumeSessionRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9184,6 +10498,49 @@ class ResumeSessionRequest(_Struct):
         return (self.session_id, self.cwd, self.additional_directories, self.mcp_servers, self.meta, self.extra,) == (other.session_id, other.cwd, other.additional_directories, other.mcp_servers, other.meta, other.extra,)
 
 
+def _fw_ResumeSessionRequest(data: object) -> ResumeSessionRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ResumeSessionRequest)
+    n = 2
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('cwd', _MISSING)
+    if v is _MISSING:
+        raise _missing('cwd')
+    if not isinstance(v, str):
+        raise _bad('cwd', 'a string', v)
+    _set(self, 'cwd', v)
+    v = data.get('additionalDirectories')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _str, True)
+        except SchemaError:
+            v = None
+    _set(self, 'additional_directories', v)
+    v = data.get('mcpServers')
+    if v is not None:
+        n += 1
+        try:
+            v = _list(v, _fw_McpServer, True)
+        except SchemaError:
+            v = None
+    _set(self, 'mcp_servers', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ResumeSessionRequest._wire_keys) if len(data) > n else None)
+    return self
+
+
 class CloseSessionRequest(_Struct):
     """Request parameters for closing an active session."""
 
@@ -9202,24 +10559,11 @@ class CloseSessionRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> CloseSessionRequest:
         """Decode and validate a wire object as :class:`CloseSessionRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_CloseSessionRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9234,6 +10578,27 @@ class CloseSessionRequest(_Struct):
         if not isinstance(other, CloseSessionRequest):
             return NotImplemented
         return (self.session_id, self.meta, self.extra,) == (other.session_id, other.meta, other.extra,)
+
+
+def _fw_CloseSessionRequest(data: object) -> CloseSessionRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(CloseSessionRequest)
+    n = 1
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, CloseSessionRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SetSessionModeRequest(_Struct):
@@ -9256,30 +10621,11 @@ class SetSessionModeRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SetSessionModeRequest:
         """Decode and validate a wire object as :class:`SetSessionModeRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('modeId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'modeId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'modeId'), 'a string', v)
-        _set(self, 'mode_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SetSessionModeRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9294,6 +10640,33 @@ class SetSessionModeRequest(_Struct):
         if not isinstance(other, SetSessionModeRequest):
             return NotImplemented
         return (self.session_id, self.mode_id, self.meta, self.extra,) == (other.session_id, other.mode_id, other.meta, other.extra,)
+
+
+def _fw_SetSessionModeRequest(data: object) -> SetSessionModeRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SetSessionModeRequest)
+    n = 2
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('modeId', _MISSING)
+    if v is _MISSING:
+        raise _missing('modeId')
+    if not isinstance(v, str):
+        raise _bad('modeId', 'a string', v)
+    _set(self, 'mode_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SetSessionModeRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SetSessionConfigOptionRequest(_Struct):
@@ -9320,41 +10693,11 @@ class SetSessionConfigOptionRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SetSessionConfigOptionRequest:
         """Decode and validate a wire object as :class:`SetSessionConfigOptionRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 3
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('configId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'configId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'configId'), 'a string', v)
-        _set(self, 'config_id', v)
-        v = data.get('value', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'value')
-        v = _d20(v, _at(path, 'value'))
-        _set(self, 'value', v)
-        v = data.get('type')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                raise _bad(_at(path, 'type'), 'a string', v)
-        _set(self, 'type', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SetSessionConfigOptionRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9371,6 +10714,48 @@ class SetSessionConfigOptionRequest(_Struct):
         if not isinstance(other, SetSessionConfigOptionRequest):
             return NotImplemented
         return (self.session_id, self.config_id, self.value, self.type, self.meta, self.extra,) == (other.session_id, other.config_id, other.value, other.type, other.meta, other.extra,)
+
+
+def _fw_SetSessionConfigOptionRequest(data: object) -> SetSessionConfigOptionRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SetSessionConfigOptionRequest)
+    n = 3
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('configId', _MISSING)
+    if v is _MISSING:
+        raise _missing('configId')
+    if not isinstance(v, str):
+        raise _bad('configId', 'a string', v)
+    _set(self, 'config_id', v)
+    v = data.get('value', _MISSING)
+    if v is _MISSING:
+        raise _missing('value')
+    try:
+        v = _d0(v)
+    except SchemaError as exc:
+        exc._within('value')
+        raise
+    _set(self, 'value', v)
+    v = data.get('type')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            raise _bad('type', 'a string', v)
+    _set(self, 'type', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SetSessionConfigOptionRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class PromptRequest(_Struct):
@@ -9393,29 +10778,11 @@ class PromptRequest(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> PromptRequest:
         """Decode and validate a wire object as :class:`PromptRequest`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('prompt', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'prompt')
-        v = _d21(v, _at(path, 'prompt'))
-        _set(self, 'prompt', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_PromptRequest(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9430,6 +10797,36 @@ class PromptRequest(_Struct):
         if not isinstance(other, PromptRequest):
             return NotImplemented
         return (self.session_id, self.prompt, self.meta, self.extra,) == (other.session_id, other.prompt, other.meta, other.extra,)
+
+
+def _fw_PromptRequest(data: object) -> PromptRequest:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(PromptRequest)
+    n = 2
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('prompt', _MISSING)
+    if v is _MISSING:
+        raise _missing('prompt')
+    try:
+        v = _list(v, _fw_ContentBlock, False)
+    except SchemaError as exc:
+        exc._within('prompt')
+        raise
+    _set(self, 'prompt', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, PromptRequest._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ClientResponse(_Struct):
@@ -9452,26 +10849,11 @@ class ClientResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ClientResponse:
         """Decode and validate a wire object as :class:`ClientResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('id', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'id')
-        v = decode_request_id(v, _at(path, 'id'))
-        _set(self, 'id', v)
-        v = data.get('result')
-        if v is not None:
-            n += 1
-        _set(self, 'result', v)
-        v = data.get('error')
-        if v is not None:
-            n += 1
-            v = Error.from_wire(v, _at(path, 'error'))
-        _set(self, 'error', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ClientResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9490,6 +10872,37 @@ class ClientResponse(_Struct):
         return (self.id, self.result, self.error, self.extra,) == (other.id, other.result, other.error, other.extra,)
 
 
+def _fw_ClientResponse(data: object) -> ClientResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ClientResponse)
+    n = 1
+    v = data.get('id', _MISSING)
+    if v is _MISSING:
+        raise _missing('id')
+    try:
+        v = _fw_RequestId(v)
+    except SchemaError as exc:
+        exc._within('id')
+        raise
+    _set(self, 'id', v)
+    v = data.get('result')
+    if v is not None:
+        n += 1
+    _set(self, 'result', v)
+    v = data.get('error')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_Error(v)
+        except SchemaError as exc:
+            exc._within('error')
+            raise
+    _set(self, 'error', v)
+    _set(self, 'extra', _extra(data, ClientResponse._wire_keys) if len(data) > n else None)
+    return self
+
+
 class WriteTextFileResponse(_Struct):
     """Response to `fs/write_text_file`"""
 
@@ -9506,18 +10919,11 @@ class WriteTextFileResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> WriteTextFileResponse:
         """Decode and validate a wire object as :class:`WriteTextFileResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_WriteTextFileResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9532,6 +10938,21 @@ class WriteTextFileResponse(_Struct):
         if not isinstance(other, WriteTextFileResponse):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_WriteTextFileResponse(data: object) -> WriteTextFileResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(WriteTextFileResponse)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, WriteTextFileResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ReadTextFileResponse(_Struct):
@@ -9552,24 +10973,11 @@ class ReadTextFileResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ReadTextFileResponse:
         """Decode and validate a wire object as :class:`ReadTextFileResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('content', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'content')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'content'), 'a string', v)
-        _set(self, 'content', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ReadTextFileResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9584,6 +10992,27 @@ class ReadTextFileResponse(_Struct):
         if not isinstance(other, ReadTextFileResponse):
             return NotImplemented
         return (self.content, self.meta, self.extra,) == (other.content, other.meta, other.extra,)
+
+
+def _fw_ReadTextFileResponse(data: object) -> ReadTextFileResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ReadTextFileResponse)
+    n = 1
+    v = data.get('content', _MISSING)
+    if v is _MISSING:
+        raise _missing('content')
+    if not isinstance(v, str):
+        raise _bad('content', 'a string', v)
+    _set(self, 'content', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ReadTextFileResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class RequestPermissionResponse(_Struct):
@@ -9604,23 +11033,11 @@ class RequestPermissionResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> RequestPermissionResponse:
         """Decode and validate a wire object as :class:`RequestPermissionResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('outcome', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'outcome')
-        v = decode_request_permission_outcome(v, _at(path, 'outcome'))
-        _set(self, 'outcome', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_RequestPermissionResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9635,6 +11052,30 @@ class RequestPermissionResponse(_Struct):
         if not isinstance(other, RequestPermissionResponse):
             return NotImplemented
         return (self.outcome, self.meta, self.extra,) == (other.outcome, other.meta, other.extra,)
+
+
+def _fw_RequestPermissionResponse(data: object) -> RequestPermissionResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(RequestPermissionResponse)
+    n = 1
+    v = data.get('outcome', _MISSING)
+    if v is _MISSING:
+        raise _missing('outcome')
+    try:
+        v = _fw_RequestPermissionOutcome(v)
+    except SchemaError as exc:
+        exc._within('outcome')
+        raise
+    _set(self, 'outcome', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, RequestPermissionResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class CancelledPermissionOutcome(_Struct):
@@ -9652,12 +11093,11 @@ class CancelledPermissionOutcome(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> CancelledPermissionOutcome:
         """Decode and validate a wire object as :class:`CancelledPermissionOutcome`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0 + ('outcome' in data)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_CancelledPermissionOutcome(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9670,6 +11110,15 @@ class CancelledPermissionOutcome(_Struct):
         if not isinstance(other, CancelledPermissionOutcome):
             return NotImplemented
         return (self.extra,) == (other.extra,)
+
+
+def _fw_CancelledPermissionOutcome(data: object) -> CancelledPermissionOutcome:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(CancelledPermissionOutcome)
+    n = 0 + ('outcome' in data)
+    _set(self, 'extra', _extra(data, CancelledPermissionOutcome._wire_keys) if len(data) > n else None)
+    return self
 
 
 class SelectedPermissionOutcome(_Struct):
@@ -9691,24 +11140,11 @@ class SelectedPermissionOutcome(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> SelectedPermissionOutcome:
         """Decode and validate a wire object as :class:`SelectedPermissionOutcome`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1 + ('outcome' in data)
-        v = data.get('optionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'optionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'optionId'), 'a string', v)
-        _set(self, 'option_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_SelectedPermissionOutcome(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9723,6 +11159,27 @@ class SelectedPermissionOutcome(_Struct):
         if not isinstance(other, SelectedPermissionOutcome):
             return NotImplemented
         return (self.option_id, self.meta, self.extra,) == (other.option_id, other.meta, other.extra,)
+
+
+def _fw_SelectedPermissionOutcome(data: object) -> SelectedPermissionOutcome:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(SelectedPermissionOutcome)
+    n = 1 + ('outcome' in data)
+    v = data.get('optionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('optionId')
+    if not isinstance(v, str):
+        raise _bad('optionId', 'a string', v)
+    _set(self, 'option_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, SelectedPermissionOutcome._wire_keys) if len(data) > n else None)
+    return self
 
 
 class UnknownRequestPermissionOutcome(_Struct):
@@ -9774,24 +11231,11 @@ class CreateTerminalResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> CreateTerminalResponse:
         """Decode and validate a wire object as :class:`CreateTerminalResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('terminalId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'terminalId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'terminalId'), 'a string', v)
-        _set(self, 'terminal_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_CreateTerminalResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9806,6 +11250,27 @@ class CreateTerminalResponse(_Struct):
         if not isinstance(other, CreateTerminalResponse):
             return NotImplemented
         return (self.terminal_id, self.meta, self.extra,) == (other.terminal_id, other.meta, other.extra,)
+
+
+def _fw_CreateTerminalResponse(data: object) -> CreateTerminalResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(CreateTerminalResponse)
+    n = 1
+    v = data.get('terminalId', _MISSING)
+    if v is _MISSING:
+        raise _missing('terminalId')
+    if not isinstance(v, str):
+        raise _bad('terminalId', 'a string', v)
+    _set(self, 'terminal_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, CreateTerminalResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class TerminalOutputResponse(_Struct):
@@ -9830,38 +11295,11 @@ class TerminalOutputResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> TerminalOutputResponse:
         """Decode and validate a wire object as :class:`TerminalOutputResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 2
-        v = data.get('output', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'output')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'output'), 'a string', v)
-        _set(self, 'output', v)
-        v = data.get('truncated', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'truncated')
-        if v is not True and v is not False:
-            raise _bad(_at(path, 'truncated'), 'a boolean', v)
-        _set(self, 'truncated', v)
-        v = data.get('exitStatus')
-        if v is not None:
-            n += 1
-            try:
-                v = TerminalExitStatus.from_wire(v, _at(path, 'exitStatus'))
-            except SchemaError:
-                v = None
-        _set(self, 'exit_status', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_TerminalOutputResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9878,6 +11316,41 @@ class TerminalOutputResponse(_Struct):
         if not isinstance(other, TerminalOutputResponse):
             return NotImplemented
         return (self.output, self.truncated, self.exit_status, self.meta, self.extra,) == (other.output, other.truncated, other.exit_status, other.meta, other.extra,)
+
+
+def _fw_TerminalOutputResponse(data: object) -> TerminalOutputResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(TerminalOutputResponse)
+    n = 2
+    v = data.get('output', _MISSING)
+    if v is _MISSING:
+        raise _missing('output')
+    if not isinstance(v, str):
+        raise _bad('output', 'a string', v)
+    _set(self, 'output', v)
+    v = data.get('truncated', _MISSING)
+    if v is _MISSING:
+        raise _missing('truncated')
+    if v is not True and v is not False:
+        raise _bad('truncated', 'a boolean', v)
+    _set(self, 'truncated', v)
+    v = data.get('exitStatus')
+    if v is not None:
+        n += 1
+        try:
+            v = _fw_TerminalExitStatus(v)
+        except SchemaError:
+            v = None
+    _set(self, 'exit_status', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, TerminalOutputResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class TerminalExitStatus(_Struct):
@@ -9900,30 +11373,11 @@ class TerminalExitStatus(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> TerminalExitStatus:
         """Decode and validate a wire object as :class:`TerminalExitStatus`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('exitCode')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                v = None
-        _set(self, 'exit_code', v)
-        v = data.get('signal')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'signal', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_TerminalExitStatus(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9944,6 +11398,33 @@ class TerminalExitStatus(_Struct):
         return (self.exit_code, self.signal, self.meta, self.extra,) == (other.exit_code, other.signal, other.meta, other.extra,)
 
 
+def _fw_TerminalExitStatus(data: object) -> TerminalExitStatus:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(TerminalExitStatus)
+    n = 0
+    v = data.get('exitCode')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            v = None
+    _set(self, 'exit_code', v)
+    v = data.get('signal')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'signal', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, TerminalExitStatus._wire_keys) if len(data) > n else None)
+    return self
+
+
 class ReleaseTerminalResponse(_Struct):
     """Response to terminal/release method"""
 
@@ -9960,18 +11441,11 @@ class ReleaseTerminalResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ReleaseTerminalResponse:
         """Decode and validate a wire object as :class:`ReleaseTerminalResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ReleaseTerminalResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -9986,6 +11460,21 @@ class ReleaseTerminalResponse(_Struct):
         if not isinstance(other, ReleaseTerminalResponse):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_ReleaseTerminalResponse(data: object) -> ReleaseTerminalResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ReleaseTerminalResponse)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, ReleaseTerminalResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class WaitForTerminalExitResponse(_Struct):
@@ -10008,30 +11497,11 @@ class WaitForTerminalExitResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> WaitForTerminalExitResponse:
         """Decode and validate a wire object as :class:`WaitForTerminalExitResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('exitCode')
-        if v is not None:
-            n += 1
-            if not isinstance(v, int) or v is True or v is False:
-                v = None
-        _set(self, 'exit_code', v)
-        v = data.get('signal')
-        if v is not None:
-            n += 1
-            if not isinstance(v, str):
-                v = None
-        _set(self, 'signal', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_WaitForTerminalExitResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -10052,6 +11522,33 @@ class WaitForTerminalExitResponse(_Struct):
         return (self.exit_code, self.signal, self.meta, self.extra,) == (other.exit_code, other.signal, other.meta, other.extra,)
 
 
+def _fw_WaitForTerminalExitResponse(data: object) -> WaitForTerminalExitResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(WaitForTerminalExitResponse)
+    n = 0
+    v = data.get('exitCode')
+    if v is not None:
+        n += 1
+        if not isinstance(v, int) or v is True or v is False:
+            v = None
+    _set(self, 'exit_code', v)
+    v = data.get('signal')
+    if v is not None:
+        n += 1
+        if not isinstance(v, str):
+            v = None
+    _set(self, 'signal', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, WaitForTerminalExitResponse._wire_keys) if len(data) > n else None)
+    return self
+
+
 class KillTerminalResponse(_Struct):
     """Response to `terminal/kill` method"""
 
@@ -10068,18 +11565,11 @@ class KillTerminalResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> KillTerminalResponse:
         """Decode and validate a wire object as :class:`KillTerminalResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_KillTerminalResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -10094,6 +11584,21 @@ class KillTerminalResponse(_Struct):
         if not isinstance(other, KillTerminalResponse):
             return NotImplemented
         return (self.meta, self.extra,) == (other.meta, other.extra,)
+
+
+def _fw_KillTerminalResponse(data: object) -> KillTerminalResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(KillTerminalResponse)
+    n = 0
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, KillTerminalResponse._wire_keys) if len(data) > n else None)
+    return self
 
 
 class CreateElicitationResponse(_Struct):
@@ -10116,29 +11621,11 @@ class CreateElicitationResponse(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> CreateElicitationResponse:
         """Decode and validate a wire object as :class:`CreateElicitationResponse`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('action', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'action')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'action'), 'a string', v)
-        _set(self, 'action', v)
-        v = data.get('content')
-        if v is not None:
-            n += 1
-            v = _d22(v, _at(path, 'content'))
-        _set(self, 'content', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_CreateElicitationResponse(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -10157,6 +11644,36 @@ class CreateElicitationResponse(_Struct):
         return (self.action, self.content, self.meta, self.extra,) == (other.action, other.content, other.meta, other.extra,)
 
 
+def _fw_CreateElicitationResponse(data: object) -> CreateElicitationResponse:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(CreateElicitationResponse)
+    n = 1
+    v = data.get('action', _MISSING)
+    if v is _MISSING:
+        raise _missing('action')
+    if not isinstance(v, str):
+        raise _bad('action', 'a string', v)
+    _set(self, 'action', v)
+    v = data.get('content')
+    if v is not None:
+        n += 1
+        try:
+            v = _map(v, _fw_ElicitationContentValue)
+        except SchemaError as exc:
+            exc._within('content')
+            raise
+    _set(self, 'content', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, CreateElicitationResponse._wire_keys) if len(data) > n else None)
+    return self
+
+
 class ElicitationAcceptAction(_Struct):
     """The user accepted the elicitation and provided content."""
 
@@ -10173,17 +11690,11 @@ class ElicitationAcceptAction(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ElicitationAcceptAction:
         """Decode and validate a wire object as :class:`ElicitationAcceptAction`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 0
-        v = data.get('content')
-        if v is not None:
-            n += 1
-            v = _d22(v, _at(path, 'content'))
-        _set(self, 'content', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ElicitationAcceptAction(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -10198,6 +11709,24 @@ class ElicitationAcceptAction(_Struct):
         if not isinstance(other, ElicitationAcceptAction):
             return NotImplemented
         return (self.content, self.extra,) == (other.content, other.extra,)
+
+
+def _fw_ElicitationAcceptAction(data: object) -> ElicitationAcceptAction:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ElicitationAcceptAction)
+    n = 0
+    v = data.get('content')
+    if v is not None:
+        n += 1
+        try:
+            v = _map(v, _fw_ElicitationContentValue)
+        except SchemaError as exc:
+            exc._within('content')
+            raise
+    _set(self, 'content', v)
+    _set(self, 'extra', _extra(data, ElicitationAcceptAction._wire_keys) if len(data) > n else None)
+    return self
 
 
 class ClientNotification(_Struct):
@@ -10218,22 +11747,11 @@ class ClientNotification(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> ClientNotification:
         """Decode and validate a wire object as :class:`ClientNotification`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('method', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'method')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'method'), 'a string', v)
-        _set(self, 'method', v)
-        v = data.get('params')
-        if v is not None:
-            n += 1
-        _set(self, 'params', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_ClientNotification(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -10248,6 +11766,25 @@ class ClientNotification(_Struct):
         if not isinstance(other, ClientNotification):
             return NotImplemented
         return (self.method, self.params, self.extra,) == (other.method, other.params, other.extra,)
+
+
+def _fw_ClientNotification(data: object) -> ClientNotification:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(ClientNotification)
+    n = 1
+    v = data.get('method', _MISSING)
+    if v is _MISSING:
+        raise _missing('method')
+    if not isinstance(v, str):
+        raise _bad('method', 'a string', v)
+    _set(self, 'method', v)
+    v = data.get('params')
+    if v is not None:
+        n += 1
+    _set(self, 'params', v)
+    _set(self, 'extra', _extra(data, ClientNotification._wire_keys) if len(data) > n else None)
+    return self
 
 
 class CancelNotification(_Struct):
@@ -10268,24 +11805,11 @@ class CancelNotification(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> CancelNotification:
         """Decode and validate a wire object as :class:`CancelNotification`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('sessionId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'sessionId')
-        if not isinstance(v, str):
-            raise _bad(_at(path, 'sessionId'), 'a string', v)
-        _set(self, 'session_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_CancelNotification(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -10300,6 +11824,27 @@ class CancelNotification(_Struct):
         if not isinstance(other, CancelNotification):
             return NotImplemented
         return (self.session_id, self.meta, self.extra,) == (other.session_id, other.meta, other.extra,)
+
+
+def _fw_CancelNotification(data: object) -> CancelNotification:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(CancelNotification)
+    n = 1
+    v = data.get('sessionId', _MISSING)
+    if v is _MISSING:
+        raise _missing('sessionId')
+    if not isinstance(v, str):
+        raise _bad('sessionId', 'a string', v)
+    _set(self, 'session_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, CancelNotification._wire_keys) if len(data) > n else None)
+    return self
 
 
 class CancelRequestNotification(_Struct):
@@ -10320,23 +11865,11 @@ class CancelRequestNotification(_Struct):
     @classmethod
     def from_wire(cls, data: object, path: str = "") -> CancelRequestNotification:
         """Decode and validate a wire object as :class:`CancelRequestNotification`."""
-        if not isinstance(data, dict):
-            raise _bad(path, "an object", data)
-        self = _new(cls)
-        n = 1
-        v = data.get('requestId', _MISSING)
-        if v is _MISSING:
-            raise _missing(path, 'requestId')
-        v = decode_request_id(v, _at(path, 'requestId'))
-        _set(self, 'request_id', v)
-        v = data.get('_meta')
-        if v is not None:
-            n += 1
-            if not isinstance(v, dict):
-                v = None
-        _set(self, 'meta', v)
-        _set(self, "extra", _extra(data, cls._wire_keys) if len(data) > n else None)
-        return self
+        try:
+            return _fw_CancelRequestNotification(data)
+        except SchemaError as exc:
+            exc._rebase(path)
+            raise
 
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
@@ -10351,6 +11884,30 @@ class CancelRequestNotification(_Struct):
         if not isinstance(other, CancelRequestNotification):
             return NotImplemented
         return (self.request_id, self.meta, self.extra,) == (other.request_id, other.meta, other.extra,)
+
+
+def _fw_CancelRequestNotification(data: object) -> CancelRequestNotification:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    self = _new(CancelRequestNotification)
+    n = 1
+    v = data.get('requestId', _MISSING)
+    if v is _MISSING:
+        raise _missing('requestId')
+    try:
+        v = _fw_RequestId(v)
+    except SchemaError as exc:
+        exc._within('requestId')
+        raise
+    _set(self, 'request_id', v)
+    v = data.get('_meta')
+    if v is not None:
+        n += 1
+        if not isinstance(v, dict):
+            v = None
+    _set(self, 'meta', v)
+    _set(self, 'extra', _extra(data, CancelRequestNotification._wire_keys) if len(data) > n else None)
+    return self
 
 
 RequestId = int | str | None
@@ -10381,6 +11938,25 @@ _TOOL_CALL_CONTENT_VARIANTS: dict[str, Callable[[object, str], ToolCallContent]]
     'diff': DiffToolCallContent.from_wire,
     'terminal': TerminalToolCallContent.from_wire,
 }
+_TOOL_CALL_CONTENT_VARIANTS_FW: dict[str, Callable[[object], ToolCallContent]] = {
+    'content': _fw_ContentToolCallContent,
+    'diff': _fw_DiffToolCallContent,
+    'terminal': _fw_TerminalToolCallContent,
+}
+
+
+def _fw_ToolCallContent(data: object) -> ToolCallContent:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    kind = data.get('type')
+    if isinstance(kind, str):
+        dec = _TOOL_CALL_CONTENT_VARIANTS_FW.get(kind)
+        if dec is not None:
+            return dec(data)
+        return UnknownToolCallContent(kind=kind, raw=data)
+    if kind is None:
+        raise _missing('type')
+    raise _bad('type', "a string", kind)
 
 
 def decode_tool_call_content(data: object, path: str = "") -> ToolCallContent:
@@ -10391,17 +11967,11 @@ def decode_tool_call_content(data: object, path: str = "") -> ToolCallContent:
     Raises:
         SchemaError: ``data`` is malformed.
     """
-    if not isinstance(data, dict):
-        raise _bad(path, "an object", data)
-    kind = data.get('type')
-    if isinstance(kind, str):
-        dec = _TOOL_CALL_CONTENT_VARIANTS.get(kind)
-        if dec is not None:
-            return dec(data, path)
-        return UnknownToolCallContent(kind=kind, raw=data)
-    if kind is None:
-        raise _missing(path, 'type')
-    raise _bad(_at(path, 'type'), "a string", kind)
+    try:
+        return _fw_ToolCallContent(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
 
 
 ContentBlock = TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceLinkContentBlock | EmbeddedResourceContentBlock | UnknownContentBlock
@@ -10414,6 +11984,27 @@ _CONTENT_BLOCK_VARIANTS: dict[str, Callable[[object, str], ContentBlock]] = {
     'resource_link': ResourceLinkContentBlock.from_wire,
     'resource': EmbeddedResourceContentBlock.from_wire,
 }
+_CONTENT_BLOCK_VARIANTS_FW: dict[str, Callable[[object], ContentBlock]] = {
+    'text': _fw_TextContentBlock,
+    'image': _fw_ImageContentBlock,
+    'audio': _fw_AudioContentBlock,
+    'resource_link': _fw_ResourceLinkContentBlock,
+    'resource': _fw_EmbeddedResourceContentBlock,
+}
+
+
+def _fw_ContentBlock(data: object) -> ContentBlock:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    kind = data.get('type')
+    if isinstance(kind, str):
+        dec = _CONTENT_BLOCK_VARIANTS_FW.get(kind)
+        if dec is not None:
+            return dec(data)
+        return UnknownContentBlock(kind=kind, raw=data)
+    if kind is None:
+        raise _missing('type')
+    raise _bad('type', "a string", kind)
 
 
 def decode_content_block(data: object, path: str = "") -> ContentBlock:
@@ -10424,17 +12015,11 @@ def decode_content_block(data: object, path: str = "") -> ContentBlock:
     Raises:
         SchemaError: ``data`` is malformed.
     """
-    if not isinstance(data, dict):
-        raise _bad(path, "an object", data)
-    kind = data.get('type')
-    if isinstance(kind, str):
-        dec = _CONTENT_BLOCK_VARIANTS.get(kind)
-        if dec is not None:
-            return dec(data, path)
-        return UnknownContentBlock(kind=kind, raw=data)
-    if kind is None:
-        raise _missing(path, 'type')
-    raise _bad(_at(path, 'type'), "a string", kind)
+    try:
+        return _fw_ContentBlock(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
 
 
 ElicitationPropertySchema = StringPropertySchema | NumberPropertySchema | IntegerPropertySchema | BooleanPropertySchema | MultiSelectPropertySchema | UnknownElicitationPropertySchema
@@ -10447,6 +12032,27 @@ _ELICITATION_PROPERTY_SCHEMA_VARIANTS: dict[str, Callable[[object, str], Elicita
     'boolean': BooleanPropertySchema.from_wire,
     'array': MultiSelectPropertySchema.from_wire,
 }
+_ELICITATION_PROPERTY_SCHEMA_VARIANTS_FW: dict[str, Callable[[object], ElicitationPropertySchema]] = {
+    'string': _fw_StringPropertySchema,
+    'number': _fw_NumberPropertySchema,
+    'integer': _fw_IntegerPropertySchema,
+    'boolean': _fw_BooleanPropertySchema,
+    'array': _fw_MultiSelectPropertySchema,
+}
+
+
+def _fw_ElicitationPropertySchema(data: object) -> ElicitationPropertySchema:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    kind = data.get('type')
+    if isinstance(kind, str):
+        dec = _ELICITATION_PROPERTY_SCHEMA_VARIANTS_FW.get(kind)
+        if dec is not None:
+            return dec(data)
+        return UnknownElicitationPropertySchema(kind=kind, raw=data)
+    if kind is None:
+        raise _missing('type')
+    raise _bad('type', "a string", kind)
 
 
 def decode_elicitation_property_schema(data: object, path: str = "") -> ElicitationPropertySchema:
@@ -10457,17 +12063,11 @@ def decode_elicitation_property_schema(data: object, path: str = "") -> Elicitat
     Raises:
         SchemaError: ``data`` is malformed.
     """
-    if not isinstance(data, dict):
-        raise _bad(path, "an object", data)
-    kind = data.get('type')
-    if isinstance(kind, str):
-        dec = _ELICITATION_PROPERTY_SCHEMA_VARIANTS.get(kind)
-        if dec is not None:
-            return dec(data, path)
-        return UnknownElicitationPropertySchema(kind=kind, raw=data)
-    if kind is None:
-        raise _missing(path, 'type')
-    raise _bad(_at(path, 'type'), "a string", kind)
+    try:
+        return _fw_ElicitationPropertySchema(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
 
 
 MultiSelectItems = StringMultiSelectItems | TitledMultiSelectItems | UnknownMultiSelectItems
@@ -10476,6 +12076,23 @@ MultiSelectItems = StringMultiSelectItems | TitledMultiSelectItems | UnknownMult
 _MULTI_SELECT_ITEMS_VARIANTS: dict[str, Callable[[object, str], MultiSelectItems]] = {
     'string': StringMultiSelectItems.from_wire,
 }
+_MULTI_SELECT_ITEMS_VARIANTS_FW: dict[str, Callable[[object], MultiSelectItems]] = {
+    'string': _fw_StringMultiSelectItems,
+}
+
+
+def _fw_MultiSelectItems(data: object) -> MultiSelectItems:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    kind = data.get('type')
+    if isinstance(kind, str):
+        dec = _MULTI_SELECT_ITEMS_VARIANTS_FW.get(kind)
+        if dec is not None:
+            return dec(data)
+        return UnknownMultiSelectItems(kind=kind, raw=data)
+    if 'type' not in data:
+        return _fw_TitledMultiSelectItems(data)
+    raise _bad('type', "a string", kind)
 
 
 def decode_multi_select_items(data: object, path: str = "") -> MultiSelectItems:
@@ -10486,17 +12103,11 @@ def decode_multi_select_items(data: object, path: str = "") -> MultiSelectItems:
     Raises:
         SchemaError: ``data`` is malformed.
     """
-    if not isinstance(data, dict):
-        raise _bad(path, "an object", data)
-    kind = data.get('type')
-    if isinstance(kind, str):
-        dec = _MULTI_SELECT_ITEMS_VARIANTS.get(kind)
-        if dec is not None:
-            return dec(data, path)
-        return UnknownMultiSelectItems(kind=kind, raw=data)
-    if 'type' not in data:
-        return TitledMultiSelectItems.from_wire(data, path)
-    raise _bad(_at(path, 'type'), "a string", kind)
+    try:
+        return _fw_MultiSelectItems(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
 
 
 AuthMethod = AuthMethodTerminal | AuthMethodAgent | UnknownAuthMethod
@@ -10506,6 +12117,24 @@ _AUTH_METHOD_VARIANTS: dict[str, Callable[[object, str], AuthMethod]] = {
     'terminal': AuthMethodTerminal.from_wire,
     'agent': AuthMethodAgent.from_wire,
 }
+_AUTH_METHOD_VARIANTS_FW: dict[str, Callable[[object], AuthMethod]] = {
+    'terminal': _fw_AuthMethodTerminal,
+    'agent': _fw_AuthMethodAgent,
+}
+
+
+def _fw_AuthMethod(data: object) -> AuthMethod:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    kind = data.get('type')
+    if isinstance(kind, str):
+        dec = _AUTH_METHOD_VARIANTS_FW.get(kind)
+        if dec is not None:
+            return dec(data)
+        return UnknownAuthMethod(kind=kind, raw=data)
+    if 'type' not in data:
+        return _fw_AuthMethodAgent(data)
+    raise _bad('type', "a string", kind)
 
 
 def decode_auth_method(data: object, path: str = "") -> AuthMethod:
@@ -10516,17 +12145,11 @@ def decode_auth_method(data: object, path: str = "") -> AuthMethod:
     Raises:
         SchemaError: ``data`` is malformed.
     """
-    if not isinstance(data, dict):
-        raise _bad(path, "an object", data)
-    kind = data.get('type')
-    if isinstance(kind, str):
-        dec = _AUTH_METHOD_VARIANTS.get(kind)
-        if dec is not None:
-            return dec(data, path)
-        return UnknownAuthMethod(kind=kind, raw=data)
-    if 'type' not in data:
-        return AuthMethodAgent.from_wire(data, path)
-    raise _bad(_at(path, 'type'), "a string", kind)
+    try:
+        return _fw_AuthMethod(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
 
 
 SessionConfigOption = SessionConfigSelect | SessionConfigBoolean | UnknownSessionConfigOption
@@ -10536,6 +12159,24 @@ _SESSION_CONFIG_OPTION_VARIANTS: dict[str, Callable[[object, str], SessionConfig
     'select': SessionConfigSelect.from_wire,
     'boolean': SessionConfigBoolean.from_wire,
 }
+_SESSION_CONFIG_OPTION_VARIANTS_FW: dict[str, Callable[[object], SessionConfigOption]] = {
+    'select': _fw_SessionConfigSelect,
+    'boolean': _fw_SessionConfigBoolean,
+}
+
+
+def _fw_SessionConfigOption(data: object) -> SessionConfigOption:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    kind = data.get('type')
+    if isinstance(kind, str):
+        dec = _SESSION_CONFIG_OPTION_VARIANTS_FW.get(kind)
+        if dec is not None:
+            return dec(data)
+        return UnknownSessionConfigOption(kind=kind, raw=data)
+    if kind is None:
+        raise _missing('type')
+    raise _bad('type', "a string", kind)
 
 
 def decode_session_config_option(data: object, path: str = "") -> SessionConfigOption:
@@ -10546,17 +12187,11 @@ def decode_session_config_option(data: object, path: str = "") -> SessionConfigO
     Raises:
         SchemaError: ``data`` is malformed.
     """
-    if not isinstance(data, dict):
-        raise _bad(path, "an object", data)
-    kind = data.get('type')
-    if isinstance(kind, str):
-        dec = _SESSION_CONFIG_OPTION_VARIANTS.get(kind)
-        if dec is not None:
-            return dec(data, path)
-        return UnknownSessionConfigOption(kind=kind, raw=data)
-    if kind is None:
-        raise _missing(path, 'type')
-    raise _bad(_at(path, 'type'), "a string", kind)
+    try:
+        return _fw_SessionConfigOption(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
 
 
 SessionUpdate = UserMessageChunk | AgentMessageChunk | AgentThoughtChunk | ToolCallStart | ToolCallProgress | PlanUpdate | AvailableCommandsUpdate | CurrentModeUpdate | ConfigOptionUpdate | SessionInfoUpdate | UsageUpdate | UnknownSessionUpdate
@@ -10575,6 +12210,33 @@ _SESSION_UPDATE_VARIANTS: dict[str, Callable[[object, str], SessionUpdate]] = {
     'session_info_update': SessionInfoUpdate.from_wire,
     'usage_update': UsageUpdate.from_wire,
 }
+_SESSION_UPDATE_VARIANTS_FW: dict[str, Callable[[object], SessionUpdate]] = {
+    'user_message_chunk': _fw_UserMessageChunk,
+    'agent_message_chunk': _fw_AgentMessageChunk,
+    'agent_thought_chunk': _fw_AgentThoughtChunk,
+    'tool_call': _fw_ToolCallStart,
+    'tool_call_update': _fw_ToolCallProgress,
+    'plan': _fw_PlanUpdate,
+    'available_commands_update': _fw_AvailableCommandsUpdate,
+    'current_mode_update': _fw_CurrentModeUpdate,
+    'config_option_update': _fw_ConfigOptionUpdate,
+    'session_info_update': _fw_SessionInfoUpdate,
+    'usage_update': _fw_UsageUpdate,
+}
+
+
+def _fw_SessionUpdate(data: object) -> SessionUpdate:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    kind = data.get('sessionUpdate')
+    if isinstance(kind, str):
+        dec = _SESSION_UPDATE_VARIANTS_FW.get(kind)
+        if dec is not None:
+            return dec(data)
+        return UnknownSessionUpdate(kind=kind, raw=data)
+    if kind is None:
+        raise _missing('sessionUpdate')
+    raise _bad('sessionUpdate', "a string", kind)
 
 
 def decode_session_update(data: object, path: str = "") -> SessionUpdate:
@@ -10585,17 +12247,11 @@ def decode_session_update(data: object, path: str = "") -> SessionUpdate:
     Raises:
         SchemaError: ``data`` is malformed.
     """
-    if not isinstance(data, dict):
-        raise _bad(path, "an object", data)
-    kind = data.get('sessionUpdate')
-    if isinstance(kind, str):
-        dec = _SESSION_UPDATE_VARIANTS.get(kind)
-        if dec is not None:
-            return dec(data, path)
-        return UnknownSessionUpdate(kind=kind, raw=data)
-    if kind is None:
-        raise _missing(path, 'sessionUpdate')
-    raise _bad(_at(path, 'sessionUpdate'), "a string", kind)
+    try:
+        return _fw_SessionUpdate(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
 
 
 McpServer = McpServerHttp | McpServerSse | McpServerStdio | UnknownMcpServer
@@ -10606,6 +12262,25 @@ _MCP_SERVER_VARIANTS: dict[str, Callable[[object, str], McpServer]] = {
     'sse': McpServerSse.from_wire,
     'stdio': McpServerStdio.from_wire,
 }
+_MCP_SERVER_VARIANTS_FW: dict[str, Callable[[object], McpServer]] = {
+    'http': _fw_McpServerHttp,
+    'sse': _fw_McpServerSse,
+    'stdio': _fw_McpServerStdio,
+}
+
+
+def _fw_McpServer(data: object) -> McpServer:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    kind = data.get('type')
+    if isinstance(kind, str):
+        dec = _MCP_SERVER_VARIANTS_FW.get(kind)
+        if dec is not None:
+            return dec(data)
+        return UnknownMcpServer(kind=kind, raw=data)
+    if 'type' not in data:
+        return _fw_McpServerStdio(data)
+    raise _bad('type', "a string", kind)
 
 
 def decode_mcp_server(data: object, path: str = "") -> McpServer:
@@ -10616,17 +12291,11 @@ def decode_mcp_server(data: object, path: str = "") -> McpServer:
     Raises:
         SchemaError: ``data`` is malformed.
     """
-    if not isinstance(data, dict):
-        raise _bad(path, "an object", data)
-    kind = data.get('type')
-    if isinstance(kind, str):
-        dec = _MCP_SERVER_VARIANTS.get(kind)
-        if dec is not None:
-            return dec(data, path)
-        return UnknownMcpServer(kind=kind, raw=data)
-    if 'type' not in data:
-        return McpServerStdio.from_wire(data, path)
-    raise _bad(_at(path, 'type'), "a string", kind)
+    try:
+        return _fw_McpServer(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
 
 
 RequestPermissionOutcome = CancelledPermissionOutcome | SelectedPermissionOutcome | UnknownRequestPermissionOutcome
@@ -10636,6 +12305,24 @@ _REQUEST_PERMISSION_OUTCOME_VARIANTS: dict[str, Callable[[object, str], RequestP
     'cancelled': CancelledPermissionOutcome.from_wire,
     'selected': SelectedPermissionOutcome.from_wire,
 }
+_REQUEST_PERMISSION_OUTCOME_VARIANTS_FW: dict[str, Callable[[object], RequestPermissionOutcome]] = {
+    'cancelled': _fw_CancelledPermissionOutcome,
+    'selected': _fw_SelectedPermissionOutcome,
+}
+
+
+def _fw_RequestPermissionOutcome(data: object) -> RequestPermissionOutcome:
+    if not isinstance(data, dict):
+        raise _bad("", "an object", data)
+    kind = data.get('outcome')
+    if isinstance(kind, str):
+        dec = _REQUEST_PERMISSION_OUTCOME_VARIANTS_FW.get(kind)
+        if dec is not None:
+            return dec(data)
+        return UnknownRequestPermissionOutcome(kind=kind, raw=data)
+    if kind is None:
+        raise _missing('outcome')
+    raise _bad('outcome', "a string", kind)
 
 
 def decode_request_permission_outcome(data: object, path: str = "") -> RequestPermissionOutcome:
@@ -10646,163 +12333,109 @@ def decode_request_permission_outcome(data: object, path: str = "") -> RequestPe
     Raises:
         SchemaError: ``data`` is malformed.
     """
-    if not isinstance(data, dict):
-        raise _bad(path, "an object", data)
-    kind = data.get('outcome')
-    if isinstance(kind, str):
-        dec = _REQUEST_PERMISSION_OUTCOME_VARIANTS.get(kind)
-        if dec is not None:
-            return dec(data, path)
-        return UnknownRequestPermissionOutcome(kind=kind, raw=data)
-    if kind is None:
-        raise _missing(path, 'outcome')
-    raise _bad(_at(path, 'outcome'), "a string", kind)
+    try:
+        return _fw_RequestPermissionOutcome(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
+
+
+def _fw_RequestId(data: object) -> RequestId:
+    v = data
+    value: RequestId = _d1(v)
+    return value
 
 
 def decode_request_id(data: object, path: str = "") -> RequestId:
     """Decode a :data:`RequestId` (an integer or a string or null)."""
-    value: RequestId = _d23(data, path)
+    try:
+        return _fw_RequestId(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
+
+
+def _fw_EmbeddedResourceResource(data: object) -> EmbeddedResourceResource:
+    v = data
+    value: EmbeddedResourceResource = _d3(v)
     return value
 
 
 def decode_embedded_resource_resource(data: object, path: str = "") -> EmbeddedResourceResource:
     """Decode a :data:`EmbeddedResourceResource` (TextResourceContents or BlobResourceContents)."""
-    value: EmbeddedResourceResource = _d25(data, path)
+    try:
+        return _fw_EmbeddedResourceResource(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
+
+
+def _fw_SessionConfigSelectOptions(data: object) -> SessionConfigSelectOptions:
+    v = data
+    value: SessionConfigSelectOptions = _d4(v)
     return value
 
 
 def decode_session_config_select_options(data: object, path: str = "") -> SessionConfigSelectOptions:
     """Decode a :data:`SessionConfigSelectOptions` (an array or an array)."""
-    value: SessionConfigSelectOptions = _d26(data, path)
+    try:
+        return _fw_SessionConfigSelectOptions(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
+
+
+def _fw_ElicitationContentValue(data: object) -> ElicitationContentValue:
+    v = data
+    value: ElicitationContentValue = _d7(v)
     return value
 
 
 def decode_elicitation_content_value(data: object, path: str = "") -> ElicitationContentValue:
     """Decode a :data:`ElicitationContentValue` (a string or an integer or a number or a boolean or an array)."""
-    value: ElicitationContentValue = _d29(data, path)
-    return value
+    try:
+        return _fw_ElicitationContentValue(data)
+    except SchemaError as exc:
+        exc._rebase(path)
+        raise
 
 
-def _d0(v: object, path: str) -> Any:
-    return _list(v, path, PermissionOption.from_wire, False)
+def _d0(v: object) -> Any:
+    return _first(v, (_bool, _str,), 'a boolean or a string')
 
 
-def _d1(v: object, path: str) -> Any:
-    return _list(v, path, decode_tool_call_content, True)
+def _d2(v: object) -> Any:
+    return _first(v, (_int, _str,), 'an integer or a string')
 
 
-def _d2(v: object, path: str) -> Any:
-    return _list(v, path, ToolCallLocation.from_wire, True)
-
-
-def _d3(v: object, path: str) -> Any:
-    return _list(v, path, _str, True)
-
-
-def _d4(v: object, path: str) -> Any:
-    return _list(v, path, _str, True)
-
-
-def _d5(v: object, path: str) -> Any:
-    return _list(v, path, EnvVariable.from_wire, True)
-
-
-def _d6(v: object, path: str) -> Any:
-    return _map(v, path, decode_elicitation_property_schema)
-
-
-def _d7(v: object, path: str) -> Any:
-    return _list(v, path, _str, False)
-
-
-def _d8(v: object, path: str) -> Any:
-    return _list(v, path, EnumOption.from_wire, False)
-
-
-def _d9(v: object, path: str) -> Any:
-    return _list(v, path, decode_auth_method, True)
-
-
-def _d10(v: object, path: str) -> Any:
-    return _map(v, path, _str)
-
-
-def _d11(v: object, path: str) -> Any:
-    return _list(v, path, decode_session_config_option, True)
-
-
-def _d12(v: object, path: str) -> Any:
-    return _list(v, path, SessionMode.from_wire, True)
-
-
-def _d13(v: object, path: str) -> Any:
-    return _list(v, path, SessionConfigSelectOption.from_wire, True)
-
-
-def _d14(v: object, path: str) -> Any:
-    return _list(v, path, SessionInfo.from_wire, True)
-
-
-def _d15(v: object, path: str) -> Any:
-    return _list(v, path, PlanEntry.from_wire, True)
-
-
-def _d16(v: object, path: str) -> Any:
-    return _list(v, path, AvailableCommand.from_wire, True)
-
-
-def _d17(v: object, path: str) -> Any:
-    return _list(v, path, decode_mcp_server, True)
-
-
-def _d18(v: object, path: str) -> Any:
-    return _list(v, path, HttpHeader.from_wire, False)
-
-
-def _d19(v: object, path: str) -> Any:
-    return _list(v, path, EnvVariable.from_wire, False)
-
-
-def _d20(v: object, path: str) -> Any:
-    return _first(v, path, (_bool, _str,), 'a boolean or a string')
-
-
-def _d21(v: object, path: str) -> Any:
-    return _list(v, path, decode_content_block, False)
-
-
-def _d22(v: object, path: str) -> Any:
-    return _map(v, path, decode_elicitation_content_value)
-
-
-def _d24(v: object, path: str) -> Any:
-    return _first(v, path, (_int, _str,), 'an integer or a string')
-
-
-def _d23(v: object, path: str) -> Any:
+def _d1(v: object) -> Any:
     if v is None:
         return None
-    return _d24(v, path)
+    return _d2(v)
 
 
-def _d25(v: object, path: str) -> Any:
-    return _first(v, path, (TextResourceContents.from_wire, BlobResourceContents.from_wire,), 'TextResourceContents or BlobResourceContents')
+def _d3(v: object) -> Any:
+    return _first(v, (_fw_TextResourceContents, _fw_BlobResourceContents,), 'TextResourceContents or BlobResourceContents')
 
 
-def _d27(v: object, path: str) -> Any:
-    return _list(v, path, SessionConfigSelectOption.from_wire, False)
+def _d5(v: object) -> Any:
+    return _list(v, _fw_SessionConfigSelectOption, False)
 
 
-def _d28(v: object, path: str) -> Any:
-    return _list(v, path, SessionConfigSelectGroup.from_wire, False)
+def _d6(v: object) -> Any:
+    return _list(v, _fw_SessionConfigSelectGroup, False)
 
 
-def _d26(v: object, path: str) -> Any:
-    return _first(v, path, (_d27, _d28,), 'an array or an array')
+def _d4(v: object) -> Any:
+    return _first(v, (_d5, _d6,), 'an array or an array')
 
 
-def _d29(v: object, path: str) -> Any:
-    return _first(v, path, (_str, _int, _float, _bool, _d7,), 'a string or an integer or a number or a boolean or an array')
+def _d8(v: object) -> Any:
+    return _list(v, _str, False)
+
+
+def _d7(v: object) -> Any:
+    return _first(v, (_str, _int, _float, _bool, _d8,), 'a string or an integer or a number or a boolean or an array')
 
 
 DECODERS: dict[str, Callable[[object, str], Any]] = {

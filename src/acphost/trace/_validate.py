@@ -150,6 +150,7 @@ class TraceValidator:
         elif "method" in frame:
             if not isinstance(frame["method"], str):
                 self._add(at, sender, "envelope", "method is not a string")
+                self._expect_error_reply(sender, frame, at)
             elif "id" in frame:
                 self._request(at, sender, frame)
             else:
@@ -158,7 +159,14 @@ class TraceValidator:
             self._response(at, sender, frame)
         else:
             self._add(at, sender, "envelope", "neither a request, a notification nor a response")
+            self._expect_error_reply(sender, frame, at)
         return self.violations[before:]
+
+    def _expect_error_reply(self, sender: Side, frame: Any, at: int) -> None:
+        """A broken request with a readable id still gets its (-32600) answer."""
+        rid = frame.get("id") if isinstance(frame, dict) else None
+        if type(rid) in (int, str):
+            (self._out if sender == "client" else self._in)[rid] = ("(invalid request)", at, None)
 
     def finish(self) -> list[Violation]:
         """Report requests never answered; return every violation found."""
@@ -315,6 +323,10 @@ class TraceValidator:
 
     def _response(self, at: int, sender: Side, frame: dict[str, Any]) -> None:
         rid = frame["id"]
+        if rid is None and "error" in frame:
+            # JSON-RPC 2.0 §5: the reply to a frame whose id could not be read.
+            self._check_schema(at, sender, "Error", frame["error"])
+            return
         table = self._out if sender == "agent" else self._in
         entry = table.pop(rid, None)
         if entry is None:
