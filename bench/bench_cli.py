@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 
-SDK_CLIENT = r'''
+SDK_CLIENT = r"""
 import asyncio, sys
 import acp
 from acp import spawn_agent_process, text_block
@@ -34,13 +34,14 @@ class Client:
         return None
 
 async def main():
-    async with spawn_agent_process(Client(), sys.executable, "-m", "acphost.agents.demo") as (conn, proc):
+    demo = (sys.executable, "-m", "acphost.agents.demo")
+    async with spawn_agent_process(Client(), *demo) as (conn, proc):
         await conn.initialize(protocol_version=1)
         s = await conn.new_session(cwd="/tmp", mcp_servers=[])
         await conn.prompt(session_id=s.session_id, prompt=[text_block("hello")])
 
 asyncio.run(main())
-'''
+"""
 
 
 def timed(cmd: list[str], runs: int, env: dict[str, str]) -> float:
@@ -48,7 +49,9 @@ def timed(cmd: list[str], runs: int, env: dict[str, str]) -> float:
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+        subprocess.run(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False
+        )
         samples.append(time.perf_counter() - start)
     return statistics.median(samples) * 1000
 
@@ -57,7 +60,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    subprocess.run([PY, "-m", "compileall", "-q", str(ROOT / "src")], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [PY, "-m", "compileall", "-q", str(ROOT / "src")], check=True, stdout=subprocess.DEVNULL
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["ACPHOST_DEMO_STEP"] = "0"
     env["XDG_CONFIG_HOME"] = tempfile.mkdtemp()
@@ -68,7 +73,16 @@ def main() -> None:
         "python -c pass": [PY, "-c", "pass"],
         "python -c 'import asyncio'": [PY, "-c", "import asyncio"],
         "acphost --help": [PY, "-m", "acphost", "--help"],
-        "acphost -a demo -o simple hello": [PY, "-m", "acphost", "-a", "demo", "-o", "simple", "hello"],
+        "acphost -a demo -o simple hello": [
+            PY,
+            "-m",
+            "acphost",
+            "-a",
+            "demo",
+            "-o",
+            "simple",
+            "hello",
+        ],
         "official SDK client, same prompt": [PY, sdk_client],
     }
     ms = {name: timed(cmd, args.runs, env) for name, cmd in rows.items()}
@@ -79,7 +93,9 @@ def main() -> None:
     sdk_ratio = ms["official SDK client, same prompt"] / ms["acphost -a demo -o simple hello"]
     print(f"\nacphost --help / import asyncio        = {help_ratio:.2f}x (target <= 1.5x)")
     print(f"acphost prompt / 2 x python -c pass     = {run_ratio:.2f}x (target <= 2x)")
-    print(f"official SDK client / acphost prompt    = {sdk_ratio:.2f}x (higher is better for acphost)")
+    print(
+        f"official SDK client / acphost prompt    = {sdk_ratio:.2f}x (higher is better for acphost)"
+    )
 
 
 if __name__ == "__main__":

@@ -522,7 +522,12 @@ class AcpClient:
             additional_directories=dirs or None,
         )
         return await self._reopen(
-            s.SESSION_LOAD, request, s.LoadSessionResponse, session_id, cwd_s, dirs
+            s.SESSION_LOAD,
+            request,
+            s.LoadSessionResponse,
+            session_id=session_id,
+            cwd=cwd_s,
+            dirs=dirs,
         )
 
     async def resume_session(
@@ -548,7 +553,12 @@ class AcpClient:
             additional_directories=dirs or None,
         )
         return await self._reopen(
-            s.SESSION_RESUME, request, s.ResumeSessionResponse, session_id, cwd_s, dirs
+            s.SESSION_RESUME,
+            request,
+            s.ResumeSessionResponse,
+            session_id=session_id,
+            cwd=cwd_s,
+            dirs=dirs,
         )
 
     async def _reopen(
@@ -556,6 +566,7 @@ class AcpClient:
         method: str,
         request: Any,
         result_type: type[s.LoadSessionResponse] | type[s.ResumeSessionResponse],
+        *,
         session_id: str,
         cwd: str,
         dirs: list[str],

@@ -7,9 +7,7 @@ import json
 import pytest
 
 from acphost._errors import InvalidParams, LocalProtocolError, MethodNotFound, RequestError
-pytestmark = pytest.mark.unordered_frames
-
-from acphost.rpc import (  # noqa: E402
+from acphost.rpc import (
     CancelRequested,
     ErrorResponse,
     Notification,
@@ -18,6 +16,8 @@ from acphost.rpc import (  # noqa: E402
     Response,
     RpcCore,
 )
+
+pytestmark = pytest.mark.unordered_frames
 
 
 def frames(core: RpcCore) -> list[dict]:
