@@ -178,10 +178,6 @@ class AcpClient:
         init_timeout = options.pop("init_timeout", DEFAULT_INIT_TIMEOUT)
         auth_terminal = bool(options.pop("auth_terminal", False))
         bridge = HostBridge(host_config)
-        holder: list[AcpClient] = []
-
-        def on_notification(method: str, params: Any) -> asyncio.Future[None] | None:
-            return holder[0]._on_notification(method, params)
 
         violation: Callable[[ProtocolViolation], None] | None = options.pop("on_violation", None)
         tap: FrameTap | None = options.pop("tap", None)
@@ -195,7 +191,7 @@ class AcpClient:
         conn = Connection(
             transport,
             on_request=bridge.handle,
-            on_notification=on_notification,
+            on_notification=_no_notification,  # replaced by the client's below
             max_line_bytes=options.pop("max_line_bytes", DEFAULT_MAX_LINE_BYTES),
             tap=tap,
             on_violation=violation,
@@ -213,7 +209,8 @@ class AcpClient:
         if options:
             await transport.close()
             raise TypeError(f"unknown option(s): {', '.join(sorted(options))}")
-        holder.append(client)
+        # The bound method itself, not a closure: it runs once per update.
+        conn._on_notification = client._on_notification
         conn.start()
         try:
             await client._initialize(bridge.capabilities(auth_terminal=auth_terminal))
@@ -302,15 +299,13 @@ class AcpClient:
             logger.debug("dropped %s: the agent is gone", method)
 
     def _on_notification(self, method: str, params: Any) -> asyncio.Future[None] | None:
-        if method == s.SESSION_UPDATE:
-            return self._on_session_update(params)
-        if method == s.ELICITATION_COMPLETE:
-            self._host.elicitation_complete(params)
+        if method != s.SESSION_UPDATE:
+            if method == s.ELICITATION_COMPLETE:
+                self._host.elicitation_complete(params)
+            else:
+                logger.info("ignored notification %s from the agent", method)
             return None
-        logger.info("ignored notification %s from the agent", method)
-        return None
-
-    def _on_session_update(self, params: Any) -> asyncio.Future[None] | None:
+        # session/update, inline: this runs once per streamed update.
         try:
             note = s.SessionNotification.from_wire(params)
         except s.SchemaError as exc:
@@ -699,6 +694,10 @@ class AcpClient:
         await self._conn.close()
         if self._trace is not None:
             self._trace.close()
+
+
+def _no_notification(method: str, params: Any) -> None:
+    return None
 
 
 def _chain_taps(first: FrameTap, second: FrameTap) -> FrameTap:

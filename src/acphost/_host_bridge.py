@@ -12,6 +12,7 @@ unknown one: the agent must not use capabilities it was not offered.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -185,11 +186,18 @@ class HostBridge:
         session = self._session(req.session_id)
         # The request carries the tool call, announced or not (issue 3 item 10).
         call = session.state.merge_tool_call(req.tool_call)
-        paths = tuple(loc.path for loc in call.locations)
+        # Some agents (Qwen Code) put workspace-relative paths in diff content;
+        # the policy only ever sees absolute ones (issue 5, "relative paths").
+        cwd = session.cwd
+        paths = tuple(_absolute(loc.path, cwd) for loc in call.locations)
         paths += tuple(
-            c.path
-            for c in call.content
-            if isinstance(c, s.DiffToolCallContent) and c.path not in paths
+            p
+            for p in (
+                _absolute(c.path, cwd)
+                for c in call.content
+                if isinstance(c, s.DiffToolCallContent)
+            )
+            if p not in paths
         )
         request = PermissionRequest(
             session_id=req.session_id,
@@ -313,6 +321,11 @@ def _exit_status(status: Any) -> dict[str, Any]:
     if status.signal is not None:
         out["signal"] = status.signal
     return out
+
+
+def _absolute(path: str, cwd: str) -> str:
+    """A tool-call path as the policy needs it: absolute, relative ones under ``cwd``."""
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
 
 
 def _command_of(raw_input: Any) -> str | None:

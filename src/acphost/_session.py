@@ -78,13 +78,14 @@ class Session:
 
     def _receive_update(self, update: s.SessionUpdate) -> asyncio.Future[None] | None:
         self.state.apply(update)
-        for listener in self._listeners:
-            try:
-                listener(self, update)
-            except Exception:
-                logger.exception("an update listener of session %s failed", self.id)
+        if self._listeners:
+            for listener in self._listeners:
+                try:
+                    listener(self, update)
+                except Exception:
+                    logger.exception("an update listener of session %s failed", self.id)
         turn = self._turn
-        if turn is not None and not turn.done:
+        if turn is not None and not turn._result.done():
             return turn._deliver(update)
         return None
 
