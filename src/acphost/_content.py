@@ -7,8 +7,6 @@ embedded (``resource``) or sent as images and audio.
 
 from __future__ import annotations
 
-import base64
-import mimetypes
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,6 +46,8 @@ def path_to_uri(path: str | os.PathLike[str], *, base: str | os.PathLike[str] | 
 
 
 def _guess_mime(name: str) -> str | None:
+    import mimetypes  # noqa: PLC0415 - reads the system MIME tables; only links need it
+
     mime, _ = mimetypes.guess_type(name, strict=False)
     if mime is None and name.endswith((".py", ".pyi")):
         mime = "text/x-python"
@@ -122,21 +122,27 @@ def embedded_resource(
         resource = s.TextResourceContents(uri=uri, text=data.decode("utf-8"), mime_type=mime)
     except UnicodeDecodeError:
         resource = s.BlobResourceContents(
-            uri=uri, blob=base64.b64encode(data).decode("ascii"), mime_type=mime
+            uri=uri, blob=_b64(data).decode("ascii"), mime_type=mime
         )
     return s.EmbeddedResourceContentBlock(resource=resource)
+
+
+def _b64(data: bytes) -> bytes:
+    import base64  # noqa: PLC0415 - only media and blobs need it
+
+    return base64.b64encode(data)
 
 
 def _media(path_or_data: str | os.PathLike[str] | bytes, mime_type: str | None) -> tuple[str, str]:
     if isinstance(path_or_data, bytes):
         if mime_type is None:
             raise ValueError("pass mime_type= with raw bytes")
-        return base64.b64encode(path_or_data).decode("ascii"), mime_type
+        return _b64(path_or_data).decode("ascii"), mime_type
     name = os.fspath(path_or_data)
     mime = mime_type or _guess_mime(name)
     if mime is None:
         raise ValueError(f"cannot guess the MIME type of {name!r}; pass mime_type=")
-    return base64.b64encode(Path(name).read_bytes()).decode("ascii"), mime
+    return _b64(Path(name).read_bytes()).decode("ascii"), mime
 
 
 def image(
