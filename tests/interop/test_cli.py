@@ -1,0 +1,166 @@
+"""The `acphost` command against real third-party agents, offline."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.interop.agents import settings_for
+from tests.interop.conftest import na
+from tests.interop.fake_model import Text
+
+pytestmark = [pytest.mark.interop, pytest.mark.timeout(150)]
+
+
+def acphost(agent, root, home, ws, model, args, *, credentials=True, popen=False):
+    m = None if agent.scripted else model
+    settings = ws.parent / "settings.json"
+    data = settings_for(agent, root, home, m)
+    if not credentials:
+        entry = data["agent_servers"][agent.name]
+        entry["args"] = agent.argv(root, m, credentials=False)[1:]
+        entry["env"] = agent.env(home, m, credentials=False)
+    settings.write_text(json.dumps(data))
+    cmd = [sys.executable, "-m", "acphost", "--settings", str(settings), "-o", "jsonl", *args]
+    env = {**os.environ, "XDG_CONFIG_HOME": str(home / ".xdg"), "ACPHOST_SETTINGS": ""}
+    if popen:
+        return subprocess.Popen(
+            cmd, cwd=ws, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+    return subprocess.run(cmd, cwd=ws, env=env, capture_output=True, text=True, timeout=120)
+
+
+def frames(stdout):
+    return [json.loads(line) for line in stdout.splitlines() if line.strip()]
+
+
+def methods(lines):
+    return [m.get("method") for m in lines if "method" in m]
+
+
+def answer(lines, request):
+    """Our answer to an agent request: the next frame with its id (ids of both sides overlap)."""
+    i = lines.index(request)
+    return next(m for m in lines[i + 1 :] if m.get("id") == request["id"] and "method" not in m)
+
+
+def stop_reason(lines):
+    return next(
+        m["result"]["stopReason"]
+        for m in lines
+        if isinstance(m.get("result"), dict) and "stopReason" in m["result"]
+    )
+
+
+def test_no_credentials_is_a_clear_auth_message(agent, agents_root, home, ws, model):
+    na(agent, "auth")
+    r = acphost(agent, agents_root, home, ws, model, ["hi"], credentials=False)
+    assert r.returncode == 1
+    assert "requires authentication" in r.stderr and "--auth" in r.stderr, r.stderr
+
+
+def test_text_turn(agent, agents_root, home, ws, model):
+    model.script = [Text("Hello from the fake model.")]
+    r = acphost(agent, agents_root, home, ws, model, ["say hello"])
+    assert r.returncode == 0, r.stderr
+    lines = frames(r.stdout)
+    assert stop_reason(lines) == "end_turn"
+    if not agent.scripted:
+        assert "Hello from the fake model." in r.stdout
+
+
+def test_fs_read(agent, agents_root, home, ws, model):
+    na(agent, "read")
+    model.script = [agent.read(str(ws / "notes.txt")), Text("I read it.")]
+    args = ["--write"] if agent.read_needs_write else []
+    r = acphost(agent, agents_root, home, ws, model, [*args, "read notes"])
+    assert r.returncode == 0, r.stderr
+    lines = frames(r.stdout)
+    request = next(m for m in lines if m.get("method") == "fs/read_text_file")
+    assert "line two" in answer(lines, request)["result"]["content"]
+
+
+def test_fs_write_allowed(agent, agents_root, home, ws, model):
+    model.script = [agent.write(str(ws / "out.txt"), "written\n")] if agent.write else []
+    model.script.append(Text("Wrote it."))
+    r = acphost(agent, agents_root, home, ws, model, ["--write", "write out.txt"])
+    assert r.returncode == 0, r.stderr
+    lines = frames(r.stdout)
+    if agent.scripted:
+        assert "successfully updated" in r.stdout
+        return
+    assert "fs/write_text_file" in methods(lines)
+    assert (ws / "out.txt").read_text() == "written\n"
+
+
+def test_fs_write_rejected_by_default_policy(agent, agents_root, home, ws, model):
+    # Without --write the CLI neither advertises writes nor allows edit tool calls.
+    model.script = [agent.write(str(ws / "out.txt"), "nope\n")] if agent.write else []
+    model.script.append(Text("Could not write."))
+    r = acphost(agent, agents_root, home, ws, model, ["write out.txt"])
+    assert r.returncode == 0, r.stderr
+    lines = frames(r.stdout)
+    assert not (ws / "out.txt").exists()
+    assert "fs/write_text_file" not in methods(lines)
+    # Claude Code and Qwen Code drop their write tools when writes are not
+    # advertised; Gemini CLI and the SDK example ask, and are refused.
+    for request in (m for m in lines if m.get("method") == "session/request_permission"):
+        chosen = answer(lines, request)["result"]["outcome"]["optionId"]
+        kinds = {o["optionId"]: o["kind"] for o in request["params"]["options"]}
+        assert kinds[chosen].startswith("reject")  # chosen by kind, whatever the id
+
+
+def test_shell_command(agent, agents_root, home, ws, model):
+    na(agent, "terminal")
+    model.script = [agent.shell("echo hello-from-shell"), Text("Ran it.")]
+    r = acphost(agent, agents_root, home, ws, model, ["run it"])
+    assert r.returncode == 0, r.stderr
+    assert "hello-from-shell" in model.tool_results()
+    uses = "terminal/create" in methods(frames(r.stdout))
+    assert uses == agent.uses_terminal
+
+
+def test_plan(agent, agents_root, home, ws, model):
+    na(agent, "plan")
+    model.script = [agent.plan("first step"), Text("Planned.")]
+    r = acphost(agent, agents_root, home, ws, model, ["plan it"])
+    assert r.returncode == 0, r.stderr
+    plans = [
+        m["params"]["update"]
+        for m in frames(r.stdout)
+        if m.get("method") == "session/update" and m["params"]["update"]["sessionUpdate"] == "plan"
+    ]
+    assert plans and plans[-1]["entries"][0]["content"] == "first step"
+
+
+def test_sigint_cancels_mid_stream(agent, agents_root, home, ws, model):
+    model.script = [Text("word " * 600, chunks=600, delay=0.02)]
+    proc = acphost(agent, agents_root, home, ws, model, ["talk"], popen=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if '"agent_message_chunk"' in line and '"text":""' not in line:
+            break
+    proc.send_signal(signal.SIGINT)
+    started = time.monotonic()
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - started < 6
+    lines = frames(out)
+    assert "session/cancel" in methods(lines)
+    assert stop_reason(lines) == "cancelled"
+
+
+def test_write_outside_the_workspace_is_refused(agent, agents_root, home, ws, outside, model):
+    na(agent, "jail")
+    target = outside / "escape.txt"
+    model.script = [agent.write(str(target), "pwned\n"), Text("Tried.")]
+    r = acphost(agent, agents_root, home, ws, model, ["--yolo", "write outside"])
+    assert r.returncode == 0, r.stderr
+    assert not target.exists()
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]

@@ -1,0 +1,251 @@
+"""The library against real third-party agents, offline (fake model on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from acphost import AcpClient, AuthRequired, HostConfig
+from acphost import schema as s
+from acphost.config import presets
+from acphost.host import AllowAll, DenyAll, FileSystemProvider
+from tests.interop.conftest import na
+from tests.interop.fake_model import Text
+
+pytestmark = [pytest.mark.interop, pytest.mark.timeout(120)]
+
+TURN = 60  # seconds: a scripted turn takes 1-5 s
+
+
+def host(agent, *, write=False, policy=None):
+    # The preset carries the agent's compatibility options (Gemini: missing file -> "").
+    preset = presets().get(agent.name)
+    missing_empty = preset.missing_file_returns_empty if preset else False
+    assert missing_empty == agent.missing_file_returns_empty
+    return HostConfig(
+        fs=FileSystemProvider(missing_file_returns_empty=missing_empty),
+        allow_write=write,
+        permissions=policy or AllowAll(),
+    )
+
+
+class Frames:
+    """Records every frame, by direction."""
+
+    def __init__(self):
+        self.frames: list[tuple[str, dict]] = []
+
+    def __call__(self, direction, line):
+        self.frames.append((direction, json.loads(line)))
+
+    def answer_to(self, method):
+        """Our response to the agent's first request for ``method``."""
+        rid = next(f["id"] for d, f in self.frames if d == "receive" and f.get("method") == method)
+        return next(
+            f.get("result", f.get("error"))
+            for d, f in self.frames
+            if d == "send" and f.get("id") == rid and "method" not in f
+        )
+
+    def methods(self, direction="receive"):
+        return [f.get("method") for d, f in self.frames if d == direction and "method" in f]
+
+
+def start(agent, root, home, ws, model, *, frames=None, **options):
+    m = None if agent.scripted else model
+    return AcpClient.start(
+        agent.argv(root, m), env=agent.env(home, m), cwd=ws, tap=frames, **options
+    )
+
+
+async def run_turn(agent, root, home, ws, model, prompt, *, frames=None, **options):
+    async with start(agent, root, home, ws, model, frames=frames, **options) as client:
+        session = await client.new_session(str(ws))
+        result = await asyncio.wait_for(session.prompt(prompt).result(), TURN)
+    return session, result
+
+
+# -- initialize and authentication ---------------------------------------------------
+
+
+async def test_initialize(agent, agents_root, home, ws, model):
+    async with start(agent, agents_root, home, ws, model) as client:
+        assert client.protocol_version == 1
+        session = await client.new_session(str(ws))
+        assert session.id
+
+
+async def test_no_credentials_is_a_clear_auth_error(agent, agents_root, home, ws, model):
+    na(agent, "auth")
+    async with AcpClient.start(
+        agent.argv(agents_root, model, credentials=False),
+        env=agent.env(home, model, credentials=False),
+        cwd=ws,
+    ) as client:
+        with pytest.raises(AuthRequired) as info:
+            # Claude Code opens the session and refuses the prompt; the others refuse session/new.
+            session = await client.new_session(str(ws))
+            await asyncio.wait_for(session.prompt("hi").result(), TURN)
+    assert info.value.code == -32000
+    assert info.value.auth_methods, "the agent's methods come with the error"
+
+
+# -- turns ----------------------------------------------------------------------------
+
+
+async def test_text_turn(agent, agents_root, home, ws, model):
+    model.script = [Text("Hello from the fake model.")]
+    _session, result = await run_turn(agent, agents_root, home, ws, model, "say hello")
+    assert result.stop_reason == "end_turn"
+    if agent.scripted:
+        assert result.text.startswith("I'll help you with that.")
+    else:
+        assert "Hello from the fake model." in result.text
+
+
+async def test_fs_read_goes_through_the_host(agent, agents_root, home, ws, model):
+    na(agent, "read")
+    model.script = [agent.read(str(ws / "notes.txt")), Text("I read it.")]
+    frames = Frames()
+    _, result = await run_turn(
+        agent,
+        agents_root,
+        home,
+        ws,
+        model,
+        "read notes",
+        frames=frames,
+        host=host(agent, write=agent.read_needs_write),
+    )
+    assert result.stop_reason == "end_turn"
+    assert "line two" in frames.answer_to("fs/read_text_file")["content"]
+
+
+async def test_fs_write_allowed(agent, agents_root, home, ws, model):
+    model.script = (
+        [agent.write(str(ws / "out.txt"), "written by the agent\n")] if agent.write else []
+    )
+    model.script.append(Text("Wrote it."))
+    frames = Frames()
+    _session, result = await run_turn(
+        agent,
+        agents_root,
+        home,
+        ws,
+        model,
+        "write out.txt",
+        frames=frames,
+        host=host(agent, write=True, policy=AllowAll()),
+    )
+    assert result.stop_reason == "end_turn"
+    if agent.scripted:  # the SDK example only asks permission, then reports the change
+        assert "session/request_permission" in frames.methods()
+        assert "successfully updated" in result.text
+        return
+    assert (ws / "out.txt").read_text() == "written by the agent\n"
+    assert "fs/write_text_file" in frames.methods()
+
+
+async def test_fs_write_rejected_by_policy(agent, agents_root, home, ws, model):
+    model.script = [agent.write(str(ws / "out.txt"), "nope\n")] if agent.write else []
+    model.script.append(Text("Could not write."))
+    frames = Frames()
+    session, result = await run_turn(
+        agent,
+        agents_root,
+        home,
+        ws,
+        model,
+        "write out.txt",
+        frames=frames,
+        host=host(agent, write=True, policy=DenyAll()),
+    )
+    assert result.stop_reason == "end_turn"
+    assert not (ws / "out.txt").exists()
+    assert "fs/write_text_file" not in frames.methods()
+    if agent.scripted:
+        assert "skip the configuration update" in result.text
+        return
+    # The agent saw the rejection: reported on the tool call, or sent back to the model.
+    failed = [c for c in session.state.tool_calls.values() if c.status == "failed"]
+    seen = model.tool_results()
+    assert failed or "cancel" in seen.lower() or "reject" in seen.lower(), seen
+
+
+async def test_shell_command(agent, agents_root, home, ws, model):
+    na(agent, "terminal")
+    model.script = [agent.shell("echo hello-from-shell && pwd"), Text("Ran it.")]
+    frames = Frames()
+    _, result = await run_turn(
+        agent, agents_root, home, ws, model, "run it", frames=frames, host=host(agent)
+    )
+    assert result.stop_reason == "end_turn"
+    assert "hello-from-shell" in model.tool_results()
+    if agent.uses_terminal:
+        methods = frames.methods()
+        assert "terminal/create" in methods and "terminal/release" in methods
+        create = next(
+            f for d, f in frames.frames if d == "receive" and f.get("method") == "terminal/create"
+        )
+        # Quirk: a whole shell line, no args, no cwd -> sh -c in the workspace.
+        assert "args" not in create["params"] and "cwd" not in create["params"]
+        assert str(ws) in model.tool_results()
+    else:
+        # Gemini CLI and Qwen Code run their own shell even when terminals are offered.
+        assert "terminal/create" not in frames.methods()
+
+
+async def test_plan(agent, agents_root, home, ws, model):
+    na(agent, "plan")
+    model.script = [agent.plan("first step"), Text("Planned.")]
+    session, result = await run_turn(agent, agents_root, home, ws, model, "plan it")
+    assert result.stop_reason == "end_turn"
+    assert [e.content for e in session.state.plan] == ["first step"]
+
+
+async def test_cancel_mid_stream(agent, agents_root, home, ws, model):
+    model.script = [Text("word " * 600, chunks=600, delay=0.02)]  # ~12 s of streaming
+    async with start(agent, agents_root, home, ws, model, host=host(agent)) as client:
+        session = await client.new_session(str(ws))
+        turn = session.prompt("talk for a long time")
+        async for update in turn:
+            if isinstance(update, s.AgentMessageChunk) and update.text.strip():
+                break
+        started = time.monotonic()
+        result = await asyncio.wait_for(session.cancel(), 10)
+        elapsed = time.monotonic() - started
+        await turn.aclose()
+    assert result is not None and result.stop_reason == "cancelled"
+    assert elapsed < 5, f"cancel took {elapsed:.1f} s"
+
+
+async def test_write_outside_the_workspace_is_refused(agent, agents_root, home, ws, outside, model):
+    na(agent, "jail")
+    target = outside / "escape.txt"
+    model.script = [agent.write(str(target), "pwned\n"), Text("Tried.")]
+    frames = Frames()
+    _, result = await run_turn(
+        agent,
+        agents_root,
+        home,
+        ws,
+        model,
+        "write outside",
+        frames=frames,
+        host=host(agent, write=True, policy=AllowAll()),
+    )
+    assert result.stop_reason == "end_turn"
+    assert not target.exists()
+    assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+    assert (outside / "keep.txt").read_text() == "untouched\n"
+    seen = model.tool_results()
+    if "fs/write_text_file" in frames.methods():
+        # Our jail refused it, and the agent told the model it failed.
+        assert "outside the workspace" in frames.answer_to("fs/write_text_file")["message"]
+        assert "error" in seen.lower() or "failed" in seen.lower(), seen
+    else:
+        # Gemini CLI refuses paths outside its roots itself, before asking us.
+        assert "not in workspace" in seen.lower(), seen
