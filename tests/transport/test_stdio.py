@@ -105,7 +105,7 @@ async def test_missing_program_and_bad_cwd(tmp_path):
 
 
 def test_agent_dies_when_the_host_is_killed_outright(tmp_path):
-    host = textwrap.dedent(f"""
+    host = textwrap.dedent("""
         import asyncio, sys
         from acphost.transport import StdioTransport
         async def main():
