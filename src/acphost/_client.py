@@ -92,6 +92,7 @@ class AcpClient:
         self._early_count = 0
         self._closed = False
         self._trace: Any = None
+        self._auth_terminal = False
         host.attach(self)
 
     # -- construction ------------------------------------------------------------
@@ -171,6 +172,22 @@ class AcpClient:
 
     @classmethod
     async def _create(cls, transport: Transport, options: dict[str, Any]) -> AcpClient:
+        try:
+            client = cls._build(transport, options)
+        except BaseException:
+            # A bad option or an unwritable trace path must not leave the agent running.
+            await transport.close()
+            raise
+        client._conn.start()
+        try:
+            await client._initialize(client._host.capabilities(auth_terminal=client._auth_terminal))
+        except BaseException:
+            await client.close()
+            raise
+        return client
+
+    @classmethod
+    def _build(cls, transport: Transport, options: dict[str, Any]) -> AcpClient:
         host_config: HostConfig = options.pop("host", None) or HostConfig()
         client_info = options.pop("client_info", None) or s.Implementation(
             name="acphost", title="acphost", version=__version__
@@ -206,17 +223,11 @@ class AcpClient:
             unstable=options.pop("unstable", False),
         )
         client._trace = writer
+        client._auth_terminal = auth_terminal
         if options:
-            await transport.close()
             raise TypeError(f"unknown option(s): {', '.join(sorted(options))}")
         # The bound method itself, not a closure: it runs once per update.
         conn._on_notification = client._on_notification
-        conn.start()
-        try:
-            await client._initialize(bridge.capabilities(auth_terminal=auth_terminal))
-        except BaseException:
-            await client.close()
-            raise
         return client
 
     async def _initialize(self, capabilities: s.ClientCapabilities) -> None:

@@ -208,6 +208,7 @@ class Session:
         turn = self.turn
         if turn is None:
             return None
+        turn._queue.unbound()
         if not self._cancelling:
             self._cancelling = True
             self._client._notify(
@@ -230,6 +231,13 @@ class Session:
 
     # -- modes and configuration ---------------------------------------------------
 
+    def _unblock_turn(self) -> None:
+        # The host now awaits an answer instead of consuming the running turn's
+        # updates: a full queue must not hold the reader (and the answer) back.
+        turn = self.turn
+        if turn is not None:
+            turn._queue.unbound()
+
     async def set_mode(self, mode_id: str) -> None:
         """Switch the session's mode (``session/set_mode``).
 
@@ -244,6 +252,7 @@ class Session:
         valid = [m.id for m in modes.available_modes]
         if valid and mode_id not in valid:
             raise LocalProtocolError(f"unknown mode {mode_id!r}; valid modes: {', '.join(valid)}")
+        self._unblock_turn()
         req = s.SetSessionModeRequest(session_id=self.id, mode_id=mode_id)
         await self._client._request(s.SESSION_SET_MODE, req, s.SetSessionModeResponse)
         self.state.set_current_mode(mode_id)
@@ -277,6 +286,7 @@ class Session:
                     f"unknown value {value!r} for {config_id!r}; valid values: {', '.join(valid)}"
                 )
             wire["value"] = value
+        self._unblock_turn()
         result = await self._client._request_raw(s.SESSION_SET_CONFIG_OPTION, wire)
         response = s.SetSessionConfigOptionResponse.from_wire(result)
         self.state.config_options = list(response.config_options)

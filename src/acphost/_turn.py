@@ -11,6 +11,7 @@ turn then stops queueing at all.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections import deque
 from collections.abc import AsyncIterator, Generator
 from dataclasses import dataclass, field
@@ -69,15 +70,30 @@ class UpdateQueue:
     def close(self) -> None:
         """No more items will come; the consumer ends after the queued ones."""
         self.closed = True
-        getter = self._getter
-        if getter is not None and not getter.done():
-            getter.set_result(None)
+        self._wake_getter()
+        self._release()
 
     def detach(self) -> None:
         """The consumer is gone: drop what is queued and never block the producer."""
         self.detached = True
         self._items.clear()
+        self._wake_getter()
         self._release()
+
+    def unbound(self) -> None:
+        """Stop asking the producer to wait, keeping every item (used by cancel).
+
+        While the host awaits the agent's answer to ``session/cancel``, it may
+        not be consuming; a full queue would then hold the reader and the
+        answer could never be read.
+        """
+        self._limit = sys.maxsize
+        self._release()
+
+    def _wake_getter(self) -> None:
+        getter = self._getter
+        if getter is not None and not getter.done():
+            getter.set_result(None)
 
     def _release(self) -> None:
         space = self._space

@@ -105,6 +105,13 @@ def test_double_dash_forces_prompt(tmp_path):
     assert "NAME" not in r.stdout  # the prompt ran; the subcommand did not
 
 
+def test_non_utf8_prompt_is_a_usage_error(tmp_path):
+    full_env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-m", "acphost"], cwd=tmp_path, input=b"\xff\xfe hi",
+                       capture_output=True, env=full_env, timeout=30)
+    assert r.returncode == 2 and b"UTF-8" in r.stderr and b"Traceback" not in r.stderr
+
+
 def test_empty_stdin_is_a_usage_error(tmp_path):
     r = run([], cwd=tmp_path, input="")
     assert r.returncode == 2 and "empty" in r.stderr
@@ -413,8 +420,9 @@ def test_second_sigint_kills_the_agent(tmp_path):
     proc.send_signal(signal.SIGINT)
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
-    proc.communicate(timeout=15)
+    _, err = proc.communicate(timeout=15)
     assert proc.returncode == 130
+    assert "Traceback" not in err and "never retrieved" not in err, err
     pid_file = tmp_path / "stubborn.pid"
     pid = int(pid_file.read_text())
     deadline = time.monotonic() + 5

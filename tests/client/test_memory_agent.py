@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 
 import pytest
 
@@ -334,3 +335,48 @@ def _minimal(kind: str) -> dict:
         "current_mode_update": {"currentModeId": "m"}, "config_option_update": {"configOptions": []},
         "session_info_update": {}, "usage_update": {"used": 1, "size": 2},
     }[kind]
+
+
+async def test_cancel_while_the_host_is_not_consuming_a_full_queue(workspace):
+    async def prompt(agent, rid, params):
+        for i in range(3000):
+            agent.update("s1", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"{i} "}})
+        while "session/cancel" not in agent.methods():
+            await asyncio.sleep(0.01)
+        return {"stopReason": "cancelled"}
+
+    t, _ = pair_with({"session/prompt": prompt})
+    async with connect(t) as client:
+        session = await client.new_session(workspace)
+        session._queue_limit = 8
+        turn = session.prompt("go")
+        first = await turn.__anext__()  # the host starts consuming, then stops
+        await asyncio.sleep(0.1)  # the queue is full: the reader waits for space
+        result = await session.cancel(timeout=5)
+        assert result is not None and result.stop_reason == "cancelled"
+        rest = [u async for u in turn]  # nothing was dropped
+    assert 1 + len(rest) == 3000 and first.text == "0 "
+
+
+async def test_a_bad_option_or_trace_path_does_not_leave_the_agent_running(tmp_path):
+    from acphost.transport import StdioTransport
+
+    closed = []
+    original = StdioTransport.close
+
+    async def spy(self, **kw):
+        closed.append(self.pid)
+        await original(self, **kw)
+
+    StdioTransport.close = spy  # type: ignore[method-assign]
+    try:
+        with pytest.raises(OSError):
+            async with AcpClient.start([sys.executable, "-m", "acphost.agents.demo"],
+                                       trace=str(tmp_path / "no" / "such" / "dir" / "t.jsonl")):
+                pass
+        with pytest.raises(TypeError, match="unknown option"):
+            async with AcpClient.start([sys.executable, "-m", "acphost.agents.demo"], bogus=1):
+                pass
+    finally:
+        StdioTransport.close = original  # type: ignore[method-assign]
+    assert len(closed) == 2

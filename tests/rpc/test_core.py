@@ -163,10 +163,34 @@ def test_cancel_request_both_ways():
         "method": "$/cancel_request",
         "params": {"requestId": rid},
     }
-    # a late answer to an abandoned request is reported, not delivered
+    # a late answer to an abandoned request (often -32800) is dropped quietly...
+    core.receive_data(b'{"jsonrpc":"2.0","id":%d,"error":{"code":-32800,"message":"c"}}\n' % rid)
+    assert core.events_received() == []
+    # ...but a second one, or one for an id never used, is a violation
     core.receive_data(b'{"jsonrpc":"2.0","id":%d,"result":{}}\n' % rid)
     (ev,) = core.events_received()
     assert isinstance(ev, ProtocolViolation)
+
+
+def test_malformed_cancel_request_ids_do_not_break_the_core():
+    core = RpcCore()
+    core.receive_data(b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":[1]}}\n')
+    core.receive_data(b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":{"a":1}}}\n')
+    core.receive_data(b'{"jsonrpc":"2.0","method":"ok"}\n')
+    assert core.events_received() == [Notification("ok", None)]
+
+
+def test_unencodable_frames_raise_before_any_bookkeeping():
+    core = RpcCore()
+    with pytest.raises(LocalProtocolError, match="valid Unicode"):
+        core.send_request("session/prompt", {"text": "bad \udcff"})
+    assert core.pending_requests == {} and core.data_to_send() == b""
+    assert core.send_request("initialize", {"protocolVersion": 1}) == 0  # the id was not consumed
+    core.receive_data(b'{"jsonrpc":"2.0","id":"x","method":"fs/read_text_file"}\n')
+    core.events_received()
+    core.send_error("x", InvalidParams("no such file: \udcff"))
+    reply = frames(core)[-1]
+    assert reply["id"] == "x" and reply["error"]["code"] == -32603
 
 
 def test_exactly_one_response_per_request():

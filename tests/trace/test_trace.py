@@ -261,7 +261,8 @@ def test_redactor():
             "authorization": "a",
             "text": "my password is hunter2 and key sk-abcdefghijklmnopqrstuvwx",
             "meta": {"note": "fine"},
-            "accessToken": 5,
+            "accessToken": "t0k3n",
+            "usage": {"inputTokens": 5, "total_tokens": 9},
         }
     }
     out = r(frame)["params"]
@@ -273,6 +274,7 @@ def test_redactor():
         and out["authorization"] == REDACTED
         and out["accessToken"] == REDACTED
     )
+    assert out["usage"] == {"inputTokens": 5, "total_tokens": 9}  # counts are not secrets
     assert "hunter2" not in out["text"] and "sk-abc" not in out["text"]
     assert out["meta"] == {"note": "fine"} and out["mcpServers"][0]["args"] == ["--token", "t"]
     assert frame["params"]["apiKey"] == "k"  # the input is untouched

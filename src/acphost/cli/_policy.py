@@ -60,12 +60,16 @@ async def ask_on_tty(request: PermissionRequest) -> Verdict:
     """Ask y/N (or a = always) on the controlling terminal; anything else rejects."""
 
     def ask() -> str:
-        with open("/dev/tty", "r+", encoding="utf-8") as tty:
-            tty.write(
+        # Two handles: a tty opened "r+" in text mode is not seekable and fails.
+        with (
+            open("/dev/tty", "w", encoding="utf-8") as out,
+            open("/dev/tty", encoding="utf-8") as inp,
+        ):
+            out.write(
                 f"\nacphost: the agent asks to run\n  {_describe(request)}\nallow? [y/N/a=always] "
             )
-            tty.flush()
-            return tty.readline().strip().lower()
+            out.flush()
+            return inp.readline().strip().lower()
 
     try:
         answer = await asyncio.to_thread(ask)

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -62,12 +63,24 @@ def read_prompt(args: argparse.Namespace) -> str | None:
         if listing:
             return None
         raise UsageProblem("no prompt: pass it as an argument or pipe it on stdin (see --help)")
-    text = sys.stdin.read()
+    try:
+        text = sys.stdin.read()
+    except UnicodeDecodeError:
+        raise UsageProblem("the prompt on stdin is not valid UTF-8") from None
     if not text.strip():
         if listing:
             return None
         raise UsageProblem("the prompt read from stdin is empty")
     return text
+
+
+def _check_encodable(prompt: str) -> None:
+    try:
+        prompt.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageProblem(
+            "the prompt is not valid UTF-8 (check the encoding of stdin or of the arguments)"
+        ) from None
 
 
 def prompt_blocks(prompt: str, cwd: str) -> list[s.ContentBlock]:
@@ -339,6 +352,9 @@ class PromptRun:
                 renderer.close()
             for task in pending:
                 task.cancel()
+            # Retrieve their outcome (often AgentExited after a second Ctrl-C),
+            # or asyncio prints "Task exception was never retrieved".
+            await asyncio.gather(*pending, return_exceptions=True)
         if self.interrupted:
             return EXIT_INTERRUPTED
         if result.stop_reason != "end_turn":
@@ -418,9 +434,13 @@ def run_prompt(args: argparse.Namespace) -> int:
     try:
         cwd, settings, spec = resolve(args)
         prompt = read_prompt(args)
+        if prompt is not None:
+            _check_encodable(prompt)
     except UsageProblem as exc:
         fail(str(exc))
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
     for attempt in range(2):
         run = PromptRun(args, cwd, settings, spec)
         try:
@@ -468,5 +488,9 @@ def run_prompt(args: argparse.Namespace) -> int:
             return EXIT_ERROR  # our reader went away; cli.main silences stdout
         except OSError as exc:
             fail(f"{exc}")
+            return EXIT_ERROR
+        except Exception as exc:  # a bug of ours: still one line, not a traceback
+            logging.getLogger("acphost.cli").debug("unexpected error", exc_info=True)
+            fail(f"internal error: {type(exc).__name__}: {exc} (run with -vv for details)")
             return EXIT_ERROR
     return EXIT_ERROR

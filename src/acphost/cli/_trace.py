@@ -37,7 +37,12 @@ class LiveCheck:
             frame: Any = json.loads(line)
         except ValueError:
             return  # the JSON-RPC core reports unparsable frames itself
-        found = self.validator.feed("outgoing" if direction == "send" else "incoming", frame)
+        try:
+            found = self.validator.feed("outgoing" if direction == "send" else "incoming", frame)
+        except Exception:  # a checker bug must never take the run down
+            logger.exception("the live protocol check failed on a frame; it is off for this run")
+            self.validator = _Off()
+            return
         for v in found:
             self._report(v)
 
@@ -61,6 +66,11 @@ class LiveCheck:
             tap(direction, line)
 
         return both
+
+
+class _Off(TraceValidator):
+    def feed(self, direction: Any, frame: Any, line: int | None = None) -> list[Violation]:
+        return []
 
 
 def validate(paths: list[str], *, schema: bool) -> int:

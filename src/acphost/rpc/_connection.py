@@ -28,6 +28,7 @@ from .._errors import (
     AcpTimeout,
     AgentExited,
     InternalError,
+    LocalProtocolError,
     RequestCancelled,
     RequestError,
     UsageError,
@@ -160,9 +161,9 @@ class Connection:
         if on_response is not None:
             self._on_response[rid] = on_response
         self._flush()
-        with contextlib.suppress(ConnectionError):  # the reader reports the exit
-            await self.transport.drain()
         try:
+            with contextlib.suppress(ConnectionError):  # the reader reports the exit
+                await self.transport.drain()
             if timeout is None:
                 return await fut
             return await asyncio.wait_for(asyncio.shield(fut), timeout)
@@ -284,7 +285,11 @@ class Connection:
                 logger.exception("handler for %s failed", req.method)
                 core.send_error(req.id, InternalError("Internal error in the client"))
             else:
-                core.send_result(req.id, result)
+                try:
+                    core.send_result(req.id, result)
+                except LocalProtocolError:
+                    logger.exception("the result of %s cannot be sent", req.method)
+                    core.send_error(req.id, InternalError("Internal error in the client"))
             if self._closed_error is None:
                 self._flush()
                 with contextlib.suppress(ConnectionError):

@@ -21,7 +21,7 @@ from typing import Any, Literal, Union
 
 import orjson
 
-from .._errors import InvalidRequest, LocalProtocolError, ParseError, RequestError
+from .._errors import InternalError, InvalidRequest, LocalProtocolError, ParseError, RequestError
 
 __all__ = [
     "CANCEL_REQUEST",
@@ -140,6 +140,8 @@ class RpcCore:
         self._next_id = 0
         self._pending: dict[RequestId, str] = {}
         self._inbound: set[RequestId] = set()
+        # Requests we gave up on: their late answers are dropped quietly.
+        self._abandoned: dict[RequestId, None] = {}
         self._partial = bytearray()
         self._discarding = False
         self._events: list[Event | dict[str, Any]] = []
@@ -316,7 +318,7 @@ class RpcCore:
         if not has_id:
             if method == CANCEL_REQUEST:
                 rid = params.get("requestId") if type(params) is dict else None
-                if rid in self._inbound:
+                if _valid_id(rid) and rid in self._inbound:
                     self._events.append(CancelRequested(rid))
                 return
             self._events.append(Notification(method, params))
@@ -353,6 +355,8 @@ class RpcCore:
         rid = msg.get("id")
         method = self._pending.pop(rid, None) if _valid_id(rid) else None
         if method is None:
+            if _valid_id(rid) and self._abandoned.pop(rid, False) is None:
+                return  # the late answer to a request we abandoned
             self._violation(f"a response for an unknown request id {rid!r}", line)
             return
         if "error" in msg:
@@ -381,12 +385,13 @@ class RpcCore:
 
         """
         rid = self._next_id
-        self._next_id += 1
-        self._pending[rid] = method
         frame: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             frame["params"] = params
-        self._queue(frame)
+        line = _encode(frame)  # before any bookkeeping: a bad frame leaves no trace
+        self._next_id += 1
+        self._pending[rid] = method
+        self._push(line)
         return rid
 
     def send_notification(self, method: str, params: Any = None) -> None:
@@ -409,8 +414,9 @@ class RpcCore:
             LocalProtocolError: no request with this id awaits an answer.
 
         """
+        line = _encode({"jsonrpc": "2.0", "id": request_id, "result": result})
         self._answer(request_id)
-        self._queue({"jsonrpc": "2.0", "id": request_id, "result": result})
+        self._push(line)
 
     def send_error(self, request_id: RequestId, error: RequestError) -> None:
         """Answer the peer's request with an error.
@@ -419,18 +425,27 @@ class RpcCore:
             LocalProtocolError: no request with this id awaits an answer.
 
         """
+        try:
+            line = _encode({"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()})
+        except LocalProtocolError:  # e.g. a message quoting a non-UTF-8 file name
+            generic = InternalError("Internal error in the client").to_wire()
+            line = _encode({"jsonrpc": "2.0", "id": request_id, "error": generic})
         self._answer(request_id)
-        self._queue({"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()})
+        self._push(line)
 
     def abandon_request(self, request_id: RequestId, *, notify: bool = True) -> None:
         """Stop waiting for our request; tell the peer with ``$/cancel_request``.
 
-        A late answer to it is then reported as a violation-free no-op: it is
-        simply dropped as unknown. ``notify=False`` only forgets it (used
+        A late answer to it is then dropped without a violation (the peer may
+        well answer -32800, as ACP asks). ``notify=False`` only forgets it (used
         when the connection is gone).
         """
-        if self._pending.pop(request_id, None) is not None and notify:
-            self.send_notification(CANCEL_REQUEST, {"requestId": request_id})
+        if self._pending.pop(request_id, None) is not None:
+            self._abandoned[request_id] = None
+            if len(self._abandoned) > 1024:  # agents that never answer: keep it bounded
+                del self._abandoned[next(iter(self._abandoned))]
+            if notify:
+                self.send_notification(CANCEL_REQUEST, {"requestId": request_id})
 
     def forget_all_pending(self) -> list[RequestId]:
         """Forget every outstanding request of ours and return their ids."""
@@ -453,7 +468,9 @@ class RpcCore:
             ) from None
 
     def _queue(self, frame: dict[str, Any]) -> None:
-        line = _dumps(frame)
+        self._push(_encode(frame))
+
+    def _push(self, line: bytes) -> None:
         if self.tap is not None:
             self.tap("send", line)
         self._out.append(line)
@@ -475,6 +492,16 @@ def _views(data: bytes, start: int, end: int) -> Iterator[memoryview]:
         nl = find(b"\n", start, end)
         yield view[start:nl]
         start = nl + 1
+
+
+def _encode(frame: dict[str, Any]) -> bytes:
+    try:
+        return _dumps(frame)
+    except TypeError as exc:  # e.g. a str with lone surrogates, or a non-JSON value
+        raise LocalProtocolError(
+            f"cannot send {frame.get('method') or 'a response'}: not valid JSON ({exc}); "
+            "strings must be valid Unicode"
+        ) from None
 
 
 def _valid_id(rid: Any) -> bool:

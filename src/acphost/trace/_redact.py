@@ -3,9 +3,10 @@
 What counts as a secret (seeds/000 §16: "redact sensitive fields when showing
 in UI/logs"):
 
-- the value of any key that looks like a credential: ``token``, ``secret``,
-  ``password``, ``api_key``/``apiKey``, ``authorization``, ``cookie``,
-  ``credential``, ``private_key``... (case-insensitive, anywhere in the name);
+- the string value of any key that looks like a credential: ``token``,
+  ``secret``, ``password``, ``api_key``/``apiKey``, ``authorization``,
+  ``cookie``, ``credential``, ``private_key``... (case-insensitive, anywhere in
+  the name; numbers such as ``inputTokens`` counts are kept);
 - every value of an ``env`` map, and the ``value`` of ``{name, value}`` items
   in ``env`` and ``headers`` lists (MCP server configs, terminal env);
 - strings that look like well-known key formats (``sk-…``, ``ghp_…``,
@@ -62,11 +63,9 @@ class Redactor:
                 return {k: REDACTED for k in value}
             out: dict[str, Any] = {}
             for k, v in value.items():
-                if (
-                    self._key.search(k)
-                    and isinstance(v, (str, int, float))
-                    and not isinstance(v, bool)
-                ):
+                # Secrets are strings; a number under such a key is a count
+                # (``inputTokens``, ``total_tokens``) and stays readable.
+                if isinstance(v, str) and v and self._key.search(k):
                     out[k] = REDACTED
                 else:
                     out[k] = self._walk(v, k)

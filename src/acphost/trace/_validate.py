@@ -208,6 +208,8 @@ class TraceValidator:
             self._add(
                 at, sender, "envelope", f"request id {rid!r} is neither a string nor an integer"
             )
+            if isinstance(rid, (dict, list)):
+                return  # cannot be matched to a response
         name = _types().get((method, self._handler_side(sender), "request"))
         if name is None:
             self._add(
@@ -323,6 +325,11 @@ class TraceValidator:
 
     def _response(self, at: int, sender: Side, frame: dict[str, Any]) -> None:
         rid = frame["id"]
+        if isinstance(rid, (dict, list)):
+            self._add(
+                at, sender, "envelope", f"response id {rid!r} is neither a string nor an integer"
+            )
+            return
         if rid is None and "error" in frame:
             # JSON-RPC 2.0 §5: the reply to a frame whose id could not be read.
             self._check_schema(at, sender, "Error", frame["error"])

@@ -179,7 +179,10 @@ class StdioTransport:
                 lines.append(text)
                 stderr_logger.debug("%s", text)
                 if self.on_stderr is not None:
-                    self.on_stderr(text)
+                    try:
+                        self.on_stderr(text)
+                    except Exception:  # the drain must go on, or the agent blocks
+                        logger.exception("the on_stderr callback failed")
         if partial:
             lines.append(partial[:_STDERR_LINE_MAX].decode("utf-8", "replace"))
 
@@ -267,24 +270,30 @@ class StdioTransport:
         term_grace = self.close_grace if term_grace is None else term_grace
         self._closed = True
         proc = self._proc
-        if proc.stdin is not None and not proc.stdin.is_closing():
-            with contextlib.suppress(OSError, RuntimeError):
-                proc.stdin.close()
-        if proc.returncode is None and not await self._wait(grace):
-            logger.info("agent pid=%d still running %.1fs after EOF: SIGTERM", self.pid, grace)
-            self._signal_group(signal.SIGTERM)
-            if not await self._wait(term_grace):
-                logger.warning("agent pid=%d ignored SIGTERM: SIGKILL", self.pid)
+        try:
+            if proc.stdin is not None and not proc.stdin.is_closing():
+                with contextlib.suppress(OSError, RuntimeError):
+                    proc.stdin.close()
+            if proc.returncode is None and not await self._wait(grace):
+                logger.info("agent pid=%d still running %.1fs after EOF: SIGTERM", self.pid, grace)
+                self._signal_group(signal.SIGTERM)
+                if not await self._wait(term_grace):
+                    logger.warning("agent pid=%d ignored SIGTERM: SIGKILL", self.pid)
+                    self._signal_group(signal.SIGKILL)
+                    await self._wait(5.0)
+            # The leader is gone; end whatever it left in its group.
+            if self._signal_group(signal.SIGTERM):
+                await asyncio.sleep(0.05)
                 self._signal_group(signal.SIGKILL)
-                await self._wait(5.0)
-        # The leader is gone; end whatever it left in its group.
-        if self._signal_group(signal.SIGTERM):
-            await asyncio.sleep(0.05)
-            self._signal_group(signal.SIGKILL)
-        if self._stderr_task is not None:
-            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(self._stderr_task, 1.0)
-        self._close_pipes()
+            if self._stderr_task is not None:
+                with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                    await asyncio.wait_for(self._stderr_task, 1.0)
+        finally:
+            # Interrupted (Ctrl-C, task cancelled) half-way: a later close() is a
+            # no-op, so nothing of the agent's group may survive this one.
+            if proc.returncode is None:
+                self._signal_group(signal.SIGKILL)
+            self._close_pipes()
 
     def _close_pipes(self) -> None:
         # asyncio keeps the pipe transports open until the loop reaps them;

@@ -43,6 +43,8 @@ def _load(path: str) -> list[Step]:
             if not raw.strip():
                 continue
             record = json.loads(raw)
+            if not isinstance(record, dict):
+                continue
             direction = record.get("direction")
             if direction not in ("outgoing", "incoming") or "unparsed" in record:
                 continue
@@ -249,8 +251,12 @@ def main(argv: list[str] | None = None) -> int:
         pass
     diffs = replayer.differences
     if report is not None:
-        with open(report, "w", encoding="utf-8") as f:
-            json.dump({"trace": args[0], "differences": diffs}, f, indent=2)
+        try:
+            with open(report, "w", encoding="utf-8") as f:
+                json.dump({"trace": args[0], "differences": diffs}, f, indent=2)
+        except OSError as exc:
+            sys.stderr.write(f"replay: cannot write the report {report}: {exc.strerror}\n")
+            return 2
     for d in diffs:
         sys.stderr.write(f"replay: {args[0]}:{d['line']}: {d['difference']}\n")
     return 1 if diffs else 0
