@@ -69,7 +69,10 @@ class HostConfig:
             confined to the workspace and mediated by the policy).
         terminals: the terminal manager (``None``: no terminals).
         permissions: a policy, or a ready :class:`~acphost.host.PermissionBroker`
-            (for an audit log or per-agent memory).
+            (for an audit log or per-agent memory). A broker passed here
+            belongs to the client from then on: it is closed (pending
+            requests cancelled, audit log closed) when the client closes, so
+            give each client its own.
         elicitation: the elicitation handler (``None``: not advertised).
 
     """
@@ -241,10 +244,14 @@ class HostBridge:
     async def _terminal_create(self, params: Any) -> Any:
         req = _decode(s.CreateTerminalRequest, params)
         ws = self._workspace(req.session_id)
-        await self.broker.check(
-            PermissionRequest.for_terminal(req.session_id, req.command, req.args, cwd=req.cwd)
-        )
         env = {v.name: v.value for v in req.env} if req.env else None
+        # The policy sees the environment too: it can change what the command
+        # runs (GIT_CONFIG_*, PATH, LD_PRELOAD), so it is part of the request.
+        await self.broker.check(
+            PermissionRequest.for_terminal(
+                req.session_id, req.command, req.args, cwd=req.cwd, env=env
+            )
+        )
         terminal_id = await self._terminals.create(
             req.session_id,
             ws,
@@ -296,13 +303,17 @@ class HostBridge:
     # -- lifecycle -----------------------------------------------------------------------
 
     async def release_session(self, session_id: str) -> None:
-        """Free what a closed session holds (terminals, workspace)."""
+        """Free what a closed session holds (permissions, terminals, workspace)."""
         self._workspaces.pop(session_id, None)
+        # Its pending permission prompts are cancelled and its grants and
+        # sticky decisions dropped (unless remembered per agent).
+        self.broker.forget_session(session_id)
         if self.config.terminals is not None:
             await self.config.terminals.release_session(session_id)
 
     async def close(self) -> None:
-        """Kill every terminal of every session."""
+        """Close the permission broker (even one the host passed in) and kill every terminal."""
+        self.broker.close()
         if self.config.terminals is not None:
             await self.config.terminals.close()
 

@@ -420,6 +420,156 @@ async def test_rejected_tool_call_grants_nothing():
         await broker.check(PermissionRequest.for_fs_write("s1", "/ws/a.py"))
 
 
+async def test_grants_are_typed_by_kind():
+    """A read grants nothing; execute grants only its command; edit only its paths."""
+    broker = PermissionBroker(AllowReads())
+    outcome = await broker.request(
+        req(kind="read", title="Read README", command="touch /ws/pwned", paths=("/ws/setup.py",))
+    )
+    assert outcome.decision == "allow"
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_terminal("s1", "touch /ws/pwned"))
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_fs_write("s1", "/ws/setup.py"))
+
+    # every tool call is allowed, every mediated operation rejected: only the
+    # kind of the grant decides what passes
+    broker = PermissionBroker(ToolCallsOnly())
+    for kind in ("read", "search", "think", "fetch", "switch_mode", "other", None, "brand_new"):
+        await broker.request(req(kind=kind, command="make", paths=("/ws/a.py",), title=str(kind)))
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_terminal("s1", "make"))
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_fs_write("s1", "/ws/a.py"))
+    # execute: the command, not the paths it names
+    await broker.request(req(kind="execute", command="make", paths=("/ws/a.py",)))
+    await broker.check(PermissionRequest.for_terminal("s1", "make"))
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_terminal("s1", "make install"))
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_fs_write("s1", "/ws/a.py"))
+    # edit, delete, move: the paths, not the command
+    for kind, path in (("edit", "/ws/e.py"), ("delete", "/ws/d.py"), ("move", "/ws/m.py")):
+        await broker.request(req(kind=kind, command=f"rm {path}", paths=(path,)))
+        await broker.check(PermissionRequest.for_fs_write("s1", path))
+        with pytest.raises(InternalError):
+            await broker.check(PermissionRequest.for_terminal("s1", f"rm {path}"))
+    # the tool call id alone is not a grant: it is the agent's choice
+    await broker.request(req(kind="edit", paths=("/ws/x.py",), tool_call_id="tc-x"))
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_fs_write("s1", "/ws/y.py", tool_call_id="tc-x"))
+
+
+async def test_allowed_terminal_grants_no_write_to_its_cwd():
+    policy = RulesPolicy.from_dict({"rules": [{"kind": "execute", "decision": "allow"}]})
+    broker = PermissionBroker(policy)
+    await broker.check(PermissionRequest.for_terminal("s1", "ls", cwd="/ws/target"))
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_fs_write("s1", "/ws/target"))
+
+
+class ToolCallsOnly:
+    """Allow the agent's tool calls, whatever the kind; reject every mediated operation."""
+
+    async def decide(self, request):
+        if request.operation != "tool_call":
+            return Verdict.reject("mediated")
+        return Verdict.allow("tool call")
+
+
+async def test_always_covers_only_the_same_command_and_paths():
+    asked = []
+
+    async def user(request):
+        asked.append((request.command, request.paths))
+        if request.command == "git status" or request.paths == ("/ws/a.py",):
+            return Verdict.allow("user", always=True)
+        return Verdict.reject("user")
+
+    broker = PermissionBroker(Interactive(user))
+    same_title = {"title": "Run git status", "kind": "execute", "paths": ()}
+    assert (await broker.request(req(command="git status", **same_title))).decision == "allow"
+    assert (await broker.request(req(command="git status", **same_title))).decision == "allow"
+    assert len(asked) == 1  # remembered
+    outcome = await broker.request(req(command="rm -rf ~", **same_title))
+    assert outcome.decision == "reject" and len(asked) == 2
+    # the same for paths
+    assert (await broker.request(req(title="Edit", paths=("/ws/a.py",)))).decision == "allow"
+    assert (await broker.request(req(title="Edit", paths=("/ws/./a.py",)))).decision == "allow"
+    assert len(asked) == 3
+    outcome = await broker.request(req(title="Edit", paths=("/ws/.bashrc",)))
+    assert outcome.decision == "reject" and len(asked) == 4
+    outcome = await broker.request(req(title="Edit", paths=("/ws/a.py", "/ws/b.py")))
+    assert outcome.decision == "reject" and len(asked) == 5
+
+
+def test_terminal_request_shows_the_environment():
+    env = {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "core.fsmonitor",
+        "GIT_CONFIG_VALUE_0": "touch pwned",
+    }
+    request = PermissionRequest.for_terminal("s", "git", ["status"], env=env)
+    assert request.command == (
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor "
+        "GIT_CONFIG_VALUE_0='touch pwned' git status"
+    )
+    assert request.title == f"run {request.command}"
+    line = PermissionRequest.for_terminal("s", "make all", env={"PATH": "/tmp/evil bin"})
+    assert line.command == "PATH='/tmp/evil bin' make all"
+    assert PermissionRequest.for_terminal("s", "git", ["status"], env={}).command == "git status"
+
+
+@pytest.mark.parametrize("glob", ["git status", "git *", "git status*"])
+async def test_rules_for_a_command_do_not_match_it_with_an_environment(glob):
+    policy = RulesPolicy.from_dict(
+        {"rules": [{"kind": "execute", "command": glob, "decision": "allow"}]}
+    )
+    plain = PermissionRequest.for_terminal("s", "git", ["status"])
+    assert (await policy.decide(plain)).decision is Decision.ALLOW
+    for env in ({"LD_PRELOAD": "/ws/evil.so"}, {"PATH": "/ws/bin"}, {"GIT_CONFIG_COUNT": "1"}):
+        request = PermissionRequest.for_terminal("s", "git", ["status"], env=env)
+        assert (await policy.decide(request)).decision is Decision.REJECT
+
+
+async def test_allowed_command_does_not_cover_it_with_an_environment():
+    async def user(request):
+        return Verdict.allow("user") if request.command == "git status" else Verdict.reject("no")
+
+    broker = PermissionBroker(Interactive(user))
+    await broker.request(req(kind="execute", command="git status", paths=()))
+    await broker.check(PermissionRequest.for_terminal("s1", "git", ["status"]))
+    with pytest.raises(InternalError):
+        await broker.check(
+            PermissionRequest.for_terminal("s1", "git", ["status"], env={"PATH": "/ws/bin"})
+        )
+
+
+async def test_closed_broker_cancels_everything_and_closes_the_log(tmp_path):
+    log = tmp_path / "audit.jsonl"
+    broker = PermissionBroker(AllowAll(), audit_log=log)
+    assert (await broker.request(req())).decision == "allow"
+    broker.close()
+    broker.close()  # idempotent
+    assert (await broker.request(req(session_id="new"))).cancelled
+    with pytest.raises(RequestCancelled):
+        await broker.check(PermissionRequest.for_fs_write("s1", "/ws/a.py"))
+    broker.begin_turn("s1")  # a closed broker stays closed
+    assert (await broker.request(req())).cancelled
+    assert len(log.read_text().splitlines()) == 1  # nothing audited after close
+
+
+async def test_forget_session_drops_sticky_and_grants():
+    policy = Fixed(Verdict.allow("user", always=True))
+    broker = PermissionBroker(policy)
+    await broker.request(req(kind="edit", paths=("/ws/a.py",)))
+    broker.forget_session("s1")
+    policy.verdict = Verdict.reject()
+    assert (await broker.request(req(kind="edit", paths=("/ws/a.py",)))).decision == "reject"
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_fs_write("s1", "/ws/a.py"))
+
+
 # -- audit log --------------------------------------------------------------------
 
 

@@ -13,8 +13,9 @@ Decisions, and why:
   option of the wanted kind at all, an allow picks a reject option (the safe
   side) and a reject with no reject option answers ``cancelled``.
 * ``always`` verdicts are remembered per session under the key
-  (operation, tool kind, title): agents put the command or file in the title,
-  so "always allow `git status`" does not allow ``rm``. With
+  (operation, tool kind, title, command, paths). The agent chooses the title,
+  so the command and the paths are part of the key too: "always allow
+  `git status`" does not allow ``rm``, whatever the title says. With
   ``remember_per_agent`` the memory is shared by every session of this broker
   (make one broker per agent).
 * ``cancel_session`` resolves every pending request of the session as
@@ -22,7 +23,13 @@ Decisions, and why:
   :meth:`PermissionBroker.begin_turn` (ACP "Cancellation": the client MUST
   answer pending permission requests with ``cancelled``).
 * A mediated operation the agent already obtained an allow for in this turn
-  (same tool call, same paths or same command) passes without asking again.
+  passes without asking again, and only for what the allowed request's kind
+  covers: a write needs an allowed ``edit``, ``delete`` or ``move`` request
+  (or mediated write) naming that path; a terminal needs an allowed
+  ``execute`` request (or mediated terminal) for that exact command line,
+  environment assignments included. An allowed ``read`` grants nothing, so a
+  read-only policy cannot be stretched into a write or a command by a tool
+  call that names them in its locations or ``rawInput``.
 * A denied mediated operation raises :class:`~acphost.InternalError` (-32603):
   the schema's ``ErrorCode`` says -32603 is "reserved for implementation-defined
   server errors". -32602 would tell the agent its parameters are malformed,
@@ -44,6 +51,7 @@ from ._audit import AuditLog
 from ._policy import (
     OPERATION_FS_WRITE,
     OPERATION_TERMINAL_CREATE,
+    OPERATION_TOOL_CALL,
     AllowReads,
     Decision,
     PermissionPolicy,
@@ -55,7 +63,11 @@ __all__ = ["PermissionBroker", "PermissionOutcome"]
 
 _log = logging.getLogger("acphost.host.permissions")
 
-_StickyKey = tuple[str, str | None, str | None]
+_StickyKey = tuple[str, str | None, str | None, str | None, tuple[str, ...]]
+# The tool kinds whose allowed permission request lets the agent write the
+# request's paths; only "execute" lets it run the request's command.
+_WRITE_KINDS = frozenset({"edit", "delete", "move"})
+_EXECUTE_KIND = "execute"
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "/bin/sh", "/bin/bash", "/usr/bin/bash"})
 
 
@@ -87,13 +99,16 @@ class _SessionState:
     cancelled: bool = False
     pending: set[asyncio.Future[Verdict]] = field(default_factory=set)
     sticky: dict[_StickyKey, Verdict] = field(default_factory=dict)
-    tool_calls: set[str] = field(default_factory=set)
-    paths: set[str] = field(default_factory=set)
+    # This turn's grants, typed: paths the agent may write, commands it may run.
+    write_paths: set[str] = field(default_factory=set)
     commands: set[str] = field(default_factory=set)
 
 
 def _sticky_key(request: PermissionRequest) -> _StickyKey:
-    return (request.operation, request.kind, request.title)
+    """What an ``always`` verdict covers: never more than this command on these paths."""
+    paths = tuple(sorted({os.path.normpath(p) for p in request.paths}))
+    command = request.command.strip() if request.command is not None else None
+    return (request.operation, request.kind, request.title, command, paths)
 
 
 def _command_forms(command: str) -> set[str]:
@@ -135,11 +150,14 @@ class PermissionBroker:
         self._per_agent = remember_per_agent
         self._agent_sticky: dict[_StickyKey, Verdict] = {}
         self._sessions: dict[str, _SessionState] = {}
+        self._closed = False
 
     def _state(self, session_id: str) -> _SessionState:
         state = self._sessions.get(session_id)
         if state is None:
             state = self._sessions[session_id] = _SessionState()
+        # A closed broker answers everything "cancelled" (the client is going away).
+        state.cancelled = state.cancelled or self._closed
         return state
 
     async def request(self, request: PermissionRequest) -> PermissionOutcome:
@@ -226,9 +244,8 @@ class PermissionBroker:
 
         """
         state = self._state(session_id)
-        state.cancelled = False
-        state.tool_calls.clear()
-        state.paths.clear()
+        state.cancelled = self._closed
+        state.write_paths.clear()
         state.commands.clear()
 
     def forget_session(self, session_id: str) -> None:
@@ -244,11 +261,18 @@ class PermissionBroker:
                 pending.cancel()
 
     def close(self) -> None:
-        """Cancel every pending request and close the audit log."""
+        """Cancel every pending request and close the audit log. Idempotent.
+
+        The client calls it when it closes, also for a broker the host passed
+        in. Afterwards every request is answered ``cancelled`` (mediation
+        raises :class:`RequestCancelled`) and nothing more is audited.
+        """
+        self._closed = True
         for session_id in list(self._sessions):
             self.cancel_session(session_id)
         if self._audit is not None:
             self._audit.close()
+            self._audit = None
 
     # -- internals -------------------------------------------------------------
 
@@ -301,21 +325,34 @@ class PermissionBroker:
         return verdict
 
     def _grant(self, state: _SessionState, request: PermissionRequest) -> None:
-        if request.tool_call_id:
-            state.tool_calls.add(request.tool_call_id)
-        state.paths.update(os.path.normpath(p) for p in request.paths)
-        if request.command:
+        """Remember what an allowed request lets later mediated operations do.
+
+        Typed by kind: a ``read`` (or any other kind) that names a path or a
+        command in its raw input grants nothing.
+        """
+        if request.operation == OPERATION_TOOL_CALL:
+            writes = request.tool_kind in _WRITE_KINDS
+            runs = request.tool_kind == _EXECUTE_KIND
+        else:
+            writes = request.operation == OPERATION_FS_WRITE
+            runs = request.operation == OPERATION_TERMINAL_CREATE
+        if writes:
+            state.write_paths.update(os.path.normpath(p) for p in request.paths)
+        if runs and request.command:
             state.commands.update(_command_forms(request.command))
 
     def _granted(self, state: _SessionState, request: PermissionRequest) -> bool:
-        if request.tool_call_id and request.tool_call_id in state.tool_calls:
-            return True
+        """Tell whether an allow earlier in the turn covers this mediated operation.
+
+        The tool call id is not enough: the agent chooses it, and one tool
+        call's allow must not cover a different path or command.
+        """
         if request.operation == OPERATION_TERMINAL_CREATE:
             return bool(request.command) and bool(
                 _command_forms(request.command or "") & state.commands
             )
         if request.operation == OPERATION_FS_WRITE and request.paths:
-            return all(os.path.normpath(p) in state.paths for p in request.paths)
+            return all(os.path.normpath(p) in state.write_paths for p in request.paths)
         return False
 
     def _finish(self, request: PermissionRequest, outcome: PermissionOutcome) -> PermissionOutcome:

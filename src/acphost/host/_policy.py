@@ -12,7 +12,7 @@ import enum
 import logging
 import os
 import shlex
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -133,23 +133,38 @@ class PermissionRequest:
         args: Sequence[str] | None = None,
         *,
         cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
         tool_call_id: str | None = None,
     ) -> PermissionRequest:
         """Describe a ``terminal/create`` for mediation by the broker.
+
+        The environment the agent asks for is part of what runs: an overlay
+        such as ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_0=core.fsmonitor``,
+        ``PATH`` or ``LD_PRELOAD`` turns an allowed ``git status`` into any
+        program. So its ``NAME=value`` assignments, shell-quoted, come first in
+        ``command`` (as a shell would spell them): a rule for ``git status``
+        or ``git *`` does not match, and a prompt shows them.
 
         Args:
             session_id: the session creating the terminal.
             command: the command (a shell line when ``args`` is empty).
             args: the arguments, if the agent gave an argv.
             cwd: the working directory asked for, shown in ``paths``.
+            env: the environment variables the agent sets, in its order.
             tool_call_id: the tool call it belongs to, when known.
 
         Returns:
             A request with operation ``terminal_create``, tool kind
-            ``execute`` and ``command`` the shell-quoted command line.
+            ``execute`` and ``command`` the shell-quoted command line,
+            preceded by the environment assignments.
 
         """
         line = shlex.join([command, *args]) if args else command
+        if env:
+            assignments = [
+                f"{shlex.quote(name)}={shlex.quote(value)}" for name, value in env.items()
+            ]
+            line = " ".join([*assignments, line])
         return cls(
             session_id=session_id,
             tool_call_id=tool_call_id,
