@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from . import schema as s
 from ._content import PromptInput, to_blocks
-from ._errors import AcpTimeout, CapabilityNotSupported, LocalProtocolError, UsageError
+from ._errors import (
+    AcpTimeout,
+    CapabilityNotSupported,
+    LocalProtocolError,
+    RequestError,
+    UsageError,
+)
 from ._state import SessionState
 from ._turn import DEFAULT_QUEUE_LIMIT, Turn, TurnResult, UpdateQueue
 
@@ -157,6 +163,25 @@ class Session:
         except asyncio.CancelledError:
             turn._finish(UsageError("the prompt was abandoned by the host"))
             raise
+        except RequestError as exc:
+            if not self._cancelling:
+                turn._finish(exc)
+                return
+            # Some agents (Qwen Code) answer a cancelled prompt with an error
+            # instead of stopReason "cancelled" (ACP "Cancellation"): the host
+            # asked to cancel, so the turn ended as cancelled.
+            logger.info(
+                "session %s: the cancelled prompt was answered with an error: %s", self.id, exc
+            )
+            self.state.cancel_pending_tool_calls()
+            calls = tuple(
+                self.state.tool_calls[i] for i in turn.tool_call_ids if i in self.state.tool_calls
+            )
+            turn._finish(
+                TurnResult(
+                    stop_reason="cancelled", text=self.state.last_agent_text(), tool_calls=calls
+                )
+            )
         except BaseException as exc:
             turn._finish(exc)
             if self._turn is turn:

@@ -341,3 +341,42 @@ async def test_initialize_timeout_names_the_wait(workspace):
             [sys.executable, "-c", "import time; time.sleep(30)"], init_timeout=0.5
         ):
             pass
+
+
+async def test_other_stop_reasons_reach_the_host(demo_argv, workspace):
+    async with start(demo_argv) as client:
+        session = await client.new_session(workspace)
+        assert (await session.prompt("limit")).stop_reason == "max_tokens"
+        assert (await session.prompt("refuse")).stop_reason == "refusal"
+
+
+async def test_cancel_during_a_command_kills_the_terminal(demo_argv, workspace):
+    from acphost.host import TerminalManager
+
+    events = []
+    terminals = TerminalManager(on_event=events.append)
+    host = HostConfig(terminals=terminals, permissions=AllowAll())
+    async with start(demo_argv, host=host) as client:
+        session = await client.new_session(workspace)
+        turn = session.prompt("terminal sleep 30")
+        for _ in range(200):
+            if any(type(e).__name__ == "TerminalCreated" for e in events):
+                break
+            await asyncio.sleep(0.02)
+        result = await session.cancel()
+        assert result is not None and result.stop_reason == "cancelled"
+        await turn
+        for _ in range(100):  # the agent sends terminal/kill, then terminal/release
+            if any(type(e).__name__ == "TerminalExited" for e in events):
+                break
+            await asyncio.sleep(0.02)
+    exited = [e for e in events if type(e).__name__ == "TerminalExited"]
+    assert exited and exited[0].exit_status.signal is not None
+
+
+async def test_delete_session_forgets_it_locally(demo_argv, workspace, tmp_path):
+    async with start(demo_argv, env={"ACPHOST_DEMO_STATE_DIR": str(tmp_path / "st")}) as client:
+        session = await client.new_session(workspace)
+        await client.delete_session(session.id)
+        assert session.id not in client.sessions
+        assert [i.session_id async for i in client.iter_sessions()] == []

@@ -380,3 +380,36 @@ async def test_a_bad_option_or_trace_path_does_not_leave_the_agent_running(tmp_p
     finally:
         StdioTransport.close = original  # type: ignore[method-assign]
     assert len(closed) == 2
+
+
+async def test_protocol_version_below_the_minimum_fails_clearly():
+    t, _agent = pair_with({"initialize": answer({**INIT_RESULT, "protocolVersion": 0})})
+    with pytest.raises(acphost.RemoteProtocolError, match="version 0"):
+        async with connect(t):
+            pass
+
+
+async def test_error_answer_to_a_cancelled_prompt_ends_the_turn_cancelled(workspace):
+    # Qwen Code's quirk (tests/trace/test_real_traces.py::test_qwen_cancel_is_an_error).
+    async def prompt(agent, rid, params):
+        agent.update("s1", {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "x", "status": "in_progress"})
+        while "session/cancel" not in agent.methods():
+            await asyncio.sleep(0.01)
+        raise Exception({"code": -32603, "message": "Internal error", "data": "Request was aborted."})
+
+    async def plain_error(agent, rid, params):
+        raise Exception({"code": -32603, "message": "boom"})
+
+    t, _ = pair_with({"session/prompt": prompt})
+    async with connect(t) as client:
+        session = await client.new_session(workspace)
+        turn = session.prompt("go")
+        await asyncio.sleep(0.05)
+        result = await session.cancel()
+        assert result is not None and result.stop_reason == "cancelled"
+        assert session.state.tool_calls["t1"].cancelled
+    t, _ = pair_with({"session/prompt": plain_error})
+    async with connect(t) as client:
+        session = await client.new_session(workspace)
+        with pytest.raises(acphost.InternalError):  # without a cancel, an error stays an error
+            await session.prompt("go")
