@@ -407,6 +407,7 @@ async def test_error_answer_to_a_cancelled_prompt_ends_the_turn_cancelled(worksp
         await asyncio.sleep(0.05)
         result = await session.cancel()
         assert result is not None and result.stop_reason == "cancelled"
+        assert (await turn).stop_reason == "cancelled"
         assert session.state.tool_calls["t1"].cancelled
     t, _ = pair_with({"session/prompt": plain_error})
     async with connect(t) as client:
