@@ -656,3 +656,18 @@ def test_host_exports_pinned():
         ]
     )
     assert all(hasattr(host, name) for name in host.__all__)
+
+
+def test_audit_log_masks_secret_env_values(tmp_path):
+    import json as _json
+
+    from acphost.host import AuditLog, PermissionRequest
+
+    log = tmp_path / "audit.jsonl"
+    audit = AuditLog(str(log))
+    req = PermissionRequest.for_terminal("s", "make", ["deploy"], env={"OPENAI_API_KEY": "sk-secret", "MODE": "ci"})
+    audit.record(req, "allow", reason="test")
+    audit.close()
+    line = _json.loads(log.read_text())
+    assert "sk-secret" not in log.read_text()
+    assert "OPENAI_API_KEY=[REDACTED]" in line["command"] and "MODE=ci" in line["command"]

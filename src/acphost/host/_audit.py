@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from datetime import datetime, timezone
 from typing import IO
 
@@ -14,6 +15,18 @@ __all__ = ["AuditLog"]
 
 _log = logging.getLogger("acphost.host.permissions")
 
+# Env assignments the policy is shown (``NAME=value cmd``): secret-looking
+# names keep their name but not their value in the log.
+_SECRET_ASSIGNMENT = re.compile(
+    r"\b([A-Za-z_][A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|AUTH|CREDENTIAL|PRIVATE_?KEY)"
+    r"[A-Za-z0-9_]*)=('[^']*'|\"[^\"]*\"|\S+)",
+    re.IGNORECASE,
+)
+
+
+def _mask(text: str | None) -> str | None:
+    return _SECRET_ASSIGNMENT.sub(r"\1=[REDACTED]", text) if text else text
+
 
 class AuditLog:
     """Appends one JSON object per permission decision to a file (JSONL).
@@ -21,7 +34,8 @@ class AuditLog:
     Each line holds ``time`` (ISO 8601, UTC), ``session``, ``toolCallId``,
     ``operation``, ``toolKind``, ``title``, ``paths``, ``command``,
     ``decision``, ``optionKind`` and ``reason``; never file contents or raw
-    tool input.
+    tool input, and the values of secret-looking env assignments in commands
+    (``OPENAI_API_KEY=…``) are masked.
 
     Args:
         target: a path (opened for appending, owner-only permissions when
@@ -65,9 +79,9 @@ class AuditLog:
             "toolCallId": request.tool_call_id,
             "operation": request.operation,
             "toolKind": request.kind,
-            "title": request.title,
+            "title": _mask(request.title),
             "paths": list(request.paths),
-            "command": request.command,
+            "command": _mask(request.command),
             "decision": decision,
             "optionKind": option_kind,
             "reason": reason,
