@@ -1,0 +1,83 @@
+"""The TUI against real third-party agents, offline (issue 7: "at least one real agent")."""
+
+from __future__ import annotations
+
+import pytest
+
+from acphost.config import AgentSpec
+from acphost.tui import AcpApp
+from acphost.tui._permission import PermissionScreen
+from acphost.tui._toolcard import ToolCard
+from tests.interop.conftest import na
+from tests.interop.fake_model import Text
+from tests.tui.conftest import SIZE, ready, transcript_source, wait_for
+
+pytestmark = [pytest.mark.interop, pytest.mark.timeout(150)]
+
+
+def app_for(agent, root, home, ws, model) -> AcpApp:
+    m = None if agent.scripted else model
+    argv = agent.argv(root, m)
+    spec = AgentSpec(
+        name=agent.name,
+        command=argv[0],
+        args=tuple(argv[1:]),
+        env=agent.env(home, m),
+        source="interop",
+        missing_file_returns_empty=agent.missing_file_returns_empty,
+    )
+    return AcpApp(spec, str(ws))
+
+
+async def finish_turn(pilot, prompt: str) -> None:
+    """Send a prompt and allow once whatever the agent asks, until the turn ends."""
+    from acphost.tui._composer import PromptArea
+
+    app = pilot.app
+    view = app.active_view
+    area = app.query_one(PromptArea)
+    area.focus()
+    area.load_text(prompt)
+    area.move_cursor(area.document.end)
+    area.close_completions()
+    view.stop_reason = ""
+    await pilot.press("enter")
+
+    def done_or_asking() -> bool:
+        return bool(view.stop_reason and not view.busy) or isinstance(app.screen, PermissionScreen)
+
+    for _ in range(10):
+        await wait_for(pilot, done_or_asking, timeout=90)
+        if isinstance(app.screen, PermissionScreen):
+            await pilot.press("a")
+            await pilot.pause(0.1)
+            continue
+        break
+    await view.transcript.settled()
+
+
+async def test_text_turn_in_the_tui(agent, agents_root, home, ws, model):
+    model.script = [Text("Hello from the fake model, in the TUI.")]
+    app = app_for(agent, agents_root, home, ws, model)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await finish_turn(pilot, "say hello")
+        assert app.active_view.stop_reason == "end_turn"
+        source = transcript_source(app)
+        assert "say hello" in source
+        if not agent.scripted:
+            assert "Hello from the fake model, in the TUI." in source
+
+
+async def test_tool_call_card_for_a_read(agent, agents_root, home, ws, model):
+    na(agent, "read")
+    model.script = [agent.read(str(ws / "notes.txt")), Text("I read it.")]
+    app = app_for(agent, agents_root, home, ws, model)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await finish_turn(pilot, "read notes")
+        view = app.active_view
+        await wait_for(pilot, lambda: list(view.transcript.query(ToolCard)))
+        cards = list(view.transcript.query(ToolCard))
+        assert cards and any(c.call.status == "completed" for c in cards)
+        assert "I read it." in transcript_source(app)
