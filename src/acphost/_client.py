@@ -316,24 +316,23 @@ class AcpClient:
             else:
                 logger.info("ignored notification %s from the agent", method)
             return None
-        # session/update, inline: this runs once per streamed update.
+        # session/update, inline: this runs once per streamed update. The
+        # SessionNotification wrapper is not built: only its two fields matter.
+        sid = params.get("sessionId") if type(params) is dict else None
+        update_raw = params.get("update") if type(params) is dict else None
+        if type(sid) is not str or type(update_raw) is not dict:
+            logger.warning("dropped a session/update without a sessionId and an update object")
+            return None
+        update: s.SessionUpdate
         try:
-            note = s.SessionNotification.from_wire(params)
+            update = s.decode_session_update(update_raw, "update")
         except s.SchemaError as exc:
-            update_raw = params.get("update") if isinstance(params, dict) else None
-            sid = params.get("sessionId") if isinstance(params, dict) else None
-            if not isinstance(update_raw, dict) or not isinstance(sid, str):
-                logger.warning("dropped a session/update that is not an update: %s", exc)
-                return None
             # Lossless: a malformed known variant is kept as raw data.
             logger.warning("session/update kept as Unknown: %s", exc)
             kind = update_raw.get("sessionUpdate")
-            update: s.SessionUpdate = s.UnknownSessionUpdate(
+            update = s.UnknownSessionUpdate(
                 kind=kind if isinstance(kind, str) else "", raw=update_raw
             )
-        else:
-            sid = note.session_id
-            update = note.update
         session = self.sessions.get(sid)
         if session is None:
             # Some agents stream updates before answering session/new: keep them.
