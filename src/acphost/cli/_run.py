@@ -144,6 +144,10 @@ class PromptRun:
     def _abort(self, error: AcpError) -> None:
         """--strict: the agent broke the protocol; end it now."""
         self.strict_failure = error
+        self.kill_agent()
+
+    def kill_agent(self) -> None:
+        """SIGKILL the agent's whole process group now (the run is over)."""
         if self.client is not None:
             kill = getattr(self.client.transport, "kill_now", None)
             if kill is not None:
@@ -189,10 +193,7 @@ class PromptRun:
         except (BrokenPipeError, ValueError):
             # The reader of our stdout went away (`acphost -o jsonl | head`): stop quietly.
             self.output_closed = True
-            if self.client is not None:
-                kill = getattr(self.client.transport, "kill_now", None)
-                if kill is not None:
-                    kill()
+            self.kill_agent()
 
     def selected_agent_line(self) -> None:
         # Name and command only: args and env may carry secrets.
@@ -326,9 +327,7 @@ class PromptRun:
                 print("\nacphost: cancelling (Ctrl-C again to kill the agent)", file=sys.stderr)
                 pending.add(loop.create_task(session.cancel(timeout=5.0)))
             else:
-                kill = getattr(session._client.transport, "kill_now", None)
-                if kill is not None:
-                    kill()
+                self.kill_agent()
 
         turn = session.prompt(prompt_blocks(prompt, self.cwd))
         renderer = self.renderer(session)
