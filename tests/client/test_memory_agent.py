@@ -414,3 +414,29 @@ async def test_error_answer_to_a_cancelled_prompt_ends_the_turn_cancelled(worksp
         session = await client.new_session(workspace)
         with pytest.raises(acphost.InternalError):  # without a cancel, an error stays an error
             await session.prompt("go")
+
+
+async def test_fork_only_behind_the_unstable_opt_in(workspace):
+    caps = {"sessionCapabilities": {"fork": {}}}
+    forks = []
+
+    async def fork(agent, rid, params):
+        forks.append(params)
+        return {"sessionId": "s2"}
+
+    t, _ = pair_with({"initialize": answer({**INIT_RESULT, "agentCapabilities": caps}), "session/fork": fork})
+    async with connect(t) as client:
+        session = await client.new_session(workspace)
+        with pytest.raises(acphost.UsageError, match="unstable"):
+            await client.fork_session(session)
+    t, _ = pair_with({"initialize": answer({**INIT_RESULT, "agentCapabilities": caps}), "session/fork": fork})
+    async with connect(t, unstable=True) as client:
+        session = await client.new_session(workspace)
+        forked = await client.fork_session(session)
+        assert forked.id == "s2" and forked.cwd == session.cwd and "s2" in client.sessions
+    assert forks == [{"sessionId": "s1", "cwd": str(workspace), "mcpServers": []}]
+    t, _ = pair_with({})
+    async with connect(t, unstable=True) as client:  # not advertised
+        session = await client.new_session(workspace)
+        with pytest.raises(acphost.CapabilityNotSupported):
+            await client.fork_session(session)

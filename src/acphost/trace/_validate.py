@@ -73,18 +73,21 @@ class Violation:
         return f"line {self.line}: [{self.side}] {self.rule}: {self.message}"
 
 
+_UNSTABLE = "unstable:"
+
+
 @cache
-def _schema() -> dict[str, Any]:
-    text = resources.files("acphost.schema").joinpath("v1/schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
+def _schema(unstable: bool = False) -> dict[str, Any]:
+    name = "v1/schema.unstable.json" if unstable else "v1/schema.json"
+    schema: dict[str, Any] = json.loads(
+        resources.files("acphost.schema").joinpath(name).read_text("utf-8")
+    )
     return schema
 
 
-@cache
-def _types() -> dict[tuple[str, str, str], str]:
-    """(method, handling side, role) → the ``$defs`` name."""
+def _method_types(unstable: bool) -> dict[tuple[str, str, str], str]:
     out: dict[tuple[str, str, str], str] = {}
-    for name, d in _schema()["$defs"].items():
+    for name, d in _schema(unstable)["$defs"].items():
         method = d.get("x-method")
         if method:
             role = (
@@ -97,6 +100,20 @@ def _types() -> dict[tuple[str, str, str], str]:
 
 
 @cache
+def _types() -> dict[tuple[str, str, str], str]:
+    """(method, handling side, role) → the ``$defs`` name.
+
+    Methods only the unstable schema has (``session/fork``, used behind the
+    client's ``unstable=True``) map to ``unstable:Name``, validated against
+    that schema.
+    """
+    out = _method_types(False)
+    for key, name in _method_types(True).items():
+        out.setdefault(key, _UNSTABLE + name)
+    return out
+
+
+@cache
 def _validator(name: str) -> Any:
     try:
         import jsonschema  # type: ignore[import-untyped]  # noqa: PLC0415 - only validation needs it
@@ -104,7 +121,11 @@ def _validator(name: str) -> Any:
         raise RuntimeError(
             "schema validation needs jsonschema: pip install 'acphost[trace]'"
         ) from exc
-    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": _schema()["$defs"]})
+    unstable = name.startswith(_UNSTABLE)
+    ref = name.removeprefix(_UNSTABLE)
+    return jsonschema.Draft202012Validator(
+        {"$ref": f"#/$defs/{ref}", "$defs": _schema(unstable)["$defs"]}
+    )
 
 
 def _first_error(name: str, value: Any) -> str | None:
