@@ -23,7 +23,6 @@ from .._errors import (
     AgentExited,
     AgentStartError,
     AuthRequired,
-    CapabilityNotSupported,
     LocalProtocolError,
     RequestError,
 )
@@ -450,13 +449,9 @@ def run_prompt(args: argparse.Namespace) -> int:
             return EXIT_INTERRUPTED
         except _OutputClosed:
             return EXIT_ERROR
-        except (UsageProblem, PolicyFileError) as exc:
-            fail(str(exc))
-            return EXIT_USAGE
-        except CapabilityNotSupported as exc:
-            fail(f"{exc}")
-            return EXIT_USAGE
-        except LocalProtocolError as exc:
+        except (UsageProblem, PolicyFileError, LocalProtocolError) as exc:
+            # LocalProtocolError covers CapabilityNotSupported and refused
+            # --mode/--config values: the command line asked for the impossible.
             fail(str(exc))
             return EXIT_USAGE
         except AuthRequired as exc:
@@ -474,13 +469,10 @@ def run_prompt(args: argparse.Namespace) -> int:
         except AgentExited as exc:
             fail(f"agent {spec.name!r}: {exc}")
             return EXIT_ERROR
-        except AcpTimeout as exc:
-            fail(str(exc))
-            return EXIT_ERROR
         except RequestError as exc:
             fail(f"the agent answered an error: {exc}")
             return EXIT_ERROR
-        except AcpError as exc:
+        except AcpError as exc:  # AcpTimeout, RemoteProtocolError (--strict), ...
             fail(str(exc))
             return EXIT_ERROR
         except BrokenPipeError:
