@@ -24,6 +24,27 @@ from __future__ import annotations
 
 import importlib
 
+# The error classes are cheap (no typing at run time) and wanted by every
+# caller's except clauses: imported eagerly, unlike the rest.
+from ._errors import (
+    AcpError,
+    AcpTimeout,
+    AgentExited,
+    AgentStartError,
+    AuthRequired,
+    CapabilityNotSupported,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    LocalProtocolError,
+    MethodNotFound,
+    ParseError,
+    RemoteProtocolError,
+    RequestCancelled,
+    RequestError,
+    ResourceNotFound,
+    UsageError,
+)
 from ._version import __version__
 
 # Not `from typing import TYPE_CHECKING`: typing pulls in re and enum (~6 ms),
@@ -73,49 +94,10 @@ _LAZY = {
     "RunResult": "._sync",
     "run": "._sync",
 }
-_ERRORS = {
-    "AcpError",
-    "AcpTimeout",
-    "AgentExited",
-    "AgentStartError",
-    "AuthRequired",
-    "CapabilityNotSupported",
-    "InternalError",
-    "InvalidParams",
-    "InvalidRequest",
-    "LocalProtocolError",
-    "MethodNotFound",
-    "ParseError",
-    "RemoteProtocolError",
-    "RequestCancelled",
-    "RequestError",
-    "ResourceNotFound",
-    "UsageError",
-}
-
 if TYPE_CHECKING:
     from typing import Any
 
     from ._client import AcpClient
-    from ._errors import (
-        AcpError,
-        AcpTimeout,
-        AgentExited,
-        AgentStartError,
-        AuthRequired,
-        CapabilityNotSupported,
-        InternalError,
-        InvalidParams,
-        InvalidRequest,
-        LocalProtocolError,
-        MethodNotFound,
-        ParseError,
-        RemoteProtocolError,
-        RequestCancelled,
-        RequestError,
-        ResourceNotFound,
-        UsageError,
-    )
     from ._host_bridge import HostConfig
     from ._session import Session
     from ._state import Message, SessionState, ToolCallState
@@ -124,7 +106,7 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    module = "._errors" if name in _ERRORS else _LAZY.get(name)
+    module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'acphost' has no attribute {name!r}")
     value = getattr(importlib.import_module(module, __name__), name)
