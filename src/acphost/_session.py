@@ -249,7 +249,7 @@ class Session:
                 self._client.stderr_tail(),
             )
             turn._finish(err)
-            task = getattr(turn, "_task", None)
+            task = turn._task
             if task is not None:
                 task.cancel()
             raise err from None
