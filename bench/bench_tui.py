@@ -36,8 +36,8 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 
+from acphost import SessionState
 from acphost import schema as s
-from acphost._state import SessionState
 from acphost.config import AgentSpec
 from acphost.tui import AcpApp
 from acphost.tui._model import TerminalBuffers

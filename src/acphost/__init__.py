@@ -83,26 +83,26 @@ __all__ = [
 ]
 
 _LAZY = {
-    "AcpClient": "._client",
-    "HostConfig": "._host_bridge",
-    "Session": "._session",
-    "Message": "._state",
-    "SessionState": "._state",
-    "ToolCallState": "._state",
-    "Turn": "._turn",
-    "TurnResult": "._turn",
-    "RunResult": "._sync",
-    "run": "._sync",
+    "AcpClient": ".client._client",
+    "HostConfig": ".client._host_bridge",
+    "Session": ".client._session",
+    "Message": ".client._state",
+    "SessionState": ".client._state",
+    "ToolCallState": ".client._state",
+    "Turn": ".client._turn",
+    "TurnResult": ".client._turn",
+    "RunResult": ".client._sync",
+    "run": ".client._sync",
 }
 if TYPE_CHECKING:
     from typing import Any
 
-    from ._client import AcpClient
-    from ._host_bridge import HostConfig
-    from ._session import Session
-    from ._state import Message, SessionState, ToolCallState
-    from ._sync import RunResult, run
-    from ._turn import Turn, TurnResult
+    from .client._client import AcpClient
+    from .client._host_bridge import HostConfig
+    from .client._session import Session
+    from .client._state import Message, SessionState, ToolCallState
+    from .client._sync import RunResult, run
+    from .client._turn import Turn, TurnResult
 
 
 def __getattr__(name: str) -> Any:

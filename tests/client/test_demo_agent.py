@@ -8,6 +8,8 @@ import sys
 import pytest
 
 import acphost
+import acphost.client
+import acphost.content
 from acphost import AcpClient, HostConfig
 from acphost import schema as s
 from acphost.host import AllowAll, DenyAll, Interactive
@@ -24,7 +26,7 @@ async def test_initialize_exposes_agent_capabilities(demo_argv, workspace):
         assert client.protocol_version == 1
         assert client.agent_info is not None and client.agent_info.name == "acphost-demo"
         assert client.agent_capabilities.load_session is True
-        assert [acphost._client.auth_method_id(m) for m in client.auth_methods] == ["demo-login"]
+        assert [acphost.client.auth_method_id(m) for m in client.auth_methods] == ["demo-login"]
         assert client.agent_capabilities.prompt_capabilities.image is True
 
 
@@ -299,7 +301,7 @@ async def test_capability_checks_before_sending(demo_argv, workspace, tmp_path):
     async with start(demo_argv) as client:
         session = await client.new_session(workspace)
         with pytest.raises(acphost.CapabilityNotSupported, match="audio"):
-            session.prompt([acphost._content.audio(audio_file)])
+            session.prompt([acphost.content.audio(audio_file)])
         with pytest.raises(acphost.LocalProtocolError, match="absolute"):
             await client.new_session("relative/dir")
         with pytest.raises(acphost.UsageError):

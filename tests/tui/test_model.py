@@ -224,7 +224,7 @@ def test_status_line_fits_80_columns():
 
 
 async def test_tui_policy():
-    from acphost.tui import TuiPolicy
+    from acphost.launch import AskPolicy as TuiPolicy
 
     ask = await TuiPolicy(write=False, yolo=False).decide(PermissionRequest(session_id="s"))
     assert ask.decision.value == "ask"

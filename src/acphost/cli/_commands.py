@@ -8,12 +8,11 @@ import json
 import sys
 import time
 
-from .._client import AcpClient, auth_method_id
 from .._errors import AcpError, AgentExited, CapabilityNotSupported
+from ..client import AcpClient, auth_method_id
 from ..config import all_agents, command_found, find_settings, load_settings
 from ..config._settings import SettingsError
-from ._main import EXIT_ERROR, EXIT_OK, EXIT_USAGE
-from ._setup import UsageProblem, fail, resolve
+from ..launch import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageProblem, fail, resolve
 
 __all__ = ["doctor", "list_agents", "list_sessions"]
 

@@ -12,11 +12,7 @@ import sys
 from collections.abc import Callable
 
 from .._version import __version__
-
-EXIT_OK = 0
-EXIT_ERROR = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+from ..launch import EXIT_USAGE
 
 _EPILOG = """\
 subcommands:
@@ -263,7 +259,7 @@ def _validate(argv: list[str]) -> int:
 
 
 def _replay(argv: list[str]) -> int:
-    from ..agents.replay._replay import main  # noqa: PLC0415
+    from ..agents.replay import main  # noqa: PLC0415
 
     code: int = main(argv)
     return code

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 from .. import schema as s
 
 if TYPE_CHECKING:
-    from .._state import SessionState
+    from ..client import SessionState
 
 __all__ = ["PlainRenderer", "Renderer", "RichRenderer", "diff_lines", "plan_lines"]
 

@@ -16,7 +16,6 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .. import schema as s
-from .._client import AcpClient, auth_method_id
 from .._errors import (
     AcpError,
     AcpTimeout,
@@ -26,15 +25,22 @@ from .._errors import (
     LocalProtocolError,
     RequestError,
 )
-from .._host_bridge import HostConfig
-from .._session import Session, option_id, option_values
+from ..client import AcpClient, HostConfig, Session, auth_method_id, option_id, option_values
 from ..config import AgentSpec, Settings
-from ..host import FileSystemProvider, PolicyFileError, TerminalManager
-from ._main import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from ._mentions import find_mentions
-from ._policy import build_broker
+from ..content import prompt_with_mentions
+from ..host import PolicyFileError
+from ..launch import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    HostChoices,
+    UsageProblem,
+    build_host_config,
+    fail,
+    resolve,
+)
 from ._render import PlainRenderer, Renderer
-from ._setup import UsageProblem, fail, resolve
 from ._trace import LiveCheck
 
 __all__ = ["run_prompt"]
@@ -80,15 +86,6 @@ def _check_encodable(prompt: str) -> None:
         raise UsageProblem(
             "the prompt is not valid UTF-8 (check the encoding of stdin or of the arguments)"
         ) from None
-
-
-def prompt_blocks(prompt: str, cwd: str) -> list[s.ContentBlock]:
-    """The prompt text, then one resource link per ``@`` mention."""
-    from .._content import resource_link  # noqa: PLC0415
-
-    blocks: list[s.ContentBlock] = [s.TextContentBlock(text=prompt)]
-    blocks.extend(resource_link(m.target) for m in find_mentions(prompt, cwd))
-    return blocks
 
 
 def _write_json_atomic(path: str, data: dict[str, Any]) -> None:
@@ -156,28 +153,21 @@ class PromptRun:
 
     def host_config(self) -> HostConfig:
         a = self.args
-        write = a.write or a.yolo
-        broker = build_broker(
+        choices = HostChoices(
+            write=a.write,
+            yolo=a.yolo,
             approve=a.approve,
             policy_file=a.permission_policy,
-            write=write,
-            ask=a.ask,
             audit_log=a.audit_log,
+            fs=not a.no_fs,
+            terminal=not a.no_terminal,
         )
-        fs = (
-            None
-            if a.no_fs
-            else FileSystemProvider(
-                allow_read_outside_workspace=a.yolo,
-                missing_file_returns_empty=self.spec.missing_file_returns_empty,
-            )
-        )
-        return HostConfig(
-            fs=fs,
-            allow_write=write and fs is not None,
-            terminals=None if a.no_terminal else TerminalManager(),
-            permissions=broker,
-        )
+        asker = None
+        if a.ask:
+            from ._ask import ask_on_tty  # noqa: PLC0415 - only when asking
+
+            asker = ask_on_tty
+        return build_host_config(choices, self.spec, asker=asker)
 
     def tap(self, direction: str, line: bytes) -> None:
         if self.output_closed:
@@ -328,7 +318,7 @@ class PromptRun:
             else:
                 self.kill_agent()
 
-        turn = session.prompt(prompt_blocks(prompt, self.cwd))
+        turn = session.prompt(prompt_with_mentions(prompt, self.cwd))
         renderer = self.renderer(session)
         loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:

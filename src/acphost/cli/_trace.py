@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._errors import AcpError, RemoteProtocolError
-from ..rpc._core import FrameTap
+from ..rpc import FrameTap
 from ..trace import TraceValidator, Violation, validate_file
 
 __all__ = ["LiveCheck", "validate"]

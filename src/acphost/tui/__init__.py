@@ -13,9 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from ._app import AcpApp
-from ._model import TuiPolicy
 
-__all__ = ["AcpApp", "TuiPolicy", "run_tui"]
+__all__ = ["AcpApp", "run_tui"]
 
 
 class _AppLogHandler(logging.Handler):
@@ -64,8 +63,7 @@ def run_tui(args: argparse.Namespace) -> int:
         usage or configuration problem.
 
     """
-    from ..cli._main import EXIT_USAGE  # noqa: PLC0415 - avoid a cycle: cli imports us lazily
-    from ..cli._setup import UsageProblem, fail, resolve  # noqa: PLC0415
+    from ..launch import EXIT_USAGE, UsageProblem, fail, resolve  # noqa: PLC0415
 
     try:
         cwd, settings, spec = resolve(args)

@@ -23,19 +23,23 @@ from textual.css.query import NoMatches
 from textual.widgets import Footer, TabbedContent, TabPane
 
 from .. import schema as s
-from .._client import AcpClient, ClientContext, auth_method_id
 from .._errors import AcpError, AgentExited, AuthRequired
-from .._host_bridge import HostConfig
-from .._session import Session, option_id, option_values
+from ..client import (
+    AcpClient,
+    ClientContext,
+    HostConfig,
+    Session,
+    auth_method_id,
+    option_id,
+    option_values,
+)
 from ..config import AgentSpec, Settings
+from ..content import prompt_with_mentions
 from ..host import (
-    FileSystemProvider,
-    Interactive,
-    PermissionBroker,
-    TerminalManager,
     Verdict,
 )
-from ._composer import Composer, PromptArea, prompt_blocks
+from ..launch import HostChoices, build_host_config
+from ._composer import Composer, PromptArea
 from ._dialogs import CrashScreen, PickerScreen, PickItem
 from ._frames import ProtocolLog
 from ._model import (
@@ -44,7 +48,6 @@ from ._model import (
     PermissionQueue,
     StatusInfo,
     TerminalBuffers,
-    TuiPolicy,
     config_value_label,
     config_value_names,
     format_usage,
@@ -141,18 +144,11 @@ class AcpApp(App[int]):
     # -- connection --------------------------------------------------------------------
 
     def _host_config(self) -> HostConfig:
-        broker = PermissionBroker(
-            TuiPolicy(write=self.write, yolo=self.yolo),
-            ask=Interactive(self.permissions.ask),
-        )
-        return HostConfig(
-            fs=FileSystemProvider(
-                allow_read_outside_workspace=self.yolo,
-                missing_file_returns_empty=self.spec.missing_file_returns_empty,
-            ),
-            allow_write=self.write,
-            terminals=TerminalManager(on_event=self.terminals.on_event),
-            permissions=broker,
+        return build_host_config(
+            HostChoices(write=self.write, yolo=self.yolo),
+            self.spec,
+            asker=self.permissions.ask,
+            on_terminal_event=self.terminals.on_event,
         )
 
     @work(exclusive=True, group="connect", exit_on_error=False)
@@ -371,7 +367,7 @@ class AcpApp(App[int]):
         if view.busy:
             self.notify("a turn is running: cancel it first (Esc)", severity="warning")
             return
-        self.run_turn(view, prompt_blocks(event.text, view.session.cwd))
+        self.run_turn(view, prompt_with_mentions(event.text, view.session.cwd))
 
     @work(group="turns", exit_on_error=False)
     async def run_turn(self, view: SessionView, blocks: list[s.ContentBlock]) -> None:

@@ -21,18 +21,9 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from .. import schema as s
-from .._content import resource_link
-from ..cli._mentions import find_mentions
 from ._model import PromptHistory, command_matches, fuzzy_rank, workspace_files
 
-__all__ = ["Composer", "PromptArea", "prompt_blocks"]
-
-
-def prompt_blocks(text: str, cwd: str) -> list[s.ContentBlock]:
-    """The prompt text, then a ``resource_link`` per ``@`` mention (ACP content)."""
-    blocks: list[s.ContentBlock] = [s.TextContentBlock(text=text)]
-    blocks.extend(resource_link(m.target) for m in find_mentions(text, cwd))
-    return blocks
+__all__ = ["Composer", "PromptArea"]
 
 
 class CompletionMenu(OptionList, can_focus=False):

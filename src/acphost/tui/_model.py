@@ -35,7 +35,6 @@ __all__ = [
     "PromptHistory",
     "StatusInfo",
     "TerminalBuffers",
-    "TuiPolicy",
     "choices_for",
     "command_matches",
     "config_value_label",
@@ -472,26 +471,6 @@ _CONNECTION_MARKS = {
 
 
 # -- permissions policy and config ------------------------------------------------
-
-
-class TuiPolicy:
-    """Ask the user about everything, except what the flags settle.
-
-    ``--yolo`` allows everything; without ``--write`` a host-mediated file
-    write is rejected outright (the agent was not offered writes anyway).
-    """
-
-    def __init__(self, *, write: bool, yolo: bool) -> None:
-        self.write = write
-        self.yolo = yolo
-
-    async def decide(self, request: PermissionRequest) -> Verdict:
-        """Allow (yolo), reject (writes without --write) or ask."""
-        if self.yolo:
-            return Verdict.allow("--yolo")
-        if request.operation == "fs_write" and not self.write:
-            return Verdict.reject("file writes need --write")
-        return Verdict.ask("the TUI asks the user")
 
 
 def config_value_names(option: s.SessionConfigOption) -> dict[str, str]:

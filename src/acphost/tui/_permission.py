@@ -23,7 +23,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from .. import schema as s
-from .._state import ToolCallState
+from ..client import ToolCallState
 from ..host import PermissionRequest, Verdict
 from ._model import Choice, choices_for
 from ._toolcard import unified_diff

@@ -10,7 +10,7 @@ from textual.message import Message
 
 from .. import schema as s
 from .._errors import AcpError, AgentExited, RequestError
-from .._session import Session
+from ..client import Session
 from ._model import TerminalBuffers
 from ._plan import PlanPanel
 from ._transcript import StreamingMarkdown, ThoughtBlock, Transcript, block_markdown

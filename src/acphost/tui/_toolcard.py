@@ -17,7 +17,7 @@ from textual.containers import Vertical
 from textual.widgets import Collapsible, Log, Static
 
 from .. import schema as s
-from .._state import ToolCallState
+from ..client import ToolCallState
 from ._model import TerminalBuffers, location_text
 
 __all__ = ["DiffView", "TerminalView", "ToolCard", "status_of", "unified_diff"]

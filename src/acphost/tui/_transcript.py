@@ -18,7 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from .. import schema as s
-from .._state import SessionState
+from ..client import SessionState
 from ._model import TerminalBuffers
 from ._toolcard import ToolCard
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from acphost.agents.replay._replay import main
+from acphost.agents.replay import main
 
 sys.exit(main())

@@ -17,8 +17,8 @@ from collections.abc import AsyncIterator, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import schema as s
-from ._errors import UsageError
+from .. import schema as s
+from .._errors import UsageError
 
 if TYPE_CHECKING:
     from ._state import ToolCallState

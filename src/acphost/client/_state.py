@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from . import schema as s
+from .. import schema as s
 
 __all__ = ["Message", "SessionState", "ToolCallState"]
 

@@ -1,21 +1,30 @@
-"""What every command needs before talking to an agent: cwd, settings, agent."""
+"""What every face needs before talking to an agent: the cwd, the settings, the agent."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
+from typing import Protocol
 
 from ..config import AgentSpec, Settings, SettingsError, find_settings, load_settings, resolve_agent
+from ..safetext import sanitize
 
-__all__ = ["UsageProblem", "resolve"]
+__all__ = ["AgentChoice", "UsageProblem", "fail", "resolve"]
 
 
 class UsageProblem(Exception):
-    """A usage or configuration error: print the message, exit 2."""
+    """A usage or configuration error: the face prints the message and exits 2."""
 
 
-def resolve(args: argparse.Namespace) -> tuple[str, Settings, AgentSpec]:
+class AgentChoice(Protocol):
+    """What the user chose: ``--agent``, ``--settings``, ``--cwd`` (parsed flags fit)."""
+
+    agent: str | None
+    settings: str | None
+    cwd: str | None
+
+
+def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
     """Return the absolute cwd, the settings and the chosen agent.
 
     Raises:
@@ -39,5 +48,9 @@ def resolve(args: argparse.Namespace) -> tuple[str, Settings, AgentSpec]:
 
 
 def fail(message: str) -> None:
-    """Print one diagnostic line on stderr."""
-    print(f"acphost: {message}", file=sys.stderr)
+    """Print one diagnostic line on stderr, ``acphost: message``.
+
+    The message may quote the agent (its errors, its stderr): stderr is
+    usually a terminal, so it always goes through the sanitiser.
+    """
+    print(f"acphost: {sanitize(message)}", file=sys.stderr)

@@ -17,9 +17,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import schema as s
-from ._errors import InvalidParams, MethodNotFound
-from .host import (
+from .. import schema as s
+from .._errors import InvalidParams, MethodNotFound
+from ..host import (
     AllowReads,
     FileSystemProvider,
     PermissionBroker,

@@ -16,8 +16,8 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
-from . import schema as s
-from ._errors import (
+from .. import schema as s
+from .._errors import (
     AcpTimeout,
     AgentExited,
     AuthRequired,
@@ -26,12 +26,12 @@ from ._errors import (
     RemoteProtocolError,
     UsageError,
 )
+from .._version import __version__
+from ..rpc._connection import Connection
+from ..rpc._core import DEFAULT_MAX_LINE_BYTES, FrameTap, ProtocolViolation
+from ..transport._base import Transport
 from ._host_bridge import HostBridge, HostConfig
 from ._session import Session
-from ._version import __version__
-from .rpc._connection import Connection
-from .rpc._core import DEFAULT_MAX_LINE_BYTES, FrameTap, ProtocolViolation
-from .transport._base import Transport
 
 __all__ = ["AcpClient", "ClientContext"]
 
@@ -126,7 +126,7 @@ class AcpClient:
         """
 
         async def open_transport() -> Transport:
-            from .transport._stdio import StdioTransport  # noqa: PLC0415 - spawn cost only when used
+            from ..transport._stdio import StdioTransport  # noqa: PLC0415 - spawn cost only when used
 
             return await StdioTransport.spawn(
                 command,
@@ -201,7 +201,7 @@ class AcpClient:
         trace = options.pop("trace", None)
         writer = None
         if trace is not None:
-            from .trace import TraceWriter  # noqa: PLC0415 - only when tracing
+            from ..trace import TraceWriter  # noqa: PLC0415 - only when tracing
 
             writer = trace if isinstance(trace, TraceWriter) else TraceWriter(trace)
             tap = writer if tap is None else _chain_taps(tap, writer)

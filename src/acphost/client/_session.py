@@ -7,15 +7,15 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import schema as s
-from ._content import PromptInput, to_blocks
-from ._errors import (
+from .. import schema as s
+from .._errors import (
     AcpTimeout,
     CapabilityNotSupported,
     LocalProtocolError,
     RequestError,
     UsageError,
 )
+from ..content import PromptInput, to_blocks
 from ._state import SessionState
 from ._turn import DEFAULT_QUEUE_LIMIT, Turn, TurnResult, UpdateQueue
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._errors import UsageError
+from .._errors import UsageError
 from ._state import ToolCallState
 
 __all__ = ["DEMO_AGENT", "RunResult", "run"]

@@ -1,0 +1,72 @@
+"""What every face (the CLI, the TUI) needs to launch an agent from a user's choices.
+
+Below both faces and above the library: which agent to run (settings lookup
+and resolution), how the host is configured (the permission flags turned into
+a policy, a broker and a :class:`~acphost.HostConfig`), and the exit codes the
+faces share. Nothing here renders; errors are :class:`UsageProblem`, and :func:`fail` prints
+the one-line diagnostic both faces use.
+
+The exit codes are plain constants defined here, so ``acphost --help`` can
+import them without the rest; everything else is imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+TYPE_CHECKING = False
+
+#: The turn completed (a stop reason other than ``end_turn`` is reported on stderr).
+EXIT_OK = 0
+#: An agent, protocol or transport error.
+EXIT_ERROR = 1
+#: A usage or configuration error.
+EXIT_USAGE = 2
+#: Interrupted (Ctrl-C), as shells report SIGINT.
+EXIT_INTERRUPTED = 130
+
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "AskPolicy",
+    "DefaultPolicy",
+    "HostChoices",
+    "UsageProblem",
+    "build_broker",
+    "build_host_config",
+    "fail",
+    "resolve",
+]
+
+_LAZY = {
+    "AskPolicy": "._policy",
+    "DefaultPolicy": "._policy",
+    "build_broker": "._policy",
+    "HostChoices": "._host",
+    "build_host_config": "._host",
+    "UsageProblem": "._setup",
+    "resolve": "._setup",
+    "fail": "._setup",
+}
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._host import HostChoices, build_host_config
+    from ._policy import AskPolicy, DefaultPolicy, build_broker
+    from ._setup import UsageProblem, fail, resolve
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'acphost.launch' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,79 @@
+"""The host configuration (files, terminals, permissions) built from the user's flags."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..client import HostConfig
+from ..config import AgentSpec
+from ..host import FileSystemProvider, TerminalEvent, TerminalManager
+from ._policy import Asker, build_broker
+
+__all__ = ["HostChoices", "build_host_config"]
+
+
+@dataclass(frozen=True, slots=True)
+class HostChoices:
+    """What the user chose about files, terminals and permissions.
+
+    Attributes:
+        write: ``--write``: file writes and writing tool kinds are allowed.
+        yolo: ``--yolo``: reads anywhere, writes allowed (still confined).
+        approve: ``all``, ``reads`` or ``deny`` (``--approve-all`` ...), or None.
+        policy_file: a JSON rules file (``--permission-policy``).
+        audit_log: append every decision to this JSONL file.
+        fs: offer file reads (and writes with ``write``) at all.
+        terminal: offer terminals at all.
+
+    """
+
+    write: bool = False
+    yolo: bool = False
+    approve: str | None = None
+    policy_file: str | None = None
+    audit_log: str | None = None
+    fs: bool = True
+    terminal: bool = True
+
+
+def build_host_config(
+    choices: HostChoices,
+    spec: AgentSpec,
+    *,
+    asker: Asker | None = None,
+    on_terminal_event: Callable[[TerminalEvent], None] | None = None,
+) -> HostConfig:
+    """The :class:`~acphost.HostConfig` for the user's choices and this agent.
+
+    Args:
+        choices: the user's flags.
+        spec: the agent (its quirks shape the file provider).
+        asker: how to ask the user, when the face can ask.
+        on_terminal_event: a hook for live terminal output (the TUI shows it).
+
+    Raises:
+        PolicyFileError: the rules file is unreadable or malformed.
+
+    """
+    write = choices.write or choices.yolo
+    broker = build_broker(
+        approve=choices.approve,
+        policy_file=choices.policy_file,
+        write=write,
+        yolo=choices.yolo,
+        asker=asker,
+        audit_log=choices.audit_log,
+    )
+    fs = (
+        FileSystemProvider(
+            allow_read_outside_workspace=choices.yolo,
+            missing_file_returns_empty=spec.missing_file_returns_empty,
+        )
+        if choices.fs
+        else None
+    )
+    terminals = TerminalManager(on_event=on_terminal_event) if choices.terminal else None
+    return HostConfig(
+        fs=fs, allow_write=write and fs is not None, terminals=terminals, permissions=broker
+    )

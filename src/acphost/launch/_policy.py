@@ -1,0 +1,112 @@
+"""The permission policies the faces build from the user's flags.
+
+Reads and terminals are advertised by default; writing operations (file
+writes; the ``edit``, ``delete`` and ``move`` tool kinds) are allowed only
+with ``--write``/``--yolo``. Every decision still goes through a policy, so
+``--permission-policy`` can deny anything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+
+from ..host import (
+    AllowAll,
+    AllowReads,
+    DenyAll,
+    Interactive,
+    PermissionBroker,
+    PermissionPolicy,
+    PermissionRequest,
+    RulesPolicy,
+    Verdict,
+)
+
+__all__ = ["Asker", "AskPolicy", "DefaultPolicy", "build_broker"]
+
+WRITE_KINDS = frozenset({"edit", "delete", "move"})
+
+#: Asks the user about one request (the CLI on its terminal, the TUI in a dialog).
+Asker = Callable[[PermissionRequest], Awaitable[Verdict]]
+
+
+class DefaultPolicy:
+    """Allow everything but writing operations, which need ``--write``.
+
+    Args:
+        write: whether ``--write``/``--yolo`` was given.
+
+    """
+
+    def __init__(self, *, write: bool) -> None:
+        self.write = write
+
+    async def decide(self, request: PermissionRequest) -> Verdict:
+        """Reject writing operations unless writes were enabled; allow the rest."""
+        if request.kind in WRITE_KINDS and not self.write:
+            return Verdict.reject("writing operations need --write (or --yolo)")
+        return Verdict.allow("allowed by the command line's default policy")
+
+
+class AskPolicy:
+    """Ask the user about everything, except what the flags settle.
+
+    ``--yolo`` allows everything; without ``--write`` a host-mediated file
+    write is rejected outright (the agent was not offered writes anyway).
+    """
+
+    def __init__(self, *, write: bool, yolo: bool) -> None:
+        self.write = write
+        self.yolo = yolo
+
+    async def decide(self, request: PermissionRequest) -> Verdict:
+        """Allow (yolo), reject (writes without --write) or ask."""
+        if self.yolo:
+            return Verdict.allow("--yolo")
+        if request.operation == "fs_write" and not self.write:
+            return Verdict.reject("file writes need --write")
+        return Verdict.ask("the user is asked")
+
+
+def build_broker(
+    *,
+    approve: str | None,
+    policy_file: str | None,
+    write: bool,
+    yolo: bool = False,
+    asker: Asker | None,
+    audit_log: str | None,
+) -> PermissionBroker:
+    """The broker for the user's permission flags.
+
+    Args:
+        approve: ``all``, ``reads``, ``deny`` or None (the default policy).
+        policy_file: a rules file (``--permission-policy``).
+        write: writes were enabled.
+        yolo: ``--yolo``: with an asker, nothing is asked.
+        asker: how to ask the user (``--ask``, the TUI's dialog); rules
+            answering ``ask`` use it, and without a policy flag it decides
+            everything the flags do not settle. None: nobody can be asked.
+        audit_log: a JSONL file for every decision.
+
+    Raises:
+        PolicyFileError: the rules file is unreadable or malformed.
+
+    """
+    policy: PermissionPolicy
+    if policy_file is not None:
+        policy = RulesPolicy.from_file(os.path.expanduser(policy_file))
+    elif approve == "all":
+        policy = AllowAll()
+    elif approve == "reads":
+        policy = AllowReads()
+    elif approve == "deny":
+        policy = DenyAll()
+    elif asker is not None:
+        policy = AskPolicy(write=write, yolo=yolo)
+    else:
+        policy = DefaultPolicy(write=write)
+    return PermissionBroker(
+        policy, ask=Interactive(asker) if asker is not None else None, audit_log=audit_log
+    )
