@@ -125,9 +125,7 @@ def embedded_resource(
     try:
         resource = s.TextResourceContents(uri=uri, text=data.decode("utf-8"), mime_type=mime)
     except UnicodeDecodeError:
-        resource = s.BlobResourceContents(
-            uri=uri, blob=_b64(data).decode("ascii"), mime_type=mime
-        )
+        resource = s.BlobResourceContents(uri=uri, blob=_b64(data).decode("ascii"), mime_type=mime)
     return s.EmbeddedResourceContentBlock(resource=resource)
 
 

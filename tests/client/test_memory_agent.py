@@ -361,25 +361,34 @@ async def test_cancel_while_the_host_is_not_consuming_a_full_queue(workspace):
 async def test_a_bad_option_or_trace_path_does_not_leave_the_agent_running(tmp_path):
     from acphost.transport import StdioTransport
 
-    closed = []
-    original = StdioTransport.close
+    spawned: list[int] = []
+    closed: list[int] = []
+    original_close, original_spawn = StdioTransport.close, StdioTransport.spawn
 
-    async def spy(self, **kw):
+    async def spy_close(self, **kw):
         closed.append(self.pid)
-        await original(self, **kw)
+        await original_close(self, **kw)
 
-    StdioTransport.close = spy  # type: ignore[method-assign]
+    async def spy_spawn(*args, **kw):
+        transport = await original_spawn(*args, **kw)
+        spawned.append(transport.pid)
+        return transport
+
+    StdioTransport.close = spy_close  # type: ignore[method-assign]
+    StdioTransport.spawn = spy_spawn  # type: ignore[method-assign]
     try:
         with pytest.raises(OSError):
             async with AcpClient.start([sys.executable, "-m", "acphost.agents.demo"],
                                        trace=str(tmp_path / "no" / "such" / "dir" / "t.jsonl")):
                 pass
+        # An unknown option is refused before any agent is started at all.
         with pytest.raises(TypeError, match="unknown option"):
             async with AcpClient.start([sys.executable, "-m", "acphost.agents.demo"], bogus=1):
                 pass
     finally:
-        StdioTransport.close = original  # type: ignore[method-assign]
-    assert len(closed) == 2
+        StdioTransport.close = original_close  # type: ignore[method-assign]
+        StdioTransport.spawn = original_spawn  # type: ignore[method-assign]
+    assert len(spawned) == 1 and closed == spawned
 
 
 async def test_protocol_version_below_the_minimum_fails_clearly():

@@ -9,19 +9,31 @@ exported by :mod:`acphost` itself.
 
 from __future__ import annotations
 
-from ._client import AcpClient, ClientContext, auth_method_id
+from ._client import AcpClient, ClientContext
 from ._host_bridge import ElicitationHandler, HostConfig
-from ._session import Session, UpdateListener, option_id, option_values
+from ._lifecycle import LifecycleState
+from ._options import (
+    USE_DEFAULT,
+    ClientOptions,
+    UseDefault,
+    auth_method_id,
+    option_id,
+    option_values,
+)
+from ._session import Session, UpdateListener
 from ._state import Message, SessionState, ToolCallState
 from ._sync import DEMO_AGENT, RunResult, run
 from ._turn import Turn, TurnResult
 
 __all__ = [
     "DEMO_AGENT",
+    "USE_DEFAULT",
     "AcpClient",
     "ClientContext",
+    "ClientOptions",
     "ElicitationHandler",
     "HostConfig",
+    "LifecycleState",
     "Message",
     "RunResult",
     "Session",
@@ -30,6 +42,7 @@ __all__ = [
     "Turn",
     "TurnResult",
     "UpdateListener",
+    "UseDefault",
     "auth_method_id",
     "option_id",
     "option_values",

@@ -3,7 +3,7 @@
 Decodes each agent→client request against the schema (bad params → -32602
 with the path of the problem), finds the session and its workspace, consults
 the permission broker — also for file writes and terminals the agent did not
-ask permission for (issue 3, "Mediation") — and calls the provider.
+ask permission for — and calls the provider.
 
 A method the host did not advertise is answered -32601, exactly as an
 unknown one: the agent must not use capabilities it was not offered.
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from .. import schema as s
 from .._errors import InvalidParams, MethodNotFound
@@ -29,13 +29,19 @@ from ..host import (
     TerminalManager,
     Workspace,
 )
+from ._state import SessionState
 
-if TYPE_CHECKING:
-    from ._client import AcpClient
-
-__all__ = ["ElicitationHandler", "HostBridge", "HostConfig"]
+__all__ = ["ElicitationHandler", "HostBridge", "HostConfig", "SessionView"]
 
 logger = logging.getLogger("acphost.host")
+
+
+class SessionView(Protocol):
+    """What the bridge reads of a session: its workspace roots and its state."""
+
+    cwd: str
+    additional_directories: tuple[str, ...]
+    state: SessionState
 
 
 class ElicitationHandler(Protocol):
@@ -91,7 +97,7 @@ class HostBridge:
         self.config = config
         perms = config.permissions
         self.broker = perms if isinstance(perms, PermissionBroker) else PermissionBroker(perms)
-        self._client: AcpClient | None = None
+        self._sessions: Mapping[str, Any] = {}
         self._workspaces: dict[str, Workspace] = {}
         handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
             s.SESSION_REQUEST_PERMISSION: self._request_permission,
@@ -110,9 +116,14 @@ class HostBridge:
             handlers[s.ELICITATION_CREATE] = self._elicitation_create
         self._handlers = handlers
 
-    def attach(self, client: AcpClient) -> None:
-        """Bind to the client whose sessions the requests name."""
-        self._client = client
+    def attach(self, sessions: Mapping[str, Any]) -> None:
+        """Bind to the registry of sessions (by id) the agent's requests name.
+
+        Args:
+            sessions: the live registry; each value is a :class:`SessionView`.
+
+        """
+        self._sessions = sessions
 
     def capabilities(self, *, auth_terminal: bool = False) -> s.ClientCapabilities:
         """The client capabilities matching what is configured."""
@@ -156,9 +167,8 @@ class HostBridge:
             raise MethodNotFound(f"Method not found: {method}")
         return await handler(params)
 
-    def _session(self, session_id: str) -> Any:
-        client = self._client
-        session = client.sessions.get(session_id) if client is not None else None
+    def _session(self, session_id: str) -> SessionView:
+        session: SessionView | None = self._sessions.get(session_id)
         if session is None:
             raise InvalidParams(f"unknown session {session_id!r}")
         return session
@@ -196,9 +206,7 @@ class HostBridge:
         paths += tuple(
             p
             for p in (
-                _absolute(c.path, cwd)
-                for c in call.content
-                if isinstance(c, s.DiffToolCallContent)
+                _absolute(c.path, cwd) for c in call.content if isinstance(c, s.DiffToolCallContent)
             )
             if p not in paths
         )

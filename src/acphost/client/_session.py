@@ -5,22 +5,23 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .. import schema as s
 from .._errors import (
     AcpTimeout,
+    AgentExited,
     CapabilityNotSupported,
     LocalProtocolError,
     RequestError,
     UsageError,
 )
 from ..content import PromptInput, to_blocks
+from ._lifecycle import Lifecycle, LifecycleState
+from ._options import option_id, option_values
+from ._peer import Peer
 from ._state import SessionState
 from ._turn import DEFAULT_QUEUE_LIMIT, Turn, TurnResult, UpdateQueue
-
-if TYPE_CHECKING:
-    from ._client import AcpClient
 
 __all__ = ["Session", "UpdateListener"]
 
@@ -46,27 +47,39 @@ class Session:
 
     def __init__(
         self,
-        client: AcpClient,
+        peer: Peer,
         session_id: str,
         cwd: str,
         additional_directories: Sequence[str] = (),
         *,
         keep_history: bool = True,
         queue_limit: int = DEFAULT_QUEUE_LIMIT,
+        setup_timeout: float | None = None,
     ) -> None:
-        self._client = client
+        self._peer = peer
         self.id = session_id
         self.cwd = cwd
         self.additional_directories = tuple(additional_directories)
         self.state = SessionState(keep_history=keep_history)
         self._turn: Turn | None = None
         self._queue_limit = queue_limit
+        self._setup_timeout = setup_timeout
         self._listeners: list[UpdateListener] = []
         self._cancelling = False
-        self.closed = False
+        self._life = Lifecycle(f"session {session_id}")
 
     def __repr__(self) -> str:
-        return f"<Session {self.id} cwd={self.cwd!r}>"
+        return f"<Session {self.id} cwd={self.cwd!r} {self._life.state.value}>"
+
+    @property
+    def lifecycle(self) -> LifecycleState:
+        """Where the session is in its life (opening, open, closing, closed)."""
+        return self._life.state
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` began, or the client closed."""
+        return self._life.closed
 
     # -- updates ---------------------------------------------------------------
 
@@ -131,18 +144,17 @@ class Session:
                 did not advertise (image, audio, embedded context). Nothing is sent.
 
         """
-        if self.closed:
-            raise UsageError(f"session {self.id} is closed; open a new one")
+        self._life.require_open("open a new session")
         if self.turn is not None:
             raise UsageError(
                 "a turn is already running in this session: await it or cancel it first"
             )
         blocks = to_blocks(content)
-        self._client._check_prompt_blocks(blocks)
+        self._peer.check_prompt_blocks(blocks)
         turn = Turn(UpdateQueue(self._queue_limit))
         self._turn = turn
         self._cancelling = False
-        self._client._permissions_begin_turn(self.id)
+        self._peer.host.begin_turn(self.id)
         self.state.add_user_prompt(blocks)
         request = s.PromptRequest(session_id=self.id, prompt=blocks, meta=meta)
         task = asyncio.get_running_loop().create_task(
@@ -157,7 +169,7 @@ class Session:
             self._finish_turn(turn, result)
 
         try:
-            await self._client._request_raw(
+            await self._peer.request_raw(
                 s.SESSION_PROMPT, request.to_wire(), on_response=on_response
             )
         except asyncio.CancelledError:
@@ -236,17 +248,15 @@ class Session:
         turn._queue.unbound()
         if not self._cancelling:
             self._cancelling = True
-            self._client._notify(
-                s.SESSION_CANCEL, s.CancelNotification(session_id=self.id).to_wire()
-            )
-            self._client._permissions_cancel(self.id)
+            self._peer.notify(s.SESSION_CANCEL, s.CancelNotification(session_id=self.id).to_wire())
+            self._peer.host.cancel_session(self.id)
             self.state.cancel_pending_tool_calls()
         try:
             return await asyncio.wait_for(asyncio.shield(turn._result), timeout)
         except asyncio.TimeoutError:
             err = AcpTimeout(
                 f"the agent did not end the turn within {timeout:g} s of session/cancel",
-                self._client.stderr_tail(),
+                self._peer.stderr_tail(),
             )
             turn._finish(err)
             task = turn._task
@@ -279,7 +289,7 @@ class Session:
             raise LocalProtocolError(f"unknown mode {mode_id!r}; valid modes: {', '.join(valid)}")
         self._unblock_turn()
         req = s.SetSessionModeRequest(session_id=self.id, mode_id=mode_id)
-        await self._client._request(s.SESSION_SET_MODE, req, s.SetSessionModeResponse)
+        await self._peer.request(s.SESSION_SET_MODE, req, s.SetSessionModeResponse)
         self.state.set_current_mode(mode_id)
 
     async def set_config_option(self, config_id: str, value: str | bool) -> None:
@@ -312,7 +322,7 @@ class Session:
                 )
             wire["value"] = value
         self._unblock_turn()
-        result = await self._client._request_raw(s.SESSION_SET_CONFIG_OPTION, wire)
+        result = await self._peer.request_raw(s.SESSION_SET_CONFIG_OPTION, wire)
         response = s.SetSessionConfigOptionResponse.from_wire(result)
         self.state.config_options = list(response.config_options)
 
@@ -361,24 +371,27 @@ class Session:
                 await self.cancel(timeout=5.0)
             except AcpTimeout:
                 logger.warning("session %s: the agent ignored session/cancel before close", self.id)
-        self.closed = True
-        await self._client._close_session(self)
+        self._life.move(LifecycleState.CLOSING)
+        peer = self._peer
+        try:
+            peer.unregister(self.id)
+            await peer.host.release_session(self.id)
+            if peer.session_cap("close") is not None and not peer.closed:
+                await peer.request(
+                    s.SESSION_CLOSE,
+                    s.CloseSessionRequest(session_id=self.id),
+                    s.CloseSessionResponse,
+                    timeout=self._setup_timeout,
+                )
+        finally:
+            self._life.move(LifecycleState.CLOSED)
 
+    def _opened(self) -> None:
+        self._life.move(LifecycleState.OPEN)
 
-def option_id(option: s.SessionConfigOption) -> str:
-    """The id of a config option, also of one of a kind this version does not know."""
-    if isinstance(option, s.UnknownSessionConfigOption):
-        return str(option.raw.get("id", ""))
-    return option.id
-
-
-def option_values(option: s.SessionConfigOption) -> list[str]:
-    """The value ids a ``select`` option accepts (groups flattened)."""
-    values: list[str] = []
-    for item in getattr(option, "options", None) or ():
-        inner = getattr(item, "options", None)
-        if inner is not None:  # a group
-            values.extend(v.value for v in inner)
-        else:
-            values.append(item.value)
-    return values
+    def _abandoned(self) -> None:
+        """The client closed (or the open failed): the session can do nothing more."""
+        self._life.move(LifecycleState.CLOSED)
+        turn = self._turn
+        if turn is not None:
+            turn._finish(AgentExited(None, "", "the client was closed during the turn"))

@@ -7,8 +7,7 @@ faces (CLI, TUI) read it and never re-derive it:
   ``messageId`` changes;
 - a ``tool_call`` creates (or replaces) a call; a ``tool_call_update`` merges
   only the fields it carries, and creates the call when the id was never
-  announced (agents do send those: issue 5, "updates for tool calls never
-  announced");
+  announced (real agents send such updates);
 - a ``plan`` replaces the previous plan whole (ACP "Agent Plan": "the agent
   MUST send the complete list of entries");
 - modes, config options, available commands, usage and the session title

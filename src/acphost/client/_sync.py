@@ -11,10 +11,15 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .._errors import UsageError
 from ._state import ToolCallState
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._options import ClientOptions
 
 __all__ = ["DEMO_AGENT", "RunResult", "run"]
 
@@ -46,7 +51,7 @@ def run(
     agent: Sequence[str] = DEMO_AGENT,
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
-    **options: Any,
+    **options: Unpack[ClientOptions],
 ) -> RunResult:
     """Run one prompt against an agent and return its reply (blocking).
 
@@ -55,8 +60,8 @@ def run(
         agent: the agent's argv (default: the built-in demo agent).
         cwd: the session's workspace (default: the current directory).
         env: variables overlaid on the environment for the agent.
-        **options: client options, as for :meth:`AcpClient.connect`
-            (e.g. ``host=HostConfig(allow_write=True)``).
+        **options: client options (:class:`~acphost.client.ClientOptions`),
+            e.g. ``host=HostConfig(allow_write=True)``.
 
     Returns:
         The reply text, stop reason and tool calls.
@@ -77,7 +82,11 @@ def run(
 
 
 async def _run(
-    prompt: str, agent: list[str], cwd: str, env: Mapping[str, str] | None, options: dict[str, Any]
+    prompt: str,
+    agent: list[str],
+    cwd: str,
+    env: Mapping[str, str] | None,
+    options: ClientOptions,
 ) -> RunResult:
     from ._client import AcpClient  # noqa: PLC0415 - keep `import acphost` light
 

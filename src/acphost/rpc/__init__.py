@@ -1,7 +1,8 @@
 """The JSON-RPC layer: a sans-I/O core and its asyncio driver."""
 
-from ._connection import Connection
+from ._connection import Connection, NotificationHandler, RequestHandler
 from ._core import (
+    DEFAULT_MAX_LINE_BYTES,
     CancelRequested,
     ErrorResponse,
     Event,
@@ -14,14 +15,17 @@ from ._core import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
     "CancelRequested",
     "Connection",
     "ErrorResponse",
     "Event",
     "FrameTap",
+    "NotificationHandler",
     "Notification",
     "ProtocolViolation",
     "Request",
+    "RequestHandler",
     "Response",
     "RpcCore",
 ]

@@ -49,7 +49,7 @@ CANCEL_REQUEST = "$/cancel_request"
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 RequestId = Union[int, str, None]
-FrameTap = Callable[[Literal["send", "receive"], bytes], None]
+FrameTap = Callable[[Literal["send", "receive"], bytes], object]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,348 @@
+"""The client's one internal object: the connection and what was negotiated on it.
+
+A :class:`Peer` owns the JSON-RPC connection, the agent's capabilities (once
+``initialize`` answered), request and notification sending, and the registry
+of sessions that ``session/update`` notifications are routed to. Sessions and
+the host bridge talk to the peer, never to :class:`~acphost.AcpClient`, which
+is a thin public façade over it.
+
+Routing runs inline in the connection's reader, once per streamed update, so
+it is written for speed: no wrapper objects, one dict lookup per update.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
+
+import orjson
+
+from .. import schema as s
+from .._errors import (
+    AcpTimeout,
+    AgentExited,
+    AuthRequired,
+    CapabilityNotSupported,
+    LocalProtocolError,
+    UsageError,
+)
+from ..rpc import (
+    DEFAULT_MAX_LINE_BYTES,
+    Connection,
+    FrameTap,
+    ProtocolViolation,
+    RequestHandler,
+)
+from ..transport import Transport
+
+__all__ = ["HostHooks", "Peer", "UpdateSink"]
+
+logger = logging.getLogger("acphost.client")
+
+T = TypeVar("T")
+
+#: Updates for sessions the host does not know yet (some agents stream before
+#: answering ``session/new``) are kept up to this many bytes of wire data;
+#: past it the oldest go first. Bytes, not a count: an agent can make each
+#: update as large as a frame.
+EARLY_UPDATES_MAX_BYTES = 8 * 1024 * 1024
+
+
+class UpdateSink(Protocol):
+    """What the peer routes a session's updates to (a :class:`~acphost.Session`)."""
+
+    def _receive_update(self, update: s.SessionUpdate) -> asyncio.Future[None] | None: ...
+
+
+class HostHooks(Protocol):
+    """What the peer tells the host side about a session's turns (the host bridge)."""
+
+    def begin_turn(self, session_id: str) -> None:
+        """A prompt starts: the session's permission requests are live again."""
+
+    def cancel_session(self, session_id: str) -> None:
+        """The turn is cancelled: pending and new permission requests answer ``cancelled``."""
+
+    async def release_session(self, session_id: str) -> None:
+        """The session is closed: free what it holds."""
+
+    def elicitation_complete(self, params: Any) -> None:
+        """The agent says a URL elicitation finished."""
+
+
+class Peer:
+    """The connection to one agent and the state negotiated on it (internal).
+
+    Args:
+        transport: the byte stream to the agent.
+        on_request: answers the agent's requests (the host bridge's ``handle``).
+        host: the host bridge's turn hooks.
+        max_line_bytes: the largest frame accepted from the agent.
+        tap: sees every frame's exact bytes in both directions.
+        on_violation: called for every malformed frame the agent sends.
+
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        on_request: RequestHandler,
+        host: HostHooks,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        tap: FrameTap | None = None,
+        on_violation: Callable[[ProtocolViolation], None] | None = None,
+    ) -> None:
+        self.host = host
+        self.sessions: dict[str, UpdateSink] = {}
+        self.agent_capabilities = s.AgentCapabilities()
+        self.auth_methods: list[s.AuthMethod] = []
+        self.agent_info: s.Implementation | None = None
+        self.protocol_version = 0
+        self.initialize_response: s.InitializeResponse | None = None
+        self._closing = False
+        self._early: deque[tuple[str, s.SessionUpdate, int]] = deque()
+        self._early_bytes = 0
+        self._early_dropped = 0
+        # The bound method itself, not a closure: it runs once per update.
+        self.connection = Connection(
+            transport,
+            on_request=on_request,
+            on_notification=self.receive_notification,
+            max_line_bytes=max_line_bytes,
+            tap=tap,
+            on_violation=on_violation,
+        )
+
+    @property
+    def closed(self) -> bool:
+        """True once the client began closing, or the connection ended."""
+        return self._closing or self.connection.is_closed
+
+    def mark_closing(self) -> None:
+        """The client is closing: refuse new requests from now on."""
+        self._closing = True
+
+    # -- sending -------------------------------------------------------------------
+
+    async def request_raw(
+        self,
+        method: str,
+        params: Any,
+        *,
+        timeout: float | None = None,
+        what: str | None = None,
+        on_response: Callable[[Any], None] | None = None,
+    ) -> Any:
+        """Send a request and return its raw result.
+
+        Raises:
+            UsageError: the client is closed.
+            AuthRequired: carrying the agent's auth methods.
+            AcpTimeout: no answer in ``timeout`` seconds (the request is abandoned).
+            RequestError, AgentExited: as the connection raises them.
+
+        """
+        if self.closed:
+            raise UsageError("the client is closed; start a new one")
+        try:
+            return await self.connection.request(
+                method, params, timeout=timeout, on_response=on_response
+            )
+        except AuthRequired as exc:
+            exc.auth_methods = tuple(self.auth_methods)
+            raise
+        except AcpTimeout as exc:
+            raise AcpTimeout(
+                f"the agent did not answer {what or method} within {timeout:g} s "
+                "(raise the timeout if it is slow to start, e.g. downloading on first run)",
+                exc.stderr_tail,
+            ) from None
+
+    async def request(
+        self, method: str, request: Any, result_type: type[T], *, timeout: float | None = None
+    ) -> T:
+        """Send a typed request and decode its typed result."""
+        result = await self.request_raw(method, request.to_wire(), timeout=timeout)
+        decoded: T = result_type.from_wire(result if result is not None else {})  # type: ignore[attr-defined]
+        return decoded
+
+    def notify(self, method: str, params: Any) -> None:
+        """Send a notification; dropped quietly when the agent is gone."""
+        try:
+            self.connection.notify(method, params)
+        except AgentExited:
+            logger.debug("dropped %s: the agent is gone", method)
+
+    def stderr_tail(self, lines: int = 20) -> str:
+        """The agent's last stderr lines (empty for non-process transports)."""
+        tail = self.connection.transport.stderr_tail()
+        return "\n".join(tail.splitlines()[-lines:]) if tail else ""
+
+    # -- receiving -----------------------------------------------------------------
+
+    def receive_notification(self, method: str, params: Any) -> asyncio.Future[None] | None:
+        """Route one notification from the agent (the connection's handler).
+
+        Returns:
+            A future the reader awaits before reading on when the session's
+            update queue is full (backpressure), else None.
+
+        """
+        if method != s.SESSION_UPDATE:
+            if method == s.ELICITATION_COMPLETE:
+                self.host.elicitation_complete(params)
+            else:
+                logger.info("ignored notification %s from the agent", method)
+            return None
+        # session/update, inline: this runs once per streamed update. The
+        # SessionNotification wrapper is not built: only its two fields matter.
+        sid = params.get("sessionId") if type(params) is dict else None
+        update_raw = params.get("update") if type(params) is dict else None
+        if type(sid) is not str or type(update_raw) is not dict:
+            logger.warning("dropped a session/update without a sessionId and an update object")
+            return None
+        update: s.SessionUpdate
+        try:
+            update = s.decode_session_update(update_raw, "update")
+        except s.SchemaError as exc:
+            # Lossless: a malformed known variant is kept as raw data.
+            logger.warning("session/update kept as Unknown: %s", exc)
+            kind = update_raw.get("sessionUpdate")
+            update = s.UnknownSessionUpdate(
+                kind=kind if isinstance(kind, str) else "", raw=update_raw
+            )
+        session = self.sessions.get(sid)
+        if session is None:
+            self._keep_early(sid, update, update_raw)
+            return None
+        return session._receive_update(update)
+
+    def _keep_early(self, sid: str, update: s.SessionUpdate, raw: dict[str, Any]) -> None:
+        size = len(orjson.dumps(raw)) if raw else 0
+        self._early.append((sid, update, size))
+        self._early_bytes += size
+        while self._early_bytes > EARLY_UPDATES_MAX_BYTES and self._early:
+            _, _, dropped = self._early.popleft()
+            self._early_bytes -= dropped
+            self._early_dropped += 1
+            if self._early_dropped in (1, 100, 10_000) or self._early_dropped % 100_000 == 0:
+                logger.warning(
+                    "dropped %d update(s) for sessions the host never opened "
+                    "(more than %d bytes of them were waiting)",
+                    self._early_dropped,
+                    EARLY_UPDATES_MAX_BYTES,
+                )
+
+    def register(self, session_id: str, session: UpdateSink) -> None:
+        """Route the session's updates to ``session``, first those that came early."""
+        self.sessions[session_id] = session
+        if not any(sid == session_id for sid, _, _ in self._early):
+            return
+        kept: deque[tuple[str, s.SessionUpdate, int]] = deque()
+        for item in self._early:
+            if item[0] == session_id:
+                self._early_bytes -= item[2]
+                session._receive_update(item[1])
+            else:
+                kept.append(item)
+        self._early = kept
+
+    def unregister(self, session_id: str) -> None:
+        """Stop routing updates to the session."""
+        self.sessions.pop(session_id, None)
+
+    # -- capability checks --------------------------------------------------------------
+
+    def session_cap(self, name: str) -> Any:
+        """The agent's ``sessionCapabilities.<name>``, or None."""
+        caps = self.agent_capabilities.session_capabilities
+        return getattr(caps, name, None) if caps is not None else None
+
+    def require_session_cap(self, name: str, what: str) -> None:
+        """Raise unless the agent advertised ``sessionCapabilities.<name>``.
+
+        Raises:
+            CapabilityNotSupported: it did not.
+
+        """
+        if self.session_cap(name) is None:
+            raise CapabilityNotSupported(
+                f"sessionCapabilities.{name}", f"the agent does not support {what}"
+            )
+
+    def check_prompt_blocks(self, blocks: Sequence[s.ContentBlock]) -> None:
+        """Refuse blocks the agent's prompt capabilities do not allow.
+
+        Raises:
+            CapabilityNotSupported: an image, audio or embedded resource the
+                agent did not opt into (ACP "Prompt Capabilities").
+
+        """
+        caps = self.agent_capabilities.prompt_capabilities or s.PromptCapabilities()
+        for block in blocks:
+            if isinstance(block, s.ImageContentBlock) and not caps.image:
+                raise CapabilityNotSupported(
+                    "promptCapabilities.image", "the agent does not accept images"
+                )
+            if isinstance(block, s.AudioContentBlock) and not caps.audio:
+                raise CapabilityNotSupported(
+                    "promptCapabilities.audio", "the agent does not accept audio"
+                )
+            if isinstance(block, s.EmbeddedResourceContentBlock) and not caps.embedded_context:
+                raise CapabilityNotSupported(
+                    "promptCapabilities.embeddedContext",
+                    "the agent does not accept embedded resources; send a resource link instead",
+                )
+
+    def check_mcp(self, servers: Sequence[Any]) -> list[Any]:
+        """Decode MCP server definitions and refuse transports the agent lacks.
+
+        Raises:
+            CapabilityNotSupported: an HTTP or SSE server the agent cannot use.
+
+        """
+        caps = self.agent_capabilities.mcp_capabilities or s.McpCapabilities()
+        out = []
+        for i, server in enumerate(servers):
+            decoded = (
+                s.decode_mcp_server(server, f"mcpServers[{i}]")
+                if isinstance(server, dict)
+                else server
+            )
+            kind = getattr(decoded, "type", None)
+            if kind == "http" and not caps.http:
+                raise CapabilityNotSupported(
+                    "mcpCapabilities.http", "the agent does not accept HTTP MCP servers"
+                )
+            if kind == "sse" and not caps.sse:
+                raise CapabilityNotSupported(
+                    "mcpCapabilities.sse", "the agent does not accept SSE MCP servers"
+                )
+            out.append(decoded)
+        return out
+
+    def check_dirs(
+        self, cwd: str | os.PathLike[str], extra: Sequence[str | os.PathLike[str]]
+    ) -> tuple[str, list[str]]:
+        """The session's absolute cwd and additional directories, checked.
+
+        Raises:
+            LocalProtocolError: a relative path (ACP requires absolute ones).
+            CapabilityNotSupported: additional directories the agent cannot take.
+
+        """
+        cwd_s = os.fspath(cwd)
+        if not os.path.isabs(cwd_s):
+            raise LocalProtocolError(f"the session cwd must be an absolute path, got {cwd_s!r}")
+        dirs = [os.fspath(d) for d in extra]
+        for d in dirs:
+            if not os.path.isabs(d):
+                raise LocalProtocolError(f"additional directories must be absolute, got {d!r}")
+        if dirs:
+            self.require_session_cap("additional_directories", "additional workspace directories")
+        return cwd_s, dirs
