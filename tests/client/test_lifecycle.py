@@ -1,0 +1,88 @@
+"""The client's and the session's lifecycles: explicit states, no reuse after close."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import acphost
+from acphost import AcpClient
+from acphost.client import USE_DEFAULT, LifecycleState
+from acphost.client._peer import EARLY_UPDATES_MAX_BYTES
+from tests.support.fake_agent import answer, pair_with
+
+
+async def test_a_client_can_be_awaited_and_closed_without_async_with(workspace):
+    t, agent = pair_with({})
+    client = await AcpClient.connect(t)
+    assert client.lifecycle is LifecycleState.OPEN and not client.closed
+    session = await client.new_session(workspace)
+    assert session.lifecycle is LifecycleState.OPEN
+    await client.close()
+    assert client.lifecycle is LifecycleState.CLOSED and client.closed
+    assert session.lifecycle is LifecycleState.CLOSED
+    await client.wait_closed()  # returns at once once closed
+    await client.close()  # idempotent
+    assert "initialize" in agent.methods()
+
+
+async def test_using_a_closed_client_or_session_says_what_to_do(workspace):
+    t, _ = pair_with({})
+    async with AcpClient.connect(t) as client:
+        session = await client.new_session(workspace)
+    with pytest.raises(acphost.UsageError, match="start a new client"):
+        await client.new_session(workspace)
+    with pytest.raises(acphost.UsageError, match="open a new session"):
+        session.prompt("hi")
+
+
+async def test_a_client_context_opens_once():
+    t, _ = pair_with({})
+    context = AcpClient.connect(t)
+    client = await context
+    try:
+        with pytest.raises(acphost.UsageError, match="already opened"):
+            await context
+        with pytest.raises(acphost.UsageError, match="already opened"):
+            async with context:
+                pass
+    finally:
+        await client.close()
+
+
+async def test_wait_closed_returns_when_the_agent_goes_away():
+    t, agent = pair_with({})
+    client = await AcpClient.connect(t)
+    waiter = asyncio.ensure_future(client.wait_closed())
+    await asyncio.sleep(0)
+    assert not waiter.done()
+    await agent.t.close()  # the agent's end of the pair goes away
+    await asyncio.wait_for(waiter, 5)
+    assert client.closed and client.lifecycle is LifecycleState.CLOSED
+    await client.close()
+
+
+async def test_use_default_and_none_mean_different_timeouts():
+    t, _ = pair_with({"initialize": answer({"protocolVersion": 1, "agentCapabilities": {}})})
+    async with AcpClient.connect(t, init_timeout=None, session_timeout=USE_DEFAULT) as client:
+        assert client._settings.init_timeout is None  # unbounded, as asked
+        assert client._settings.session_timeout == 60.0  # the default
+
+
+async def test_early_updates_are_bounded_by_bytes_not_count(workspace):
+    """An agent flooding updates for sessions that never open cannot grow the host's memory."""
+    t, agent = pair_with({})
+    async with AcpClient.connect(t) as client:
+        peer = client._peer
+        big = "x" * 100_000
+        for i in range(200):  # 20 MB of updates for a session nobody opened
+            agent.update(f"ghost-{i % 3}", {"sessionUpdate": "agent_message_chunk",
+                                            "content": {"type": "text", "text": big}})
+        few = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
+        agent.update("early", few)
+        session = await client.new_session(workspace)  # keeps the reader busy until all is read
+        assert peer._early_bytes <= EARLY_UPDATES_MAX_BYTES
+        assert peer._early_dropped > 0
+        assert len(peer._early) < 200
+        assert session.id != "early"
