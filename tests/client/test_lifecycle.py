@@ -86,3 +86,16 @@ async def test_early_updates_are_bounded_by_bytes_not_count(workspace):
         assert peer._early_dropped > 0
         assert len(peer._early) < 200
         assert session.id != "early"
+
+
+async def test_updates_sent_before_session_new_answers_reach_the_session(workspace):
+    async def new(agent, rid, params):
+        agent.update("s1", {"sessionUpdate": "session_info_update", "title": "early title"})
+        agent.update("other", {"sessionUpdate": "session_info_update", "title": "not ours"})
+        return {"sessionId": "s1"}
+
+    t, _ = pair_with({"session/new": new})
+    async with AcpClient.connect(t) as client:
+        session = await client.new_session(workspace)
+        assert session.state.title == "early title"
+        assert [sid for sid, _, _ in client._peer._early] == ["other"]
