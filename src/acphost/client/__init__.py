@@ -9,6 +9,7 @@ exported by :mod:`acphost` itself.
 
 from __future__ import annotations
 
+from ._budget import Budget, BudgetExceeded
 from ._client import AcpClient, ClientContext
 from ._host_bridge import ElicitationHandler, HostConfig
 from ._lifecycle import LifecycleState
@@ -29,6 +30,8 @@ __all__ = [
     "DEMO_AGENT",
     "USE_DEFAULT",
     "AcpClient",
+    "Budget",
+    "BudgetExceeded",
     "ClientContext",
     "ClientOptions",
     "ElicitationHandler",

@@ -319,7 +319,9 @@ class AcpClient:
 
     # -- sessions ------------------------------------------------------------------
 
-    def _session(self, session_id: str, cwd: str, dirs: Sequence[str]) -> Session:
+    def _session(
+        self, session_id: str, cwd: str, dirs: Sequence[str], *, fresh: bool = False
+    ) -> Session:
         return Session(
             self._peer,
             session_id,
@@ -327,6 +329,7 @@ class AcpClient:
             dirs,
             keep_history=self._settings.keep_history,
             setup_timeout=self._settings.session_timeout,
+            fresh=fresh,
         )
 
     async def new_session(
@@ -362,7 +365,7 @@ class AcpClient:
         response = await peer.request(
             s.SESSION_NEW, request, s.NewSessionResponse, timeout=self._settings.session_timeout
         )
-        session = self._session(response.session_id, cwd_s, dirs)
+        session = self._session(response.session_id, cwd_s, dirs, fresh=True)
         session._apply_setup(response.modes, response.config_options)
         peer.register(session.id, session)
         session._opened()

@@ -9,6 +9,7 @@ from typing import Any
 
 from .. import schema as s
 from .._errors import (
+    AcpError,
     AcpTimeout,
     AgentExited,
     CapabilityNotSupported,
@@ -17,6 +18,7 @@ from .._errors import (
     UsageError,
 )
 from ..content import PromptInput, to_blocks
+from ._budget import Budget, Meter
 from ._lifecycle import Lifecycle, LifecycleState
 from ._options import option_id, option_values
 from ._peer import Peer
@@ -55,6 +57,7 @@ class Session:
         keep_history: bool = True,
         queue_limit: int = DEFAULT_QUEUE_LIMIT,
         setup_timeout: float | None = None,
+        fresh: bool = False,
     ) -> None:
         self._peer = peer
         self.id = session_id
@@ -67,6 +70,13 @@ class Session:
         self._listeners: list[UpdateListener] = []
         self._cancelling = False
         self._life = Lifecycle(f"session {session_id}")
+        # A session this client opened and has not prompted yet has cost nothing.
+        self._fresh = fresh
+        self._budget: Budget | None = None
+        self._session_meter: Meter | None = None
+        self._turn_meter: Meter | None = None
+        self._meters: tuple[Meter, ...] = ()
+        self._budget_stop: asyncio.Task[Any] | None = None
 
     def __repr__(self) -> str:
         return f"<Session {self.id} cwd={self.cwd!r} {self._life.state.value}>"
@@ -97,6 +107,8 @@ class Session:
 
     def _receive_update(self, update: s.SessionUpdate) -> asyncio.Future[None] | None:
         self.state.apply(update)
+        if self._meters and isinstance(update, s.UsageUpdate):
+            self._observe_usage(update)
         if self._listeners:
             for listener in self._listeners:
                 try:
@@ -126,13 +138,23 @@ class Session:
         turn = self._turn
         return turn if turn is not None and not turn.done else None
 
-    def prompt(self, content: PromptInput, *, meta: dict[str, Any] | None = None) -> Turn:
+    def prompt(
+        self,
+        content: PromptInput,
+        *,
+        meta: dict[str, Any] | None = None,
+        budget: Budget | None = None,
+    ) -> Turn:
         """Send a prompt and return its :class:`Turn` at once.
 
         Args:
             content: a string, a content block, or a sequence of them (see
                 :mod:`acphost.content` helpers).
             meta: ``_meta`` for the request.
+            budget: limits for this turn; when the agent reports crossing
+                one, the turn is cancelled (``session/cancel``) and its
+                result says why (``budget_exceeded``). The session's own
+                :attr:`budget` applies as well.
 
         Returns:
             The turn: iterate it for updates, await it for the result.
@@ -154,6 +176,13 @@ class Session:
         turn = Turn(UpdateQueue(self._queue_limit))
         self._turn = turn
         self._cancelling = False
+        self._turn_meter = (
+            None if budget is None or budget.empty else Meter(budget, self._cost_so_far())
+        )
+        if self._budget is not None and self._session_meter is None:
+            self._session_meter = Meter(self._budget, self._cost_so_far())
+        self._meters = tuple(m for m in (self._turn_meter, self._session_meter) if m is not None)
+        self._fresh = False
         self._peer.host.begin_turn(self.id)
         self.state.add_user_prompt(blocks)
         request = s.PromptRequest(session_id=self.id, prompt=blocks, meta=meta)
@@ -191,7 +220,10 @@ class Session:
             )
             turn._finish(
                 TurnResult(
-                    stop_reason="cancelled", text=self.state.last_agent_text(), tool_calls=calls
+                    stop_reason="cancelled",
+                    text=self.state.last_agent_text(),
+                    tool_calls=calls,
+                    **self._budget_outcome(),
                 )
             )
         except BaseException as exc:
@@ -220,8 +252,57 @@ class Session:
                 usage=extra.get("usage"),
                 meta=response.meta,
                 response=response,
+                **self._budget_outcome(),
             )
         )
+
+    # -- budgets -------------------------------------------------------------------
+
+    @property
+    def budget(self) -> Budget | None:
+        """The session's own budget, counted over every turn from the next one on."""
+        return self._budget
+
+    @budget.setter
+    def budget(self, budget: Budget | None) -> None:
+        self._budget = budget if budget is not None and not budget.empty else None
+        self._session_meter = None
+
+    def _cost_so_far(self) -> float | None:
+        usage = self.state.usage
+        if usage is not None and usage.cost is not None:
+            return usage.cost.amount
+        return 0.0 if self._fresh else None
+
+    def _observe_usage(self, update: s.UsageUpdate) -> None:
+        # Inline in the reader: only for usage updates, only with a budget.
+        for meter in self._meters:
+            crossed = meter.observe(update)
+            if crossed is not None and not self._cancelling and self.turn is not None:
+                logger.info("session %s: %s; cancelling the turn", self.id, crossed)
+                self._budget_stop = asyncio.get_running_loop().create_task(
+                    self._stop_for_budget(), name="acphost.session.budget"
+                )
+
+    async def _stop_for_budget(self) -> None:
+        try:
+            await self.cancel()
+        except AcpTimeout:
+            logger.warning("session %s: the agent ignored session/cancel after a budget", self.id)
+        except AcpError as exc:  # the agent went away meanwhile: the turn says so
+            logger.debug("session %s: cancel after a budget failed: %s", self.id, exc)
+
+    def _budget_outcome(self) -> dict[str, Any]:
+        meters = self._meters
+        exceeded = next((m.exceeded for m in meters if m.exceeded is not None), None)
+        return {
+            "budget_exceeded": exceeded,
+            "usage_reported": any(m.reported for m in meters) or self._usage_seen_in_turn(),
+        }
+
+    def _usage_seen_in_turn(self) -> bool:
+        turn = self._turn
+        return turn is not None and turn._usage_seen
 
     async def cancel(self, *, timeout: float = DEFAULT_CANCEL_TIMEOUT) -> TurnResult | None:
         """Cancel the running turn and wait for the agent to end it.

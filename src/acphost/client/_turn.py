@@ -21,6 +21,7 @@ from .. import schema as s
 from .._errors import UsageError
 
 if TYPE_CHECKING:
+    from ._budget import BudgetExceeded
     from ._state import ToolCallState
 
 __all__ = ["Turn", "TurnResult", "UpdateQueue"]
@@ -135,6 +136,11 @@ class TurnResult:
         usage: the ``usage`` field some agents add to the response, if any.
         meta: the response's ``_meta``, if any.
         response: the decoded ``PromptResponse``.
+        budget_exceeded: set when the host cancelled the turn because a
+            :class:`~acphost.client.Budget` was crossed (``stop_reason`` is
+            then ``cancelled``).
+        usage_reported: whether the agent reported any usage during the
+            turn; without it, a budget cannot be enforced.
 
     """
 
@@ -144,6 +150,8 @@ class TurnResult:
     usage: Any = None
     meta: dict[str, Any] | None = None
     response: s.PromptResponse | None = field(default=None, repr=False)
+    budget_exceeded: BudgetExceeded | None = None
+    usage_reported: bool = False
 
 
 class Turn:
@@ -163,12 +171,15 @@ class Turn:
         self._iterating = False
         self._task: asyncio.Task[None] | None = None
         self.tool_call_ids: dict[str, None] = {}
+        self._usage_seen = False
 
     # -- producer side (the session) -------------------------------------------
 
     def _deliver(self, update: s.SessionUpdate) -> asyncio.Future[None] | None:
         if isinstance(update, _TOOL_CALL_UPDATES):
             self.tool_call_ids[update.tool_call_id] = None
+        elif isinstance(update, s.UsageUpdate):
+            self._usage_seen = True
         return self._queue.put(update)
 
     def _finish(self, result: TurnResult | BaseException) -> None:

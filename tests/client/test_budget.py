@@ -1,0 +1,110 @@
+"""Budgets: a turn is cancelled cleanly once the agent reports crossing a limit."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from acphost import AcpClient, HostConfig
+from acphost import schema as s
+from acphost.client import Budget, BudgetExceeded
+from acphost.client._budget import Meter
+from acphost.host import Interactive
+from tests.support.fake_agent import pair_with
+
+
+def _spending_agent(step_cost: float, *, used_step: int = 100, ask_at: int | None = None):
+    """A prompt handler that reports usage each step until the host cancels."""
+
+    async def prompt(agent, rid, params):
+        sid = params["sessionId"]
+        cancelled = asyncio.Event()
+        agent.cancelled = cancelled
+        for i in range(1, 1000):
+            agent.update(sid, {"sessionUpdate": "agent_message_chunk",
+                               "content": {"type": "text", "text": f"step {i} "}})
+            agent.update(sid, {"sessionUpdate": "usage_update", "used": used_step * i, "size": 100_000,
+                               "cost": {"amount": round(step_cost * i, 6), "currency": "USD"}})
+            if ask_at == i:
+                agent.permission = asyncio.ensure_future(agent.request(
+                    "session/request_permission",
+                    {"sessionId": sid,
+                     "toolCall": {"toolCallId": "t1", "title": "rm", "kind": "execute"},
+                     "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]}))
+            await asyncio.sleep(0)  # let the host read: it cancels when it sees the crossing
+            if any(m.get("method") == "session/cancel" for m in agent.received):
+                return {"stopReason": "cancelled"}
+        return {"stopReason": "end_turn"}
+
+    return prompt
+
+
+async def test_a_cost_budget_cancels_the_turn_when_crossed(workspace):
+    t, agent = pair_with({"session/prompt": _spending_agent(0.01)})
+    async with AcpClient.connect(t) as client:
+        session = await client.new_session(workspace)
+        result = await session.prompt("go", budget=Budget(max_cost=0.05))
+    assert result.stop_reason == "cancelled"
+    assert result.budget_exceeded == BudgetExceeded("cost", 0.05, pytest.approx(0.06), "USD")
+    assert result.usage_reported
+    assert "session/cancel" in agent.methods()
+    # cancelled at the first report over the limit, not long after
+    assert "step 6 " in result.text and "step 12 " not in result.text
+
+
+async def test_a_token_budget_cancels_and_answers_pending_permissions_cancelled(workspace):
+    never_answered = asyncio.Event()
+
+    async def ask(request):
+        await never_answered.wait()
+
+    host = HostConfig(permissions=Interactive(ask))
+    t, agent = pair_with({"session/prompt": _spending_agent(0.0, used_step=1000, ask_at=2)})
+    async with AcpClient.connect(t, host=host) as client:
+        session = await client.new_session(workspace)
+        result = await session.prompt("go", budget=Budget(max_tokens=3500))
+        answer = await asyncio.wait_for(agent.permission, 5)
+    assert result.budget_exceeded is not None and result.budget_exceeded.limit == "tokens"
+    assert result.budget_exceeded.value == 4000
+    assert answer["result"] == {"outcome": {"outcome": "cancelled"}}
+
+
+async def test_a_session_budget_counts_across_turns(workspace):
+    t, _ = pair_with({"session/prompt": _spending_agent(0.01)})
+    async with AcpClient.connect(t) as client:
+        session = await client.new_session(workspace)
+        session.budget = Budget(max_cost=0.5)
+        first = await session.prompt("go", budget=Budget(max_cost=0.03))
+        assert first.budget_exceeded is not None and first.budget_exceeded.maximum == 0.03
+        # The agent's cost is cumulative: the session meter started at 0 and has seen 0.04.
+        assert session._session_meter is not None and session._session_meter.exceeded is None
+
+
+async def test_no_usage_reported_means_no_budget_can_be_enforced(workspace):
+    async def prompt(agent, rid, params):
+        agent.update(params["sessionId"], {"sessionUpdate": "agent_message_chunk",
+                                           "content": {"type": "text", "text": "done"}})
+        return {"stopReason": "end_turn"}
+
+    t, _ = pair_with({"session/prompt": prompt})
+    async with AcpClient.connect(t) as client:
+        session = await client.new_session(workspace)
+        result = await session.prompt("go", budget=Budget(max_cost=0.01))
+    assert result.stop_reason == "end_turn"
+    assert result.budget_exceeded is None and not result.usage_reported
+
+
+def test_meter_baseline_and_currency():
+    def usage(amount, currency="USD", used=0):
+        return s.UsageUpdate(used=used, size=10, cost=s.Cost(amount=amount, currency=currency))
+
+    meter = Meter(Budget(max_cost=1.0, currency="USD"), baseline=None)
+    assert meter.observe(usage(10.0)) is None  # the first report is the baseline
+    assert meter.observe(usage(99.0, "EUR")) is None  # another currency is not counted
+    crossed = meter.observe(usage(11.5))
+    assert crossed == BudgetExceeded("cost", 1.0, 1.5, "USD")
+    assert meter.observe(usage(20.0)) is None  # reported once
+    assert str(crossed) == "cost budget exceeded: 1.5 USD spent > 1 USD"
+    with pytest.raises(ValueError):
+        Budget(max_tokens=-1)
