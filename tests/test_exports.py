@@ -1,0 +1,42 @@
+"""The public names of the subpackages faces and users import are pinned."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+PINNED = {
+    "acphost.client": [
+        "DEMO_AGENT", "USE_DEFAULT", "AcpClient", "Budget", "BudgetExceeded", "ClientContext",
+        "ClientOptions", "ElicitationHandler", "HostConfig", "LifecycleState", "Message",
+        "RunResult", "Session", "SessionState", "ToolCallState", "Turn", "TurnResult",
+        "UpdateListener", "UseDefault", "auth_method_id", "option_id", "option_values", "run",
+    ],
+    "acphost.content": [
+        "Mention", "PromptInput", "audio", "embedded_resource", "find_mentions", "image",
+        "path_to_uri", "prompt_with_mentions", "resource_link", "text", "to_blocks",
+    ],
+    "acphost.launch": [
+        "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "AskPolicy", "DefaultPolicy",
+        "HostChoices", "UsageProblem", "build_broker", "build_host_config", "fail", "resolve",
+    ],
+}
+
+
+@pytest.mark.parametrize("module", sorted(PINNED))
+def test_exports_are_pinned(module):
+    mod = importlib.import_module(module)
+    assert sorted(mod.__all__) == sorted(PINNED[module])
+    for name in mod.__all__:
+        assert getattr(mod, name) is not None, name
+
+
+def test_the_exit_codes_load_without_the_rest_of_launch():
+    import subprocess
+    import sys
+
+    code = ("import sys; from acphost.launch import EXIT_USAGE; "
+            "print(sorted(m for m in sys.modules if m.startswith('acphost.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['acphost._errors', 'acphost._version', 'acphost.launch']"
