@@ -13,6 +13,7 @@ import acphost.content
 from acphost import AcpClient, HostConfig
 from acphost import schema as s
 from acphost.host import AllowAll, DenyAll, Interactive
+from tests.support.waiting import eventually
 
 FAST = {"ACPHOST_DEMO_STEP": "0"}
 
@@ -361,17 +362,16 @@ async def test_cancel_during_a_command_kills_the_terminal(demo_argv, workspace):
     async with start(demo_argv, host=host) as client:
         session = await client.new_session(workspace)
         turn = session.prompt("terminal sleep 30")
-        for _ in range(200):
-            if any(type(e).__name__ == "TerminalCreated" for e in events):
-                break
-            await asyncio.sleep(0.02)
+        await eventually(
+            lambda: any(type(e).__name__ == "TerminalCreated" for e in events), what="a terminal"
+        )
         result = await session.cancel()
         assert result is not None and result.stop_reason == "cancelled"
         await turn
-        for _ in range(100):  # the agent sends terminal/kill, then terminal/release
-            if any(type(e).__name__ == "TerminalExited" for e in events):
-                break
-            await asyncio.sleep(0.02)
+        # the agent sends terminal/kill, then terminal/release
+        await eventually(
+            lambda: any(type(e).__name__ == "TerminalExited" for e in events), what="its exit"
+        )
     exited = [e for e in events if type(e).__name__ == "TerminalExited"]
     assert exited and exited[0].exit_status.signal is not None
 

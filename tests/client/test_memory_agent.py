@@ -13,6 +13,7 @@ from acphost import AcpClient, HostConfig
 from acphost import schema as s
 from acphost.host import AllowAll, FileSystemProvider, Interactive
 from tests.support.fake_agent import INIT_RESULT, NO_ANSWER, answer, pair_with
+from tests.support.waiting import eventually
 
 
 def connect(transport, **options):
@@ -96,7 +97,7 @@ async def test_updates_before_new_session_response_and_after_prompt_response(wor
         turn = session.prompt("go")
         seen = [u async for u in turn]
         await turn
-        await asyncio.sleep(0.05)
+        await eventually(lambda: "late" in session.state.messages[-1].text, what="the late chunk")
     assert all(getattr(u, "text", "") != "late" for u in seen)  # not part of the finished turn
     assert "late" in session.state.messages[-1].text  # but recorded in the state
 
@@ -132,7 +133,7 @@ async def test_request_timeout_sends_cancel_request(workspace):
     async with connect(t, session_timeout=0.2) as client:
         with pytest.raises(acphost.AcpTimeout, match="session/new"):
             await client.new_session(workspace)
-        await asyncio.sleep(0.05)
+        await agent.wait_for("$/cancel_request")
     cancel = [m for m in agent.received if m.get("method") == "$/cancel_request"]
     assert cancel and cancel[0]["params"]["requestId"] == 1
 
@@ -158,8 +159,7 @@ async def test_cancel_marks_unfinished_tool_calls(workspace):
     async def prompt(agent, rid, params):
         agent.update("s1", {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "x", "status": "in_progress"})
         started.set()
-        while "session/cancel" not in agent.methods():
-            await asyncio.sleep(0.01)
+        await agent.wait_for("session/cancel")
         return {"stopReason": "cancelled"}
 
     t, _ = pair_with({"session/prompt": prompt})
@@ -167,7 +167,7 @@ async def test_cancel_marks_unfinished_tool_calls(workspace):
         session = await client.new_session(workspace)
         turn = session.prompt("go")
         await started.wait()
-        await asyncio.sleep(0.02)
+        await eventually(lambda: "t1" in session.state.tool_calls, what="the tool call")
         result = await session.cancel()
         assert result.stop_reason == "cancelled" and (await turn).stop_reason == "cancelled"
     assert session.state.tool_calls["t1"].cancelled
@@ -341,8 +341,7 @@ async def test_cancel_while_the_host_is_not_consuming_a_full_queue(workspace):
     async def prompt(agent, rid, params):
         for i in range(3000):
             agent.update("s1", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"{i} "}})
-        while "session/cancel" not in agent.methods():
-            await asyncio.sleep(0.01)
+        await agent.wait_for("session/cancel")
         return {"stopReason": "cancelled"}
 
     t, _ = pair_with({"session/prompt": prompt})
@@ -351,7 +350,10 @@ async def test_cancel_while_the_host_is_not_consuming_a_full_queue(workspace):
         session._queue_limit = 8
         turn = session.prompt("go")
         first = await turn.__anext__()  # the host starts consuming, then stops
-        await asyncio.sleep(0.1)  # the queue is full: the reader waits for space
+        # the queue fills up: the reader waits for space
+        queue = turn._queue
+        await eventually(lambda: queue._space is not None and not queue._space.done(),
+                         what="the reader waiting on a full queue")
         result = await session.cancel(timeout=5)
         assert result is not None and result.stop_reason == "cancelled"
         rest = [u async for u in turn]  # nothing was dropped
@@ -402,8 +404,7 @@ async def test_error_answer_to_a_cancelled_prompt_ends_the_turn_cancelled(worksp
     # Qwen Code's quirk (tests/trace/test_real_traces.py::test_qwen_cancel_is_an_error).
     async def prompt(agent, rid, params):
         agent.update("s1", {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "x", "status": "in_progress"})
-        while "session/cancel" not in agent.methods():
-            await asyncio.sleep(0.01)
+        await agent.wait_for("session/cancel")
         raise Exception({"code": -32603, "message": "Internal error", "data": "Request was aborted."})
 
     async def plain_error(agent, rid, params):
@@ -413,7 +414,7 @@ async def test_error_answer_to_a_cancelled_prompt_ends_the_turn_cancelled(worksp
     async with connect(t) as client:
         session = await client.new_session(workspace)
         turn = session.prompt("go")
-        await asyncio.sleep(0.05)
+        await eventually(lambda: "t1" in session.state.tool_calls, what="the tool call")
         result = await session.cancel()
         assert result is not None and result.stop_reason == "cancelled"
         assert (await turn).stop_reason == "cancelled"

@@ -28,6 +28,7 @@ class FakeAgent:
         self.responses: dict[Any, asyncio.Future] = {}
         self.task = asyncio.get_running_loop().create_task(self._run())
         self._next = 1000
+        self._arrived = asyncio.Condition()
 
     def send(self, frame: dict) -> None:
         self.t.send(json.dumps({"jsonrpc": "2.0", **frame}).encode() + b"\n")
@@ -63,6 +64,8 @@ class FakeAgent:
                     continue
                 msg = json.loads(line)
                 self.received.append(msg)
+                async with self._arrived:
+                    self._arrived.notify_all()
                 if "method" not in msg:
                     fut = self.responses.pop(msg.get("id"), None)
                     if fut is not None and not fut.done():
@@ -87,6 +90,18 @@ class FakeAgent:
 
     def methods(self) -> list[str]:
         return [m["method"] for m in self.received if "method" in m]
+
+    async def wait_for(self, method: str, timeout: float = 10.0) -> dict:
+        """The first frame the client sent with this method, once it has arrived."""
+
+        def first() -> dict | None:
+            return next((m for m in self.received if m.get("method") == method), None)
+
+        async with self._arrived:
+            await asyncio.wait_for(self._arrived.wait_for(lambda: first() is not None), timeout)
+        found = first()
+        assert found is not None
+        return found
 
 
 NO_ANSWER = object()
