@@ -1,5 +1,9 @@
 """Import time: ``import acphost`` against ``import asyncio`` and the official SDK.
 
+``import acphost.schema`` (the generated types, every wire decoder) is timed too:
+the test suite only pins *which* modules it loads (``tests/schema``), never how
+long that takes.
+
 Each statement runs in a fresh ``python -c`` subprocess: one warm-up run, then
 the median wall time of ``--runs`` runs (default 21). ``src`` is precompiled
 first, because the environment may set ``PYTHONDONTWRITEBYTECODE`` and a cold
@@ -30,6 +34,7 @@ CASES = [
     ("python -c pass", "pass"),
     ("import asyncio", "import asyncio"),
     ("import acphost", "import acphost"),
+    ("import acphost.schema", "import acphost.schema"),
     ("acphost.AcpClient", "import acphost; acphost.AcpClient"),
     ("import acp (SDK)", "import acp"),
 ]

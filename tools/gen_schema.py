@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""Generate ``acphost.schema._types`` and ``acphost.schema._methods`` from the vendored schema.
+"""Generate ``acphost.schema._types``, ``_unstable`` and ``_methods`` from the vendored schema.
 
 Usage::
 
     .venv/bin/python tools/gen_schema.py          # rewrite the generated modules
     .venv/bin/python tools/gen_schema.py --check  # exit 1 if they are stale
 
-Input: ``src/acphost/schema/v1/schema.json`` (stable), ``meta.json`` and, for the
-names of unstable-only methods, ``meta.unstable.json``.
+Input, in ``src/acphost/schema/v1/``: ``schema.json`` (stable: ``_types.py``),
+``schema.unstable.json`` (``_unstable.py``: only the types it defines differently,
+the rest are the stable classes, imported), ``meta.json`` (stable method constant
+names, checked against the ``x-method`` annotations; unstable method names come from
+``x-method`` alone) and the ``Schema version:`` line of ``SOURCE.md``.
 
 How ``$defs`` map to Python (see the module docstring of the output too):
 
@@ -23,6 +26,13 @@ How ``$defs`` map to Python (see the module docstring of the output too):
 * string enums -> ``Literal`` aliases (values are not enforced when decoding);
 * other ``anyOf`` -> a union alias decoded by trying each alternative in order;
 * primitive defs -> aliases (``SessionId = str``).
+
+Lenient annotations are honoured: ``x-deserialize-default-on-error`` (a malformed
+value becomes the default), ``x-deserialize-skip-invalid-items`` (a malformed array
+item is dropped) and ``x-deserialize-default-on-null`` (``null`` is the default, for
+a required array the empty list). Fields with patch semantics (named by the def's
+description, "`a`, `b` have patch semantics", or by their own, "Omitted leaves ...
+unchanged") hold ``UNSET`` when omitted and ``None`` when sent as ``null``.
 
 Variant class names come from ``VARIANT_NAMES``; a variant not listed there takes
 its payload's name when the payload is referenced nowhere else (the variant class
@@ -45,6 +55,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = ROOT / "src" / "acphost" / "schema" / "v1"
 TYPES_OUT = ROOT / "src" / "acphost" / "schema" / "_types.py"
 METHODS_OUT = ROOT / "src" / "acphost" / "schema" / "_methods.py"
+UNSTABLE_OUT = ROOT / "src" / "acphost" / "schema" / "_unstable.py"
 
 # ---------------------------------------------------------------------------
 # Tables
@@ -72,7 +83,16 @@ VARIANT_NAMES: dict[tuple[str, str], str] = {
     ("ToolCallContent", "terminal"): "TerminalToolCallContent",
     ("RequestPermissionOutcome", "cancelled"): "CancelledPermissionOutcome",
     ("RequestPermissionOutcome", "selected"): "SelectedPermissionOutcome",
+    # unstable schema: the payload ``PlanUpdate`` would clash with the ``plan`` variant
+    ("SessionUpdate", "plan_update"): "PlanContentUpdate",
 }
+
+#: Union -> the class for variant values this schema does not know, where the
+#: usual ``Unknown<Union>`` is a schema def (the unstable ``unknown`` state).
+UNKNOWN_NAMES: dict[str, str] = {"StateUpdate": "UnrecognizedStateUpdate"}
+
+#: Variant class names that a payload def of the same name must not take.
+TAKEN_NAMES = frozenset(VARIANT_NAMES.values())
 
 #: Discriminator values that also select a union's untagged variant.  The schema
 #: says "when no `type` is present, the method is treated as `agent`"; peers also
@@ -92,7 +112,16 @@ MIXINS: dict[str, str] = {
     "ConfigOptionUpdate": "ConfigOptionsText",
     "SessionInfoUpdate": "SessionInfoText",
     "UsageUpdate": "UsageText",
+    "Notice": "NoticeText",
+    "CompactionUpdate": "CompactionText",
+    "CompactionSummaryChunk": "ChunkText",
     "UnknownSessionUpdate": "KindText",
+    # unstable session updates (acphost.schema.unstable)
+    "SessionMessageChunk": "ChunkText",
+    "SessionMessage": "EmptyText",
+    "SubagentUpdate": "SessionInfoText",
+    "PlanContentUpdate": "EmptyText",
+    "PlanRemoved": "EmptyText",
     "ImageContentBlock": "EmptyText",
     "AudioContentBlock": "EmptyText",
     "ResourceLinkContentBlock": "LinkText",
@@ -136,6 +165,8 @@ class Field:
     t: T
     required: bool
     doe: bool  # x-deserialize-default-on-error
+    don: bool = False  # x-deserialize-default-on-null
+    patch: bool = False  # omitted (UNSET) differs from null (None)
 
 
 @dataclass
@@ -175,6 +206,8 @@ class Model:
     unions: dict[str, UnionDef] = field(default_factory=dict)
     aliases: dict[str, AliasDef] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)  # names in $defs order (+ variants)
+    #: payload def -> the variant class that replaced it under another name
+    renamed: dict[str, str] = field(default_factory=dict)
 
 
 def snake(name: str) -> str:
@@ -207,6 +240,25 @@ def refd(s: dict[str, Any]) -> str | None:
 
 def is_open_fallback(alt: dict[str, Any]) -> bool:
     return "not" in alt
+
+
+#: A def's description naming its patch fields ("`summary`, `error`, and `_meta` have
+#: patch semantics"), or a property's own description ("Omitted leaves the stored
+#: value unchanged"): for those, an omitted member (UNSET) differs from ``null``.
+PATCH_DEF = re.compile(r"((?:`\w+`(?:,? and |, )?)+) have patch semantics")
+PATCH_PROP = re.compile(
+    r"\bOmitted leaves [\w ]*unchanged|\bExplicit `?null`? is (?:retained|preserved)")
+
+
+def patch_keys(s: dict[str, Any]) -> set[str]:
+    keys: set[str] = set()
+    m = PATCH_DEF.search(s.get("description", ""))
+    if m:
+        keys |= set(re.findall(r"`(\w+)`", m.group(1)))
+    for key, prop in s.get("properties", {}).items():
+        if isinstance(prop, dict) and PATCH_PROP.search(prop.get("description", "")):
+            keys.add(key)
+    return keys
 
 
 def disc_of(alt: dict[str, Any]) -> tuple[str, str] | None:
@@ -301,7 +353,7 @@ class Builder:
         return props, req
 
     def fields_of(self, owner: str, props: dict[str, list[dict[str, Any]]],
-                  req: set[str]) -> list[Field]:
+                  req: set[str], patch: set[str] | None = None) -> list[Field]:
         out: list[Field] = []
         for key, schemas in props.items():
             ts: list[T] = []
@@ -321,13 +373,17 @@ class Builder:
             if key in RAW_FIELDS and self.defs[owner].get("x-docs-ignore"):
                 t = ("any",)
             doe = any(sch.get("x-deserialize-default-on-error") for sch in schemas)
+            don = any(sch.get("x-deserialize-default-on-null") for sch in schemas)
             required = key in req
+            is_patch = key in (patch or ())
+            if is_patch and required:
+                raise SystemExit(f"{owner}.{key}: a required field cannot have patch semantics")
             if not required and t[0] == "opt":
                 t = t[1]
             name = snake(key)
             if name in ("extra", "to_wire", "from_wire", "replace"):
                 raise SystemExit(f"{owner}.{key}: field name {name!r} clashes with a method")
-            out.append(Field(key, name, t, required, doe))
+            out.append(Field(key, name, t, required, doe, don, is_patch))
         # `_meta` last, for readability of reprs and signatures.
         out.sort(key=lambda f: f.json == "_meta")
         return out
@@ -338,6 +394,12 @@ class Builder:
         # aliases first: merging property types needs them
         for name, s in self.defs.items():
             self.classify_alias(name, s)
+        for name, s in self.defs.items():  # which payloads become variant classes
+            if name not in m.aliases and self.is_dunion(s):
+                for alt in s.get("oneOf") or s.get("anyOf"):
+                    d = disc_of(alt)
+                    if d and not is_open_fallback(alt):
+                        self.variant_name(name, d[1], refd(alt))
         for name, s in self.defs.items():
             if name in m.aliases:
                 m.order.append(name)
@@ -349,7 +411,7 @@ class Builder:
                     continue
                 props, req = self.collect(s)
                 m.classes[name] = ClassDef(name, first_paragraph(s.get("description", "")),
-                                           self.fields_of(name, props, req))
+                                           self.fields_of(name, props, req, patch_keys(s)))
                 m.order.append(name)
             else:
                 raise SystemExit(f"unhandled def {name}")
@@ -382,12 +444,16 @@ class Builder:
         if self.is_dunion(s) or self.is_merged_object(s):
             return
         alts = s.get("oneOf") or s.get("anyOf")
-        if not s or set(s) <= {"description", "title"}:
+        if {k for k in s if not k.startswith("x-")} <= {"description", "title"}:  # any value
             m.aliases[name] = AliasDef(name, doc, ("any",), "Any", "object")
             return
         if s.get("type") in PRIMS:
             t = PRIMS[s["type"]]
             m.aliases[name] = AliasDef(name, doc, t, ann_prim(t), ann_prim(t))
+            return
+        target = refd(s)
+        if not alts and target and not s.get("properties"):  # a renamed type
+            m.aliases[name] = AliasDef(name, doc, ("ref", target), target, target)
             return
         assert alts, name
         consts = [a["const"] for a in alts if "const" in a]
@@ -406,6 +472,25 @@ class Builder:
             return
         ann = ann_of(t)
         m.aliases[name] = AliasDef(name, doc, t, ann, ann, decoder=True)
+
+    def variant_name(self, union: str, value: str, payload: str | None) -> str:
+        """The class name of a variant; marks the payload def it replaces."""
+        cname = VARIANT_NAMES.get((union, value))
+        if cname is None:
+            if payload and self.refcount[payload] == 1:
+                cname = payload
+            else:
+                cname = f"{payload or snake_to_camel(value)}{union}"
+        if payload and cname == payload:
+            assert self.refcount[payload] == 1, (union, payload)
+            self.replaced.add(payload)
+        elif payload and payload in TAKEN_NAMES:
+            # The payload's own name is another union's variant class: this
+            # variant replaces the payload, and decodes it (DECODERS).
+            assert self.refcount[payload] == 1, (union, payload)
+            self.replaced.add(payload)
+            self.model.renamed[payload] = cname
+        return cname
 
     def build_union(self, name: str, s: dict[str, Any]) -> None:
         m = self.model
@@ -428,15 +513,9 @@ class Builder:
                 untagged = payload  # generated as an ordinary class
                 continue
             value = d[1]
-            cname = VARIANT_NAMES.get((name, value))
-            if cname is None:
-                if payload and self.refcount[payload] == 1:
-                    cname = payload
-                else:
-                    cname = f"{payload or snake_to_camel(value)}{name}"
-            if payload and cname == payload:
-                assert self.refcount[payload] == 1, (name, payload)
-                self.replaced.add(payload)
+            cname = self.variant_name(name, value, payload)
+            if cname in m.classes:
+                raise SystemExit(f"{name}.{value}: class name {cname} is taken; add VARIANT_NAMES")
             props: dict[str, list[dict[str, Any]]] = {k: list(v) for k, v in common_props.items()}
             req = set(common_req)
             if payload:
@@ -448,11 +527,14 @@ class Builder:
                 first_paragraph(self.defs[payload].get("description", "")) if payload else "")
             if not vdoc:
                 vdoc = f"The ``{value}`` variant of :data:`{name}`."
-            fields = self.fields_of(name, props, req)
+            fields = self.fields_of(name, props, req,
+                                    patch_keys(self.defs[payload]) if payload else set())
             m.classes[cname] = ClassDef(cname, vdoc, fields, disc=(key, snake(key), value))
             m.order.append(cname)
             variants.append((value, cname))
-        unknown = f"Unknown{name}"
+        unknown = UNKNOWN_NAMES.get(name, f"Unknown{name}")
+        if unknown in m.classes or unknown in self.defs:
+            raise SystemExit(f"{name}: {unknown} is a schema def; add UNKNOWN_NAMES")
         m.classes[unknown] = ClassDef(
             unknown,
             f"A :data:`{name}` whose ``{key}`` value this schema version does not know.",
@@ -494,11 +576,18 @@ def ann_of(t: T) -> str:
 
 
 class Emitter:
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, hot_roots: tuple[str, ...] = HOT_ROOTS,
+                 ext: frozenset[str] = frozenset()) -> None:
         self.m = model
         self.helpers: dict[T, str] = {}
         self.helper_code: list[str] = []
-        self.hot = self.reachable(HOT_ROOTS)
+        self.hot = self.reachable(hot_roots)
+        #: names defined by the stable module and imported (the unstable module)
+        self.ext = ext
+
+    def fw(self, name: str) -> str:
+        """The path-less decoder of a class, union or decoder alias."""
+        return f"_t._fw_{name}" if name in self.ext else f"_fw_{name}"
 
     def reachable(self, roots: tuple[str, ...]) -> set[str]:
         """The class names decoded under the given defs (for ``HOT_ROOTS``)."""
@@ -533,9 +622,9 @@ class Emitter:
         if k == "ref":
             name = t[1]
             if name in self.m.classes or name in self.m.unions:
-                return f"_fw_{name}"
+                return self.fw(name)
             a = self.m.aliases[name]
-            return f"_fw_{name}" if a.decoder else self.dec_fn(a.t)
+            return self.fw(name) if a.decoder else self.dec_fn(a.t)
         if t in self.helpers:
             return self.helpers[t]
         hname = f"_d{len(self.helpers)}"
@@ -564,10 +653,12 @@ class Emitter:
 
     def pub_fn(self, name: str) -> str:
         """callable(data, path) decoding the def ``name`` (the DECODERS table)."""
+        if name in self.m.renamed:
+            return f"{self.m.renamed[name]}.from_wire"
         if name in self.m.classes:
             return f"{name}.from_wire"
         if name in self.m.unions or self.m.aliases[name].decoder:
-            return f"decode_{snake(name)}"
+            return f"{'_t.' if name in self.ext else ''}decode_{snake(name)}"
         t = self.m.aliases[name].t
         if t[0] == "ref":
             return self.pub_fn(t[1])
@@ -641,13 +732,18 @@ class Emitter:
         out.append(f"    __match_args__ = {tuple_lit(names)}")
         keys = [f.json for f in fields] + ([c.disc[0]] if c.disc else [])
         out.append(f"    _wire_keys: ClassVar[frozenset[str]] = frozenset({tuple_lit(keys)})")
+        patch = [f.name for f in fields if f.patch]
+        if patch:
+            out.append(f"    _patch: ClassVar[frozenset[str]] = frozenset({tuple_lit(patch)})")
         if c.disc:
             lit = json.dumps(c.disc[2])
             out.append(f"    {c.disc[1]}: Literal[{lit}] = {lit}")
         anns: dict[str, str] = {}
         for f in fields:
             a = ann_of(f.t)
-            if not f.required and not a.endswith("| None"):
+            if f.patch:
+                a = a.removesuffix(" | None") + " | Unset | None"
+            elif not f.required and not a.endswith("| None"):
                 a += " | None"
             anns[f.name] = a
             out.append(f"    {f.name}: {a}")
@@ -661,7 +757,7 @@ class Emitter:
         req = [f for f in fields if f.required]
         opt = [f for f in fields if not f.required]
         params = [f"{f.name}: {anns[f.name]}" for f in req]
-        params += [f"{f.name}: {anns[f.name]} = None" for f in opt]
+        params += [f"{f.name}: {anns[f.name]} = {'UNSET' if f.patch else 'None'}" for f in opt]
         params.append("extra: dict[str, Any] | None = None")
         out.append("")
         out.append(f"    def __init__(self, *, {', '.join(params)}) -> None:")
@@ -690,8 +786,13 @@ class Emitter:
             items.append(f"{f.json!r}: {e}")
         out.append(f"        d: dict[str, Any] = {{{', '.join(items)}}}")
         for f in opt:
-            out.append(f"        if self.{f.name} is not None:")
             e = self.enc(f.t, f"self.{f.name}") or f"self.{f.name}"
+            if f.patch:  # UNSET: omitted; None: sent as null
+                out.append(f"        if not isinstance(self.{f.name}, Unset):")
+                if e != f"self.{f.name}":
+                    e = f"None if self.{f.name} is None else {e}"
+            else:
+                out.append(f"        if self.{f.name} is not None:")
             out.append(f"            d[{f.json!r}] = {e}")
         out.append("        if self.extra:")
         out.append("            d.update(self.extra)")
@@ -746,8 +847,23 @@ class Emitter:
                 out.append(f"    v = data.get({f.json!r}, _MISSING)")
                 out.append("    if v is _MISSING:")
                 out.append(f"        raise _missing({f.json!r})")
-                default = "[]" if f.t[0] == "list" else "None"
-                out += self.check_lines(f.t, f.json, f.doe and f.t[0] == "list", default, "    ")
+                default = {"list": "[]", "map": "{}"}.get(f.t[0], "None")
+                lines = self.check_lines(f.t, f.json, f.doe and f.t[0] == "list", default,
+                                         "        " if f.don else "    ")
+                if f.don and lines:  # x-deserialize-default-on-null
+                    out += ["    if v is None:", f"        v = {default}", "    else:", *lines]
+                else:
+                    out += lines
+            elif f.patch:
+                # Patch semantics: absent stays UNSET, null is None, a malformed
+                # value (default-on-error) counts as absent: it changes nothing.
+                lines = self.check_lines(f.t, f.json, f.doe, "UNSET", "            ")
+                out.append(f"    v = data.get({f.json!r}, UNSET)")
+                out.append("    if v is not UNSET:")
+                out.append("        n += 1")
+                if lines:
+                    out.append("        if v is not None:")
+                    out += lines
             else:
                 out.append(f"    v = data.get({f.json!r})")
                 lines = self.check_lines(f.t, f.json, f.doe, "None", "        ")
@@ -777,7 +893,7 @@ class Emitter:
         out += [f"    {v!r}: {c}.from_wire," for v, c in pairs]
         out.append("}")
         out.append(f"{table}_FW: dict[str, Callable[[object], {u.name}]] = {{")
-        out += [f"    {v!r}: _fw_{c}," for v, c in pairs]
+        out += [f"    {v!r}: {self.fw(c)}," for v, c in pairs]
         out.append("}")
         out.append("")
         out.append("")
@@ -792,7 +908,7 @@ class Emitter:
         out.append(f"        return {u.unknown}(kind=kind, raw=data)")
         if u.untagged:
             out.append(f"    if {u.key!r} not in data:")
-            out.append(f"        return _fw_{u.untagged}(data)")
+            out.append(f"        return {self.fw(u.untagged)}(data)")
         else:
             out.append("    if kind is None:")
             out.append(f"        raise _missing({u.key!r})")
@@ -903,7 +1019,9 @@ and ``to_wire()`` (camelCase JSON, ``None`` fields omitted). ``None`` means
 "absent or null". Unknown JSON keys are kept in ``extra`` and written back.
 Discriminated unions have one class per variant, an ``Unknown<Union>`` class for
 values this version does not know, and a ``decode_<union>()`` function. Enum
-values are not enforced (an unknown value stays a plain ``str``).
+values are not enforced (an unknown value stays a plain ``str``). A field with
+patch semantics is the exception to "None means absent": it holds :data:`UNSET`
+when omitted and ``None`` when sent as ``null`` (see :class:`Unset`).
 """
 
 from __future__ import annotations
@@ -922,6 +1040,39 @@ if TYPE_CHECKING:
 _MISSING = object()
 _set = object.__setattr__
 _new = object.__new__
+
+
+class Unset:
+    """The type of :data:`UNSET`: a patch field that was omitted from the wire.
+
+    Some fields have patch semantics (the schema says so, e.g. ``CompactionUpdate``'s
+    ``summary``, ``error`` and ``_meta``): omitted leaves the stored value
+    unchanged, ``null`` clears it, a value replaces it. Such a field holds
+    :data:`UNSET` when omitted and ``None`` when sent as ``null``; ``to_wire()``
+    omits it when UNSET and writes ``null`` for None. Test with ``x is UNSET``,
+    or ``isinstance(x, Unset)`` to narrow the type. UNSET is falsy.
+    """
+
+    __slots__ = ()
+    _it: ClassVar[Unset | None] = None
+
+    def __new__(cls) -> Unset:
+        if cls._it is None:
+            cls._it = object.__new__(cls)
+        return cls._it
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self) -> str:
+        return "UNSET"
+
+
+UNSET = Unset()
+"""A patch field that was not sent (see :class:`Unset`)."""
 
 
 def _show(v: object) -> str:
@@ -1046,6 +1197,7 @@ class _Struct:
     __slots__ = ()
     __match_args__: ClassVar[tuple[str, ...]] = ()
     __hash__ = None  # type: ignore[assignment]
+    _patch: ClassVar[frozenset[str]] = frozenset()  # fields where None means "sent as null"
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(
@@ -1059,7 +1211,7 @@ class _Struct:
         parts = []
         for name in (*self.__match_args__, "extra"):
             value = getattr(self, name, None)
-            if value is not None:
+            if value is not UNSET and (value is not None or name in self._patch):
                 parts.append(f"{name}={value!r}")
         return f"{self.__class__.__name__}({', '.join(parts)})"
 
@@ -1086,11 +1238,122 @@ def _restore(cls: Any, state: dict[str, Any]) -> Any:
 '''
 
 
-def generate_types(model: Model, version: str) -> str:
-    em = Emitter(model)
-    parts: list[str] = [PREAMBLE.replace("{version}", version)]
+UNSTABLE_PREAMBLE = '''"""The unstable ACP schema as Python classes (GENERATED; do not edit).
+
+Source: ``schema/v1/schema.unstable.json`` (ACP schema v{version}), through
+``tools/gen_schema.py``; ``--check`` fails when this file is stale. These types are
+**unstable**: the protocol may change or drop them in any release, and a client
+uses them only when it opted in (``unstable=True``). A type the unstable schema
+defines exactly as the stable one is the stable class itself (imported from
+:mod:`acphost.schema`), so ``isinstance`` checks work across both; a type it
+extends (``ClientCapabilities``, ``SessionUpdate``, ``NewSessionRequest``, ...) is
+a separate class here, and the stable class never carries its unstable fields.
+The classes follow the rules of :mod:`acphost.schema._types`.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+from acphost.schema import _mixins
+from acphost.schema import _types as _t
+from acphost.schema._errors import SchemaError
+from acphost.schema._types import (
+    _MISSING,
+    UNSET,
+    Unset,
+    _any,
+    _bad,
+    _bool,
+    _dict,
+    _extra,
+    _first,
+    _float,
+    _int,
+    _list,
+    _map,
+    _missing,
+    _new,
+    _null,
+    _set,
+    _str,
+    _Struct,
+    _to_json,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, ClassVar, Literal
+'''
+
+
+def signature(m: Model, name: str) -> tuple[Any, ...] | None:
+    """What makes two models define ``name`` the same way (descriptions aside)."""
+    if name in m.classes:
+        c = m.classes[name]
+        return ("class", tuple((f.json, f.name, f.t, f.required, f.doe, f.don, f.patch)
+                               for f in c.fields), c.disc, c.unknown_of)
+    if name in m.unions:
+        u = m.unions[name]
+        return ("union", u.key, tuple(u.variants), u.untagged, u.unknown)
+    if name in m.aliases:
+        a = m.aliases[name]
+        return ("alias", a.t, a.ann, a.runtime, a.decoder, a.literal)
+    return None
+
+
+def refs_of(m: Model, name: str) -> set[str]:
+    """The names ``name`` refers to (field types, union members, alias targets)."""
+    out: set[str] = set()
+
+    def walk(t: T) -> None:
+        if t[0] == "ref":
+            out.add(t[1])
+        elif t[0] in ("list", "map", "opt"):
+            walk(t[1])
+        elif t[0] == "union":
+            for x in t[1]:
+                walk(x)
+
+    if name in m.classes:
+        for f in m.classes[name].fields:
+            walk(f.t)
+    elif name in m.unions:
+        u = m.unions[name]
+        out |= {c for _, c in u.variants} | {u.unknown} | ({u.untagged} if u.untagged else set())
+    elif name in m.aliases:
+        walk(m.aliases[name].t)
+    return out
+
+
+def shared_names(stable: Model, unstable: Model) -> frozenset[str]:
+    """Names the unstable model defines exactly as the stable one, with all they use."""
+    names = {n for n in (*unstable.classes, *unstable.unions, *unstable.aliases)
+             if signature(stable, n) is not None
+             and signature(stable, n) == signature(unstable, n)}
+    changed = True
+    while changed:  # greatest fixpoint: drop a name that uses a changed one
+        changed = False
+        for n in sorted(names):
+            if not refs_of(unstable, n) <= names:
+                names.discard(n)
+                changed = True
+    return frozenset(names)
+
+
+def generate_types(model: Model, version: str, *, shared: frozenset[str] = frozenset(),
+                   unstable: bool = False) -> str:
+    em = Emitter(model, () if unstable else HOT_ROOTS, shared)
+    preamble = UNSTABLE_PREAMBLE if unstable else PREAMBLE
+    parts: list[str] = [preamble.replace("{version}", version)]
+    if shared:
+        imported = set(shared)
+        imported |= {f"decode_{snake(n)}" for n in shared if n in model.unions
+                     or (n in model.aliases and model.aliases[n].decoder)}
+        parts.append("from acphost.schema._types import (\n"
+                     + "".join(f"    {n},\n" for n in sorted(imported)) + ")\n")
     # aliases: runtime-simple ones now, typing-only forms under TYPE_CHECKING
-    aliases = [model.aliases[n] for n in model.order if n in model.aliases]
+    aliases = [model.aliases[n] for n in model.order if n in model.aliases and n not in shared]
     tc = ["if TYPE_CHECKING:"]
     rt = ["else:"]
     plain: list[str] = []
@@ -1103,11 +1366,15 @@ def generate_types(model: Model, version: str) -> str:
             plain.append(f"{a.name} = {a.runtime}\n{doc_literal(a.doc)}")
         else:
             late.append(f"{a.name} = {a.runtime}\n{doc_literal(a.doc)}\n")
-    parts.append("\n".join(tc) + "\n" + "\n".join(rt) + "\n")
-    parts.append("\n".join(plain) + "\n")
+    if len(tc) > 1:
+        parts.append("\n".join(tc) + "\n" + "\n".join(rt) + "\n")
+    if plain:
+        parts.append("\n".join(plain) + "\n")
     body: list[str] = []
     unions: list[str] = []
     for name in model.order:
+        if name in shared:
+            continue
         if name in model.classes:
             c = model.classes[name]
             code = em.emit_class(c)
@@ -1130,40 +1397,76 @@ def generate_types(model: Model, version: str) -> str:
     parts.append("DECODERS: dict[str, Callable[[object, str], Any]] = {\n"
                  + "\n".join(rows) + "\n}\n"
                  '"""Schema ``$defs`` name -> ``decode(data, path="")`` for that type."""\n')
+    every = [a.name for a in model.aliases.values()]
     names = [n for n in model.order
              if n in model.classes or n in model.unions or n in model.aliases]
     names += [f"decode_{snake(n)}" for n in model.order if n in model.unions]
-    names += [f"decode_{snake(a.name)}" for a in aliases if a.decoder]
-    names.append("DECODERS")
+    names += [f"decode_{snake(n)}" for n in every if model.aliases[n].decoder]
+    names += ["DECODERS", "UNSET", "Unset"]
     all_ = "__all__ = [\n" + "".join(f"    {n!r},\n" for n in sorted(set(names))) + "]\n"
     head, rest = parts[0], parts[1:]
     text = head + "\n" + all_ + "\n\n" + "\n\n".join(p.rstrip("\n") + "\n" for p in rest)
     return text
 
 
-def generate_methods(schema: dict[str, Any], meta: dict[str, Any],
-                     meta_unstable: dict[str, Any]) -> str:
-    defs = schema["$defs"]
-    by_method: dict[str, dict[str, str]] = {}
-    for name, s in defs.items():
-        m = s.get("x-method")
-        if m:
-            slot = "result" if name.endswith("Response") else "params"
-            by_method.setdefault(m, {})[slot] = name
-    out = ['"""ACP wire method names (GENERATED by tools/gen_schema.py from meta.json).',
+def methods_of(schema: dict[str, Any]) -> dict[tuple[str, str], dict[str, str]]:
+    """(x-side, x-method) -> {"params" | "result" | "notification": def name}."""
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for name, s in schema["$defs"].items():
+        wire = s.get("x-method")
+        if not wire:
+            continue
+        role = ("result" if name.endswith("Response") else
+                "notification" if name.endswith("Notification") else "params")
+        slot = out.setdefault((s["x-side"], wire), {})
+        if role in slot:
+            raise SystemExit(f"{wire}: two {role} types ({slot[role]}, {name})")
+        slot[role] = name
+    return out
+
+
+def const_name(wire: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", wire).strip("_").upper()
+
+
+SIDES = (("agent", "AGENT", "Methods the agent handles (the client calls them)."),
+         ("client", "CLIENT", "Methods the client handles (the agent calls them)."),
+         ("protocol", "PROTOCOL", "Protocol-level methods either side may send."),
+         ("proxy", "PROXY", "Methods between a conductor and its proxies."))
+
+
+def generate_methods(schema: dict[str, Any], schema_unstable: dict[str, Any],
+                     meta: dict[str, Any]) -> str:
+    stable = methods_of(schema)
+    unstable = methods_of(schema_unstable)
+    group_side = {"agentMethods": "agent", "clientMethods": "client",
+                  "protocolMethods": "protocol"}
+    # meta.json gives the stable constant names; x-method is authoritative: both must agree
+    meta_wires = {(group_side[g], w) for g in group_side for w in meta[g].values()}
+    if meta_wires != set(stable):
+        raise SystemExit(f"meta.json and x-method disagree: {sorted(meta_wires ^ set(stable))}")
+    out = ['"""ACP wire method names (GENERATED by tools/gen_schema.py; do not edit).',
            "",
-           "Do not edit: regenerate with ``python tools/gen_schema.py``.",
+           "Stable names come from ``meta.json`` (checked against the ``x-method`` annotations of",
+           "``schema.json``); unstable names from the ``x-method`` annotations of",
+           "``schema.unstable.json``. Regenerate with ``python tools/gen_schema.py``.",
            "",
            "Each table maps a wire name to (params class name, result class name or None for a",
-           "notification); the names are attributes of :mod:`acphost.schema`.",
+           "notification). Stable names are attributes of :mod:`acphost.schema`. The",
+           "``UNSTABLE_*`` names and tables are **unstable** methods: send or answer them only",
+           "when the user opted in; their classes are in :mod:`acphost.schema.unstable`.",
            '"""', "", "from __future__ import annotations", ""]
     consts: list[tuple[str, str]] = []
     for group in ("agentMethods", "clientMethods", "protocolMethods"):
         for key, wire in meta[group].items():
             consts.append((key.upper(), wire))
-    names = [c for c, _ in consts] + ["AGENT_METHODS", "CLIENT_METHODS", "PROTOCOL_METHODS",
-                                      "PROTOCOL_VERSION", "UNSTABLE_AGENT_METHODS",
-                                      "UNSTABLE_CLIENT_METHODS"]
+    stable_wires = {w for _, w in stable}
+    ustable_wires = sorted({w for _, w in unstable if w not in stable_wires})
+    uconsts = [(f"UNSTABLE_{const_name(w)}", w) for w in ustable_wires]
+    tables = [f"{tag}_METHODS" for side, tag, _ in SIDES if side != "proxy"]
+    utables = [f"UNSTABLE_{tag}_METHODS" for _, tag, _ in SIDES]
+    names = [c for c, _ in consts] + [c for c, _ in uconsts] + tables + utables + [
+        "ERROR_CODES", "PROTOCOL_VERSION", "UNSTABLE_NOTIFICATION_FORMS"]
     out.append("__all__ = [")
     out += [f"    {n!r}," for n in sorted(names)]
     out.append("]")
@@ -1174,47 +1477,76 @@ def generate_methods(schema: dict[str, Any], meta: dict[str, Any],
     for c, wire in consts:
         out.append(f"{c} = {wire!r}")
     const_of = {wire: c for c, wire in consts}
-    for group, var, doc in (
-        ("agentMethods", "AGENT_METHODS", "Methods the agent handles (the client calls them)."),
-        ("clientMethods", "CLIENT_METHODS", "Methods the client handles (the agent calls them)."),
-        ("protocolMethods", "PROTOCOL_METHODS", "Protocol-level methods either side may send."),
-    ):
+    for side, tag, doc in SIDES:
+        if side == "proxy":
+            continue
         out.append("")
-        out.append(f"{var}: dict[str, tuple[str, str | None]] = {{")
+        out.append(f"{tag}_METHODS: dict[str, tuple[str, str | None]] = {{")
+        group = next(g for g, sd in group_side.items() if sd == side)
         for wire in meta[group].values():
-            entry = by_method.get(wire)
-            if not entry or "params" not in entry:
+            entry = stable[(side, wire)]
+            params = entry.get("params") or entry.get("notification")
+            if params is None:
                 raise SystemExit(f"no params type for method {wire}")
-            result = entry.get("result")
-            out.append(f"    {const_of[wire]}: ({entry['params']!r}, {result!r}),")
+            out.append(f"    {const_of[wire]}: ({params!r}, {entry.get('result')!r}),")
         out.append("}")
         out.append(f'"""{doc}"""')
-    for group, var in (("agentMethods", "UNSTABLE_AGENT_METHODS"),
-                       ("clientMethods", "UNSTABLE_CLIENT_METHODS")):
-        stable = set(meta[group].values())
-        extra = [w for w in meta_unstable[group].values() if w not in stable]
+    out.append("")
+    out.append("# Unstable methods (schema.unstable.json): opt-in only.")
+    for c, wire in uconsts:
+        out.append(f"{c} = {wire!r}")
+        out.append('"""Unstable: only with the user\'s opt-in."""')
+    uconst_of = {wire: c for c, wire in uconsts}
+    forms: dict[str, str] = {}
+    for side, tag, doc in SIDES:
         out.append("")
-        out.append(f"{var}: frozenset[str] = frozenset({{")
-        out += [f"    {w!r}," for w in extra]
-        out.append("})")
-        out.append('"""Wire names of methods only in the unstable schema (not generated here)."""')
+        out.append(f"UNSTABLE_{tag}_METHODS: dict[str, tuple[str, str | None]] = {{")
+        for (sd, wire), entry in unstable.items():
+            if sd != side or wire in stable_wires:
+                continue
+            params = entry.get("params") or entry.get("notification")
+            if params is None:
+                raise SystemExit(f"no params type for method {wire}")
+            if "params" in entry and "notification" in entry:
+                forms[wire] = entry["notification"]
+            out.append(f"    {uconst_of[wire]}: ({params!r}, {entry.get('result')!r}),")
+        out.append("}")
+        out.append(f'"""Unstable: {doc[0].lower()}{doc[1:]}"""')
+    out.append("")
+    out.append("UNSTABLE_NOTIFICATION_FORMS: dict[str, str] = {")
+    out += [f"    {uconst_of[w]}: {n!r}," for w, n in sorted(forms.items())]
+    out.append("}")
+    out.append('"""Unstable methods that also travel as a notification -> its params class."""')
+    out.append("")
+    codes = [(a["const"], a.get("title", "")) for a in schema["$defs"]["ErrorCode"]["anyOf"]
+             if "const" in a]
+    out.append("ERROR_CODES: dict[int, str] = {")
+    out += [f"    {code}: {title!r}," for code, title in codes]
+    out.append("}")
+    out.append('"""The error codes the schema defines (``ErrorCode``) -> their titles."""')
     return "\n".join(out) + "\n"
 
 
 def schema_version() -> str:
-    text = (SCHEMA_DIR / "CHANGELOG.md").read_text(encoding="utf-8")
-    m = re.search(r"^## \[(\d+\.\d+\.\d+)\]", text, re.M)
-    return m.group(1) if m else "unknown"
+    text = (SCHEMA_DIR / "SOURCE.md").read_text(encoding="utf-8")
+    m = re.search(r"^Schema version: (\d+\.\d+\.\d+)$", text, re.M)
+    if not m:
+        raise SystemExit("SOURCE.md has no 'Schema version: X.Y.Z' line")
+    return m.group(1)
 
 
 def render() -> dict[Path, str]:
     schema = json.loads((SCHEMA_DIR / "schema.json").read_text(encoding="utf-8"))
+    unstable = json.loads((SCHEMA_DIR / "schema.unstable.json").read_text(encoding="utf-8"))
     meta = json.loads((SCHEMA_DIR / "meta.json").read_text(encoding="utf-8"))
-    meta_unstable = json.loads((SCHEMA_DIR / "meta.unstable.json").read_text(encoding="utf-8"))
     model = Builder(schema).build()
+    umodel = Builder(unstable).build()
+    version = schema_version()
     return {
-        TYPES_OUT: generate_types(model, schema_version()),
-        METHODS_OUT: generate_methods(schema, meta, meta_unstable),
+        TYPES_OUT: generate_types(model, version),
+        UNSTABLE_OUT: generate_types(umodel, version, shared=shared_names(model, umodel),
+                                     unstable=True),
+        METHODS_OUT: generate_methods(schema, unstable, meta),
     }
 
 

@@ -334,6 +334,9 @@ def _minimal(kind: str) -> dict:
         "plan": {"entries": []}, "available_commands_update": {"availableCommands": []},
         "current_mode_update": {"currentModeId": "m"}, "config_option_update": {"configOptions": []},
         "session_info_update": {}, "usage_update": {"used": 1, "size": 2},
+        "notice": {"severity": "info", "title": "n"},
+        "compaction_update": {"compactionId": "c", "status": "in_progress"},
+        "compaction_summary_chunk": {"compactionId": "c", **text},
     }[kind]
 
 

@@ -54,6 +54,7 @@ SESSION_UPDATES = [
         "sessionUpdate": "tool_call",
         "toolCallId": "call_1",
         "title": "Read main.py",
+        "name": "Read",
         "kind": "read",
         "status": "pending",
         "locations": [{"path": "/src/main.py", "line": 3}],
@@ -63,6 +64,7 @@ SESSION_UPDATES = [
         "sessionUpdate": "tool_call_update",
         "toolCallId": "call_1",
         "status": "completed",
+        "name": "Edit",
         "content": [
             {"type": "content", "content": TEXT},
             {"type": "diff", "path": "/src/main.py", "oldText": "a", "newText": "b"},
@@ -94,6 +96,15 @@ SESSION_UPDATES = [
      "updatedAt": "2025-01-01T00:00:00Z"},
     {"sessionUpdate": "usage_update", "used": 1200, "size": 200000,
      "cost": {"amount": 0.12, "currency": "USD"}},
+    {"sessionUpdate": "notice", "severity": "warning", "title": "Rate limited",
+     "description": "Retrying in 10 s", "_meta": {"k": 1}},
+    {"sessionUpdate": "notice", "severity": "info", "title": "Model switched"},
+    {"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "in_progress"},
+    {"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "completed",
+     "summary": [TEXT], "error": None, "_meta": None},
+    {"sessionUpdate": "compaction_update", "compactionId": "c1", "status": "failed",
+     "summary": [], "error": "out of tokens", "_meta": {"attempt": 2}},
+    {"sessionUpdate": "compaction_summary_chunk", "compactionId": "c1", "content": TEXT},
 ]
 
 EXAMPLES: list[tuple[str, dict]] = [
@@ -111,6 +122,7 @@ EXAMPLES: list[tuple[str, dict]] = [
                 "fs": {"readTextFile": True, "writeTextFile": True},
                 "terminal": True,
                 "auth": {"terminal": True},
+                "session": {"notices": {}, "compaction": {}, "configOptions": {"boolean": {}}},
             },
             "clientInfo": {"name": "acphost", "title": "acphost", "version": "0.1.0"},
         },
@@ -164,6 +176,9 @@ EXAMPLES: list[tuple[str, dict]] = [
     ),
     ("PromptRequest", {"sessionId": "sess_1", "prompt": CONTENT_BLOCKS}),
     ("PromptResponse", {"stopReason": "end_turn"}),
+    ("RequestPermissionRequest",
+     {"sessionId": "sess_1", "toolCall": {"toolCallId": "call_2", "name": "Bash"},
+      "options": [{"optionId": "allow", "name": "Allow", "kind": "allow_once"}]}),
     (
         "RequestPermissionRequest",
         {
@@ -215,4 +230,38 @@ EXAMPLES: list[tuple[str, dict]] = [
       }, "required": ["name"]}}),
     ("CreateElicitationResponse", {"action": "accept", "content": {"name": "Ada", "n": 3}}),
     ("CreateElicitationResponse", {"action": "decline"}),
+]
+
+#: Examples of the unstable schema: (schema.unstable.json $defs name, JSON object).
+UNSTABLE_EXAMPLES: list[tuple[str, dict]] = [
+    ("ForkSessionRequest", {"sessionId": "sess_1", "cwd": "/work", "mcpServers": [],
+                            "systemPrompt": {"mode": "append", "content": [TEXT]}}),
+    ("ForkSessionResponse", {"sessionId": "sess_2", "configOptions": [BOOLEAN_OPTION]}),
+    ("SessionStatusRequest", {"sessionId": "sess_1"}),
+    ("SessionStatusResponse", {"status": "open"}),
+    ("SetSessionTitleRequest", {"sessionId": "sess_1", "title": "Fix the bug"}),
+    ("SetSessionTitleResponse", {"title": "Fix the bug"}),
+    ("ArchiveSessionRequest", {"sessionId": "sess_1"}),
+    ("ArchiveSessionResponse", {}),
+    ("UnarchiveSessionRequest", {"sessionId": "sess_1"}),
+    ("UnarchiveSessionResponse", {}),
+    ("AuthStatusRequest", {}),
+    ("AuthStatusResponse", {"state": "authenticated",
+                            "accounts": [{"label": "work", "active": True,
+                                          "email": "a@example.test"}]}),
+    ("AuthStatusUpdateNotification", {"state": "unauthenticated", "accounts": []}),
+    ("ListSessionsRequest", {"archived": "include"}),
+    ("PromptResponse", {"stopReason": "end_turn",
+                        "usage": {"totalTokens": 30, "inputTokens": 20, "outputTokens": 10}}),
+    ("ClientCapabilities", {"session": {"notices": {}, "compaction": {}}, "plan": {},
+                            "subagents": {}}),
+    ("SessionUpdate", {"sessionUpdate": "session_message_chunk", "messageId": "m1",
+                       "content": TEXT}),
+    ("SessionUpdate", {"sessionUpdate": "session_message", "messageId": "m1",
+                       "senderSessionId": None, "content": [TEXT]}),
+    ("SessionUpdate", {"sessionUpdate": "plan_removed", "planId": "p1"}),
+    ("SessionUpdate", {"sessionUpdate": "notice", "severity": "error", "title": "Quota"}),
+    ("StateUpdate", {"state": "idle", "stopReason": "error",
+                     "error": {"code": -32603, "message": "model crashed"}}),
+    ("StateUpdate", {"state": "running"}),
 ]

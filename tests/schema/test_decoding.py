@@ -165,8 +165,11 @@ def test_skip_invalid_items():
         "ContentToolCallContent",
         "UnknownToolCallContent",
     ]
-    req = s.NewSessionRequest.from_wire({"cwd": "/", "mcpServers": [{"name": 1}, 5]})
-    assert req.mcp_servers == []
+    # MCP server definitions are acted on: since schema 1.25 a malformed one is
+    # refused (no x-deserialize-skip-invalid-items on mcpServers any more)
+    with pytest.raises(s.SchemaError) as info:
+        s.NewSessionRequest.from_wire({"cwd": "/", "mcpServers": [{"name": 1}, 5]})
+    assert info.value.path == "mcpServers[0].name"
 
 
 def test_required_array_default_on_error():

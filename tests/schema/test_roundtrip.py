@@ -3,17 +3,23 @@ from importlib import resources
 
 import jsonschema
 import pytest
-from schema_examples import EXAMPLES
+from schema_examples import EXAMPLES, UNSTABLE_EXAMPLES
 
 import acphost.schema as s
+from acphost.schema import unstable
 
 SCHEMA = json.loads(
     resources.files("acphost.schema").joinpath("v1/schema.json").read_text(encoding="utf-8")
 )
+UNSTABLE = json.loads(
+    resources.files("acphost.schema")
+    .joinpath("v1/schema.unstable.json")
+    .read_text(encoding="utf-8")
+)
 
 
-def validator(name):
-    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": SCHEMA["$defs"]})
+def validator(name, schema=SCHEMA):
+    return jsonschema.Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": schema["$defs"]})
 
 
 def _id(example):
@@ -33,6 +39,18 @@ def test_round_trip_and_valid(example):
     validator(name).validate(wire)
     # decoding the output again gives an equal object
     assert s.DECODERS[name](wire, "") == obj
+
+
+@pytest.mark.parametrize("example", UNSTABLE_EXAMPLES, ids=[_id(e) for e in UNSTABLE_EXAMPLES])
+def test_unstable_round_trip_and_valid(example):
+    name, data = example
+    validator(name, UNSTABLE).validate(data)
+    obj = unstable.DECODERS[name](data, "")
+    assert not type(obj).__name__.startswith(("Unknown", "Unrecognized"))
+    wire = obj.to_wire()
+    assert wire == data
+    validator(name, UNSTABLE).validate(wire)
+    assert unstable.DECODERS[name](wire, "") == obj
 
 
 def test_examples_cover_every_variant():

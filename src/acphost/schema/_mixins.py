@@ -16,17 +16,20 @@ if TYPE_CHECKING:
         EmbeddedResourceResource,
         PlanEntry,
         SessionConfigOption,
+        Unset,
     )
 
 __all__ = [
     "ChunkText",
     "CommandsText",
+    "CompactionText",
     "ConfigOptionsText",
     "EmbeddedText",
     "EmptyText",
     "KindText",
     "LinkText",
     "ModeText",
+    "NoticeText",
     "PlanText",
     "SessionInfoText",
     "ToolCallText",
@@ -147,6 +150,35 @@ class UsageText:
     def text(self) -> str:
         """Context tokens used out of the window size, as ``used/size``."""
         return f"{self.used}/{self.size}"
+
+
+class NoticeText:
+    """``.text`` of a notice: its title, and its description when it has one."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+        title: str
+        description: str | None
+
+    @property
+    def text(self) -> str:
+        """``title``, or ``title: description``."""
+        return f"{self.title}: {self.description}" if self.description else self.title
+
+
+class CompactionText:
+    """``.text`` of a compaction update: its status, and its error when it has one."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+        status: str
+        error: str | Unset | None
+
+    @property
+    def text(self) -> str:
+        """``status``, or ``status: error`` (``error`` may be UNSET: not sent)."""
+        error = self.error
+        return f"{self.status}: {error}" if isinstance(error, str) and error else self.status
 
 
 class KindText:
