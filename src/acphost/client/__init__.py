@@ -22,7 +22,7 @@ from ._options import (
     option_values,
 )
 from ._session import Session, UpdateListener
-from ._state import Message, SessionState, ToolCallState
+from ._state import Compaction, Message, SessionState, ToolCallState
 from ._sync import DEMO_AGENT, RunResult, run
 from ._turn import Turn, TurnResult
 
@@ -34,6 +34,7 @@ __all__ = [
     "BudgetExceeded",
     "ClientContext",
     "ClientOptions",
+    "Compaction",
     "ElicitationHandler",
     "HostConfig",
     "LifecycleState",

@@ -181,7 +181,11 @@ class AcpClient:
         settings = self._settings
         request = s.InitializeRequest(
             protocol_version=MIN_PROTOCOL_VERSION,
-            client_capabilities=self._bridge.capabilities(auth_terminal=settings.auth_terminal),
+            client_capabilities=self._bridge.capabilities(
+                auth_terminal=settings.auth_terminal,
+                notices=settings.notices,
+                compaction=settings.compaction,
+            ),
             client_info=settings.client_info,
         )
         peer = self._peer

@@ -125,8 +125,17 @@ class HostBridge:
         """
         self._sessions = sessions
 
-    def capabilities(self, *, auth_terminal: bool = False) -> s.ClientCapabilities:
-        """The client capabilities matching what is configured."""
+    def capabilities(
+        self, *, auth_terminal: bool = False, notices: bool = True, compaction: bool = True
+    ) -> s.ClientCapabilities:
+        """The client capabilities matching what is configured.
+
+        Args:
+            auth_terminal: the host runs terminal logins itself.
+            notices: the host shows ``notice`` updates (``session.notices``).
+            compaction: the host follows compaction updates (``session.compaction``).
+
+        """
         cfg = self.config
         elicitation = None
         if cfg.elicitation is not None:
@@ -146,7 +155,9 @@ class HostBridge:
             session=s.ClientSessionCapabilities(
                 config_options=s.SessionConfigOptionsCapabilities(
                     boolean=s.BooleanConfigOptionCapabilities()
-                )
+                ),
+                notices=s.NoticeCapabilities() if notices else None,
+                compaction=s.CompactionCapabilities() if compaction else None,
             ),
         )
 

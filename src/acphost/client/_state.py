@@ -11,7 +11,18 @@ faces (CLI, TUI) read it and never re-derive it:
 - a ``plan`` replaces the previous plan whole (ACP "Agent Plan": "the agent
   MUST send the complete list of entries");
 - modes, config options, available commands, usage and the session title
-  are replaced by their update.
+  are replaced by their update;
+- a ``compaction_update`` is an upsert keyed by ``compactionId``: the first
+  one fixes the compaction's place in the conversation, later ones patch it
+  (schema ``CompactionUpdate``: an omitted field is unchanged, ``null``
+  clears it, ``summary: []`` clears the summary); a
+  ``compaction_summary_chunk`` appends to that compaction's summary;
+- a ``notice`` changes nothing: notices are live events, not session history
+  (schema ``Notice``); hosts see them in the update stream.
+
+A session can also have a parent and children (a fork, and the child
+sessions of subagents), and a system prompt: kept here so that the faces can
+show them once the protocol carries them.
 """
 
 from __future__ import annotations
@@ -22,7 +33,7 @@ from typing import Any, Literal
 
 from .. import schema as s
 
-__all__ = ["Message", "SessionState", "ToolCallState"]
+__all__ = ["Compaction", "Message", "SessionState", "ToolCallState"]
 
 Role = Literal["user", "agent", "thought"]
 
@@ -65,6 +76,7 @@ class ToolCallState:
 
     tool_call_id: str
     title: str = ""
+    name: str | None = None
     kind: str | None = None
     status: str | None = None
     content: list[s.ToolCallContent] = field(default_factory=list)
@@ -84,6 +96,8 @@ class ToolCallState:
         """Apply the fields an update carries; absent (``None``) fields are kept."""
         if update.title is not None:
             self.title = update.title
+        if update.name is not None:
+            self.name = update.name
         if update.kind is not None:
             self.kind = update.kind
         if update.status is not None:
@@ -98,6 +112,48 @@ class ToolCallState:
             self.raw_output = update.raw_output
         if update.meta is not None:
             self.meta = update.meta
+
+
+@dataclass(slots=True)
+class Compaction:
+    """The host's view of one context compaction, patched by its updates.
+
+    Attributes:
+        compaction_id: the agent's id for it.
+        status: ``in_progress``, ``completed``, ``failed`` (or a newer value);
+            None when only summary chunks arrived so far.
+        summary: the retained summary's content blocks, in arrival order.
+        error: why it failed, when the agent says.
+        meta: its ``_meta``.
+        position: how many messages preceded it when it first appeared: the
+            place in the conversation where a face shows it.
+
+    """
+
+    compaction_id: str
+    status: str | None = None
+    summary: list[s.ContentBlock] = field(default_factory=list)
+    error: str | None = None
+    meta: dict[str, Any] | None = None
+    position: int = 0
+
+    @property
+    def summary_text(self) -> str:
+        """The summary's text blocks joined."""
+        return "".join(_block_text(b) for b in self.summary)
+
+    def patch(self, update: s.CompactionUpdate) -> None:
+        """Apply an upsert: omitted fields stay, ``null`` (and ``summary: []``) clears."""
+        self.status = update.status
+        summary = update.summary
+        if not isinstance(summary, s.Unset):
+            self.summary = list(summary) if summary else []
+        error = update.error
+        if not isinstance(error, s.Unset):
+            self.error = error
+        meta = update.meta
+        if not isinstance(meta, s.Unset):
+            self.meta = meta
 
 
 _CHUNK_ROLES: dict[str, Role] = {
@@ -122,8 +178,13 @@ class SessionState:
         available_commands: the slash commands the agent offers.
         usage: the last ``usage_update``.
         title: the session title from ``session_info_update``.
+        compactions: the context compactions by id, in the order they appeared.
         keep_history: when False, message content is not kept (streaming
             hosts that render and forget keep memory flat).
+        parent_id: the session this one was forked or spawned from.
+        children: the ids of the sessions forked or spawned from this one.
+        system_prompt: the system prompt the host set for the session, when
+            the agent supports setting one.
 
     """
 
@@ -137,7 +198,11 @@ class SessionState:
         self.usage: s.UsageUpdate | None = None
         self.title: str | None = None
         self.updated_at: str | None = None
+        self.compactions: dict[str, Compaction] = {}
         self.keep_history = keep_history
+        self.parent_id: str | None = None
+        self.children: list[str] = []
+        self.system_prompt: str | None = None
 
     @property
     def current_mode_id(self) -> str | None:
@@ -184,8 +249,21 @@ class SessionState:
     def _apply_usage(self, update: s.UsageUpdate) -> None:
         self.usage = update
 
+    def _apply_compaction(self, update: s.CompactionUpdate) -> None:
+        self._compaction(update.compaction_id).patch(update)
+
+    def _apply_summary_chunk(self, update: s.CompactionSummaryChunk) -> None:
+        self._compaction(update.compaction_id).summary.append(update.content)
+
+    def _compaction(self, compaction_id: str) -> Compaction:
+        found = self.compactions.get(compaction_id)
+        if found is None:
+            found = Compaction(compaction_id, position=len(self.messages))
+            self.compactions[compaction_id] = found
+        return found
+
     def _apply_nothing(self, update: s.SessionUpdate) -> None:
-        pass  # an unknown variant: kept for the host's stream, no state rule applies
+        pass  # a notice, or an unknown variant: in the host's stream, not in the state
 
     def merge_tool_call(self, update: s.ToolCallProgress | s.ToolCallUpdate) -> ToolCallState:
         """Merge a partial tool-call update, creating the call if it is new."""
@@ -258,6 +336,9 @@ _RULES: dict[type, _Rule] = {
     s.ConfigOptionUpdate: SessionState._apply_config,
     s.SessionInfoUpdate: SessionState._apply_info,
     s.UsageUpdate: SessionState._apply_usage,
+    s.CompactionUpdate: SessionState._apply_compaction,
+    s.CompactionSummaryChunk: SessionState._apply_summary_chunk,
+    s.Notice: SessionState._apply_nothing,
     s.UnknownSessionUpdate: SessionState._apply_nothing,
 }
 
