@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
@@ -29,6 +29,8 @@ from ._lifecycle import Lifecycle, LifecycleState
 from ._options import ClientOptions, Settings, auth_method_id
 from ._peer import Peer
 from ._session import Session
+from ._sessions import SessionMethods
+from ._unstable import Unstable
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -39,7 +41,7 @@ __all__ = ["AcpClient", "ClientContext"]
 MIN_PROTOCOL_VERSION = 1
 
 
-class AcpClient:
+class AcpClient(SessionMethods):
     """A connection to one ACP agent, initialized and ready for sessions.
 
     Create it with :meth:`start` (an agent subprocess) or :meth:`connect`
@@ -60,6 +62,9 @@ class AcpClient:
         self._trace = trace
         self._life = Lifecycle("the client")
         self._closed_event = asyncio.Event()
+        self._unstable: Unstable | None = None
+        if settings.unstable:
+            self._unstable = peer.unstable = Unstable(peer, settings.session_timeout)
         bridge.attach(peer.sessions)
 
     def __repr__(self) -> str:
@@ -193,6 +198,7 @@ class AcpClient:
             s.INITIALIZE, request.to_wire(), timeout=settings.init_timeout, what="initialize"
         )
         response = s.InitializeResponse.from_wire(result)
+        peer.initialize_raw = result
         version = response.protocol_version
         if version != MIN_PROTOCOL_VERSION:
             # ACP "Initialization": the client closes the connection when it
@@ -247,9 +253,16 @@ class AcpClient:
         return self._settings.client_info
 
     @property
-    def unstable(self) -> bool:
-        """Whether unstable protocol features are enabled."""
-        return self._settings.unstable
+    def unstable(self) -> Unstable:
+        """The unstable protocol methods (``session/set_title``, ``auth/status``...).
+
+        Raises:
+            UsageError: the client was not started with ``unstable=True``.
+
+        """
+        if self._unstable is None:
+            raise UsageError("unstable ACP features are off: start the client with unstable=True")
+        return self._unstable
 
     @property
     def lifecycle(self) -> LifecycleState:
@@ -320,222 +333,6 @@ class AcpClient:
         await self._peer.request(
             s.LOGOUT, s.LogoutRequest(), s.LogoutResponse, timeout=self._settings.session_timeout
         )
-
-    # -- sessions ------------------------------------------------------------------
-
-    def _session(
-        self, session_id: str, cwd: str, dirs: Sequence[str], *, fresh: bool = False
-    ) -> Session:
-        return Session(
-            self._peer,
-            session_id,
-            cwd,
-            dirs,
-            keep_history=self._settings.keep_history,
-            setup_timeout=self._settings.session_timeout,
-            fresh=fresh,
-        )
-
-    async def new_session(
-        self,
-        cwd: str | os.PathLike[str],
-        *,
-        mcp_servers: Sequence[Any] = (),
-        additional_directories: Sequence[str | os.PathLike[str]] = (),
-        meta: dict[str, Any] | None = None,
-    ) -> Session:
-        """Open a new session (``session/new``).
-
-        Args:
-            cwd: the session's absolute working directory (the workspace root).
-            mcp_servers: MCP servers for the agent (schema objects or wire dicts).
-            additional_directories: further absolute workspace roots.
-            meta: ``_meta`` for the request.
-
-        Raises:
-            AuthRequired: authenticate with one of ``exc.auth_methods``, then retry.
-            LocalProtocolError: a relative path, or an unsupported MCP transport.
-
-        """
-        self._require_open()
-        peer = self._peer
-        cwd_s, dirs = peer.check_dirs(cwd, additional_directories)
-        request = s.NewSessionRequest(
-            cwd=cwd_s,
-            mcp_servers=peer.check_mcp(mcp_servers),
-            additional_directories=dirs or None,
-            meta=meta,
-        )
-        response = await peer.request(
-            s.SESSION_NEW, request, s.NewSessionResponse, timeout=self._settings.session_timeout
-        )
-        session = self._session(response.session_id, cwd_s, dirs, fresh=True)
-        session._apply_setup(response.modes, response.config_options)
-        peer.register(session.id, session)
-        session._opened()
-        return session
-
-    async def load_session(
-        self,
-        session_id: str,
-        cwd: str | os.PathLike[str],
-        *,
-        mcp_servers: Sequence[Any] = (),
-        additional_directories: Sequence[str | os.PathLike[str]] = (),
-    ) -> Session:
-        """Load a previous session (``session/load``); its history is replayed.
-
-        The session is registered before the request, so the replayed updates
-        land in its state; when this returns, the replay is complete.
-
-        Raises:
-            CapabilityNotSupported: the agent does not advertise ``loadSession``.
-
-        """
-        self._require_open()
-        peer = self._peer
-        if not peer.agent_capabilities.load_session:
-            raise CapabilityNotSupported("loadSession", "the agent cannot load sessions")
-        cwd_s, dirs = peer.check_dirs(cwd, additional_directories)
-        request = s.LoadSessionRequest(
-            session_id=session_id,
-            cwd=cwd_s,
-            mcp_servers=peer.check_mcp(mcp_servers),
-            additional_directories=dirs or None,
-        )
-        return await self._reopen(s.SESSION_LOAD, request, s.LoadSessionResponse, cwd_s, dirs)
-
-    async def resume_session(
-        self,
-        session_id: str,
-        cwd: str | os.PathLike[str],
-        *,
-        mcp_servers: Sequence[Any] = (),
-        additional_directories: Sequence[str | os.PathLike[str]] = (),
-    ) -> Session:
-        """Resume a session without replaying its history (``session/resume``).
-
-        Raises:
-            CapabilityNotSupported: the agent does not advertise ``sessionCapabilities.resume``.
-
-        """
-        self._require_open()
-        peer = self._peer
-        peer.require_session_cap("resume", "session/resume")
-        cwd_s, dirs = peer.check_dirs(cwd, additional_directories)
-        request = s.ResumeSessionRequest(
-            session_id=session_id,
-            cwd=cwd_s,
-            mcp_servers=peer.check_mcp(mcp_servers) or None,
-            additional_directories=dirs or None,
-        )
-        return await self._reopen(s.SESSION_RESUME, request, s.ResumeSessionResponse, cwd_s, dirs)
-
-    async def _reopen(
-        self,
-        method: str,
-        request: s.LoadSessionRequest | s.ResumeSessionRequest,
-        result_type: type[s.LoadSessionResponse] | type[s.ResumeSessionResponse],
-        cwd: str,
-        dirs: list[str],
-    ) -> Session:
-        # Registered before the request, so a load's replayed updates land in it.
-        session = self._session(request.session_id, cwd, dirs)
-        self._peer.register(session.id, session)
-        try:
-            response = await self._peer.request(
-                method, request, result_type, timeout=self._settings.session_timeout
-            )
-        except BaseException:
-            self._peer.unregister(session.id)
-            session._abandoned()
-            raise
-        session._apply_setup(response.modes, response.config_options)
-        session._opened()
-        return session
-
-    async def list_sessions(
-        self, *, cwd: str | None = None, cursor: str | None = None
-    ) -> s.ListSessionsResponse:
-        """One page of the agent's sessions (``session/list``); see :meth:`iter_sessions`.
-
-        Raises:
-            CapabilityNotSupported: the agent does not advertise ``sessionCapabilities.list``.
-
-        """
-        self._require_open()
-        self._peer.require_session_cap("list", "session/list")
-        return await self._peer.request(
-            s.SESSION_LIST,
-            s.ListSessionsRequest(cwd=cwd, cursor=cursor),
-            s.ListSessionsResponse,
-            timeout=self._settings.session_timeout,
-        )
-
-    async def iter_sessions(self, *, cwd: str | None = None) -> AsyncIterator[s.SessionInfo]:
-        """Every session the agent lists, following ``nextCursor`` across pages."""
-        cursor: str | None = None
-        seen: set[str] = set()
-        while True:
-            page = await self.list_sessions(cwd=cwd, cursor=cursor)
-            for info in page.sessions:
-                yield info
-            cursor = page.next_cursor
-            if not cursor or cursor in seen:
-                return
-            seen.add(cursor)
-
-    async def delete_session(self, session_id: str) -> None:
-        """Delete a session on the agent side (``session/delete``).
-
-        Raises:
-            CapabilityNotSupported: the agent does not advertise ``sessionCapabilities.delete``.
-
-        """
-        self._require_open()
-        self._peer.require_session_cap("delete", "session/delete")
-        await self._peer.request(
-            s.SESSION_DELETE,
-            s.DeleteSessionRequest(session_id=session_id),
-            s.DeleteSessionResponse,
-            timeout=self._settings.session_timeout,
-        )
-        session = self._peer.sessions.get(session_id)
-        self._peer.unregister(session_id)
-        if isinstance(session, Session):
-            session._abandoned()
-
-    async def fork_session(self, session: Session, *, cwd: str | None = None) -> Session:
-        """Fork a session (``session/fork``, unstable: needs ``unstable=True``).
-
-        Raises:
-            UsageError: the client was not started with ``unstable=True``.
-            CapabilityNotSupported: the agent does not advertise forking.
-
-        """
-        self._require_open()
-        if not self._settings.unstable:
-            raise UsageError(
-                "session/fork is an unstable ACP feature: start the client with unstable=True"
-            )
-        peer = self._peer
-        caps = peer.agent_capabilities.session_capabilities
-        if peer.session_cap("fork") is None and "fork" not in ((caps.extra or {}) if caps else {}):
-            raise CapabilityNotSupported(
-                "sessionCapabilities.fork", "the agent does not support forking"
-            )
-        cwd_s = cwd or session.cwd
-        result = await peer.request_raw(
-            "session/fork",
-            {"sessionId": session.id, "cwd": cwd_s, "mcpServers": []},
-            timeout=self._settings.session_timeout,
-        )
-        response = s.NewSessionResponse.from_wire(result)
-        forked = self._session(response.session_id, cwd_s, session.additional_directories)
-        forked._apply_setup(response.modes, response.config_options)
-        peer.register(forked.id, forked)
-        forked._opened()
-        return forked
 
     # -- shutdown ------------------------------------------------------------------
 

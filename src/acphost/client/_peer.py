@@ -104,6 +104,10 @@ class Peer:
         self.agent_info: s.Implementation | None = None
         self.protocol_version = 0
         self.initialize_response: s.InitializeResponse | None = None
+        #: The ``initialize`` result as received (unstable fields are read from it).
+        self.initialize_raw: Any = None
+        #: Set when the client opted into unstable features: it receives their notifications.
+        self.unstable: Any = None
         self._closing = False
         self._early: deque[tuple[str, s.SessionUpdate, int]] = deque()
         self._early_bytes = 0
@@ -196,6 +200,8 @@ class Peer:
         if method != s.SESSION_UPDATE:
             if method == s.ELICITATION_COMPLETE:
                 self.host.elicitation_complete(params)
+            elif method == s.UNSTABLE_AUTH_STATUS_UPDATE and self.unstable is not None:
+                self.unstable.receive_auth_status_update(params)
             else:
                 logger.info("ignored notification %s from the agent", method)
             return None
