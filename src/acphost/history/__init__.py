@@ -1,0 +1,96 @@
+"""The local history: every session a face runs, its turns, tool calls, decisions and usage.
+
+- :class:`HistoryStore`: the SQLite store (WAL, migrations, owner-only file) at
+  :func:`default_path` (``$ACPHOST_HISTORY``, else ``$XDG_DATA_HOME/acphost``);
+- :class:`HistoryRecorder`: records sessions as they run (the library records
+  only when a host attaches one; :func:`history_enabled` reads ``--no-history``
+  and ``ACPHOST_NO_HISTORY``);
+- :func:`transcript_text`: a session as the CLI's text output shows it (also
+  the context a new session is given when an agent can neither load nor resume);
+- :func:`export_session` / :func:`import_sessions`: md, html, json and jsonl.
+
+Importing this package is cheap; each part loads on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+TYPE_CHECKING = False
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "EXPORT_FORMATS",
+    "HistoryError",
+    "HistoryIdError",
+    "HistoryRecorder",
+    "HistoryStore",
+    "PermissionRecord",
+    "SessionRecord",
+    "SessionRecording",
+    "SessionSummary",
+    "StoreInfo",
+    "ToolCallRecord",
+    "TurnRecord",
+    "Usage",
+    "default_path",
+    "export_session",
+    "history_enabled",
+    "import_sessions",
+    "transcript_text",
+]
+
+_LAZY = {
+    "HistoryError": "._errors",
+    "HistoryIdError": "._errors",
+    "DEFAULT_TIMEOUT": "._store",
+    "HistoryStore": "._store",
+    "StoreInfo": "._reads",
+    "default_path": "._config",
+    "history_enabled": "._config",
+    "PermissionRecord": "._model",
+    "SessionRecord": "._model",
+    "SessionSummary": "._model",
+    "ToolCallRecord": "._model",
+    "TurnRecord": "._model",
+    "Usage": "._model",
+    "HistoryRecorder": "._recorder",
+    "SessionRecording": "._recording",
+    "transcript_text": "._transcript",
+    "EXPORT_FORMATS": "._export",
+    "export_session": "._export",
+    "import_sessions": "._export",
+}
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._config import default_path, history_enabled
+    from ._errors import HistoryError, HistoryIdError
+    from ._export import EXPORT_FORMATS, export_session, import_sessions
+    from ._model import (
+        PermissionRecord,
+        SessionRecord,
+        SessionSummary,
+        ToolCallRecord,
+        TurnRecord,
+        Usage,
+    )
+    from ._reads import StoreInfo
+    from ._recorder import HistoryRecorder
+    from ._recording import SessionRecording
+    from ._store import DEFAULT_TIMEOUT, HistoryStore
+    from ._transcript import transcript_text
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'acphost.history' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
