@@ -7,7 +7,8 @@
   and ``ACPHOST_NO_HISTORY``);
 - :func:`transcript_text`: a session as the CLI's text output shows it (also
   the context a new session is given when an agent can neither load nor resume);
-- :func:`export_session` / :func:`import_sessions`: md, html, json and jsonl.
+- :func:`export_session` / :func:`import_sessions`: md, html, json and jsonl;
+- :func:`usage_summary`: the usage ledger by agent, day or directory.
 
 Importing this package is cheap; each part loads on first use.
 """
@@ -21,10 +22,12 @@ TYPE_CHECKING = False
 __all__ = [
     "DEFAULT_TIMEOUT",
     "EXPORT_FORMATS",
+    "GROUPINGS",
     "HistoryError",
     "HistoryIdError",
     "HistoryRecorder",
     "HistoryStore",
+    "Piece",
     "PermissionRecord",
     "SessionRecord",
     "SessionRecording",
@@ -33,11 +36,18 @@ __all__ = [
     "ToolCallRecord",
     "TurnRecord",
     "Usage",
+    "UsageRow",
     "default_path",
     "export_session",
     "history_enabled",
     "import_sessions",
+    "local_time",
+    "parse_age",
+    "parse_when",
+    "transcript",
     "transcript_text",
+    "usage_summary",
+    "usage_text",
 ]
 
 _LAZY = {
@@ -56,10 +66,19 @@ _LAZY = {
     "Usage": "._model",
     "HistoryRecorder": "._recorder",
     "SessionRecording": "._recording",
+    "Piece": "._transcript",
+    "local_time": "._transcript",
+    "transcript": "._transcript",
     "transcript_text": "._transcript",
+    "usage_text": "._transcript",
     "EXPORT_FORMATS": "._export",
     "export_session": "._export",
     "import_sessions": "._export",
+    "GROUPINGS": "._ledger",
+    "UsageRow": "._ledger",
+    "usage_summary": "._ledger",
+    "parse_age": "._when",
+    "parse_when": "._when",
 }
 
 if TYPE_CHECKING:
@@ -68,6 +87,7 @@ if TYPE_CHECKING:
     from ._config import default_path, history_enabled
     from ._errors import HistoryError, HistoryIdError
     from ._export import EXPORT_FORMATS, export_session, import_sessions
+    from ._ledger import GROUPINGS, UsageRow, usage_summary
     from ._model import (
         PermissionRecord,
         SessionRecord,
@@ -80,7 +100,8 @@ if TYPE_CHECKING:
     from ._recorder import HistoryRecorder
     from ._recording import SessionRecording
     from ._store import DEFAULT_TIMEOUT, HistoryStore
-    from ._transcript import transcript_text
+    from ._transcript import Piece, local_time, transcript, transcript_text, usage_text
+    from ._when import parse_age, parse_when
 
 
 def __getattr__(name: str) -> Any:

@@ -284,3 +284,10 @@ class SessionSummary:
     cost_amount: float | None
     cost_currency: str | None
     incomplete: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as JSON (``cost`` is ``{currency: amount}`` or ``null``)."""
+        data: dict[str, Any] = dataclasses.asdict(self)
+        amount, currency = data.pop("cost_amount"), data.pop("cost_currency")
+        data["cost"] = None if amount is None else {currency or "": amount}
+        return data

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import sqlite3
@@ -66,6 +67,10 @@ class StoreInfo:
     oldest: str | None
     newest: str | None
     version: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The facts as JSON (``exists`` is true: the store was opened)."""
+        return {**dataclasses.asdict(self), "exists": True}
 
 
 def _usage_of(row: Sequence[Any]) -> Usage:
@@ -303,25 +308,39 @@ class StoreReads:
 
     def usage_rows(
         self,
-        by: str,
+        by: str | None,
         *,
         agent: str | None = None,
         cwd: str | None = None,
         since: str | None = None,
         until: str | None = None,
-    ) -> list[tuple[Any, ...]]:
-        """The usage ledger grouped by ``agent``, ``day`` (local) or ``cwd``, and currency.
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """The usage ledger grouped by ``agent``, ``day`` (local), ``cwd``, or not at all.
+
+        Args:
+            by: the grouping; ``None`` for one row of totals (key ``total``).
+            agent: only this agent's sessions.
+            cwd: only sessions in this directory or below.
+            since: only turns started at or after this time.
+            until: only turns started before this time.
 
         Returns:
-            Rows of (key, currency, sessions, turns, input, output, thought,
-            cached read, cached write, total tokens, cost), sorted by key.
+            The counts, rows of (key, sessions, turns, input, output, thought,
+            cached read, cached write, total tokens), sorted by key; and the
+            costs, rows of (key, currency, amount).
 
         Raises:
             HistoryError: the store cannot be read.
-            ValueError: ``by`` is not one of the three.
+            ValueError: ``by`` is not a grouping.
 
         """
-        key = {"agent": "s.agent", "cwd": "s.cwd", "day": "date(t.started_at, 'localtime')"}.get(by)
+        keys = {
+            "agent": "s.agent",
+            "cwd": "s.cwd",
+            "day": "date(t.started_at, 'localtime')",
+            None: "'total'",
+        }
+        key = keys.get(by)
         if key is None:
             raise ValueError(f"cannot group usage by {by!r}: use agent, day or cwd")
         where, params = _filters("s", agent=agent, cwd=cwd, since=None, until=None)
@@ -331,16 +350,24 @@ class StoreReads:
         if until is not None:
             where.append("t.started_at < ?")
             params.append(until)
-        sql = (
-            f"SELECT {key} AS k, t.cost_currency, count(DISTINCT s.id), count(*), "
+        source = "FROM turns t JOIN sessions s ON s.id = t.session_id"
+        condition = f"WHERE {' AND '.join(where)}" if where else ""
+        counts = (
+            f"SELECT {key} AS k, count(DISTINCT s.id), count(*), "
             "sum(t.input_tokens), sum(t.output_tokens), sum(t.thought_tokens), "
-            "sum(t.cached_read_tokens), sum(t.cached_write_tokens), sum(t.total_tokens), "
-            "sum(t.cost_amount) FROM turns t JOIN sessions s ON s.id = t.session_id "
-            f"{'WHERE ' + ' AND '.join(where) if where else ''} "
-            "GROUP BY k, t.cost_currency ORDER BY k"
+            "sum(t.cached_read_tokens), sum(t.cached_write_tokens), sum(t.total_tokens) "
+            f"{source} {condition} GROUP BY k ORDER BY k"
+        )
+        costs = (
+            f"SELECT {key} AS k, t.cost_currency, sum(t.cost_amount) {source} "
+            f"{condition} {'AND' if where else 'WHERE'} t.cost_currency IS NOT NULL "
+            "AND t.cost_amount IS NOT NULL GROUP BY k, t.cost_currency ORDER BY k"
         )
         with self._guard() as conn:
-            return [tuple(row) for row in conn.execute(sql, params)]
+            return (
+                [tuple(row) for row in conn.execute(counts, params)],
+                [tuple(row) for row in conn.execute(costs, params)],
+            )
 
 
 def _filters(
