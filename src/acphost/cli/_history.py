@@ -16,7 +16,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from ..history import (
     EXPORT_FORMATS,
@@ -124,7 +124,7 @@ class _Out:
 
         table = Table(box=None, header_style="bold", pad_edge=False)
         for i, header in enumerate(headers):
-            justify = "right" if i in numeric else "left"
+            justify: Literal["left", "right"] = "right" if i in numeric else "left"
             if i in flex:
                 table.add_column(header, justify=justify, no_wrap=True, ratio=1, min_width=10)
             else:
