@@ -36,11 +36,14 @@ TOKEN_KINDS = ("input", "output", "thought", "cached_read", "cached_write", "tot
 
 
 def _plain(value: Any) -> Any:
-    """``dataclasses.asdict`` output as JSON values: tuples become lists."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
+    """A record as JSON values: dataclasses become objects, tuples lists (no deep copy)."""
+    names = _FIELDS.get(type(value))
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     return value
 
 
@@ -188,7 +191,7 @@ class TurnRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The turn as a JSON object."""
-        return _plain(dataclasses.asdict(self))  # type: ignore[no-any-return]
+        return _plain(self)  # type: ignore[no-any-return]
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,12 +227,12 @@ class SessionRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The portable record: ``{"format", "version", "session": {...}}``."""
-        session = _plain(dataclasses.asdict(self))
+        session = _plain(self)
         return {"format": FORMAT, "version": FORMAT_VERSION, "session": session}
 
     def header_json(self) -> dict[str, Any]:
         """The session's fields without its turns (a JSONL export's first line)."""
-        data: dict[str, Any] = _plain(dataclasses.asdict(dataclasses.replace(self, turns=())))
+        data: dict[str, Any] = _plain(dataclasses.replace(self, turns=()))
         del data["turns"]
         return data
 
@@ -287,7 +290,14 @@ class SessionSummary:
 
     def to_json(self) -> dict[str, Any]:
         """The row as JSON (``cost`` is ``{currency: amount}`` or ``null``)."""
-        data: dict[str, Any] = dataclasses.asdict(self)
+        data: dict[str, Any] = _plain(self)
         amount, currency = data.pop("cost_amount"), data.pop("cost_currency")
         data["cost"] = None if amount is None else {currency or "": amount}
         return data
+
+
+# The field names of each record class, for :func:`_plain`.
+_FIELDS: dict[type, tuple[str, ...]] = {
+    cls: tuple(f.name for f in dataclasses.fields(cls))
+    for cls in (Usage, ToolCallRecord, PermissionRecord, TurnRecord, SessionRecord, SessionSummary)
+}
