@@ -114,6 +114,23 @@ async def test_usage_is_recorded_per_turn_and_per_session(store_path, workspace)
     )
 
 
+async def test_the_agents_own_tool_name_is_kept(store_path, workspace):
+    await record(store_path, ["tool"], cwd=workspace, argv=USAGE_AGENT, agent="u")
+    (call,) = only_session(store_path).turns[0].tool_calls
+    assert (call.title, call.kind, call.name) == ("Run ls", "execute", "Bash")
+
+
+async def test_an_unusable_store_path_warns_once(tmp_path, workspace):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    warnings = []
+    _recorder, _, results = await record(
+        blocker / "history.sqlite3", ["echo fine"], cwd=workspace, warn=warnings.append
+    )
+    assert results[0].text == "fine"
+    assert len(warnings) == 1 and "cannot open the history store" in warnings[0]
+
+
 async def test_keep_history_false_still_records_the_text(store_path, workspace):
     await record(
         store_path, ["echo streamed only"], cwd=workspace, client_options={"keep_history": False}

@@ -1,5 +1,7 @@
 """A scripted agent that reports usage: ``usage_update`` during each turn, ``usage`` in the answer.
 
+The prompt ``tool`` also sends a tool call whose ``_meta`` names the agent's own tool.
+
 Each prompt's turn streams one message chunk, one ``usage_update`` whose
 cumulative cost grows by 0.25 USD per turn (or by 10 credits when the prompt
 says ``credits``), and answers with token counts that grow with the turn number.
@@ -32,6 +34,10 @@ for line in sys.stdin:
         cost = 10.0 * turns if credits else cost + 0.25
         send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": {
             "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"turn {turns}"}}}})
+        if text == "tool":
+            send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": {
+                "sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Run ls", "kind": "execute",
+                "status": "completed", "_meta": {"claudeCode": {"toolName": "Bash"}}}}})
         send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": {
             "sessionUpdate": "usage_update", "used": 1000 * turns, "size": 100000,
             "cost": {"amount": cost, "currency": "credits" if credits else "USD"}}}})
