@@ -120,6 +120,16 @@ async def test_the_agents_own_tool_name_is_kept(store_path, workspace):
     assert (call.title, call.kind, call.name) == ("Run ls", "execute", "Bash")
 
 
+async def test_a_tool_call_only_a_permission_request_named_is_kept(store_path, workspace):
+    await record(store_path, ["ask"], cwd=workspace, argv=USAGE_AGENT, agent="u")
+    (turn,) = only_session(store_path).turns
+    (call,) = turn.tool_calls
+    assert (call.tool_call_id, call.title, call.kind) == ("p1", "Delete x", "delete")
+    (decision,) = turn.permissions
+    assert (decision.tool_call_id, decision.title, decision.decision) == ("p1", "Delete x", "reject")
+    assert "[permission] Delete x: reject (reject_once)" in transcript_text(only_session(store_path))
+
+
 async def test_an_unusable_store_path_warns_once(tmp_path, workspace):
     blocker = tmp_path / "a-file"
     blocker.write_text("")

@@ -1,6 +1,7 @@
 """A scripted agent that reports usage: ``usage_update`` during each turn, ``usage`` in the answer.
 
-The prompt ``tool`` also sends a tool call whose ``_meta`` names the agent's own tool.
+The prompt ``tool`` also sends a tool call whose ``_meta`` names the agent's own tool;
+``ask`` asks permission for a tool call it never announced, and waits for the answer.
 
 Each prompt's turn streams one message chunk, one ``usage_update`` whose
 cumulative cost grows by 0.25 USD per turn (or by 10 credits when the prompt
@@ -34,6 +35,14 @@ for line in sys.stdin:
         cost = 10.0 * turns if credits else cost + 0.25
         send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": {
             "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"turn {turns}"}}}})
+        if text == "ask":
+            send({"jsonrpc": "2.0", "id": 900, "method": "session/request_permission", "params": {
+                "sessionId": sid, "toolCall": {"toolCallId": "p1", "title": "Delete x", "kind": "delete"},
+                "options": [{"optionId": "y", "name": "Yes", "kind": "allow_once"},
+                            {"optionId": "n", "name": "No", "kind": "reject_once"}]}})
+            for reply in sys.stdin:
+                if json.loads(reply).get("id") == 900:
+                    break
         if text == "tool":
             send({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": sid, "update": {
                 "sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Run ls", "kind": "execute",

@@ -256,7 +256,9 @@ class SessionRecording:
             stop = result.stop_reason
             text = result.text
             calls = {c.tool_call_id: c for c in result.tool_calls}
-        for call_id in self._tools:
+        # Calls the turn's updates named, then those only a permission request named.
+        asked = (p.tool_call_id for p in self._permissions if p.tool_call_id)
+        for call_id in (*self._tools, *asked):
             if call_id not in calls and call_id in state.tool_calls:
                 calls[call_id] = state.tool_calls[call_id]
         events = tuple(
