@@ -22,6 +22,8 @@ subcommands:
   tui [PATH]        the interactive terminal client
   validate TRACE    check a recorded trace against the schema and ordering rules
   replay TRACE      act as the agent of a recorded trace (use it as an agent command)
+  history [ACTION]  the local history: list, show, export, import, delete, prune, info
+  usage             tokens and cost of the recorded sessions by agent, day or directory
 
 examples:
   acphost "show me around"                    # the built-in demo agent
@@ -265,6 +267,18 @@ def _replay(argv: list[str]) -> int:
     return code
 
 
+def _history(argv: list[str]) -> int:
+    from ._history import history_main  # noqa: PLC0415
+
+    return history_main(argv)
+
+
+def _usage(argv: list[str]) -> int:
+    from ._history import usage_main  # noqa: PLC0415
+
+    return usage_main(argv)
+
+
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "tui": _tui,
     "validate": _validate,
@@ -272,6 +286,8 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "agents": _agents,
     "sessions": _sessions,
     "doctor": _doctor,
+    "history": _history,
+    "usage": _usage,
 }
 
 

@@ -1,0 +1,117 @@
+"""The local history: every session a face runs, its turns, tool calls, decisions and usage.
+
+- :class:`HistoryStore`: the SQLite store (WAL, migrations, owner-only file) at
+  :func:`default_path` (``$ACPHOST_HISTORY``, else ``$XDG_DATA_HOME/acphost``);
+- :class:`HistoryRecorder`: records sessions as they run (the library records
+  only when a host attaches one; :func:`history_enabled` reads ``--no-history``
+  and ``ACPHOST_NO_HISTORY``);
+- :func:`transcript_text`: a session as the CLI's text output shows it (also
+  the context a new session is given when an agent can neither load nor resume);
+- :func:`export_session` / :func:`import_sessions`: md, html, json and jsonl;
+- :func:`usage_summary`: the usage ledger by agent, day or directory.
+
+Importing this package is cheap; each part loads on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+TYPE_CHECKING = False
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "EXPORT_FORMATS",
+    "GROUPINGS",
+    "HistoryError",
+    "HistoryIdError",
+    "HistoryRecorder",
+    "HistoryStore",
+    "Piece",
+    "PermissionRecord",
+    "SessionRecord",
+    "SessionRecording",
+    "SessionSummary",
+    "StoreInfo",
+    "ToolCallRecord",
+    "TurnRecord",
+    "Usage",
+    "UsageRow",
+    "default_path",
+    "export_session",
+    "history_enabled",
+    "import_sessions",
+    "local_time",
+    "parse_age",
+    "parse_when",
+    "transcript",
+    "transcript_text",
+    "usage_summary",
+    "usage_text",
+]
+
+_LAZY = {
+    "HistoryError": "._errors",
+    "HistoryIdError": "._errors",
+    "DEFAULT_TIMEOUT": "._store",
+    "HistoryStore": "._store",
+    "StoreInfo": "._reads",
+    "default_path": "._config",
+    "history_enabled": "._config",
+    "PermissionRecord": "._model",
+    "SessionRecord": "._model",
+    "SessionSummary": "._model",
+    "ToolCallRecord": "._model",
+    "TurnRecord": "._model",
+    "Usage": "._model",
+    "HistoryRecorder": "._recorder",
+    "SessionRecording": "._recording",
+    "Piece": "._transcript",
+    "local_time": "._transcript",
+    "transcript": "._transcript",
+    "transcript_text": "._transcript",
+    "usage_text": "._transcript",
+    "EXPORT_FORMATS": "._export",
+    "export_session": "._export",
+    "import_sessions": "._export",
+    "GROUPINGS": "._ledger",
+    "UsageRow": "._ledger",
+    "usage_summary": "._ledger",
+    "parse_age": "._when",
+    "parse_when": "._when",
+}
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._config import default_path, history_enabled
+    from ._errors import HistoryError, HistoryIdError
+    from ._export import EXPORT_FORMATS, export_session, import_sessions
+    from ._ledger import GROUPINGS, UsageRow, usage_summary
+    from ._model import (
+        PermissionRecord,
+        SessionRecord,
+        SessionSummary,
+        ToolCallRecord,
+        TurnRecord,
+        Usage,
+    )
+    from ._reads import StoreInfo
+    from ._recorder import HistoryRecorder
+    from ._recording import SessionRecording
+    from ._store import DEFAULT_TIMEOUT, HistoryStore
+    from ._transcript import Piece, local_time, transcript, transcript_text, usage_text
+    from ._when import parse_age, parse_when
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'acphost.history' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,286 @@
+"""Exporting a session (md, html, json, jsonl) and importing json/jsonl back.
+
+- ``json``: one object, ``{"format": "acphost-history", "version": 1, "session": {...}}``
+  with the turns inside; ``jsonl``: a ``{"type": "session", ...}`` line, then one
+  ``{"type": "turn", ...}`` line per turn (several sessions may follow each other).
+  Both hold everything the store keeps, so an import gives back the same session.
+- ``md``: for people; the agent's text is Markdown already and goes in as is.
+- ``html``: one self-contained page (inline style, no script, nothing fetched),
+  diffs rendered; every string from the record is HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import json
+from typing import Any
+
+from ..trace import Redactor
+from ._errors import HistoryError
+from ._model import FORMAT, FORMAT_VERSION, SessionRecord
+from ._portable import session_from_json, turn_from_json
+from ._scrub import scrub_session
+from ._store import HistoryStore
+from ._transcript import local_time, transcript, usage_text
+
+__all__ = ["EXPORT_FORMATS", "export_session", "import_sessions", "parse_sessions"]
+
+#: The formats :func:`export_session` writes.
+EXPORT_FORMATS = ("md", "html", "json", "jsonl")
+
+
+def export_session(record: SessionRecord, fmt: str) -> str:
+    """A session in one of :data:`EXPORT_FORMATS`.
+
+    Args:
+        record: the session (``HistoryStore.get(id)``).
+        fmt: ``md``, ``html``, ``json`` or ``jsonl``.
+
+    Returns:
+        The text of the export.
+
+    Raises:
+        ValueError: an unknown format.
+
+    """
+    if fmt == "json":
+        return json.dumps(record.to_json(), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "jsonl":
+        head = {"type": "session", "format": FORMAT, "version": FORMAT_VERSION}
+        lines = [{**head, **record.header_json()}]
+        lines += [{"type": "turn", **turn.to_json()} for turn in record.turns]
+        return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    if fmt == "md":
+        return _markdown(record)
+    if fmt == "html":
+        return _html(record)
+    raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _fence(text: str, info: str = "") -> str:
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}{info}\n{text}\n{ticks}"
+
+
+def _markdown(record: SessionRecord) -> str:
+    heading = (
+        _one_line(record.title or (record.turns[0].prompt if record.turns else "")) or "Session"
+    )
+    out = [f"# {heading}", ""]
+    out.append(f"- **Session** `{record.id}` ({record.origin})")
+    out.append(f"- **Agent** {record.agent}: `{_one_line(' '.join(record.command))}`")
+    out.append(f"- **Directory** `{record.cwd}`")
+    out.append(
+        f"- **Started** {local_time(record.started_at)}, ended {local_time(record.ended_at)}"
+    )
+    totals = usage_text(
+        dataclasses.replace(
+            record.token_totals(),
+            cost_amount=record.usage.cost_amount,
+            cost_currency=record.usage.cost_currency,
+        )
+    )
+    if totals:
+        out.append(f"- **Usage** {totals}")
+    for turn in record.turns:
+        out += ["", f"## Turn {turn.seq} · {local_time(turn.started_at)}", ""]
+        listing = False
+        for piece in transcript(dataclasses.replace(record, turns=(turn,)))[1:]:
+            item = piece.tag not in ("prompt", "text", "diff", "plan")
+            if listing and not item:
+                out.append("")
+            listing = item
+            if item:
+                out.append(f"- {piece.text}")
+            elif piece.tag == "diff":
+                head, _, body = piece.text.partition("\n")
+                out += [f"`{head}`", "", _fence(body, "diff"), ""]
+            elif piece.tag == "plan":
+                out += [_fence(piece.text), ""]
+            else:
+                out += [piece.text.rstrip("\n"), ""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+_STYLE = """
+body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
+header dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
+dt{font-weight:600}dd{margin:0}code,pre{font:13px/1.4 ui-monospace,monospace}
+section{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}
+.prompt{background:#eef4ff;border-left:4px solid #5b8def;padding:.5rem .8rem;white-space:pre-wrap}
+.text{white-space:pre-wrap}.thought{white-space:pre-wrap;color:#777;font-style:italic}
+.tag{font:13px ui-monospace,monospace;margin:.2rem 0}.completed,.allow{color:#1a7f37}
+.failed,.reject,.cancelled,.error{color:#cf222e}
+pre.diff{background:#f6f8fa;padding:.5rem;overflow-x:auto}
+.add{background:#e6ffec;display:block}.del{background:#ffebe9;display:block}
+.hunk{color:#0550ae;display:block}.ctx{display:block}
+""".strip()
+
+
+def _diff_html(text: str) -> str:
+    head, _, body = text.partition("\n")
+    lines = []
+    for line in body.splitlines():
+        cls = (
+            "hunk"
+            if line.startswith("@@")
+            else "add"
+            if line.startswith("+")
+            else "del"
+            if line.startswith("-")
+            else "ctx"
+        )
+        lines.append(f'<span class="{cls}">{html.escape(line) or " "}</span>')
+    return f'<p class="tag">{html.escape(head)}</p><pre class="diff">{"".join(lines)}</pre>'
+
+
+def _html(record: SessionRecord) -> str:
+    e = html.escape
+    title = record.title or (record.turns[0].prompt if record.turns else "") or "Session"
+    facts = [
+        ("Session", f"<code>{e(record.id)}</code> ({e(record.origin)})"),
+        ("Agent", f"{e(record.agent)}: <code>{e(' '.join(record.command))}</code>"),
+        ("Directory", f"<code>{e(record.cwd)}</code>"),
+        ("Started", e(local_time(record.started_at))),
+        ("Ended", e(local_time(record.ended_at))),
+    ]
+    body = [
+        "<header>",
+        f"<h1>{e(_one_line(title))}</h1>",
+        "<dl>" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>",
+        "</header>",
+    ]
+    for turn in record.turns:
+        body.append(f"<section><h2>Turn {turn.seq} · {e(local_time(turn.started_at))}</h2>")
+        for piece in transcript(dataclasses.replace(record, turns=(turn,)), thoughts=True)[1:]:
+            if piece.tag == "prompt":
+                body.append(f'<div class="prompt">{e(turn.prompt)}</div>')
+            elif piece.tag in ("text", "thought"):
+                body.append(f'<div class="{piece.tag}">{e(piece.text)}</div>')
+            elif piece.tag == "diff":
+                body.append(_diff_html(piece.text))
+            elif piece.tag == "plan":
+                body.append(f'<pre class="tag">{e(piece.text)}</pre>')
+            else:
+                cls = e(piece.status or "", quote=True)
+                body.append(f'<p class="tag {cls}">{e(piece.text)}</p>')
+        body.append("</section>")
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'\">"
+        f"<title>{e(_one_line(title))}</title><style>{_STYLE}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+# -- import ----------------------------------------------------------------------------------
+
+
+def _check_version(data: dict[str, Any], where: str) -> None:
+    if data.get("format") not in (None, FORMAT):
+        raise HistoryError(f"{where}: not an acphost history export (format {data['format']!r})")
+    version = data.get("version", FORMAT_VERSION)
+    if not isinstance(version, int) or version > FORMAT_VERSION:
+        raise HistoryError(
+            f"{where}: export version {version!r} is newer than this acphost reads "
+            f"({FORMAT_VERSION}): upgrade acphost"
+        )
+
+
+def parse_sessions(text: str, source: str = "input") -> list[SessionRecord]:
+    """The sessions of a ``json`` or ``jsonl`` export.
+
+    Args:
+        text: the file's text.
+        source: its name, for messages.
+
+    Returns:
+        The sessions, in file order.
+
+    Raises:
+        HistoryError: not an export, or a field is wrong (the message says where).
+
+    """
+    stripped = text.strip()
+    if not stripped:
+        raise HistoryError(f"{source}: empty file")
+    try:
+        whole = json.loads(stripped)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict) and "type" not in whole:
+        _check_version(whole, source)
+        if "sessions" in whole and isinstance(whole["sessions"], list):
+            items = whole["sessions"]
+            return [session_from_json(d, f"{source}: sessions[{i}]") for i, d in enumerate(items)]
+        return [session_from_json(whole.get("session", whole), f"{source}: session")]
+    return _parse_jsonl(stripped, source)
+
+
+def _parse_jsonl(text: str, source: str) -> list[SessionRecord]:
+    sessions: list[SessionRecord] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{source}:{number}"
+        try:
+            data = json.loads(line)
+        except ValueError as exc:
+            raise HistoryError(
+                f"{where}: not JSON ({exc}); expected a json or jsonl export"
+            ) from None
+        kind = data.get("type") if isinstance(data, dict) else None
+        if kind == "session":
+            _check_version(data, where)
+            sessions.append(session_from_json(data, where))
+        elif kind == "turn":
+            if not sessions:
+                raise HistoryError(f"{where}: a turn before any session line")
+            last = sessions[-1]
+            turn = turn_from_json(data, where)
+            sessions[-1] = dataclasses.replace(last, turns=(*last.turns, turn))
+        else:
+            raise HistoryError(f"{where}: expected a line of type 'session' or 'turn'")
+    if not sessions:
+        raise HistoryError(f"{source}: no session in the file")
+    return sessions
+
+
+def import_sessions(
+    store: HistoryStore, text: str, *, redactor: Redactor | None = None, source: str = "input"
+) -> list[tuple[str, bool]]:
+    """Add the sessions of an export to the store, secrets redacted again.
+
+    A session already in the store (same id) is left as it is.
+
+    Args:
+        store: the store.
+        text: a ``json`` or ``jsonl`` export.
+        redactor: the host's redactor (default: a plain :class:`~acphost.trace.Redactor`).
+        source: the file's name, for messages.
+
+    Returns:
+        ``(id, added)`` per session: ``added`` is False for one already there.
+
+    Raises:
+        HistoryError: the text is not an export (nothing is added), or the
+            store cannot be written.
+
+    """
+    records = parse_sessions(text, source)
+    redactor = redactor if redactor is not None else Redactor()
+    done = []
+    for record in records:
+        clean = scrub_session(redactor, dataclasses.replace(record, origin="imported"))
+        done.append((record.id, store.add_session(clean)))
+    return done

@@ -1,0 +1,303 @@
+"""The records of the history: what a session, a turn, a tool call and a decision keep.
+
+They are plain frozen dataclasses, written by the recorder and the importer,
+read by the store, the transcript and the exports. Their JSON form
+(:meth:`SessionRecord.to_json`) is the portable record that ``acphost
+history export`` writes and ``import`` reads back (see ``_portable``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "TOKEN_KINDS",
+    "PermissionRecord",
+    "SessionRecord",
+    "SessionSummary",
+    "ToolCallRecord",
+    "TurnRecord",
+    "Usage",
+    "normalize_time",
+    "now",
+]
+
+#: The ``format`` marker of an exported record, and its version.
+FORMAT = "acphost-history"
+FORMAT_VERSION = 1
+
+#: Token counts by kind, in the order they are shown.
+TOKEN_KINDS = ("input", "output", "thought", "cached_read", "cached_write", "total")
+
+
+def _plain(value: Any) -> Any:
+    """A record as JSON values: dataclasses become objects, tuples lists (no deep copy)."""
+    names = _FIELDS.get(type(value))
+    if names is not None:
+        return {name: _plain(getattr(value, name)) for name in names}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def now() -> str:
+    """The current time as the store writes it: ISO 8601, UTC, milliseconds."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def normalize_time(value: str) -> str:
+    """An ISO 8601 time in the store's form (UTC, milliseconds), so times sort as text.
+
+    Raises:
+        ValueError: not an ISO 8601 date and time.
+
+    """
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens by kind, the context window and the cost (any may be unknown: ``None``).
+
+    Attributes:
+        input: input tokens.
+        output: output tokens.
+        thought: reasoning tokens.
+        cached_read: tokens read from the prompt cache.
+        cached_write: tokens written to the prompt cache.
+        total: all tokens.
+        context_used: tokens in the context window at the end.
+        context_size: the size of the context window.
+        cost_amount: the cost (of the turn, or of the session).
+        cost_currency: its unit: an ISO 4217 code or e.g. ``credits``.
+
+    """
+
+    input: int | None = None
+    output: int | None = None
+    thought: int | None = None
+    cached_read: int | None = None
+    cached_write: int | None = None
+    total: int | None = None
+    context_used: int | None = None
+    context_size: int | None = None
+    cost_amount: float | None = None
+    cost_currency: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing is known."""
+        return all(getattr(self, f.name) is None for f in dataclasses.fields(self))
+
+    def tokens(self) -> dict[str, int]:
+        """The token counts that are known, by kind."""
+        return {k: v for k in TOKEN_KINDS if (v := getattr(self, k)) is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRecord:
+    """One tool call as it ended.
+
+    Attributes:
+        tool_call_id: the agent's id.
+        title: its title.
+        kind: ``read``, ``edit``, ``execute``... (``None``: not sent).
+        name: the agent's own tool name, when its ``_meta`` names one.
+        status: the last status (``cancelled`` when the turn was cancelled under it).
+        locations: ``{"path", "line"}`` objects.
+        diffs: ``{"path", "old_text", "new_text"}`` objects (``old_text`` ``None``: a new file).
+
+    """
+
+    tool_call_id: str
+    title: str = ""
+    kind: str | None = None
+    name: str | None = None
+    status: str | None = None
+    locations: tuple[dict[str, Any], ...] = ()
+    diffs: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRecord:
+    """One answer to ``session/request_permission``.
+
+    Attributes:
+        tool_call_id: the tool call it was about.
+        title: the tool call's title.
+        decision: ``allow``, ``reject`` or ``cancelled``.
+        option_kind: the chosen option's kind (``allow_once``...), if any.
+        option_id: the chosen option's id, if any.
+        at: when it was answered.
+
+    """
+
+    tool_call_id: str | None
+    title: str
+    decision: str
+    option_kind: str | None = None
+    option_id: str | None = None
+    at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One prompt turn.
+
+    Attributes:
+        seq: its number in the session, from 1.
+        started_at: when the prompt was sent.
+        prompt: the prompt's text.
+        ended_at: when the turn ended (``None``: it never did).
+        prompt_blocks: the prompt's content blocks (wire form).
+        text: the agent's final message text.
+        events: what the turn showed, in order: ``{"kind": "text"|"thought",
+            "text"}``, ``{"kind": "tool", "id"}``, ``{"kind": "plan", "entries"}``.
+        stop_reason: the agent's ``stopReason``.
+        host_stop: why the host stopped the turn (``interrupted``, a budget...).
+        error: how the turn failed, when it did.
+        complete: False while the turn runs; a turn still False in the store
+            was cut short by the host's death.
+        tool_calls: the turn's tool calls.
+        permissions: the turn's permission decisions.
+        usage: the turn's tokens, context window and cost.
+
+    """
+
+    seq: int
+    started_at: str
+    prompt: str
+    ended_at: str | None = None
+    prompt_blocks: tuple[dict[str, Any], ...] = ()
+    text: str = ""
+    events: tuple[dict[str, Any], ...] = ()
+    stop_reason: str | None = None
+    host_stop: str | None = None
+    error: str | None = None
+    complete: bool = False
+    tool_calls: tuple[ToolCallRecord, ...] = ()
+    permissions: tuple[PermissionRecord, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+
+    def to_json(self) -> dict[str, Any]:
+        """The turn as a JSON object."""
+        return _plain(self)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """One session as the history keeps it.
+
+    Attributes:
+        id: the history's id (32 hex digits; abbreviable).
+        agent: the agent's name.
+        command: the agent's argv, secrets redacted.
+        cwd: the session's working directory.
+        started_at: when it was opened.
+        agent_session_id: the agent's session id (for ``session/load``/``resume``).
+        title: the title the agent gave it.
+        ended_at: when it was closed (``None``: never closed cleanly).
+        origin: ``recorded`` or ``imported``.
+        usage: context window and cumulative cost (token totals are the turns' sums).
+        turns: its turns, in order.
+
+    """
+
+    id: str
+    agent: str
+    command: tuple[str, ...]
+    cwd: str
+    started_at: str
+    agent_session_id: str | None = None
+    title: str | None = None
+    ended_at: str | None = None
+    origin: str = "recorded"
+    usage: Usage = field(default_factory=Usage)
+    turns: tuple[TurnRecord, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The portable record: ``{"format", "version", "session": {...}}``."""
+        session = _plain(self)
+        return {"format": FORMAT, "version": FORMAT_VERSION, "session": session}
+
+    def header_json(self) -> dict[str, Any]:
+        """The session's fields without its turns (a JSONL export's first line)."""
+        data: dict[str, Any] = _plain(dataclasses.replace(self, turns=()))
+        del data["turns"]
+        return data
+
+    def token_totals(self) -> Usage:
+        """The sums of the turns' token counts (``None`` where no turn reported a kind)."""
+        sums: dict[str, int] = {}
+        for turn in self.turns:
+            for kind, value in turn.usage.tokens().items():
+                sums[kind] = sums.get(kind, 0) + value
+        get = sums.get
+        return Usage(
+            input=get("input"),
+            output=get("output"),
+            thought=get("thought"),
+            cached_read=get("cached_read"),
+            cached_write=get("cached_write"),
+            total=get("total"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One row of ``acphost history list``.
+
+    Attributes:
+        id: the history id.
+        agent: the agent's name.
+        cwd: the working directory.
+        title: the agent's title, if any.
+        started_at: when it was opened.
+        ended_at: when it was closed, if it was.
+        agent_session_id: the agent's session id.
+        turns: how many turns it has.
+        first_prompt: the first turn's prompt text.
+        total_tokens: all tokens of its turns, when reported.
+        cost_amount: its cumulative cost, when reported.
+        cost_currency: the cost's unit.
+        incomplete: how many turns were cut short.
+
+    """
+
+    id: str
+    agent: str
+    cwd: str
+    title: str | None
+    started_at: str
+    ended_at: str | None
+    agent_session_id: str | None
+    turns: int
+    first_prompt: str
+    total_tokens: int | None
+    cost_amount: float | None
+    cost_currency: str | None
+    incomplete: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as JSON (``cost`` is ``{currency: amount}`` or ``null``)."""
+        data: dict[str, Any] = _plain(self)
+        amount, currency = data.pop("cost_amount"), data.pop("cost_currency")
+        data["cost"] = None if amount is None else {currency or "": amount}
+        return data
+
+
+# The field names of each record class, for :func:`_plain`.
+_FIELDS: dict[type, tuple[str, ...]] = {
+    cls: tuple(f.name for f in dataclasses.fields(cls))
+    for cls in (Usage, ToolCallRecord, PermissionRecord, TurnRecord, SessionRecord, SessionSummary)
+}

@@ -1,0 +1,179 @@
+"""Reading records back from their JSON form (an export), checking every field.
+
+A wrong or missing field is a :class:`~acphost.history.HistoryError` whose
+message names it (``file.jsonl:3.tool_calls[0].title: expected str, got int``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._errors import HistoryError
+from ._model import (
+    PermissionRecord,
+    SessionRecord,
+    ToolCallRecord,
+    TurnRecord,
+    Usage,
+    normalize_time,
+)
+
+__all__ = ["session_from_json", "turn_from_json"]
+
+
+class _Fields:
+    """Typed access to one JSON object, with the path of each field for messages."""
+
+    def __init__(self, data: Any, where: str) -> None:
+        if not isinstance(data, Mapping):
+            raise HistoryError(f"{where}: expected an object, got {type(data).__name__}")
+        self.data = data
+        self.where = where
+
+    def _get(self, key: str, types: tuple[type, ...], required: bool) -> Any:
+        if key not in self.data or self.data[key] is None:
+            if required:
+                raise HistoryError(f"{self.where}.{key}: missing")
+            return None
+        value = self.data[key]
+        if isinstance(value, bool) and bool not in types:
+            raise HistoryError(f"{self.where}.{key}: expected {types[0].__name__}, got bool")
+        if not isinstance(value, types):
+            raise HistoryError(
+                f"{self.where}.{key}: expected {types[0].__name__}, got {type(value).__name__}"
+            )
+        return value
+
+    def text(self, key: str) -> str:
+        value: str = self._get(key, (str,), True)
+        return value
+
+    def opt_str(self, key: str) -> str | None:
+        value: str | None = self._get(key, (str,), False)
+        return value
+
+    def opt_int(self, key: str) -> int | None:
+        value: int | None = self._get(key, (int,), False)
+        return value
+
+    def opt_float(self, key: str) -> float | None:
+        value = self._get(key, (float, int), False)
+        return None if value is None else float(value)
+
+    def time(self, key: str, required: bool = True) -> str | None:
+        value = self._get(key, (str,), required)
+        if value is None:
+            return None
+        try:
+            return normalize_time(value)
+        except ValueError:
+            raise HistoryError(f"{self.where}.{key}: not an ISO 8601 time: {value!r}") from None
+
+    def objects(self, key: str) -> list[_Fields]:
+        items = self._get(key, (list,), False) or []
+        return [_Fields(item, f"{self.where}.{key}[{i}]") for i, item in enumerate(items)]
+
+    def dicts(self, key: str) -> tuple[dict[str, Any], ...]:
+        return tuple(dict(item.data) for item in self.objects(key))
+
+
+def _usage(f: _Fields | None) -> Usage:
+    if f is None:
+        return Usage()
+    return Usage(
+        input=f.opt_int("input"),
+        output=f.opt_int("output"),
+        thought=f.opt_int("thought"),
+        cached_read=f.opt_int("cached_read"),
+        cached_write=f.opt_int("cached_write"),
+        total=f.opt_int("total"),
+        context_used=f.opt_int("context_used"),
+        context_size=f.opt_int("context_size"),
+        cost_amount=f.opt_float("cost_amount"),
+        cost_currency=f.opt_str("cost_currency"),
+    )
+
+
+def turn_from_json(data: Any, where: str = "turn") -> TurnRecord:
+    """Read a turn back from its JSON object.
+
+    Raises:
+        HistoryError: a field is missing or of the wrong type (the message names it).
+
+    """
+    f = _Fields(data, where)
+    seq = f.opt_int("seq")
+    if seq is None or seq < 1:
+        raise HistoryError(f"{where}.seq: expected a positive integer")
+    calls = tuple(
+        ToolCallRecord(
+            tool_call_id=c.text("tool_call_id"),
+            title=c.opt_str("title") or "",
+            kind=c.opt_str("kind"),
+            name=c.opt_str("name"),
+            status=c.opt_str("status"),
+            locations=c.dicts("locations"),
+            diffs=c.dicts("diffs"),
+        )
+        for c in f.objects("tool_calls")
+    )
+    permissions = tuple(
+        PermissionRecord(
+            tool_call_id=p.opt_str("tool_call_id"),
+            title=p.opt_str("title") or "",
+            decision=p.text("decision"),
+            option_kind=p.opt_str("option_kind"),
+            option_id=p.opt_str("option_id"),
+            at=p.time("at", required=False) or "",
+        )
+        for p in f.objects("permissions")
+    )
+    usage = f.data.get("usage")
+    return TurnRecord(
+        seq=seq,
+        started_at=f.time("started_at") or "",
+        prompt=f.opt_str("prompt") or "",
+        ended_at=f.time("ended_at", required=False),
+        prompt_blocks=f.dicts("prompt_blocks"),
+        text=f.opt_str("text") or "",
+        events=f.dicts("events"),
+        stop_reason=f.opt_str("stop_reason"),
+        host_stop=f.opt_str("host_stop"),
+        error=f.opt_str("error"),
+        complete=bool(f.data.get("complete", True)),
+        tool_calls=calls,
+        permissions=permissions,
+        usage=_usage(None if usage is None else _Fields(usage, f"{where}.usage")),
+    )
+
+
+def session_from_json(data: Any, where: str = "session") -> SessionRecord:
+    """Read a session back from its JSON object (with or without its turns).
+
+    Raises:
+        HistoryError: a field is missing or of the wrong type (the message names it).
+
+    """
+    f = _Fields(data, where)
+    sid = f.text("id").lower()
+    if len(sid) < 8 or any(c not in "0123456789abcdef" for c in sid):
+        raise HistoryError(f"{where}.id: expected hexadecimal digits, got {sid!r}")
+    command = f.data.get("command") or []
+    if not isinstance(command, list) or not all(isinstance(a, str) for a in command):
+        raise HistoryError(f"{where}.command: expected a list of strings")
+    usage = f.data.get("usage")
+    turns = tuple(turn_from_json(t.data, t.where) for t in f.objects("turns"))
+    return SessionRecord(
+        id=sid,
+        agent=f.text("agent"),
+        command=tuple(command),
+        cwd=f.text("cwd"),
+        started_at=f.time("started_at") or "",
+        agent_session_id=f.opt_str("agent_session_id"),
+        title=f.opt_str("title"),
+        ended_at=f.time("ended_at", required=False),
+        origin=f.opt_str("origin") or "recorded",
+        usage=_usage(None if usage is None else _Fields(usage, f"{where}.usage")),
+        turns=turns,
+    )

@@ -1,0 +1,397 @@
+"""Reading the history database: the queries behind list, show, resolve and usage.
+
+:class:`HistoryStore` inherits them; no SQL leaves this package.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._db import SCHEMA_VERSION, translate
+from ._errors import HistoryIdError
+from ._model import (
+    PermissionRecord,
+    SessionRecord,
+    SessionSummary,
+    ToolCallRecord,
+    TurnRecord,
+    Usage,
+)
+
+__all__ = ["StoreInfo", "StoreReads"]
+
+USAGE_COLUMNS = (
+    "input_tokens",
+    "output_tokens",
+    "thought_tokens",
+    "cached_read_tokens",
+    "cached_write_tokens",
+    "total_tokens",
+    "context_used",
+    "context_size",
+    "cost_amount",
+    "cost_currency",
+)
+TURN_COLUMNS = (
+    "seq, started_at, prompt, ended_at, prompt_blocks, text, events, stop_reason, host_stop, "
+    "error, complete, " + ", ".join(USAGE_COLUMNS)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreInfo:
+    """What ``acphost history info`` shows.
+
+    Attributes:
+        path: the database file.
+        size: bytes on disk, ``-wal`` and ``-shm`` files included.
+        sessions: how many sessions it holds.
+        turns: how many turns.
+        oldest: the start of the oldest session, if any.
+        newest: the start of the newest session, if any.
+        version: the schema version.
+
+    """
+
+    path: str
+    size: int
+    sessions: int
+    turns: int
+    oldest: str | None
+    newest: str | None
+    version: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The facts as JSON (``exists`` is true: the store was opened)."""
+        return {**dataclasses.asdict(self), "exists": True}
+
+
+def _usage_of(row: Sequence[Any]) -> Usage:
+    return Usage(*row)
+
+
+class StoreReads:
+    """The read side of :class:`~acphost.history.HistoryStore`."""
+
+    _conn: sqlite3.Connection
+    path: str
+
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[sqlite3.Connection]:
+        try:
+            yield self._conn
+        except (sqlite3.Error, OSError) as exc:
+            raise translate(exc, self.path) from exc
+
+    def resolve_id(self, prefix: str) -> str:
+        """The full id of the session a prefix names, like git's abbreviated ids.
+
+        An exact agent session id also names its (newest) session.
+
+        Args:
+            prefix: the start of a history id (any case), or an agent session id.
+
+        Returns:
+            The full history id.
+
+        Raises:
+            HistoryIdError: nothing matches, or several do (``candidates`` lists them).
+            HistoryError: the store cannot be read.
+
+        """
+        wanted = prefix.strip().lower()
+        with self._guard() as conn:
+            rows = []
+            if wanted and all(c in "0123456789abcdef" for c in wanted):
+                rows = conn.execute(
+                    "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? ORDER BY started_at DESC",
+                    (len(wanted), wanted),
+                ).fetchall()
+            if not rows:
+                rows = conn.execute(
+                    "SELECT id FROM sessions WHERE agent_session_id = ? "
+                    "ORDER BY started_at DESC LIMIT 1",
+                    (prefix.strip(),),
+                ).fetchall()
+        ids = [str(r[0]) for r in rows]
+        if not ids:
+            raise HistoryIdError(f"no session in the history matches {prefix!r}")
+        if len(ids) > 1:
+            shown = ", ".join(i[:12] for i in ids[:10])
+            more = f" and {len(ids) - 10} more" if len(ids) > 10 else ""
+            raise HistoryIdError(
+                f"{prefix!r} is ambiguous: {len(ids)} sessions match ({shown}{more}); "
+                "give more characters",
+                ids,
+            )
+        return ids[0]
+
+    def get(self, session_id: str) -> SessionRecord:
+        """The whole session: its fields, turns, tool calls and decisions.
+
+        Raises:
+            HistoryIdError: no session has this id.
+            HistoryError: the store cannot be read.
+
+        """
+        with self._guard() as conn:
+            row = conn.execute(
+                "SELECT id, agent, command, cwd, started_at, agent_session_id, title, ended_at, "
+                "origin, context_used, context_size, cost_amount, cost_currency "
+                "FROM sessions WHERE id = ?",
+                (session_id,),
+            ).fetchone()
+            if row is None:
+                raise HistoryIdError(f"no session {session_id} in the history")
+            calls: dict[int, list[ToolCallRecord]] = {}
+            for c in conn.execute(
+                "SELECT seq, tool_call_id, title, kind, name, status, locations, diffs "
+                "FROM tool_calls WHERE session_id = ? ORDER BY seq, position",
+                (session_id,),
+            ):
+                calls.setdefault(c[0], []).append(
+                    ToolCallRecord(
+                        c[1],
+                        c[2],
+                        c[3],
+                        c[4],
+                        c[5],
+                        tuple(json.loads(c[6])),
+                        tuple(json.loads(c[7])),
+                    )
+                )
+            decisions: dict[int, list[PermissionRecord]] = {}
+            for p in conn.execute(
+                "SELECT seq, tool_call_id, title, decision, option_kind, option_id, at "
+                "FROM permissions WHERE session_id = ? ORDER BY seq, position",
+                (session_id,),
+            ):
+                decisions.setdefault(p[0], []).append(PermissionRecord(*p[1:]))
+            turns = [
+                TurnRecord(
+                    seq=t[0],
+                    started_at=t[1],
+                    prompt=t[2],
+                    ended_at=t[3],
+                    prompt_blocks=tuple(json.loads(t[4])),
+                    text=t[5],
+                    events=tuple(json.loads(t[6])),
+                    stop_reason=t[7],
+                    host_stop=t[8],
+                    error=t[9],
+                    complete=bool(t[10]),
+                    tool_calls=tuple(calls.get(t[0], ())),
+                    permissions=tuple(decisions.get(t[0], ())),
+                    usage=_usage_of(t[11:]),
+                )
+                for t in conn.execute(
+                    f"SELECT {TURN_COLUMNS} FROM turns WHERE session_id = ? ORDER BY seq",
+                    (session_id,),
+                )
+            ]
+        return SessionRecord(
+            id=row[0],
+            agent=row[1],
+            command=tuple(json.loads(row[2])),
+            cwd=row[3],
+            started_at=row[4],
+            agent_session_id=row[5],
+            title=row[6],
+            ended_at=row[7],
+            origin=row[8],
+            usage=Usage(
+                context_used=row[9],
+                context_size=row[10],
+                cost_amount=row[11],
+                cost_currency=row[12],
+            ),
+            turns=tuple(turns),
+        )
+
+    def list_sessions(
+        self,
+        *,
+        agent: str | None = None,
+        cwd: str | None = None,
+        grep: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int | None = None,
+    ) -> list[SessionSummary]:
+        """The sessions, newest first, filtered.
+
+        Args:
+            agent: only this agent's.
+            cwd: only those in this directory or below it.
+            grep: only those whose title, prompts or answers contain this text
+                (case-insensitive).
+            since: only those started at or after this ISO 8601 UTC time.
+            until: only those started before this time.
+            limit: at most this many.
+
+        Raises:
+            HistoryError: the store cannot be read.
+
+        """
+        where, params = _filters("s", agent=agent, cwd=cwd, since=since, until=until)
+        if grep:
+            where.append(
+                "(instr(fold(s.title), ?) OR EXISTS (SELECT 1 FROM turns g WHERE "
+                "g.session_id = s.id AND (instr(fold(g.prompt), ?) OR instr(fold(g.text), ?))))"
+            )
+            params += [grep.casefold()] * 3
+        sql = (
+            "SELECT s.id, s.agent, s.cwd, s.title, s.started_at, s.ended_at, s.agent_session_id, "
+            "(SELECT count(*) FROM turns t WHERE t.session_id = s.id), "
+            "coalesce((SELECT prompt FROM turns t WHERE t.session_id = s.id "
+            "ORDER BY seq LIMIT 1), ''), "
+            "(SELECT sum(total_tokens) FROM turns t WHERE t.session_id = s.id), "
+            "s.cost_amount, s.cost_currency, "
+            "(SELECT count(*) FROM turns t WHERE t.session_id = s.id AND NOT t.complete) "
+            f"FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''} "
+            "ORDER BY s.started_at DESC, s.id"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        with self._guard() as conn:
+            return [SessionSummary(*row) for row in conn.execute(sql, params)]
+
+    def latest_session(self, agent: str, cwd: str) -> SessionSummary | None:
+        """The newest session of this agent in exactly this directory that the agent named.
+
+        This is what ``--continue`` resumes: it has an agent session id.
+
+        Raises:
+            HistoryError: the store cannot be read.
+
+        """
+        with self._guard() as conn:
+            row = conn.execute(
+                "SELECT id FROM sessions WHERE agent = ? AND cwd = ? AND "
+                "agent_session_id IS NOT NULL ORDER BY started_at DESC LIMIT 1",
+                (agent, cwd),
+            ).fetchone()
+        if row is None:
+            return None
+        found = [s for s in self.list_sessions(agent=agent, cwd=cwd) if s.id == row[0]]
+        return found[0] if found else None
+
+    def size(self) -> int:
+        """Bytes the store takes on disk (database, ``-wal`` and ``-shm`` files)."""
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                total += os.stat(self.path + suffix).st_size
+        return total
+
+    def info(self) -> StoreInfo:
+        """The store's path, size, counts and date range.
+
+        Raises:
+            HistoryError: the store cannot be read.
+
+        """
+        with self._guard() as conn:
+            sessions, oldest, newest = conn.execute(
+                "SELECT count(*), min(started_at), max(started_at) FROM sessions"
+            ).fetchone()
+            turns = conn.execute("SELECT count(*) FROM turns").fetchone()[0]
+        return StoreInfo(self.path, self.size(), sessions, turns, oldest, newest, SCHEMA_VERSION)
+
+    def usage_rows(
+        self,
+        by: str | None,
+        *,
+        agent: str | None = None,
+        cwd: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """The usage ledger grouped by ``agent``, ``day`` (local), ``cwd``, or not at all.
+
+        Args:
+            by: the grouping; ``None`` for one row of totals (key ``total``).
+            agent: only this agent's sessions.
+            cwd: only sessions in this directory or below.
+            since: only turns started at or after this time.
+            until: only turns started before this time.
+
+        Returns:
+            The counts, rows of (key, sessions, turns, input, output, thought,
+            cached read, cached write, total tokens), sorted by key; and the
+            costs, rows of (key, currency, amount).
+
+        Raises:
+            HistoryError: the store cannot be read.
+            ValueError: ``by`` is not a grouping.
+
+        """
+        keys = {
+            "agent": "s.agent",
+            "cwd": "s.cwd",
+            "day": "date(t.started_at, 'localtime')",
+            None: "'total'",
+        }
+        key = keys.get(by)
+        if key is None:
+            raise ValueError(f"cannot group usage by {by!r}: use agent, day or cwd")
+        where, params = _filters("s", agent=agent, cwd=cwd, since=None, until=None)
+        if since is not None:
+            where.append("t.started_at >= ?")
+            params.append(since)
+        if until is not None:
+            where.append("t.started_at < ?")
+            params.append(until)
+        source = "FROM turns t JOIN sessions s ON s.id = t.session_id"
+        condition = f"WHERE {' AND '.join(where)}" if where else ""
+        counts = (
+            f"SELECT {key} AS k, count(DISTINCT s.id), count(*), "
+            "sum(t.input_tokens), sum(t.output_tokens), sum(t.thought_tokens), "
+            "sum(t.cached_read_tokens), sum(t.cached_write_tokens), sum(t.total_tokens) "
+            f"{source} {condition} GROUP BY k ORDER BY k"
+        )
+        costs = (
+            f"SELECT {key} AS k, t.cost_currency, sum(t.cost_amount) {source} "
+            f"{condition} {'AND' if where else 'WHERE'} t.cost_currency IS NOT NULL "
+            "AND t.cost_amount IS NOT NULL GROUP BY k, t.cost_currency ORDER BY k"
+        )
+        with self._guard() as conn:
+            return (
+                [tuple(row) for row in conn.execute(counts, params)],
+                [tuple(row) for row in conn.execute(costs, params)],
+            )
+
+
+def _filters(
+    alias: str,
+    *,
+    agent: str | None,
+    cwd: str | None,
+    since: str | None,
+    until: str | None,
+) -> tuple[list[str], list[Any]]:
+    where: list[str] = []
+    params: list[Any] = []
+    if agent is not None:
+        where.append(f"{alias}.agent = ?")
+        params.append(agent)
+    if cwd is not None:
+        root = cwd.rstrip("/") or "/"
+        under = root if root.endswith("/") else root + "/"
+        where.append(f"({alias}.cwd = ? OR substr({alias}.cwd, 1, ?) = ?)")
+        params += [root, len(under), under]
+    if since is not None:
+        where.append(f"{alias}.started_at >= ?")
+        params.append(since)
+    if until is not None:
+        where.append(f"{alias}.started_at < ?")
+        params.append(until)
+    return where, params

@@ -1,0 +1,365 @@
+"""The recording of one session: a cheap update listener, a few writes per turn.
+
+The listener runs inline in the connection's reader for every update, so it
+only appends to lists; the turn is assembled, redacted and written in one
+transaction by :meth:`SessionRecording.record_turn`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .. import schema as s
+from ..content import PromptInput, to_blocks
+from ._model import PermissionRecord, SessionRecord, ToolCallRecord, TurnRecord, Usage, now
+from ._scrub import scrub_session, scrub_turn
+
+if TYPE_CHECKING:
+    from ..client import Session, ToolCallState, TurnResult
+    from ._recorder import HistoryRecorder
+
+__all__ = ["SessionRecording"]
+
+# The PromptResponse ``usage`` fields (schema.unstable.json, ``Usage``) by kind.
+_TOKEN_FIELDS = (
+    ("input", "inputTokens", "input_tokens"),
+    ("output", "outputTokens", "output_tokens"),
+    ("thought", "thoughtTokens", "thought_tokens"),
+    ("cached_read", "cachedReadTokens", "cached_read_tokens"),
+    ("cached_write", "cachedWriteTokens", "cached_write_tokens"),
+    ("total", "totalTokens", "total_tokens"),
+)
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _turn_tokens(raw: Any) -> Usage:
+    """Token counts from a ``PromptResponse.usage`` (a wire dict or a typed object)."""
+    if raw is None:
+        return Usage()
+    if isinstance(raw, dict):
+        t = {kind: _count(raw.get(wire)) for kind, wire, _ in _TOKEN_FIELDS}
+    else:
+        t = {kind: _count(getattr(raw, attr, None)) for kind, _, attr in _TOKEN_FIELDS}
+    return Usage(
+        input=t["input"],
+        output=t["output"],
+        thought=t["thought"],
+        cached_read=t["cached_read"],
+        cached_write=t["cached_write"],
+        total=t["total"],
+    )
+
+
+def _tool_name(meta: dict[str, Any] | None) -> str | None:
+    """The agent's own name for a tool, when its ``_meta`` carries one (one level deep)."""
+    if not meta:
+        return None
+    for scope in (meta, *(v for v in meta.values() if isinstance(v, dict))):
+        for key in ("toolName", "tool_name"):
+            name = scope.get(key)
+            if isinstance(name, str) and name:
+                return name
+    return None
+
+
+def _prompt_text(blocks: list[s.ContentBlock]) -> str:
+    parts = []
+    for block in blocks:
+        text = getattr(block, "text", None)
+        if isinstance(text, str):
+            parts.append(text)
+        else:
+            uri = getattr(block, "uri", None) or getattr(
+                getattr(block, "resource", None), "uri", ""
+            )
+            parts.append(f"@{uri}" if uri else f"[{getattr(block, 'type', 'block')}]")
+    return " ".join(p for p in parts if p)
+
+
+def _tool_record(call: ToolCallState) -> ToolCallRecord:
+    status = "cancelled" if call.cancelled else call.status
+    diffs = tuple(
+        {"path": c.path, "old_text": c.old_text, "new_text": c.new_text}
+        for c in call.content
+        if isinstance(c, s.DiffToolCallContent)
+    )
+    return ToolCallRecord(
+        tool_call_id=call.tool_call_id,
+        title=call.title,
+        kind=call.kind,
+        name=_tool_name(call.meta),
+        status=status,
+        locations=tuple({"path": loc.path, "line": loc.line} for loc in call.locations),
+        diffs=diffs,
+    )
+
+
+class SessionRecording:
+    """The recording of one session; made by :meth:`HistoryRecorder.open_session`.
+
+    Attributes:
+        id: the session's history id.
+        agent_session_id: the agent's session id.
+
+    """
+
+    def __init__(self, recorder: HistoryRecorder, record: SessionRecord, session: Session) -> None:
+        self.id = record.id
+        self.agent_session_id = session.id
+        self._recorder = recorder
+        self._session = session
+        self._seq = 0
+        self._turn_start: str | None = None
+        self._turn_prompt: PromptInput = ""
+        self._events: list[list[Any]] = []
+        self._plan_at: int | None = None
+        self._tools: dict[str, None] = {}
+        self._permissions: list[PermissionRecord] = []
+        self._usage_seen = False
+        self._closed = False
+        usage = session.state.usage
+        # What the agent had already reported (a loaded session) is not this run's cost.
+        self._base_cost = usage.cost if usage is not None else None
+        self._turn_cost = self._base_cost
+        self._remove: Callable[[], None] | None = None
+        if recorder.write(
+            lambda store: store.add_session(scrub_session(recorder.redactor, record))
+        ):
+            self._remove = session.add_listener(self._on_update)
+
+    # -- the listener (inline in the connection's reader: appends only) -------------------
+
+    def _on_update(self, session: Session, update: s.SessionUpdate) -> None:
+        cls = type(update)
+        if cls is s.AgentMessageChunk or cls is s.AgentThoughtChunk:
+            text = update.text
+            if text:
+                kind = "text" if cls is s.AgentMessageChunk else "thought"
+                events = self._events
+                if events and events[-1][0] == kind:
+                    events[-1][1].append(text)
+                else:
+                    events.append([kind, [text]])
+        elif cls is s.ToolCallStart or cls is s.ToolCallProgress:
+            call_id = update.tool_call_id  # type: ignore[union-attr]
+            if call_id not in self._tools:
+                self._tools[call_id] = None
+                self._events.append(["tool", call_id])
+        elif cls is s.PlanUpdate:
+            entries = [
+                {"content": e.content, "status": e.status, "priority": e.priority}
+                for e in update.entries  # type: ignore[union-attr]
+            ]
+            if self._plan_at is None:
+                self._plan_at = len(self._events)
+                self._events.append(["plan", entries])
+            else:
+                self._events[self._plan_at][1] = entries
+        elif cls is s.UsageUpdate:
+            self._usage_seen = True
+
+    def add_permission(
+        self,
+        tool_call_id: str | None,
+        decision: str,
+        option_kind: str | None,
+        option_id: str | None,
+    ) -> None:
+        """Record a permission decision of the running turn.
+
+        Args:
+            tool_call_id: the tool call it was about.
+            decision: ``allow``, ``reject``, ``cancelled`` (or ``error``).
+            option_kind: the chosen option's kind.
+            option_id: the chosen option's id.
+
+        """
+        call = self._session.state.tool_calls.get(tool_call_id or "")
+        self._permissions.append(
+            PermissionRecord(
+                tool_call_id,
+                call.title if call is not None else "",
+                decision,
+                option_kind,
+                option_id,
+                now(),
+            )
+        )
+
+    # -- turns ----------------------------------------------------------------------------
+
+    def begin_turn(self, prompt: PromptInput) -> None:
+        """Record that a prompt was sent; call it next to ``session.prompt(...)``.
+
+        Optional: a host killed during the turn then leaves it in the history
+        marked incomplete instead of leaving no trace of it.
+        """
+        if self._closed or not self._recorder.enabled:
+            return
+        self._seq += 1
+        self._turn_start = now()
+        self._turn_prompt = prompt
+        blocks = to_blocks(prompt)
+        turn = TurnRecord(
+            seq=self._seq,
+            started_at=self._turn_start,
+            prompt=_prompt_text(blocks),
+            prompt_blocks=tuple(b.to_wire() for b in blocks),
+        )
+        redactor = self._recorder.redactor
+        self._recorder.write(lambda store: store.begin_turn(self.id, scrub_turn(redactor, turn)))
+
+    def record_turn(
+        self,
+        prompt: PromptInput,
+        result: TurnResult | BaseException | None,
+        *,
+        host_stop: str | None = None,
+    ) -> None:
+        """Write the finished turn (one transaction).
+
+        Args:
+            prompt: the prompt that was sent.
+            result: the turn's result, or the error it failed with.
+            host_stop: why the host stopped the turn, if it did (``interrupted``,
+                ``budget: ...``).
+
+        """
+        if self._closed or not self._recorder.enabled:
+            return
+        self._save(prompt, result, host_stop=host_stop, complete=True)
+
+    def _save(
+        self,
+        prompt: PromptInput,
+        result: TurnResult | BaseException | None,
+        *,
+        host_stop: str | None,
+        complete: bool,
+    ) -> None:
+        if self._turn_start is None:
+            self._seq += 1
+        state = self._session.state
+        blocks = to_blocks(prompt)
+        error = None
+        stop = None
+        text = ""
+        calls: dict[str, ToolCallState] = {}
+        if isinstance(result, BaseException):
+            error = str(result) or type(result).__name__
+        elif result is not None:
+            stop = result.stop_reason
+            text = result.text
+            calls = {c.tool_call_id: c for c in result.tool_calls}
+        # Calls the turn's updates named, then those only a permission request named.
+        asked = (p.tool_call_id for p in self._permissions if p.tool_call_id)
+        for call_id in (*self._tools, *asked):
+            if call_id not in calls and call_id in state.tool_calls:
+                calls[call_id] = state.tool_calls[call_id]
+        events = tuple(
+            {"kind": kind, "text": "".join(value)}
+            if kind in ("text", "thought")
+            else {"kind": kind, "id": value}
+            if kind == "tool"
+            else {"kind": kind, "entries": value}
+            for kind, value in self._events
+        )
+        if not text:  # keep_history=False clients keep no message text; the events do
+            text = "".join(e["text"] for e in events if e["kind"] == "text")
+        turn = TurnRecord(
+            seq=self._seq,
+            started_at=self._turn_start or now(),
+            prompt=_prompt_text(blocks),
+            ended_at=now(),
+            prompt_blocks=tuple(b.to_wire() for b in blocks),
+            text=text,
+            events=events,
+            stop_reason=stop,
+            host_stop=host_stop,
+            error=error,
+            complete=complete,
+            tool_calls=tuple(_tool_record(c) for c in calls.values()),
+            permissions=tuple(self._permissions),
+            usage=self._turn_usage(result),
+        )
+        self._turn_start = None
+        self._events = []
+        self._plan_at = None
+        self._tools = {}
+        self._permissions = []
+        self._usage_seen = False
+        redactor = self._recorder.redactor
+        title = state.title
+        session_usage = self._session_usage()
+        self._recorder.write(
+            lambda store: store.save_turn(
+                self.id, scrub_turn(redactor, turn), title=title, session_usage=session_usage
+            )
+        )
+
+    def _turn_usage(self, result: TurnResult | BaseException | None) -> Usage:
+        raw = None if result is None or isinstance(result, BaseException) else result.usage
+        tokens = _turn_tokens(raw)
+        update = self._session.state.usage if self._usage_seen else None
+        if update is None:
+            return tokens
+        amount = currency = None
+        cost = update.cost
+        if cost is not None:
+            before = self._turn_cost
+            same = before is not None and before.currency == cost.currency
+            amount = cost.amount - before.amount if same and before is not None else cost.amount
+            currency = cost.currency
+            self._turn_cost = cost
+        return dataclasses.replace(
+            tokens,
+            context_used=update.used,
+            context_size=update.size,
+            cost_amount=amount,
+            cost_currency=currency,
+        )
+
+    def _session_usage(self) -> Usage:
+        update = self._session.state.usage
+        if update is None:
+            return Usage()
+        cost, base = update.cost, self._base_cost
+        amount = currency = None
+        if cost is not None:
+            currency = cost.currency
+            same = base is not None and base.currency == cost.currency
+            amount = cost.amount - base.amount if same and base is not None else cost.amount
+        return Usage(
+            context_used=update.used,
+            context_size=update.size,
+            cost_amount=amount,
+            cost_currency=currency,
+        )
+
+    def close(self) -> None:
+        """Stop recording and write the session's end. Idempotent.
+
+        A turn begun and never recorded is saved as incomplete.
+        """
+        if self._closed:
+            return
+        if self._turn_start is not None:
+            self._save(self._turn_prompt, None, host_stop=None, complete=False)
+        self._closed = True
+        if self._remove is not None:
+            self._remove()
+            self._remove = None
+        self._recorder._forget(self)
+        title = self._session.state.title
+        usage = self._session_usage()
+        ended = now()
+        self._recorder.write(
+            lambda store: store.end_session(
+                self.id, ended_at=ended, title=title, session_usage=usage
+            )
+        )

@@ -1,0 +1,319 @@
+"""The session store: functions over the history database, no SQL outside this package.
+
+Open it with :meth:`HistoryStore.open` (the path defaults to
+:func:`~acphost.history.default_path`). Every method runs one short
+transaction and raises :class:`~acphost.history.HistoryError` with a message
+that says what to do when the store cannot be used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from typing import Any
+
+from ._config import default_path
+from ._db import connect, transaction
+from ._errors import HistoryError, HistoryIdError
+from ._model import SessionRecord, TurnRecord, Usage
+from ._reads import TURN_COLUMNS, StoreReads
+
+__all__ = ["DEFAULT_TIMEOUT", "HistoryStore"]
+
+#: Seconds a write waits for another process's transaction before giving up.
+DEFAULT_TIMEOUT = 5.0
+
+_TURN_PLACEHOLDERS = ", ".join("?" * (TURN_COLUMNS.count(",") + 1))
+
+
+def _usage_values(usage: Usage) -> tuple[Any, ...]:
+    return (
+        usage.input,
+        usage.output,
+        usage.thought,
+        usage.cached_read,
+        usage.cached_write,
+        usage.total,
+        usage.context_used,
+        usage.context_size,
+        usage.cost_amount,
+        usage.cost_currency,
+    )
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _fold(text: str | None) -> str:
+    return (text or "").casefold()
+
+
+class HistoryStore(StoreReads):
+    """The history database of one user; see the module docstring.
+
+    Use :meth:`open`; close it with :meth:`close` (or ``with``).
+
+    Attributes:
+        path: the database file.
+
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: str) -> None:
+        self._conn = conn
+        self.path = path
+        conn.create_function("fold", 1, _fold, deterministic=True)
+
+    @classmethod
+    def open(cls, path: str | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> HistoryStore:
+        """Open the store, creating and migrating it as needed.
+
+        Args:
+            path: the database file (default: :func:`default_path`).
+            timeout: seconds a write waits for another writer.
+
+        Returns:
+            The open store.
+
+        Raises:
+            HistoryError: it cannot be created, opened or migrated (damaged,
+                locked, not writable, newer than this acphost).
+
+        """
+        path = default_path() if path is None else os.path.abspath(path)
+        return cls(connect(path, timeout=timeout), path)
+
+    def close(self) -> None:
+        """Close the connection. Idempotent."""
+        self._conn.close()
+
+    def __enter__(self) -> HistoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._guard() as conn, transaction(conn):
+            yield conn
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def add_session(self, record: SessionRecord) -> bool:
+        """Add a session and its turns in one transaction.
+
+        Args:
+            record: the session (already redacted).
+
+        Returns:
+            False when a session with this id is already there (nothing changes).
+
+        Raises:
+            HistoryError: the store cannot be written.
+
+        """
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
+                return False
+            conn.execute(
+                "INSERT INTO sessions (id, agent, command, cwd, agent_session_id, title, "
+                "started_at, ended_at, origin, context_used, context_size, cost_amount, "
+                "cost_currency) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    record.id,
+                    record.agent,
+                    _dump(list(record.command)),
+                    record.cwd,
+                    record.agent_session_id,
+                    record.title,
+                    record.started_at,
+                    record.ended_at,
+                    record.origin,
+                    *_usage_values(record.usage)[6:],
+                ),
+            )
+            for turn in record.turns:
+                self._insert_turn(conn, record.id, turn)
+        return True
+
+    def begin_turn(self, session_id: str, turn: TurnRecord) -> None:
+        """Record that a turn started (``complete`` false until :meth:`save_turn`).
+
+        A host that dies during the turn leaves it in the store marked incomplete.
+
+        Raises:
+            HistoryError: the store cannot be written.
+
+        """
+        with self._write() as conn:
+            self._insert_turn(conn, session_id, turn)
+
+    def save_turn(
+        self,
+        session_id: str,
+        turn: TurnRecord,
+        *,
+        title: str | None = None,
+        session_usage: Usage | None = None,
+    ) -> None:
+        """Write a whole turn, replacing its started row, in one transaction.
+
+        Args:
+            session_id: the history id of the session.
+            turn: the finished turn (already redacted).
+            title: the session's title now, if known.
+            session_usage: the session's context window and cumulative cost now.
+
+        Raises:
+            HistoryError: the store cannot be written.
+
+        """
+        with self._write() as conn:
+            conn.execute(
+                "DELETE FROM turns WHERE session_id = ? AND seq = ?", (session_id, turn.seq)
+            )
+            self._insert_turn(conn, session_id, turn)
+            self._update_session(conn, session_id, title, session_usage, None)
+
+    def end_session(
+        self,
+        session_id: str,
+        *,
+        ended_at: str,
+        title: str | None = None,
+        session_usage: Usage | None = None,
+    ) -> None:
+        """Record the end of a session (and its last title and usage).
+
+        Raises:
+            HistoryError: the store cannot be written.
+
+        """
+        with self._write() as conn:
+            self._update_session(conn, session_id, title, session_usage, ended_at)
+
+    @staticmethod
+    def _update_session(
+        conn: sqlite3.Connection,
+        session_id: str,
+        title: str | None,
+        usage: Usage | None,
+        ended_at: str | None,
+    ) -> None:
+        u = usage or Usage()
+        conn.execute(
+            "UPDATE sessions SET title = coalesce(?, title), ended_at = coalesce(?, ended_at), "
+            "context_used = coalesce(?, context_used), context_size = coalesce(?, context_size), "
+            "cost_amount = coalesce(?, cost_amount), cost_currency = coalesce(?, cost_currency) "
+            "WHERE id = ?",
+            (title, ended_at, *_usage_values(u)[6:], session_id),
+        )
+
+    @staticmethod
+    def _insert_turn(conn: sqlite3.Connection, session_id: str, turn: TurnRecord) -> None:
+        conn.execute(
+            f"INSERT INTO turns (session_id, {TURN_COLUMNS}) VALUES (?, {_TURN_PLACEHOLDERS})",
+            (
+                session_id,
+                turn.seq,
+                turn.started_at,
+                turn.prompt,
+                turn.ended_at,
+                _dump(list(turn.prompt_blocks)),
+                turn.text,
+                _dump(list(turn.events)),
+                turn.stop_reason,
+                turn.host_stop,
+                turn.error,
+                int(turn.complete),
+                *_usage_values(turn.usage),
+            ),
+        )
+        conn.executemany(
+            "INSERT INTO tool_calls (session_id, seq, position, tool_call_id, title, kind, name, "
+            "status, locations, diffs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    session_id,
+                    turn.seq,
+                    i,
+                    c.tool_call_id,
+                    c.title,
+                    c.kind,
+                    c.name,
+                    c.status,
+                    _dump(list(c.locations)),
+                    _dump(list(c.diffs)),
+                )
+                for i, c in enumerate(turn.tool_calls)
+            ],
+        )
+        conn.executemany(
+            "INSERT INTO permissions (session_id, seq, position, tool_call_id, title, decision, "
+            "option_kind, option_id, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    session_id,
+                    turn.seq,
+                    i,
+                    p.tool_call_id,
+                    p.title,
+                    p.decision,
+                    p.option_kind,
+                    p.option_id,
+                    p.at,
+                )
+                for i, p in enumerate(turn.permissions)
+            ],
+        )
+
+    def delete_session(self, session_id: str) -> None:
+        """Delete a session and everything it holds.
+
+        Raises:
+            HistoryIdError: no session has this id.
+            HistoryError: the store cannot be written.
+
+        """
+        with self._write() as conn:
+            if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
+                raise HistoryIdError(f"no session {session_id} in the history")
+
+    def prune(self, before: str) -> int:
+        """Delete the sessions started before a time, then give the space back.
+
+        When another process is using the store, the file cannot shrink now;
+        the deleted sessions are gone all the same and their space is reused.
+
+        Args:
+            before: an ISO 8601 UTC time in the store's form.
+
+        Returns:
+            How many sessions were deleted.
+
+        Raises:
+            HistoryError: the store cannot be written (nothing was deleted).
+
+        """
+        with self._write() as conn:
+            count = conn.execute("DELETE FROM sessions WHERE started_at < ?", (before,)).rowcount
+        if count:
+            # The deletion is committed; a busy store shrinks at the next prune.
+            with contextlib.suppress(HistoryError):
+                self.compact()
+        return int(count)
+
+    def compact(self) -> None:
+        """Give freed pages back to the file system (``VACUUM``, WAL truncated).
+
+        Raises:
+            HistoryError: the store is busy or cannot be written.
+
+        """
+        with self._guard() as conn:
+            conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -1,0 +1,218 @@
+"""A recorded session as the CLI's text output shows a live one.
+
+:func:`transcript` gives tagged pieces (the faces style them by tag; the
+terminal face sanitises them at its edge); :func:`transcript_text` joins them
+into plain text, which is also what a new session is given as context when
+the agent can neither load nor resume the old one. The text is the agent's,
+unchanged: it is data here, not yet shown on a terminal.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ._model import SessionRecord, TurnRecord, Usage
+
+__all__ = [
+    "Piece",
+    "diff_text_lines",
+    "local_time",
+    "transcript",
+    "transcript_text",
+    "usage_text",
+]
+
+_STATUS_MARK = {"completed": "✓", "in_progress": "→", "pending": "·"}
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One piece of a transcript.
+
+    Attributes:
+        tag: ``header``, ``prompt``, ``text``, ``thought``, ``tool``, ``diff``,
+            ``plan``, ``permission``, ``stop``, ``error`` or ``usage``.
+        text: its text (several lines for prompts, answers, diffs and plans).
+        status: a tool call's status or a decision, for styling.
+
+    """
+
+    tag: str
+    text: str
+    status: str | None = None
+
+
+def local_time(iso: str | None) -> str:
+    """A stored time as local ``YYYY-MM-DD HH:MM`` (``-`` when unknown)."""
+    if not iso:
+        return "-"
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return iso
+
+
+def diff_text_lines(diff: dict[str, Any]) -> list[str]:
+    """A unified diff of a recorded ``{"path", "old_text", "new_text"}`` (no file header)."""
+    old = (diff.get("old_text") or "").splitlines()
+    new = (diff.get("new_text") or "").splitlines()
+    path = diff.get("path", "")
+    return list(
+        difflib.unified_diff(old, new, fromfile=f"a/{path}", tofile=f"b/{path}", lineterm="")
+    )[2:]
+
+
+def _number(value: int) -> str:
+    return f"{value:,}"
+
+
+def usage_text(usage: Usage) -> str:
+    """``tokens 1,234 (input 1,000, output 234) · context 12,000/200,000 · cost 0.0023 USD``.
+
+    Empty when nothing is known.
+    """
+    parts = []
+    tokens = usage.tokens()
+    if tokens:
+        total = tokens.pop("total", None)
+        kinds = ", ".join(f"{k.replace('_', ' ')} {_number(v)}" for k, v in tokens.items())
+        head = f"tokens {_number(total)}" if total is not None else "tokens"
+        parts.append(f"{head} ({kinds})" if kinds else head)
+    if usage.context_used is not None:
+        size = f"/{_number(usage.context_size)}" if usage.context_size is not None else ""
+        parts.append(f"context {_number(usage.context_used)}{size}")
+    if usage.cost_amount is not None:
+        parts.append(f"cost {usage.cost_amount:.4f} {usage.cost_currency or ''}".rstrip())
+    return " · ".join(parts)
+
+
+def _tool_line(title: str, kind: str | None, status: str | None) -> str:
+    # The same line the CLI's text output prints for a tool call.
+    return f"[tool] {title or '(untitled)'} ({kind or 'other'}) {status or 'pending'}"
+
+
+def _turn_pieces(turn: TurnRecord, *, thoughts: bool, diffs: bool) -> list[Piece]:
+    out = [Piece("prompt", "\n".join("> " + line for line in turn.prompt.splitlines() or [""]))]
+    calls = {c.tool_call_id: c for c in turn.tool_calls}
+    shown: set[str] = set()
+    decisions: dict[str | None, list[Any]] = {}
+    for p in turn.permissions:
+        decisions.setdefault(p.tool_call_id, []).append(p)
+    for event in turn.events:
+        kind = event.get("kind")
+        if kind == "text" and event.get("text"):
+            out.append(Piece("text", str(event["text"])))
+        elif kind == "thought" and thoughts and event.get("text"):
+            out.append(Piece("thought", str(event["text"])))
+        elif kind == "plan":
+            lines = [
+                f"  {_STATUS_MARK.get(e.get('status', ''), '?')} {e.get('content', '')}"
+                + (" (high)" if e.get("priority") == "high" else "")
+                for e in event.get("entries") or ()
+            ]
+            out.append(Piece("plan", "\n".join(["[plan]", *lines])))
+        elif kind == "tool" and event.get("id") in calls:
+            call_id = str(event["id"])
+            shown.add(call_id)
+            out.extend(_call_pieces(calls[call_id], decisions.pop(call_id, []), diffs=diffs))
+    if not turn.events and turn.text:
+        out.append(Piece("text", turn.text))
+    for call in turn.tool_calls:  # calls only a permission request announced
+        if call.tool_call_id not in shown:
+            out.extend(_call_pieces(call, decisions.pop(call.tool_call_id, []), diffs=diffs))
+    for rest in decisions.values():
+        out.extend(_decision_pieces(rest))
+    if turn.error:
+        out.append(Piece("error", f"[error] {turn.error}"))
+    if not turn.complete:
+        out.append(Piece("stop", "[stop] incomplete: the host ended before the turn did"))
+    elif turn.stop_reason:
+        host = f" (stopped by the host: {turn.host_stop})" if turn.host_stop else ""
+        out.append(Piece("stop", f"[stop] {turn.stop_reason}{host}", turn.stop_reason))
+    usage = usage_text(turn.usage)
+    if usage:
+        out.append(Piece("usage", f"[usage] {usage}"))
+    return out
+
+
+def _call_pieces(call: Any, decisions: list[Any], *, diffs: bool) -> list[Piece]:
+    out = [Piece("tool", _tool_line(call.title, call.kind, call.status), call.status)]
+    out.extend(_decision_pieces(decisions))
+    if diffs:
+        for diff in call.diffs:
+            lines = diff_text_lines(diff)
+            out.append(Piece("diff", "\n".join([f"[diff] {diff.get('path', '')}", *lines])))
+    return out
+
+
+def _decision_pieces(decisions: list[Any]) -> list[Piece]:
+    return [
+        Piece(
+            "permission",
+            f"[permission] {p.title or p.tool_call_id or '(unknown tool call)'}: {p.decision}"
+            + (f" ({p.option_kind})" if p.option_kind else ""),
+            p.decision,
+        )
+        for p in decisions
+    ]
+
+
+def transcript(record: SessionRecord, *, thoughts: bool = False, diffs: bool = True) -> list[Piece]:
+    """The pieces of a session's transcript, in order.
+
+    Args:
+        record: the session.
+        thoughts: include the agent's thoughts.
+        diffs: include the diffs of edits.
+
+    Returns:
+        A header, then per turn: the prompt, the agent's text, tool calls,
+        plans, permission decisions, the stop reason and usage.
+
+    """
+    title = f" ({record.title})" if record.title else ""
+    header = (
+        f"session {record.id[:12]} · {record.agent} · {record.cwd} · "
+        f"{local_time(record.started_at)}{title}"
+    )
+    out = [Piece("header", header)]
+    for turn in record.turns:
+        out.extend(_turn_pieces(turn, thoughts=thoughts, diffs=diffs))
+    totals = record.token_totals()
+    total = Usage(
+        input=totals.input,
+        output=totals.output,
+        thought=totals.thought,
+        cached_read=totals.cached_read,
+        cached_write=totals.cached_write,
+        total=totals.total,
+        cost_amount=record.usage.cost_amount,
+        cost_currency=record.usage.cost_currency,
+    )
+    if len(record.turns) > 1 and not total.empty:
+        out.append(Piece("usage", f"[session] {usage_text(total)}"))
+    return out
+
+
+def transcript_text(record: SessionRecord, *, thoughts: bool = False, diffs: bool = True) -> str:
+    """A session's transcript as plain text, like the CLI's text output.
+
+    Args:
+        record: the session (``HistoryStore.get(id)``).
+        thoughts: include the agent's thoughts.
+        diffs: include the diffs of edits.
+
+    Returns:
+        The text, ending with a newline; agent text is exact (sanitise it
+        before showing it on a terminal).
+
+    """
+    out: list[str] = []
+    for piece in transcript(record, thoughts=thoughts, diffs=diffs):
+        if piece.tag == "prompt" and out:
+            out.append("")
+        out.append(piece.text.rstrip("\n"))
+    return "\n".join(out) + "\n"
