@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import schema as s
 from ..content import PromptInput, to_blocks
@@ -18,9 +18,27 @@ from ._scrub import scrub_session, scrub_turn
 
 if TYPE_CHECKING:
     from ..client import Session, ToolCallState, TurnResult
-    from ._recorder import HistoryRecorder
+    from ..trace import Redactor
+    from ._store import HistoryStore
 
-__all__ = ["SessionRecording"]
+__all__ = ["Recorder", "SessionRecording"]
+
+
+class Recorder(Protocol):
+    """What a recording needs of the recorder that made it (:class:`HistoryRecorder`)."""
+
+    redactor: Redactor
+
+    @property
+    def enabled(self) -> bool:
+        """False once the store proved unusable: nothing more is written."""
+        ...
+
+    def write(self, action: Callable[[HistoryStore], object]) -> bool:
+        """Run one short write against the store; False when it could not."""
+        ...
+
+    def _forget(self, recording: SessionRecording) -> None: ...
 
 # The PromptResponse ``usage`` fields (schema.unstable.json, ``Usage``) by kind.
 _TOKEN_FIELDS = (
@@ -108,7 +126,7 @@ class SessionRecording:
 
     """
 
-    def __init__(self, recorder: HistoryRecorder, record: SessionRecord, session: Session) -> None:
+    def __init__(self, recorder: Recorder, record: SessionRecord, session: Session) -> None:
         self.id = record.id
         self.agent_session_id = session.id
         self._recorder = recorder
