@@ -657,6 +657,7 @@ def test_host_exports_pinned():
             "TerminalOutputReceived",
             "Verdict",
             "Workspace",
+            "check_terminal_params",
             "describe_request",
             "open_output",
             "resolve_path",

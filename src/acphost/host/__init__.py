@@ -4,6 +4,7 @@ from ._audit import AuditLog
 from ._fs import DEFAULT_MAX_READ_BYTES, Authorizer, FileSystemProvider
 from ._jail import Workspace, resolve_path
 from ._outfile import open_output
+from ._params import check_terminal_params
 from ._permissions import PermissionBroker, PermissionOutcome
 from ._policy import (
     READ_ONLY_TOOL_KINDS,
@@ -61,6 +62,7 @@ __all__ = [
     "TerminalOutputReceived",
     "Verdict",
     "Workspace",
+    "check_terminal_params",
     "describe_request",
     "open_output",
     "resolve_path",
