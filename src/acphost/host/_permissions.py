@@ -34,7 +34,8 @@ Decisions, and why:
   covers: a write needs an allowed ``edit``, ``delete`` or ``move`` request
   (or mediated write) naming that path; a terminal needs an allowed
   ``execute`` request (or mediated terminal) for the same command (argv,
-  shell line or ``sh -c`` line: the same words), environment included; a
+  shell line or ``sh -c`` line: the same words) in the same directory,
+  environment included; a
   read needs an allowed ``read`` or writing request naming that path. An
   allowed ``read`` grants no write and no command, so a read-only policy
   cannot be stretched into either by a tool call that names them in its
@@ -56,7 +57,7 @@ from typing import IO
 
 from .._errors import InternalError, RequestCancelled
 from ._audit import AuditLog
-from ._policy import AllowReads, Decision, PermissionPolicy, Verdict
+from ._policy import AllowReads, Decision, Interactive, PermissionPolicy, Verdict
 from ._request import (
     OPERATION_FS_READ,
     OPERATION_FS_WRITE,
@@ -281,14 +282,15 @@ class PermissionBroker:
             remembered = self._agent_sticky.get(key)
         if remembered is not None:
             return Verdict(remembered.decision, False, f"remembered: {remembered.reason}".strip())
-        verdict = await self._run(state, self._policy, request)
-        if (
-            verdict is not None
-            and protected
-            and not verdict.names_protected
-            and verdict.decision is not Decision.REJECT
-        ):
+        if protected and isinstance(self._policy, Interactive):
+            # A human's answer never names a protected path: do not ask in vain.
             return Verdict.reject(_protected_reason(request))
+        verdict = await self._run(state, self._policy, request)
+        if verdict is not None and protected and not verdict.names_protected:
+            reason = _protected_reason(request)
+            if verdict.decision is Decision.REJECT and verdict.reason:
+                reason = f"{verdict.reason}; {reason}"
+            return Verdict.reject(reason)
         if verdict is not None and verdict.decision is Decision.ASK:
             if self._ask is None:
                 verdict = Verdict.reject(
@@ -348,7 +350,7 @@ class PermissionBroker:
             state.read_paths.update(os.path.normpath(p) for p in request.paths)
         key = request.command_key
         if runs and key is not None:
-            state.commands.add(key)
+            state.commands.add((request.cwd, key))
 
     def _granted(self, state: _SessionState, request: PermissionRequest) -> bool:
         """Tell whether an allow earlier in the turn covers this mediated operation.
@@ -360,7 +362,7 @@ class PermissionBroker:
             return False  # only a rule naming it opens a protected path, every time
         if request.operation == OPERATION_TERMINAL_CREATE:
             key = request.command_key
-            return key is not None and key in state.commands
+            return key is not None and (request.cwd, key) in state.commands
         if request.operation == OPERATION_FS_WRITE and request.paths:
             return all(os.path.normpath(p) in state.write_paths for p in request.paths)
         if request.operation == OPERATION_FS_READ and request.paths:

@@ -391,4 +391,4 @@ def _cwd_of(raw_input: object, session_cwd: str) -> str:
             value = raw_input.get(key)
             if isinstance(value, str) and value:
                 return _resolve_loosely(value, session_cwd)
-    return session_cwd
+    return _resolve_loosely(session_cwd, session_cwd)
