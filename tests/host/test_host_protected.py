@@ -34,7 +34,13 @@ def test_protected_areas():
     assert p.area("/s/deep/.acphost/policy.json") == "/s/deep/.acphost"
     assert p.area("/logs/audit.jsonl") == "/logs/audit.jsonl"
     assert p.area("/data/history/store.sqlite-wal") == "/data/history"
-    for free in ("/r/src/x.py", "/r/.git/HEAD", "/r/.github/workflows/x", "/r/hooks/x", "/t/.git/config"):
+    for free in (
+        "/r/src/x.py",
+        "/r/.git/HEAD",
+        "/r/.github/workflows/x",
+        "/r/hooks/x",
+        "/t/.git/config",
+    ):
         assert p.area(free) is None, free
     assert p.areas(["/r/.git/config", "/r/a", "/r/.git/config"]) == ("/r/.git/config",)
 
@@ -106,8 +112,13 @@ async def test_protected_writes_need_a_rule_naming_them():
 async def test_protected_tool_calls_and_grants():
     protect = ProtectedPaths(["/r"])
     call = PermissionRequest.for_tool_call(
-        "s1", "t1", title="Edit hook", kind="edit", locations=["/r/.git/hooks/pre-push"],
-        cwd="/r", protect=protect,
+        "s1",
+        "t1",
+        title="Edit hook",
+        kind="edit",
+        locations=["/r/.git/hooks/pre-push"],
+        cwd="/r",
+        protect=protect,
         options=(),
     )
     assert call.protected == ("/r/.git/hooks",)
@@ -116,7 +127,12 @@ async def test_protected_tool_calls_and_grants():
     assert outcome.decision == "cancelled" and "is protected" in outcome.reason
     # reading and running are not writes: not protected
     read = PermissionRequest.for_tool_call(
-        "s1", "t2", title="Read hook", kind="read", locations=["/r/.git/config"], cwd="/r",
+        "s1",
+        "t2",
+        title="Read hook",
+        kind="read",
+        locations=["/r/.git/config"],
+        cwd="/r",
         protect=protect,
     )
     assert read.protected == ()

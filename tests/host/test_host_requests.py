@@ -83,8 +83,15 @@ async def test_always_covers_exactly_what_was_shown():
 
     def call(name="Bash", **raw):
         return PermissionRequest.for_tool_call(
-            "s", "t", title="Run", kind="execute", locations=(), cwd="/ws",
-            raw_input={"command": "make", **raw}, tool_name=name, options=ALWAYS,
+            "s",
+            "t",
+            title="Run",
+            kind="execute",
+            locations=(),
+            cwd="/ws",
+            raw_input={"command": "make", **raw},
+            tool_name=name,
+            options=ALWAYS,
         )
 
     assert (await broker.request(call())).option_id == "a"

@@ -53,9 +53,7 @@ async def test_reads_are_authorized_on_the_file_opened(repo, workspace):
     async def authorize(path):
         seen.append(path)
 
-    text = await fs.read_text_file(
-        workspace, f"{repo}/hooks-link/pre-commit", authorize=authorize
-    )
+    text = await fs.read_text_file(workspace, f"{repo}/hooks-link/pre-commit", authorize=authorize)
     assert text == "#!/bin/sh\n"
     assert seen == [f"{repo}/.git/hooks/pre-commit"]
     # a missing file is judged by the path it would have, before "not found"
@@ -74,9 +72,7 @@ async def test_a_refused_read_reads_nothing_and_a_refused_write_creates_nothing(
     with pytest.raises(InternalError, match=f"no: {repo}/a/f"):
         await fs.read_text_file(workspace, f"{repo}/a-link/f", authorize=refuse)
     with pytest.raises(InternalError, match=f"no: {repo}/.git/hooks/new/dir/f"):
-        await fs.write_text_file(
-            workspace, f"{repo}/hooks-link/new/dir/f", "x", authorize=refuse
-        )
+        await fs.write_text_file(workspace, f"{repo}/hooks-link/new/dir/f", "x", authorize=refuse)
     assert not (repo / ".git" / "hooks" / "new").exists()
 
 

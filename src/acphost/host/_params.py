@@ -65,9 +65,8 @@ def check_terminal_params(params: Any) -> None:
     if not isinstance(params, dict):
         raise InvalidParams(f"Invalid params: {_METHOD} params must be an object")
     command = params.get("command")
-    if command is not None:
-        if not _text(command, "command").strip():
-            raise _fail("command", "must not be empty")
+    if command is not None and not _text(command, "command").strip():
+        raise _fail("command", "must not be empty")
     args = params.get("args")
     if args is not None:
         if not isinstance(args, list):
