@@ -266,30 +266,14 @@ class RulesPolicy:
                 raise fail(where, "'decision' is required")
             decision = _decision(raw["decision"], f"{where} 'decision'", fail)
             kinds = None
-            if "kind" in raw:
-                value = raw["kind"]
-                listed = [value] if isinstance(value, str) else value
-                if (
-                    not isinstance(listed, list)
-                    or not listed
-                    or not all(isinstance(k, str) for k in listed)
-                ):
-                    raise fail(where, "'kind' must be a string or a non-empty list of strings")
+            listed = _strings(raw, "kind", where, fail, "a string or a non-empty list of strings")
+            if listed is not None:
                 bad = sorted(set(listed) - KNOWN_TOOL_KINDS)
                 if bad:
                     raise fail(where, f"unknown kind(s) {bad}; known: {sorted(KNOWN_TOOL_KINDS)}")
                 kinds = frozenset(listed)
-            tools = None
-            if "tool" in raw:
-                value = raw["tool"]
-                listed = [value] if isinstance(value, str) else value
-                if (
-                    not isinstance(listed, list)
-                    or not listed
-                    or not all(isinstance(k, str) and k for k in listed)
-                ):
-                    raise fail(where, "'tool' must be a glob string or a non-empty list of them")
-                tools = tuple(listed)
+            listed = _strings(raw, "tool", where, fail, "a glob string or a non-empty list of them")
+            tools = tuple(listed) if listed is not None else None
             globs: dict[str, str | None] = {}
             for key in ("title", "path", "command"):
                 value = raw.get(key)
@@ -334,6 +318,21 @@ class RulesPolicy:
             reason = f"rule {index} in {self._source}"
             return Verdict(rule.decision, False, reason, names_protected=named)
         return Verdict(self._default, False, f"default of {self._source}")
+
+
+def _strings(raw: dict[str, Any], key: str, where: str, fail: Any, shape: str) -> list[str] | None:
+    """A matcher given as one string or a non-empty list of non-empty strings."""
+    if key not in raw:
+        return None
+    value = raw[key]
+    listed = [value] if isinstance(value, str) else value
+    if (
+        not isinstance(listed, list)
+        or not listed
+        or not all(isinstance(k, str) and k for k in listed)
+    ):
+        raise fail(where, f"{key!r} must be {shape}")
+    return listed
 
 
 def _decision(value: Any, where: str, fail: Any) -> Decision:
