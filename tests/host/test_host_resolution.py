@@ -93,3 +93,22 @@ async def test_a_link_swapped_in_after_the_check_is_refused(repo, workspace):
 def test_workspace_roots_are_canonical(tmp_path, repo):
     os.symlink(repo, tmp_path / "alias")
     assert Workspace([str(tmp_path / "alias")]).roots == (str(repo),)
+
+
+async def test_rule_globs_resolve_their_directories_like_request_paths(tmp_path, repo):
+    from acphost.host import Decision, PermissionRequest, RulesPolicy
+
+    os.symlink(repo, tmp_path / "alias")
+    policy = RulesPolicy.from_dict(
+        {
+            "rules": [
+                {"path": f"{tmp_path}/alias/a/*", "decision": "allow"},
+                {"path": f"{tmp_path}/alias/hooks-link/pre-commit", "decision": "allow"},
+            ]
+        }
+    )
+    write = PermissionRequest.for_fs_write("s", f"{repo}/a/x.py")
+    assert (await policy.decide(write)).decision is Decision.ALLOW
+    hook = PermissionRequest.for_fs_write("s", f"{repo}/.git/hooks/pre-commit")
+    verdict = await policy.decide(hook)
+    assert verdict.decision is Decision.ALLOW and verdict.reason == "rule 2 in rules"

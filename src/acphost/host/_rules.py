@@ -27,7 +27,9 @@ host's own file reads included: a file that rejects by default needs a
   matches one of the listed globs. A request without a name never matches.
 * ``title``, ``path``: ``fnmatch`` globs, case-sensitive, where ``*`` also
   matches ``/``. A request without that attribute never matches. Paths are
-  canonical: the request's paths were resolved the way the jail resolves them.
+  canonical: the request's paths were resolved the way the jail resolves
+  them, and so are the directories a ``path`` glob spells before its first
+  wildcard.
 * ``path`` with several paths: an allow or ask rule needs *every* path to
   match; a reject rule needs *any* path to match. Both err on the safe side.
 * ``command`` is matched word by word against the argv that will run
@@ -53,8 +55,9 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from .._errors import AcpError
+from .._errors import AcpError, RequestError
 from ._commands import command_words, match_words, pattern_words, shell_line_of
+from ._jail import resolve_path
 from ._policy import Decision, PermissionRequest, Verdict
 from ._protect import names_area
 
@@ -99,12 +102,15 @@ class Rule:
     tools: tuple[str, ...] | None = None
     shell: bool = False
     _words: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
+    _path: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.shell and self.command is None:
             raise ValueError("'shell' needs a 'command' (the exact shell line)")
         if self.command is not None and not self.shell:
             object.__setattr__(self, "_words", pattern_words(self.command))
+        if self.path is not None:
+            object.__setattr__(self, "_path", _canonical_glob(self.path))
 
     def matches(self, request: PermissionRequest) -> bool:
         """Tell whether every matcher of this rule matches the request.
@@ -131,7 +137,7 @@ class Rule:
             paths = [os.path.normpath(p) for p in request.paths]
             if not paths:
                 return False
-            hits = (fnmatchcase(p, self.path) for p in paths)
+            hits = (fnmatchcase(p, self._path or self.path) for p in paths)
             if not (any(hits) if self.decision is Decision.REJECT else all(hits)):
                 return False
         return self.command is None or self._command_matches(request)
@@ -146,7 +152,8 @@ class Rule:
             ``True`` when the path glob spells each area out literally.
 
         """
-        return self.path is not None and all(names_area(self.path, a) for a in areas)
+        glob = self._path
+        return glob is not None and all(names_area(glob, a) for a in areas)
 
     def _command_matches(self, request: PermissionRequest) -> bool:
         assert self.command is not None
@@ -318,6 +325,25 @@ class RulesPolicy:
             reason = f"rule {index} in {self._source}"
             return Verdict(rule.decision, False, reason, names_protected=named)
         return Verdict(self._default, False, f"default of {self._source}")
+
+
+def _canonical_glob(glob: str) -> str:
+    """Resolve a path glob's directories the way request paths are resolved.
+
+    Request paths are canonical, so the whole directories written before the
+    first wildcard are resolved too (``/home/me/proj/*`` matches when
+    ``/home`` is a link); the last component and everything from the first
+    wildcard on stay as written. A relative or unresolvable glob is kept.
+    """
+    cut = min((i for i, c in enumerate(glob) if c in "*?["), default=len(glob))
+    head = glob[: glob.rfind("/", 0, cut) + 1]
+    if not head.startswith("/"):
+        return glob
+    try:
+        real = resolve_path(head)
+    except RequestError:
+        return glob
+    return real.rstrip("/") + "/" + glob[len(head) :]
 
 
 def _strings(raw: dict[str, Any], key: str, where: str, fail: Any, shape: str) -> list[str] | None:
