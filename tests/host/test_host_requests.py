@@ -183,3 +183,29 @@ def test_null_means_absent_and_meta_stays_lenient():
         }
     )
     check_terminal_params({"command": "ls", "args": [], "env": [], "outputByteLimit": 0})
+
+
+async def test_read_grants_come_only_from_allowed_reads():
+    from acphost._errors import InternalError
+
+    policy = RulesPolicy.from_dict(
+        {
+            "rules": [
+                {"kind": "read", "path": "/ws/*.env", "decision": "reject"},
+                {"kind": ["read", "edit"], "decision": "allow"},
+            ]
+        }
+    )
+    broker = PermissionBroker(policy)
+
+    def call(kind, path):
+        return PermissionRequest.for_tool_call(
+            "s", "t", title="x", kind=kind, locations=[path], cwd="/ws", options=ALWAYS[:1]
+        )
+
+    # an allowed edit of the secret file is no grant to read its old content
+    assert (await broker.request(call("edit", "/ws/prod.env"))).decision == "allow"
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_fs_read("s", "/ws/prod.env"))
+    # a read of a free file is allowed, and the policy is consulted each time
+    await broker.check(PermissionRequest.for_fs_read("s", "/ws/README"))

@@ -35,11 +35,11 @@ Decisions, and why:
   (or mediated write) naming that path; a terminal needs an allowed
   ``execute`` request (or mediated terminal) for the same command (argv,
   shell line or ``sh -c`` line: the same words) in the same directory,
-  environment included; a
-  read needs an allowed ``read`` or writing request naming that path. An
-  allowed ``read`` grants no write and no command, so a read-only policy
-  cannot be stretched into either by a tool call that names them in its
-  locations or ``rawInput``.
+  environment included; a read needs an allowed ``read`` request (or
+  mediated read) naming that path (an allowed edit is no grant to read the
+  file's old content). An allowed ``read`` grants no write and no command,
+  so a read-only policy cannot be stretched into either by a tool call that
+  names them in its locations or ``rawInput``.
 * A denied mediated operation raises :class:`~acphost.InternalError` (-32603):
   the schema's ``ErrorCode`` says -32603 is "reserved for implementation-defined
   server errors". -32602 would tell the agent its parameters are malformed,
@@ -346,7 +346,7 @@ class PermissionBroker:
             reads = request.operation == OPERATION_FS_READ
         if writes:
             state.write_paths.update(os.path.normpath(p) for p in request.paths)
-        if reads or writes:
+        if reads:
             state.read_paths.update(os.path.normpath(p) for p in request.paths)
         key = request.command_key
         if runs and key is not None:
