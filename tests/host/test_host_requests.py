@@ -209,3 +209,30 @@ async def test_read_grants_come_only_from_allowed_reads():
         await broker.check(PermissionRequest.for_fs_read("s", "/ws/prod.env"))
     # a read of a free file is allowed, and the policy is consulted each time
     await broker.check(PermissionRequest.for_fs_read("s", "/ws/README"))
+
+
+async def test_an_allowed_command_grants_the_same_command_in_the_same_directory_only():
+    from acphost._errors import InternalError
+
+    class ToolCallsOnly:
+        async def decide(self, request):
+            if request.operation == "tool_call":
+                return Verdict.allow("tool call")
+            return Verdict.reject("mediated")
+
+    broker = PermissionBroker(ToolCallsOnly())
+    allowed = PermissionRequest.for_tool_call(
+        "s",
+        "t",
+        title="make",
+        kind="execute",
+        locations=(),
+        cwd="/ws",
+        raw_input={"command": "make", "cwd": "/ws/a"},
+        options=ALWAYS[:1],
+    )
+    assert (await broker.request(allowed)).decision == "allow"
+    await broker.check(PermissionRequest.for_terminal("s", "make", cwd="/ws/a"))
+    await broker.check(PermissionRequest.for_terminal("s", "sh", ["-c", "make"], cwd="/ws/a"))
+    with pytest.raises(InternalError):
+        await broker.check(PermissionRequest.for_terminal("s", "make", cwd="/ws/b"))
