@@ -18,7 +18,8 @@ Everything acphost raises on purpose derives from :class:`AcpError`::
     ├── AgentExited                 the agent process ended (exit code, stderr tail)
     ├── AgentStartError             the agent could not be launched at all
     ├── AcpTimeout                  a bounded wait ran out (also a ``TimeoutError``)
-    └── UsageError                  the library was misused (also a ``RuntimeError``)
+    ├── UsageError                  the library was misused (also a ``RuntimeError``)
+    └── OutputFileError             an output file is unsafe to write (also an ``OSError``)
 
 ``RequestError`` travels both ways: the agent's error responses are raised as the
 subclass for their code, and a host handler raises one to answer the agent with
@@ -46,6 +47,7 @@ __all__ = [
     "InvalidRequest",
     "LocalProtocolError",
     "MethodNotFound",
+    "OutputFileError",
     "ParseError",
     "RemoteProtocolError",
     "RequestCancelled",
@@ -270,3 +272,11 @@ class AcpTimeout(AcpError, TimeoutError):
 
 class UsageError(AcpError, RuntimeError):
     """The library was used in a way it does not support; the message says the fix."""
+
+
+class OutputFileError(AcpError, OSError):
+    """An output file of the host (audit log, trace, saved session) is unsafe to write.
+
+    The path is a symbolic link, a FIFO, a directory or another non-regular
+    file, or cannot be opened; the message names the path and what to do.
+    """

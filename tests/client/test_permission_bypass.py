@@ -17,9 +17,22 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import sys
+from pathlib import Path
 
 from acphost import AcpClient, HostConfig
-from acphost.host import Interactive, PermissionBroker, PermissionRequest, RulesPolicy, Verdict
+from acphost.config import AgentSpec
+from acphost.host import (
+    AllowAll,
+    DenyAll,
+    Interactive,
+    PermissionBroker,
+    PermissionRequest,
+    RulesPolicy,
+    Verdict,
+    describe_request,
+)
+from acphost.launch import HostChoices, build_host_config
 from tests.support.fake_agent import pair_with
 
 DENIED = {"reason": "permission_denied"}
@@ -328,3 +341,379 @@ async def test_broker_passed_in_is_closed_with_the_client(workspace, tmp_path):
     # closed: no more answers but "cancelled", and nothing more written
     assert (await broker.request(PermissionRequest("s1", tool_kind="read"))).cancelled
     assert len(log.read_text().splitlines()) == 1
+
+
+# -- the policy judges what will actually happen ------------------------------------
+
+
+def rules(*items, default="reject"):
+    return RulesPolicy.from_dict({"rules": list(items), "default": default})
+
+
+async def test_policy_judges_the_path_the_jail_writes(workspace, tmp_path):
+    """``//ws/x``, ``ws/./a/../x`` and a link inside the workspace resolve before matching."""
+    (workspace / "private").mkdir()
+    (workspace / "pub").mkdir()
+    (workspace / "pub-link").symlink_to("private")
+    log = tmp_path / "audit.jsonl"
+    seen = {}
+    spellings = {
+        "double slash": f"/{workspace}/private/a",
+        "dot dot": f"{workspace}/./pub/../private/b",
+        "link": f"{workspace}/pub-link/c",
+    }
+
+    async def prompt(agent, rid, params):
+        sid = params["sessionId"]
+        for name, path in spellings.items():
+            seen[name] = await agent.request(
+                "fs/write_text_file", {"sessionId": sid, "path": path, "content": "x"}
+            )
+        seen["free"] = await agent.request(
+            "fs/write_text_file",
+            {"sessionId": sid, "path": f"{workspace}/pub/ok", "content": "x"},
+        )
+        return {"stopReason": "end_turn"}
+
+    policy = rules(
+        {"path": f"{workspace}/private/*", "decision": "reject"}, {"decision": "allow"}
+    )
+    broker = PermissionBroker(policy, audit_log=log)
+    await run_turn(workspace, prompt, allow_write=True, permissions=broker)
+    for name in spellings:
+        assert seen[name]["error"]["data"] == DENIED, name
+    assert seen["free"]["result"] == {}
+    assert list((workspace / "private").iterdir()) == []
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(x["paths"], x.get("requestedPaths")) for x in lines[:3]] == [
+        ([f"{workspace}/private/a"], [spellings["double slash"]]),
+        ([f"{workspace}/private/b"], [spellings["dot dot"]]),
+        ([f"{workspace}/private/c"], [spellings["link"]]),
+    ]
+    assert "requestedPaths" not in lines[3]
+
+
+async def test_file_reads_pass_the_policy(workspace):
+    (workspace / "notes.txt").write_text("notes\n")
+    (workspace / "secret.env").write_text("TOKEN=1\n")
+    (workspace / "alias").symlink_to("secret.env")
+    seen = {}
+
+    async def prompt(agent, rid, params):
+        sid = params["sessionId"]
+        for name in ("notes.txt", "secret.env", "alias", "missing.env"):
+            seen[name] = await agent.request(
+                "fs/read_text_file", {"sessionId": sid, "path": f"{workspace}/{name}"}
+            )
+        return {"stopReason": "end_turn"}
+
+    await run_turn(workspace, prompt)  # the library's default: reads allowed
+    assert seen["notes.txt"]["result"] == {"content": "notes\n"}
+    assert seen["alias"]["result"] == {"content": "TOKEN=1\n"}
+
+    await run_turn(workspace, prompt, permissions=DenyAll())
+    assert all(seen[name]["error"]["data"] == DENIED for name in seen)
+
+    read_rule = rules(
+        {"kind": "read", "path": f"{workspace}/*.env", "decision": "reject"},
+        {"kind": "read", "decision": "allow"},
+    )
+    await run_turn(workspace, prompt, permissions=read_rule)
+    assert seen["notes.txt"]["result"] == {"content": "notes\n"}
+    for name in ("secret.env", "alias", "missing.env"):  # the link resolves to secret.env
+        assert seen[name]["error"]["data"] == DENIED, name
+
+
+def face_host(**choices):
+    return build_host_config(HostChoices(**choices), AgentSpec("scripted", "scripted"))
+
+
+async def test_commands_are_gated_like_writes_by_default(workspace):
+    marker = workspace / "ran"
+    seen = {}
+
+    async def prompt(agent, rid, params):
+        sid = params["sessionId"]
+        seen["perm"] = await agent.request(
+            "session/request_permission",
+            permission(
+                sid,
+                "t1",
+                "execute",
+                title="touch",
+                raw_input={"command": f"touch {marker}"},
+                options=[
+                    {"optionId": "ok", "name": "Allow", "kind": "allow_once"},
+                    {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+                ],
+            ),
+        )
+        seen["term"] = await agent.request(
+            "terminal/create", {"sessionId": sid, "command": "touch", "args": [str(marker)]}
+        )
+        if "result" in seen["term"]:
+            tid = seen["term"]["result"]["terminalId"]
+            await agent.request("terminal/wait_for_exit", {"sessionId": sid, "terminalId": tid})
+        return {"stopReason": "end_turn"}
+
+    t, _ = pair_with({"session/prompt": prompt})
+    async with AcpClient.connect(t, host=face_host()) as client:
+        await (await client.new_session(workspace)).prompt("go")
+    assert seen["perm"]["result"]["outcome"] == {"outcome": "selected", "optionId": "no"}
+    assert seen["term"]["error"]["data"] == DENIED
+    assert "running commands needs --write" in seen["term"]["error"]["message"]
+    assert not marker.exists()
+
+    asked = []
+
+    async def asker(request):
+        asked.append(request.operation)
+        return Verdict.reject("user")
+
+    for choices, asker_fn, runs in (
+        ({"write": True}, None, True),
+        ({"approve": "all"}, None, True),
+        ({}, asker, False),
+    ):
+        t, _ = pair_with({"session/prompt": prompt})
+        host = build_host_config(
+            HostChoices(**choices), AgentSpec("scripted", "scripted"), asker=asker_fn
+        )
+        async with AcpClient.connect(t, host=host) as client:
+            await (await client.new_session(workspace)).prompt("go")
+        assert ("terminalId" in seen["term"].get("result", {})) is runs, choices
+    assert asked == ["tool_call", "terminal_create"]  # --ask: asked, not refused outright
+
+
+async def test_agent_writes_never_reach_git_hooks_config_or_host_files(workspace):
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    config_before = (workspace / ".git" / "config").read_text()
+    (workspace / "hooks").symlink_to(".git/hooks")
+    audit = workspace / "audit.jsonl"
+    targets = [
+        workspace / ".git" / "hooks" / "pre-commit",
+        workspace / "hooks" / "post-checkout",
+        workspace / ".git" / "config",
+        workspace / ".acphost" / "settings.json",
+        audit,
+    ]
+    seen = {}
+
+    async def prompt(agent, rid, params):
+        sid = params["sessionId"]
+        for target in targets:
+            seen[target] = await agent.request(
+                "fs/write_text_file",
+                {"sessionId": sid, "path": str(target), "content": "#!/bin/sh\ntouch pwned\n"},
+            )
+        return {"stopReason": "end_turn"}
+
+    t, _ = pair_with({"session/prompt": prompt})
+    host = face_host(yolo=True, audit_log=str(audit))
+    async with AcpClient.connect(t, host=host) as client:
+        await (await client.new_session(workspace)).prompt("go")
+    for target in targets:
+        assert seen[target]["error"]["data"] == DENIED, target
+        assert "is protected" in seen[target]["error"]["message"]
+    assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert not (workspace / ".git" / "hooks" / "post-checkout").exists()
+    assert (workspace / ".git" / "config").read_text() == config_before
+    assert not (workspace / ".acphost").exists()
+    decisions = [json.loads(line)["decision"] for line in audit.read_text().splitlines()]
+    assert decisions == ["reject"] * len(targets)
+
+    # a broad rule does not open them; a rule naming the hook does
+    policy = rules(
+        {"path": f"{workspace}/**", "decision": "allow"},
+        {"path": f"{workspace}/.git/hooks/pre-commit", "decision": "allow"},
+    )
+    t, _ = pair_with({"session/prompt": prompt})
+    async with AcpClient.connect(
+        t, host=HostConfig(allow_write=True, permissions=policy, protected_paths=(str(audit),))
+    ) as client:
+        await (await client.new_session(workspace)).prompt("go")
+    allowed = [target for target in targets if "result" in seen[target]]
+    assert allowed == [workspace / ".git" / "hooks" / "pre-commit"]
+
+
+async def test_the_prompt_shows_argv_cwd_env_and_tool_name(workspace):
+    (workspace / "sub").mkdir()
+    shown = []
+
+    async def user(request):
+        shown.append(describe_request(request))
+        return Verdict.reject("user")
+
+    async def prompt(agent, rid, params):
+        sid = params["sessionId"]
+        tool_call = {
+            "toolCallId": "t1",
+            "title": "List files",
+            "kind": "execute",
+            "name": "Bash",
+            "rawInput": {"command": "ls -la", "cwd": "sub"},
+        }
+        await agent.request(
+            "session/request_permission",
+            {"sessionId": sid, "toolCall": tool_call, "options": OPTIONS},
+        )
+        await agent.request(
+            "terminal/create",
+            {
+                "sessionId": sid,
+                "command": "ls",
+                "args": ["-la", "a b"],
+                "cwd": f"{workspace}/./sub",
+                "env": [{"name": "LC_ALL", "value": "C"}],
+            },
+        )
+        return {"stopReason": "end_turn"}
+
+    ask = rules(default="ask")
+    await run_turn(workspace, prompt, permissions=PermissionBroker(ask, ask=Interactive(user)))
+    assert shown == [
+        [
+            "action: tool call",
+            "title: List files",
+            "tool: Bash",
+            "kind: execute",
+            "shell line: ls -la",
+            f"cwd: {workspace}/sub",
+        ],
+        [
+            "action: run a command in a terminal",
+            "kind: execute",
+            "argv: ls -la 'a b'",
+            f"cwd: {workspace}/sub",
+            "env: LC_ALL=C",
+        ],
+    ]
+
+
+OPTIONS = [
+    {"optionId": "ok", "name": "Allow", "kind": "allow_once"},
+    {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+]
+
+
+async def test_rules_match_the_tool_name(workspace):
+    seen = {}
+
+    async def prompt(agent, rid, params):
+        sid = params["sessionId"]
+        for name in ("Bash", "Read", None):
+            tool_call = {"toolCallId": f"t-{name}", "title": "Do it", "kind": "other"}
+            if name is not None:
+                tool_call["name"] = name
+            seen[name] = await agent.request(
+                "session/request_permission",
+                {"sessionId": sid, "toolCall": tool_call, "options": OPTIONS},
+            )
+        return {"stopReason": "end_turn"}
+
+    policy = rules({"tool": "Bash", "decision": "reject"}, {"tool": "Re*", "decision": "allow"})
+    await run_turn(workspace, prompt, permissions=policy)
+    chosen = {name: seen[name]["result"]["outcome"]["optionId"] for name in seen}
+    assert chosen == {"Bash": "no", "Read": "ok", None: "no"}
+
+
+async def test_malformed_terminal_params_are_refused_not_defaulted(workspace):
+    marker = workspace / "ran"
+    seen = {}
+
+    async def prompt(agent, rid, params):
+        sid = params["sessionId"]
+        base = {"sessionId": sid, "command": f"touch {marker}"}
+        for name, extra in {
+            "args": {"args": "--help"},
+            "env": {"env": [{"name": "PATH=/tmp", "value": "x"}]},
+            "cwd": {"cwd": "relative"},
+            "outputByteLimit": {"outputByteLimit": -5},
+        }.items():
+            seen[name] = await agent.request("terminal/create", {**base, **extra})
+        return {"stopReason": "end_turn"}
+
+    await run_turn(workspace, prompt, permissions=AllowAll())
+    for name in ("args", "env", "cwd", "outputByteLimit"):
+        error = seen[name]["error"]
+        assert error["code"] == -32602, name
+        assert f"'{name}" in error["message"], error["message"]
+    assert not marker.exists()
+
+
+async def test_a_git_star_rule_does_not_run_an_alias_or_a_second_command(workspace):
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    marker = workspace / "pwned"
+    seen = {}
+    attacks = {
+        "alias": {"command": "git", "args": ["-c", f"alias.x=!touch {marker}", "x"]},
+        "exec-path": {"command": "git", "args": [f"--exec-path={workspace}", "status"]},
+        "shell alias": {"command": f"git -c alias.x='!touch {marker}' x"},
+        "second command": {"command": f"git status; touch {marker}"},
+        "wrapped": {"command": "bash", "args": ["-lc", f"git status && touch {marker}"]},
+    }
+
+    async def prompt(agent, rid, params):
+        sid = params["sessionId"]
+        for name, create in {**attacks, "plain": {"command": "git status"}}.items():
+            seen[name] = await agent.request("terminal/create", {"sessionId": sid, **create})
+            if "result" in seen[name]:
+                tid = seen[name]["result"]["terminalId"]
+                await agent.request(
+                    "terminal/wait_for_exit", {"sessionId": sid, "terminalId": tid}
+                )
+        return {"stopReason": "end_turn"}
+
+    policy = rules(
+        {"kind": "execute", "command": "git *", "decision": "allow"},
+        {"kind": "execute", "command": "git status*", "decision": "allow"},
+    )
+    await run_turn(workspace, prompt, permissions=policy)
+    for name in attacks:
+        assert seen[name]["error"]["data"] == DENIED, name
+    assert "terminalId" in seen["plain"]["result"]
+    assert not marker.exists()
+
+
+HOSTILE = str(Path(__file__).resolve().parent.parent / "host" / "hostile_agent.py")
+
+
+async def test_a_hostile_agent_process_against_the_yolo_host(workspace):
+    """Over real pipes, with ``--yolo`` and an audit log inside the workspace."""
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    (workspace / "tools").symlink_to(".git/hooks")
+    audit = workspace / "audit.jsonl"
+    hook = "#!/bin/sh\ntouch $CWD/pwned\n"
+    steps = [
+        ["fs/write_text_file", {"sessionId": "$SID", "path": "$CWD/tools/pre-commit", "content": hook}],
+        ["fs/write_text_file", {"sessionId": "$SID", "path": "//$CWD/.git/config", "content": hook}],
+        ["fs/write_text_file", {"sessionId": "$SID", "path": "$CWD/audit.jsonl", "content": ""}],
+        ["terminal/create", {"sessionId": "$SID", "command": "touch", "args": "$CWD/pwned"}],
+        ["fs/write_text_file", {"sessionId": "$SID", "path": "$CWD/./src/../ok.txt", "content": "ok"}],
+    ]
+    host = face_host(yolo=True, audit_log=str(audit))
+    async with AcpClient.start(
+        [sys.executable, HOSTILE], env={"HOSTILE_STEPS": json.dumps(steps)}, host=host
+    ) as client:
+        result = await (await client.new_session(workspace)).prompt("go")
+    answers = json.loads(result.text)
+    assert [a.get("error", {}).get("code") for a in answers] == [
+        -32603,
+        -32603,
+        -32603,
+        -32602,
+        None,
+    ]
+    assert all("is protected" in a["error"]["message"] for a in answers[:3])
+    assert "'args'" in answers[3]["error"]["message"]
+    assert (workspace / "ok.txt").read_text() == "ok"
+    assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert "touch" not in (workspace / ".git" / "config").read_text()
+    assert not (workspace / "pwned").exists()
+    logged = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [(x["decision"], x["paths"]) for x in logged] == [
+        ("reject", [f"{workspace}/.git/hooks/pre-commit"]),
+        ("reject", [f"{workspace}/.git/config"]),
+        ("reject", [str(audit)]),
+        ("allow", [f"{workspace}/ok.txt"]),
+    ]

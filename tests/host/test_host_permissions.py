@@ -99,7 +99,7 @@ async def test_rules_matchers_first_match_and_default(tmp_path):
                 "rules": [
                     {"title": "*secret*", "decision": "reject"},
                     {"kind": ["edit", "delete"], "path": "/ws/src/*", "decision": "allow"},
-                    {"kind": "execute", "command": "git status*", "decision": "allow"},
+                    {"kind": "execute", "command": "git status **", "decision": "allow"},
                     {"kind": "read", "decision": "allow"},
                     {"path": "/etc/*", "decision": "reject"},
                 ],
@@ -594,9 +594,11 @@ async def test_audit_log_lines(tmp_path):
         "toolCallId",
         "operation",
         "toolKind",
+        "toolName",
         "title",
         "paths",
         "command",
+        "cwd",
         "decision",
         "optionKind",
         "reason",
@@ -631,6 +633,7 @@ def test_host_exports_pinned():
             "AllowAll",
             "AllowReads",
             "AuditLog",
+            "Authorizer",
             "Decision",
             "DenyAll",
             "ExitStatus",
@@ -643,6 +646,7 @@ def test_host_exports_pinned():
             "PermissionPolicy",
             "PermissionRequest",
             "PolicyFileError",
+            "ProtectedPaths",
             "Rule",
             "RulesPolicy",
             "TerminalCreated",
@@ -653,6 +657,10 @@ def test_host_exports_pinned():
             "TerminalOutputReceived",
             "Verdict",
             "Workspace",
+            "check_terminal_params",
+            "describe_request",
+            "open_output",
+            "resolve_path",
         ]
     )
     assert all(hasattr(host, name) for name in host.__all__)

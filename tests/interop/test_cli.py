@@ -119,7 +119,8 @@ def test_fs_write_rejected_by_default_policy(agent, agents_root, home, ws, model
 def test_shell_command(agent, agents_root, home, ws, model):
     na(agent, "terminal")
     model.script = [agent.shell("echo hello-from-shell"), Text("Ran it.")]
-    r = acphost(agent, agents_root, home, ws, model, ["run it"])
+    # Commands are gated like writes: running one needs --write (or --yolo, --ask...).
+    r = acphost(agent, agents_root, home, ws, model, ["--write", "run it"])
     assert r.returncode == 0, r.stderr
     assert "hello-from-shell" in model.tool_results()
     uses = "terminal/create" in methods(frames(r.stdout))

@@ -2,8 +2,8 @@
 
 Decodes each agent→client request against the schema (bad params → -32602
 with the path of the problem), finds the session and its workspace, consults
-the permission broker — also for file writes and terminals the agent did not
-ask permission for — and calls the provider.
+the permission broker — for every file read and write and every terminal,
+whether or not the agent asked permission first — and calls the provider.
 
 A method the host did not advertise is answered -32601, exactly as an
 unknown one: the agent must not use capabilities it was not offered.
@@ -12,7 +12,6 @@ unknown one: the agent must not use capabilities it was not offered.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -26,8 +25,10 @@ from ..host import (
     PermissionOption,
     PermissionPolicy,
     PermissionRequest,
+    ProtectedPaths,
     TerminalManager,
     Workspace,
+    check_terminal_params,
 )
 from ._state import SessionState
 
@@ -80,6 +81,12 @@ class HostConfig:
             requests cancelled, audit log closed) when the client closes, so
             give each client its own.
         elicitation: the elicitation handler (``None``: not advertised).
+        protected_paths: the host's own output files (audit log, trace,
+            saved session, history store; a directory protects everything
+            below it). The agent's writes there are refused unless a
+            permission rule names them, like ``.git/hooks``, ``.git/config``
+            and ``.acphost`` in the workspace. Open them with
+            :func:`acphost.host.open_output`.
 
     """
 
@@ -88,6 +95,7 @@ class HostConfig:
     terminals: TerminalManager | None = field(default_factory=_default_terminals)
     permissions: PermissionPolicy | PermissionBroker = field(default_factory=AllowReads)
     elicitation: ElicitationHandler | None = None
+    protected_paths: tuple[str, ...] = ()
 
 
 class HostBridge:
@@ -208,33 +216,32 @@ class HostBridge:
     async def _request_permission(self, params: Any) -> Any:
         req = _decode(s.RequestPermissionRequest, params)
         session = self._session(req.session_id)
-        # The request carries the tool call, announced or not (issue 3 item 10).
+        # The request carries the tool call, announced or not (merged into state).
         call = session.state.merge_tool_call(req.tool_call)
         # Some agents (Qwen Code) put workspace-relative paths in diff content;
-        # the policy only ever sees absolute ones (issue 5, "relative paths").
-        cwd = session.cwd
-        paths = tuple(_absolute(loc.path, cwd) for loc in call.locations)
-        paths += tuple(
-            p
-            for p in (
-                _absolute(c.path, cwd) for c in call.content if isinstance(c, s.DiffToolCallContent)
-            )
-            if p not in paths
-        )
-        request = PermissionRequest(
-            session_id=req.session_id,
-            tool_call_id=call.tool_call_id,
+        # the request resolves them against the session's cwd, as the jail would.
+        locations = [loc.path for loc in call.locations]
+        locations += [c.path for c in call.content if isinstance(c, s.DiffToolCallContent)]
+        request = PermissionRequest.for_tool_call(
+            req.session_id,
+            call.tool_call_id,
             title=call.title or None,
-            tool_kind=call.kind,
-            paths=paths,
-            command=_command_of(call.raw_input),
-            options=tuple(PermissionOption(o.option_id, o.name, o.kind) for o in req.options),
+            kind=call.kind,
+            locations=locations,
+            cwd=session.cwd,
             raw_input=call.raw_input,
+            tool_name=call.name,
+            options=[PermissionOption(o.option_id, o.name, o.kind) for o in req.options],
+            protect=self._protected(req.session_id),
         )
         outcome = await self.broker.request(request)
         if outcome.option_id is None:
             return {"outcome": {"outcome": "cancelled"}}
         return {"outcome": {"outcome": "selected", "optionId": outcome.option_id}}
+
+    def _protected(self, session_id: str) -> ProtectedPaths:
+        """The protected paths of a session: its workspace's and the host's output files."""
+        return ProtectedPaths(self._workspace(session_id).roots, self.config.protected_paths)
 
     # -- files -------------------------------------------------------------------
 
@@ -242,15 +249,33 @@ class HostBridge:
         req = _decode(s.ReadTextFileRequest, params)
         ws = self._workspace(req.session_id)
         assert self.config.fs is not None
-        content = await self.config.fs.read_text_file(ws, req.path, req.line, req.limit)
+
+        async def authorize(path: str) -> None:
+            # The policy judges the canonical path of the file the jail opened.
+            await self.broker.check(
+                PermissionRequest.for_fs_read(req.session_id, path, requested=req.path)
+            )
+
+        content = await self.config.fs.read_text_file(
+            ws, req.path, req.line, req.limit, authorize=authorize
+        )
         return {"content": content}
 
     async def _write_text_file(self, params: Any) -> Any:
         req = _decode(s.WriteTextFileRequest, params)
         ws = self._workspace(req.session_id)
         assert self.config.fs is not None
-        await self.broker.check(PermissionRequest.for_fs_write(req.session_id, req.path))
-        await self.config.fs.write_text_file(ws, req.path, req.content)
+        protect = self._protected(req.session_id)
+
+        async def authorize(path: str) -> None:
+            # The canonical path the jail will replace, before anything is created.
+            await self.broker.check(
+                PermissionRequest.for_fs_write(
+                    req.session_id, path, requested=req.path, protect=protect
+                )
+            )
+
+        await self.config.fs.write_text_file(ws, req.path, req.content, authorize=authorize)
         return {}
 
     # -- terminals -----------------------------------------------------------------
@@ -261,23 +286,25 @@ class HostBridge:
         return self.config.terminals
 
     async def _terminal_create(self, params: Any) -> Any:
+        # Malformed args/env/cwd/limit are refused, not defaulted (schema v1.25).
+        check_terminal_params(params)
         req = _decode(s.CreateTerminalRequest, params)
         ws = self._workspace(req.session_id)
-        env = {v.name: v.value for v in req.env} if req.env else None
+        env = [(v.name, v.value) for v in req.env or ()]
+        cwd = self._terminals.resolve_cwd(ws, req.cwd)
         # The policy sees the environment too: it can change what the command
-        # runs (GIT_CONFIG_*, PATH, LD_PRELOAD), so it is part of the request.
+        # runs (GIT_CONFIG_*, PATH, LD_PRELOAD), so it is part of the request;
+        # and the directory the command really starts in.
         await self.broker.check(
-            PermissionRequest.for_terminal(
-                req.session_id, req.command, req.args, cwd=req.cwd, env=env
-            )
+            PermissionRequest.for_terminal(req.session_id, req.command, req.args, cwd=cwd, env=env)
         )
         terminal_id = await self._terminals.create(
             req.session_id,
             ws,
             req.command,
             args=req.args,
-            env=env,
-            cwd=req.cwd,
+            env=dict(env) or None,
+            cwd=cwd,
             output_byte_limit=req.output_byte_limit,
         )
         return {"terminalId": terminal_id}
@@ -351,20 +378,3 @@ def _exit_status(status: Any) -> dict[str, Any]:
     if status.signal is not None:
         out["signal"] = status.signal
     return out
-
-
-def _absolute(path: str, cwd: str) -> str:
-    """A tool-call path as the policy needs it: absolute, relative ones under ``cwd``."""
-    return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
-
-
-def _command_of(raw_input: Any) -> str | None:
-    """Best effort: the command line an execute tool call runs, from its raw input."""
-    if not isinstance(raw_input, dict):
-        return None
-    cmd = raw_input.get("command") or raw_input.get("cmd")
-    if isinstance(cmd, str):
-        return cmd
-    if isinstance(cmd, list) and all(isinstance(c, str) for c in cmd):
-        return " ".join(cmd)
-    return None

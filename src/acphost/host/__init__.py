@@ -1,8 +1,10 @@
 """Host-side providers: the workspace jail, the permission policy and terminals."""
 
 from ._audit import AuditLog
-from ._fs import DEFAULT_MAX_READ_BYTES, FileSystemProvider
-from ._jail import Workspace
+from ._fs import DEFAULT_MAX_READ_BYTES, Authorizer, FileSystemProvider
+from ._jail import Workspace, resolve_path
+from ._outfile import open_output
+from ._params import check_terminal_params
 from ._permissions import PermissionBroker, PermissionOutcome
 from ._policy import (
     READ_ONLY_TOOL_KINDS,
@@ -17,6 +19,8 @@ from ._policy import (
     PermissionRequest,
     Verdict,
 )
+from ._protect import ProtectedPaths
+from ._request import describe_request
 from ._rules import PolicyFileError, Rule, RulesPolicy
 from ._terminals import (
     ExitStatus,
@@ -34,6 +38,7 @@ __all__ = [
     "AllowAll",
     "AllowReads",
     "AuditLog",
+    "Authorizer",
     "Decision",
     "DenyAll",
     "ExitStatus",
@@ -46,6 +51,7 @@ __all__ = [
     "PermissionPolicy",
     "PermissionRequest",
     "PolicyFileError",
+    "ProtectedPaths",
     "Rule",
     "RulesPolicy",
     "TerminalCreated",
@@ -56,4 +62,8 @@ __all__ = [
     "TerminalOutputReceived",
     "Verdict",
     "Workspace",
+    "check_terminal_params",
+    "describe_request",
+    "open_output",
+    "resolve_path",
 ]

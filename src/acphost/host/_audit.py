@@ -9,7 +9,8 @@ import re
 from datetime import datetime, timezone
 from typing import IO
 
-from ._policy import PermissionRequest
+from ._outfile import open_output
+from ._request import PermissionRequest
 
 __all__ = ["AuditLog"]
 
@@ -32,14 +33,23 @@ class AuditLog:
     """Appends one JSON object per permission decision to a file (JSONL).
 
     Each line holds ``time`` (ISO 8601, UTC), ``session``, ``toolCallId``,
-    ``operation``, ``toolKind``, ``title``, ``paths``, ``command``,
-    ``decision``, ``optionKind`` and ``reason``; never file contents or raw
-    tool input, and the values of secret-looking env assignments in commands
-    (``OPENAI_API_KEY=…``) are masked.
+    ``operation``, ``toolKind``, ``toolName``, ``title``, ``paths`` (canonical:
+    resolved the way the jail resolves them), ``command``, ``cwd``,
+    ``decision``, ``optionKind`` and ``reason``; ``requestedPaths`` (the paths
+    as the agent wrote them) when they differ from ``paths``, and
+    ``protected`` when the request touched protected areas. Never file
+    contents or raw tool input, and the values of secret-looking env
+    assignments in commands (``OPENAI_API_KEY=…``) are masked.
 
     Args:
-        target: a path (opened for appending, owner-only permissions when
-            created) or an open text stream (left open on :meth:`close`).
+        target: a path, opened with :func:`~acphost.host.open_output` (append
+            only, never through a symbolic link, regular files only,
+            owner-only permissions when created; the file stays open, so
+            replacing its name does not redirect the log), or an open text
+            stream (left open on :meth:`close`).
+
+    Raises:
+        OutputFileError: the path is unsafe or cannot be opened.
 
     """
 
@@ -47,10 +57,7 @@ class AuditLog:
 
     def __init__(self, target: str | os.PathLike[str] | IO[str]) -> None:
         if isinstance(target, (str, os.PathLike)):
-            fd = os.open(
-                os.fspath(target), os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600
-            )
-            self._stream: IO[str] = open(fd, "a", encoding="utf-8")  # noqa: SIM115
+            self._stream: IO[str] = open_output(target, append=True)
             self._owned = True
         else:
             self._stream = target
@@ -79,13 +86,19 @@ class AuditLog:
             "toolCallId": request.tool_call_id,
             "operation": request.operation,
             "toolKind": request.kind,
+            "toolName": request.tool_name,
             "title": _mask(request.title),
             "paths": list(request.paths),
             "command": _mask(request.command),
+            "cwd": request.cwd,
             "decision": decision,
             "optionKind": option_kind,
             "reason": reason,
         }
+        if request.requested_paths:
+            line["requestedPaths"] = list(request.requested_paths)
+        if request.protected:
+            line["protected"] = list(request.protected)
         try:
             self._stream.write(json.dumps(line) + "\n")
             self._stream.flush()

@@ -30,12 +30,20 @@ import logging
 import os
 import secrets
 import stat
+from collections.abc import Awaitable, Callable
 from typing import BinaryIO
 
 from .._errors import InternalError, InvalidParams, RequestError, ResourceNotFound
 from ._jail import Jail, Workspace, _os_error, _shown, check_path
 
-__all__ = ["DEFAULT_MAX_READ_BYTES", "FileSystemProvider"]
+__all__ = ["DEFAULT_MAX_READ_BYTES", "Authorizer", "FileSystemProvider"]
+
+Authorizer = Callable[[str], Awaitable[None]]
+"""Called with the canonical path the jail resolved, before it is read or written.
+
+It raises (a :class:`~acphost.RequestError`) to refuse; the permission broker's
+check is one. The path is exactly the one then opened.
+"""
 
 DEFAULT_MAX_READ_BYTES = 8 * 1024 * 1024
 """The default cap on the size of one ``fs/read_text_file`` response (8 MiB)."""
@@ -60,6 +68,23 @@ def _kind(mode: int) -> str:
     if stat.S_ISLNK(mode):
         return "a symbolic link"
     return "not a regular file"
+
+
+async def _open_in_thread(
+    opener: Callable[[Workspace, str], tuple[int, str]], workspace: Workspace, path: str
+) -> tuple[int, str]:
+    """Run ``opener`` in a worker thread; if we are cancelled meanwhile, close its fd."""
+    job = asyncio.ensure_future(asyncio.to_thread(opener, workspace, path))
+    try:
+        return await asyncio.shield(job)
+    except asyncio.CancelledError:
+
+        def close(done: asyncio.Future[tuple[int, str]]) -> None:
+            if not done.cancelled() and done.exception() is None and done.result()[0] >= 0:
+                os.close(done.result()[0])
+
+        job.add_done_callback(close)
+        raise
 
 
 class FileSystemProvider:
@@ -95,15 +120,27 @@ class FileSystemProvider:
         self._log = logger or _log
 
     async def read_text_file(
-        self, workspace: Workspace, path: str, line: int | None = None, limit: int | None = None
+        self,
+        workspace: Workspace,
+        path: str,
+        line: int | None = None,
+        limit: int | None = None,
+        *,
+        authorize: Authorizer | None = None,
     ) -> str:
         """Read a UTF-8 text file, or a window of its lines.
+
+        The file is resolved and opened first (nothing is read), then
+        ``authorize`` judges the canonical path of the very file opened; a
+        missing file is judged by the path it would have.
 
         Args:
             workspace: the session's workspace.
             path: the absolute path the agent asked for.
             line: the first line to return, 1-based; ``None`` for the start.
             limit: how many lines to return at most; ``None`` for all.
+            authorize: called with the canonical path before reading; it
+                raises to refuse.
 
         Returns:
             The text, line endings kept. A window past the end is ``""``.
@@ -124,7 +161,16 @@ class FileSystemProvider:
             raise InvalidParams(f"limit must be an integer >= 0, got {limit!r}")
         normal = check_path(path)
         try:
-            text = await asyncio.to_thread(self._read, workspace, normal, line, limit)
+            fd, canonical = await _open_in_thread(self._open_for_read, workspace, normal)
+            try:
+                if authorize is not None:
+                    await authorize(canonical)
+                if fd < 0:
+                    raise ResourceNotFound(f"file {_shown(normal)} does not exist")
+                text = await asyncio.to_thread(self._read, fd, canonical, line, limit)
+            finally:
+                if fd >= 0:
+                    os.close(fd)
         except ResourceNotFound:
             if self._missing_empty:
                 self._log.info("read %s: missing, answered empty (compat)", _shown(normal))
@@ -137,17 +183,31 @@ class FileSystemProvider:
         self._log.info("read %s line=%s limit=%s: %d chars", _shown(normal), line, limit, len(text))
         return text
 
-    async def write_text_file(self, workspace: Workspace, path: str, content: str) -> None:
+    async def write_text_file(
+        self,
+        workspace: Workspace,
+        path: str,
+        content: str,
+        *,
+        authorize: Authorizer | None = None,
+    ) -> None:
         """Replace (or create) a text file inside the workspace, atomically.
 
         Missing parent directories are created. An existing file keeps its
         permission bits. On any failure the target is untouched and no
         temporary file remains.
 
+        The path is resolved first without touching anything, ``authorize``
+        judges the canonical path, and the write then resolves it again
+        (creating parents) and refuses if the result is not the path judged
+        (a link swapped in meanwhile).
+
         Args:
             workspace: the session's workspace.
             path: the absolute path the agent asked for.
             content: the new text, written as UTF-8.
+            authorize: called with the canonical path before anything is
+                created or written; it raises to refuse.
 
         Raises:
             InvalidParams: bad path, outside the workspace, the target is a
@@ -164,7 +224,10 @@ class FileSystemProvider:
         except UnicodeEncodeError as exc:
             raise InvalidParams("content is not encodable as UTF-8 (lone surrogate)") from exc
         try:
-            await asyncio.to_thread(self._write, workspace, normal, data)
+            canonical = await asyncio.to_thread(self._canonical_for_write, workspace, normal)
+            if authorize is not None:
+                await authorize(canonical)
+            await asyncio.to_thread(self._write, workspace, normal, data, canonical)
         except RequestError as exc:
             self._log.info("write %s: refused: %s", _shown(normal), exc.message)
             raise
@@ -172,7 +235,11 @@ class FileSystemProvider:
 
     # -- blocking halves, run in a worker thread ---------------------------------
 
-    def _read(self, workspace: Workspace, path: str, line: int | None, limit: int | None) -> str:
+    def _open_for_read(self, workspace: Workspace, path: str) -> tuple[int, str]:
+        """Open the regular file ``path`` names; return its fd and canonical path.
+
+        A missing file gives fd -1 and the canonical path it would have.
+        """
         shown = _shown(path)
         inside = workspace.contains(path)
         if not inside and not self._allow_outside:
@@ -180,14 +247,27 @@ class FileSystemProvider:
         # A path inside the workspace resolves inside it (symlinks out refused);
         # only the read-anywhere mode walks from "/".
         jail = Jail(workspace, anywhere=self._allow_outside)
-        fd = self._open_regular(jail, path, shown)
-        with open(fd, "rb", closefd=True) as stream:
+        try:
+            fd, canonical = self._open_regular(jail, path, shown)
+        except ResourceNotFound:
+            return -1, jail.canonical(path)
+        try:
             st = os.fstat(fd)
-            jail.refuse_pseudo(path, st, shown)
+            jail.refuse_pseudo(canonical, st, shown)
             if not stat.S_ISREG(st.st_mode):
                 raise InvalidParams(f"path {shown} is {_kind(st.st_mode)}, not a regular file")
-            self._log.debug("read %s: opened, %d bytes on disk", shown, st.st_size)
-            if line is None and limit is None and st.st_size > self._max_read:
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd, canonical
+
+    def _read(self, fd: int, path: str, line: int | None, limit: int | None) -> str:
+        """Read the window from an fd :meth:`_open_for_read` opened (the caller closes it)."""
+        shown = _shown(path)
+        with open(fd, "rb", closefd=False) as stream:
+            size = os.fstat(fd).st_size
+            self._log.debug("read %s: opened, %d bytes on disk", shown, size)
+            if line is None and limit is None and size > self._max_read:
                 raise self._too_big(shown)
             data = self._window(stream, line or 1, limit, shown)
         try:
@@ -198,7 +278,7 @@ class FileSystemProvider:
                 "requested range)"
             ) from exc
 
-    def _open_regular(self, jail: Jail, path: str, shown: str) -> int:
+    def _open_regular(self, jail: Jail, path: str, shown: str) -> tuple[int, str]:
         """Resolve and open a regular file for reading, without following links."""
         for _attempt in range(3):
             with jail.resolve(path) as where:
@@ -209,7 +289,7 @@ class FileSystemProvider:
                     kind = _kind(where.st.st_mode)
                     raise InvalidParams(f"path {shown} is {kind}, not a regular file")
                 try:
-                    return os.open(where.name, _READ_FLAGS, dir_fd=where.dir_fd)
+                    return os.open(where.name, _READ_FLAGS, dir_fd=where.dir_fd), where.path
                 except OSError as exc:
                     # ELOOP: the entry became a symlink after the lstat; resolve
                     # again so the new link is checked like any other.
@@ -247,12 +327,25 @@ class FileSystemProvider:
                 taken += 1
         return bytes(out)
 
-    def _write(self, workspace: Workspace, path: str, data: bytes) -> None:
+    def _canonical_for_write(self, workspace: Workspace, path: str) -> str:
+        """The canonical path a write of ``path`` would replace; creates nothing."""
+        if not workspace.contains(path):
+            raise InvalidParams(
+                f"path {_shown(path)} is outside the workspace; writes are confined to it"
+            )
+        return Jail(workspace).canonical(path)
+
+    def _write(self, workspace: Workspace, path: str, data: bytes, expected: str) -> None:
         shown = _shown(path)
         if not workspace.contains(path):
             raise InvalidParams(f"path {shown} is outside the workspace; writes are confined to it")
         jail = Jail(workspace)
         with jail.resolve(path, create_parents=True) as where:
+            if where.path != expected:
+                raise InternalError(
+                    f"path {shown} changed while it was being checked (now {_shown(where.path)}); "
+                    "nothing was written"
+                )
             mode: int | None = None  # a new file: 0o666 less the umask, as usual
             if where.st is not None:
                 if not stat.S_ISREG(where.st.st_mode):

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from .._errors import InternalError, InvalidParams, RequestError, ResourceNotFound
 
-__all__ = ["Workspace"]
+__all__ = ["Workspace", "resolve_path"]
 
 # The Linux limits: PATH_MAX bytes for a whole path, NAME_MAX for a component.
 _PATH_MAX = 4096
@@ -198,9 +198,9 @@ class Jail:
 
     __slots__ = ("_anywhere", "_pseudo", "_roots")
 
-    def __init__(self, workspace: Workspace, *, anywhere: bool = False) -> None:
+    def __init__(self, workspace: Workspace | None, *, anywhere: bool = False) -> None:
         self._anywhere = anywhere
-        if anywhere:
+        if anywhere or workspace is None:
             st = os.stat("/")
             # Nested roots are fine: the longest match is used.
             self._roots: tuple[_Root, ...] = (_Root("/", st.st_dev, st.st_ino),)
@@ -239,6 +239,38 @@ class Jail:
         """
         if any(_within(path, p) for p in _PSEUDO_PREFIXES) or st.st_dev in self._pseudo:
             raise InvalidParams(f"path {shown} is on a special filesystem (/proc, /sys, /dev)")
+
+    def canonical(self, path: str) -> str:
+        """Return the canonical path the jail would open for ``path``, touching nothing.
+
+        The same walk as :meth:`resolve` (so the same answer for every
+        existing component, symlinks inside the jail followed), except that
+        missing components are appended as they are: they do not exist, so
+        they cannot be links. A root itself is its own canonical path.
+
+        Args:
+            path: an absolute path that passed :func:`check_path`.
+
+        Returns:
+            The canonical absolute path.
+
+        Raises:
+            InvalidParams: the path, or a symlink on the way, leads outside the
+                jail; a component is not a directory; a symlink loop.
+            InternalError: the operating system refused (permissions, I/O).
+
+        """
+        shown = _shown(path)
+        current = path
+        for _hop in range(_MAX_SYMLINK_HOPS + 1):
+            outcome = self._walk_once(current, shown, create=False, probe=True)
+            if isinstance(outcome, str):
+                current = outcome
+                continue
+            if outcome.dir_fd >= 0:
+                os.close(outcome.dir_fd)
+            return outcome.path
+        raise InvalidParams(f"path {shown} has too many levels of symbolic links")
 
     @contextmanager
     def resolve(self, path: str, *, create_parents: bool = False) -> Iterator[_Resolved]:
@@ -280,19 +312,33 @@ class Jail:
         finally:
             os.close(outcome.dir_fd)
 
-    def _walk_once(self, path: str, shown: str, create: bool) -> _Resolved | str:
-        """Walk once; return the result, or the new path when a symlink was met."""
+    def _walk_once(
+        self, path: str, shown: str, create: bool, probe: bool = False
+    ) -> _Resolved | str:
+        """Walk once; return the result, or the new path when a symlink was met.
+
+        With ``probe`` (for :meth:`canonical`) a root is an answer and a
+        missing directory ends the walk: the rest is appended lexically and
+        the result holds no fd (``dir_fd`` is -1).
+        """
         root = self._root_for(path, shown)
         rel = path[len(root.path) :].strip("/")
         parts = [p for p in rel.split("/") if p] if rel else []
         if not parts:
+            if probe:
+                return _Resolved(-1, "", root.path, None)
             raise InvalidParams(f"path {shown} is a directory, not a file")
         fd = self._open_root(root)
         here = root.path
         try:
             for index, part in enumerate(parts[:-1]):
                 rest = parts[index + 1 :]
-                nfd = self._open_dir(fd, part, here, shown, create)
+                try:
+                    nfd = self._open_dir(fd, part, here, shown, create)
+                except ResourceNotFound:
+                    if not probe:
+                        raise
+                    return _Resolved(-1, "", os.path.join(here, *parts[index:]), None)
                 if isinstance(nfd, str):
                     return self._follow(nfd, rest, shown)
                 os.close(fd)
@@ -367,6 +413,35 @@ class Jail:
                 f"path {shown} goes through a symbolic link that points outside the workspace"
             )
         return new
+
+
+def resolve_path(path: str, *, base: str | None = None) -> str:
+    """Resolve a path the way the jail does: the one resolution policies judge.
+
+    The path is normalised lexically (``//ws/x`` and ``ws/./a/../x`` become
+    ``/ws/x``), then walked from ``/`` component by component exactly as the
+    jail walks it, following symbolic links, so a link inside the workspace
+    that points at ``.git/hooks`` resolves to ``.git/hooks``. Missing
+    components are kept as they are. For a path inside a workspace whose
+    links stay inside, this is the path the jail opens; a link that leaves
+    the workspace resolves to its real target here and is refused by the jail.
+
+    Args:
+        path: an absolute path, or a relative one when ``base`` is given.
+        base: the directory a relative ``path`` is relative to (a session's ``cwd``).
+
+    Returns:
+        The canonical absolute path.
+
+    Raises:
+        InvalidParams: the path is malformed (see :func:`check_path`), goes
+            through a non-directory, or has a symlink loop.
+        InternalError: the operating system refused to look (permissions, I/O).
+
+    """
+    if base is not None and isinstance(path, str) and path and not os.path.isabs(path):
+        path = os.path.join(base, path)
+    return Jail(None, anywhere=True).canonical(check_path(path))
 
 
 def _os_error(exc: OSError, shown: str) -> RequestError:

@@ -12,12 +12,19 @@ Decisions, and why:
   verdict) and falls back to the other allow kind; reject likewise. With no
   option of the wanted kind at all, an allow picks a reject option (the safe
   side) and a reject with no reject option answers ``cancelled``.
-* ``always`` verdicts are remembered per session under the key
-  (operation, tool kind, title, command, paths). The agent chooses the title,
-  so the command and the paths are part of the key too: "always allow
-  `git status`" does not allow ``rm``, whatever the title says. With
-  ``remember_per_agent`` the memory is shared by every session of this broker
-  (make one broker per agent).
+* ``always`` verdicts are remembered per session under the operation and
+  the lines :func:`~acphost.host.describe_request` shows for the request:
+  an "always" covers exactly what the prompt showed (title, tool name, kind,
+  argv or shell line, cwd, environment, resolved paths) and nothing more, so
+  "always allow `git status`" does not allow ``rm``, whatever the title says.
+  With ``remember_per_agent`` the memory is shared by every session of this
+  broker (make one broker per agent).
+* Protected paths (``PermissionRequest.protected``: git hooks and config,
+  ``.acphost``, the host's output files) are written only when the policy's
+  verdict comes from a rule naming them (``Verdict.names_protected``): any
+  other allow, an "always" remembered earlier, a grant from earlier in the
+  turn and a human's answer to a prompt no rule named are all refused, and
+  the human is not asked.
 * ``cancel_session`` resolves every pending request of the session as
   ``cancelled`` at once, and answers new ones ``cancelled`` until
   :meth:`PermissionBroker.begin_turn` (ACP "Cancellation": the client MUST
@@ -26,10 +33,13 @@ Decisions, and why:
   passes without asking again, and only for what the allowed request's kind
   covers: a write needs an allowed ``edit``, ``delete`` or ``move`` request
   (or mediated write) naming that path; a terminal needs an allowed
-  ``execute`` request (or mediated terminal) for that exact command line,
-  environment assignments included. An allowed ``read`` grants nothing, so a
-  read-only policy cannot be stretched into a write or a command by a tool
-  call that names them in its locations or ``rawInput``.
+  ``execute`` request (or mediated terminal) for the same command (argv,
+  shell line or ``sh -c`` line: the same words) in the same directory,
+  environment included; a read needs an allowed ``read`` request (or
+  mediated read) naming that path (an allowed edit is no grant to read the
+  file's old content). An allowed ``read`` grants no write and no command,
+  so a read-only policy cannot be stretched into either by a tool call that
+  names them in its locations or ``rawInput``.
 * A denied mediated operation raises :class:`~acphost.InternalError` (-32603):
   the schema's ``ErrorCode`` says -32603 is "reserved for implementation-defined
   server errors". -32602 would tell the agent its parameters are malformed,
@@ -42,33 +52,30 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import shlex
 from dataclasses import dataclass, field
 from typing import IO
 
 from .._errors import InternalError, RequestCancelled
 from ._audit import AuditLog
-from ._policy import (
+from ._policy import AllowReads, Decision, Interactive, PermissionPolicy, Verdict
+from ._request import (
+    OPERATION_FS_READ,
     OPERATION_FS_WRITE,
     OPERATION_TERMINAL_CREATE,
     OPERATION_TOOL_CALL,
-    AllowReads,
-    Decision,
-    PermissionPolicy,
     PermissionRequest,
-    Verdict,
+    describe_request,
 )
 
 __all__ = ["PermissionBroker", "PermissionOutcome"]
 
 _log = logging.getLogger("acphost.host.permissions")
 
-_StickyKey = tuple[str, str | None, str | None, str | None, tuple[str, ...]]
+_StickyKey = tuple[str, tuple[str, ...]]
 # The tool kinds whose allowed permission request lets the agent write the
 # request's paths; only "execute" lets it run the request's command.
 _WRITE_KINDS = frozenset({"edit", "delete", "move"})
 _EXECUTE_KIND = "execute"
-_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "/bin/sh", "/bin/bash", "/usr/bin/bash"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,26 +108,13 @@ class _SessionState:
     sticky: dict[_StickyKey, Verdict] = field(default_factory=dict)
     # This turn's grants, typed: paths the agent may write, commands it may run.
     write_paths: set[str] = field(default_factory=set)
-    commands: set[str] = field(default_factory=set)
+    read_paths: set[str] = field(default_factory=set)
+    commands: set[object] = field(default_factory=set)
 
 
 def _sticky_key(request: PermissionRequest) -> _StickyKey:
-    """What an ``always`` verdict covers: never more than this command on these paths."""
-    paths = tuple(sorted({os.path.normpath(p) for p in request.paths}))
-    command = request.command.strip() if request.command is not None else None
-    return (request.operation, request.kind, request.title, command, paths)
-
-
-def _command_forms(command: str) -> set[str]:
-    """Return the command and, for ``sh -c LINE`` forms, the shell line itself."""
-    forms = {command.strip()}
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return forms
-    if len(argv) == 3 and argv[0] in _SHELLS and argv[1] in ("-c", "-lc"):
-        forms.add(argv[2].strip())
-    return forms
+    """What an ``always`` verdict covers: exactly what a prompt shows, nothing more."""
+    return (request.operation, tuple(describe_request(request)))
 
 
 class PermissionBroker:
@@ -184,9 +178,11 @@ class PermissionBroker:
     async def check(self, request: PermissionRequest) -> None:
         """Mediate an operation the agent did not ask permission for.
 
-        Call it before serving ``fs/write_text_file`` (build the request with
-        :meth:`PermissionRequest.for_fs_write`) or ``terminal/create``
-        (:meth:`PermissionRequest.for_terminal`).
+        Call it before serving ``fs/read_text_file``
+        (:meth:`PermissionRequest.for_fs_read`), ``fs/write_text_file``
+        (:meth:`PermissionRequest.for_fs_write`) or ``terminal/create``
+        (:meth:`PermissionRequest.for_terminal`), with the canonical paths
+        the jail resolved.
 
         Args:
             request: the operation.
@@ -246,6 +242,7 @@ class PermissionBroker:
         state = self._state(session_id)
         state.cancelled = self._closed
         state.write_paths.clear()
+        state.read_paths.clear()
         state.commands.clear()
 
     def forget_session(self, session_id: str) -> None:
@@ -279,12 +276,21 @@ class PermissionBroker:
     async def _verdict(self, state: _SessionState, request: PermissionRequest) -> Verdict | None:
         """Sticky memory, then the policy, then the ask handler; ``None`` if cancelled."""
         key = _sticky_key(request)
-        remembered = state.sticky.get(key)
-        if remembered is None and self._per_agent:
+        protected = bool(request.protected)
+        remembered = None if protected else state.sticky.get(key)
+        if remembered is None and self._per_agent and not protected:
             remembered = self._agent_sticky.get(key)
         if remembered is not None:
             return Verdict(remembered.decision, False, f"remembered: {remembered.reason}".strip())
+        if protected and isinstance(self._policy, Interactive):
+            # A human's answer never names a protected path: do not ask in vain.
+            return Verdict.reject(_protected_reason(request))
         verdict = await self._run(state, self._policy, request)
+        if verdict is not None and protected and not verdict.names_protected:
+            reason = _protected_reason(request)
+            if verdict.decision is Decision.REJECT and verdict.reason:
+                reason = f"{verdict.reason}; {reason}"
+            return Verdict.reject(reason)
         if verdict is not None and verdict.decision is Decision.ASK:
             if self._ask is None:
                 verdict = Verdict.reject(
@@ -295,7 +301,7 @@ class PermissionBroker:
                 verdict = await self._run(state, self._ask, request)
                 if verdict is not None and verdict.decision is Decision.ASK:
                     verdict = Verdict.reject("the prompt gave no decision")
-        if verdict is not None and verdict.always:
+        if verdict is not None and verdict.always and not protected:
             state.sticky[key] = verdict
             if self._per_agent:
                 self._agent_sticky[key] = verdict
@@ -333,13 +339,18 @@ class PermissionBroker:
         if request.operation == OPERATION_TOOL_CALL:
             writes = request.tool_kind in _WRITE_KINDS
             runs = request.tool_kind == _EXECUTE_KIND
+            reads = request.tool_kind == "read"
         else:
             writes = request.operation == OPERATION_FS_WRITE
             runs = request.operation == OPERATION_TERMINAL_CREATE
+            reads = request.operation == OPERATION_FS_READ
         if writes:
             state.write_paths.update(os.path.normpath(p) for p in request.paths)
-        if runs and request.command:
-            state.commands.update(_command_forms(request.command))
+        if reads:
+            state.read_paths.update(os.path.normpath(p) for p in request.paths)
+        key = request.command_key
+        if runs and key is not None:
+            state.commands.add((request.cwd, key))
 
     def _granted(self, state: _SessionState, request: PermissionRequest) -> bool:
         """Tell whether an allow earlier in the turn covers this mediated operation.
@@ -347,12 +358,15 @@ class PermissionBroker:
         The tool call id is not enough: the agent chooses it, and one tool
         call's allow must not cover a different path or command.
         """
+        if request.protected:
+            return False  # only a rule naming it opens a protected path, every time
         if request.operation == OPERATION_TERMINAL_CREATE:
-            return bool(request.command) and bool(
-                _command_forms(request.command or "") & state.commands
-            )
+            key = request.command_key
+            return key is not None and (request.cwd, key) in state.commands
         if request.operation == OPERATION_FS_WRITE and request.paths:
             return all(os.path.normpath(p) in state.write_paths for p in request.paths)
+        if request.operation == OPERATION_FS_READ and request.paths:
+            return all(os.path.normpath(p) in state.read_paths for p in request.paths)
         return False
 
     def _finish(self, request: PermissionRequest, outcome: PermissionOutcome) -> PermissionOutcome:
@@ -404,7 +418,18 @@ def _choose(request: PermissionRequest, verdict: Verdict) -> PermissionOutcome:
     return PermissionOutcome(None, None, "cancelled", f"{reason}; no reject option".lstrip("; "))
 
 
+def _protected_reason(request: PermissionRequest) -> str:
+    areas = ", ".join(request.protected)
+    return (
+        f"{areas} is protected (git hooks and config, acphost settings and the host's own "
+        "output files are never written on a general permission); only a permission rule "
+        "whose path names it can allow this"
+    )
+
+
 def _describe(request: PermissionRequest) -> str:
+    if request.operation == OPERATION_FS_READ and request.paths:
+        return "reading " + ", ".join(request.paths)
     if request.operation == OPERATION_FS_WRITE and request.paths:
         return "writing " + ", ".join(request.paths)
     if request.operation == OPERATION_TERMINAL_CREATE and request.command:

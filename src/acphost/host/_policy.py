@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import enum
 import logging
-import os
-import shlex
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Protocol
+
+from ._request import (
+    OPERATION_FS_READ,
+    OPERATION_TOOL_CALL,
+    PermissionOption,
+    PermissionRequest,
+)
 
 __all__ = [
     "READ_ONLY_TOOL_KINDS",
@@ -41,140 +46,6 @@ host's mediation), and it is only ever allowed *once*, so a mode such as
 URL the agent chose can carry workspace data out (exfiltration).
 """
 
-# The operation a request describes. "tool_call" is the agent's own
-# session/request_permission; the others are the host mediating a request the
-# agent made without asking (DESIGN.md "The host is in charge").
-OPERATION_TOOL_CALL = "tool_call"
-OPERATION_FS_WRITE = "fs_write"
-OPERATION_TERMINAL_CREATE = "terminal_create"
-
-# The tool kind a mediated operation counts as, when the request carries none.
-_KIND_OF_OPERATION = {OPERATION_FS_WRITE: "edit", OPERATION_TERMINAL_CREATE: "execute"}
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionOption:
-    """One choice the agent offers in ``session/request_permission``.
-
-    Attributes:
-        option_id: the agent's opaque id, echoed back when chosen.
-        name: the label to show.
-        kind: ``allow_once``, ``allow_always``, ``reject_once``,
-            ``reject_always``, or an unknown string (never chosen automatically).
-
-    """
-
-    option_id: str
-    name: str
-    kind: str
-
-
-@dataclass(frozen=True, slots=True)
-class PermissionRequest:
-    """What a policy decides on: an agent's request or a host-mediated operation.
-
-    Attributes:
-        session_id: the session asking.
-        tool_call_id: the tool call concerned, when known.
-        title: the tool call's title, as the agent wrote it.
-        tool_kind: the ``ToolKind`` (``read``, ``edit``, ``execute``...) or ``None``.
-        paths: the files concerned (tool-call locations, or the path written).
-        command: the command line, for terminals and execute tools.
-        options: the agent's options (empty for mediated operations).
-        raw_input: the tool call's raw input, for display only.
-        operation: ``"tool_call"``, ``"fs_write"`` or ``"terminal_create"``.
-
-    """
-
-    session_id: str
-    tool_call_id: str | None = None
-    title: str | None = None
-    tool_kind: str | None = None
-    paths: tuple[str, ...] = ()
-    command: str | None = None
-    options: tuple[PermissionOption, ...] = ()
-    raw_input: object = field(default=None, compare=False)
-    operation: str = OPERATION_TOOL_CALL
-
-    @property
-    def kind(self) -> str | None:
-        """The tool kind, or the one a mediated operation implies (``edit``, ``execute``)."""
-        return self.tool_kind or _KIND_OF_OPERATION.get(self.operation)
-
-    @classmethod
-    def for_fs_write(
-        cls, session_id: str, path: str, *, tool_call_id: str | None = None
-    ) -> PermissionRequest:
-        """Describe an ``fs/write_text_file`` for mediation by the broker.
-
-        Args:
-            session_id: the session writing.
-            path: the absolute path to be written.
-            tool_call_id: the tool call it belongs to, when known.
-
-        Returns:
-            A request with operation ``fs_write`` and tool kind ``edit``.
-
-        """
-        return cls(
-            session_id=session_id,
-            tool_call_id=tool_call_id,
-            title=f"write {path}",
-            tool_kind="edit",
-            paths=(os.path.normpath(path),),
-            operation=OPERATION_FS_WRITE,
-        )
-
-    @classmethod
-    def for_terminal(
-        cls,
-        session_id: str,
-        command: str,
-        args: Sequence[str] | None = None,
-        *,
-        cwd: str | None = None,
-        env: Mapping[str, str] | None = None,
-        tool_call_id: str | None = None,
-    ) -> PermissionRequest:
-        """Describe a ``terminal/create`` for mediation by the broker.
-
-        The environment the agent asks for is part of what runs: an overlay
-        such as ``GIT_CONFIG_COUNT``/``GIT_CONFIG_KEY_0=core.fsmonitor``,
-        ``PATH`` or ``LD_PRELOAD`` turns an allowed ``git status`` into any
-        program. So its ``NAME=value`` assignments, shell-quoted, come first in
-        ``command`` (as a shell would spell them): a rule for ``git status``
-        or ``git *`` does not match, and a prompt shows them.
-
-        Args:
-            session_id: the session creating the terminal.
-            command: the command (a shell line when ``args`` is empty).
-            args: the arguments, if the agent gave an argv.
-            cwd: the working directory asked for, shown in ``paths``.
-            env: the environment variables the agent sets, in its order.
-            tool_call_id: the tool call it belongs to, when known.
-
-        Returns:
-            A request with operation ``terminal_create``, tool kind
-            ``execute`` and ``command`` the shell-quoted command line,
-            preceded by the environment assignments.
-
-        """
-        line = shlex.join([command, *args]) if args else command
-        if env:
-            assignments = [
-                f"{shlex.quote(name)}={shlex.quote(value)}" for name, value in env.items()
-            ]
-            line = " ".join([*assignments, line])
-        return cls(
-            session_id=session_id,
-            tool_call_id=tool_call_id,
-            title=f"run {line}",
-            tool_kind="execute",
-            paths=(os.path.normpath(cwd),) if cwd else (),
-            command=line,
-            operation=OPERATION_TERMINAL_CREATE,
-        )
-
 
 class Decision(str, enum.Enum):
     """What a policy wants done with a request."""
@@ -193,12 +64,16 @@ class Verdict:
         always: remember the decision for the session (``*_always`` options).
         reason: why, for the audit log and error messages (e.g. "rule 3 in
             policy.json"); never file contents.
+        names_protected: the verdict comes from a rule that names every
+            protected area of the request (``PermissionRequest.protected``);
+            without it the broker refuses to write there, whatever the decision.
 
     """
 
     decision: Decision
     always: bool = False
     reason: str = ""
+    names_protected: bool = False
 
     @classmethod
     def allow(cls, reason: str = "", *, always: bool = False) -> Verdict:
@@ -294,8 +169,9 @@ class AllowAll:
 class AllowReads:
     """The default: allow read-only tool kinds, reject the rest.
 
-    The allowed kinds are :data:`READ_ONLY_TOOL_KINDS`; a request without a
-    kind, with an unknown kind, or a mediated write or terminal is rejected.
+    The allowed kinds are :data:`READ_ONLY_TOOL_KINDS`, and the host's own
+    file reads; a request without a kind, with an unknown kind, or a mediated
+    write or terminal is rejected.
     """
 
     async def decide(self, request: PermissionRequest) -> Verdict:
@@ -309,6 +185,8 @@ class AllowReads:
 
         """
         kind = request.kind
+        if request.operation == OPERATION_FS_READ:
+            return Verdict.allow("file reads are allowed (read-only policy)")
         if request.operation == OPERATION_TOOL_CALL and kind in READ_ONLY_TOOL_KINDS:
             return Verdict.allow(f"read-only tool kind {kind!r}")
         shown = repr(kind) if kind else "unknown"

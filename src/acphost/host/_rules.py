@@ -7,23 +7,43 @@ The format::
         {"kind": "read", "decision": "allow"},
         {"kind": ["edit", "delete"], "path": "/work/proj/src/*", "decision": "allow"},
         {"kind": "execute", "command": "git status", "decision": "allow"},
+        {"kind": "execute", "command": "npm test 2>&1 | tail -n 50", "shell": true,
+         "decision": "allow"},
+        {"tool": ["Bash", "mcp__*"], "decision": "ask"},
         {"title": "*rm -rf*", "decision": "reject"}
       ],
       "default": "ask"
     }
 
 The first rule whose matchers all match decides; with no match, ``default``
-does (``reject`` when absent). Matching:
+does (``reject`` when absent). The default applies to every request, the
+host's own file reads included: a file that rejects by default needs a
+``{"kind": "read", "decision": "allow"}`` rule to let the agent read. Matching:
 
-* ``kind``: the request's tool kind (a mediated write counts as ``edit``, a
-  terminal as ``execute``) is one of the listed ``ToolKind`` values.
-* ``title``, ``path``, ``command``: ``fnmatch`` globs, case-sensitive, where
-  ``*`` also matches ``/``. A request without that attribute never matches.
+* ``kind``: the request's tool kind (a mediated read counts as ``read``, a
+  write as ``edit``, a terminal as ``execute``) is one of the listed
+  ``ToolKind`` values.
+* ``tool``: the tool's programmatic name (``ToolCall.name``, e.g. ``Bash``)
+  matches one of the listed globs. A request without a name never matches.
+* ``title``, ``path``: ``fnmatch`` globs, case-sensitive, where ``*`` also
+  matches ``/``. A request without that attribute never matches. Paths are
+  canonical: the request's paths were resolved the way the jail resolves
+  them, and so are the directories a ``path`` glob spells before its first
+  wildcard.
 * ``path`` with several paths: an allow or ask rule needs *every* path to
   match; a reject rule needs *any* path to match. Both err on the safe side.
-* ``command`` in an allow or ask rule never matches a command holding shell
-  control characters (``; & | ` $ < > ( )`` or a newline) that the glob does not
-  spell out itself, so ``"git status*"`` does not allow ``git status; rm -rf ~``.
+* ``command`` is matched word by word against the argv that will run
+  (``acphost.host._commands``): a glob stays within one word and never
+  matches an option (``-x``, ``--flag``) or an environment assignment unless
+  the pattern spells them; a last word ``**`` matches any further words. A
+  shell line with shell syntax (``;``, ``|``, ``$``, redirections, globs...)
+  has no words, so only a rule with ``"shell": true`` matches it, and only
+  when the line is exactly the rule's ``command``. A reject rule also matches
+  when its ``command`` glob matches the whole command line.
+* Protected paths (``.git/hooks``, ``.git/config``, ``.acphost``, the host's
+  output files; :mod:`acphost.host._protect`): an allow or ask rule applies to
+  a write there only if its ``path`` names the protected area literally;
+  other allow rules and the default are skipped, so such a write is rejected.
 """
 
 from __future__ import annotations
@@ -31,12 +51,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from .._errors import AcpError
+from .._errors import AcpError, RequestError
+from ._commands import command_words, match_words, pattern_words, shell_line_of
+from ._jail import resolve_path
 from ._policy import Decision, PermissionRequest, Verdict
+from ._protect import names_area
 
 __all__ = ["PolicyFileError", "Rule", "RulesPolicy"]
 
@@ -44,9 +67,8 @@ KNOWN_TOOL_KINDS = frozenset(
     {"read", "edit", "delete", "move", "search", "execute"}
     | {"think", "fetch", "switch_mode", "other"}
 )
-_RULE_KEYS = frozenset({"kind", "title", "path", "command", "decision"})
+_RULE_KEYS = frozenset({"kind", "tool", "title", "path", "command", "shell", "decision"})
 _TOP_KEYS = frozenset({"rules", "default"})
-_SHELL_CONTROL = frozenset(";&|`$<>()\n")
 
 
 class PolicyFileError(AcpError, ValueError):
@@ -62,7 +84,13 @@ class Rule:
         kinds: tool kinds that match.
         title: a glob on the tool call's title.
         path: a glob on the paths concerned.
-        command: a glob on the command line.
+        command: a word pattern on the command (a shell line with ``shell``).
+        tools: globs on the tool's programmatic name.
+        shell: ``command`` is an exact shell line, syntax allowed.
+
+    Raises:
+        ValueError: ``command`` has unbalanced quotes, is empty, or has
+            ``**`` anywhere but last; ``shell`` without ``command``.
 
     """
 
@@ -71,6 +99,18 @@ class Rule:
     title: str | None = None
     path: str | None = None
     command: str | None = None
+    tools: tuple[str, ...] | None = None
+    shell: bool = False
+    _words: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
+    _path: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.shell and self.command is None:
+            raise ValueError("'shell' needs a 'command' (the exact shell line)")
+        if self.command is not None and not self.shell:
+            object.__setattr__(self, "_words", pattern_words(self.command))
+        if self.path is not None:
+            object.__setattr__(self, "_path", _canonical_glob(self.path))
 
     def matches(self, request: PermissionRequest) -> bool:
         """Tell whether every matcher of this rule matches the request.
@@ -84,6 +124,11 @@ class Rule:
         """
         if self.kinds is not None and request.kind not in self.kinds:
             return False
+        if self.tools is not None and (
+            request.tool_name is None
+            or not any(fnmatchcase(request.tool_name, glob) for glob in self.tools)
+        ):
+            return False
         if self.title is not None and (
             request.title is None or not fnmatchcase(request.title, self.title)
         ):
@@ -92,18 +137,41 @@ class Rule:
             paths = [os.path.normpath(p) for p in request.paths]
             if not paths:
                 return False
-            hits = (fnmatchcase(p, self.path) for p in paths)
+            hits = (fnmatchcase(p, self._path or self.path) for p in paths)
             if not (any(hits) if self.decision is Decision.REJECT else all(hits)):
                 return False
-        if self.command is not None:
-            command = request.command
-            if command is None or not fnmatchcase(command, self.command):
-                return False
-            if self.decision is not Decision.REJECT:
-                unspelled = {c for c in command if c in _SHELL_CONTROL} - set(self.command)
-                if unspelled:
-                    return False
-        return True
+        return self.command is None or self._command_matches(request)
+
+    def names(self, areas: tuple[str, ...]) -> bool:
+        """Tell whether this rule's ``path`` names every protected area given.
+
+        Args:
+            areas: the request's protected areas.
+
+        Returns:
+            ``True`` when the path glob spells each area out literally.
+
+        """
+        glob = self._path
+        return glob is not None and all(names_area(glob, a) for a in areas)
+
+    def _command_matches(self, request: PermissionRequest) -> bool:
+        assert self.command is not None
+        argv, line = request.argv, request.shell_line
+        if argv is None and line is None:
+            line = request.command  # a request built by hand: its command is a line
+        if self.shell:
+            run = shell_line_of(argv, line)
+            return run is not None and not request.env and run.strip() == self.command.strip()
+        words = command_words(argv, line, request.env)
+        if words is not None and match_words(self._words, words):
+            return True
+        # A reject rule errs on the side of matching: the glob on the whole line too.
+        return (
+            self.decision is Decision.REJECT
+            and request.command is not None
+            and fnmatchcase(request.command, self.command)
+        )
 
 
 class RulesPolicy:
@@ -205,26 +273,36 @@ class RulesPolicy:
                 raise fail(where, "'decision' is required")
             decision = _decision(raw["decision"], f"{where} 'decision'", fail)
             kinds = None
-            if "kind" in raw:
-                value = raw["kind"]
-                listed = [value] if isinstance(value, str) else value
-                if (
-                    not isinstance(listed, list)
-                    or not listed
-                    or not all(isinstance(k, str) for k in listed)
-                ):
-                    raise fail(where, "'kind' must be a string or a non-empty list of strings")
+            listed = _strings(raw, "kind", where, fail, "a string or a non-empty list of strings")
+            if listed is not None:
                 bad = sorted(set(listed) - KNOWN_TOOL_KINDS)
                 if bad:
                     raise fail(where, f"unknown kind(s) {bad}; known: {sorted(KNOWN_TOOL_KINDS)}")
                 kinds = frozenset(listed)
+            listed = _strings(raw, "tool", where, fail, "a glob string or a non-empty list of them")
+            tools = tuple(listed) if listed is not None else None
             globs: dict[str, str | None] = {}
             for key in ("title", "path", "command"):
                 value = raw.get(key)
                 if value is not None and not isinstance(value, str):
                     raise fail(where, f"{key!r} must be a glob string")
                 globs[key] = value
-            rules.append(Rule(decision, kinds, globs["title"], globs["path"], globs["command"]))
+            shell = raw.get("shell", False)
+            if not isinstance(shell, bool):
+                raise fail(where, "'shell' must be true or false")
+            try:
+                rule = Rule(
+                    decision,
+                    kinds,
+                    globs["title"],
+                    globs["path"],
+                    globs["command"],
+                    tools=tools,
+                    shell=shell,
+                )
+            except ValueError as exc:
+                raise fail(where, str(exc)) from None
+            rules.append(rule)
         return cls(rules, default, source)
 
     async def decide(self, request: PermissionRequest) -> Verdict:
@@ -237,10 +315,50 @@ class RulesPolicy:
             The verdict; its reason names the rule ("rule 3 in policy.json").
 
         """
+        protected = request.protected
         for index, rule in enumerate(self._rules, start=1):
-            if rule.matches(request):
-                return Verdict(rule.decision, False, f"rule {index} in {self._source}")
+            if not rule.matches(request):
+                continue
+            named = bool(protected) and rule.names(protected)
+            if protected and rule.decision is not Decision.REJECT and not named:
+                continue  # only a rule naming a protected area may open it
+            reason = f"rule {index} in {self._source}"
+            return Verdict(rule.decision, False, reason, names_protected=named)
         return Verdict(self._default, False, f"default of {self._source}")
+
+
+def _canonical_glob(glob: str) -> str:
+    """Resolve a path glob's directories the way request paths are resolved.
+
+    Request paths are canonical, so the whole directories written before the
+    first wildcard are resolved too (``/home/me/proj/*`` matches when
+    ``/home`` is a link); the last component and everything from the first
+    wildcard on stay as written. A relative or unresolvable glob is kept.
+    """
+    cut = min((i for i, c in enumerate(glob) if c in "*?["), default=len(glob))
+    head = glob[: glob.rfind("/", 0, cut) + 1]
+    if not head.startswith("/"):
+        return glob
+    try:
+        real = resolve_path(head)
+    except RequestError:
+        return glob
+    return real.rstrip("/") + "/" + glob[len(head) :]
+
+
+def _strings(raw: dict[str, Any], key: str, where: str, fail: Any, shape: str) -> list[str] | None:
+    """A matcher given as one string or a non-empty list of non-empty strings."""
+    if key not in raw:
+        return None
+    value = raw[key]
+    listed = [value] if isinstance(value, str) else value
+    if (
+        not isinstance(listed, list)
+        or not listed
+        or not all(isinstance(k, str) and k for k in listed)
+    ):
+        raise fail(where, f"{key!r} must be {shape}")
+    return listed
 
 
 def _decision(value: Any, where: str, fail: Any) -> Decision:

@@ -32,8 +32,8 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .._errors import InternalError, InvalidParams, UsageError
-from ._jail import Workspace, _shown
+from .._errors import InternalError, InvalidParams, RequestError, UsageError
+from ._jail import Workspace, _shown, resolve_path
 from ._output import OutputBuffer
 
 __all__ = [
@@ -277,7 +277,7 @@ class TerminalManager:
             raise InvalidParams("command must not be empty")
         argv_tail = [_check_text(a, "every argument") for a in (args or ())]
         overlay = self._check_env(env)
-        directory = self._check_cwd(workspace, cwd)
+        directory = self.resolve_cwd(workspace, cwd)
         limit = self._check_limit(output_byte_limit)
         held = sum(1 for t in self._terminals.values() if t.session_id == session_id)
         if held >= self._max:
@@ -434,13 +434,33 @@ class TerminalManager:
             overlay[name] = value
         return overlay
 
-    def _check_cwd(self, workspace: Workspace, cwd: str | None) -> str:
+    def resolve_cwd(self, workspace: Workspace, cwd: str | None) -> str:
+        """Return the directory a command will start in, resolved as the jail resolves paths.
+
+        Call it before asking the permission broker, so that the policy
+        judges (and a prompt shows) the directory the command really gets.
+
+        Args:
+            workspace: the session's workspace.
+            cwd: the ``cwd`` the agent asked for, or ``None`` for the workspace's.
+
+        Returns:
+            The canonical directory.
+
+        Raises:
+            InvalidParams: not a string, relative, with NUL, outside the
+                workspace (unless allowed), or not an existing directory.
+
+        """
         if cwd is None:
             return workspace.cwd
         cwd = _check_text(cwd, "cwd")
         if not os.path.isabs(cwd):
             raise InvalidParams(f"cwd must be an absolute path, got {_shown(cwd)}")
-        real = os.path.realpath(cwd)
+        try:
+            real = resolve_path(cwd)
+        except RequestError as exc:
+            raise InvalidParams(f"cwd {_shown(cwd)} cannot be used: {exc.message}") from None
         if not self._allow_outside and not workspace.contains(real):
             raise InvalidParams(f"cwd {_shown(cwd)} is outside the workspace")
         if not os.path.isdir(real):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,6 +26,9 @@ class HostChoices:
         audit_log: append every decision to this JSONL file.
         fs: offer file reads (and writes with ``write``) at all.
         terminal: offer terminals at all.
+        output_files: the face's other output files (``--trace``,
+            ``--save-session``, the history store); with ``audit_log`` they
+            become ``HostConfig.protected_paths``: the agent cannot write them.
 
     """
 
@@ -35,6 +39,7 @@ class HostChoices:
     audit_log: str | None = None
     fs: bool = True
     terminal: bool = True
+    output_files: tuple[str, ...] = ()
 
 
 def build_host_config(
@@ -54,6 +59,8 @@ def build_host_config(
 
     Raises:
         PolicyFileError: the rules file is unreadable or malformed.
+        OutputFileError: the audit log path is a symbolic link, not a
+            regular file, or cannot be opened.
 
     """
     write = choices.write or choices.yolo
@@ -74,6 +81,13 @@ def build_host_config(
         else None
     )
     terminals = TerminalManager(on_event=on_terminal_event) if choices.terminal else None
+    outputs = [os.path.expanduser(p) for p in choices.output_files]
+    if choices.audit_log is not None:
+        outputs.append(os.path.expanduser(choices.audit_log))
     return HostConfig(
-        fs=fs, allow_write=write and fs is not None, terminals=terminals, permissions=broker
+        fs=fs,
+        allow_write=write and fs is not None,
+        terminals=terminals,
+        permissions=broker,
+        protected_paths=tuple(outputs),
     )

@@ -1,0 +1,236 @@
+"""What a command runs, as words: the one view that rules and grants judge.
+
+A command reaches the host in three spellings: an argv (``terminal/create``
+with ``args``, or a tool call whose ``rawInput.command`` is a list), a shell
+line (``terminal/create`` without ``args``, run by ``/bin/sh -c``, or a tool
+call whose command is a string), or an argv that wraps a shell line
+(``bash -lc "git status"``). They are reduced to one form here:
+
+* a shell line holding no shell syntax at all is split into words the way
+  ``sh`` would split it (:func:`shell_words`); a line holding any (``;``,
+  ``|``, ``$``, redirections, globbing, comments, ``~``, backslashes, control
+  characters...) has no words: what it runs cannot be told without a shell;
+* ``sh|bash|zsh|dash|ksh -c LINE`` is the words of ``LINE``;
+* the environment overrides come first, as ``NAME=value`` words, the way a
+  shell spells them (they can change what a program runs: ``PATH``,
+  ``LD_PRELOAD``, ``GIT_CONFIG_*``).
+
+Patterns (the ``command`` of a permission rule) are split into words the same
+way and matched word by word (:func:`match_words`):
+
+* a pattern word matches exactly one word; ``*``, ``?`` and ``[...]`` are
+  globs *within* that word (fnmatch, case-sensitive);
+* a glob never matches an option (a word starting with ``-``) unless the
+  pattern word starts with ``-`` itself, and never an assignment word
+  (``NAME=value``, the environment): options and the environment that a
+  command runs with must be spelled out. So ``git *`` allows ``git status``
+  but not ``git -c alias.x='!sh' x`` nor ``git --exec-path=/tmp x``;
+* a last pattern word ``**`` matches any further words, options included.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Sequence
+from fnmatch import fnmatchcase
+
+__all__ = [
+    "CommandKey",
+    "command_key",
+    "command_words",
+    "match_words",
+    "pattern_words",
+    "shell_line_of",
+    "shell_words",
+]
+
+# Characters that make a shell line more than words: separators, pipes,
+# substitutions, redirections, globbing (a file named "-c..." would become an
+# option), brace and tilde expansion, comments, quoting by backslash.
+_SHELL_SYNTAX = frozenset(";&|`$<>()*?[]{}~#\\")
+_SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh"})
+# "-c", "-lc", "-ec", "-lic" ...: one flag word, letters only, among them "c".
+_SHELL_FLAG = re.compile(r"-[a-z]*c[a-z]*")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_GLOB = frozenset("*?[")
+REST = "**"
+"""The pattern word that matches every further word."""
+
+CommandKey = tuple[tuple[str, ...], tuple[str, ...] | str]
+"""A command's identity: its environment words and its words (or its shell line)."""
+
+
+def _has_syntax(line: str) -> bool:
+    return any(c in _SHELL_SYNTAX or (c < " " and c != "\t") or c == "\x7f" for c in line)
+
+
+def shell_words(line: str) -> tuple[str, ...] | None:
+    """Split a shell line into the words ``sh`` would run, if it has no shell syntax.
+
+    Args:
+        line: the shell line.
+
+    Returns:
+        The words (quotes removed), or ``None`` when the line holds shell
+        syntax (see the module docstring) or unbalanced quotes.
+
+    """
+    if _has_syntax(line):
+        return None
+    try:
+        return tuple(shlex.split(line))
+    except ValueError:
+        return None
+
+
+def _unwrap(argv: Sequence[str]) -> str | None:
+    """The shell line of ``[sh, -c, LINE]``, or ``None`` for any other argv."""
+    if len(argv) != 3:
+        return None
+    program, flag, line = argv
+    if os.path.basename(program) not in _SHELLS or not _SHELL_FLAG.fullmatch(flag):
+        return None
+    return line
+
+
+def shell_line_of(argv: Sequence[str] | None, shell_line: str | None) -> str | None:
+    """The shell line a command runs: the line itself, or the one ``sh -c`` wraps.
+
+    Args:
+        argv: the argv, when the command is one.
+        shell_line: the shell line, when the command is one.
+
+    Returns:
+        The line, or ``None`` for an argv that is not a shell wrapper.
+
+    """
+    if shell_line is not None:
+        return shell_line
+    return _unwrap(argv) if argv is not None else None
+
+
+def command_words(
+    argv: Sequence[str] | None,
+    shell_line: str | None,
+    env: Sequence[tuple[str, str]] = (),
+) -> tuple[str, ...] | None:
+    """Reduce a command to the words it runs (see the module docstring).
+
+    Args:
+        argv: the argv, when the command is one.
+        shell_line: the shell line, when the command is one.
+        env: the environment overrides, in order.
+
+    Returns:
+        ``NAME=value`` words for the environment, then the program and its
+        arguments; ``None`` when there is no command or a shell line holds
+        shell syntax.
+
+    """
+    line = shell_line_of(argv, shell_line)
+    if line is not None:
+        words = shell_words(line)
+    elif argv is not None:
+        words = tuple(argv)
+    else:
+        return None
+    if words is None or not words:
+        return None
+    return tuple(f"{name}={value}" for name, value in env) + words
+
+
+def command_key(
+    argv: Sequence[str] | None,
+    shell_line: str | None,
+    env: Sequence[tuple[str, str]] = (),
+) -> CommandKey | None:
+    """Identify a command so that two spellings of the same one compare equal.
+
+    ``git status`` as a shell line, as the argv ``["git", "status"]`` and as
+    ``bash -lc "git status"`` have one key; a line with shell syntax keeps
+    its exact text. The environment is part of the key.
+
+    Args:
+        argv: the argv, when the command is one.
+        shell_line: the shell line, when the command is one.
+        env: the environment overrides, in order.
+
+    Returns:
+        The key, or ``None`` when there is no command.
+
+    """
+    env_words = tuple(f"{name}={value}" for name, value in env)
+    words = command_words(argv, shell_line, ())
+    if words is not None:
+        return env_words, words
+    line = shell_line_of(argv, shell_line)
+    if line is not None and line.strip():
+        return env_words, line.strip()
+    if argv:
+        return env_words, tuple(argv)
+    return None
+
+
+def pattern_words(pattern: str) -> tuple[str, ...]:
+    """Split a rule's ``command`` pattern into words, as a command is split.
+
+    Quotes group words (``"GREETING='hello there' printenv *"``); a
+    ``sh -c 'LINE'`` pattern is the words of ``LINE``.
+
+    Args:
+        pattern: the pattern as written in the rules file.
+
+    Returns:
+        The pattern words.
+
+    Raises:
+        ValueError: unbalanced quotes, an empty pattern, or ``**`` anywhere
+            but last.
+
+    """
+    try:
+        words = tuple(shlex.split(pattern))
+        line = _unwrap(words)
+        if line is not None:
+            words = tuple(shlex.split(line))
+    except ValueError:
+        raise ValueError(f"the command pattern {pattern!r} has unbalanced quotes") from None
+    if not words:
+        raise ValueError("the command pattern is empty")
+    if REST in words[:-1]:
+        raise ValueError("'**' may only be the last word of a command pattern")
+    return words
+
+
+def _word_matches(pattern: str, word: str, *, leading: bool) -> bool:
+    if not any(c in _GLOB for c in pattern):
+        return pattern == word
+    if word.startswith("-") and not pattern.startswith("-"):
+        return False
+    if leading and _ASSIGNMENT.match(word):
+        return False
+    return fnmatchcase(word, pattern)
+
+
+def match_words(pattern: Sequence[str], words: Sequence[str]) -> bool:
+    """Tell whether a command's words match a pattern's (see the module docstring).
+
+    Args:
+        pattern: words from :func:`pattern_words`.
+        words: words from :func:`command_words`.
+
+    Returns:
+        ``True`` on a match.
+
+    """
+    fixed = pattern[:-1] if pattern and pattern[-1] == REST else pattern
+    if len(words) < len(fixed) or (fixed is pattern and len(words) != len(fixed)):
+        return False
+    leading = True
+    for want, word in zip(fixed, words, strict=False):
+        if not _word_matches(want, word, leading=leading):
+            return False
+        leading = leading and bool(_ASSIGNMENT.match(word))
+    return True
