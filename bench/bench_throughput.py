@@ -9,7 +9,9 @@ times the prompt only (from sending it to its result, start-up excluded):
 - ``sdk``: ``acp.spawn_agent_process`` with a ``Client`` whose
   ``session_update`` counts, until ``prompt()`` returns;
 - ``raw``: an asyncio ``readline()`` + ``json.loads`` loop (no typing, no state);
-- ``orjson``: an ``asyncio`` subprocess protocol + ``orjson.loads`` (parse only).
+- ``orjson``: an ``asyncio`` subprocess protocol + ``orjson.loads`` (parse only);
+- ``decode``: the same protocol, plus ``acphost.schema.decode_session_update`` on each
+  update (parse and typed decoding, no client: what the schema layer adds to parsing).
 
 Usage::
 
@@ -17,8 +19,8 @@ Usage::
     python bench/bench_throughput.py --scenario chunks --n 100000 --runs 5
     python bench/bench_throughput.py --profile acphost    # cProfile one consumer
 
-Targets: acphost >= 5x the SDK on ``chunks`` (100,000 ``agent_message_chunk``),
->= 1.5x on ``diffs`` (10,000 ``tool_call_update`` with a ~4 KB diff each).
+Targets: acphost >= 10x the SDK on ``chunks`` (100,000 ``agent_message_chunk``),
+>= 3x on ``diffs`` (10,000 ``tool_call_update`` with a ~4 KB diff each).
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 FLOOD = str(HERE / "flood_agent.py")
 SCENARIOS = {"chunks": 100_000, "diffs": 10_000}
-TARGETS = {"chunks": 5.0, "diffs": 1.5}
-CONSUMERS = ("acphost", "sdk", "raw", "orjson")
+TARGETS = {"chunks": 10.0, "diffs": 3.0}
+CONSUMERS = ("acphost", "sdk", "raw", "orjson", "decode")
 
 
 def agent_argv(n: int, scenario: str) -> list[str]:
@@ -138,7 +140,17 @@ async def consume_raw(n: int, scenario: str, cwd: str) -> tuple[int, float]:
 
 
 async def consume_orjson(n: int, scenario: str, cwd: str) -> tuple[int, float]:
+    return await _consume_protocol(n, scenario, cwd, decode=False)
+
+
+async def consume_decode(n: int, scenario: str, cwd: str) -> tuple[int, float]:
+    return await _consume_protocol(n, scenario, cwd, decode=True)
+
+
+async def _consume_protocol(n: int, scenario: str, cwd: str, decode: bool) -> tuple[int, float]:
     import orjson  # noqa: PLC0415
+
+    from acphost.schema import decode_session_update  # noqa: PLC0415
 
     loop = asyncio.get_running_loop()
 
@@ -154,6 +166,8 @@ async def consume_orjson(n: int, scenario: str, cwd: str) -> tuple[int, float]:
             for line in lines:
                 msg = orjson.loads(line)
                 if "method" in msg:
+                    if decode:
+                        decode_session_update(msg["params"]["update"], "update")
                     self.count += 1
                 else:
                     self.responses.put_nowait(msg)
@@ -180,6 +194,7 @@ RUNNERS = {
     "sdk": consume_sdk,
     "raw": consume_raw,
     "orjson": consume_orjson,
+    "decode": consume_decode,
 }
 
 

@@ -670,7 +670,8 @@ class Emitter:
             t = self.m.aliases[t[1]].t
         return t
 
-    def check_lines(self, t: T, key: str, doe: bool, default: str, ind: str) -> list[str]:
+    def check_lines(self, t: T, key: str, doe: bool, default: str, ind: str,
+                    hot: bool = False) -> list[str]:
         """Lines validating/decoding `v` (the member ``key``) in place."""
         t = self.leaf(t)
         k = t[0]
@@ -680,13 +681,21 @@ class Emitter:
             fix = f"v = {default}" if doe else f"raise _bad({key!r}, {WHAT[k]!r}, v)"
             return [f"{ind}if {BAD[k]}:", f"{ind}    {fix}"]
         if k == "opt":
-            inner = self.check_lines(t[1], key, doe, default, ind + "    ")
+            inner = self.check_lines(t[1], key, doe, default, ind + "    ", hot)
             return [f"{ind}if v is not None:", *inner] if inner else []
-        call = f"v = {self.call(t)}"
+        calls = [f"v = {self.call(t)}"]
+        if hot and k == "ref" and t[1] in self.m.unions:
+            # A union member of a hot class: its variant table is looked up
+            # here, saving the call to the union's own decoder.
+            u = self.m.unions[t[1]]
+            table = f"{'_t.' if u.name in self.ext else ''}_{snake(u.name).upper()}_VARIANTS_FW"
+            calls = [f"kind = v.get({u.key!r}) if type(v) is dict else None",
+                     f"dec = {table}.get(kind) if type(kind) is str else None",
+                     f"v = dec(v) if dec is not None else {self.fw(u.name)}(v)"]
+        body = [f"{ind}    {line}" for line in calls]
         if doe:
-            return [f"{ind}try:", f"{ind}    {call}", f"{ind}except SchemaError:",
-                    f"{ind}    v = {default}"]
-        return [f"{ind}try:", f"{ind}    {call}", f"{ind}except SchemaError as exc:",
+            return [f"{ind}try:", *body, f"{ind}except SchemaError:", f"{ind}    v = {default}"]
+        return [f"{ind}try:", *body, f"{ind}except SchemaError as exc:",
                 f"{ind}    exc._within({key!r})", f"{ind}    raise"]
 
     def enc(self, t: T, expr: str) -> str | None:
@@ -842,36 +851,59 @@ class Emitter:
         if c.disc:
             n0 = f"{n0} + ({c.disc[0]!r} in data)"
         out.append(f"    n = {n0}")
-        for f in c.fields:
+
+        def field_lines(f: Field, ind: str) -> list[str]:
+            """Decode member ``f`` into ``v`` and store it (indented by ``ind``)."""
+            lines: list[str] = []
             if f.required:
-                out.append(f"    v = data.get({f.json!r}, _MISSING)")
-                out.append("    if v is _MISSING:")
-                out.append(f"        raise _missing({f.json!r})")
+                lines.append(f"v = data.get({f.json!r}, _MISSING)")
+                lines.append("if v is _MISSING:")
+                lines.append(f"    raise _missing({f.json!r})")
                 default = {"list": "[]", "map": "{}"}.get(f.t[0], "None")
-                lines = self.check_lines(f.t, f.json, f.doe and f.t[0] == "list", default,
-                                         "        " if f.don else "    ")
-                if f.don and lines:  # x-deserialize-default-on-null
-                    out += ["    if v is None:", f"        v = {default}", "    else:", *lines]
+                check = self.check_lines(f.t, f.json, f.doe and f.t[0] == "list", default,
+                                         "    " if f.don else "", hot)
+                if f.don and check:  # x-deserialize-default-on-null
+                    lines += ["if v is None:", f"    v = {default}", "else:", *check]
                 else:
-                    out += lines
+                    lines += check
             elif f.patch:
                 # Patch semantics: absent stays UNSET, null is None, a malformed
                 # value (default-on-error) counts as absent: it changes nothing.
-                lines = self.check_lines(f.t, f.json, f.doe, "UNSET", "            ")
-                out.append(f"    v = data.get({f.json!r}, UNSET)")
-                out.append("    if v is not UNSET:")
-                out.append("        n += 1")
-                if lines:
-                    out.append("        if v is not None:")
-                    out += lines
+                check = self.check_lines(f.t, f.json, f.doe, "UNSET", "        ", hot)
+                lines.append(f"v = data.get({f.json!r}, UNSET)")
+                lines.append("if v is not UNSET:")
+                lines.append("    n += 1")
+                if check:
+                    lines.append("    if v is not None:")
+                    lines += check
             else:
-                out.append(f"    v = data.get({f.json!r})")
-                lines = self.check_lines(f.t, f.json, f.doe, "None", "        ")
-                out.append("    if v is not None:")
-                out.append("        n += 1")
-                out += lines
-            out.append(store(f.name, "v", f.t))
-        out.append(store("extra", f"_extra(data, {c.name}._wire_keys) if len(data) > n else None"))
+                lines.append(f"v = data.get({f.json!r})")
+                lines.append("if v is not None:")
+                lines.append("    n += 1")
+                lines += self.check_lines(f.t, f.json, f.doe, "None", "    ", hot)
+            lines.append(store(f.name, "v", f.t).strip())
+            return [ind + line for line in lines]
+
+        extra = f"_extra(data, {c.name}._wire_keys) if len(data) > n else None"
+        opt = [f for f in c.fields if not f.required]
+        if hot and opt:
+            # Hot classes decode their required members first; when the object
+            # has no other member (the streaming common case), the optional
+            # fields are stored without a lookup each.
+            for f in req:
+                out += field_lines(f, "    ")
+            out.append("    if len(data) == n:")
+            for f in opt:
+                out.append("    " + store(f.name, "UNSET" if f.patch else "None", f.t))
+            out.append("    " + store("extra", "None"))
+            out.append("    else:")
+            for f in opt:
+                out += field_lines(f, "        ")
+            out.append("    " + store("extra", extra))
+        else:
+            for f in c.fields:
+                out += field_lines(f, "    ")
+            out.append(store("extra", extra))
         if hot:
             out.append(f"    self.__class__ = {c.name}  # type: ignore[assignment]")
         out.append("    return self")
@@ -923,7 +955,15 @@ class Emitter:
         out.append("    Raises:")
         out.append("        SchemaError: ``data`` is malformed.")
         out.append("    \"\"\"")
-        out += PUBLIC_TRY.replace("NAME", u.name).splitlines()
+        # The variant table first (one call less on the hot path), the union's
+        # decoder for everything else (unknown, untagged and malformed data).
+        out += ["    try:",
+                f"        kind = data.get({u.key!r}) if type(data) is dict else None",
+                f"        dec = {table}_FW.get(kind) if type(kind) is str else None",
+                f"        return dec(data) if dec is not None else _fw_{u.name}(data)",
+                "    except SchemaError as exc:",
+                "        exc._rebase(path)",
+                "        raise"]
         return "\n".join(out) + "\n"
 
     def emit_alias_decoder(self, a: AliasDef) -> str:

@@ -85,3 +85,16 @@ def test_built_objects_validate():
         ),
     )
     validator("InitializeRequest").validate(init.to_wire())
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[_id(e) for e in EXAMPLES])
+def test_an_unknown_member_changes_only_extra(example):
+    # Streamed updates take a shorter path when an object has only its required
+    # members; with one more (unknown) member every object takes the general
+    # path: both must decode the same fields.
+    name, data = example
+    plain = s.DECODERS[name](data, "")
+    widened = s.DECODERS[name]({**data, "futureMember": [1]}, "")
+    assert widened.extra == {**(plain.extra or {}), "futureMember": [1]}
+    assert widened.replace(extra=plain.extra) == plain
+    assert widened.to_wire() == {**data, "futureMember": [1]}

@@ -1022,18 +1022,24 @@ def _fw_ContentToolCallContent(data: object) -> ContentToolCallContent:
     if v is _MISSING:
         raise _missing('content')
     try:
-        v = _fw_ContentBlock(v)
+        kind = v.get('type') if type(v) is dict else None
+        dec = _CONTENT_BLOCK_VARIANTS_FW.get(kind) if type(kind) is str else None
+        v = dec(v) if dec is not None else _fw_ContentBlock(v)
     except SchemaError as exc:
         exc._within('content')
         raise
     self.content = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, ContentToolCallContent._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, ContentToolCallContent._wire_keys) if len(data) > n else None
     self.__class__ = ContentToolCallContent  # type: ignore[assignment]
     return self
 
@@ -1101,25 +1107,30 @@ def _fw_DiffToolCallContent(data: object) -> DiffToolCallContent:
     if not isinstance(v, str):
         raise _bad('path', 'a string', v)
     self.path = v
-    v = data.get('oldText')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.old_text = v
     v = data.get('newText', _MISSING)
     if v is _MISSING:
         raise _missing('newText')
     if not isinstance(v, str):
         raise _bad('newText', 'a string', v)
     self.new_text = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, DiffToolCallContent._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.old_text = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('oldText')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.old_text = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, DiffToolCallContent._wire_keys) if len(data) > n else None
     self.__class__ = DiffToolCallContent  # type: ignore[assignment]
     return self
 
@@ -1181,13 +1192,17 @@ def _fw_TerminalToolCallContent(data: object) -> TerminalToolCallContent:
     if not isinstance(v, str):
         raise _bad('terminalId', 'a string', v)
     self.terminal_id = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, TerminalToolCallContent._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, TerminalToolCallContent._wire_keys) if len(data) > n else None
     self.__class__ = TerminalToolCallContent  # type: ignore[assignment]
     return self
 
@@ -1278,27 +1293,32 @@ def _fw_TextContentBlock(data: object) -> TextContentBlock:
         raise _bad("", "an object", data)
     self = _new(_TextContentBlockW)
     n = 1 + ('type' in data)
-    v = data.get('annotations')
-    if v is not None:
-        n += 1
-        try:
-            v = _fw_Annotations(v)
-        except SchemaError:
-            v = None
-    self.annotations = v
     v = data.get('text', _MISSING)
     if v is _MISSING:
         raise _missing('text')
     if not isinstance(v, str):
         raise _bad('text', 'a string', v)
     self.text = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, TextContentBlock._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.annotations = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('annotations')
+        if v is not None:
+            n += 1
+            try:
+                v = _fw_Annotations(v)
+            except SchemaError:
+                v = None
+        self.annotations = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, TextContentBlock._wire_keys) if len(data) > n else None
     self.__class__ = TextContentBlock  # type: ignore[assignment]
     return self
 
@@ -1364,14 +1384,6 @@ def _fw_ImageContentBlock(data: object) -> ImageContentBlock:
         raise _bad("", "an object", data)
     self = _new(_ImageContentBlockW)
     n = 2 + ('type' in data)
-    v = data.get('annotations')
-    if v is not None:
-        n += 1
-        try:
-            v = _fw_Annotations(v)
-        except SchemaError:
-            v = None
-    self.annotations = v
     v = data.get('data', _MISSING)
     if v is _MISSING:
         raise _missing('data')
@@ -1384,19 +1396,33 @@ def _fw_ImageContentBlock(data: object) -> ImageContentBlock:
     if not isinstance(v, str):
         raise _bad('mimeType', 'a string', v)
     self.mime_type = v
-    v = data.get('uri')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.uri = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, ImageContentBlock._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.annotations = None
+        self.uri = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('annotations')
+        if v is not None:
+            n += 1
+            try:
+                v = _fw_Annotations(v)
+            except SchemaError:
+                v = None
+        self.annotations = v
+        v = data.get('uri')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.uri = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, ImageContentBlock._wire_keys) if len(data) > n else None
     self.__class__ = ImageContentBlock  # type: ignore[assignment]
     return self
 
@@ -1458,14 +1484,6 @@ def _fw_AudioContentBlock(data: object) -> AudioContentBlock:
         raise _bad("", "an object", data)
     self = _new(_AudioContentBlockW)
     n = 2 + ('type' in data)
-    v = data.get('annotations')
-    if v is not None:
-        n += 1
-        try:
-            v = _fw_Annotations(v)
-        except SchemaError:
-            v = None
-    self.annotations = v
     v = data.get('data', _MISSING)
     if v is _MISSING:
         raise _missing('data')
@@ -1478,13 +1496,26 @@ def _fw_AudioContentBlock(data: object) -> AudioContentBlock:
     if not isinstance(v, str):
         raise _bad('mimeType', 'a string', v)
     self.mime_type = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, AudioContentBlock._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.annotations = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('annotations')
+        if v is not None:
+            n += 1
+            try:
+                v = _fw_Annotations(v)
+            except SchemaError:
+                v = None
+        self.annotations = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, AudioContentBlock._wire_keys) if len(data) > n else None
     self.__class__ = AudioContentBlock  # type: ignore[assignment]
     return self
 
@@ -1562,57 +1593,66 @@ def _fw_ResourceLinkContentBlock(data: object) -> ResourceLinkContentBlock:
         raise _bad("", "an object", data)
     self = _new(_ResourceLinkContentBlockW)
     n = 2 + ('type' in data)
-    v = data.get('annotations')
-    if v is not None:
-        n += 1
-        try:
-            v = _fw_Annotations(v)
-        except SchemaError:
-            v = None
-    self.annotations = v
-    v = data.get('description')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.description = v
-    v = data.get('mimeType')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.mime_type = v
     v = data.get('name', _MISSING)
     if v is _MISSING:
         raise _missing('name')
     if not isinstance(v, str):
         raise _bad('name', 'a string', v)
     self.name = v
-    v = data.get('size')
-    if v is not None:
-        n += 1
-        if not isinstance(v, int) or v is True or v is False:
-            v = None
-    self.size = v
-    v = data.get('title')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.title = v
     v = data.get('uri', _MISSING)
     if v is _MISSING:
         raise _missing('uri')
     if not isinstance(v, str):
         raise _bad('uri', 'a string', v)
     self.uri = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, ResourceLinkContentBlock._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.annotations = None
+        self.description = None
+        self.mime_type = None
+        self.size = None
+        self.title = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('annotations')
+        if v is not None:
+            n += 1
+            try:
+                v = _fw_Annotations(v)
+            except SchemaError:
+                v = None
+        self.annotations = v
+        v = data.get('description')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.description = v
+        v = data.get('mimeType')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.mime_type = v
+        v = data.get('size')
+        if v is not None:
+            n += 1
+            if not isinstance(v, int) or v is True or v is False:
+                v = None
+        self.size = v
+        v = data.get('title')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.title = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, ResourceLinkContentBlock._wire_keys) if len(data) > n else None
     self.__class__ = ResourceLinkContentBlock  # type: ignore[assignment]
     return self
 
@@ -1672,14 +1712,6 @@ def _fw_EmbeddedResourceContentBlock(data: object) -> EmbeddedResourceContentBlo
         raise _bad("", "an object", data)
     self = _new(_EmbeddedResourceContentBlockW)
     n = 1 + ('type' in data)
-    v = data.get('annotations')
-    if v is not None:
-        n += 1
-        try:
-            v = _fw_Annotations(v)
-        except SchemaError:
-            v = None
-    self.annotations = v
     v = data.get('resource', _MISSING)
     if v is _MISSING:
         raise _missing('resource')
@@ -1689,13 +1721,26 @@ def _fw_EmbeddedResourceContentBlock(data: object) -> EmbeddedResourceContentBlo
         exc._within('resource')
         raise
     self.resource = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, EmbeddedResourceContentBlock._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.annotations = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('annotations')
+        if v is not None:
+            n += 1
+            try:
+                v = _fw_Annotations(v)
+            except SchemaError:
+                v = None
+        self.annotations = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, EmbeddedResourceContentBlock._wire_keys) if len(data) > n else None
     self.__class__ = EmbeddedResourceContentBlock  # type: ignore[assignment]
     return self
 
@@ -1791,33 +1836,40 @@ def _fw_Annotations(data: object) -> Annotations:
         raise _bad("", "an object", data)
     self = _new(_AnnotationsW)
     n = 0
-    v = data.get('audience')
-    if v is not None:
-        n += 1
-        try:
-            v = _list(v, _str, True)
-        except SchemaError:
-            v = None
-    self.audience = v
-    v = data.get('lastModified')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.last_modified = v
-    v = data.get('priority')
-    if v is not None:
-        n += 1
-        if not isinstance(v, (int, float)) or v is True or v is False:
-            v = None
-    self.priority = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, Annotations._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.audience = None
+        self.last_modified = None
+        self.priority = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('audience')
+        if v is not None:
+            n += 1
+            try:
+                v = _list(v, _str, True)
+            except SchemaError:
+                v = None
+        self.audience = v
+        v = data.get('lastModified')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.last_modified = v
+        v = data.get('priority')
+        if v is not None:
+            n += 1
+            if not isinstance(v, (int, float)) or v is True or v is False:
+                v = None
+        self.priority = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, Annotations._wire_keys) if len(data) > n else None
     self.__class__ = Annotations  # type: ignore[assignment]
     return self
 
@@ -2240,12 +2292,6 @@ def _fw_TextResourceContents(data: object) -> TextResourceContents:
         raise _bad("", "an object", data)
     self = _new(_TextResourceContentsW)
     n = 2
-    v = data.get('mimeType')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.mime_type = v
     v = data.get('text', _MISSING)
     if v is _MISSING:
         raise _missing('text')
@@ -2258,13 +2304,24 @@ def _fw_TextResourceContents(data: object) -> TextResourceContents:
     if not isinstance(v, str):
         raise _bad('uri', 'a string', v)
     self.uri = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, TextResourceContents._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.mime_type = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('mimeType')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.mime_type = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, TextResourceContents._wire_keys) if len(data) > n else None
     self.__class__ = TextResourceContents  # type: ignore[assignment]
     return self
 
@@ -2331,25 +2388,30 @@ def _fw_BlobResourceContents(data: object) -> BlobResourceContents:
     if not isinstance(v, str):
         raise _bad('blob', 'a string', v)
     self.blob = v
-    v = data.get('mimeType')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.mime_type = v
     v = data.get('uri', _MISSING)
     if v is _MISSING:
         raise _missing('uri')
     if not isinstance(v, str):
         raise _bad('uri', 'a string', v)
     self.uri = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, BlobResourceContents._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.mime_type = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('mimeType')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.mime_type = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, BlobResourceContents._wire_keys) if len(data) > n else None
     self.__class__ = BlobResourceContents  # type: ignore[assignment]
     return self
 
@@ -2690,19 +2752,24 @@ def _fw_ToolCallLocation(data: object) -> ToolCallLocation:
     if not isinstance(v, str):
         raise _bad('path', 'a string', v)
     self.path = v
-    v = data.get('line')
-    if v is not None:
-        n += 1
-        if not isinstance(v, int) or v is True or v is False:
-            v = None
-    self.line = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, ToolCallLocation._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.line = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('line')
+        if v is not None:
+            n += 1
+            if not isinstance(v, int) or v is True or v is False:
+                v = None
+        self.line = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, ToolCallLocation._wire_keys) if len(data) > n else None
     self.__class__ = ToolCallLocation  # type: ignore[assignment]
     return self
 
@@ -6217,18 +6284,6 @@ def _fw_SessionConfigSelect(data: object) -> SessionConfigSelect:
     if not isinstance(v, str):
         raise _bad('name', 'a string', v)
     self.name = v
-    v = data.get('description')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.description = v
-    v = data.get('category')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.category = v
     v = data.get('currentValue', _MISSING)
     if v is _MISSING:
         raise _missing('currentValue')
@@ -6244,13 +6299,31 @@ def _fw_SessionConfigSelect(data: object) -> SessionConfigSelect:
         exc._within('options')
         raise
     self.options = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, SessionConfigSelect._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.description = None
+        self.category = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('description')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.description = v
+        v = data.get('category')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.category = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, SessionConfigSelect._wire_keys) if len(data) > n else None
     self.__class__ = SessionConfigSelect  # type: ignore[assignment]
     return self
 
@@ -6330,31 +6403,37 @@ def _fw_SessionConfigBoolean(data: object) -> SessionConfigBoolean:
     if not isinstance(v, str):
         raise _bad('name', 'a string', v)
     self.name = v
-    v = data.get('description')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.description = v
-    v = data.get('category')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.category = v
     v = data.get('currentValue', _MISSING)
     if v is _MISSING:
         raise _missing('currentValue')
     if v is not True and v is not False:
         raise _bad('currentValue', 'a boolean', v)
     self.current_value = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, SessionConfigBoolean._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.description = None
+        self.category = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('description')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.description = v
+        v = data.get('category')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.category = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, SessionConfigBoolean._wire_keys) if len(data) > n else None
     self.__class__ = SessionConfigBoolean  # type: ignore[assignment]
     return self
 
@@ -6458,19 +6537,24 @@ def _fw_SessionConfigSelectOption(data: object) -> SessionConfigSelectOption:
     if not isinstance(v, str):
         raise _bad('name', 'a string', v)
     self.name = v
-    v = data.get('description')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.description = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, SessionConfigSelectOption._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.description = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('description')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.description = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, SessionConfigSelectOption._wire_keys) if len(data) > n else None
     self.__class__ = SessionConfigSelectOption  # type: ignore[assignment]
     return self
 
@@ -6549,13 +6633,17 @@ def _fw_SessionConfigSelectGroup(data: object) -> SessionConfigSelectGroup:
     except SchemaError:
         v = []
     self.options = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, SessionConfigSelectGroup._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, SessionConfigSelectGroup._wire_keys) if len(data) > n else None
     self.__class__ = SessionConfigSelectGroup  # type: ignore[assignment]
     return self
 
@@ -7348,18 +7436,24 @@ def _fw_SessionNotification(data: object) -> SessionNotification:
     if v is _MISSING:
         raise _missing('update')
     try:
-        v = _fw_SessionUpdate(v)
+        kind = v.get('sessionUpdate') if type(v) is dict else None
+        dec = _SESSION_UPDATE_VARIANTS_FW.get(kind) if type(kind) is str else None
+        v = dec(v) if dec is not None else _fw_SessionUpdate(v)
     except SchemaError as exc:
         exc._within('update')
         raise
     self.update = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, SessionNotification._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, SessionNotification._wire_keys) if len(data) > n else None
     self.__class__ = SessionNotification  # type: ignore[assignment]
     return self
 
@@ -7423,24 +7517,31 @@ def _fw_UserMessageChunk(data: object) -> UserMessageChunk:
     if v is _MISSING:
         raise _missing('content')
     try:
-        v = _fw_ContentBlock(v)
+        kind = v.get('type') if type(v) is dict else None
+        dec = _CONTENT_BLOCK_VARIANTS_FW.get(kind) if type(kind) is str else None
+        v = dec(v) if dec is not None else _fw_ContentBlock(v)
     except SchemaError as exc:
         exc._within('content')
         raise
     self.content = v
-    v = data.get('messageId')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.message_id = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, UserMessageChunk._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.message_id = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('messageId')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.message_id = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, UserMessageChunk._wire_keys) if len(data) > n else None
     self.__class__ = UserMessageChunk  # type: ignore[assignment]
     return self
 
@@ -7504,24 +7605,31 @@ def _fw_AgentMessageChunk(data: object) -> AgentMessageChunk:
     if v is _MISSING:
         raise _missing('content')
     try:
-        v = _fw_ContentBlock(v)
+        kind = v.get('type') if type(v) is dict else None
+        dec = _CONTENT_BLOCK_VARIANTS_FW.get(kind) if type(kind) is str else None
+        v = dec(v) if dec is not None else _fw_ContentBlock(v)
     except SchemaError as exc:
         exc._within('content')
         raise
     self.content = v
-    v = data.get('messageId')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.message_id = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, AgentMessageChunk._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.message_id = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('messageId')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.message_id = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, AgentMessageChunk._wire_keys) if len(data) > n else None
     self.__class__ = AgentMessageChunk  # type: ignore[assignment]
     return self
 
@@ -7585,24 +7693,31 @@ def _fw_AgentThoughtChunk(data: object) -> AgentThoughtChunk:
     if v is _MISSING:
         raise _missing('content')
     try:
-        v = _fw_ContentBlock(v)
+        kind = v.get('type') if type(v) is dict else None
+        dec = _CONTENT_BLOCK_VARIANTS_FW.get(kind) if type(kind) is str else None
+        v = dec(v) if dec is not None else _fw_ContentBlock(v)
     except SchemaError as exc:
         exc._within('content')
         raise
     self.content = v
-    v = data.get('messageId')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.message_id = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, AgentThoughtChunk._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.message_id = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('messageId')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.message_id = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, AgentThoughtChunk._wire_keys) if len(data) > n else None
     self.__class__ = AgentThoughtChunk  # type: ignore[assignment]
     return self
 
@@ -7700,55 +7815,66 @@ def _fw_ToolCallStart(data: object) -> ToolCallStart:
     if not isinstance(v, str):
         raise _bad('title', 'a string', v)
     self.title = v
-    v = data.get('name')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.name = v
-    v = data.get('kind')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.kind = v  # type: ignore[assignment, unused-ignore]
-    v = data.get('status')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.status = v  # type: ignore[assignment, unused-ignore]
-    v = data.get('content')
-    if v is not None:
-        n += 1
-        try:
-            v = _list(v, _fw_ToolCallContent, True)
-        except SchemaError:
-            v = None
-    self.content = v
-    v = data.get('locations')
-    if v is not None:
-        n += 1
-        try:
-            v = _list(v, _fw_ToolCallLocation, True)
-        except SchemaError:
-            v = None
-    self.locations = v
-    v = data.get('rawInput')
-    if v is not None:
-        n += 1
-    self.raw_input = v
-    v = data.get('rawOutput')
-    if v is not None:
-        n += 1
-    self.raw_output = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, ToolCallStart._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.name = None
+        self.kind = None  # type: ignore[assignment, unused-ignore]
+        self.status = None  # type: ignore[assignment, unused-ignore]
+        self.content = None
+        self.locations = None
+        self.raw_input = None
+        self.raw_output = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('name')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.name = v
+        v = data.get('kind')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.kind = v  # type: ignore[assignment, unused-ignore]
+        v = data.get('status')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.status = v  # type: ignore[assignment, unused-ignore]
+        v = data.get('content')
+        if v is not None:
+            n += 1
+            try:
+                v = _list(v, _fw_ToolCallContent, True)
+            except SchemaError:
+                v = None
+        self.content = v
+        v = data.get('locations')
+        if v is not None:
+            n += 1
+            try:
+                v = _list(v, _fw_ToolCallLocation, True)
+            except SchemaError:
+                v = None
+        self.locations = v
+        v = data.get('rawInput')
+        if v is not None:
+            n += 1
+        self.raw_input = v
+        v = data.get('rawOutput')
+        if v is not None:
+            n += 1
+        self.raw_output = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, ToolCallStart._wire_keys) if len(data) > n else None
     self.__class__ = ToolCallStart  # type: ignore[assignment]
     return self
 
@@ -7842,61 +7968,73 @@ def _fw_ToolCallProgress(data: object) -> ToolCallProgress:
     if not isinstance(v, str):
         raise _bad('toolCallId', 'a string', v)
     self.tool_call_id = v
-    v = data.get('kind')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.kind = v  # type: ignore[assignment, unused-ignore]
-    v = data.get('status')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.status = v  # type: ignore[assignment, unused-ignore]
-    v = data.get('title')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.title = v
-    v = data.get('name')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.name = v
-    v = data.get('content')
-    if v is not None:
-        n += 1
-        try:
-            v = _list(v, _fw_ToolCallContent, True)
-        except SchemaError:
-            v = None
-    self.content = v
-    v = data.get('locations')
-    if v is not None:
-        n += 1
-        try:
-            v = _list(v, _fw_ToolCallLocation, True)
-        except SchemaError:
-            v = None
-    self.locations = v
-    v = data.get('rawInput')
-    if v is not None:
-        n += 1
-    self.raw_input = v
-    v = data.get('rawOutput')
-    if v is not None:
-        n += 1
-    self.raw_output = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, ToolCallProgress._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.kind = None  # type: ignore[assignment, unused-ignore]
+        self.status = None  # type: ignore[assignment, unused-ignore]
+        self.title = None
+        self.name = None
+        self.content = None
+        self.locations = None
+        self.raw_input = None
+        self.raw_output = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('kind')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.kind = v  # type: ignore[assignment, unused-ignore]
+        v = data.get('status')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.status = v  # type: ignore[assignment, unused-ignore]
+        v = data.get('title')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.title = v
+        v = data.get('name')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.name = v
+        v = data.get('content')
+        if v is not None:
+            n += 1
+            try:
+                v = _list(v, _fw_ToolCallContent, True)
+            except SchemaError:
+                v = None
+        self.content = v
+        v = data.get('locations')
+        if v is not None:
+            n += 1
+            try:
+                v = _list(v, _fw_ToolCallLocation, True)
+            except SchemaError:
+                v = None
+        self.locations = v
+        v = data.get('rawInput')
+        if v is not None:
+            n += 1
+        self.raw_input = v
+        v = data.get('rawOutput')
+        if v is not None:
+            n += 1
+        self.raw_output = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, ToolCallProgress._wire_keys) if len(data) > n else None
     self.__class__ = ToolCallProgress  # type: ignore[assignment]
     return self
 
@@ -7960,13 +8098,17 @@ def _fw_PlanUpdate(data: object) -> PlanUpdate:
     except SchemaError:
         v = []
     self.entries = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, PlanUpdate._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, PlanUpdate._wire_keys) if len(data) > n else None
     self.__class__ = PlanUpdate  # type: ignore[assignment]
     return self
 
@@ -8030,13 +8172,17 @@ def _fw_AvailableCommandsUpdate(data: object) -> AvailableCommandsUpdate:
     except SchemaError:
         v = []
     self.available_commands = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, AvailableCommandsUpdate._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, AvailableCommandsUpdate._wire_keys) if len(data) > n else None
     self.__class__ = AvailableCommandsUpdate  # type: ignore[assignment]
     return self
 
@@ -8098,13 +8244,17 @@ def _fw_CurrentModeUpdate(data: object) -> CurrentModeUpdate:
     if not isinstance(v, str):
         raise _bad('currentModeId', 'a string', v)
     self.current_mode_id = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, CurrentModeUpdate._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, CurrentModeUpdate._wire_keys) if len(data) > n else None
     self.__class__ = CurrentModeUpdate  # type: ignore[assignment]
     return self
 
@@ -8168,13 +8318,17 @@ def _fw_ConfigOptionUpdate(data: object) -> ConfigOptionUpdate:
     except SchemaError:
         v = []
     self.config_options = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, ConfigOptionUpdate._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, ConfigOptionUpdate._wire_keys) if len(data) > n else None
     self.__class__ = ConfigOptionUpdate  # type: ignore[assignment]
     return self
 
@@ -8236,25 +8390,31 @@ def _fw_SessionInfoUpdate(data: object) -> SessionInfoUpdate:
         raise _bad("", "an object", data)
     self = _new(_SessionInfoUpdateW)
     n = 0 + ('sessionUpdate' in data)
-    v = data.get('title')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.title = v
-    v = data.get('updatedAt')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.updated_at = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, SessionInfoUpdate._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.title = None
+        self.updated_at = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('title')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.title = v
+        v = data.get('updatedAt')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.updated_at = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, SessionInfoUpdate._wire_keys) if len(data) > n else None
     self.__class__ = SessionInfoUpdate  # type: ignore[assignment]
     return self
 
@@ -8328,21 +8488,26 @@ def _fw_UsageUpdate(data: object) -> UsageUpdate:
     if not isinstance(v, int) or v is True or v is False:
         raise _bad('size', 'an integer', v)
     self.size = v
-    v = data.get('cost')
-    if v is not None:
-        n += 1
-        try:
-            v = _fw_Cost(v)
-        except SchemaError:
-            v = None
-    self.cost = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, UsageUpdate._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.cost = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('cost')
+        if v is not None:
+            n += 1
+            try:
+                v = _fw_Cost(v)
+            except SchemaError:
+                v = None
+        self.cost = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, UsageUpdate._wire_keys) if len(data) > n else None
     self.__class__ = UsageUpdate  # type: ignore[assignment]
     return self
 
@@ -8416,19 +8581,24 @@ def _fw_Notice(data: object) -> Notice:
     if not isinstance(v, str):
         raise _bad('title', 'a string', v)
     self.title = v
-    v = data.get('description')
-    if v is not None:
-        n += 1
-        if not isinstance(v, str):
-            v = None
-    self.description = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, Notice._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.description = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('description')
+        if v is not None:
+            n += 1
+            if not isinstance(v, str):
+                v = None
+        self.description = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, Notice._wire_keys) if len(data) > n else None
     self.__class__ = Notice  # type: ignore[assignment]
     return self
 
@@ -8507,30 +8677,36 @@ def _fw_CompactionUpdate(data: object) -> CompactionUpdate:
     if not isinstance(v, str):
         raise _bad('status', 'a string', v)
     self.status = v
-    v = data.get('summary', UNSET)
-    if v is not UNSET:
-        n += 1
-        if v is not None:
-            try:
-                v = _list(v, _fw_ContentBlock, True)
-            except SchemaError:
-                v = UNSET
-    self.summary = v
-    v = data.get('error', UNSET)
-    if v is not UNSET:
-        n += 1
-        if v is not None:
-            if not isinstance(v, str):
-                v = UNSET
-    self.error = v
-    v = data.get('_meta', UNSET)
-    if v is not UNSET:
-        n += 1
-        if v is not None:
-            if not isinstance(v, dict):
-                v = UNSET
-    self.meta = v
-    self.extra = _extra(data, CompactionUpdate._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.summary = UNSET
+        self.error = UNSET
+        self.meta = UNSET
+        self.extra = None
+    else:
+        v = data.get('summary', UNSET)
+        if v is not UNSET:
+            n += 1
+            if v is not None:
+                try:
+                    v = _list(v, _fw_ContentBlock, True)
+                except SchemaError:
+                    v = UNSET
+        self.summary = v
+        v = data.get('error', UNSET)
+        if v is not UNSET:
+            n += 1
+            if v is not None:
+                if not isinstance(v, str):
+                    v = UNSET
+        self.error = v
+        v = data.get('_meta', UNSET)
+        if v is not UNSET:
+            n += 1
+            if v is not None:
+                if not isinstance(v, dict):
+                    v = UNSET
+        self.meta = v
+        self.extra = _extra(data, CompactionUpdate._wire_keys) if len(data) > n else None
     self.__class__ = CompactionUpdate  # type: ignore[assignment]
     return self
 
@@ -8598,18 +8774,24 @@ def _fw_CompactionSummaryChunk(data: object) -> CompactionSummaryChunk:
     if v is _MISSING:
         raise _missing('content')
     try:
-        v = _fw_ContentBlock(v)
+        kind = v.get('type') if type(v) is dict else None
+        dec = _CONTENT_BLOCK_VARIANTS_FW.get(kind) if type(kind) is str else None
+        v = dec(v) if dec is not None else _fw_ContentBlock(v)
     except SchemaError as exc:
         exc._within('content')
         raise
     self.content = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, CompactionSummaryChunk._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, CompactionSummaryChunk._wire_keys) if len(data) > n else None
     self.__class__ = CompactionSummaryChunk  # type: ignore[assignment]
     return self
 
@@ -8928,13 +9110,17 @@ def _fw_PlanEntry(data: object) -> PlanEntry:
     if not isinstance(v, str):
         raise _bad('status', 'a string', v)
     self.status = v  # type: ignore[assignment, unused-ignore]
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, PlanEntry._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, PlanEntry._wire_keys) if len(data) > n else None
     self.__class__ = PlanEntry  # type: ignore[assignment]
     return self
 
@@ -9069,21 +9255,26 @@ def _fw_AvailableCommand(data: object) -> AvailableCommand:
     if not isinstance(v, str):
         raise _bad('description', 'a string', v)
     self.description = v
-    v = data.get('input')
-    if v is not None:
-        n += 1
-        try:
-            v = _fw_UnstructuredCommandInput(v)
-        except SchemaError:
-            v = None
-    self.input = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, AvailableCommand._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.input = None
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('input')
+        if v is not None:
+            n += 1
+            try:
+                v = _fw_UnstructuredCommandInput(v)
+            except SchemaError:
+                v = None
+        self.input = v
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, AvailableCommand._wire_keys) if len(data) > n else None
     self.__class__ = AvailableCommand  # type: ignore[assignment]
     return self
 
@@ -9144,13 +9335,17 @@ def _fw_UnstructuredCommandInput(data: object) -> UnstructuredCommandInput:
     if not isinstance(v, str):
         raise _bad('hint', 'a string', v)
     self.hint = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, UnstructuredCommandInput._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, UnstructuredCommandInput._wire_keys) if len(data) > n else None
     self.__class__ = UnstructuredCommandInput  # type: ignore[assignment]
     return self
 
@@ -9219,13 +9414,17 @@ def _fw_Cost(data: object) -> Cost:
     if not isinstance(v, str):
         raise _bad('currency', 'a string', v)
     self.currency = v
-    v = data.get('_meta')
-    if v is not None:
-        n += 1
-        if not isinstance(v, dict):
-            v = None
-    self.meta = v
-    self.extra = _extra(data, Cost._wire_keys) if len(data) > n else None
+    if len(data) == n:
+        self.meta = None
+        self.extra = None
+    else:
+        v = data.get('_meta')
+        if v is not None:
+            n += 1
+            if not isinstance(v, dict):
+                v = None
+        self.meta = v
+        self.extra = _extra(data, Cost._wire_keys) if len(data) > n else None
     self.__class__ = Cost  # type: ignore[assignment]
     return self
 
@@ -12463,7 +12662,9 @@ def decode_tool_call_content(data: object, path: str = "") -> ToolCallContent:
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_ToolCallContent(data)
+        kind = data.get('type') if type(data) is dict else None
+        dec = _TOOL_CALL_CONTENT_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_ToolCallContent(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
@@ -12511,7 +12712,9 @@ def decode_content_block(data: object, path: str = "") -> ContentBlock:
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_ContentBlock(data)
+        kind = data.get('type') if type(data) is dict else None
+        dec = _CONTENT_BLOCK_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_ContentBlock(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
@@ -12559,7 +12762,9 @@ def decode_elicitation_property_schema(data: object, path: str = "") -> Elicitat
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_ElicitationPropertySchema(data)
+        kind = data.get('type') if type(data) is dict else None
+        dec = _ELICITATION_PROPERTY_SCHEMA_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_ElicitationPropertySchema(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
@@ -12599,7 +12804,9 @@ def decode_multi_select_items(data: object, path: str = "") -> MultiSelectItems:
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_MultiSelectItems(data)
+        kind = data.get('type') if type(data) is dict else None
+        dec = _MULTI_SELECT_ITEMS_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_MultiSelectItems(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
@@ -12641,7 +12848,9 @@ def decode_auth_method(data: object, path: str = "") -> AuthMethod:
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_AuthMethod(data)
+        kind = data.get('type') if type(data) is dict else None
+        dec = _AUTH_METHOD_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_AuthMethod(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
@@ -12683,7 +12892,9 @@ def decode_session_config_option(data: object, path: str = "") -> SessionConfigO
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_SessionConfigOption(data)
+        kind = data.get('type') if type(data) is dict else None
+        dec = _SESSION_CONFIG_OPTION_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_SessionConfigOption(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
@@ -12749,7 +12960,9 @@ def decode_session_update(data: object, path: str = "") -> SessionUpdate:
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_SessionUpdate(data)
+        kind = data.get('sessionUpdate') if type(data) is dict else None
+        dec = _SESSION_UPDATE_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_SessionUpdate(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
@@ -12793,7 +13006,9 @@ def decode_mcp_server(data: object, path: str = "") -> McpServer:
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_McpServer(data)
+        kind = data.get('type') if type(data) is dict else None
+        dec = _MCP_SERVER_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_McpServer(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
@@ -12835,7 +13050,9 @@ def decode_request_permission_outcome(data: object, path: str = "") -> RequestPe
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_RequestPermissionOutcome(data)
+        kind = data.get('outcome') if type(data) is dict else None
+        dec = _REQUEST_PERMISSION_OUTCOME_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_RequestPermissionOutcome(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise

@@ -6248,7 +6248,9 @@ def decode_session_update(data: object, path: str = "") -> SessionUpdate:
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_SessionUpdate(data)
+        kind = data.get('sessionUpdate') if type(data) is dict else None
+        dec = _SESSION_UPDATE_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_SessionUpdate(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
@@ -6292,7 +6294,9 @@ def decode_plan_update_content(data: object, path: str = "") -> PlanUpdateConten
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_PlanUpdateContent(data)
+        kind = data.get('type') if type(data) is dict else None
+        dec = _PLAN_UPDATE_CONTENT_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_PlanUpdateContent(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
@@ -6338,7 +6342,9 @@ def decode_state_update(data: object, path: str = "") -> StateUpdate:
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_StateUpdate(data)
+        kind = data.get('state') if type(data) is dict else None
+        dec = _STATE_UPDATE_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_StateUpdate(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
@@ -6384,7 +6390,9 @@ def decode_mcp_server(data: object, path: str = "") -> McpServer:
         SchemaError: ``data`` is malformed.
     """
     try:
-        return _fw_McpServer(data)
+        kind = data.get('type') if type(data) is dict else None
+        dec = _MCP_SERVER_VARIANTS_FW.get(kind) if type(kind) is str else None
+        return dec(data) if dec is not None else _fw_McpServer(data)
     except SchemaError as exc:
         exc._rebase(path)
         raise
