@@ -270,13 +270,14 @@ class SessionMethods:
             raise CapabilityNotSupported(
                 "sessionCapabilities.fork", "the agent does not support forking"
             )
+        from ..schema import unstable as u  # noqa: PLC0415 - loaded only by unstable clients
+
         cwd_s = cwd or session.cwd
+        request = u.ForkSessionRequest(session_id=session.id, cwd=cwd_s, mcp_servers=[])
         result = await peer.request_raw(
-            "session/fork",
-            {"sessionId": session.id, "cwd": cwd_s, "mcpServers": []},
-            timeout=self._settings.session_timeout,
+            s.UNSTABLE_SESSION_FORK, request.to_wire(), timeout=self._settings.session_timeout
         )
-        response = s.NewSessionResponse.from_wire(result)
+        response = u.ForkSessionResponse.from_wire(result if result is not None else {})
         forked = self._session(response.session_id, cwd_s, session.additional_directories)
         forked._apply_setup(response.modes, response.config_options)
         forked.state.parent_id = session.id
