@@ -20,7 +20,7 @@ from dataclasses import replace
 from importlib import resources
 from typing import Any
 
-from ._settings import AgentSpec, Settings
+from ._spec import AgentSpec, Settings
 
 __all__ = ["DEMO", "all_agents", "command_found", "presets", "resolve_agent"]
 
