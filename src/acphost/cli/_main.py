@@ -22,6 +22,7 @@ subcommands:
   tui [PATH]        the interactive terminal client
   validate TRACE    check a recorded trace against the schema and ordering rules
   replay TRACE      act as the agent of a recorded trace (use it as an agent command)
+  trust [PATH]      trust a project's .acphost/settings.json (--list, --revoke PATH)
 
 examples:
   acphost "show me around"                    # the built-in demo agent
@@ -265,6 +266,12 @@ def _replay(argv: list[str]) -> int:
     return code
 
 
+def _trust(argv: list[str]) -> int:
+    from ._trust import trust_main  # noqa: PLC0415
+
+    return trust_main(argv)
+
+
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "tui": _tui,
     "validate": _validate,
@@ -272,6 +279,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "agents": _agents,
     "sessions": _sessions,
     "doctor": _doctor,
+    "trust": _trust,
 }
 
 
