@@ -128,13 +128,26 @@ def test_mcp_both_forms_become_the_wire_shape(tmp_path):
         },
     )
     assert settings.mcp_servers == [
-        {"name": "files", "command": "mcp-files", "args": ["--ro"], "env": [{"name": "TOKEN", "value": "t"}]},
-        {"type": "sse", "name": "web", "url": "https://h/sse", "headers": [{"name": "Authorization", "value": "a"}]},
+        {
+            "name": "files",
+            "command": "mcp-files",
+            "args": ["--ro"],
+            "env": [{"name": "TOKEN", "value": "t"}],
+        },
+        {
+            "type": "sse",
+            "name": "web",
+            "url": "https://h/sse",
+            "headers": [{"name": "Authorization", "value": "a"}],
+        },
         {"name": "local", "command": "c", "args": [], "env": []},
     ]
     _, listed = _load(
         tmp_path,
-        {"agent_servers": {}, "mcp_servers": [{"name": "h", "type": "http", "url": "http://h", "headers": []}]},
+        {
+            "agent_servers": {},
+            "mcp_servers": [{"name": "h", "type": "http", "url": "http://h", "headers": []}],
+        },
     )
     assert listed.mcp_servers == [{"type": "http", "name": "h", "url": "http://h", "headers": []}]
 

@@ -101,7 +101,7 @@ def test_a_symlinked_path_is_trusted_by_its_target(project, tmp_path):
 
 
 def test_list_and_revoke(project):
-    ws, path = project
+    _, path = project
     trust(path, path.read_bytes())
     assert [(e.path, e.state) for e in trusted_files()] == [(os.path.realpath(path), "ok")]
     path.write_text("{}")

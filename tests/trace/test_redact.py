@@ -78,7 +78,10 @@ def test_pem_private_key_block():
     ("text", "expected"),
     [
         ("Authorization: Bearer abcdefghij.klm", f"Authorization: Bearer {REDACTED}"),
-        ("curl -H 'Authorization: Basic dXNlcjpwYXNzd29yZA=='", f"curl -H 'Authorization: Basic {REDACTED}'"),
+        (
+            "curl -H 'Authorization: Basic dXNlcjpwYXNzd29yZA=='",
+            f"curl -H 'Authorization: Basic {REDACTED}'",
+        ),
         ("bearer abcdefghijkl", f"bearer {REDACTED}"),
         ("https://alice:hunter22@example.com/x", f"https://alice:{REDACTED}@example.com/x"),
         ("postgres://u:p%40ss@db:5432/app", f"postgres://u:{REDACTED}@db:5432/app"),
@@ -138,15 +141,30 @@ def test_frame_keys_maps_and_numbers():
     frame = {
         "params": {
             "mcpServers": [
-                {"name": "x", "command": "c", "args": ["--port", "8080", "--api-key", "k1"],
-                 "env": [{"name": "LOG", "value": "v1"}]},
-                {"type": "http", "name": "h", "url": "https://h",
-                 "headers": [{"name": "X-Trace", "value": "v2"}]},
+                {
+                    "name": "x",
+                    "command": "c",
+                    "args": ["--port", "8080", "--api-key", "k1"],
+                    "env": [{"name": "LOG", "value": "v1"}],
+                },
+                {
+                    "type": "http",
+                    "name": "h",
+                    "url": "https://h",
+                    "headers": [{"name": "X-Trace", "value": "v2"}],
+                },
             ],
             "env": {"ANY": "v3"},
-            "privateKey": "k", "x-api-key": "k", "githubPat": "k", "OAuth": "k", "cookie": "k",
+            "privateKey": "k",
+            "x-api-key": "k",
+            "githubPat": "k",
+            "OAuth": "k",
+            "cookie": "k",
             "usage": {"inputTokens": 5, "total_tokens": 9, "cost": {"amount": 0.5}},
-            "tokenizer": "cl100k", "keyboard": "us", "author": "me", "path": "/w/a",
+            "tokenizer": "cl100k",
+            "keyboard": "us",
+            "author": "me",
+            "path": "/w/a",
         }
     }
     out = R.redact_frame(frame)["params"]
@@ -172,11 +190,32 @@ def test_deep_nesting_is_walked_without_recursion():
 
 
 def test_redact_argv():
-    argv = ["agent", "--api-key", "abc", "--token=xyz", "GITHUB_TOKEN=ghx", "--model", "m",
-            "-H", "Authorization: Bearer abcdefghijk", "--password", "--verbose", "plain"]
+    argv = [
+        "agent",
+        "--api-key",
+        "abc",
+        "--token=xyz",
+        "GITHUB_TOKEN=ghx",
+        "--model",
+        "m",
+        "-H",
+        "Authorization: Bearer abcdefghijk",
+        "--password",
+        "--verbose",
+        "plain",
+    ]
     assert R.redact_argv(argv) == [
-        "agent", "--api-key", REDACTED, f"--token={REDACTED}", f"GITHUB_TOKEN={REDACTED}",
-        "--model", "m", "-H", f"Authorization: Bearer {REDACTED}", "--password", "--verbose",
+        "agent",
+        "--api-key",
+        REDACTED,
+        f"--token={REDACTED}",
+        f"GITHUB_TOKEN={REDACTED}",
+        "--model",
+        "m",
+        "-H",
+        f"Authorization: Bearer {REDACTED}",
+        "--password",
+        "--verbose",
         "plain",
     ]
 
@@ -186,13 +225,30 @@ def test_redact_line_keeps_clean_lines_byte_for_byte():
     assert R.redact_line(line) is line
     dirty = b'{"jsonrpc":"2.0","id":1,"result":{"apiKey":"k","n":1}}\n'
     out = R.redact_line(dirty)
-    assert out.endswith(b"\n") and orjson.loads(out) == {"jsonrpc": "2.0", "id": 1, "result": {"apiKey": REDACTED, "n": 1}}
+    assert out.endswith(b"\n") and orjson.loads(out) == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"apiKey": REDACTED, "n": 1},
+    }
 
 
 @pytest.mark.parametrize(
     "key",
-    ["apiKey", "X-Api-Key", "auth", "OAuth", "githubPat", "accessToken", "SESSION_KEY",
-     "dbPassword", "passwd", "client_secret", "Cookie", "Authorization", "credentials"],
+    [
+        "apiKey",
+        "X-Api-Key",
+        "auth",
+        "OAuth",
+        "githubPat",
+        "accessToken",
+        "SESSION_KEY",
+        "dbPassword",
+        "passwd",
+        "client_secret",
+        "Cookie",
+        "Authorization",
+        "credentials",
+    ],
 )
 def test_redact_line_finds_every_credential_key(key):
     line = json.dumps({"jsonrpc": "2.0", "method": "m", "params": {key: "v4lue"}}).encode()
@@ -219,18 +275,51 @@ def test_redact_line_never_raises(line):
 
 def test_from_config_takes_the_exact_configured_values():
     agent = AgentSpec(
-        "a", "agent", ("--api-key", "argv-secret-1", "--model", "big-model-name"),
-        env={"MY_VALUE": "canary-value-xyz", "LOG_LEVEL": "debug", "TOOLS": "/opt/tools:/usr/bin",
-             "ANTHROPIC_API_KEY": "short", "N": "123456"},
+        "a",
+        "agent",
+        ("--api-key", "argv-secret-1", "--model", "big-model-name"),
+        env={
+            "MY_VALUE": "canary-value-xyz",
+            "LOG_LEVEL": "debug",
+            "TOOLS": "/opt/tools:/usr/bin",
+            "ANTHROPIC_API_KEY": "short",
+            "N": "123456",
+        },
     )
-    settings = Settings(None, {}, [
-        {"name": "m", "command": "c", "args": [], "env": [{"name": "DB", "value": "mcp-env-value"}]},
-        {"type": "http", "name": "h", "url": "https://u:url-pass-1@h/x", "headers": [{"name": "X-Key", "value": "hdr-value-1"}]},
-    ])
-    r = Redactor.from_config(agent=agent, settings=settings, extra=["auth-input-1"],
-                             host_env={"GITHUB_TOKEN": "host-token-1", "EDITOR": "vim-editor-x"})
-    assert set(r.secrets) >= {"canary-value-xyz", "short", "argv-secret-1", "mcp-env-value",
-                              "hdr-value-1", "url-pass-1", "auth-input-1", "host-token-1"}
+    settings = Settings(
+        None,
+        {},
+        [
+            {
+                "name": "m",
+                "command": "c",
+                "args": [],
+                "env": [{"name": "DB", "value": "mcp-env-value"}],
+            },
+            {
+                "type": "http",
+                "name": "h",
+                "url": "https://u:url-pass-1@h/x",
+                "headers": [{"name": "X-Key", "value": "hdr-value-1"}],
+            },
+        ],
+    )
+    r = Redactor.from_config(
+        agent=agent,
+        settings=settings,
+        extra=["auth-input-1"],
+        host_env={"GITHUB_TOKEN": "host-token-1", "EDITOR": "vim-editor-x"},
+    )
+    assert set(r.secrets) >= {
+        "canary-value-xyz",
+        "short",
+        "argv-secret-1",
+        "mcp-env-value",
+        "hdr-value-1",
+        "url-pass-1",
+        "auth-input-1",
+        "host-token-1",
+    }
     for public in ("debug", "/opt/tools:/usr/bin", "123456", "big-model-name", "vim-editor-x"):
         assert public not in r.secrets
     text = "echo canary-value-xyz short mcp-env-value hdr-value-1 host-token-1 auth-input-1"
