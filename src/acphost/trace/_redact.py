@@ -34,23 +34,13 @@ from urllib.parse import quote
 
 import orjson
 
-from ._patterns import (
-    MIN_SECRET_LENGTH,
-    TOKEN_FORMATS,
-    AgentLike,
-    Rule,
-    SettingsLike,
-    configured_secrets,
-    is_secret_name,
-    trie_pattern,
-)
+from ._configured import AgentLike, SettingsLike, argv_secrets, configured_secrets
+from ._patterns import MIN_SECRET_LENGTH, TOKEN_FORMATS, Rule, is_secret_name, trie_pattern
 
 __all__ = ["REDACTED", "Redactor"]
 
 REDACTED = "[REDACTED]"
 
-_FLAG = re.compile(r"(?P<flag>--?[A-Za-z0-9][A-Za-z0-9_.-]*)(?:=(?P<value>.*))?", re.DOTALL)
-_ASSIGN = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)=(?P<value>.*)", re.DOTALL)
 _PLAIN_VALUE = re.compile(r"[\"']?(?:-?[0-9][0-9.eE+-]*|true|false|null|none)[\"']?", re.I)
 # Members whose every string value is configuration for a process or a server.
 _MAPS = frozenset({"env", "headers"})
@@ -207,27 +197,9 @@ class Redactor:
             A new list of the same length.
 
         """
-        out: list[str] = []
-        hide_next = False
-        for arg in argv:
-            if hide_next:
-                hide_next = False
-                if not arg.startswith("--"):
-                    out.append(REDACTED)
-                    continue
-            flag = _FLAG.fullmatch(arg)
-            if flag is not None and is_secret_name(flag["flag"]):
-                if flag["value"] is None:
-                    hide_next = True
-                    out.append(arg)
-                else:
-                    out.append(f"{flag['flag']}={REDACTED}")
-                continue
-            assign = _ASSIGN.fullmatch(arg)
-            if assign is not None and assign["value"] and is_secret_name(assign["name"]):
-                out.append(f"{assign['name']}={REDACTED}")
-                continue
-            out.append(self.redact_text(arg))
+        out = [self.redact_text(arg) for arg in argv]
+        for i, prefix in argv_secrets(argv):
+            out[i] = prefix + REDACTED
         return out
 
     # -- decoded JSON ----------------------------------------------------------------
