@@ -262,7 +262,7 @@ def _validate(argv: list[str]) -> int:
 def _replay(argv: list[str]) -> int:
     from ..agents.replay import main  # noqa: PLC0415
 
-    code: int = main(argv)
+    code: int = main(argv, prog="acphost replay")
     return code
 
 
