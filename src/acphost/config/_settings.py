@@ -3,7 +3,7 @@
 The file is strict JSON with the ``agent_servers`` shape Zed and JetBrains
 use (name → ``command``, optional ``args`` list, optional ``env`` map), plus
 optional ``mcp_servers`` forwarded to ``session/new`` and ``session/load``
-(seeds/003 §8). Unknown top-level keys are ignored, so an editor's whole
+(schema ``NewSessionRequest.mcpServers``). Unknown top-level keys are ignored, so an editor's whole
 settings file can be passed with ``--settings``; a file without
 ``agent_servers`` is an error, never a silent fallback to the demo agent.
 

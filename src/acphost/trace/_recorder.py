@@ -1,7 +1,7 @@
 """Recording every frame of a connection as a JSONL trace.
 
-One line per frame, in the format of seeds/000 §17 ("Trace fixture format"):
-the frame's own members plus ``direction`` (``outgoing`` = client→agent,
+One line per frame, in the JSONL trace format acphost's fixtures use: the
+frame's own members plus ``direction`` (``outgoing`` = client→agent,
 ``incoming`` = agent→client, from the host's side) and ``timestamp`` (UTC,
 ISO 8601). Secrets are redacted before anything reaches the disk; a frame
 with nothing to redact is written byte for byte as it was on the wire.

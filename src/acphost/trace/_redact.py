@@ -3,8 +3,8 @@
 Whatever shows or persists frames or diagnostics goes through one
 :class:`Redactor` built from the host's configuration (the recorder, the TUI
 protocol log, the audit log, crash reports with the agent's stderr tail,
-``doctor``/``agents``, live-check warnings, the history store): seeds/000 §16
-asks to "redact sensitive fields when showing in UI/logs".
+``doctor``/``agents``, live-check warnings, the history store), so that
+sensitive fields are redacted wherever they are shown or logged.
 
 What it removes (see :mod:`._patterns` for the lists):
 

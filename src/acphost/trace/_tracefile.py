@@ -47,7 +47,7 @@ def read_trace(
 ) -> Iterator[tuple[int, Direction | None, Any]]:
     """Yield ``(line, direction, frame)`` for each line of a JSONL trace.
 
-    Lines in the seeds/000 format (frame members plus ``direction``) and in
+    Lines in the recorder's format (frame members plus ``direction``) and in
     the wrapped form ``{"direction": ..., "frame": {...}}`` are both read.
     ``direction`` is None for a line that cannot be read; ``frame`` is then
     the reason (it may quote the file: sanitise it before showing it).

@@ -2,7 +2,7 @@
 
 Each frame is checked against the vendored schema by method and direction,
 with responses matched to their requests, and against the ordering rules of
-the protocol (seeds/000 §17 and the appendix checklist):
+the protocol (ACP "Prompt Turn", "Initialization" and "Cancellation"):
 
 - ``initialize-first``: the client's first request is ``initialize``;
 - ``one-response``: every request gets exactly one response (unknown or
