@@ -15,16 +15,15 @@ error is logged once and recording stops.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from datetime import datetime, timezone
-from typing import IO, Any
+from typing import IO
 
 import orjson
 
 from ._output import open_output
-from ._redact import Redactor
+from ._redact import Redactor, encode_json
 
 __all__ = ["TraceWriter"]
 
@@ -98,11 +97,11 @@ class TraceWriter:
             return head + (b"," + raw[1:] if redacted else b"}") + b"\n"
         if isinstance(redacted, dict):
             body = {k: v for k, v in redacted.items() if k not in _OWN_KEYS}
-            encoded = _encode(body)
+            encoded = encode_json(body)
             if encoded is not None:
                 return head + (b"," + encoded[1:] if body else b"}") + b"\n"
         else:
-            encoded = _encode(redacted)
+            encoded = encode_json(redacted)
             if encoded is not None:
                 return head + b',"frame":' + encoded + b"}\n"
         # Nested deeper than the JSON writers go: the line, redacted as text.
@@ -143,15 +142,3 @@ class TraceWriter:
                 self._file.flush()
             except (OSError, ValueError):
                 pass
-
-
-def _encode(value: Any) -> bytes | None:
-    """JSON for a decoded (and redacted) value; None when it is nested too deep to write."""
-    try:
-        return orjson.dumps(value)
-    except (TypeError, orjson.JSONEncodeError):
-        pass
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    except (ValueError, RecursionError):
-        return None

@@ -37,7 +37,7 @@ import orjson
 from ._configured import AgentLike, SettingsLike, argv_secrets, configured_secrets
 from ._patterns import MIN_SECRET_LENGTH, TOKEN_FORMATS, Rule, is_secret_name, trie_pattern
 
-__all__ = ["REDACTED", "Redactor"]
+__all__ = ["REDACTED", "Redactor", "encode_json"]
 
 REDACTED = "[REDACTED]"
 
@@ -317,7 +317,10 @@ class Redactor:
         redacted, changed = self.redact_parsed(body, frame)
         if not changed:
             return line
-        return _dumps(redacted, fallback=self.redact_text(body.decode("utf-8"))) + nl
+        encoded = encode_json(redacted)
+        if encoded is None:  # the line, redacted as text, as a JSON string
+            encoded = orjson.dumps(self.redact_text(body.decode("utf-8")))
+        return encoded + nl
 
     def redact_parsed(self, raw: bytes, frame: Any) -> tuple[Any, bool]:
         """Redact a frame already decoded from ``raw`` (what the recorder uses).
@@ -370,8 +373,11 @@ def _is_name_value(value: dict[str, Any]) -> bool:
     return set(value) <= {"name", "value", "_meta"} and "value" in value
 
 
-def _dumps(value: Any, *, fallback: str) -> bytes:
-    """Encode a redacted frame; deep nesting that orjson refuses goes through json."""
+def encode_json(value: Any) -> bytes | None:
+    """Compact JSON for a decoded (and redacted) value; None when nested too deep to write.
+
+    orjson writes fewer levels than it reads; the standard library goes deeper.
+    """
     try:
         return orjson.dumps(value)
     except (TypeError, orjson.JSONEncodeError):
@@ -379,4 +385,4 @@ def _dumps(value: Any, *, fallback: str) -> bytes:
     try:
         return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     except (ValueError, RecursionError):
-        return json.dumps(fallback).encode("utf-8")
+        return None
