@@ -308,7 +308,11 @@ def test_from_config_takes_the_exact_configured_values():
         agent=agent,
         settings=settings,
         extra=["auth-input-1"],
-        host_env={"GITHUB_TOKEN": "host-token-1", "EDITOR": "vim-editor-x"},
+        host_env={
+            "GITHUB_TOKEN": "host-token-1",
+            "EDITOR": "vim-editor-x",
+            "PASSWORD_STORE_DIR": "/home/me/.password-store",
+        },
     )
     assert set(r.secrets) >= {
         "canary-value-xyz",
@@ -320,7 +324,14 @@ def test_from_config_takes_the_exact_configured_values():
         "auth-input-1",
         "host-token-1",
     }
-    for public in ("debug", "/opt/tools:/usr/bin", "123456", "big-model-name", "vim-editor-x"):
+    for public in (
+        "debug",
+        "/opt/tools:/usr/bin",
+        "123456",
+        "big-model-name",
+        "vim-editor-x",
+        "/home/me/.password-store",
+    ):
         assert public not in r.secrets
     text = "echo canary-value-xyz short mcp-env-value hdr-value-1 host-token-1 auth-input-1"
     assert r.redact_text(text) == "echo " + " ".join([REDACTED] * 6)

@@ -145,7 +145,10 @@ def configured_secrets(
         if is_secret_name(name) or not _looks_public(value):
             found.append(value)
     if host_env is not None:
-        found += [v for k, v in host_env.items() if is_secret_name(k)]
+        # ``GOOGLE_APPLICATION_CREDENTIALS=/path/key.json``: the path is not the secret.
+        found += [
+            v for k, v in host_env.items() if is_secret_name(k) and not v.startswith(("/", "~"))
+        ]
     for value in [*found, *urls]:
         found += _URL_PASSWORD.findall(value)
     out: list[str] = []
