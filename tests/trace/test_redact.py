@@ -125,6 +125,12 @@ def test_configured_values_are_redacted_inside_other_strings():
     assert r.redact_frame(frame) == {"a": [f"pre-{REDACTED}-post"], REDACTED: 1, "n": 12345}
 
 
+def test_a_configured_value_overlapping_another_trigger_is_found():
+    r = Redactor(secrets=["cret-val99", "ghp_short1"])
+    assert r.redact_text("my secret-val99 here") == f"my se{REDACTED} here"
+    assert r.redact_text("x=ghp_short1") == f"x={REDACTED}"
+
+
 def test_configured_values_in_their_escaped_spellings():
     secret = 'p"a\\ss/wörd'
     r = Redactor(secrets=[secret])

@@ -90,7 +90,12 @@ class Redactor:
         for i, rule in enumerate(rules):
             for trigger in rule.triggers:
                 self._woken.setdefault(trigger.lower(), set()).add(i)
-        self._triggers = re.compile(trie_pattern(self._woken))
+        # The search returns the longest trigger at each position (a lookahead,
+        # so matches may overlap): a trigger also wakes the rules of its prefixes.
+        for trigger, ids in self._woken.items():
+            for end in range(1, len(trigger)):
+                ids |= self._woken.get(trigger[:end], set())
+        self._triggers = re.compile(f"(?=({trie_pattern(self._woken)}))")
         # A raw JSON line needs the walk when it has a trigger (bytes.lower folds
         # ASCII only, so these are folded the same way), an escape that could
         # hide one, a map whose values are all secret, or a credential key.
