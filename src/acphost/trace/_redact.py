@@ -94,7 +94,7 @@ class Redactor:
         # so matches may overlap): a trigger also wakes the rules of its prefixes.
         for trigger, ids in self._woken.items():
             for end in range(1, len(trigger)):
-                ids |= self._woken.get(trigger[:end], set())
+                ids.update(self._woken.get(trigger[:end], ()))
         self._triggers = re.compile(f"(?=({trie_pattern(self._woken)}))")
         # A raw JSON line needs the walk when it has a trigger (bytes.lower folds
         # ASCII only, so these are folded the same way), an escape that could
