@@ -321,6 +321,7 @@ def test_settings_agent_selection_and_zed_shape(tmp_path):
             }
         )
     )
+    assert run(["trust"], cwd=tmp_path).returncode == 0  # project settings need trust
     r = run(["-o", "jsonl", "echo via settings"], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     first = json.loads(r.stdout.splitlines()[0])

@@ -39,7 +39,7 @@ class FrameChecker:
     def __call__(self, direction: str, line: bytes) -> None:
         try:
             msg: Any = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested: not a frame the core accepts
             if direction == "send":
                 self.errors.append(f"client sent invalid JSON: {line[:200]!r}")
             return

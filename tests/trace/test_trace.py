@@ -276,7 +276,8 @@ def test_redactor():
     )
     assert out["usage"] == {"inputTokens": 5, "total_tokens": 9}  # counts are not secrets
     assert "hunter2" not in out["text"] and "sk-abc" not in out["text"]
-    assert out["meta"] == {"note": "fine"} and out["mcpServers"][0]["args"] == ["--token", "t"]
+    assert out["meta"] == {"note": "fine"}
+    assert out["mcpServers"][0]["args"] == ["--token", REDACTED]  # a secret flag's value
     assert frame["params"]["apiKey"] == "k"  # the input is untouched
 
 

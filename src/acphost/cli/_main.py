@@ -24,6 +24,7 @@ subcommands:
   replay TRACE      act as the agent of a recorded trace (use it as an agent command)
   history [ACTION]  the local history: list, show, export, import, delete, prune, info
   usage             tokens and cost of the recorded sessions by agent, day or directory
+  trust [PATH]      trust a project's .acphost/settings.json (--list, --revoke PATH)
 
 examples:
   acphost "show me around"                    # the built-in demo agent
@@ -263,7 +264,7 @@ def _validate(argv: list[str]) -> int:
 def _replay(argv: list[str]) -> int:
     from ..agents.replay import main  # noqa: PLC0415
 
-    code: int = main(argv)
+    code: int = main(argv, prog="acphost replay")
     return code
 
 
@@ -279,6 +280,12 @@ def _usage(argv: list[str]) -> int:
     return usage_main(argv)
 
 
+def _trust(argv: list[str]) -> int:
+    from ._trust import trust_main  # noqa: PLC0415
+
+    return trust_main(argv)
+
+
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "tui": _tui,
     "validate": _validate,
@@ -288,6 +295,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "doctor": _doctor,
     "history": _history,
     "usage": _usage,
+    "trust": _trust,
 }
 
 

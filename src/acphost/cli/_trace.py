@@ -1,16 +1,23 @@
-"""Traces on the command line: live checks of a run, and ``acphost validate``."""
+"""Traces on the command line: live checks of a run, and ``acphost validate``.
+
+Both print what the agent sent (methods, ids, schema messages quoting
+values): every line goes through the terminal sanitiser, and live warnings
+through the run's redactor too, since they may quote a frame.
+"""
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from .._errors import AcpError, RemoteProtocolError
 from ..rpc import FrameTap
-from ..trace import TraceValidator, Violation, validate_file
+from ..safetext import sanitize_line
+from ..trace import Redactor, TraceValidator, Violation, validate_file
 
 __all__ = ["LiveCheck", "validate"]
 
@@ -22,39 +29,62 @@ class LiveCheck:
 
     By default only the ordering and capability rules are checked and each
     violation is logged as a warning. ``strict`` adds the schema and stops the
-    run at the agent's first violation (``on_abort``).
+    run at the agent's first violation (``on_abort``). Frames the JSON-RPC
+    reader refuses are left to it (it reports them once); nothing a frame
+    holds makes the check raise into the connection.
+
+    Args:
+        strict: check the schema too, and abort on the agent's first violation.
+        on_abort: called once with the error that stops the run.
+        redactor: applied to every warning (default: patterns only; pass the
+            run's, built from its configuration).
+
     """
 
-    def __init__(self, *, strict: bool, on_abort: Callable[[AcpError], None]) -> None:
+    def __init__(
+        self,
+        *,
+        strict: bool,
+        on_abort: Callable[[AcpError], None],
+        redactor: Redactor | None = None,
+    ) -> None:
         self.strict = strict
         self.validator = TraceValidator(schema=strict)
         self.on_abort = on_abort
         self.failure: AcpError | None = None
+        self.redactor = redactor or Redactor()
 
     def __call__(self, direction: str, line: bytes) -> None:
         """Check one frame (``send``/``receive``)."""
         try:
-            frame: Any = json.loads(line)
-        except ValueError:
+            frame: Any = orjson.loads(line)
+        except orjson.JSONDecodeError:
             return  # the JSON-RPC core reports unparsable frames itself
         try:
             found = self.validator.feed("outgoing" if direction == "send" else "incoming", frame)
-        except Exception:  # a checker bug must never take the run down
-            logger.exception("the live protocol check failed on a frame; it is off for this run")
+        except Exception as exc:  # a checker bug must never take the run down
+            logger.error(
+                "the live protocol check failed on a frame (%s); it is off for this run",
+                type(exc).__name__,
+            )
+            logger.debug("the live protocol check failed", exc_info=True)
             self.validator = _Off()
             return
         for v in found:
             self._report(v)
 
     def _report(self, v: Violation) -> None:
+        message = self.redactor.redact_text(v.message)
         if self.strict and v.side == "agent":
             if self.failure is None:
                 self.failure = RemoteProtocolError(
-                    f"--strict: the agent broke the protocol ({v.rule}): {v.message}"
+                    f"--strict: the agent broke the protocol ({v.rule}): {message}"
                 )
                 self.on_abort(self.failure)
             return
-        logger.warning("protocol violation by the %s (%s): %s", v.side, v.rule, v.message)
+        logger.warning(
+            "protocol violation by the %s (%s): %s", v.side, v.rule, sanitize_line(message)
+        )
 
     def chain(self, tap: FrameTap | None) -> FrameTap:
         """A tap that feeds this check, then ``tap``."""
@@ -74,20 +104,30 @@ class _Off(TraceValidator):
 
 
 def validate(paths: list[str], *, schema: bool) -> int:
-    """``acphost validate``: print each violation as ``FILE:LINE: …``; 0 when all are clean."""
-    total = 0
+    """``acphost validate``: print each violation as ``FILE:LINE: …``.
+
+    Every file is checked, even after one cannot be read.
+
+    Returns:
+        0 when every file is clean, 1 when one has violations, 2 when one
+        cannot be read (or jsonschema is missing).
+
+    """
+    violated = unreadable = False
     for path in paths:
+        shown = sanitize_line(path)
         try:
             violations = validate_file(path, schema=schema)
         except OSError as exc:
-            print(f"acphost: cannot read trace {path}: {exc.strerror}", file=sys.stderr)
-            return 2
+            print(f"acphost: cannot read trace {shown}: {exc.strerror or exc}", file=sys.stderr)
+            unreadable = True
+            continue
         except RuntimeError as exc:
             print(f"acphost: {exc}", file=sys.stderr)
             return 2
         for v in violations:
-            print(f"{path}:{v.line}: [{v.side}] {v.rule}: {v.message}")
-        total += len(violations)
+            print(sanitize_line(f"{path}:{v.line}: [{v.side}] {v.rule}: {v.message}"))
+        violated = violated or bool(violations)
         if not violations:
-            print(f"{path}: ok", file=sys.stderr)
-    return 1 if total else 0
+            print(f"{shown}: ok", file=sys.stderr)
+    return 2 if unreadable else 1 if violated else 0

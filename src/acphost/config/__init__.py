@@ -1,17 +1,45 @@
-"""Agent configuration: settings.json, presets from the ACP registry, the demo agent."""
+"""Agent configuration: settings.json, presets from the ACP registry, the demo agent.
 
+Also the user's folders (:func:`config_dir`, :func:`state_dir`,
+:func:`data_dir`) and the store of trusted project settings (:func:`trust`).
+"""
+
+from ._dirs import config_dir, data_dir, state_dir
 from ._presets import DEMO, all_agents, command_found, presets, resolve_agent
-from ._settings import AgentSpec, Settings, SettingsError, find_settings, load_settings
+from ._settings import (
+    find_settings,
+    load_settings,
+    parse_settings,
+    project_settings_path,
+    read_settings,
+    user_settings_path,
+)
+from ._spec import AgentSpec, Settings, SettingsError, agent_from_command
+from ._trust import TrustEntry, revoke, trust, trust_status, trust_store_path, trusted_files
 
 __all__ = [
     "DEMO",
     "AgentSpec",
     "Settings",
     "SettingsError",
+    "TrustEntry",
+    "agent_from_command",
     "all_agents",
     "command_found",
+    "config_dir",
+    "data_dir",
     "find_settings",
     "load_settings",
+    "parse_settings",
     "presets",
+    "project_settings_path",
+    "read_settings",
     "resolve_agent",
+    "revoke",
+    "state_dir",
+    "trust",
+    "trust_status",
+    "trust_store_path",
+    "trusted_files",
+    "user_settings_path",
 ]

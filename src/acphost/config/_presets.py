@@ -5,7 +5,7 @@ vendored; agents distributed through npm or PyPI become ``npx -y PKG`` /
 ``uvx PKG`` presets, binary-only agents a preset that expects the binary on
 PATH. A few facts the registry does not carry live in ``_OVERLAY``: short
 aliases users type, a newer launch flag, and wire quirks (Gemini CLI reads
-files before creating them and needs empty content back: issue 5).
+files before creating them and needs empty content back).
 
 A settings entry with the same name always wins over a preset.
 """
@@ -20,7 +20,7 @@ from dataclasses import replace
 from importlib import resources
 from typing import Any
 
-from ._settings import AgentSpec, Settings
+from ._spec import AgentSpec, Settings
 
 __all__ = ["DEMO", "all_agents", "command_found", "presets", "resolve_agent"]
 
@@ -125,7 +125,7 @@ def _keep_quirks(spec: AgentSpec, known: dict[str, AgentSpec]) -> AgentSpec:
 
     Users replace a preset's command (a local install, a pinned version) far
     more often than its protocol behaviour: ``"gemini": {"command": ...}``
-    still reads files before creating them (issue 5).
+    still reads files before creating them.
     """
     preset = known.get(spec.name)
     if preset is None or not preset.missing_file_returns_empty:

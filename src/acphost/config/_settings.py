@@ -3,93 +3,119 @@
 The file is strict JSON with the ``agent_servers`` shape Zed and JetBrains
 use (name → ``command``, optional ``args`` list, optional ``env`` map), plus
 optional ``mcp_servers`` forwarded to ``session/new`` and ``session/load``
-(seeds/003 §8). Unknown top-level keys are ignored, so an editor's whole
-settings file can be passed with ``--settings``.
+(schema ``NewSessionRequest.mcpServers``). Unknown top-level keys are ignored, so an editor's whole
+settings file can be passed with ``--settings``; a file without
+``agent_servers`` is an error, never a silent fallback to the demo agent.
 
 Lookup order (first found wins): ``--settings PATH``, ``$ACPHOST_SETTINGS``,
 ``./.acphost/settings.json``, ``$XDG_CONFIG_HOME/acphost/settings.json``
 (default ``~/.config/acphost/settings.json``). A path given explicitly must
-exist; the implicit ones are skipped when missing.
+exist; the implicit ones are skipped when missing. The project file
+(``./.acphost/settings.json``) comes with the checkout, so it is honoured only
+once the user trusted it (``acphost trust``, see :mod:`._trust`); an untrusted
+or changed one is skipped with one warning naming the command that trusts it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+import shlex
 from pathlib import Path
 from typing import Any
 
-from .._errors import AcpError
+from ..safetext import sanitize_line
+from ._dirs import config_dir
+from ._mcp import check_env_name, expect, parse_mcp
+from ._presets import presets
+from ._spec import AgentSpec, Settings, SettingsError
+from ._trust import trust_status
 
-__all__ = ["AgentSpec", "Settings", "SettingsError", "find_settings", "load_settings"]
+__all__ = [
+    "SettingsError",
+    "decode_settings",
+    "find_settings",
+    "load_settings",
+    "parse_settings",
+    "project_settings_path",
+    "read_settings",
+    "user_settings_path",
+]
 
+logger = logging.getLogger("acphost.config")
 
-class SettingsError(AcpError, ValueError):
-    """A settings file is missing, unreadable or malformed; the message names it."""
-
-
-@dataclass(frozen=True, slots=True)
-class AgentSpec:
-    """How to launch one agent.
-
-    Attributes:
-        name: the name users pick it by (``-a NAME``).
-        command: the program to run.
-        args: its arguments.
-        env: variables overlaid on the environment.
-        source: where it comes from (``built-in``, ``registry``, or the settings path).
-        description: a one-line description, when known.
-        missing_file_returns_empty: answer reads of missing files with ``""``
-            (some agents, e.g. Gemini CLI, read before creating a file).
-
-    """
-
-    name: str
-    command: str
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    source: str = "settings"
-    description: str = ""
-    missing_file_returns_empty: bool = False
-
-    @property
-    def argv(self) -> list[str]:
-        """The full command line."""
-        return [self.command, *self.args]
+_warned: set[str] = set()  # project files already reported untrusted in this process
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """A parsed settings file.
+def project_settings_path(cwd: str | os.PathLike[str]) -> Path:
+    """The project settings file of a workspace: ``CWD/.acphost/settings.json``."""
+    return Path(cwd) / ".acphost" / "settings.json"
 
-    Attributes:
-        path: the file it came from (None when no file was found).
-        agents: agent specs in file order.
-        mcp_servers: MCP servers in ACP wire form.
-        partial: entries without ``command`` that adjust a preset of that name.
 
-    """
+def user_settings_path() -> Path:
+    """The user's own settings file (no trust needed): ``<config dir>/settings.json``."""
+    return config_dir() / "settings.json"
 
-    path: Path | None
-    agents: dict[str, AgentSpec]
-    mcp_servers: list[dict[str, Any]]
-    partial: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+def _warn_once(path: Path, why: str) -> None:
+    key = os.path.realpath(path)
+    if key in _warned:
+        return
+    _warned.add(key)
+    shown = sanitize_line(str(path))
+    logger.warning(
+        "ignoring %s: %s (review it, then run: acphost trust %s)",
+        shown,
+        why,
+        sanitize_line(shlex.quote(str(path))),
+    )
+
+
+def _project_usable(path: Path) -> bool:
+    """Whether the project file is trusted as it is now; warns once when not."""
+    try:
+        data = path.read_bytes()
+        status = trust_status(path, data)
+    except OSError:
+        return True  # unreadable: load_settings reports it, naming the file
+    except SettingsError as exc:
+        _warn_once(path, f"project settings need trust, and {exc}")
+        return False
+    if status == "trusted":
+        return True
+    _warn_once(
+        path,
+        "it changed since you trusted it"
+        if status == "changed"
+        else "project settings take effect only once you trust them",
+    )
+    return False
 
 
 def find_settings(explicit: str | None, cwd: str) -> tuple[Path | None, bool]:
-    """Return the settings path to use and whether it was named explicitly."""
+    """Return the settings path to use and whether it was named explicitly.
+
+    An untrusted (or changed) project file is skipped with one warning on the
+    ``acphost.config`` logger, and the lookup goes on to the user's file.
+
+    Args:
+        explicit: the ``--settings`` value, if given.
+        cwd: the workspace whose ``.acphost/settings.json`` is looked at.
+
+    Returns:
+        ``(path, explicit)``: ``path`` is None when no file applies.
+
+    """
     if explicit:
         return Path(os.path.expanduser(explicit)), True
     env = os.environ.get("ACPHOST_SETTINGS")
     if env:
         return Path(os.path.expanduser(env)), True
-    local = Path(cwd) / ".acphost" / "settings.json"
-    if local.is_file():
+    local = project_settings_path(cwd)
+    if local.is_file() and _project_usable(local):
         return local, False
-    config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
-    user = Path(config_home) / "acphost" / "settings.json"
+    user = user_settings_path()
     if user.is_file():
         return user, False
     return None, False
@@ -100,73 +126,134 @@ def load_settings(path: Path | None, *, explicit: bool = True) -> Settings:
 
     Args:
         path: the file, or None for "no settings".
-        explicit: the user named this file, so it must exist.
+        explicit: the user named this file, so it must exist and needs no
+            trust. A file found implicitly, other than the user's own
+            settings, is used only when trusted with exactly these bytes.
 
     Raises:
-        SettingsError: missing (when explicit), unreadable, not JSON, or
-            with a wrong type; the message names the file and the problem.
+        SettingsError: missing (when explicit), unreadable, not JSON, with a
+            wrong type or a missing key, or no longer trusted; the message is
+            one line naming the file and the key.
 
     """
     if path is None:
         return Settings(None, {}, [])
+    if not explicit and not os.path.lexists(path):
+        return Settings(None, {}, [])
+    data, settings = read_settings(path)
+    if not explicit and path != user_settings_path() and trust_status(path, data) != "trusted":
+        # Checked on the very bytes parsed: a swap after the lookup's check is caught.
+        raise SettingsError(
+            f"settings file {path} is not trusted as it is now "
+            f"(review it, then run: acphost trust {shlex.quote(str(path))})"
+        )
+    return settings
+
+
+def read_settings(path: Path) -> tuple[bytes, Settings]:
+    """Read and validate a settings file, trusted or not (``acphost trust`` shows it first).
+
+    Args:
+        path: the file.
+
+    Returns:
+        The file's bytes (what a trust records the digest of) and the settings.
+
+    Raises:
+        SettingsError: missing, unreadable, not JSON, or malformed; one line
+            naming the file and the key.
+
+    """
     where = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
-        if not explicit:
-            return Settings(None, {}, [])
         raise SettingsError(f"settings file {where} does not exist") from None
     except IsADirectoryError:
         raise SettingsError(f"settings file {where} is a directory, not a file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"cannot read settings file {where}: {exc}") from None
+    except OSError as exc:
+        raise SettingsError(f"cannot read settings file {where}: {exc.strerror}") from None
+    return data, parse_settings(decode_settings(data, where), path)
+
+
+def decode_settings(data: bytes, where: str) -> Any:
+    """Decode a settings file's bytes as strict JSON.
+
+    Raises:
+        SettingsError: not UTF-8, not JSON, or nested beyond reason.
+
+    """
     try:
-        data = json.loads(text)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SettingsError(
+            f"settings file {where} is not UTF-8 (byte {exc.start} is invalid)"
+        ) from None
+    try:
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise SettingsError(
             f"settings file {where}: invalid JSON at line {exc.lineno} "
             f"column {exc.colno}: {exc.msg}"
             " (settings are strict JSON: no comments or trailing commas)"
         ) from None
-    return parse_settings(data, path)
+    except (ValueError, RecursionError) as exc:
+        raise SettingsError(f"settings file {where}: invalid JSON: {exc}") from None
 
 
-def _expect(cond: bool, where: str, what: str) -> None:
-    if not cond:
-        raise SettingsError(f"settings file {where}: {what}")
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _str_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
-
-
-def _str_map(value: Any) -> bool:
-    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+    return isinstance(value, list) and all(isinstance(v, str) and "\0" not in v for v in value)
 
 
 def parse_settings(data: Any, path: Path) -> Settings:
-    """Validate decoded settings JSON (see :func:`load_settings`)."""
+    """Validate decoded settings JSON (see :func:`load_settings`).
+
+    Raises:
+        SettingsError: one line naming the file and the offending key.
+
+    """
     where = str(path)
-    _expect(isinstance(data, dict), where, "the top level must be a JSON object")
-    servers = data.get("agent_servers", {})
-    _expect(isinstance(servers, dict), where, "'agent_servers' must be an object of name → agent")
+    expect(isinstance(data, dict), where, "the top level must be a JSON object")
+    expect(
+        "agent_servers" in data,
+        where,
+        "no 'agent_servers' (the object naming the agents acphost can run: "
+        'e.g. {"agent_servers": {"mine": {"command": "my-agent", "args": ["--acp"]}}})',
+    )
+    servers = data["agent_servers"]
+    expect(isinstance(servers, dict), where, "'agent_servers' must be an object of name → agent")
     agents: dict[str, AgentSpec] = {}
     partial: dict[str, dict[str, Any]] = {}
     for name, entry in servers.items():
         at = f"agent_servers.{name}"
-        _expect(bool(name.strip()), where, "an agent name is empty")
-        _expect(isinstance(entry, dict), where, f"{at} must be an object")
+        expect(bool(name.strip()), where, "an agent name in 'agent_servers' is empty")
+        expect(isinstance(entry, dict), where, f"{at} must be an object")
         command = entry.get("command")
         args = entry.get("args", [])
         env = entry.get("env", {})
-        _expect(
+        expect(
             command is None or (isinstance(command, str) and command.strip() != ""),
             where,
             f"{at}.command must be a non-empty string",
         )
-        _expect(_str_list(args), where, f"{at}.args must be a list of strings")
-        _expect(_str_map(env), where, f"{at}.env must be an object of string values")
+        expect(command is None or "\0" not in command, where, f"{at}.command contains NUL")
+        expect(_str_list(args), where, f"{at}.args must be a list of strings")
+        expect(isinstance(env, dict), where, f"{at}.env must be an object of string values")
+        for key, value in env.items():
+            check_env_name(key, where, f"{at}.env")
+            expect(
+                isinstance(value, str) and "\0" not in value,
+                where,
+                f"{at}.env.{key} must be a string (env must be an object of string values)",
+            )
+        quirk = entry.get("missing_file_returns_empty", False)
+        expect(isinstance(quirk, bool), where, f"{at}.missing_file_returns_empty must be a boolean")
         if command is None:
+            _expect_preset(name, where, at)
             # Zed lets an entry adjust a built-in agent (e.g. only its env).
             partial[name] = {"args": tuple(args), "env": dict(env)}
             continue
@@ -176,52 +263,16 @@ def parse_settings(data: Any, path: Path) -> Settings:
             args=tuple(args),
             env=dict(env),
             source=where,
-            missing_file_returns_empty=bool(entry.get("missing_file_returns_empty", False)),
+            missing_file_returns_empty=quirk,
         )
-    mcp = _parse_mcp(data.get("mcp_servers", []), where)
+    mcp = parse_mcp(data.get("mcp_servers", []), where)
     return Settings(path, agents, mcp, partial)
 
 
-def _parse_mcp(value: Any, where: str) -> list[dict[str, Any]]:
-    """Accept a list of ACP McpServer objects, or a map name → {command|url, ...}."""
-    items: list[tuple[str, Any]]
-    if isinstance(value, list):
-        items = []
-        for i, v in enumerate(value):
-            _expect(
-                isinstance(v, dict) and isinstance(v.get("name"), str),
-                where,
-                f"mcp_servers[{i}] must be an object with a string 'name'",
-            )
-            items.append((v["name"], v))
-    else:
-        _expect(isinstance(value, dict), where, "'mcp_servers' must be a list or an object")
-        items = list(value.items())
-    out: list[dict[str, Any]] = []
-    for name, spec in items:
-        at = f"mcp_servers.{name}"
-        _expect(isinstance(spec, dict), where, f"{at} must be an object")
-        if "url" in spec:
-            kind = spec.get("type", "http")
-            _expect(kind in ("http", "sse"), where, f"{at}.type must be 'http' or 'sse'")
-            _expect(isinstance(spec["url"], str), where, f"{at}.url must be a string")
-            headers = spec.get("headers", {})
-            if isinstance(headers, dict):
-                _expect(_str_map(headers), where, f"{at}.headers must map names to strings")
-                headers = [{"name": k, "value": v} for k, v in headers.items()]
-            out.append({"type": kind, "name": name, "url": spec["url"], "headers": headers})
-        else:
-            command = spec.get("command")
-            _expect(
-                isinstance(command, str) and bool(command),
-                where,
-                f"{at} needs a 'command' or a 'url'",
-            )
-            args = spec.get("args", [])
-            env = spec.get("env", {})
-            _expect(_str_list(args), where, f"{at}.args must be a list of strings")
-            if isinstance(env, dict):
-                _expect(_str_map(env), where, f"{at}.env must map names to strings")
-                env = [{"name": k, "value": v} for k, v in env.items()]
-            out.append({"name": name, "command": command, "args": args, "env": env})
-    return out
+def _expect_preset(name: str, where: str, at: str) -> None:
+    expect(
+        name in presets(),
+        where,
+        f"{at} has no 'command' (only a built-in or registry agent, such as 'gemini', "
+        "can be adjusted without one; see `acphost agents`)",
+    )

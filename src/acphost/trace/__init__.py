@@ -1,23 +1,29 @@
 """Traces: record frames (redacted), validate them, replay them.
 
-- :class:`TraceWriter` records every frame of a connection as JSONL;
-- :class:`Redactor` removes secrets from frames;
+- :class:`TraceWriter` records every frame of a connection as JSONL, into a
+  file opened safely (:func:`open_output`, :class:`OutputFileError`);
+- :class:`Redactor` removes secrets from frames, text and command lines: the
+  one redactor of every output that shows or keeps frames or diagnostics;
 - :class:`TraceValidator` checks frames against the schema and the
   protocol's ordering rules, from a file (:func:`validate_file`) or live;
 - the replay agent (``python -m acphost.agents.replay TRACE``) plays the
   agent's side of a trace back to a client.
 """
 
+from ._output import OutputFileError, open_output
 from ._recorder import TraceWriter
 from ._redact import REDACTED, Redactor
-from ._validate import TraceValidator, Violation, read_trace
+from ._tracefile import read_trace
+from ._validate import TraceValidator, Violation
 
 __all__ = [
     "REDACTED",
+    "OutputFileError",
     "Redactor",
     "TraceValidator",
     "TraceWriter",
     "Violation",
+    "open_output",
     "read_trace",
     "validate_file",
 ]
@@ -26,13 +32,30 @@ __all__ = [
 def validate_file(path: str, *, schema: bool = True) -> list[Violation]:
     """Validate a whole trace file and return its violations (empty: conformant).
 
+    A line that cannot be read (not JSON, longer than the live reader's cap,
+    nested too deeply) is a violation with its line number; the check goes on.
+
+    Args:
+        path: the JSONL trace.
+        schema: also check shapes against the schema (needs jsonschema).
+
+    Returns:
+        The violations, in the order found.
+
     Raises:
         OSError: the file cannot be read.
+        RuntimeError: ``schema`` is set and jsonschema is missing.
+
     """
     validator = TraceValidator(schema=schema)
     for line, direction, frame in read_trace(path):
         if direction is None:
             validator.violations.append(Violation(line, "trace", "unreadable", str(frame)))
-        else:
+            continue
+        try:
             validator.feed(direction, frame, line)
+        except RecursionError:  # past the parser's own limit only in hand-made frames
+            validator.violations.append(
+                Violation(line, "trace", "unreadable", "a frame nested too deeply to check")
+            )
     return validator.finish()

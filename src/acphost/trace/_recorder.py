@@ -1,79 +1,144 @@
 """Recording every frame of a connection as a JSONL trace.
 
-One line per frame, in the format of seeds/000 §17 ("Trace fixture format"):
-the frame's own members plus ``direction`` (``outgoing`` = client→agent,
+One line per frame, in the JSONL trace format acphost's fixtures use: the
+frame's own members plus ``direction`` (``outgoing`` = client→agent,
 ``incoming`` = agent→client, from the host's side) and ``timestamp`` (UTC,
-ISO 8601). Secrets are redacted before anything reaches the disk. A frame
-that is not JSON is kept as ``{"direction": …, "unparsed": "<text>"}`` so the
-trace shows exactly what went wrong.
+ISO 8601). Secrets are redacted before anything reaches the disk; a frame
+with nothing to redact is written byte for byte as it was on the wire.
+
+A line the JSON-RPC reader refuses (not JSON, invalid UTF-8, a lone
+surrogate, ``1e999``, nesting past its limit) is kept as ``{"direction": …,
+"unparsed": "<text>"}`` so the trace shows exactly what went wrong. Nothing a
+frame holds, and no failure of the disk, raises into the connection: a write
+error is logged once and recording stops.
 """
 
 from __future__ import annotations
 
-import json
+import logging
 import os
 from datetime import datetime, timezone
-from typing import IO, Any
+from typing import IO
 
-from ._redact import Redactor
+import orjson
+
+from ._output import open_output
+from ._redact import Redactor, encode_json
 
 __all__ = ["TraceWriter"]
+
+logger = logging.getLogger("acphost.trace")
+
+_OWN_KEYS = frozenset({"direction", "timestamp"})
 
 
 class TraceWriter:
     """A frame tap that appends redacted frames to a JSONL file.
 
-    Use it as ``tap=`` of the client (or pass ``trace=path`` to
-    :meth:`AcpClient.start`). Lines are flushed as written, so a crash loses
-    at most the frame being written.
+    Use it as ``tap=`` of the client (or pass it as ``trace=`` to
+    :meth:`AcpClient.start`). Constructing it with a path opens the file at
+    once and safely (see :func:`open_output`): do it before the agent starts,
+    so an unwritable path fails early. Each line is written with one system
+    call on the kept descriptor, so a crash loses at most the frame being
+    written.
 
     Args:
-        target: a path (created or truncated, mode 0600) or an open text file.
-        redactor: the redaction rules (default: :class:`Redactor`).
+        target: a path (created or emptied, mode 0600) or an open text file.
+        redactor: the redaction rules; build one from the run's
+            configuration (:meth:`Redactor.from_config`) so configured values
+            are redacted too. Default: patterns only.
+
+    Raises:
+        OutputFileError: the path cannot be opened safely (a symbolic link,
+            a directory, a FIFO, another file's hard link, no permission).
+
     """
 
     def __init__(
         self, target: str | os.PathLike[str] | IO[str], *, redactor: Redactor | None = None
     ) -> None:
+        self._fd: int | None = None
+        self._file: IO[str] | None = None
         if isinstance(target, (str, os.PathLike)):
-            fd = os.open(
-                os.fspath(target), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600
-            )
-            self._file: IO[str] = os.fdopen(fd, "w", encoding="utf-8")
-            self._owned = True
+            self._fd = open_output(target)
+            self.name = os.fspath(target)
         else:
             self._file = target
-            self._owned = False
-        self._redact = redactor or Redactor()
+            self.name = str(getattr(target, "name", "<stream>"))
+        self._redactor = redactor or Redactor()
         self.closed = False
+        self.frames = 0
+        #: The error that stopped recording, if one did.
+        self.error: OSError | None = None
 
     def __call__(self, direction: str, line: bytes) -> None:
         """Record one frame (the client's tap signature: ``"send"``/``"receive"``)."""
         if self.closed:
             return
-        record: dict[str, Any] = {
-            "direction": "outgoing" if direction == "send" else "incoming",
-            "timestamp": datetime.now(timezone.utc).isoformat(timespec="microseconds"),
-        }
         try:
-            frame = json.loads(line)
-        except ValueError:
-            record["unparsed"] = self._redact(line.decode("utf-8", "replace"))
+            data = self._record("outgoing" if direction == "send" else "incoming", line)
+        except Exception:  # a bug here must cost one frame, never the connection
+            logger.exception("could not record a frame in the trace %s", self.name)
+            return
+        self._write(data)
+
+    def _record(self, direction: str, line: bytes) -> bytes:
+        stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        head = b'{"direction":"' + direction.encode() + b'","timestamp":"' + stamp.encode() + b'"'
+        raw = line.strip()
+        try:
+            frame = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            text = self._redactor.redact_text(raw.decode("utf-8", "backslashreplace"))
+            return head + b',"unparsed":' + orjson.dumps(text) + b"}\n"
+        redacted, changed = self._redactor.redact_parsed(raw, frame)
+        if isinstance(redacted, dict) and not changed and not (_OWN_KEYS & redacted.keys()):
+            # The frame's own bytes (the empty object has no member to follow a comma).
+            return head + (b"," + raw[1:] if redacted else b"}") + b"\n"
+        if isinstance(redacted, dict):
+            body = {k: v for k, v in redacted.items() if k not in _OWN_KEYS}
+            encoded = encode_json(body)
+            if encoded is not None:
+                return head + (b"," + encoded[1:] if body else b"}") + b"\n"
         else:
-            frame = self._redact(frame)
-            if isinstance(frame, dict):
-                record.update({k: v for k, v in frame.items() if k not in record})
-            else:
-                record["frame"] = frame
-        self._file.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-        self._file.flush()
+            encoded = encode_json(redacted)
+            if encoded is not None:
+                return head + b',"frame":' + encoded + b"}\n"
+        # Nested deeper than the JSON writers go: the line, redacted as text.
+        text = self._redactor.redact_text(raw.decode("utf-8"))
+        return head + b',"unparsed":' + orjson.dumps(text) + b"}\n"
+
+    def _write(self, data: bytes) -> None:
+        try:
+            if self._fd is not None:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self._fd, view) :]
+            elif self._file is not None:
+                self._file.write(data.decode("utf-8"))
+                self._file.flush()
+        except (OSError, ValueError) as exc:
+            self.error = exc if isinstance(exc, OSError) else OSError(str(exc))
+            logger.error(
+                "the trace %s stopped after %d frames: %s",
+                self.name,
+                self.frames,
+                getattr(exc, "strerror", None) or exc,
+            )
+            self.close()
+            return
+        self.frames += 1
 
     def close(self) -> None:
         """Flush and close the file (if this writer opened it)."""
         if self.closed:
             return
         self.closed = True
-        if self._owned:
-            self._file.close()
-        else:
-            self._file.flush()
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+        elif self._file is not None:
+            try:  # noqa: SIM105 - a stream the caller owns may be closed already
+                self._file.flush()
+            except (OSError, ValueError):
+                pass

@@ -1,88 +1,393 @@
-"""Redaction of secrets in frames before they are written to a trace or shown.
+"""The one redactor: secrets out of every frame, log line and report acphost keeps or shows.
 
-What counts as a secret (seeds/000 §16: "redact sensitive fields when showing
-in UI/logs"):
+Whatever shows or persists frames or diagnostics goes through one
+:class:`Redactor` built from the host's configuration (the recorder, the TUI
+protocol log, the audit log, crash reports with the agent's stderr tail,
+``doctor``/``agents``, live-check warnings, the history store), so that
+sensitive fields are redacted wherever they are shown or logged.
 
-- the string value of any key that looks like a credential: ``token``,
-  ``secret``, ``password``, ``api_key``/``apiKey``, ``authorization``,
-  ``cookie``, ``credential``, ``private_key``... (case-insensitive, anywhere in
-  the name; numbers such as ``inputTokens`` counts are kept);
-- every value of an ``env`` map, and the ``value`` of ``{name, value}`` items
-  in ``env`` and ``headers`` lists (MCP server configs, terminal env);
-- strings that look like well-known key formats (``sk-…``, ``ghp_…``,
-  ``AKIA…``, ``Bearer …``), wherever they appear;
-- anything matching extra patterns the caller adds.
+What it removes (see :mod:`._patterns` for the lists):
+
+- the **exact values the host was configured with**, wherever they appear,
+  even inside a longer string (and in their JSON-escaped and URL-encoded
+  spellings);
+- in decoded frames: the string value of any credential-like key (``token``,
+  ``apiKey``, ``authorization``…; numbers such as ``inputTokens`` counts are
+  kept), every value of an ``env`` or ``headers`` map and the ``value`` of
+  their ``{name, value}`` items, and secret flag values in ``args`` lists;
+- in any text: known token formats, ``Bearer``/``Basic`` credentials, URL
+  passwords, ``name=value``/``name: value`` pairs and ``--flag value`` with a
+  credential-like name.
+
+Everything is one precompiled regular expression applied in one pass; a
+JSON line with nothing to redact is kept byte for byte.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+from urllib.parse import quote
 
-__all__ = ["REDACTED", "Redactor"]
+import orjson
+
+from ._configured import AgentLike, SettingsLike, argv_secrets, configured_secrets
+from ._patterns import MIN_SECRET_LENGTH, TOKEN_FORMATS, Rule, is_secret_name, trie_pattern
+
+__all__ = ["REDACTED", "Redactor", "encode_json"]
 
 REDACTED = "[REDACTED]"
 
-_SECRET_KEY = re.compile(
-    r"(token|secret|passw(or)?d|api[_-]?key|authorization|cookie|credential|private[_-]?key|"
-    r"session[_-]?key|access[_-]?key)",
-    re.IGNORECASE,
-)
-_SECRET_VALUE = re.compile(
-    r"(\bsk-[A-Za-z0-9_-]{16,}|\bghp_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}|"
-    r"\bAKIA[0-9A-Z]{16}\b|\bxox[baprs]-[A-Za-z0-9-]{10,}|\bBearer\s+[A-Za-z0-9._~+/=-]{8,}|"
-    r"\bAIza[0-9A-Za-z_-]{30,})"
-)
+_PLAIN_VALUE = re.compile(r"[\"']?(?:-?[0-9][0-9.eE+-]*|true|false|null|none)[\"']?", re.I)
+# Members whose every string value is configuration for a process or a server.
+_MAPS = frozenset({"env", "headers"})
+_NAME_VALUE = "\0name-value"  # walk context: an item of an env/headers list
+
+
+def _spellings(secret: str) -> set[str]:
+    """A configured value as it may appear in raw JSON, a URL or plain text."""
+    out = {secret, quote(secret, safe="")}
+    out.add(json.dumps(secret)[1:-1])
+    out.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+    return {s for s in out if s}
 
 
 class Redactor:
-    """Replaces secrets in decoded JSON values (see the module docstring).
+    """Replaces secrets in text, argv lists and decoded or raw JSON frames.
+
+    Build one per run from the host's configuration (:meth:`from_config`)
+    and hand the same instance to every writer and view.
 
     Args:
+        secrets: exact values to redact wherever they appear (values shorter
+            than 4 characters are ignored: they would match everywhere).
         key_patterns: extra regular expressions; keys matching any are redacted.
-        value_patterns: extra regular expressions; matching substrings of any
-            string are redacted.
+        value_patterns: extra regular expressions; matching text is redacted.
+
     """
 
     def __init__(
-        self, key_patterns: Iterable[str] = (), value_patterns: Iterable[str] = ()
+        self,
+        secrets: Iterable[str] = (),
+        *,
+        key_patterns: Iterable[str] = (),
+        value_patterns: Iterable[str] = (),
     ) -> None:
-        keys = [_SECRET_KEY.pattern, *key_patterns]
-        values = [_SECRET_VALUE.pattern, *value_patterns]
-        self._key = re.compile("|".join(f"(?:{k})" for k in keys), re.IGNORECASE)
-        self._value = re.compile("|".join(f"(?:{v})" for v in values))
+        spellings = {s for v in secrets if len(v) >= MIN_SECRET_LENGTH for s in _spellings(v)}
+        self.secrets: tuple[str, ...] = tuple(sorted(spellings))
+        rules = list(TOKEN_FORMATS)
+        rules += [Rule(f"extra{i}", (), p) for i, p in enumerate(value_patterns)]
+        if spellings:
+            rules.insert(0, Rule("configured", tuple(spellings), trie_pattern(spellings)))
+        self._rules = [(rule, re.compile(rule.pattern)) for rule in rules]
+        self._always = tuple(i for i, rule in enumerate(rules) if not rule.triggers)
+        # Every rule's triggers, lower-cased, in one trie-shaped expression searched
+        # on the lower-cased text: trigger -> the rules it wakes.
+        self._woken: dict[str, set[int]] = {}
+        for i, rule in enumerate(rules):
+            for trigger in rule.triggers:
+                self._woken.setdefault(trigger.lower(), set()).add(i)
+        # The search returns the longest trigger at each position (a lookahead,
+        # so matches may overlap): a trigger also wakes the rules of its prefixes.
+        for trigger, ids in self._woken.items():
+            for end in range(1, len(trigger)):
+                ids.update(self._woken.get(trigger[:end], ()))
+        self._triggers = re.compile(f"(?=({trie_pattern(self._woken)}))")
+        # A raw JSON line needs the walk when it has a trigger (bytes.lower folds
+        # ASCII only, so these are folded the same way), an escape that could
+        # hide one, a map whose values are all secret, or a credential key.
+        raw = {t.encode().lower().decode() for t in self._woken}
+        raw |= {"\\u", "\\/", '"env"', '"headers"', '"args"', 'auth"', 'pat"'}
+        self._raw_hint = re.compile(trie_pattern(raw).encode())
+        extra_keys = list(key_patterns)
+        self._extra_key = re.compile("|".join(extra_keys), re.I) if extra_keys else None
+
+    @classmethod
+    def from_config(
+        cls,
+        *,
+        agent: AgentLike | None = None,
+        settings: SettingsLike | None = None,
+        mcp_servers: Iterable[Mapping[str, Any]] = (),
+        extra: Iterable[str] = (),
+        host_env: Mapping[str, str] | None = os.environ,
+    ) -> Redactor:
+        """The redactor for a run: every value the host was configured with.
+
+        Args:
+            agent: the agent launched (an ``AgentSpec``): its env values and
+                secret arguments.
+            settings: the settings in use: MCP server env values and headers.
+            mcp_servers: MCP servers passed another way (ACP wire form).
+            extra: values that are secret whatever they look like (auth inputs).
+            host_env: the host's environment; its credential-named variables
+                (``GITHUB_TOKEN``, ``OPENAI_API_KEY``) reach the agent too.
+                None leaves them out.
+
+        Returns:
+            A redactor knowing those values (see :func:`configured_secrets`).
+
+        """
+        return cls(
+            configured_secrets(
+                agent=agent,
+                settings=settings,
+                mcp_servers=mcp_servers,
+                host_env=host_env,
+                extra=extra,
+            )
+        )
+
+    # -- text -----------------------------------------------------------------------
+
+    @staticmethod
+    def _replace(m: re.Match[str]) -> str:
+        groups = m.re.groupindex
+        if "value" in groups:
+            v = m.group("value")
+            at = m.start("value")
+            if _PLAIN_VALUE.fullmatch(v) or REDACTED in m.string[at : at + len(REDACTED) + 1]:
+                return m.group(0)  # a number or a word such as null, not a secret
+            q = v[0] if v[:1] in ("'", '"') and len(v) > 1 else ""
+            return m.group(0)[: m.start("value") - m.start()] + q + REDACTED + q
+        keep = m.group("keep") if "keep" in groups else ""
+        tail = m.group("tail") if "tail" in groups else ""
+        return f"{keep}{REDACTED}{tail}"
+
+    def _active(self, text: str) -> list[int]:
+        """The rules worth running on ``text``, in order (one search for all triggers)."""
+        woken = self._woken
+        active: set[int] = set(self._always)
+        for trigger in set(self._triggers.findall(text.lower())):
+            active |= woken[trigger]
+        return sorted(active)
+
+    def redact_text(self, text: str) -> str:
+        """Return ``text`` with every secret replaced by ``[REDACTED]``.
+
+        One search finds which rules can apply (their trigger literals); each
+        of those then runs its precompiled expression, configured values first.
+
+        Args:
+            text: any text: a log line, an agent's stderr, a command line.
+
+        Returns:
+            The text, the same object when nothing was found.
+
+        """
+        if len(text) < MIN_SECRET_LENGTH:
+            return text
+        return self._apply(text, self._active(text))
+
+    def _apply(self, text: str, active: list[int]) -> str:
+        out = text
+        if len(text) >= MIN_SECRET_LENGTH:
+            for i in active:
+                out = self._rules[i][1].sub(self._replace, out)
+        return text if out == text else out
+
+    def redact_argv(self, argv: Sequence[str]) -> list[str]:
+        """Redact a command line: values of secret flags and ``NAME=value`` pairs.
+
+        ``--api-key V`` and ``--token=V`` keep the flag, ``API_KEY=V`` the name;
+        every other argument goes through :meth:`redact_text`.
+
+        Args:
+            argv: the program and its arguments.
+
+        Returns:
+            A new list of the same length.
+
+        """
+        out = [self.redact_text(arg) for arg in argv]
+        for i, prefix in argv_secrets(argv):
+            out[i] = prefix + REDACTED
+        return out
+
+    # -- decoded JSON ----------------------------------------------------------------
 
     def __call__(self, value: Any) -> Any:
-        """Return a redacted copy of ``value`` (the input is not modified)."""
-        return self._walk(value, None)
+        """Same as :meth:`redact_frame`."""
+        return self.redact_frame(value)
 
-    def _walk(self, value: Any, key: str | None) -> Any:
-        if isinstance(value, dict):
-            if key in ("env", "headers") and not _is_name_value(value):
-                return {k: REDACTED for k in value}
-            out: dict[str, Any] = {}
-            for k, v in value.items():
-                # Secrets are strings; a number under such a key is a count
-                # (``inputTokens``, ``total_tokens``) and stays readable.
-                if isinstance(v, str) and v and self._key.search(k):
-                    out[k] = REDACTED
+    def redact_frame(self, value: Any) -> Any:
+        """Return a redacted copy of a decoded JSON value (the input is not modified).
+
+        Args:
+            value: a decoded frame or any part of one; nesting depth is not
+                limited (the walk is iterative).
+
+        Returns:
+            The copy; numbers, booleans and null are kept as they are.
+
+        """
+        return self._walk(value)[0]
+
+    def _secret_key(self, key: str) -> bool:
+        if is_secret_name(key):
+            return True
+        return self._extra_key is not None and self._extra_key.search(key) is not None
+
+    def _walk(self, root: Any) -> tuple[Any, bool]:
+        """The redacted copy of ``root`` and whether anything was redacted."""
+        if isinstance(root, str):
+            out = self.redact_text(root)
+            return out, out is not root
+        if not isinstance(root, (dict, list)):
+            return root, False
+        # One trigger search over all the strings picks the rules for all of them.
+        active = self._active("\n".join(_strings(root)))
+
+        configured = [0] if 0 in active and self._rules[0][0].name == "configured" else []
+
+        def text(value: str) -> str:
+            return self._apply(value, active) if active else value
+
+        changed = False
+        copy: Any = {} if isinstance(root, dict) else [None] * len(root)
+        stack: list[tuple[Any, Any, str | None]] = [(root, copy, None)]
+        while stack:
+            src, dst, context = stack.pop()
+            if isinstance(src, dict):
+                whole_map = context in _MAPS and not _is_name_value(src)
+                for key, v in src.items():
+                    # A configured value may even be a key; nothing else is looked for there.
+                    k = self._apply(key, configured) if configured else key
+                    changed = changed or k is not key
+                    if isinstance(v, str):
+                        if v and (
+                            whole_map
+                            or (context == _NAME_VALUE and key == "value")
+                            or self._secret_key(key)
+                        ):
+                            dst[k] = REDACTED
+                            changed = True
+                        else:
+                            r = text(v)
+                            changed = changed or r is not v
+                            dst[k] = r
+                    elif isinstance(v, (dict, list)):
+                        child: Any = {} if isinstance(v, dict) else [None] * len(v)
+                        dst[k] = child
+                        stack.append((v, child, key))
+                    else:
+                        dst[k] = v
+                continue
+            if context == "args" and all(isinstance(a, str) for a in src):
+                dst[:] = self.redact_argv(src)
+                changed = changed or dst != src
+                continue
+            item_context = _NAME_VALUE if context in _MAPS else None
+            for i, v in enumerate(src):
+                if isinstance(v, str):
+                    r = text(v)
+                    changed = changed or r is not v
+                    dst[i] = r
+                elif isinstance(v, (dict, list)):
+                    child = {} if isinstance(v, dict) else [None] * len(v)
+                    dst[i] = child
+                    stack.append((v, child, item_context))
                 else:
-                    out[k] = self._walk(v, k)
-            return out
-        if isinstance(value, list):
-            if key in ("env", "headers"):
-                return [self._name_value(item) for item in value]
-            return [self._walk(item, None) for item in value]
-        if isinstance(value, str):
-            return self._value.sub(REDACTED, value)
-        return value
+                    dst[i] = v
+        return copy, changed
 
-    def _name_value(self, item: Any) -> Any:
-        if isinstance(item, dict) and "value" in item:
-            return {**item, "value": REDACTED}
-        return self._walk(item, None)
+    # -- raw lines ------------------------------------------------------------------
+
+    def redact_line(self, line: bytes) -> bytes:
+        r"""Redact one raw frame (a JSON-RPC line) as it was on the wire.
+
+        A JSON line with nothing to redact comes back unchanged, byte for
+        byte; one with secrets is re-encoded with them replaced. A line that
+        is not JSON (or that the JSON-RPC reader would refuse: invalid UTF-8,
+        lone surrogates, non-finite numbers, nesting past its limit) is
+        redacted as text, its invalid bytes shown as ``\xNN``.
+
+        Args:
+            line: the frame's bytes, without or with its newline.
+
+        Returns:
+            The redacted line (keeping a trailing newline if there was one).
+
+        """
+        nl = b"\n" if line.endswith(b"\n") else b""
+        body = line[: len(line) - len(nl)]
+        try:
+            frame = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            text = body.decode("utf-8", "backslashreplace")
+            return self.redact_text(text).encode("utf-8") + nl
+        redacted, changed = self.redact_parsed(body, frame)
+        if not changed:
+            return line
+        encoded = encode_json(redacted)
+        if encoded is None:  # the line, redacted as text, as a JSON string
+            encoded = orjson.dumps(self.redact_text(body.decode("utf-8")))
+        return encoded + nl
+
+    def redact_parsed(self, raw: bytes, frame: Any) -> tuple[Any, bool]:
+        """Redact a frame already decoded from ``raw`` (what the recorder uses).
+
+        A cheap look at the raw bytes skips the walk for the common frame
+        with nothing to redact.
+
+        Args:
+            raw: the frame's bytes.
+            frame: ``orjson.loads(raw)``.
+
+        Returns:
+            The redacted frame (``frame`` itself when unchanged) and whether
+            anything was redacted.
+
+        """
+        if not self._might_hold_secrets(raw):
+            return frame, False
+        redacted, changed = self._walk(frame)
+        return (redacted, True) if changed else (frame, False)
+
+    def _might_hold_secrets(self, raw: bytes) -> bool:
+        # Without a \\u or \\/ escape, every trigger that is in a decoded
+        # string is in the raw bytes, and so is the JSON spelling of a
+        # configured value.
+        return (
+            bool(self._always)
+            or self._extra_key is not None
+            or self._raw_hint.search(raw.lower()) is not None
+        )
+
+
+def _strings(root: Any) -> list[str]:
+    """Every key and string in a decoded JSON value, without recursion."""
+    out: list[str] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            out.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str):
+            out.append(node)
+    return out
 
 
 def _is_name_value(value: dict[str, Any]) -> bool:
     return set(value) <= {"name", "value", "_meta"} and "value" in value
+
+
+def encode_json(value: Any) -> bytes | None:
+    """Compact JSON for a decoded (and redacted) value; None when nested too deep to write.
+
+    orjson writes fewer levels than it reads; the standard library goes deeper.
+    """
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        pass
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except (ValueError, RecursionError):
+        return None

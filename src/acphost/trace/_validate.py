@@ -2,7 +2,7 @@
 
 Each frame is checked against the vendored schema by method and direction,
 with responses matched to their requests, and against the ordering rules of
-the protocol (seeds/000 §17 and the appendix checklist):
+the protocol (ACP "Prompt Turn", "Initialization" and "Cancellation"):
 
 - ``initialize-first``: the client's first request is ``initialize``;
 - ``one-response``: every request gets exactly one response (unknown or
@@ -12,25 +12,31 @@ the protocol (seeds/000 §17 and the appendix checklist):
   prompt's response is the last frame of its turn;
 - ``capability``: neither side uses a method or content the other did not
   advertise in ``initialize`` (fs, terminal, elicitation, loadSession,
-  session list/resume/close/delete, image/audio/embedded prompt content);
+  session list/resume/close/delete, image/audio/embedded prompt content), and
+  the agent sends ``notice`` updates only to a client advertising
+  ``clientCapabilities.session.notices`` and ``compaction_update`` /
+  ``compaction_summary_chunk`` only with ``session.compaction`` (schema
+  ``Notice``, ``CompactionUpdate``, ``CompactionSummaryChunk``: "Agents MUST
+  only send ... when the Client advertised" the capability);
 - ``cancelled``: after ``session/cancel`` the turn ends with
   ``stopReason: cancelled`` and the client answers the agent's permission
   requests of that turn ``cancelled``;
 - ``schema`` and ``envelope``: shapes and JSON-RPC framing.
 
-Each :class:`Violation` names the side that broke the rule.
+Each :class:`Violation` names the side that broke the rule. Nothing a frame
+holds makes a check raise: a value of the wrong type counts as absent, and a
+frame nested too deeply for the schema check is reported as such.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import Any, Literal
 
-__all__ = ["Direction", "TraceValidator", "Violation", "read_trace"]
+from ._schemacheck import first_error as _first_error
+from ._schemacheck import method_types as _types
+
+__all__ = ["Direction", "TraceValidator", "Violation"]
 
 Direction = Literal["outgoing", "incoming"]
 Side = Literal["client", "agent", "trace"]
@@ -45,6 +51,12 @@ _TURN_UPDATES = frozenset(
         "plan",
     }
 )
+# sessionUpdate -> the clientCapabilities.session member it needs (schema v1.25).
+_CLIENT_SESSION_CAPS = {
+    "notice": "notices",
+    "compaction_update": "compaction",
+    "compaction_summary_chunk": "compaction",
+}
 _SESSION_CAPS = {
     "session/list": "list",
     "session/resume": "resume",
@@ -73,68 +85,15 @@ class Violation:
         return f"line {self.line}: [{self.side}] {self.rule}: {self.message}"
 
 
-_UNSTABLE = "unstable:"
+def _obj(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else an empty one (a wrong type counts as absent)."""
+    return value if isinstance(value, dict) else {}
 
 
-@cache
-def _schema(unstable: bool = False) -> dict[str, Any]:
-    name = "v1/schema.unstable.json" if unstable else "v1/schema.json"
-    schema: dict[str, Any] = json.loads(
-        resources.files("acphost.schema").joinpath(name).read_text("utf-8")
-    )
-    return schema
-
-
-def _method_types(unstable: bool) -> dict[tuple[str, str, str], str]:
-    out: dict[tuple[str, str, str], str] = {}
-    for name, d in _schema(unstable)["$defs"].items():
-        method = d.get("x-method")
-        if method:
-            role = (
-                "response"
-                if name.endswith("Response")
-                else ("notification" if name.endswith("Notification") else "request")
-            )
-            out[(method, d["x-side"], role)] = name
-    return out
-
-
-@cache
-def _types() -> dict[tuple[str, str, str], str]:
-    """(method, handling side, role) → the ``$defs`` name.
-
-    Methods only the unstable schema has (``session/fork``, used behind the
-    client's ``unstable=True``) map to ``unstable:Name``, validated against
-    that schema.
-    """
-    out = _method_types(False)
-    for key, name in _method_types(True).items():
-        out.setdefault(key, _UNSTABLE + name)
-    return out
-
-
-@cache
-def _validator(name: str) -> Any:
-    try:
-        import jsonschema  # type: ignore[import-untyped]  # noqa: PLC0415 - only validation needs it
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise RuntimeError(
-            "schema validation needs jsonschema: pip install 'acphost[trace]'"
-        ) from exc
-    unstable = name.startswith(_UNSTABLE)
-    ref = name.removeprefix(_UNSTABLE)
-    return jsonschema.Draft202012Validator(
-        {"$ref": f"#/$defs/{ref}", "$defs": _schema(unstable)["$defs"]}
-    )
-
-
-def _first_error(name: str, value: Any) -> str | None:
-    errors = sorted(_validator(name).iter_errors(value), key=lambda e: list(e.absolute_path))
-    if not errors:
-        return None
-    err = errors[0]
-    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
-    return f"{name}{where}: {err.message[:300]}"
+def _short(value: Any) -> str:
+    """A value quoted in a message, cut to a readable length."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class TraceValidator:
@@ -193,11 +152,17 @@ class TraceValidator:
         """Report requests never answered; return every violation found."""
         for rid, (method, at, _) in self._out.items():
             self._add(
-                at, "agent", "one-response", f"the agent never answered {method} (id {rid!r})"
+                at,
+                "agent",
+                "one-response",
+                f"the agent never answered {method[:80]} (id {_short(rid)})",
             )
         for rid, (method, at, _) in self._in.items():
             self._add(
-                at, "client", "one-response", f"the client never answered {method} (id {rid!r})"
+                at,
+                "client",
+                "one-response",
+                f"the client never answered {method[:80]} (id {_short(rid)})",
             )
         self._out.clear()
         self._in.clear()
@@ -227,7 +192,10 @@ class TraceValidator:
         params = frame.get("params")
         if type(rid) not in (int, str):
             self._add(
-                at, sender, "envelope", f"request id {rid!r} is neither a string nor an integer"
+                at,
+                sender,
+                "envelope",
+                f"request id {_short(rid)} is neither a string nor an integer",
             )
             if isinstance(rid, (dict, list)):
                 return  # cannot be matched to a response
@@ -237,13 +205,15 @@ class TraceValidator:
                 at,
                 sender,
                 "schema",
-                f"unknown method {method!r} for the {self._handler_side(sender)}",
+                f"unknown method {_short(method)} for the {self._handler_side(sender)}",
             )
         else:
             self._check_schema(at, sender, name, params)
         table = self._out if sender == "client" else self._in
         if rid in table:
-            self._add(at, sender, "one-response", f"request id {rid!r} reused while still pending")
+            self._add(
+                at, sender, "one-response", f"request id {_short(rid)} reused while still pending"
+            )
         table[rid] = (method, at, params)
         if sender == "client":
             self._client_request(at, method, params)
@@ -256,15 +226,14 @@ class TraceValidator:
                 at, "client", "initialize-first", f"the first request is {method}, not initialize"
             )
         self._seen_client_request = True
-        p = params if isinstance(params, dict) else {}
+        p = _obj(params)
         if method == "initialize":
-            caps = p.get("clientCapabilities")
-            self._client_caps = caps if isinstance(caps, dict) else {}
+            self._client_caps = _obj(p.get("clientCapabilities"))
             return
         agent = self._agent_caps
         if agent is None:
             return
-        session_caps = agent.get("sessionCapabilities") or {}
+        session_caps = _obj(agent.get("sessionCapabilities"))
         if method == "session/load" and not agent.get("loadSession"):
             self._add(
                 at,
@@ -279,9 +248,10 @@ class TraceValidator:
         if method in ("session/prompt", "session/load") and isinstance(sid, str):
             self._turns[sid] = at
             self._cancelled.discard(sid)
-        if method == "session/prompt":
-            prompt_caps = agent.get("promptCapabilities") or {}
-            for block in p.get("prompt") or ():
+        prompt = p.get("prompt")
+        if method == "session/prompt" and isinstance(prompt, list):
+            prompt_caps = _obj(agent.get("promptCapabilities"))
+            for block in prompt:
                 kind = block.get("type") if isinstance(block, dict) else None
                 needs = {"image": "image", "audio": "audio", "resource": "embeddedContext"}.get(
                     kind or ""
@@ -296,7 +266,7 @@ class TraceValidator:
 
     def _agent_request(self, at: int, method: str, params: Any) -> None:
         caps = self._client_caps or {}
-        fs = caps.get("fs") or {}
+        fs = _obj(caps.get("fs"))
         needed = None
         if method == "fs/read_text_file" and not fs.get("readTextFile"):
             needed = "fs.readTextFile"
@@ -324,22 +294,31 @@ class TraceValidator:
         )
         if name is None:
             if not method.startswith("_"):
-                self._add(at, sender, "schema", f"unknown notification {method!r}")
+                self._add(at, sender, "schema", f"unknown notification {_short(method)}")
             return
         self._check_schema(at, sender, name, params)
-        p = params if isinstance(params, dict) else {}
+        p = _obj(params)
         sid = p.get("sessionId")
         if method == "session/cancel" and isinstance(sid, str) and sid in self._turns:
             self._cancelled.add(sid)
         elif method == "session/update" and isinstance(sid, str):
-            update = p.get("update")
-            kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+            kind = _obj(p.get("update")).get("sessionUpdate")
             if kind in _TURN_UPDATES and sid not in self._turns:
                 self._add(
                     at,
                     "agent",
                     "turn-order",
-                    f"a {kind} update for session {sid} outside any prompt turn",
+                    f"a {kind} update for session {_short(sid)} outside any prompt turn",
+                )
+            needed = _CLIENT_SESSION_CAPS.get(kind) if isinstance(kind, str) else None
+            if needed is not None and not isinstance(
+                _obj(_obj(self._client_caps).get("session")).get(needed), dict
+            ):
+                self._add(
+                    at,
+                    "agent",
+                    "capability",
+                    f"a {kind} update although the client did not advertise session.{needed}",
                 )
 
     # -- responses --------------------------------------------------------------------------------
@@ -348,7 +327,10 @@ class TraceValidator:
         rid = frame["id"]
         if isinstance(rid, (dict, list)):
             self._add(
-                at, sender, "envelope", f"response id {rid!r} is neither a string nor an integer"
+                at,
+                sender,
+                "envelope",
+                f"response id {_short(rid)} is neither a string nor an integer",
             )
             return
         if rid is None and "error" in frame:
@@ -362,11 +344,11 @@ class TraceValidator:
                 at,
                 sender,
                 "one-response",
-                f"a response to id {rid!r}, which no pending request has",
+                f"a response to id {_short(rid)}, which no pending request has",
             )
             return
         method, _, params = entry
-        p = params if isinstance(params, dict) else {}
+        p = _obj(params)
         if "error" in frame:
             self._check_schema(at, sender, "Error", frame["error"])
             if method in ("session/prompt", "session/load"):
@@ -379,10 +361,9 @@ class TraceValidator:
             _types().get((method, self._handler_side_of_response(sender), "response")),
             result,
         )
-        r = result if isinstance(result, dict) else {}
+        r = _obj(result)
         if method == "initialize":
-            caps = r.get("agentCapabilities")
-            self._agent_caps = caps if isinstance(caps, dict) else {}
+            self._agent_caps = _obj(r.get("agentCapabilities"))
         elif method == "session/prompt":
             sid = p.get("sessionId")
             if (
@@ -394,15 +375,15 @@ class TraceValidator:
                     at,
                     "agent",
                     "cancelled",
-                    f"the turn was cancelled but ended with stopReason {r.get('stopReason')!r}",
+                    "the turn was cancelled but ended with stopReason "
+                    + _short(r.get("stopReason")),
                 )
             self._end_turn(sid)
         elif method == "session/load":
             self._end_turn(p.get("sessionId"))
         elif method == "session/request_permission":
             sid = p.get("sessionId")
-            outcome = r.get("outcome")
-            chosen = outcome.get("outcome") if isinstance(outcome, dict) else None
+            chosen = _obj(r.get("outcome")).get("outcome")
             if isinstance(sid, str) and sid in self._cancelled and chosen != "cancelled":
                 self._add(
                     at,
@@ -420,43 +401,3 @@ class TraceValidator:
         if isinstance(sid, str):
             self._turns.pop(sid, None)
             self._cancelled.discard(sid)
-
-
-def read_trace(path: str) -> Iterator[tuple[int, Direction | None, Any]]:
-    """Yield ``(line, direction, frame)`` for each line of a JSONL trace.
-
-    Lines in the seeds/000 format (frame members plus ``direction``) and in
-    the wrapped form ``{"direction": ..., "frame": {...}}`` are both read.
-    ``direction`` is None for a line that cannot be read; ``frame`` is then
-    the reason.
-
-    Raises:
-        OSError: the file cannot be opened.
-    """
-    with open(path, encoding="utf-8") as f:
-        for number, raw in enumerate(f, 1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except ValueError as exc:
-                yield number, None, f"not JSON: {exc}"
-                continue
-            if not isinstance(record, dict) or record.get("direction") not in (
-                "outgoing",
-                "incoming",
-            ):
-                yield number, None, "no direction (outgoing or incoming)"
-                continue
-            direction: Direction = record["direction"]
-            if "unparsed" in record:
-                yield number, None, f"a frame that was not JSON: {str(record['unparsed'])[:100]}"
-                continue
-            if "frame" in record:
-                yield number, direction, record["frame"]
-            else:
-                yield (
-                    number,
-                    direction,
-                    {k: v for k, v in record.items() if k not in ("direction", "timestamp")},
-                )

@@ -1,4 +1,4 @@
-"""Entry point: ``python -m acphost.agents.replay TRACE [--report FILE]``."""
+"""Entry point: ``python -m acphost.agents.replay TRACE [-v] [--report FILE]``."""
 
 import sys
 

@@ -10,12 +10,19 @@ It walks the trace in order:
   id of the live request they answer; notifications and the agent's own
   requests go out as recorded.
 
-Differences are collected and written to stderr (or ``--report FILE`` as
-JSON) when the client disconnects; the exit status is 0 when the client
-behaved exactly as recorded, 1 otherwise. Client frames beyond the end of the
-trace are answered -32601 (requests) or ignored.
+When the client disconnects, one line on stderr sums up the differences
+(``-v`` lists each, ``--report FILE`` writes them all as JSON); the exit
+status is 0 when the client behaved exactly as recorded, 1 otherwise, 2 when
+the trace cannot be replayed. Client frames beyond the end of the trace are
+answered -32601 (requests) or ignored.
 
-Standard library only, like the demo agent: it is an independent peer.
+The trace is untrusted input: a line that is not JSON (invalid UTF-8, ``NaN``
+or ``1e999``, nesting beyond the parser, longer than the live reader's cap)
+stops the replay before it starts, with its line number; what reaches the
+terminal goes through :func:`acphost.safetext.sanitize_line`.
+
+Standard library only (and acphost's own sanitiser), like the demo agent: it
+is an independent peer.
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ import json
 import queue
 import sys
 import threading
+
+from ...safetext import sanitize_line
 
 TYPE_CHECKING = False  # not typing's: the replay agent starts without importing typing
 if TYPE_CHECKING:
@@ -36,13 +45,68 @@ _WAIT = 30.0
 _IGNORED = ("timestamp", "direction")
 
 
+#: The longest line read, in the trace or from the client: the live reader's
+#: default cap (``acphost.rpc``'s ``DEFAULT_MAX_LINE_BYTES``; a test pins them equal).
+MAX_LINE_BYTES = 64 * 1024 * 1024
+_CHUNK = 1 << 20
+
+
+class TraceError(ValueError):
+    """The trace cannot be replayed; the message names the line."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def _decode(raw: bytes) -> Any:
+    """Strict JSON, as the live reader decodes it; raises ValueError or RecursionError."""
+    return json.loads(raw, parse_constant=_reject_constant, parse_float=_finite)
+
+
+def _read_line(f: IO[bytes]) -> bytes | None:
+    """The next line (b"" at the end), or None for one over the cap (skipped)."""
+    line = f.readline(MAX_LINE_BYTES + 1)
+    if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+        while True:
+            rest = f.readline(_CHUNK)
+            if not rest or rest.endswith(b"\n"):
+                return None
+    return line
+
+
 def _load(path: str) -> list[Step]:
+    """The frames of a trace, in order.
+
+    Raises:
+        OSError: the file cannot be read.
+        TraceError: a line is not a frame (the message names it).
+
+    """
     steps: list[Step] = []
-    with open(path, encoding="utf-8") as f:
-        for number, raw in enumerate(f, 1):
+    with open(path, "rb") as f:
+        number = 0
+        while True:
+            raw = _read_line(f)
+            if raw == b"":
+                break
+            number += 1
+            if raw is None:
+                raise TraceError(f"line {number} is longer than {MAX_LINE_BYTES} bytes")
             if not raw.strip():
                 continue
-            record = json.loads(raw)
+            try:
+                record = _decode(raw)
+            except (ValueError, RecursionError) as exc:
+                reason = "nested too deeply" if isinstance(exc, RecursionError) else exc
+                raise TraceError(f"line {number} is not JSON ({reason})") from None
             if not isinstance(record, dict):
                 continue
             direction = record.get("direction")
@@ -53,6 +117,8 @@ def _load(path: str) -> list[Step]:
                 if "frame" in record
                 else {k: v for k, v in record.items() if k not in _IGNORED}
             )
+            if not isinstance(frame, dict):
+                raise TraceError(f"line {number} holds a frame that is not a JSON object")
             steps.append((number, direction, frame))
     return steps
 
@@ -96,26 +162,36 @@ class Replayer:
         # Ids the client invents (terminal ids are random by design): recorded -> live.
         self.value_map: dict[str, str] = {}
         self.sent_methods: dict[str, str] = {}  # our request id (as JSON) -> method
+        self.frames = 0  # recorded frames replayed or matched
+        self._lock = threading.Lock()
         threading.Thread(target=self._read, args=(stdin,), daemon=True).start()
 
     def _read(self, stdin: IO[bytes]) -> None:
-        for raw in stdin:
-            if raw.strip():
-                try:
-                    self.incoming.put(json.loads(raw))
-                except ValueError:
-                    self._send(
-                        {
-                            "jsonrpc": "2.0",
-                            "id": None,
-                            "error": {"code": -32700, "message": "Parse error"},
-                        }
-                    )
+        while True:
+            raw = _read_line(stdin)
+            if raw == b"":
+                break
+            if raw is not None and not raw.strip():
+                continue
+            try:
+                if raw is None:
+                    raise ValueError("frame too long")
+                self.incoming.put(_decode(raw))
+            except (ValueError, RecursionError):
+                self._send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": None,
+                        "error": {"code": -32700, "message": "Parse error"},
+                    }
+                )
         self.incoming.put(None)
 
     def _send(self, frame: Frame) -> None:
-        self.out.write(json.dumps(frame, separators=(",", ":")).encode() + b"\n")
-        self.out.flush()
+        data = json.dumps(frame, separators=(",", ":")).encode() + b"\n"
+        with self._lock:  # the reader thread answers parse errors
+            self.out.write(data)
+            self.out.flush()
 
     def _differ(self, line: int, message: str) -> None:
         self.differences.append({"line": line, "difference": message})
@@ -134,6 +210,7 @@ class Replayer:
                     return
             else:
                 self._emit(line, frame)
+            self.frames += 1
         self._drain()
 
     def _expect(self, line: int, recorded: Frame) -> bool:
@@ -225,24 +302,86 @@ def _describe(frame: Frame) -> str:
     return f"{kind} {frame.get('method')}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m acphost.agents.replay TRACE [--report FILE]``; returns the exit status."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    report = None
-    if "--report" in args:
-        i = args.index("--report")
-        if i + 1 >= len(args):
-            sys.stderr.write("replay: --report needs a file\n")
-            return 2
-        report = args[i + 1]
-        del args[i : i + 2]
-    if len(args) != 1:
-        sys.stderr.write("usage: python -m acphost.agents.replay TRACE [--report FILE]\n")
-        return 2
+_DESCRIPTION = """\
+Act as the agent of a recorded trace (from acphost --trace): the agent's frames
+are played back, the client's are compared with the recording. Use it as the
+agent command of a client, e.g.
+  acphost --agent-command "acphost replay t.jsonl" "the recorded prompt"
+
+At the end, one line on stderr sums up how the client differed from the
+recording; -v lists every difference, --report FILE writes them all as JSON.
+Exit status: 0 the client behaved as recorded, 1 it differed, 2 the trace
+cannot be replayed."""
+
+
+def _parser(prog: str) -> Any:
+    import argparse  # noqa: PLC0415 - the agent's other start-up stays small
+
+    p = argparse.ArgumentParser(
+        prog=prog, description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("trace", help="the JSONL trace to replay")
+    p.add_argument("-v", "--verbose", action="store_true", help="list every difference on stderr")
+    p.add_argument(
+        "--report",
+        metavar="FILE",
+        help='write the differences as JSON: {"trace", "frames", "differences": [{"line", '
+        '"difference"}]}',
+    )
+    return p
+
+
+def _summary(trace: str, frames: int, diffs: list[dict[str, Any]]) -> str:
+    if not diffs:
+        return f"replay: {trace}: the client matched the recording ({frames} frames)"
+    first = diffs[0]
+    where = f"line {first['line']}" if first["line"] else "after the end"
+    return (
+        f"replay: {trace}: {len(diffs)} difference{'s' if len(diffs) > 1 else ''} "
+        f"from the recording, the first at {where}: {first['difference']}"
+        " (-v lists them, --report FILE saves them)"
+    )
+
+
+def _write_report(path: str, report: dict[str, Any]) -> None:
+    import os  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".replay-report.", suffix=".tmp")
     try:
-        steps = _load(args[0])
-    except (OSError, ValueError) as exc:
-        sys.stderr.write(f"replay: cannot read trace {args[0]}: {exc}\n")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=2)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def main(argv: list[str] | None = None, *, prog: str = "python -m acphost.agents.replay") -> int:
+    """``replay TRACE [-v] [--report FILE]``; returns the exit status.
+
+    Args:
+        argv: the arguments (default: ``sys.argv[1:]``).
+        prog: the command name shown in usage and help.
+
+    Returns:
+        0 the client behaved as recorded, 1 it differed, 2 the trace (or
+        the report file) cannot be used.
+
+    """
+    try:
+        args = _parser(prog).parse_args(sys.argv[1:] if argv is None else argv)
+    except SystemExit as exc:  # --help, or a usage error argparse printed
+        return int(exc.code or 0)
+    shown = sanitize_line(args.trace)
+    try:
+        steps = _load(args.trace)
+    except OSError as exc:
+        sys.stderr.write(f"replay: cannot read trace {shown}: {exc.strerror or exc}\n")
+        return 2
+    except TraceError as exc:
+        sys.stderr.write(f"replay: cannot replay {shown}: {sanitize_line(str(exc))}\n")
         return 2
     replayer = Replayer(steps, sys.stdin.buffer, sys.stdout.buffer)
     try:  # noqa: SIM105 - contextlib would cost start-up time
@@ -250,13 +389,18 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         pass
     diffs = replayer.differences
-    if report is not None:
+    if args.report is not None:
+        report = {"trace": args.trace, "frames": replayer.frames, "differences": diffs}
         try:
-            with open(report, "w", encoding="utf-8") as f:
-                json.dump({"trace": args[0], "differences": diffs}, f, indent=2)
+            _write_report(args.report, report)
         except OSError as exc:
-            sys.stderr.write(f"replay: cannot write the report {report}: {exc.strerror}\n")
+            shown_report = sanitize_line(args.report)
+            sys.stderr.write(f"replay: cannot write the report {shown_report}: {exc.strerror}\n")
             return 2
-    for d in diffs:
-        sys.stderr.write(f"replay: {args[0]}:{d['line']}: {d['difference']}\n")
+    sys.stderr.write(sanitize_line(_summary(args.trace, replayer.frames, diffs)) + "\n")
+    if args.verbose:
+        for d in diffs:
+            sys.stderr.write(
+                sanitize_line(f"replay: {args.trace}:{d['line']}: {d['difference']}") + "\n"
+            )
     return 1 if diffs else 0

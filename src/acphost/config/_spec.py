@@ -1,0 +1,118 @@
+"""What an agent launch is made of (:class:`AgentSpec`), and a settings file once read.
+
+Also the one way to turn a command line typed by the user into a spec
+(:func:`agent_from_command`): split as a POSIX shell would, run as an argv,
+never through a shell.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._errors import AcpError
+
+__all__ = ["AgentSpec", "Settings", "SettingsError", "agent_from_command"]
+
+
+class SettingsError(AcpError, ValueError):
+    """A settings file or an agent command is missing, unreadable or malformed.
+
+    The message is one line naming the file (or the command) and the key.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSpec:
+    """How to launch one agent.
+
+    Attributes:
+        name: the name users pick it by (``-a NAME``).
+        command: the program to run.
+        args: its arguments.
+        env: variables overlaid on the environment.
+        source: where it comes from (``built-in``, ``registry``,
+            ``--agent-command`` or the settings path).
+        description: a one-line description, when known.
+        missing_file_returns_empty: answer reads of missing files with ``""``
+            (some agents, e.g. Gemini CLI, read before creating a file).
+
+    """
+
+    name: str
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    source: str = "settings"
+    description: str = ""
+    missing_file_returns_empty: bool = False
+
+    @property
+    def argv(self) -> list[str]:
+        """The full command line."""
+        return [self.command, *self.args]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """A parsed settings file.
+
+    Attributes:
+        path: the file it came from (None when no file was found).
+        agents: agent specs in file order.
+        mcp_servers: MCP servers in ACP wire form.
+        partial: entries without ``command`` that adjust a preset of that name.
+
+    """
+
+    path: Path | None
+    agents: dict[str, AgentSpec]
+    mcp_servers: list[dict[str, Any]]
+    partial: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def agent_from_command(text: str, *, name: str | None = None) -> AgentSpec:
+    """Build an agent spec from a command line, e.g. ``"npx my-agent --acp"``.
+
+    The text is split into words as a POSIX shell would (quotes and
+    backslashes group words) and the words are run as an argv: no shell ever
+    sees them, so ``;``, ``|``, ``$VAR`` and globs are plain characters.
+
+    Args:
+        text: the command line.
+        name: the agent's name (default: the program's file name).
+
+    Returns:
+        A spec with ``source`` ``"--agent-command"``.
+
+    Raises:
+        SettingsError: the text is empty, has an unclosed quote or a trailing
+            backslash, or contains a NUL character.
+
+    """
+    if "\0" in text:
+        raise SettingsError("the agent command contains a NUL character")
+    try:
+        words = shlex.split(text, posix=True)
+    except ValueError as exc:
+        # shlex says "No closing quotation" or "No escaped character".
+        raise SettingsError(
+            f"cannot split the agent command {text!r}: {str(exc).lower()} "
+            "(quote it as you would in a shell)"
+        ) from None
+    if not words or not words[0]:
+        raise SettingsError(
+            "the agent command is empty: give the program and its arguments, "
+            'e.g. "npx my-agent --acp"'
+        )
+    command, *args = words
+    return AgentSpec(
+        name=name or os.path.basename(command) or command,
+        command=command,
+        args=tuple(args),
+        source="--agent-command",
+    )

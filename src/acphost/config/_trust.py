@@ -1,0 +1,226 @@
+"""Trusted project settings: which ``.acphost/settings.json`` files the user approved.
+
+A project's settings name the commands acphost runs, so a repository that
+ships one could make ``acphost`` in its checkout run anything. Like direnv's
+``allow``, a project settings file is honoured only after the user ran
+``acphost trust`` on it: the store records the file's canonical path and the
+SHA-256 of its content, and a file whose content changed since is untrusted
+again until it is reviewed and trusted anew.
+
+The store is ``trusted.json`` in the user config folder (owner-only),
+rewritten atomically under a lock so concurrent ``acphost trust`` runs do
+not lose each other's entries.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from ._dirs import config_dir
+from ._spec import SettingsError
+
+__all__ = [
+    "TrustEntry",
+    "TrustStatus",
+    "digest",
+    "revoke",
+    "trust",
+    "trust_status",
+    "trust_store_path",
+    "trusted_files",
+]
+
+TrustStatus = Literal["trusted", "untrusted", "changed"]
+
+_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class TrustEntry:
+    """One trusted file, as recorded and as it is now.
+
+    Attributes:
+        path: the canonical path recorded.
+        sha256: the digest recorded when it was trusted.
+        trusted_at: when (ISO 8601, UTC).
+        state: ``ok`` (unchanged), ``changed`` or ``missing`` now.
+
+    """
+
+    path: str
+    sha256: str
+    trusted_at: str
+    state: Literal["ok", "changed", "missing"]
+
+
+def trust_store_path() -> Path:
+    """The store's file: ``trusted.json`` in the user config folder."""
+    return config_dir() / "trusted.json"
+
+
+def digest(data: bytes) -> str:
+    """The SHA-256 of a settings file's bytes, as recorded in the store (hex)."""
+    import hashlib  # noqa: PLC0415 - a lookup without a project file never hashes
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _canonical(path: str | os.PathLike[str]) -> str:
+    return os.path.realpath(os.path.expanduser(os.fspath(path)))
+
+
+def _read_store(path: Path) -> dict[str, dict[str, Any]]:
+    """The recorded entries; raises SettingsError when the store is unreadable."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise SettingsError(f"cannot read the trust store {path}: {exc.strerror}") from None
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise SettingsError(
+            f"the trust store {path} is not valid JSON; move it away and trust again"
+        ) from None
+    entries = data.get("trusted") if isinstance(data, dict) else None
+    if not isinstance(entries, dict) or not all(
+        isinstance(v, dict) and isinstance(v.get("sha256"), str) for v in entries.values()
+    ):
+        raise SettingsError(
+            f"the trust store {path} has an unexpected shape; move it away and trust again"
+        )
+    return entries
+
+
+@contextmanager
+def _locked_store() -> Iterator[tuple[Path, dict[str, dict[str, Any]]]]:
+    """Hold the store's lock; yield its path and entries, written back on success."""
+    store = trust_store_path()
+    try:
+        store.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        lock_fd = os.open(
+            str(store) + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600
+        )
+    except OSError as exc:
+        raise SettingsError(f"cannot write the trust store {store}: {exc.strerror}") from None
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        entries = _read_store(store)
+        yield store, entries
+        _write_store(store, entries)
+    finally:
+        os.close(lock_fd)
+
+
+def _write_store(store: Path, entries: dict[str, dict[str, Any]]) -> None:
+    import tempfile  # noqa: PLC0415 - only `acphost trust` writes the store
+
+    text = json.dumps({"version": _VERSION, "trusted": entries}, indent=2, sort_keys=True)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=store.parent, prefix=".trusted.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, store)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise SettingsError(f"cannot write the trust store {store}: {exc.strerror}") from None
+
+
+def trust(path: str | os.PathLike[str], data: bytes) -> str:
+    """Record that the user trusts this settings file with exactly this content.
+
+    Args:
+        path: the settings file.
+        data: its bytes, as the caller read and checked them (what is hashed
+            is what the caller showed the user, not a later re-read).
+
+    Returns:
+        The canonical path recorded.
+
+    Raises:
+        SettingsError: the store cannot be read or written.
+
+    """
+    canonical = _canonical(path)
+    with _locked_store() as (_, entries):
+        entries[canonical] = {
+            "sha256": digest(data),
+            "trustedAt": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
+    return canonical
+
+
+def revoke(path: str | os.PathLike[str]) -> bool:
+    """Forget a trusted file (it need not exist any more).
+
+    Args:
+        path: the settings file, as trusted (or the canonical path ``--list`` shows).
+
+    Returns:
+        Whether it was trusted.
+
+    Raises:
+        SettingsError: the store cannot be read or written.
+
+    """
+    candidates = {_canonical(path), os.path.abspath(os.path.expanduser(os.fspath(path)))}
+    with _locked_store() as (_, entries):
+        found = [p for p in candidates if p in entries]
+        for p in found:
+            del entries[p]
+    return bool(found)
+
+
+def trusted_files() -> list[TrustEntry]:
+    """Every trusted file, sorted by path, with whether it still matches.
+
+    Raises:
+        SettingsError: the store cannot be read.
+
+    """
+    out = []
+    for path, entry in sorted(_read_store(trust_store_path()).items()):
+        try:
+            data = Path(path).read_bytes()
+        except OSError:
+            state: Literal["ok", "changed", "missing"] = "missing"
+        else:
+            state = "ok" if digest(data) == entry["sha256"] else "changed"
+        out.append(TrustEntry(path, entry["sha256"], str(entry.get("trustedAt", "")), state))
+    return out
+
+
+def trust_status(path: str | os.PathLike[str], data: bytes) -> TrustStatus:
+    """Whether this content of this settings file was trusted.
+
+    Args:
+        path: the settings file.
+        data: the bytes about to be used (hashing what will be parsed leaves
+            no window for a swap between the check and the use).
+
+    Returns:
+        ``trusted``, ``untrusted`` (never trusted) or ``changed`` (trusted
+        with another content).
+
+    Raises:
+        SettingsError: the store cannot be read.
+
+    """
+    entry = _read_store(trust_store_path()).get(_canonical(path))
+    if entry is None:
+        return "untrusted"
+    return "trusted" if entry["sha256"] == digest(data) else "changed"

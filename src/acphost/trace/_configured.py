@@ -1,0 +1,163 @@
+"""Which values the host was configured with count as secrets, and secrets in command lines."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Protocol
+
+from ._patterns import MIN_SECRET_LENGTH, is_secret_name
+
+__all__ = ["AgentLike", "SettingsLike", "argv_secrets", "configured_secrets"]
+
+_FLAG = re.compile(r"(?P<flag>--?[A-Za-z0-9][A-Za-z0-9_.-]*)(?:=(?P<value>.*))?", re.DOTALL)
+_ASSIGN = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)=(?P<value>.*)", re.DOTALL)
+_URL_PASSWORD = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#@]+)@")
+# Values that are plainly not secrets whatever their name (booleans, log levels...).
+_PUBLIC_WORDS = frozenset(
+    {
+        *("true", "false", "yes", "no", "on", "off", "null", "none"),
+        *("debug", "info", "warn", "warning", "error", "trace", "verbose"),
+        *("production", "development", "staging", "test"),
+    }
+)
+
+
+def argv_secrets(argv: Sequence[str]) -> Iterator[tuple[int, str]]:
+    """Where a command line holds secrets: ``(index, kept prefix)`` per secret argument.
+
+    ``--api-key V`` gives V's index and ``""``; ``--token=V`` its index and
+    ``"--token="``; ``API_KEY=V`` its index and ``"API_KEY="``. A flag
+    followed by another ``--flag`` takes no value.
+    """
+    hide_next = False
+    for i, arg in enumerate(argv):
+        if hide_next:
+            hide_next = False
+            if not arg.startswith("--"):
+                yield i, ""
+                continue
+        flag = _FLAG.fullmatch(arg)
+        if flag is not None and is_secret_name(flag["flag"]):
+            if flag["value"] is None:
+                hide_next = True
+            elif flag["value"]:
+                yield i, flag["flag"] + "="
+            continue
+        assign = _ASSIGN.fullmatch(arg)
+        if assign is not None and assign["value"] and is_secret_name(assign["name"]):
+            yield i, assign["name"] + "="
+
+
+def _looks_public(value: str) -> bool:
+    """A configured value under a neutral name that is plainly not a secret."""
+    if len(value) < 6 or value.lower() in _PUBLIC_WORDS:
+        return True
+    try:
+        float(value)
+    except ValueError:
+        pass
+    else:
+        return True
+    parts = value.split(os.pathsep)
+    return all(p.startswith(("/", "~")) and " " not in p for p in parts)
+
+
+class AgentLike(Protocol):
+    """What :func:`configured_secrets` reads of an agent (an ``AgentSpec`` fits)."""
+
+    @property
+    def env(self) -> Mapping[str, str]:
+        """Variables overlaid on the agent's environment."""
+
+    @property
+    def args(self) -> Sequence[str]:
+        """The agent's arguments."""
+
+
+class SettingsLike(Protocol):
+    """What :func:`configured_secrets` reads of settings (a ``Settings`` fits)."""
+
+    @property
+    def mcp_servers(self) -> list[dict[str, Any]]:
+        """MCP servers in ACP wire form."""
+
+
+def _pairs(items: Any) -> Iterable[tuple[str, str]]:
+    if isinstance(items, Mapping):
+        yield from ((str(k), v) for k, v in items.items() if isinstance(v, str))
+    elif isinstance(items, list):
+        for item in items:
+            if isinstance(item, Mapping) and isinstance(item.get("value"), str):
+                yield str(item.get("name", "")), item["value"]
+
+
+def _argv_values(argv: Sequence[str]) -> list[str]:
+    return [argv[i][len(prefix) :] for i, prefix in argv_secrets(argv)]
+
+
+def configured_secrets(
+    *,
+    agent: AgentLike | None = None,
+    settings: SettingsLike | None = None,
+    mcp_servers: Iterable[Mapping[str, Any]] = (),
+    host_env: Mapping[str, str] | None = None,
+    extra: Iterable[str] = (),
+) -> list[str]:
+    """The exact values the host was configured with that must never appear in clear.
+
+    Every value of the agent's ``env`` and of MCP servers' ``env`` and
+    ``headers`` counts, unless its name is not credential-like and the value
+    is plainly public (shorter than 6 characters, a number, a boolean or log
+    level word, a path). Values after secret flags (``--api-key V``) in the
+    agent's and MCP servers' arguments, URL passwords, and the host's own
+    credential-named variables (``GITHUB_TOKEN``) count too.
+
+    Args:
+        agent: the agent launched (its ``env`` and ``args``).
+        settings: the settings in use (its ``mcp_servers``).
+        mcp_servers: more MCP servers in ACP wire form.
+        host_env: the host's environment (e.g. ``os.environ``): only
+            credential-named variables are taken, since the agent inherits them.
+        extra: values that are secret whatever they look like (auth inputs).
+
+    Returns:
+        The values, each at least :data:`MIN_SECRET_LENGTH` characters long.
+
+    """
+    found: list[str] = list(extra)
+    named: list[tuple[str, str]] = []
+    urls: list[str] = []
+    if agent is not None:
+        named += list(_pairs(agent.env))
+        found += _argv_values(agent.args)
+    servers = [*(settings.mcp_servers if settings is not None else ()), *mcp_servers]
+    for server in servers:
+        named += list(_pairs(server.get("env")))
+        named += list(_pairs(server.get("headers")))
+        args = server.get("args")
+        if isinstance(args, list):
+            found += _argv_values([a for a in args if isinstance(a, str)])
+        if isinstance(server.get("url"), str):
+            urls.append(server["url"])
+    for name, value in named:
+        if is_secret_name(name) or not _looks_public(value):
+            found.append(value)
+    if host_env is not None:
+        # ``GOOGLE_APPLICATION_CREDENTIALS=/path/key.json``: the path is not the secret.
+        found += [
+            v for k, v in host_env.items() if is_secret_name(k) and not v.startswith(("/", "~"))
+        ]
+    for value in [*found, *urls]:
+        found += _URL_PASSWORD.findall(value)
+    out: list[str] = []
+    for raw in found:
+        value = raw.strip()
+        if (
+            len(value) >= MIN_SECRET_LENGTH
+            and value not in out
+            and value.lower() not in _PUBLIC_WORDS
+        ):
+            out.append(value)
+    return out

@@ -1,0 +1,284 @@
+"""What a secret looks like: credential-like names and known token formats.
+
+With the configured values (:mod:`._configured`), the three sources the
+:class:`~acphost.trace.Redactor` uses:
+
+- **names**: a key, an ``env`` variable, a command-line flag or a
+  ``name=value`` pair whose name says credential (``token``, ``password``,
+  ``apiKey``, ``AWS_SECRET_ACCESS_KEY``, ``--api-key``…; see
+  :func:`is_secret_name`). Counts such as ``inputTokens`` are not secrets.
+- **formats**: tokens recognisable on their own (:data:`TOKEN_FORMATS`):
+  GitHub, GitLab, Hugging Face, AWS, Stripe, Slack, Google, OpenAI and
+  Anthropic (``sk-…``), JWTs, PEM private keys, npm, PyPI and others, plus
+  ``Bearer``/``Basic`` credentials and the password in a URL's userinfo.
+- **configured values**: the exact values the host was given (an agent's
+  ``env``, MCP server env and headers, secret arguments, auth inputs), chosen
+  by :func:`~acphost.trace._configured.configured_secrets`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["MIN_SECRET_LENGTH", "TOKEN_FORMATS", "Rule", "is_secret_name", "trie_pattern"]
+
+#: Configured values shorter than this are not matched: they would match everywhere.
+MIN_SECRET_LENGTH = 4
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+# A name is secret when one of its words is one of these...
+_SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "passphrase",
+        "secret",
+        "secrets",
+        "credential",
+        "credentials",
+        "authorization",
+        "cookie",
+        "cookies",
+        "apikey",
+        "privatekey",
+        "accesskey",
+        "secretkey",
+        "bearer",
+    }
+)
+# ...or it ends with one of these (``accessToken``, ``auth``; not ``tokenCount``)...
+_SECRET_LAST = frozenset({"token", "auth", "pat"})
+# ...or with ``key`` after one of these (``apiKey``, ``x-api-key``, ``session_key``).
+_KEY_KINDS = frozenset(
+    {"api", "private", "access", "secret", "session", "signing", "encryption", "master", "client"}
+)
+
+
+@lru_cache(maxsize=4096)
+def is_secret_name(name: str) -> bool:
+    """Whether a key, variable, header or flag name says its value is a credential.
+
+    Args:
+        name: e.g. ``apiKey``, ``OPENAI_API_KEY``, ``x-api-key``, ``--token``.
+
+    Returns:
+        True for credential names; False for counts (``inputTokens``) and the rest.
+
+    """
+    words = [w.lower() for w in _WORD.findall(name)]
+    if not words:
+        return False
+    if any(w in _SECRET_WORDS for w in words):
+        return True
+    last = words[-1]
+    if last in _SECRET_LAST:
+        return True
+    return last == "key" and len(words) > 1 and words[-2] in _KEY_KINDS
+
+
+# The names of ``name=value``/``name: value`` pairs in text end with one of these
+# (spelt lower, UPPER or Capitalised, as names are: ``db_password``, ``API_TOKEN``).
+_KEYWORDS = (
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "credentials",
+    "credential",
+    "authorization",
+    "cookie",
+)
+_KEY_KINDS_TEXT = ("api", "access", "private", "secret", "session", "client", "signing")
+_NAME_ANY_CASE = (
+    r"(?i:token|secret|passw(?:or)?d|pwd|passphrase|api[_-]?key|access[_-]?key|private[_-]?key|"
+    r"secret[_-]?key|session[_-]?key|client[_-]?secret|credentials?|authorization|cookie)"
+)
+_VALUE = r"""(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s"',;&}\]]+)"""
+
+
+def _spelt(word: str) -> list[str]:
+    return list(dict.fromkeys((word, word.upper(), word.capitalize())))
+
+
+def _assignment() -> tuple[list[str], str]:
+    """``NAME=value``, ``NAME: value``, ``"name": "value"``, keyword first for speed."""
+    keywords = [re.escape(v) for w in _KEYWORDS for v in _spelt(w)]
+    for key in _spelt("key"):
+        behind = "|".join(
+            f"(?<=(?i:{kind}){re.escape(sep)}{key})"
+            for kind in _KEY_KINDS_TEXT
+            for sep in ("", "_", "-")
+        )
+        keywords.append(f"{key}(?:{behind})")
+    triggers = [
+        "token",
+        "secret",
+        "passw",
+        "pwd",
+        "passp",
+        "credential",
+        "authori",
+        "cookie",
+        "key",
+    ]
+    pattern = (
+        "(?:" + "|".join(keywords) + r")[\"']?[ \t]*[:=][ \t]*(?:(?:[Bb]earer|Basic)\s+)?" + _VALUE
+    )
+    return triggers, pattern
+
+
+def _prefixed(prefixes: Sequence[str], body: str) -> tuple[list[str], str]:
+    """Tokens that start with a literal prefix, not preceded by a word character.
+
+    The boundary is a lookbehind placed after the literal, so each pattern starts
+    with its literal (the regular expression engine then scans for it quickly).
+    """
+    alternatives = [f"{re.escape(p)}(?<![A-Za-z0-9_]{re.escape(p)}){body}" for p in prefixes]
+    return list(prefixes), "|".join(alternatives)
+
+
+def trie_pattern(words: Iterable[str]) -> str:
+    """One regular expression matching any of ``words``, shaped as a trie.
+
+    Python's engine tries the alternatives of ``a|b|c`` one by one at every
+    position; sharing prefixes (``g(?:h(?:p_|o_)|lpat-)``) makes a search for
+    a hundred literals several times faster than the flat alternation.
+
+    Args:
+        words: non-empty literals.
+
+    Returns:
+        The pattern (longer words win over their prefixes).
+
+    """
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, Any]) -> str:
+        alternatives = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
+        if not alternatives:
+            return ""
+        body = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie) if trie else "(?!)"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One kind of secret in text.
+
+    Attributes:
+        name: what it finds, for tests and messages.
+        triggers: literals of which one must occur for the rule to apply
+            (one cheap search for all rules runs first); empty: always tried.
+        pattern: the regular expression. Its group ``keep`` is kept before
+            the secret, ``tail`` after it; with a group ``value``, only that
+            group is the secret (and kept when it is a number or a word such
+            as ``null``).
+
+    Triggers are compared without case (the text is lower-cased once for all).
+
+    """
+
+    name: str
+    triggers: tuple[str, ...]
+    pattern: str
+
+
+def _rules() -> list[Rule]:
+    assign_triggers, assign_pattern = _assignment()
+    rules = [
+        Rule(
+            "pem",
+            ("-----BEGIN",),
+            r"-----BEGIN[A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+            r"(?:[\s\S]*?-----END[A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)",
+        ),
+        Rule(
+            "userinfo",
+            ("://",),
+            r"(?P<keep>://[^\s/?#@:\"']*:)[^\s/?#@\"']+(?P<tail>@)",
+        ),
+        Rule(
+            "bearer",
+            ("bearer",),
+            r"(?P<keep>(?:Bearer|bearer|BEARER)\s+)[A-Za-z0-9._~+/=-]{8,}",
+        ),
+        Rule(
+            "basic",
+            ("Basic",),
+            r"(?P<keep>Basic\s+)(?:[A-Za-z0-9+/]*[0-9+/=][A-Za-z0-9+/]*|[A-Za-z0-9+/]{16,})"
+            r"={0,2}(?![A-Za-z0-9+/=])",
+        ),
+        Rule("assignment", tuple(assign_triggers), assign_pattern),
+        Rule(
+            "flag",
+            ("--",),
+            rf"--(?<![\w-]--)[A-Za-z0-9_.-]*?{_NAME_ANY_CASE}(?:=|[ \t]+)"
+            r"""(?P<value>"[^"\n]*"|'[^'\n]*'|(?!-)[^\s"']+)""",
+        ),
+    ]
+    tokens: list[tuple[str, Sequence[str], str]] = [
+        ("openai", ("sk-",), r"[A-Za-z0-9_-]{16,}"),  # OpenAI, Anthropic, OpenRouter
+        ("stripe", ("sk_live_", "rk_live_", "sk_test_", "rk_test_"), r"[A-Za-z0-9]{10,}"),
+        ("stripe_hook", ("whsec_",), r"[A-Za-z0-9]{20,}"),
+        ("github", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), r"[A-Za-z0-9]{30,}"),
+        ("github_pat", ("github_pat_",), r"[A-Za-z0-9_]{20,}"),
+        (
+            "gitlab",
+            ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "gloas-", "glft-", "glsoat-"),
+            r"[A-Za-z0-9_-]{20,}",
+        ),
+        ("huggingface", ("hf_",), r"[A-Za-z0-9]{30,}"),
+        ("aws_id", ("AKIA", "ASIA", "ABIA", "ACCA"), r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        (
+            "slack",
+            ("xoxa-", "xoxb-", "xoxe-", "xoxp-", "xoxr-", "xoxs-", "xapp-"),
+            r"[A-Za-z0-9-]{10,}",
+        ),
+        ("slack_hook", ("https://hooks.slack.com/services/",), r"[A-Za-z0-9/_-]+"),
+        ("google", ("AIza",), r"[0-9A-Za-z_-]{35}"),
+        ("google_oauth", ("ya29.",), r"[0-9A-Za-z_-]{20,}"),
+        ("jwt", ("eyJ",), r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        ("npm", ("npm_",), r"[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+        ("pypi", ("pypi-AgE",), r"[A-Za-z0-9_-]{50,}"),
+        ("docker", ("dckr_pat_",), r"[A-Za-z0-9_-]{20,}"),
+        ("groq", ("gsk_",), r"[A-Za-z0-9]{40,}"),
+        ("xai", ("xai-",), r"[A-Za-z0-9]{40,}"),
+        ("replicate", ("r8_",), r"[A-Za-z0-9]{30,}"),
+        ("sendgrid", ("SG.",), r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
+        ("shopify", ("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}"),
+        ("digitalocean", ("dop_v1_",), r"[a-f0-9]{64}"),
+        ("perplexity", ("pplx-",), r"[A-Za-z0-9]{40,}"),
+    ]
+    for name, prefixes, body in tokens:
+        triggers, pattern = _prefixed(prefixes, body)
+        rules.append(Rule(name, tuple(triggers), pattern))
+    # An AWS secret access key has no prefix: 40 base64 characters with upper and
+    # lower case letters and digits. Looked for only near AWS context (a key id,
+    # the word aws), as secret scanners do: alone, it looks like any base64.
+    rules.append(
+        Rule(
+            "aws_secret",
+            ("AKIA", "ASIA", "aws"),
+            r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])"
+            r"(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+        )
+    )
+    return rules
+
+
+#: Every text rule but the configured values, in the order they are applied.
+TOKEN_FORMATS: list[Rule] = _rules()
