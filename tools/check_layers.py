@@ -22,6 +22,7 @@ PACKAGE = "acphost"
 LAYERS: dict[str, int] = {
     "_version": 0,
     "_errors": 0,
+    "_outfile": 0,
     "safetext": 0,
     "agents": 0,
     "schema": 1,

@@ -277,6 +277,19 @@ class UsageError(AcpError, RuntimeError):
 class OutputFileError(AcpError, OSError):
     """An output file of the host (audit log, trace, saved session) is unsafe to write.
 
-    The path is a symbolic link, a FIFO, a directory or another non-regular
-    file, or cannot be opened; the message names the path and what to do.
+    The path is a symbolic link, a FIFO, a directory, a file with other hard
+    links, or cannot be created: choose another path.
+
+    Args:
+        path: the path given.
+        reason: why it was refused, in words.
+
     """
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"cannot write {path}: {reason}")
+
+    def __str__(self) -> str:
+        return f"cannot write {self.path}: {self.reason}"

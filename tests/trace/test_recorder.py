@@ -13,12 +13,12 @@ import pytest
 
 from acphost import AcpClient
 from acphost.config import AgentSpec
+from acphost.host import open_output
 from acphost.trace import (
     REDACTED,
     OutputFileError,
     Redactor,
     TraceWriter,
-    open_output,
     validate_file,
 )
 
@@ -88,9 +88,8 @@ def test_the_file_is_owner_only_and_emptied(tmp_path):
     w = TraceWriter(path)
     w.close()
     assert path.read_bytes() == b"" and oct(path.stat().st_mode & 0o777) == "0o600"
-    fd = open_output(path, append=True)
-    os.write(fd, b"x")
-    os.close(fd)
+    with open_output(path, append=True, binary=True) as out:
+        out.write(b"x")
     assert path.read_bytes() == b"x"
 
 

@@ -1,9 +1,9 @@
 """Host-side providers: the workspace jail, the permission policy and terminals."""
 
+from .._outfile import open_output
 from ._audit import AuditLog
 from ._fs import DEFAULT_MAX_READ_BYTES, Authorizer, FileSystemProvider
 from ._jail import Workspace, resolve_path
-from ._outfile import open_output
 from ._params import check_terminal_params
 from ._permissions import PermissionBroker, PermissionOutcome
 from ._policy import (

@@ -9,7 +9,7 @@ import re
 from datetime import datetime, timezone
 from typing import IO
 
-from ._outfile import open_output
+from .._outfile import open_output
 from ._request import PermissionRequest
 
 __all__ = ["AuditLog"]

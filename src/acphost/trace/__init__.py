@@ -1,7 +1,7 @@
 """Traces: record frames (redacted), validate them, replay them.
 
 - :class:`TraceWriter` records every frame of a connection as JSONL, into a
-  file opened safely (:func:`open_output`, :class:`OutputFileError`);
+  file opened safely (:func:`acphost.host.open_output`, :class:`OutputFileError`);
 - :class:`Redactor` removes secrets from frames, text and command lines: the
   one redactor of every output that shows or keeps frames or diagnostics;
 - :class:`TraceValidator` checks frames against the schema and the
@@ -10,7 +10,7 @@
   agent's side of a trace back to a client.
 """
 
-from ._output import OutputFileError, open_output
+from .._errors import OutputFileError
 from ._recorder import TraceWriter
 from ._redact import REDACTED, Redactor
 from ._tracefile import read_trace
@@ -23,7 +23,6 @@ __all__ = [
     "TraceValidator",
     "TraceWriter",
     "Violation",
-    "open_output",
     "read_trace",
     "validate_file",
 ]

@@ -22,7 +22,7 @@ from typing import IO
 
 import orjson
 
-from ._output import open_output
+from .._outfile import open_output_fd
 from ._redact import Redactor, encode_json
 
 __all__ = ["TraceWriter"]
@@ -37,7 +37,7 @@ class TraceWriter:
 
     Use it as ``tap=`` of the client (or pass it as ``trace=`` to
     :meth:`AcpClient.start`). Constructing it with a path opens the file at
-    once and safely (see :func:`open_output`): do it before the agent starts,
+    once and safely (see :func:`acphost.host.open_output`): do it before the agent starts,
     so an unwritable path fails early. Each line is written with one system
     call on the kept descriptor, so a crash loses at most the frame being
     written.
@@ -60,7 +60,7 @@ class TraceWriter:
         self._fd: int | None = None
         self._file: IO[str] | None = None
         if isinstance(target, (str, os.PathLike)):
-            self._fd = open_output(target)
+            self._fd = open_output_fd(target, append=False)
             self.name = os.fspath(target)
         else:
             self._file = target
