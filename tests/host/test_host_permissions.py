@@ -679,3 +679,17 @@ def test_audit_log_masks_secret_env_values(tmp_path):
     line = _json.loads(log.read_text())
     assert "sk-secret" not in log.read_text()
     assert "OPENAI_API_KEY=[REDACTED]" in line["command"] and "MODE=ci" in line["command"]
+
+
+def test_audit_log_masks_the_configured_secrets_wherever_they_appear(tmp_path):
+    """The audit log passes the one redactor: a configured value is masked in any field."""
+    from acphost.host import AuditLog, PermissionRequest
+    from acphost.trace import Redactor
+
+    secret = "hunter2-plain-value"
+    log = tmp_path / "audit.jsonl"
+    audit = AuditLog(str(log), redactor=Redactor(secrets=[secret]))
+    req = PermissionRequest.for_terminal("s", "curl", ["-u", f"me:{secret}", "https://x"])
+    audit.record(req, "allow", reason=f"user typed {secret}")
+    audit.close()
+    assert secret not in log.read_text() and "curl" in log.read_text()

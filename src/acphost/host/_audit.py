@@ -5,29 +5,16 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 from datetime import datetime, timezone
 from typing import IO
 
 from .._outfile import open_output
+from ..trace import Redactor
 from ._request import PermissionRequest
 
 __all__ = ["AuditLog"]
 
 _log = logging.getLogger("acphost.host.permissions")
-
-# Env assignments the policy is shown (``NAME=value cmd``): secret-looking
-# names keep their name but not their value in the log.
-_SECRET_ASSIGNMENT = re.compile(
-    r"\b([A-Za-z_][A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|AUTH|CREDENTIAL|PRIVATE_?KEY)"
-    r"[A-Za-z0-9_]*)=('[^']*'|\"[^\"]*\"|\S+)",
-    re.IGNORECASE,
-)
-
-
-def _mask(text: str | None) -> str | None:
-    return _SECRET_ASSIGNMENT.sub(r"\1=[REDACTED]", text) if text else text
-
 
 class AuditLog:
     """Appends one JSON object per permission decision to a file (JSONL).
@@ -38,8 +25,9 @@ class AuditLog:
     ``decision``, ``optionKind`` and ``reason``; ``requestedPaths`` (the paths
     as the agent wrote them) when they differ from ``paths``, and
     ``protected`` when the request touched protected areas. Never file
-    contents or raw tool input, and the values of secret-looking env
-    assignments in commands (``OPENAI_API_KEY=…``) are masked.
+    contents or raw tool input; every line passes the one redactor, so
+    configured secrets and credential-like values in commands, titles and
+    paths (``OPENAI_API_KEY=…``) are masked.
 
     Args:
         target: a path, opened with :func:`~acphost.host.open_output` (append
@@ -47,15 +35,20 @@ class AuditLog:
             owner-only permissions when created; the file stays open, so
             replacing its name does not redirect the log), or an open text
             stream (left open on :meth:`close`).
+        redactor: the host's redactor (default: known token formats and
+            credential-like names only; pass the configured one).
 
     Raises:
         OutputFileError: the path is unsafe or cannot be opened.
 
     """
 
-    __slots__ = ("_owned", "_stream")
+    __slots__ = ("_owned", "_redactor", "_stream")
 
-    def __init__(self, target: str | os.PathLike[str] | IO[str]) -> None:
+    def __init__(
+        self, target: str | os.PathLike[str] | IO[str], *, redactor: Redactor | None = None
+    ) -> None:
+        self._redactor = redactor if redactor is not None else Redactor()
         if isinstance(target, (str, os.PathLike)):
             self._stream: IO[str] = open_output(target, append=True)
             self._owned = True
@@ -87,9 +80,9 @@ class AuditLog:
             "operation": request.operation,
             "toolKind": request.kind,
             "toolName": request.tool_name,
-            "title": _mask(request.title),
+            "title": request.title,
             "paths": list(request.paths),
-            "command": _mask(request.command),
+            "command": request.command,
             "cwd": request.cwd,
             "decision": decision,
             "optionKind": option_kind,
@@ -100,7 +93,7 @@ class AuditLog:
         if request.protected:
             line["protected"] = list(request.protected)
         try:
-            self._stream.write(json.dumps(line) + "\n")
+            self._stream.write(json.dumps(self._redactor.redact_frame(line)) + "\n")
             self._stream.flush()
         except (OSError, ValueError):
             # An audit failure must not turn into an allow or a crash of the

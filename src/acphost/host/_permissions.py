@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from .._errors import InternalError, RequestCancelled
+from ..trace import Redactor
 from ._audit import AuditLog
 from ._policy import AllowReads, Decision, Interactive, PermissionPolicy, Verdict
 from ._request import (
@@ -125,6 +126,8 @@ class PermissionBroker:
         ask: the policy consulted when ``policy`` answers ``ask`` (usually an
             :class:`Interactive`); without one, ``ask`` means reject.
         audit_log: a path or text stream for the JSONL audit log, or ``None``.
+        redactor: what masks secrets in the audit log (the host's configured
+            :class:`~acphost.trace.Redactor`).
         remember_per_agent: share ``always`` decisions between the sessions of
             this broker instead of forgetting them with the session.
 
@@ -136,11 +139,12 @@ class PermissionBroker:
         *,
         ask: PermissionPolicy | None = None,
         audit_log: str | os.PathLike[str] | IO[str] | None = None,
+        redactor: Redactor | None = None,
         remember_per_agent: bool = False,
     ) -> None:
         self._policy: PermissionPolicy = policy if policy is not None else AllowReads()
         self._ask = ask
-        self._audit = AuditLog(audit_log) if audit_log is not None else None
+        self._audit = AuditLog(audit_log, redactor=redactor) if audit_log is not None else None
         self._per_agent = remember_per_agent
         self._agent_sticky: dict[_StickyKey, Verdict] = {}
         self._sessions: dict[str, _SessionState] = {}

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from ..client import HostConfig
 from ..config import AgentSpec
 from ..host import FileSystemProvider, TerminalEvent, TerminalManager
+from ..trace import Redactor
 from ._policy import Asker, build_broker
 
 __all__ = ["HostChoices", "build_host_config"]
@@ -48,6 +49,7 @@ def build_host_config(
     *,
     asker: Asker | None = None,
     on_terminal_event: Callable[[TerminalEvent], None] | None = None,
+    redactor: Redactor | None = None,
 ) -> HostConfig:
     """The :class:`~acphost.HostConfig` for the user's choices and this agent.
 
@@ -56,6 +58,7 @@ def build_host_config(
         spec: the agent (its quirks shape the file provider).
         asker: how to ask the user, when the face can ask.
         on_terminal_event: a hook for live terminal output (the TUI shows it).
+        redactor: the run's redactor, for the audit log.
 
     Raises:
         PolicyFileError: the rules file is unreadable or malformed.
@@ -71,6 +74,7 @@ def build_host_config(
         yolo=choices.yolo,
         asker=asker,
         audit_log=choices.audit_log,
+        redactor=redactor,
     )
     fs = (
         FileSystemProvider(

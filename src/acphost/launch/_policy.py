@@ -25,6 +25,7 @@ from ..host import (
     RulesPolicy,
     Verdict,
 )
+from ..trace import Redactor
 
 __all__ = ["Asker", "AskPolicy", "DefaultPolicy", "build_broker"]
 
@@ -115,6 +116,7 @@ def build_broker(
     yolo: bool = False,
     asker: Asker | None,
     audit_log: str | None,
+    redactor: Redactor | None = None,
 ) -> PermissionBroker:
     """The broker for the user's permission flags.
 
@@ -127,6 +129,7 @@ def build_broker(
             answering ``ask`` use it, and without a policy flag it decides
             everything the flags do not settle. None: nobody can be asked.
         audit_log: a JSONL file for every decision.
+        redactor: masks the configured secrets in the audit log.
 
     Raises:
         PolicyFileError: the rules file is unreadable or malformed.
@@ -150,4 +153,5 @@ def build_broker(
         policy,
         ask=Interactive(asker) if asker is not None else None,
         audit_log=os.path.expanduser(audit_log) if audit_log is not None else None,
+        redactor=redactor,
     )
