@@ -150,9 +150,9 @@ def test_list_flags_in_order_then_prompt(tmp_path):
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert (
-        out.index("agentCapabilities")
-        < out.index("ask: Ask")
-        < out.index("/help")
+        out.index("capabilities\n")
+        < out.index("modes\n")
+        < out.index("  /help")
         < out.index("after")
     )
 
