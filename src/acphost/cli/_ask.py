@@ -28,6 +28,7 @@ from ._edge import before_stderr, warn
 __all__ = ["TtyAsker", "describe_request"]
 
 _INPUT_SHOWN = 2000  # characters of a tool's raw input shown in a question
+_SETTLE = 0.05  # seconds between a question's turn coming and its display
 
 
 def describe_request(request: PermissionRequest) -> list[tuple[str, str]]:
@@ -131,6 +132,9 @@ class TtyAsker:
 
     async def _ask(self, fd: int, request: PermissionRequest) -> Verdict:
         loop = asyncio.get_running_loop()
+        # A short settle: requests that arrived together are all counted as
+        # waiting, and keys pressed just before the question are discarded.
+        await asyncio.sleep(_SETTLE)
         before_stderr()  # a live display on this terminal steps aside
         with contextlib.suppress(termios.error):
             termios.tcflush(fd, termios.TCIFLUSH)  # typed-ahead keys never answer

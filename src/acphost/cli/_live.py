@@ -112,9 +112,11 @@ def _force_cut(src: str) -> int:
 class LiveRegion:
     """The bottom lines of the terminal, redrawn in place.
 
-    The cursor is left at the end of the region's last line; erasing moves
-    it back up. Everything printed for good goes through :meth:`emit`, which
-    erases the region first.
+    Every line of the region ends with a newline, so the cursor waits at
+    the start of the line below it: whatever the terminal echoes there
+    (``^C``, keys typed ahead) cannot wrap into the region, and erasing
+    clears that line, then each region line upwards. Everything printed for
+    good goes through :meth:`emit`, which erases the region first.
 
     Args:
         console: the Rich console writing to the terminal.
@@ -141,9 +143,7 @@ class LiveRegion:
             from rich.segment import ControlType  # noqa: PLC0415
 
             codes: list[Any] = [(ControlType.CARRIAGE_RETURN,), (ControlType.ERASE_IN_LINE, 2)]
-            codes += [(ControlType.CURSOR_UP, 1), (ControlType.ERASE_IN_LINE, 2)] * (
-                self.height - 1
-            )
+            codes += [(ControlType.CURSOR_UP, 1), (ControlType.ERASE_IN_LINE, 2)] * self.height
             self.console.control(self._control(*codes))
             self.height = 0
 
@@ -152,14 +152,11 @@ class LiveRegion:
         with self.console:
             self._erase()
 
-    def _write(self, lines: list[list[Segment]], *, final_newline: bool) -> None:
+    def _write(self, lines: list[list[Segment]]) -> None:
         segments: list[Segment] = []
         newline = self._segment.line()
-        for i, line in enumerate(lines):
-            if i:
-                segments.append(newline)
+        for line in lines:
             segments.extend(line)
-        if final_newline and lines:
             segments.append(newline)
         if segments:
             self.console.print(self._segments(segments), end="", crop=False, soft_wrap=True)
@@ -169,7 +166,7 @@ class LiveRegion:
         lines = lines[-self.room :]
         with self.console:
             self._erase()
-            self._write(lines, final_newline=False)
+            self._write(lines)
             self.height = len(lines)
 
     def emit(self, lines: list[list[Segment]]) -> None:
@@ -178,7 +175,7 @@ class LiveRegion:
             return
         with self.console:
             self._erase()
-            self._write(lines, final_newline=True)
+            self._write(lines)
 
 
 class _Stream:

@@ -85,10 +85,18 @@ def plan_lines(entries: list[s.PlanEntry], edge: Edge) -> list[Line]:
     return lines
 
 
+def _text_lines(text: str) -> list[str]:
+    r"""Lines split at ``\n`` only (a CRLF ending is one line end; any other control stays)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def diff_lines(diff: s.DiffToolCallContent) -> list[str]:
     """A unified diff of one ``diff`` content item (``oldText`` may be absent: a new file)."""
-    old = (diff.old_text or "").splitlines()
-    new = diff.new_text.splitlines()
+    old = _text_lines(diff.old_text or "")
+    new = _text_lines(diff.new_text)
     return list(
         difflib.unified_diff(
             old, new, fromfile=f"a/{diff.path}", tofile=f"b/{diff.path}", lineterm=""
