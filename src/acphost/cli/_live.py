@@ -10,13 +10,13 @@ in the scrollback. So the message is split as it grows:
   fences; a closed fence) are rendered and printed once, above the live
   region, and never touched again;
 - the **open block** (the paragraph, list or code block still being
-  written) is re-rendered, at most every ``interval`` seconds, in a live
-  region of at most the screen's height; its lines that scroll out of that
-  region are printed for good as they do, and an open block longer than
-  ``_SPLIT`` characters is cut (at a line end, else a space) so no single
-  re-render grows without bound.
+  written) is re-rendered in a live region of at most the screen's height;
+  its lines that scroll out of that region are printed for good as they go.
+  Redraws are spaced by at least ``interval`` seconds and by twice the time
+  the last one took, so however long one block grows, redrawing takes at
+  most a third of the time: the stream is never slowed more than that.
 
-Each character is thus rendered a bounded number of times. Agent text is
+Agent text is
 sanitised before it is parsed (so no escape sequence survives into the
 output), parsed as Markdown with hyperlinks off (a link shows its target)
 and never as Rich markup.
@@ -41,10 +41,8 @@ if TYPE_CHECKING:
 
 __all__ = ["LiveRegion", "RichRenderer", "block_end"]
 
-# Longest open block re-rendered whole; beyond it the block is cut.
-_SPLIT = 6000
-# What is left open after a cut.
-_KEEP = 1500
+# Redraws are spaced by at least this many times the last one's duration.
+_SPACING = 2.0
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
@@ -52,8 +50,8 @@ _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 CallLater = Callable[[float, Callable[[], None]], object]
 
 
-def block_end(src: str) -> tuple[int, str | None]:
-    """Where the finished Markdown blocks of ``src`` end, and the open fence.
+def block_end(src: str) -> int:
+    """Where the finished Markdown blocks of ``src`` end (0: none is finished).
 
     A block is finished when a line that is neither blank nor indented
     follows a blank line (an indented one continues a list item), or when a
@@ -63,12 +61,11 @@ def block_end(src: str) -> tuple[int, str | None]:
         src: the Markdown received so far.
 
     Returns:
-        The offset after the last finished block (0: none), and the opening
-        line of the code fence still open at the end of ``src`` (or None).
+        The offset after the last finished block.
 
     """
     end = 0
-    fence: str | None = None  # the opening line of an open fence
+    fence = False
     marker = ""
     blank = False
     pos = 0
@@ -77,12 +74,12 @@ def block_end(src: str) -> tuple[int, str | None]:
         nl = src.find("\n", pos)
         complete = nl >= 0
         line = src[pos : nl if complete else n]
-        if fence is not None:
+        if fence:
             if complete:
                 m = _FENCE.match(line)
                 closes = m and m.group(1)[0] == marker[0] and len(m.group(1)) >= len(marker)
                 if m and closes and not line[m.end() :].strip():
-                    fence = None
+                    fence = False
                     end = nl + 1
         elif not line.strip():
             blank = complete or blank
@@ -92,21 +89,11 @@ def block_end(src: str) -> tuple[int, str | None]:
             blank = False
             m = _FENCE.match(line)
             if m and complete and not (m.group(1)[0] == "`" and "`" in line[m.end() :]):
-                fence, marker = line, m.group(1)
+                fence, marker = True, m.group(1)
         if not complete:
             break
         pos = nl + 1
-    return end, fence
-
-
-def _force_cut(src: str) -> int:
-    """Where to cut an over-long open block: a line end, else a space, else anywhere."""
-    limit = len(src) - _KEEP
-    cut = src.rfind("\n", 0, limit)
-    if cut > 0:
-        return cut + 1
-    cut = src.rfind(" ", 0, limit)
-    return cut + 1 if cut > 0 else limit
+    return end
 
 
 class LiveRegion:
@@ -187,7 +174,6 @@ class _Stream:
         self.markdown = markdown
         self.pending: list[str] = []
         self.src = ""  # the open block's source
-        self.fence: str | None = None
         self.printed = 0  # lines of the open block already printed for good
         self.blocks = 0  # finished blocks printed
         if markdown:
@@ -231,26 +217,10 @@ class _Stream:
             self.src = ""
             self.region.erase()
             return
-        if self.markdown:
-            cut, self.fence = block_end(src)
-        else:
-            cut = src.rfind("\n") + 1
+        cut = block_end(src) if self.markdown else src.rfind("\n") + 1
         if cut:
             self._finish(src[:cut])
             src = self.src = src[cut:]
-        if len(src) > _SPLIT:
-            cut = _force_cut(src)
-            head, src = src[:cut], src[cut:]
-            if self.fence is not None:
-                # Close the code block here and open it again for the rest.
-                m = _FENCE.match(self.fence)
-                closer = m.group(1) if m else "```"
-                head += ("" if head.endswith("\n") else "\n") + closer + "\n"
-                src = self.fence + "\n" + src
-            blocks = self.blocks
-            self._finish(head)
-            self.blocks = blocks  # the same block goes on: no blank line
-            self.src = src
         if not src:
             self.region.show([])
             return
@@ -294,7 +264,7 @@ class RichRenderer:
         self.region = LiveRegion(console)
         self._call_later = call_later
         self._interval = interval
-        self._last = 0.0
+        self._next = 0.0  # no redraw before this time
         self._timer: Any = None
         self._stream: _Stream | None = None
         self._kind: str | None = None
@@ -311,19 +281,21 @@ class RichRenderer:
         assert self._stream is not None
         self._stream.pending.append(self._clean.feed(text))
         now = time.monotonic()
-        if now - self._last >= self._interval:
+        if now >= self._next:
             self._redraw()
         elif self._timer is None and self._call_later is not None:
-            self._timer = self._call_later(self._interval - (now - self._last), self._on_timer)
+            self._timer = self._call_later(self._next - now, self._on_timer)
 
     def _on_timer(self) -> None:
         self._timer = None
         self._redraw()
 
     def _redraw(self) -> None:
-        self._last = time.monotonic()
+        started = time.monotonic()
         if self._stream is not None:
             self._stream.refresh()
+        now = time.monotonic()
+        self._next = now + max(self._interval, _SPACING * (now - started))
 
     def _end_stream(self) -> None:
         if self._stream is not None:

@@ -203,12 +203,19 @@ class PromptRun:
 
     # -- the turn --------------------------------------------------------------------
 
+    def styled(self) -> bool:
+        """Whether the turn renders styled Markdown (``-o text`` on a capable terminal)."""
+        return (
+            self.args.output == "text"
+            and self.edge.terminal
+            and os.environ.get("TERM") != "dumb"
+        )
+
     def renderer(self, session: Session) -> Renderer | None:
         if self.jsonl:
             return None
         loop = asyncio.get_running_loop()
-        tty = self.edge.terminal
-        if self.args.output == "text" and tty and os.environ.get("TERM") != "dumb":
+        if self.styled():
             from rich.console import Console  # noqa: PLC0415 - rich loads only for a TTY
 
             from ._live import RichRenderer  # noqa: PLC0415
@@ -221,7 +228,7 @@ class PromptRun:
             self.out,
             session.state,
             simple=self.args.output == "simple",
-            terminal=tty,
+            terminal=self.edge.terminal,
             defer=loop.call_soon,
             err=sys.stderr,
         )
@@ -287,6 +294,11 @@ class PromptRun:
             from ..client import AcpClient  # noqa: PLC0415 - after the spawn, on purpose
             from ._prepare import prompt_blocks, write_json_atomic  # noqa: PLC0415
             from ._trace import LiveCheck  # noqa: PLC0415
+
+            if self.styled() and prompt is not None:
+                from rich import markdown  # noqa: F401, PLC0415
+
+                from . import _live  # noqa: F401, PLC0415 - rich too, while the agent starts
 
             options: dict[str, Any] = {
                 "host": self.host_config(),
