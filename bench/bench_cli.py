@@ -37,7 +37,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
-FLOOD = str(ROOT / "bench" / "flood_agent.py")
 
 SDK_PROMPT = r"""
 import asyncio, sys
@@ -107,11 +106,53 @@ def on_pty(cmd: list[str], env: dict[str, str]) -> Callable[[], float]:
     return run
 
 
-def flood_settings(directory: str, n: int) -> str:
+# A flood agent whose N updates are built once, before any run, into a file:
+# the runs then differ only in what the clients do (the agent reads and
+# writes bytes), and N=0 cancels out the start-up of both sides.
+PREBUILT_AGENT = r"""
+import json, sys
+updates = open(sys.argv[1], "rb").read()
+out = sys.stdout.buffer
+for raw in sys.stdin.buffer:
+    msg = json.loads(raw)
+    if "id" not in msg or "method" not in msg:
+        continue
+    method, rid = msg["method"], msg["id"]
+    if method == "initialize":
+        result = {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": []}
+    elif method == "session/new":
+        result = {"sessionId": "flood-1"}
+    elif method == "session/prompt":
+        out.write(updates)
+        result = {"stopReason": "end_turn"}
+    else:
+        result = {}
+    out.write(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}).encode() + b"\n")
+    out.flush()
+"""
+
+
+def flood_agent(directory: str, n: int) -> list[str]:
+    """The argv of a prebuilt flood agent of ``n`` chunks (see ``bench/flood_agent.py``)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from flood_agent import build_updates  # noqa: PLC0415
+
+    data = os.path.join(directory, f"updates-{n}.jsonl")
+    with open(data, "wb") as f:
+        f.write(b"".join(build_updates(n, "chunks")))
+    script = os.path.join(directory, "prebuilt_agent.py")
+    with open(script, "w") as f:
+        f.write(PREBUILT_AGENT)
+    return [PY, script, data]
+
+
+def flood_settings(directory: str, n: int) -> tuple[str, list[str]]:
+    """A settings file naming the prebuilt flood agent ``flood``, and its argv."""
+    argv = flood_agent(directory, n)
     path = os.path.join(directory, f"flood-{n}.json")
     with open(path, "w") as f:
-        json.dump({"agent_servers": {"flood": {"command": PY, "args": [FLOOD, "--n", str(n)]}}}, f)
-    return path
+        json.dump({"agent_servers": {"flood": {"command": argv[0], "args": argv[1:]}}}, f)
+    return path, argv
 
 
 def acphost(*args: str) -> list[str]:
@@ -142,9 +183,9 @@ def flood(runs: int, env: dict[str, str], sdk: str, n: int) -> None:
     out = os.path.join(tmp, "out.txt")
     ms = {}
     for count in (n, 0):
-        settings = flood_settings(tmp, count)
+        settings, agent = flood_settings(tmp, count)
         ours = acphost("--settings", settings, "-a", "flood", "-o", "simple", "go")
-        theirs = [PY, sdk, PY, FLOOD, "--n", str(count), "go"]
+        theirs = [PY, sdk, *agent, "go"]
         ms[("acphost", count)] = median_ms(piped(ours, env, out), runs)
         ms[("sdk", count)] = median_ms(piped(theirs, env, out), runs)
     print(f"\n## {n:,} chunks streamed to a file (median ms)\n")
@@ -157,7 +198,7 @@ def flood(runs: int, env: dict[str, str], sdk: str, n: int) -> None:
 
 def tty(runs: int, env: dict[str, str], n: int) -> None:
     tmp = tempfile.mkdtemp()
-    settings = flood_settings(tmp, n)
+    settings, _ = flood_settings(tmp, n)
     cmd = acphost("--settings", settings, "-a", "flood", "-o", "text", "go")
     term_env = {**env, "TERM": "xterm-256color"}
     pty_ms = median_ms(on_pty(cmd, term_env), runs)

@@ -38,7 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`acphost ... | head`): not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 1
-    if argv is None:
+    if argv is None and sys.gettrace() is None and sys.getprofile() is None:
+        # (Profilers and coverage tools write their results at exit: they get one.)
         try:
             sys.stderr.flush()
         finally:

@@ -44,6 +44,8 @@ _STATUS_MARK = {"completed": "✓", "in_progress": "→", "pending": "·"}
 #: What starts each line of the agent's thoughts.
 THOUGHT_PREFIX = "[thought] "
 
+_MESSAGE_CHUNK = s.AgentMessageChunk
+
 #: ``call_soon``-like: run the callback once the event loop is idle.
 Defer = Callable[[Callable[[], None]], object]
 
@@ -297,6 +299,13 @@ class PlainRenderer:
 
     def update(self, update: s.SessionUpdate) -> None:
         """Show one update."""
+        if type(update) is _MESSAGE_CHUNK and self._stream == "agent":
+            # The hot path: one more chunk of the message being written.
+            text = update.text
+            mid = update.message_id
+            if text and (mid is None or mid == self._message_id):
+                self._write(self._clean.feed(text))
+                return
         if isinstance(update, s.AgentMessageChunk):
             self._message(update)
         elif isinstance(update, s.AgentThoughtChunk):
