@@ -97,6 +97,7 @@ def prompt(rid, words):
         every_update()
         send({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
     elif scenario == "perm":
+        update({"sessionUpdate": "agent_message_chunk", "content": text("working on it")})
         ask(100, "first " + EVIL, "rm -rf / " + EVIL, flush=False)
         ask(101, "second", "echo two")  # both in one write: they arrive together
     elif scenario == "permwait":

@@ -142,6 +142,10 @@ def test_ask_one_question_at_a_time_in_order(tmp_path, env):
     run.write(b"n\n")
     assert run.wait() == 0, run.text()
     assert_harmless(bytes(run.output))
+    # The streamed text, live when the questions came, neither covered them nor repeated.
+    shown = screen(run.output, cols=200)
+    assert sum(line.count("working on it") for line in shown) == 1, shown
+    assert sum(line.startswith("allow? [y/N/a=always]") for line in shown) == 2, shown
     got = outcomes(tmp_path)
     assert got["100"] == {"outcome": "selected", "optionId": "yes"}
     assert got["101"] == {"outcome": "selected", "optionId": "no"}

@@ -23,7 +23,7 @@ import termios
 
 from ..host import PermissionRequest, Verdict
 from ..safetext import sanitize_line
-from ._edge import before_stderr, warn
+from ._edge import terminal_held, warn
 
 __all__ = ["TtyAsker", "describe_request"]
 
@@ -131,11 +131,14 @@ class TtyAsker:
                 self._waiting -= 1
 
     async def _ask(self, fd: int, request: PermissionRequest) -> Verdict:
-        loop = asyncio.get_running_loop()
         # A short settle: requests that arrived together are all counted as
         # waiting, and keys pressed just before the question are discarded.
         await asyncio.sleep(_SETTLE)
-        before_stderr()  # a live display on this terminal steps aside
+        with terminal_held():  # a live display on this terminal steps aside and waits
+            return await self._answer(fd, request)
+
+    async def _answer(self, fd: int, request: PermissionRequest) -> Verdict:
+        loop = asyncio.get_running_loop()
         with contextlib.suppress(termios.error):
             termios.tcflush(fd, termios.TCIFLUSH)  # typed-ahead keys never answer
         os.write(fd, _question(request, self._waiting).encode("utf-8", "replace"))

@@ -13,9 +13,9 @@ the live display registers itself, every stderr writer calls it.
 
 from __future__ import annotations
 
-import os
+import contextlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
 from ..safetext import sanitize, sanitize_line
@@ -24,8 +24,10 @@ __all__ = [
     "ChunkCleaner",
     "Edge",
     "before_stderr",
+    "is_held",
     "is_terminal",
     "set_stderr_hook",
+    "terminal_held",
     "warn",
 ]
 
@@ -114,6 +116,26 @@ def before_stderr() -> None:
         _stderr_hook()
 
 
+_held = 0
+
+
+@contextlib.contextmanager
+def terminal_held() -> Iterator[None]:
+    """Keep live displays off the terminal while a question is on it."""
+    global _held  # noqa: PLW0603 - one terminal per process
+    before_stderr()
+    _held += 1
+    try:
+        yield
+    finally:
+        _held -= 1
+
+
+def is_held() -> bool:
+    """Whether a question holds the terminal (live displays wait)."""
+    return _held > 0
+
+
 def warn(message: str, *, stream: TextIO | None = None) -> None:
     """Print ``acphost: message`` on stderr, sanitised (it may quote the agent)."""
     before_stderr()
@@ -123,12 +145,3 @@ def warn(message: str, *, stream: TextIO | None = None) -> None:
         out.flush()
     except (OSError, ValueError):
         pass  # stderr is gone: nothing more can be said
-
-
-def terminal_size_or(default: tuple[int, int]) -> tuple[int, int]:
-    """The terminal's (columns, lines), or ``default`` when stdout has none."""
-    try:
-        size = os.get_terminal_size(sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        return default
-    return size.columns, size.lines

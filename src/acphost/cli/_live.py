@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import schema as s
-from ._edge import ChunkCleaner, Edge, set_stderr_hook
+from ._edge import ChunkCleaner, Edge, is_held, set_stderr_hook
 from ._render import THOUGHT_PREFIX, Line, describe
 
 if TYPE_CHECKING:
@@ -291,6 +291,10 @@ class RichRenderer:
         self._redraw()
 
     def _redraw(self) -> None:
+        if is_held():  # a question is on the terminal: try again later
+            if self._timer is None and self._call_later is not None:
+                self._timer = self._call_later(max(self._interval, 0.1), self._on_timer)
+            return
         started = time.monotonic()
         if self._stream is not None:
             self._stream.refresh()
