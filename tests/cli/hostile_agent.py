@@ -112,6 +112,7 @@ def prompt(rid, words):
         send({"jsonrpc": "2.0", "id": rid, "error": {
             "code": -32603, "message": "failed " + EVIL, "data": {"why": EVIL}}})
     elif scenario == "crash":
+        sys.stderr.write("token ghp_" + "x" * 30 + "\n")
         sys.stderr.write("dying " + EVIL + "\n")
         sys.stderr.flush()
         os._exit(3)

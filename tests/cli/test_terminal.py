@@ -213,3 +213,14 @@ def test_thoughts_show_the_same_on_a_terminal_and_in_a_pipe(tmp_path):
     assert run.wait() == 0
     shown = [line for line in screen(run.output) if line.startswith("[thought] ")]
     assert [line.split() for line in shown] == [line.split() for line in piped]
+
+
+@pytest.mark.parametrize("verbose", [[], ["-vv"]])
+def test_crash_report_and_agent_stderr_are_redacted(tmp_path, env, verbose):
+    r = subprocess.run(
+        [sys.executable, "-m", "acphost", *verbose, "crash"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert r.returncode == 1
+    assert "ghp_" not in r.stderr and "token [REDACTED]" in r.stderr, r.stderr
+

@@ -16,9 +16,12 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..safetext import sanitize, sanitize_line
+
+if TYPE_CHECKING:
+    import logging
 
 __all__ = [
     "ChunkCleaner",
@@ -27,6 +30,7 @@ __all__ = [
     "is_held",
     "is_terminal",
     "set_stderr_hook",
+    "stderr_log_handler",
     "terminal_held",
     "warn",
 ]
@@ -145,3 +149,28 @@ def warn(message: str, *, stream: TextIO | None = None) -> None:
         out.flush()
     except (OSError, ValueError):
         pass  # stderr is gone: nothing more can be said
+
+
+def stderr_log_handler() -> logging.Handler:
+    """A logging handler for stderr, the edge of every warning and debug line.
+
+    Lines quote the agent (its frames, its stderr): secrets are redacted,
+    then terminal controls made visible; a live display steps aside first.
+    """
+    import logging  # noqa: PLC0415 - only when logging is set up
+
+    class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+        redactor: Callable[[str], str] | None = None
+
+        def format(self, record: logging.LogRecord) -> str:
+            if self.redactor is None:
+                from ..trace import Redactor  # noqa: PLC0415 - at the first line logged
+
+                self.redactor = Redactor()
+            return sanitize(self.redactor(super().format(record)))
+
+        def emit(self, record: logging.LogRecord) -> None:
+            before_stderr()
+            super().emit(record)
+
+    return StderrHandler(sys.stderr)

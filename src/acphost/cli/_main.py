@@ -7,15 +7,12 @@ costs little more than starting Python.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Callable
 from typing import NoReturn
 
 from .._version import __version__
 from ..launch import EXIT_USAGE
-from ..safetext import sanitize
-from ._edge import before_stderr
 
 _EPILOG = """\
 subcommands:
@@ -191,21 +188,12 @@ def _sub_parser(name: str, description: str) -> argparse.ArgumentParser:
     return p
 
 
-class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """Log lines on stderr, sanitised (they quote the agent), after a live display steps aside."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        """The formatted line with terminal controls made visible."""
-        return sanitize(super().format(record))
-
-    def emit(self, record: logging.LogRecord) -> None:
-        """Write one record."""
-        before_stderr()
-        super().emit(record)
-
-
 def _setup_logging(verbose: int) -> None:
-    handler = _StderrHandler(sys.stderr)
+    import logging  # noqa: PLC0415 - not for --help
+
+    from ._edge import stderr_log_handler  # noqa: PLC0415
+
+    handler = stderr_log_handler()
     handler.setFormatter(logging.Formatter("acphost: %(name)s: %(message)s"))
     root = logging.getLogger("acphost")
     root.addHandler(handler)

@@ -7,7 +7,15 @@ import shlex
 import sys
 from typing import TYPE_CHECKING, Protocol
 
-from ..config import AgentSpec, Settings, SettingsError, find_settings, load_settings, resolve_agent
+from ..config import (
+    DEMO,
+    AgentSpec,
+    Settings,
+    SettingsError,
+    find_settings,
+    load_settings,
+    resolve_agent,
+)
 from ..safetext import sanitize
 
 if TYPE_CHECKING:
@@ -80,6 +88,8 @@ def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
         if args.agent is not None:
             raise UsageProblem("--agent and --agent-command exclude each other: pick one")
         return cwd, settings, agent_from_command(command)
+    if args.agent == DEMO.name and DEMO.name not in settings.agents:
+        return cwd, settings, DEMO  # built in: no need to read the registry's presets
     try:
         spec = resolve_agent(args.agent, settings)
     except KeyError as exc:
