@@ -12,9 +12,9 @@ in the scrollback. So the message is split as it grows:
 - the **open block** (the paragraph, list or code block still being
   written) is re-rendered in a live region of at most the screen's height;
   its lines that scroll out of that region are printed for good as they go.
-  Redraws are spaced by at least ``interval`` seconds and by twice the time
-  the last one took, so however long one block grows, redrawing takes at
-  most a third of the time: the stream is never slowed more than that.
+  Redraws are spaced by at least ``interval`` seconds and by four times the
+  time the last one took, so however long one block grows, redrawing takes
+  at most a fifth of the time: the stream is never slowed more than that.
 
 Agent text is
 sanitised before it is parsed (so no escape sequence survives into the
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["LiveRegion", "RichRenderer", "block_end"]
 
 # Redraws are spaced by at least this many times the last one's duration.
-_SPACING = 2.0
+_SPACING = 4.0
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 
