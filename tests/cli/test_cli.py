@@ -537,3 +537,18 @@ def test_listings_are_sections_with_json_spelling(tmp_path):
 def test_help_says_jsonl_is_not_redacted(tmp_path):
     r = run(["--help"], cwd=tmp_path)
     assert "not redacted" in " ".join(r.stdout.split())
+
+
+def test_bad_policy_file_after_the_agent_started_leaves_no_agent(tmp_path):
+    # The agent starts before the policy file is read: a bad file must still end it.
+    agent = tmp_path / "stubborn.py"
+    agent.write_text(Path(__file__).with_name("stubborn_agent.py").read_text())
+    policy = tmp_path / "policy.json"
+    policy.write_text("{not json")
+    command = f"{sys.executable} {agent}"
+    r = run(["--agent-command", command, "--permission-policy", str(policy), "hi"], cwd=tmp_path)
+    assert r.returncode == 2 and "policy.json" in r.stderr
+    pid_file = tmp_path / "stubborn.pid"
+    if pid_file.exists():  # it got far enough to write it: it must be gone now
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(pid_file.read_text()), 0)

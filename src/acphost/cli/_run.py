@@ -305,21 +305,21 @@ class PromptRun:
                 "init_timeout": self.args.init_timeout,
                 "session_timeout": self.args.init_timeout,
             }
+            if self.jsonl:
+                self.selected_agent_line()
+                options["tap"] = self.tap
+            if self.args.trace:
+                options["trace"] = self.args.trace
+            live = LiveCheck(strict=self.args.strict, on_abort=self._abort)
+            options["tap"] = live.chain(options.get("tap"))
+            blocks = None
+            if prompt is not None:
+                blocks, missing = prompt_blocks(prompt, self.cwd)
+                for name in missing:
+                    warn(f"@{name}: no such file; it is not attached")
         except BaseException:
-            await transport.close()
+            await transport.close()  # the agent never outlives a failed start
             raise
-        if self.jsonl:
-            self.selected_agent_line()
-            options["tap"] = self.tap
-        if self.args.trace:
-            options["trace"] = self.args.trace
-        live = LiveCheck(strict=self.args.strict, on_abort=self._abort)
-        options["tap"] = live.chain(options.get("tap"))
-        blocks = None
-        if prompt is not None:
-            blocks, missing = prompt_blocks(prompt, self.cwd)
-            for name in missing:
-                warn(f"@{name}: no such file; it is not attached")
         async with AcpClient.connect(transport, **options) as client:
             session = await self.open_session(client)
             if live.failure is not None:
