@@ -150,9 +150,9 @@ def test_list_flags_in_order_then_prompt(tmp_path):
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert (
-        out.index("agentCapabilities")
-        < out.index("ask: Ask")
-        < out.index("/help")
+        out.index("capabilities\n")
+        < out.index("modes\n")
+        < out.index("  /help")
         < out.index("after")
     )
 
@@ -435,3 +435,121 @@ def test_second_sigint_kills_the_agent(tmp_path):
         time.sleep(0.05)
     else:
         pytest.fail("the stubborn agent survived")
+
+
+# -- the command line, polished ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["-a", "demo", "doctor"], "initialize:   ok"),
+        (["-v", "sessions"], "sessions"),
+        (["--settings", "{settings}", "agents"], "NAME"),
+        (["--agent=demo", "-vv", "doctor"], "initialize:   ok"),
+    ],
+)
+def test_subcommand_after_global_options(tmp_path, args, needle):
+    settings = tmp_path / "s.json"
+    settings.write_text(json.dumps({"agent_servers": {}}))
+    args = [a.replace("{settings}", str(settings)) for a in args]
+    r = run(args, cwd=tmp_path, env={"ACPHOST_DEMO_STATE_DIR": str(tmp_path / "state")})
+    assert r.returncode == 0, r.stderr
+    assert needle in r.stdout + r.stderr
+    assert "The search found" not in r.stdout  # no prompt was sent
+
+
+def test_agent_named_like_a_subcommand_is_not_a_subcommand(tmp_path):
+    r = run(["-a", "doctor", "hello"], cwd=tmp_path)
+    assert r.returncode == 2 and "unknown agent 'doctor'" in r.stderr
+
+
+@pytest.mark.parametrize("prompt", ["", "   ", "\n"])
+def test_empty_prompt_argument_is_a_usage_error(tmp_path, prompt):
+    r = run([prompt], cwd=tmp_path)
+    assert r.returncode == 2 and "empty" in r.stderr
+
+
+def test_usage_error_is_one_line(tmp_path):
+    r = run(["--no-such-flag"], cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == [
+        "acphost: unrecognized arguments: --no-such-flag; see 'acphost --help'"
+    ]
+    r = run(["doctor", "--bogus"], cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "acphost doctor --help" in r.stderr
+
+
+@pytest.mark.parametrize("flag", ["--trace", "--save-session", "--audit-log"])
+def test_unwritable_output_file_fails_before_the_agent_starts(tmp_path, flag):
+    marker = tmp_path / "agent-started"
+    command = f"{sys.executable} -c \"open({str(marker)!r}, 'w')\""
+    for target in (tmp_path / "no" / "such" / "dir.json", tmp_path):
+        r = run(["--agent-command", command, flag, str(target), "hi"], cwd=tmp_path)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.startswith(f"acphost: {flag} ") and len(r.stderr.splitlines()) == 1
+    assert not marker.exists()
+
+
+def test_missing_mention_is_reported_and_not_linked(tmp_path):
+    (tmp_path / "here.md").write_text("x")
+    r = run(["-o", "jsonl", 'echo @here.md @gone.py @"also gone.txt" @everyone'], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "@gone.py: no such file" in r.stderr and "@also gone.txt: no such file" in r.stderr
+    assert "everyone" not in r.stderr
+    prompt = next(
+        m for m in map(json.loads, r.stdout.splitlines()) if m.get("method") == "session/prompt"
+    )
+    links = [b["uri"] for b in prompt["params"]["prompt"] if b["type"] == "resource_link"]
+    assert links == [(tmp_path / "here.md").as_uri()]
+
+
+def test_agent_command_runs_argv_without_a_shell(tmp_path):
+    marker = tmp_path / "pwned"
+    command = f"{sys.executable} -m acphost.agents.demo '$(touch {marker})' ; touch {marker}"
+    r = run(["--agent-command", command, "-o", "simple", "echo via argv"], cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout == "via argv\n", r.stderr
+    assert not marker.exists()  # quotes grouped words; nothing was expanded or chained
+    command = f"{sys.executable} -m acphost.agents.demo"
+    r = run(["--agent-command", "'unclosed", "hi"], cwd=tmp_path)
+    assert r.returncode == 2 and "--agent-command" in r.stderr
+    r = run(["-a", "demo", "--agent-command", command, "hi"], cwd=tmp_path)
+    assert r.returncode == 2 and "exclude each other" in r.stderr
+
+
+def test_simple_separates_messages_with_a_blank_line(tmp_path):
+    r = run(["-o", "simple", "show me around"], cwd=tmp_path)
+    assert r.returncode == 0
+    assert "The search found 2 matches.\n\n## The acphost demo agent" in r.stdout
+
+
+def test_listings_are_sections_with_json_spelling(tmp_path):
+    r = run(["--list-caps", "--list-modes", "--list-commands"], cwd=tmp_path, input="")
+    assert r.returncode == 0, r.stderr
+    sections = r.stdout.split("\n\n")
+    heads = [section.splitlines()[0] for section in sections]
+    assert heads == ["agent", "capabilities", "auth methods", "modes", "config options", "commands"]
+    assert "  loadSession: true" in r.stdout and "verbose = false" in r.stdout
+    assert "True" not in r.stdout and "False" not in r.stdout
+    r = run(["-o", "jsonl", "--list-caps"], cwd=tmp_path, input="")
+    assert all(line.startswith("{") for line in r.stdout.splitlines())
+
+
+def test_help_says_jsonl_is_not_redacted(tmp_path):
+    r = run(["--help"], cwd=tmp_path)
+    assert "not redacted" in " ".join(r.stdout.split())
+
+
+def test_bad_policy_file_after_the_agent_started_leaves_no_agent(tmp_path):
+    # The agent starts before the policy file is read: a bad file must still end it.
+    agent = tmp_path / "stubborn.py"
+    agent.write_text(Path(__file__).with_name("stubborn_agent.py").read_text())
+    policy = tmp_path / "policy.json"
+    policy.write_text("{not json")
+    command = f"{sys.executable} {agent}"
+    r = run(["--agent-command", command, "--permission-policy", str(policy), "hi"], cwd=tmp_path)
+    assert r.returncode == 2 and "policy.json" in r.stderr
+    pid_file = tmp_path / "stubborn.pid"
+    if pid_file.exists():  # it got far enough to write it: it must be gone now
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(pid_file.read_text()), 0)

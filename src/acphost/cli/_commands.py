@@ -1,26 +1,56 @@
-"""The subcommands: ``agents``, ``sessions``, ``doctor``."""
+"""The subcommands: ``agents``, ``sessions``, ``doctor``.
+
+What they print about an agent (names, versions, session titles, stderr)
+is cleaned at the output edge: sanitised on a terminal, exact in a pipe;
+argv values that look like secrets are redacted everywhere.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+import os
 import sys
 import time
+from typing import TYPE_CHECKING, Any
 
 from .._errors import AcpError, AgentExited, CapabilityNotSupported
-from ..client import AcpClient, auth_method_id
 from ..config import all_agents, command_found, find_settings, load_settings
 from ..config._settings import SettingsError
 from ..launch import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageProblem, fail, resolve
+from ._edge import Edge, is_terminal
 
-__all__ = ["doctor", "list_agents", "list_sessions"]
+if TYPE_CHECKING:
+    from ..config import AgentSpec
+
+__all__ = ["doctor", "list_agents", "list_sessions", "shown_argv", "tsv_cell"]
+
+
+def shown_argv(spec: AgentSpec) -> str:
+    """The agent's command line for display: values of secret-looking flags redacted.
+
+    ``--api-key VALUE``, ``--token=VALUE`` and known token formats anywhere
+    become ``[REDACTED]``.
+    """
+    from ..trace import REDACTED, Redactor  # noqa: PLC0415
+
+    redactor = Redactor()
+    argv = [str(redactor(a)) for a in spec.argv]
+    for i, arg in enumerate(argv):
+        flag, eq, value = arg.partition("=")
+        if not flag.startswith("-"):
+            continue
+        key = flag.lstrip("-")
+        if eq and redactor({key: value})[key] == REDACTED:
+            argv[i] = f"{flag}={REDACTED}"
+        elif not eq and i + 1 < len(argv) and redactor({key: argv[i + 1]})[key] == REDACTED:
+            argv[i + 1] = REDACTED
+    return " ".join(argv)
 
 
 def list_agents(args: argparse.Namespace) -> int:
     """Print every agent with its source, command and whether it is installed."""
-    import os  # noqa: PLC0415
-
     cwd = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
     path, explicit = find_settings(args.settings, cwd)
     try:
@@ -28,38 +58,71 @@ def list_agents(args: argparse.Namespace) -> int:
     except SettingsError as exc:
         fail(str(exc))
         return EXIT_USAGE
+    field = Edge(is_terminal(sys.stdout)).field
     default = next(iter(settings.agents), "demo")
     rows = []
     for name, spec in all_agents(settings).items():
         found = "yes" if command_found(spec) else "no"
         mark = "*" if name == default else " "
-        rows.append((f"{mark} {name}", spec.source, found, " ".join(spec.argv)))
+        rows.append((f"{mark} {field(name)}", field(spec.source), found, field(shown_argv(spec))))
     header = ("  NAME", "SOURCE", "FOUND", "COMMAND")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
-    print(f"{header[0]:<{widths[0]}}  {header[1]:<{widths[1]}}  {header[2]:<{widths[2]}}  COMMAND")
-    for r in rows:
+    for r in [header, *rows]:
         print(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}")
+    where = field(str(settings.path)) if settings.path else None
     print(
         "\n* default agent; settings:",
-        settings.path or "none (run with --settings or create ~/.config/acphost/settings.json)",
+        where or "none (run with --settings or create ~/.config/acphost/settings.json)",
     )
     return EXIT_OK
 
 
+def tsv_cell(value: str) -> str:
+    r"""A value for one tab-separated cell: backslash, tab, newline and CR escaped (``\t``...)."""
+    return (
+        value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    )
+
+
+_SESSION_COLUMNS = ("SESSION ID", "UPDATED", "TITLE", "CWD")
+
+
+def _print_sessions(rows: list[tuple[str, str, str, str]]) -> None:
+    if is_terminal(sys.stdout):
+        from rich.console import Console  # noqa: PLC0415 - rich loads only for a TTY
+        from rich.table import Table  # noqa: PLC0415
+        from rich.text import Text  # noqa: PLC0415
+
+        field = Edge(terminal=True).field
+        table = Table(box=None, header_style="bold", pad_edge=False)
+        for column in _SESSION_COLUMNS:
+            table.add_column(column, overflow="fold")
+        for row in rows:
+            table.add_row(*(Text(field(cell)) for cell in row))
+        Console(markup=False, emoji=False, highlight=False).print(table)
+        return
+    print("\t".join(_SESSION_COLUMNS))
+    for row in rows:
+        print("\t".join(tsv_cell(cell) for cell in row))
+
+
 async def _sessions(args: argparse.Namespace) -> int:
+    from ..client import AcpClient  # noqa: PLC0415
+
     cwd, _settings, spec = resolve(args)
     async with AcpClient.start(
         spec.argv, env=dict(spec.env), cwd=cwd, init_timeout=args.init_timeout
     ) as client:
-        count = 0
+        rows = []
         async for info in client.iter_sessions(cwd=None if args.all else cwd):
-            count += 1
             if args.output == "jsonl":
                 print(json.dumps(info.to_wire()))
             else:
-                title = info.title or ""
-                print(f"{info.session_id}  {info.updated_at or '-':<25}  {title}  ({info.cwd})")
-        if args.output == "text" and count == 0:
+                rows.append((info.session_id, info.updated_at or "-", info.title or "", info.cwd))
+    if args.output == "text":
+        if rows:
+            _print_sessions(rows)
+        else:
             print("(no sessions)", file=sys.stderr)
     return EXIT_OK
 
@@ -81,10 +144,19 @@ def list_sessions(args: argparse.Namespace) -> int:
         return 130
 
 
+def _indented(text: str, indent: str) -> str:
+    return text.replace("\n", "\n" + indent)
+
+
 async def _doctor(args: argparse.Namespace) -> int:
+    from ..client import AcpClient, auth_method_id  # noqa: PLC0415
+    from ._failure import redact  # noqa: PLC0415
+
+    edge = Edge(is_terminal(sys.stdout))
     cwd, _settings, spec = resolve(args)
-    print(f"agent:        {spec.name} ({spec.source})")
-    print(f"command:      {' '.join(spec.argv)}")
+    pad = " " * 14
+    print(f"agent:        {edge.field(spec.name)} ({edge.field(spec.source)})")
+    print(f"command:      {edge.field(shown_argv(spec))}")
     print(f"found:        {'yes' if command_found(spec) else 'no'}")
     started = time.perf_counter()
     try:
@@ -98,28 +170,24 @@ async def _doctor(args: argparse.Namespace) -> int:
                 f"protocol version {client.protocol_version}"
             )
             if info is not None:
-                print(
-                    f"agent info:   {info.name} {info.version}"
-                    + (f" ({info.title})" if info.title else "")
-                )
-            print(
-                "capabilities: "
-                + json.dumps(client.agent_capabilities.to_wire(), indent=2).replace(
-                    "\n", "\n              "
-                )
-            )
-            methods = ", ".join(f"{auth_method_id(m)}" for m in client.auth_methods) or "none"
-            print(f"auth methods: {methods}")
+                title = f" ({edge.field(info.title)})" if info.title else ""
+                print(f"agent info:   {edge.field(info.name)} {edge.field(info.version)}{title}")
+            caps: Any = client.agent_capabilities.to_wire()
+            shown = edge.text(json.dumps(caps, indent=2, ensure_ascii=False))
+            print("capabilities: " + _indented(shown, pad))
+            methods = ", ".join(edge.field(auth_method_id(m)) for m in client.auth_methods)
+            print(f"auth methods: {methods or 'none'}")
             tail = client.stderr_tail(10)
     except AgentExited as exc:
-        print(f"initialize:   FAILED: {exc.message}")
+        print(f"initialize:   FAILED: {edge.text(redact(exc.message, spec))}")
         if exc.stderr_tail:
-            print("stderr tail:\n  " + exc.stderr_tail.replace("\n", "\n  "))
+            print("stderr tail:\n  " + _indented(edge.text(redact(exc.stderr_tail, spec)), "  "))
         return EXIT_ERROR
     except AcpError as exc:
-        print(f"initialize:   FAILED: {exc}")
+        print(f"initialize:   FAILED: {edge.text(redact(str(exc), spec))}")
         return EXIT_ERROR
-    print("stderr tail:  " + (tail.replace("\n", "\n              ") if tail else "(empty)"))
+    shown_tail = _indented(edge.text(redact(tail, spec)), pad) if tail else "(empty)"
+    print("stderr tail:  " + shown_tail)
     return EXIT_OK
 
 

@@ -7,9 +7,9 @@ costs little more than starting Python.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Callable
+from typing import NoReturn
 
 from .._version import __version__
 from ..launch import EXIT_USAGE
@@ -37,12 +37,25 @@ error, 130 interrupted. Use `acphost -- WORD` to send a subcommand's name as
 the prompt."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line and a pointer to ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: MESSAGE; see 'PROG --help'`` on stderr and exit 2."""
+        self.exit(EXIT_USAGE, f"{self.prog}: {message}; see '{self.prog} --help'\n")
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-a",
         "--agent",
         metavar="NAME",
         help="the agent (default: the first in settings, else demo)",
+    )
+    p.add_argument(
+        "--agent-command",
+        metavar='"CMD ARGS..."',
+        help="run this agent command instead (split like a shell would, never run by one)",
     )
     p.add_argument(
         "--settings", metavar="PATH", help="settings.json to use (also $ACPHOST_SETTINGS)"
@@ -68,7 +81,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of a prompt run: ``acphost [options] [--] [prompt]``."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="acphost",
         description="Run one prompt against an ACP agent and stream the answer "
         "(stdin is read when no prompt is given).",
@@ -84,7 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         choices=("text", "simple", "jsonl", "json"),
         default="text",
-        help="text (default), simple (assistant text only), jsonl or json (every frame)",
+        help="text (default), simple (assistant text only), jsonl or json (every frame, "
+        "exactly as on the wire: not redacted)",
     )
     g = p.add_argument_group("listing (combinable; caps, then modes, then commands)")
     g.add_argument("--list-caps", action="store_true", help="print the agent's capabilities")
@@ -172,13 +186,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _sub_parser(name: str, description: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=f"acphost {name}", description=description)
+    p = _Parser(prog=f"acphost {name}", description=description)
     _common(p)
     return p
 
 
 def _setup_logging(verbose: int) -> None:
-    handler = logging.StreamHandler(sys.stderr)
+    import logging  # noqa: PLC0415 - not for --help
+
+    from ._edge import stderr_log_handler  # noqa: PLC0415
+
+    handler = stderr_log_handler()
     handler.setFormatter(logging.Formatter("acphost: %(name)s: %(message)s"))
     root = logging.getLogger("acphost")
     root.addHandler(handler)
@@ -201,9 +219,8 @@ def _agents(argv: list[str]) -> int:
 
 
 def _sessions(argv: list[str]) -> int:
-    if argv and argv[0] == "list":
-        argv = argv[1:]
     p = _sub_parser("sessions", "List the agent's sessions (session/list), newest pages followed.")
+    p.add_argument("action", nargs="?", choices=("list",), help="list (the default)")
     p.add_argument("--all", action="store_true", help="sessions of every directory, not only --cwd")
     p.add_argument("-o", "--output", choices=("text", "jsonl"), default="text")
     args = p.parse_args(argv)
@@ -249,7 +266,7 @@ def _tui(argv: list[str]) -> int:
 
 
 def _validate(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="acphost validate",
         description="Check a JSONL trace against the ACP schema and ordering rules.",
     )
@@ -299,11 +316,59 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
 }
 
 
+def subcommand_at(argv: list[str], parser: argparse.ArgumentParser) -> int | None:
+    """The index of a subcommand word that follows only options, or None.
+
+    ``acphost -a demo doctor`` runs ``doctor``; the options' values are
+    skipped (``acphost -a doctor "hi"`` picks an agent named doctor), and
+    after ``--`` every word is the prompt.
+
+    Args:
+        argv: the arguments.
+        parser: the prompt parser, whose options say which take a value.
+
+    Returns:
+        The index of the subcommand word in ``argv``.
+
+    """
+    takes_value = {
+        option: action.nargs != 0
+        for action in parser._actions
+        for option in action.option_strings
+    }
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            return None
+        if word.startswith("--"):
+            name = word.partition("=")[0]
+            known = [o for o in takes_value if o == name] or [
+                o for o in takes_value if o.startswith(name)  # argparse's abbreviations
+            ]
+            if "=" not in word and len(known) == 1 and takes_value[known[0]]:
+                i += 1
+        elif word.startswith("-") and len(word) > 1:
+            for j, letter in enumerate(word[1:], start=2):
+                if takes_value.get("-" + letter):
+                    i += j == len(word)  # the value is the next word unless attached
+                    break
+        else:
+            return i if word in SUBCOMMANDS else None
+        i += 1
+    return None
+
+
 def run_cli(argv: list[str]) -> int:
     """Parse ``argv`` and run; return the exit code."""
     if argv and argv[0] in SUBCOMMANDS:
         return SUBCOMMANDS[argv[0]](argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    at = subcommand_at(argv, parser)
+    if at is not None:
+        # Global options before the word go to the subcommand: `acphost -a demo doctor`.
+        return SUBCOMMANDS[argv[at]](argv[:at] + argv[at + 1 :])
+    args = parser.parse_args(argv)
     _setup_logging(args.verbose)
     from ._run import run_prompt  # noqa: PLC0415 - asyncio loads only when a prompt runs
 

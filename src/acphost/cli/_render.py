@@ -1,29 +1,68 @@
-"""Rendering a turn's updates for the terminal (text and simple modes).
+"""Rendering a turn's updates as text (``-o text`` piped, ``-o simple``).
 
 Rendering is kept apart from data (STYLE.md, after rich and Textual): the
 renderers read typed updates and the session state, never frames.
 
-- ``PlainRenderer``: for pipes and files. The assistant's text streams as
-  is; everything else is one tagged line (``[plan]``, ``[tool]``,
-  ``[diff]``, ``[commands]``) starting on a line of its own. ``simple`` mode
-  writes only the assistant's text.
-- ``RichRenderer``: for a TTY. Markdown rendered live as it streams, dimmed
-  thoughts, coloured unified diffs.
+What an update shows is decided once, in :func:`describe`, as tagged
+:class:`Line` items (``[plan]``, ``[tool]``, ``[diff]``, ``[commands]``);
+:class:`PlainRenderer` writes them as text, the terminal renderer
+(``_live.RichRenderer``) styles the same lines. A new kind of update is one
+entry in ``_DESCRIBERS``.
+
+The assistant's text streams as is. Thoughts stream as ``[thought] `` lines
+(``-o text`` only). ``-o simple`` writes the assistant's text alone, with a
+blank line between consecutive messages.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO
 
 from .. import schema as s
+from ._edge import ChunkCleaner, Edge, before_stderr
 
 if TYPE_CHECKING:
-    from ..client import SessionState
+    from ..client import SessionState, ToolCallState
 
-__all__ = ["PlainRenderer", "Renderer", "RichRenderer", "diff_lines", "plan_lines"]
+__all__ = [
+    "THOUGHT_PREFIX",
+    "Line",
+    "PlainRenderer",
+    "Renderer",
+    "compaction_line",
+    "describe",
+    "diff_lines",
+    "notice_line",
+    "plan_lines",
+    "tool_line",
+]
 
 _STATUS_MARK = {"completed": "✓", "in_progress": "→", "pending": "·"}
+#: What starts each line of the agent's thoughts.
+THOUGHT_PREFIX = "[thought] "
+
+_MESSAGE_CHUNK = s.AgentMessageChunk
+
+#: ``call_soon``-like: run the callback once the event loop is idle.
+Defer = Callable[[Callable[[], None]], object]
+
+
+class Line(NamedTuple):
+    """One line of output, already cleaned for its output.
+
+    Attributes:
+        text: the line, without a newline.
+        style: a Rich style for terminals (ignored in plain text).
+        stderr: the line belongs on stderr (notices), not in the transcript.
+
+    """
+
+    text: str
+    style: str | None = None
+    stderr: bool = False
 
 
 class Renderer(Protocol):
@@ -38,20 +77,28 @@ class Renderer(Protocol):
         ...
 
 
-def plan_lines(entries: list[s.PlanEntry]) -> list[str]:
+def plan_lines(entries: list[s.PlanEntry], edge: Edge) -> list[Line]:
     """One line per plan entry: a status mark, the entry, its priority when high."""
     lines = []
     for e in entries:
         mark = _STATUS_MARK.get(e.status, "?")
         prio = " (high)" if e.priority == "high" else ""
-        lines.append(f"  {mark} {e.content}{prio}")
+        lines.append(Line(f"  {mark} {edge.field(e.content)}{prio}", "cyan"))
     return lines
+
+
+def _text_lines(text: str) -> list[str]:
+    r"""Lines split at ``\n`` only (a CRLF ending is one line end; any other control stays)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
 def diff_lines(diff: s.DiffToolCallContent) -> list[str]:
     """A unified diff of one ``diff`` content item (``oldText`` may be absent: a new file)."""
-    old = (diff.old_text or "").splitlines()
-    new = diff.new_text.splitlines()
+    old = _text_lines(diff.old_text or "")
+    new = _text_lines(diff.new_text)
     return list(
         difflib.unified_diff(
             old, new, fromfile=f"a/{diff.path}", tofile=f"b/{diff.path}", lineterm=""
@@ -59,8 +106,115 @@ def diff_lines(diff: s.DiffToolCallContent) -> list[str]:
     )[2:]  # the ---/+++ header repeats the path the [diff] line already shows
 
 
-def _tool_line(title: str, kind: str | None, status: str | None) -> str:
-    return f"[tool] {title or '(untitled)'} ({kind or 'other'}) {status or 'pending'}"
+def _diff_style(line: str) -> str | None:
+    if line.startswith("@@"):
+        return "cyan"
+    if line.startswith("+"):
+        return "green"
+    if line.startswith("-"):
+        return "red"
+    return None
+
+
+def _diff_block(item: s.DiffToolCallContent, edge: Edge) -> list[Line]:
+    lines = [Line(f"[diff] {edge.field(item.path)}", "bold")]
+    lines.extend(Line(edge.text(d), _diff_style(d)) for d in diff_lines(item))
+    return lines
+
+
+def tool_line(call: ToolCallState, status: str | None, edge: Edge) -> Line:
+    """``[tool] TITLE (KIND) STATUS @ LOCATIONS`` for one tool call.
+
+    Args:
+        call: the merged tool call.
+        status: the status this update reports (else the call's).
+        edge: how agent text is cleaned for the output.
+
+    Returns:
+        The line, coloured by status.
+
+    """
+    name = getattr(call, "name", None)  # tool names, once session state carries them
+    title = edge.field(call.title) if call.title else "(untitled)"
+    if name:
+        title = f"{edge.field(name)}: {title}"
+    kind = edge.field(call.kind) if call.kind else "other"
+    status = status or call.status or "pending"
+    text = f"[tool] {title} ({kind}) {edge.field(status)}"
+    if call.locations:
+        where = ", ".join(
+            edge.field(loc.path) + (f":{loc.line}" if loc.line is not None else "")
+            for loc in call.locations
+        )
+        text += f" @ {where}"
+    colour = {"completed": "green", "failed": "red"}.get(status, "yellow")
+    return Line(text, colour)
+
+
+def notice_line(severity: str, text: str, edge: Edge) -> Line:
+    """``[notice] SEVERITY: TEXT``, for stderr (notices are not part of the transcript)."""
+    style = {"error": "bold red", "warning": "yellow"}.get(severity, "dim")
+    return Line(f"[notice] {edge.field(severity)}: {edge.text(text)}", style, stderr=True)
+
+
+def compaction_line(status: str, edge: Edge) -> Line:
+    """``[compaction] started|completed|failed`` (the agent compacted its context)."""
+    shown = {"in_progress": "started"}.get(status, status)
+    return Line(f"[compaction] {edge.field(shown)}", "dim")
+
+
+def _plan(update: s.PlanUpdate, state: SessionState, edge: Edge) -> list[Line]:
+    return [Line("[plan]", "bold"), *plan_lines(list(update.entries), edge)]
+
+
+def _tool(update: Any, state: SessionState, edge: Edge) -> list[Line]:
+    call = state.tool_calls.get(update.tool_call_id)
+    lines: list[Line] = []
+    if call is not None and (isinstance(update, s.ToolCallStart) or update.status is not None):
+        lines.append(tool_line(call, update.status, edge))
+    for item in update.content or ():
+        if isinstance(item, s.DiffToolCallContent):
+            lines.extend(_diff_block(item, edge))
+    return lines
+
+
+def _commands(update: s.AvailableCommandsUpdate, state: SessionState, edge: Edge) -> list[Line]:
+    names = " ".join("/" + edge.field(c.name) for c in update.available_commands)
+    return [Line(f"[commands] {names}", "dim")]
+
+
+_Describer = Callable[[Any, "SessionState", Edge], list[Line]]
+
+# What each kind of update shows (message and thought chunks stream instead).
+_DESCRIBERS: dict[type, _Describer] = {
+    s.PlanUpdate: _plan,
+    s.ToolCallStart: _tool,
+    s.ToolCallProgress: _tool,
+    s.AvailableCommandsUpdate: _commands,
+}
+
+
+def describe(update: s.SessionUpdate, state: SessionState, edge: Edge) -> list[Line]:
+    """The lines an update shows; empty for updates the transcript does not show.
+
+    Args:
+        update: the update (already applied to ``state``).
+        state: the session state (tool calls merged from all their updates).
+        edge: how agent text is cleaned for the output.
+
+    Returns:
+        The lines, cleaned for the output.
+
+    """
+    describer = _DESCRIBERS.get(type(update))
+    if describer is None:
+        for cls, candidate in _DESCRIBERS.items():
+            if isinstance(update, cls):
+                describer = candidate
+                break
+        else:
+            return []
+    return describer(update, state, edge)
 
 
 class PlainRenderer:
@@ -70,155 +224,142 @@ class PlainRenderer:
         out: where to write (stdout).
         state: the session state, for tool-call titles on partial updates.
         simple: write only the assistant's text.
+        terminal: ``out`` is a terminal: agent text is sanitised.
+        defer: schedules a flush for when the event loop is idle (a burst of
+            chunks then costs one write); None flushes after every update.
+        err: where ``stderr`` lines go.
 
     """
 
-    def __init__(self, out: TextIO, state: SessionState, *, simple: bool = False) -> None:
+    def __init__(
+        self,
+        out: TextIO,
+        state: SessionState,
+        *,
+        simple: bool = False,
+        terminal: bool = False,
+        defer: Defer | None = None,
+        err: TextIO | None = None,
+    ) -> None:
         self.out = out
+        self.err = err
         self.state = state
         self.simple = simple
+        self.edge = Edge(terminal)
+        self._clean = ChunkCleaner(self.edge)
+        self._defer = defer
+        self._flush_scheduled = False
         self._at_line_start = True
-        self._wrote_text = False
+        self._stream: str | None = None  # "agent" or "thought" while one streams
+        self._message_id: str | None = None
+        self._gap = False  # a blank line is due before the next message
 
-    def _text(self, text: str) -> None:
-        if text:
-            self.out.write(text)
-            self._at_line_start = text.endswith("\n")
-            self._wrote_text = True
-            self.out.flush()
+    # -- writing ---------------------------------------------------------------
 
-    def _line(self, line: str) -> None:
-        if not self._at_line_start:
-            self.out.write("\n")
-        self.out.write(line + "\n")
-        self._at_line_start = True
-        self.out.flush()
-
-    def update(self, update: s.SessionUpdate) -> None:
-        """Show one update."""
-        if isinstance(update, s.AgentMessageChunk):
-            self._text(update.text)
+    def _write(self, text: str) -> None:
+        if not text:
             return
-        if self.simple:
-            return
-        if isinstance(update, s.PlanUpdate):
-            self._line("\n".join(["[plan]", *plan_lines(list(update.entries))]))
-        elif isinstance(update, s.ToolCallStart):
-            self._line(_tool_line(update.title, update.kind, update.status))
-            self._diffs(update.content)
-        elif isinstance(update, s.ToolCallProgress):
-            call = self.state.tool_calls.get(update.tool_call_id)
-            if update.status is not None and call is not None:
-                self._line(_tool_line(call.title, call.kind, update.status))
-            self._diffs(update.content)
-        elif isinstance(update, s.AvailableCommandsUpdate):
-            names = " ".join("/" + c.name for c in update.available_commands)
-            self._line(f"[commands] {names}")
-
-    def _diffs(self, content: list[s.ToolCallContent] | None) -> None:
-        for item in content or ():
-            if isinstance(item, s.DiffToolCallContent):
-                self._line("\n".join([f"[diff] {item.path}", *diff_lines(item)]))
-
-    def close(self) -> None:
-        """End with a newline when text was written."""
-        if self._wrote_text and not self._at_line_start:
-            self.out.write("\n")
+        self.out.write(text)
+        self._at_line_start = text[-1] == "\n"
+        if self._defer is None:
             self.out.flush()
-
-
-class RichRenderer:
-    """Live Markdown, dimmed thoughts and coloured diffs on a TTY.
-
-    Args:
-        console: a ``rich.console.Console``.
-        state: the session state.
-
-    """
-
-    def __init__(self, console: Any, state: SessionState) -> None:
-        from rich.live import Live  # noqa: PLC0415 - rich loads only for a TTY
-        from rich.markdown import Markdown  # noqa: PLC0415
-
-        self._live_cls = Live
-        self._md_cls = Markdown
-        self.console = console
-        self.state = state
-        self._buffer: list[str] = []
-        self._kind: str | None = None
-        self._live: Any = None
+        elif not self._flush_scheduled:
+            self._flush_scheduled = True
+            self._defer(self._flush)
 
     def _flush(self) -> None:
-        if self._live is not None:
-            self._live.update(self._renderable(), refresh=True)
-            self._live.stop()
-            self._live = None
-        self._buffer = []
-        self._kind = None
+        self._flush_scheduled = False
+        # A reader that went away is noticed by the run at its next write.
+        with contextlib.suppress(BrokenPipeError, ValueError):
+            self.out.flush()
 
-    def _renderable(self) -> Any:
-        text = "".join(self._buffer)
-        if self._kind == "thought":
-            from rich.text import Text  # noqa: PLC0415
+    def _newline(self) -> None:
+        if not self._at_line_start:
+            self._write("\n")
 
-            return Text(text, style="dim italic")
-        return self._md_cls(text)
+    def _end_stream(self) -> None:
+        if self._stream is not None:
+            self._write(self._clean.flush())
+            self._newline()
+            self._stream = None
 
-    def _stream(self, kind: str, text: str) -> None:
-        if self._kind != kind:
-            self._flush()
-            self._kind = kind
-            self._live = self._live_cls(
-                console=self.console, refresh_per_second=10, vertical_overflow="visible"
-            )
-            self._live.start()
-        self._buffer.append(text)
-        self._live.update(self._renderable())
+    def _lines(self, lines: list[Line]) -> None:
+        out = [line.text for line in lines if not line.stderr]
+        if out:
+            self._end_stream()
+            self._write("\n".join(out) + "\n")
+        for line in lines:
+            if line.stderr and self.err is not None:
+                self._flush()
+                before_stderr()
+                self.err.write(line.text + "\n")
+                self.err.flush()
+
+    # -- updates ---------------------------------------------------------------
 
     def update(self, update: s.SessionUpdate) -> None:
         """Show one update."""
+        if type(update) is _MESSAGE_CHUNK and self._stream == "agent":
+            # The hot path: one more chunk of the message being written.
+            text = update.text
+            mid = update.message_id
+            if text and (mid is None or mid == self._message_id):
+                self._write(self._clean.feed(text))
+                return
         if isinstance(update, s.AgentMessageChunk):
-            self._stream("agent", update.text)
-            return
-        if isinstance(update, s.AgentThoughtChunk):
-            self._stream("thought", update.text)
-            return
-        print_ = self.console.print
-        if isinstance(update, s.PlanUpdate):
-            self._flush()
-            print_("[bold]plan[/bold]", highlight=False)
-            for line in plan_lines(list(update.entries)):
-                print_(line, style="cyan", highlight=False, markup=False)
-        elif isinstance(update, (s.ToolCallStart, s.ToolCallProgress)):
-            call = self.state.tool_calls.get(update.tool_call_id)
-            if isinstance(update, s.ToolCallStart) or update.status is not None:
-                self._flush()
-                title = call.title if call is not None else update.tool_call_id
-                kind = call.kind if call is not None else None
-                status = update.status or (call.status if call is not None else None)
-                colour = {"completed": "green", "failed": "red"}.get(status or "", "yellow")
-                print_(_tool_line(title, kind, status), style=colour, highlight=False, markup=False)
-            for item in update.content or ():
-                if isinstance(item, s.DiffToolCallContent):
-                    self._flush()
-                    self._print_diff(item)
-        elif isinstance(update, s.AvailableCommandsUpdate):
-            self._flush()
-            names = " ".join("/" + c.name for c in update.available_commands)
-            print_(f"[commands] {names}", style="dim", highlight=False, markup=False)
+            self._message(update)
+        elif isinstance(update, s.AgentThoughtChunk):
+            if not self.simple:
+                self._thought(update.text)
+        elif self.simple:
+            # Anything between two runs of message text ends the first message.
+            if self._stream == "agent":
+                self._write(self._clean.flush())
+                self._stream = None
+                self._gap = True
+        else:
+            lines = describe(update, self.state, self.edge)
+            if lines:
+                self._lines(lines)
 
-    def _print_diff(self, item: s.DiffToolCallContent) -> None:
-        self.console.print(f"[diff] {item.path}", style="bold", highlight=False, markup=False)
-        for line in diff_lines(item):
-            style = (
-                "green"
-                if line.startswith("+")
-                else "red"
-                if line.startswith("-")
-                else ("cyan" if line.startswith("@@") else None)
-            )
-            self.console.print(line, style=style, highlight=False, markup=False)
+    def _message(self, update: s.AgentMessageChunk) -> None:
+        text = update.text
+        if not text:
+            return
+        mid = update.message_id
+        if self._stream == "agent":
+            if mid is not None and mid != self._message_id:
+                self._write(self._clean.flush())
+                self._gap = True
+        else:
+            self._end_stream()
+        if self._gap:
+            self._write("\n" if self._at_line_start else "\n\n")
+            self._gap = False
+        self._stream = "agent"
+        self._message_id = mid
+        self._write(self._clean.feed(text))
+
+    def _thought(self, text: str) -> None:
+        if not text:
+            return
+        if self._stream != "thought":
+            self._end_stream()
+            self._stream = "thought"
+        start = self._at_line_start
+        pieces: list[str] = []
+        for i, part in enumerate(self._clean.feed(text).split("\n")):
+            if i:
+                pieces.append("\n")
+                start = True
+            if part:
+                if start:
+                    pieces.append(THOUGHT_PREFIX)
+                pieces.append(part)
+                start = False
+        self._write("".join(pieces))
 
     def close(self) -> None:
-        """Stop the live display."""
+        """End with a newline when text was written, and flush."""
+        self._end_stream()
         self._flush()

@@ -34,10 +34,12 @@ __all__ = [
     "DefaultPolicy",
     "HostChoices",
     "UsageProblem",
+    "agent_from_command",
     "build_broker",
     "build_host_config",
     "fail",
     "resolve",
+    "start_agent",
 ]
 
 _LAZY = {
@@ -49,6 +51,8 @@ _LAZY = {
     "UsageProblem": "._setup",
     "resolve": "._setup",
     "fail": "._setup",
+    "agent_from_command": "._setup",
+    "start_agent": "._setup",
 }
 
 if TYPE_CHECKING:
@@ -56,7 +60,7 @@ if TYPE_CHECKING:
 
     from ._host import HostChoices, build_host_config
     from ._policy import AskPolicy, DefaultPolicy, build_broker
-    from ._setup import UsageProblem, fail, resolve
+    from ._setup import UsageProblem, agent_from_command, fail, resolve, start_agent
 
 
 def __getattr__(name: str) -> Any:

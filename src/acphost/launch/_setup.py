@@ -3,13 +3,25 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from ..config import AgentSpec, Settings, SettingsError, find_settings, load_settings, resolve_agent
+from ..config import (
+    DEMO,
+    AgentSpec,
+    Settings,
+    SettingsError,
+    find_settings,
+    load_settings,
+    resolve_agent,
+)
 from ..safetext import sanitize
 
-__all__ = ["AgentChoice", "UsageProblem", "fail", "resolve"]
+if TYPE_CHECKING:
+    from ..transport import StdioTransport
+
+__all__ = ["AgentChoice", "UsageProblem", "agent_from_command", "fail", "resolve", "start_agent"]
 
 
 class UsageProblem(Exception):
@@ -17,11 +29,43 @@ class UsageProblem(Exception):
 
 
 class AgentChoice(Protocol):
-    """What the user chose: ``--agent``, ``--settings``, ``--cwd`` (parsed flags fit)."""
+    """What the user chose: ``--agent``, ``--settings``, ``--cwd`` (parsed flags fit).
+
+    A face that offers ``--agent-command`` adds an ``agent_command`` attribute.
+    """
 
     agent: str | None
     settings: str | None
     cwd: str | None
+
+
+def agent_from_command(command: str) -> AgentSpec:
+    """The agent of ``--agent-command "CMD ARGS…"``: split as a shell would, run as argv.
+
+    No shell ever runs it: quotes group words, nothing is expanded.
+
+    Args:
+        command: the command line.
+
+    Returns:
+        An agent named after its program, from the source ``--agent-command``.
+
+    Raises:
+        UsageProblem: the line is empty or its quotes do not close.
+
+    """
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise UsageProblem(f"--agent-command: {exc} in {command!r}") from None
+    if not argv:
+        raise UsageProblem("--agent-command: the command is empty")
+    return AgentSpec(
+        name=os.path.basename(argv[0]) or argv[0],
+        command=argv[0],
+        args=tuple(argv[1:]),
+        source="--agent-command",
+    )
 
 
 def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
@@ -39,12 +83,45 @@ def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
         settings = load_settings(path, explicit=explicit)
     except SettingsError as exc:
         raise UsageProblem(str(exc)) from None
+    command: str | None = getattr(args, "agent_command", None)
+    if command is not None:
+        if args.agent is not None:
+            raise UsageProblem("--agent and --agent-command exclude each other: pick one")
+        return cwd, settings, agent_from_command(command)
+    if args.agent == DEMO.name and DEMO.name not in settings.agents:
+        return cwd, settings, DEMO  # built in: no need to read the registry's presets
     try:
         spec = resolve_agent(args.agent, settings)
     except KeyError as exc:
         where = f" (settings: {settings.path})" if settings.path else ""
         raise UsageProblem(f"{exc.args[0]}{where}") from None
     return cwd, settings, spec
+
+
+async def start_agent(spec: AgentSpec, cwd: str, *, close_grace: float = 2.0) -> StdioTransport:
+    """Start the agent's process now, before the host's heavier modules load.
+
+    A face calls it as early as it can and hands the transport to
+    :meth:`acphost.AcpClient.connect`: the agent's own start-up (often
+    longer than ours) then overlaps the rest of ours.
+
+    Args:
+        spec: the agent.
+        cwd: its working directory (the session's workspace).
+        close_grace: seconds it gets to exit after EOF, and after SIGTERM.
+
+    Returns:
+        The running agent; the client that is given it closes it.
+
+    Raises:
+        AgentStartError: the program is missing or not executable.
+
+    """
+    from ..transport import StdioTransport  # noqa: PLC0415 - light; only when an agent runs
+
+    return await StdioTransport.spawn(
+        spec.argv, env=dict(spec.env), cwd=cwd, close_grace=close_grace
+    )
 
 
 def fail(message: str) -> None:

@@ -1,0 +1,176 @@
+"""The command line's output edge: what the agent sent, made safe where it is shown.
+
+Agent text is untrusted. Where output is a terminal it goes through
+:func:`acphost.safetext.sanitize` (or :func:`~acphost.safetext.sanitize_line`
+for one-line fields) exactly once, here; stderr is treated as a terminal
+always. Where stdout is a pipe or a file the text is data and stays exact.
+
+A live display on stdout (the streaming Markdown tail) owns the last lines
+of the terminal; anything written to stderr while it is shown must erase it
+first, or the two overwrite each other. :func:`before_stderr` is that hook:
+the live display registers itself, every stderr writer calls it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TextIO
+
+from ..safetext import sanitize, sanitize_line
+
+if TYPE_CHECKING:
+    import logging
+
+__all__ = [
+    "ChunkCleaner",
+    "Edge",
+    "before_stderr",
+    "is_held",
+    "is_terminal",
+    "set_stderr_hook",
+    "stderr_log_handler",
+    "terminal_held",
+    "warn",
+]
+
+
+def is_terminal(stream: TextIO | None) -> bool:
+    """Whether ``stream`` is a terminal (a closed or missing stream is not)."""
+    if stream is None:
+        return False
+    try:
+        return stream.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def _same(text: str) -> str:
+    return text
+
+
+class Edge:
+    """How agent text is cleaned for one output.
+
+    Args:
+        terminal: the output is a terminal: escape controls; else keep text exact.
+
+    Attributes:
+        text: cleans multi-line text (messages, diff lines, stderr tails).
+        field: cleans a one-line field (a title, a path, a table cell).
+
+    """
+
+    __slots__ = ("field", "terminal", "text")
+
+    def __init__(self, terminal: bool) -> None:
+        self.terminal = terminal
+        self.text: Callable[[str], str] = sanitize if terminal else _same
+        self.field: Callable[[str], str] = sanitize_line if terminal else _same
+
+
+class ChunkCleaner:
+    r"""Cleans streamed text chunk by chunk, as if it came in one piece.
+
+    A ``\r\n`` line end split across two chunks must stay a line end, so a
+    trailing ``\r`` is held back until the next chunk (or :meth:`flush`).
+
+    Args:
+        edge: the output's edge.
+
+    """
+
+    __slots__ = ("_clean", "_held")
+
+    def __init__(self, edge: Edge) -> None:
+        self._clean = edge.text if edge.terminal else None
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        """Return the cleaned text that can be written now."""
+        if self._clean is None:
+            return text
+        if self._held:
+            text = self._held + text
+            self._held = ""
+        if text.endswith("\r"):
+            self._held = "\r"
+            text = text[:-1]
+        return self._clean(text)
+
+    def flush(self) -> str:
+        """Return what was held back (at the end of a message)."""
+        held, self._held = self._held, ""
+        return self._clean(held) if self._clean is not None and held else held
+
+
+_stderr_hook: Callable[[], None] | None = None
+
+
+def set_stderr_hook(hook: Callable[[], None] | None) -> None:
+    """Register (or remove, with None) what must run before anything is written to stderr."""
+    global _stderr_hook  # noqa: PLW0603 - one live display per process
+    _stderr_hook = hook
+
+
+def before_stderr() -> None:
+    """Let a live display on the terminal step aside before stderr is written."""
+    if _stderr_hook is not None:
+        _stderr_hook()
+
+
+_held = 0
+
+
+@contextlib.contextmanager
+def terminal_held() -> Iterator[None]:
+    """Keep live displays off the terminal while a question is on it."""
+    global _held  # noqa: PLW0603 - one terminal per process
+    before_stderr()
+    _held += 1
+    try:
+        yield
+    finally:
+        _held -= 1
+
+
+def is_held() -> bool:
+    """Whether a question holds the terminal (live displays wait)."""
+    return _held > 0
+
+
+def warn(message: str, *, stream: TextIO | None = None) -> None:
+    """Print ``acphost: message`` on stderr, sanitised (it may quote the agent)."""
+    before_stderr()
+    out = stream if stream is not None else sys.stderr
+    try:
+        out.write(f"acphost: {sanitize(message)}\n")
+        out.flush()
+    except (OSError, ValueError):
+        pass  # stderr is gone: nothing more can be said
+
+
+def stderr_log_handler() -> logging.Handler:
+    """A logging handler for stderr, the edge of every warning and debug line.
+
+    Lines quote the agent (its frames, its stderr): secrets are redacted,
+    then terminal controls made visible; a live display steps aside first.
+    """
+    import logging  # noqa: PLC0415 - only when logging is set up
+
+    class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+        redactor: Callable[[str], str] | None = None
+
+        def format(self, record: logging.LogRecord) -> str:
+            if self.redactor is None:
+                from ..trace import Redactor  # noqa: PLC0415 - at the first line logged
+
+                self.redactor = Redactor()
+            return sanitize(self.redactor(super().format(record)))
+
+        def emit(self, record: logging.LogRecord) -> None:
+            before_stderr()
+            super().emit(record)
+
+    return StderrHandler(sys.stderr)

@@ -1,0 +1,115 @@
+"""How a prompt run that failed is reported: one line (or a short block) on stderr.
+
+Agent text in a report (its error message and ``error.data``, its stderr
+tail) is redacted, then sanitised by :func:`~acphost.launch.fail`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+from .. import schema as s
+from .._errors import AcpError, AgentExited, AgentStartError, LocalProtocolError, RequestError
+from ..client import auth_method_id
+from ..launch import EXIT_ERROR, EXIT_USAGE, UsageProblem, fail
+
+if TYPE_CHECKING:
+    from .._errors import AuthRequired
+    from ..config import AgentSpec
+
+__all__ = ["auth_message", "redact", "report", "terminal_login"]
+
+_SHORTEST_SECRET = 6  # configured values shorter than this are not searched for
+
+
+def redact(text: str, spec: AgentSpec) -> str:
+    """``text`` with secrets replaced: known token formats and the agent's ``env`` values.
+
+    Args:
+        text: text that may quote the agent's environment (its stderr, its errors).
+        spec: the agent, whose configured ``env`` values are secrets.
+
+    Returns:
+        The redacted text.
+
+    """
+    from ..trace import Redactor  # noqa: PLC0415 - only when a report is written
+
+    values = [re.escape(v) for v in spec.env.values() if len(v) >= _SHORTEST_SECRET]
+    redacted: str = Redactor(value_patterns=values)(text)
+    return redacted
+
+
+def auth_message(exc: AuthRequired, spec: AgentSpec) -> str:
+    """What to tell a user whose agent wants authentication: the methods, the flag."""
+    methods = exc.auth_methods
+    if not methods:
+        return (
+            f"the agent {spec.name!r} requires authentication but offers no method: {exc.message}"
+        )
+    lines = [f"the agent {spec.name!r} requires authentication. Methods:"]
+    for m in methods:
+        name = getattr(m, "name", "")
+        kind = (
+            "runs a login command"
+            if isinstance(m, s.AuthMethodTerminal)
+            else "handled by the agent"
+        )
+        lines.append(f"  {auth_method_id(m)}: {name} ({kind})")
+    lines.append(f"rerun with --auth METHOD, e.g. --auth {auth_method_id(methods[0])}")
+    return "\n".join(lines)
+
+
+def terminal_login(exc: AuthRequired, chosen_id: str | None, spec: AgentSpec) -> bool:
+    """Run the agent's login command in this terminal (ACP terminal auth), if chosen.
+
+    Returns:
+        True when the login ran and succeeded (the run connects again).
+
+    """
+    chosen = [
+        m for m in exc.auth_methods if isinstance(m, s.AuthMethodTerminal) and m.id == chosen_id
+    ]
+    if not chosen or sys.stdin is None or not sys.stdin.isatty():
+        return False
+    method = chosen[0]
+    env = {**os.environ, **spec.env, **(method.env or {})}
+    print(f"acphost: running the agent's login ({method.name}) in this terminal", file=sys.stderr)
+    return subprocess.call([*spec.argv, *(method.args or [])], env=env) == 0
+
+
+def report(exc: Exception, spec: AgentSpec) -> int:
+    """Print what ended the run; return its exit code."""
+    from ..host import PolicyFileError  # noqa: PLC0415
+
+    if isinstance(exc, (UsageProblem, PolicyFileError, LocalProtocolError)):
+        # LocalProtocolError covers CapabilityNotSupported and refused
+        # --mode/--config values: the command line asked for the impossible.
+        fail(str(exc))
+        return EXIT_USAGE
+    if isinstance(exc, AgentStartError):
+        fail(f"{exc} (agent {spec.name!r} from {spec.source})")
+    elif isinstance(exc, AgentExited):
+        fail(f"agent {spec.name!r}: {redact(str(exc), spec)}")
+    elif isinstance(exc, RequestError):
+        detail = ""
+        if exc.data is not None:
+            data = json.dumps(exc.data, ensure_ascii=False, default=repr)
+            detail = "\n  data: " + redact(data, spec)
+        fail(f"the agent answered an error: {redact(str(exc), spec)}{detail}")
+    elif isinstance(exc, AcpError):  # AcpTimeout, RemoteProtocolError (--strict), ...
+        fail(redact(str(exc), spec))
+    elif isinstance(exc, BrokenPipeError):
+        pass  # our reader went away; cli.main silences stdout
+    elif isinstance(exc, OSError):
+        fail(f"{exc}")
+    else:  # a bug of ours: still one line, not a traceback
+        logging.getLogger("acphost.cli").debug("unexpected error", exc_info=exc)
+        fail(f"internal error: {type(exc).__name__}: {exc} (run with -vv for details)")
+    return EXIT_ERROR

@@ -1,0 +1,205 @@
+"""The CLI renderers, rendering into a StringIO (a Rich console for the terminal one)."""
+
+from __future__ import annotations
+
+import io
+from types import SimpleNamespace
+
+import pytest
+from rich.console import Console
+
+from acphost import schema as s
+from acphost.cli._edge import Edge
+from acphost.cli._live import RichRenderer, block_end
+from acphost.cli._render import (
+    PlainRenderer,
+    compaction_line,
+    describe,
+    notice_line,
+    tool_line,
+)
+from acphost.client import SessionState
+from tests.cli.terminal import screen
+
+EVIL = "\x1b]52;c;ZXZpbA==\x07\rX\u202eY"
+
+
+def chunk(text, message_id=None):
+    return s.AgentMessageChunk(content=s.TextContentBlock(text=text), message_id=message_id)
+
+
+def thought(text):
+    return s.AgentThoughtChunk(content=s.TextContentBlock(text=text))
+
+
+def tool_start(title="Read", kind="read", **kw):
+    return s.ToolCallStart(tool_call_id="t1", title=title, kind=kind, status="pending", **kw)
+
+
+def feed(renderer, state, updates):
+    for u in updates:
+        state.apply(u)
+        renderer.update(u)
+    renderer.close()
+
+
+def plain(updates, **kw):
+    out = io.StringIO()
+    state = SessionState()
+    feed(PlainRenderer(out, state, **kw), state, updates)
+    return out.getvalue()
+
+
+def rich(updates, *, width=60, height=20, interval=0.0):
+    out = io.StringIO()
+    console = Console(
+        file=out, width=width, height=height, force_terminal=True, color_system=None,
+        markup=False, emoji=False, highlight=False,
+    )
+    state = SessionState()
+    feed(RichRenderer(console, state, interval=interval), state, updates)
+    return out.getvalue()
+
+
+# -- plain text ---------------------------------------------------------------------
+
+
+def test_plain_tags_start_their_own_line_and_text_streams():
+    out = plain(
+        [
+            chunk("Hello "),
+            chunk("world"),
+            s.PlanUpdate(entries=[s.PlanEntry(content="Look", priority="high", status="pending")]),
+            tool_start(locations=[s.ToolCallLocation(path="/a.py", line=3)]),
+            s.ToolCallProgress(
+                tool_call_id="t1",
+                status="completed",
+                content=[s.DiffToolCallContent(path="/a.py", old_text="a\n", new_text="b\n")],
+            ),
+            s.AvailableCommandsUpdate(
+                available_commands=[s.AvailableCommand(name="help", description="h")]
+            ),
+            chunk("bye"),
+        ]
+    )
+    assert out == (
+        "Hello world\n"
+        "[plan]\n  · Look (high)\n"
+        "[tool] Read (read) pending @ /a.py:3\n"
+        "[tool] Read (read) completed @ /a.py:3\n"
+        "[diff] /a.py\n@@ -1 +1 @@\n-a\n+b\n"
+        "[commands] /help\n"
+        "bye\n"
+    )
+
+
+def test_plain_thoughts_are_prefixed_lines():
+    out = plain([thought("first li"), thought("ne\nsecond\n"), chunk("answer")])
+    assert out == "[thought] first line\n[thought] second\nanswer\n"
+
+
+def test_simple_separates_consecutive_messages_with_a_blank_line():
+    out = plain(
+        [
+            chunk("one."),
+            tool_start(),
+            chunk("two\n"),
+            chunk("three", message_id="m2"),
+            chunk(" more", message_id="m2"),
+            thought("hidden"),
+        ],
+        simple=True,
+    )
+    assert out == "one.\n\ntwo\n\nthree more\n"
+
+
+def test_plain_is_exact_when_piped_and_escaped_on_a_terminal():
+    updates = [chunk("a" + EVIL + "\r"), chunk("\nb")]
+    assert plain(updates) == "a" + EVIL + "\r\nb\n"
+    shown = plain(updates, terminal=True)
+    assert "\x1b" not in shown and "\u202e" not in shown
+    # The CRLF split across chunks stays one line end.
+    assert shown == "a\\x1b]52;c;ZXZpbA==\\x07\\rX<U+202E>Y\nb\n"
+
+
+# -- the terminal ---------------------------------------------------------------------
+
+
+def test_terminal_renders_markdown_and_prints_each_block_once():
+    text = "# Title\n\nSome **bold** words.\n\n- one\n- two\n\n```py\nx = 1\n```\n\nThe end."
+    updates = [chunk(text[i : i + 3]) for i in range(0, len(text), 3)]
+    out = rich(updates)
+    lines = [line.strip() for line in screen(out, cols=60)]
+    for expected in ("Title", "Some bold words.", "• one", "• two", "x = 1", "The end."):
+        assert lines.count(expected) == 1, (expected, lines)
+    assert "**" not in "".join(lines) and "```" not in "".join(lines)
+
+
+def test_terminal_output_grows_linearly_with_the_stream():
+    # Redrawing after every chunk (interval 0) is the worst case.
+    small = len(rich([chunk(f"word{i} ") for i in range(400)]))
+    large = len(rich([chunk(f"word{i} ") for i in range(1600)]))
+    assert large < 5 * small  # quadratic would be 16x
+
+
+def test_terminal_giant_paragraph_and_code_block_show_every_piece_once():
+    words = [chunk(f"w{i} ") for i in range(3000)]
+    shown = " ".join(screen(rich(words), cols=60)).split()
+    assert shown == [f"w{i}" for i in range(3000)]
+    code = [chunk("```\n")] + [chunk(f"line {i}\n") for i in range(1500)] + [chunk("```\n")]
+    lines = [line.strip() for line in screen(rich(code), cols=60) if line.strip()]
+    assert lines == [f"line {i}" for i in range(1500)]
+
+
+def test_terminal_never_interprets_agent_text():
+    out = rich([chunk("[bold red]not markup[/bold red] " + EVIL), thought("t " + EVIL)])
+    assert "\x1b]52" not in out and "\u202e" not in out
+    shown = "\n".join(screen(out, cols=60))
+    assert "[bold red]not markup[/bold red]" in shown
+    assert "[thought] t \\x1b]52;c;ZXZpbA==\\x07\\rX<U+202E>Y" in shown
+
+
+def test_terminal_links_show_their_target():
+    shown = "\n".join(screen(rich([chunk("see [docs](https://evil.example/x)")]), cols=60))
+    assert "https://evil.example/x" in shown
+
+
+def test_terminal_tags_match_the_piped_tags():
+    updates = [thought("why"), chunk("hi"), tool_start(), s.PlanUpdate(entries=[])]
+    shown = [line.rstrip() for line in screen(rich(updates), cols=60) if line.strip()]
+    assert shown == [line for line in plain(updates).splitlines() if line]
+
+
+# -- what updates show ----------------------------------------------------------------
+
+
+def test_notice_compaction_and_tool_name_lines():
+    edge = Edge(terminal=True)
+    line = notice_line("warning", "quota " + EVIL, edge)
+    assert line.stderr and line.text.startswith("[notice] warning: quota \\x1b]52")
+    assert compaction_line("in_progress", edge).text == "[compaction] started"
+    assert compaction_line("failed", edge).text == "[compaction] failed"
+    call = SimpleNamespace(title="Edit a.py", kind="edit", status=None, locations=[], name="fs")
+    assert tool_line(call, "completed", edge).text == "[tool] fs: Edit a.py (edit) completed"
+
+
+def test_describe_ignores_updates_the_transcript_does_not_show():
+    state = SessionState()
+    assert describe(s.CurrentModeUpdate(current_mode_id="code"), state, Edge(False)) == []
+
+
+@pytest.mark.parametrize(
+    ("src", "expected"),
+    [
+        ("one paragraph still open", 0),
+        ("first\n\nsecond", 7),
+        ("first\n\n", 0),
+        ("- a\n\n  still a\n", 0),
+        ("```py\nx\n\ny\n", 0),
+        ("```py\nx\n```\nafter", 12),
+        ("a\n\n```\ncode\n\nmore", 3),
+        ("~~~\n```\n~~~\n", 12),
+    ],
+)
+def test_block_end(src, expected):
+    assert block_end(src) == expected
