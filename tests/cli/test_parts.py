@@ -12,9 +12,9 @@ from acphost.cli._commands import shown_argv, tsv_cell
 from acphost.cli._listing import json_value
 from acphost.cli._main import build_parser, subcommand_at
 from acphost.cli._prepare import check_output_paths
-from acphost.config import AgentSpec
+from acphost.config import AgentSpec, SettingsError, agent_from_command
 from acphost.host import PermissionRequest
-from acphost.launch import UsageProblem, agent_from_command
+from acphost.launch import UsageProblem
 
 
 @pytest.mark.parametrize(
@@ -87,7 +87,7 @@ def test_agent_from_command_splits_like_a_shell():
     spec = agent_from_command("node 'my agent.js' --flag \"a b\"")
     assert spec.argv == ["node", "my agent.js", "--flag", "a b"]
     assert spec.name == "node" and spec.source == "--agent-command"
-    with pytest.raises(UsageProblem, match="empty"):
+    with pytest.raises(SettingsError, match="empty"):
         agent_from_command("   ")
 
 

@@ -34,7 +34,6 @@ __all__ = [
     "DefaultPolicy",
     "HostChoices",
     "UsageProblem",
-    "agent_from_command",
     "build_broker",
     "build_host_config",
     "fail",
@@ -51,7 +50,6 @@ _LAZY = {
     "UsageProblem": "._setup",
     "resolve": "._setup",
     "fail": "._setup",
-    "agent_from_command": "._setup",
     "start_agent": "._setup",
 }
 
@@ -60,7 +58,7 @@ if TYPE_CHECKING:
 
     from ._host import HostChoices, build_host_config
     from ._policy import AskPolicy, DefaultPolicy, build_broker
-    from ._setup import UsageProblem, agent_from_command, fail, resolve, start_agent
+    from ._setup import UsageProblem, fail, resolve, start_agent
 
 
 def __getattr__(name: str) -> Any:

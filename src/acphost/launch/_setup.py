@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 from typing import TYPE_CHECKING, Protocol
 
@@ -12,6 +11,7 @@ from ..config import (
     AgentSpec,
     Settings,
     SettingsError,
+    agent_from_command,
     find_settings,
     load_settings,
     resolve_agent,
@@ -21,7 +21,7 @@ from ..safetext import sanitize
 if TYPE_CHECKING:
     from ..transport import StdioTransport
 
-__all__ = ["AgentChoice", "UsageProblem", "agent_from_command", "fail", "resolve", "start_agent"]
+__all__ = ["AgentChoice", "UsageProblem", "fail", "resolve", "start_agent"]
 
 
 class UsageProblem(Exception):
@@ -37,35 +37,6 @@ class AgentChoice(Protocol):
     agent: str | None
     settings: str | None
     cwd: str | None
-
-
-def agent_from_command(command: str) -> AgentSpec:
-    """The agent of ``--agent-command "CMD ARGS…"``: split as a shell would, run as argv.
-
-    No shell ever runs it: quotes group words, nothing is expanded.
-
-    Args:
-        command: the command line.
-
-    Returns:
-        An agent named after its program, from the source ``--agent-command``.
-
-    Raises:
-        UsageProblem: the line is empty or its quotes do not close.
-
-    """
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise UsageProblem(f"--agent-command: {exc} in {command!r}") from None
-    if not argv:
-        raise UsageProblem("--agent-command: the command is empty")
-    return AgentSpec(
-        name=os.path.basename(argv[0]) or argv[0],
-        command=argv[0],
-        args=tuple(argv[1:]),
-        source="--agent-command",
-    )
 
 
 def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
@@ -87,7 +58,10 @@ def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
     if command is not None:
         if args.agent is not None:
             raise UsageProblem("--agent and --agent-command exclude each other: pick one")
-        return cwd, settings, agent_from_command(command)
+        try:
+            return cwd, settings, agent_from_command(command)
+        except SettingsError as exc:
+            raise UsageProblem(f"--agent-command: {exc}") from None
     if args.agent == DEMO.name and DEMO.name not in settings.agents:
         return cwd, settings, DEMO  # built in: no need to read the registry's presets
     try:
