@@ -123,6 +123,7 @@ class RawClient:
         )
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.invalid: list[tuple[dict[str, Any], list[str]]] = []
+        self.expected_invalid: list[dict[str, Any]] = []  # frames a test sends off-schema on purpose
         self.received: list[dict[str, Any]] = []  # every frame the agent sent, in order
         self.answered: list[dict[str, Any]] = []  # the agent's requests we answered
         self.responses = canned_responses()
@@ -243,8 +244,8 @@ class RawClient:
             capabilities = {
                 "fs": {"readTextFile": True, "writeTextFile": True},
                 "terminal": True,
-                "session": {"configOptions": {"boolean": {}}},
-                "elicitation": {"form": {}},
+                "session": {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}},
+                "elicitation": {"form": {}, "url": {}},
             }
         return self.call(
             "initialize",
@@ -294,3 +295,33 @@ class RawClient:
             if self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait()
+
+
+# -- reading what the agent sent ---------------------------------------------------
+
+
+def texts(updates: list[dict[str, Any]], kind: str = "agent_message_chunk") -> str:
+    """Join the text blocks of the ``kind`` chunks (other content kinds are skipped)."""
+    return "".join(
+        u["content"]["text"]
+        for u in updates
+        if u["sessionUpdate"] == kind and u["content"]["type"] == "text"
+    )
+
+
+def chunks(updates: list[dict[str, Any]], kind: str = "agent_message_chunk") -> list[Any]:
+    """Return the content blocks of the ``kind`` chunks, in order."""
+    return [u["content"] for u in updates if u["sessionUpdate"] == kind]
+
+
+def tool_contents(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        c
+        for u in updates
+        if u["sessionUpdate"] in ("tool_call", "tool_call_update")
+        for c in u.get("content") or []
+    ]
+
+
+def kinds(updates: list[dict[str, Any]]) -> list[str]:
+    return [u["sessionUpdate"] for u in updates]
