@@ -76,8 +76,7 @@ def schema_errors(def_name: str, value: Any) -> list[str]:
     if def_name in DEFS:
         errors += [f"{def_name}: {e.message}" for e in validator(def_name).iter_errors(value)]
     errors += [
-        f"{def_name} (unstable): {e.message}"
-        for e in validator(def_name, True).iter_errors(value)
+        f"{def_name} (unstable): {e.message}" for e in validator(def_name, True).iter_errors(value)
     ]
     return errors
 
@@ -123,7 +122,9 @@ class RawClient:
         )
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.invalid: list[tuple[dict[str, Any], list[str]]] = []
-        self.expected_invalid: list[dict[str, Any]] = []  # frames a test sends off-schema on purpose
+        self.expected_invalid: list[
+            dict[str, Any]
+        ] = []  # frames a test sends off-schema on purpose
         self.received: list[dict[str, Any]] = []  # every frame the agent sent, in order
         self.answered: list[dict[str, Any]] = []  # the agent's requests we answered
         self.responses = canned_responses()

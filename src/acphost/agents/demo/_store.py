@@ -256,13 +256,8 @@ class Store:
                     handle.write(dumps(session.to_json()))
                 os.replace(tmp, path)
             except OSError as exc:
-                self._writable = False
                 _remove(tmp)
-                self._warn(
-                    f"cannot write sessions to {self._dir} ({exc.strerror or exc}); "
-                    "keeping them in memory only",
-                    always=True,
-                )
+                self._broken(f"cannot write {exc.filename or path}: {exc.strerror or exc}")
 
     def _names(self) -> list[str]:
         if self._dir is None:
@@ -272,7 +267,8 @@ class Store:
         except FileNotFoundError:
             return []
         except OSError as exc:
-            self._warn(f"cannot list sessions in {self._dir} ({exc.strerror or exc})")
+            self._broken(f"cannot list it: {exc.strerror or exc}")
+            self._dir = None  # nothing there can be read either
             return []
 
     def _prune(self) -> None:
@@ -305,16 +301,25 @@ class Store:
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
             return Session.from_json(data)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
         except (OSError, DecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
             if not quiet:
                 self._warn(f"ignoring the unreadable session file {path} ({exc})")
             return None
 
-    def _warn(self, message: str, *, always: bool = False) -> None:
+    def _broken(self, reason: str) -> None:
+        # The store as a whole is unusable: say so once, go on in memory.
+        if self._writable:
+            self._warn(
+                f"the session store {self._dir} is not usable ({reason}); "
+                "keeping sessions in memory only"
+            )
+        self._writable = False
+
+    def _warn(self, message: str) -> None:
         # Once per message: a broken file is reported the first time it is met.
-        if message in self._warned and not always:
+        if message in self._warned:
             return
         self._warned.add(message)
         sys.stderr.write(f"acphost-demo: {message}\n")

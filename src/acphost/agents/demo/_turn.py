@@ -193,7 +193,7 @@ class Turn:
         self.update(
             {
                 "sessionUpdate": "usage_update",
-                "used": self.session.tokens + len(self.text) // 4,
+                "used": self.session.tokens,
                 "size": CONTEXT_SIZE,
                 "cost": {"amount": self.session.cost_micros / 1_000_000, "currency": "USD"},
             }
