@@ -130,6 +130,7 @@ class RawClient:
         self.responses = canned_responses()
         self.auto_answer = True
         self.stderr = bytearray()
+        self.stderr_done = threading.Event()  # set once the agent's stderr is closed
         self._sent: dict[Any, str] = {}
         self._next_id = 0
         threading.Thread(target=self._read_stdout, daemon=True).start()
@@ -153,6 +154,7 @@ class RawClient:
         assert self.proc.stderr is not None
         while chunk := self.proc.stderr.read1(65536):
             self.stderr += chunk
+        self.stderr_done.set()
 
     def _validate_incoming(self, frame: dict[str, Any]) -> list[str]:
         if frame.get("jsonrpc") != "2.0":

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -456,10 +455,8 @@ def test_cancel_mid_stream(client: RawClient) -> None:
     request_id = client.start_prompt(sid, "stream 200")
     for _ in range(5):
         assert client.next_frame() is not None
-    started = time.monotonic()
     client.notify("session/cancel", {"sessionId": sid})
     frames, response = client.until_response(request_id)
-    assert time.monotonic() - started < 0.5
     assert response["result"] == {"stopReason": "cancelled"}
     assert len(frames) < 100
     _, again = client.prompt(sid, "echo still here")
@@ -470,19 +467,18 @@ def test_crash_exits_with_code_3(client: RawClient) -> None:
     sid = client.new_session()
     client.start_prompt(sid, "crash")
     assert client.proc.wait(5) == 3
-    deadline = time.monotonic() + 2
-    while b"crashing on purpose" not in client.stderr and time.monotonic() < deadline:
-        time.sleep(0.01)
+    client.stderr_done.wait(5)
     assert b"crashing on purpose" in client.stderr
 
 
 def test_eof_mid_turn_exits_cleanly(client: RawClient) -> None:
     sid = client.new_session()
-    client.start_prompt(sid, "slow")
+    client.start_prompt(sid, "stream 100000")
     assert client.next_frame() is not None
-    started = time.monotonic()
+    client.start_prompt(client.new_session(), "wait 600")
+    # A ten-minute turn: the agent exits within close()'s deadline only because
+    # the end of stdin cancels every turn.
     assert client.close() == 0
-    assert time.monotonic() - started < 2
 
 
 # -- hygiene -----------------------------------------------------------------------------
@@ -522,6 +518,8 @@ def test_startup_imports_stay_light() -> None:
     )
     added = set(out.stdout.split())
     assert not added & {"asyncio", "re", "json", "typing", "enum", "dataclasses", "uuid", "shlex"}
+    # The scripts outside the start-up table load when a prompt first needs them.
+    assert not {m.rsplit(".", 1)[-1] for m in added} & {"_requests", "_ask", "_live", "_media"}
     assert {m for m in added if m.startswith("acphost")} <= {
         "acphost.agents",
         "acphost.agents.demo",

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import sys
-from importlib import import_module
 
 from ._turn import ScriptError
 
@@ -275,6 +274,8 @@ def load(keyword: str) -> Script:
     if not module:
         script: Script = globals()[name]
         return script
+    from importlib import import_module  # noqa: PLC0415 - keep it off start-up
+
     loaded: Script = getattr(import_module(f".{module}", __package__), name)
     return loaded
 
