@@ -486,7 +486,7 @@ def test_eof_mid_turn_exits_cleanly(client: RawClient) -> None:
 
 def test_stdlib_only_and_self_contained() -> None:
     allowed = {"os", "sys", "threading", "time", "_json", "json", "shlex", "__future__"}
-    allowed |= {"importlib", "binascii"}
+    allowed |= {"importlib", "binascii", "traceback"}
     for path in DEMO_DIR.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):

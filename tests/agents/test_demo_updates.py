@@ -36,8 +36,12 @@ def test_tool_calls_carry_names(client: RawClient) -> None:
     asked = next(f for f in client.answered if f["method"] == "session/request_permission")
     assert asked["params"]["toolCall"]["name"] == "Write"
     last = [f for f in client.answered if f["method"] == "session/request_permission"][-1]
-    assert last["params"]["toolCall"]["name"] == "Bash"
-    assert last["params"]["toolCall"]["rawInput"] == {"command": "rm -rf build/"}
+    assert last["params"]["toolCall"] == {
+        "toolCallId": last["params"]["toolCall"]["toolCallId"],
+        "title": "Delete build/ (demo)",
+        "kind": "delete",
+        "name": "Bash",
+    }
 
 
 # -- notices -------------------------------------------------------------------------
@@ -257,7 +261,8 @@ def test_spend_reports_usage_after_every_step(client: RawClient) -> None:
     seen = kinds(updates)
     assert seen == ["agent_message_chunk", "usage_update"] * 3 + ["agent_message_chunk"]
     usage = [u for u in updates if u["sessionUpdate"] == "usage_update"]
-    assert [u["used"] for u in usage] == [1000, 2000, 3000]
+    prompt = len("spend 3") // 4  # the prompt is in the context too
+    assert [u["used"] for u in usage] == [1000 + prompt, 2000 + prompt, 3000 + prompt]
     assert [u["cost"] for u in usage] == [
         {"amount": 0.01, "currency": "USD"},
         {"amount": 0.02, "currency": "USD"},

@@ -20,6 +20,7 @@ from ._store import Store, default_state_dir, iso_now
 from ._turn import MICROS_PER_TOKEN, Cancelled, ScriptError, Turn, available_commands
 from ._wire import (
     AUTH_REQUIRED,
+    INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -325,6 +326,15 @@ class Agent:
             self._finish(turn)
             self.wire.fail(request_id, exc.code, exc.message, exc.data)
             return
+        except Exception as exc:
+            # A bug in a script must not leave the prompt unanswered: report it
+            # on stderr, answer with an internal error, and keep serving.
+            import traceback  # noqa: PLC0415 - the error path only
+
+            traceback.print_exc()
+            self._finish(turn)
+            self.wire.fail(request_id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
+            return
         self._finish(turn)
         result: Json = {"stopReason": stop_reason}
         if turn.usage is not None:
@@ -343,10 +353,13 @@ class Agent:
             session.history.append(
                 {"role": "agent", "messageId": turn.message_id, "text": "".join(turn.reply)}
             )
-            if turn.usage is None:  # a script that reports usage has counted it already
-                added = (len(turn.text) + sum(len(t) for t in turn.reply)) // 4 + 10
-                session.tokens += added
-                session.cost_micros += added * MICROS_PER_TOKEN
+            # The prompt joins the context; so does the reply, unless the script
+            # reported its usage (and counted its tokens) itself.
+            added = len(turn.text) // 4
+            if turn.usage is None:
+                added += sum(len(t) for t in turn.reply) // 4 + 10
+            session.tokens += added
+            session.cost_micros += added * MICROS_PER_TOKEN
             session.updated = iso_now()
             session.turn = None
             if self.store.get(session.id) is session:

@@ -27,14 +27,14 @@ PERMISSION_OPTIONS = [
 _KINDS = {option["optionId"]: option["kind"] for option in PERMISSION_OPTIONS}
 
 
-def _ask(turn: Turn, call: str, kind: str, **described: Any) -> str:
+def _ask(turn: Turn, call: str, action: str, **described: Any) -> str:
     """Ask permission for tool call ``call``; return the option kind or ``"cancelled"``.
 
-    ``described`` repeats the call's fields (``title``, ``name``, ``rawInput``) in
+    ``described`` repeats the call's fields (``title``, ``kind``, ``name``) in
     the request's ``toolCall``, so a client can decide from the request alone. An
-    earlier "always" answer for the same ``kind`` of action is reused.
+    earlier "always" answer for the same ``action`` (a tool kind) is reused.
     """
-    remembered = turn.session.always.get(kind)
+    remembered = turn.session.always.get(action)
     if remembered is not None:
         return "allow_always" if remembered else "reject_always"
     reply = turn.call(
@@ -48,7 +48,7 @@ def _ask(turn: Turn, call: str, kind: str, **described: Any) -> str:
     if outcome.get("outcome") == "selected":
         chosen = _KINDS.get(str(outcome.get("optionId")), "unknown")
         if chosen in ("allow_always", "reject_always"):
-            turn.session.always[kind] = chosen == "allow_always"
+            turn.session.always[action] = chosen == "allow_always"
         return chosen
     turn.check()  # a cancelled outcome usually means the client cancelled the turn
     return "cancelled"
@@ -56,9 +56,8 @@ def _ask(turn: Turn, call: str, kind: str, **described: Any) -> str:
 
 def permission(turn: Turn, arg: str) -> str:
     """Ask for permission with all four option kinds and report the answer."""
-    raw = {"command": "rm -rf build/"}
-    call = turn.tool_call("Delete build/ (demo)", "delete", "Bash", rawInput=raw)
-    chosen = _ask(turn, call, "delete", title="Delete build/ (demo)", name="Bash", rawInput=raw)
+    call = turn.tool_call("Delete build/ (demo)", "delete", "Bash")
+    chosen = _ask(turn, call, "delete", title="Delete build/ (demo)", kind="delete", name="Bash")
     allowed = chosen.startswith("allow")
     turn.tool_update(call, status="completed" if allowed else "failed")
     if chosen == "cancelled":
@@ -109,7 +108,7 @@ def write(turn: Turn, arg: str) -> str:
     call = turn.tool_call(
         f"Writing {path}", "edit", "Write", content=[diff_content], locations=[{"path": path}]
     )
-    chosen = _ask(turn, call, "edit", title=f"Writing {path}", name="Write")
+    chosen = _ask(turn, call, "edit", title=f"Writing {path}", kind="edit", name="Write")
     if not chosen.startswith("allow"):
         turn.tool_update(call, status="failed")
         turn.say(f"Not writing {path}: {chosen}.")

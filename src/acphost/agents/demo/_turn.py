@@ -189,11 +189,15 @@ class Turn:
         self.update(available_commands())
 
     def usage_update(self) -> None:
-        """Send a ``usage_update``: the context window and the session's cost so far."""
+        """Send a ``usage_update``: the context window and the session's cost so far.
+
+        ``used`` counts the session's tokens plus this turn's prompt (a quarter of
+        its characters), which is in the context while the turn runs.
+        """
         self.update(
             {
                 "sessionUpdate": "usage_update",
-                "used": self.session.tokens,
+                "used": self.session.tokens + len(self.text) // 4,
                 "size": CONTEXT_SIZE,
                 "cost": {"amount": self.session.cost_micros / 1_000_000, "currency": "USD"},
             }
