@@ -86,7 +86,7 @@ class Agent:
                 self.receive(line)
         self.wire.log("stdin closed; exiting")
         self.wire.close()
-        for session in self.store.all():
+        for session in self.store.held():
             if session.turn is not None:
                 session.turn.cancel()
         for thread in self.threads:

@@ -213,6 +213,11 @@ class Store:
             self._sessions[session.id] = fresh
             return fresh
 
+    def held(self) -> list[Session]:
+        """Return the sessions this process holds (no disk access)."""
+        with self.lock:
+            return list(self._sessions.values())
+
     def in_memory(self, session_id: str) -> bool:
         """Return whether this process holds the session (``session/status``)."""
         with self.lock:
