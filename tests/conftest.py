@@ -45,6 +45,12 @@ def validate_client_frames(monkeypatch, request):
     assert not errors, "client frames that break the schema:\n" + "\n".join(errors)
 
 
+@pytest.fixture(autouse=True)
+def isolated_state_home(monkeypatch, tmp_path_factory):
+    """Keep the demo agent's sessions (saved in the XDG state home by default) per test."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state-home")))
+
+
 @pytest.fixture
 def demo_argv():
     return list(DEMO)

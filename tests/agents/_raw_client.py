@@ -1,7 +1,7 @@
 """A tiny hand-written ACP client for testing the demo agent over real pipes.
 
 It uses no acphost module: frames are written and read by hand, and every
-frame either side sends is validated against the vendored ACP schema.
+frame either side sends is validated against ACP schema-v1.25.0 (``schema/``).
 Requests from the agent (permission, fs, terminal) get canned answers that a
 test can override per method.
 """
@@ -23,15 +23,21 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_PATH = ROOT / "src" / "acphost" / "schema" / "v1" / "schema.json"
-SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+# The wire shapes of ACP schema-v1.25.0 (stable and unstable), as shipped in the npm
+# package @agentclientprotocol/sdk@2.4.0 (schema/v1/); see schema/README.md.
+SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
+SCHEMA: dict[str, Any] = json.loads((SCHEMA_DIR / "schema.json").read_text(encoding="utf-8"))
+UNSTABLE: dict[str, Any] = json.loads(
+    (SCHEMA_DIR / "schema.unstable.json").read_text(encoding="utf-8")
+)
 DEFS: dict[str, Any] = SCHEMA["$defs"]
+UNSTABLE_DEFS: dict[str, Any] = UNSTABLE["$defs"]
 
 
-def _types(side: str) -> dict[str, dict[str, str]]:
+def _types(defs: dict[str, Any], side: str) -> dict[str, dict[str, str]]:
     """Map each method handled by ``side`` to its Request/Response/Notification def names."""
     table: dict[str, dict[str, str]] = {}
-    for name, definition in DEFS.items():
+    for name, definition in defs.items():
         if definition.get("x-side") != side or "x-method" not in definition:
             continue
         for suffix in ("Request", "Response", "Notification"):
@@ -40,19 +46,39 @@ def _types(side: str) -> dict[str, dict[str, str]]:
     return table
 
 
-AGENT_METHODS = _types("agent")  # client -> agent (initialize, session/prompt, ...)
-CLIENT_METHODS = _types("client")  # agent -> client (session/update, fs/..., ...)
+AGENT_METHODS = _types(DEFS, "agent")  # client -> agent (initialize, session/prompt, ...)
+CLIENT_METHODS = _types(DEFS, "client")  # agent -> client (session/update, fs/..., ...)
+# Methods only schema.unstable.json defines (session/set_title, auth/status, ...).
+UNSTABLE_AGENT_METHODS = {
+    k: v for k, v in _types(UNSTABLE_DEFS, "agent").items() if k not in AGENT_METHODS
+}
+UNSTABLE_CLIENT_METHODS = {
+    k: v for k, v in _types(UNSTABLE_DEFS, "client").items() if k not in CLIENT_METHODS
+}
 
 
 @cache
-def validator(def_name: str) -> Draft202012Validator:
-    """Return a validator for ``#/$defs/<def_name>`` of the ACP schema."""
-    return Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": DEFS})
+def validator(def_name: str, unstable: bool = False) -> Draft202012Validator:
+    """Return a validator for ``#/$defs/<def_name>`` of the stable or unstable schema."""
+    defs = UNSTABLE_DEFS if unstable else DEFS
+    return Draft202012Validator({"$ref": f"#/$defs/{def_name}", "$defs": defs})
 
 
 def schema_errors(def_name: str, value: Any) -> list[str]:
-    """Return the validation errors of ``value`` against ``def_name`` (empty if valid)."""
-    return [f"{def_name}: {e.message}" for e in validator(def_name).iter_errors(value)]
+    """Return the errors of ``value`` against ``def_name`` (empty if valid).
+
+    A value must satisfy the stable schema where it defines ``def_name`` and the
+    unstable schema too: the stable shapes leave unknown fields open, and the
+    unstable schema types the ones it adds (``PromptResponse.usage``,
+    ``SessionInfo.archived``, ...).
+    """
+    errors: list[str] = []
+    if def_name in DEFS:
+        errors += [f"{def_name}: {e.message}" for e in validator(def_name).iter_errors(value)]
+    errors += [
+        f"{def_name} (unstable): {e.message}" for e in validator(def_name, True).iter_errors(value)
+    ]
+    return errors
 
 
 def canned_responses() -> dict[str, Any]:
@@ -70,6 +96,11 @@ def canned_responses() -> dict[str, Any]:
         "terminal/kill": {},
         "elicitation/create": {"action": "accept", "content": {"name": "Ada"}},
     }
+
+
+def agent_method(method: str) -> dict[str, str]:
+    """Return the def names of a method the agent handles, stable or unstable."""
+    return AGENT_METHODS.get(method) or UNSTABLE_AGENT_METHODS.get(method) or {}
 
 
 class RawClient:
@@ -91,11 +122,15 @@ class RawClient:
         )
         self.frames: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.invalid: list[tuple[dict[str, Any], list[str]]] = []
+        self.expected_invalid: list[
+            dict[str, Any]
+        ] = []  # frames a test sends off-schema on purpose
         self.received: list[dict[str, Any]] = []  # every frame the agent sent, in order
         self.answered: list[dict[str, Any]] = []  # the agent's requests we answered
         self.responses = canned_responses()
         self.auto_answer = True
         self.stderr = bytearray()
+        self.stderr_done = threading.Event()  # set once the agent's stderr is closed
         self._sent: dict[Any, str] = {}
         self._next_id = 0
         threading.Thread(target=self._read_stdout, daemon=True).start()
@@ -119,6 +154,7 @@ class RawClient:
         assert self.proc.stderr is not None
         while chunk := self.proc.stderr.read1(65536):
             self.stderr += chunk
+        self.stderr_done.set()
 
     def _validate_incoming(self, frame: dict[str, Any]) -> list[str]:
         if frame.get("jsonrpc") != "2.0":
@@ -126,7 +162,7 @@ class RawClient:
         method = frame.get("method")
         if method is not None:
             kind = "request" if "id" in frame else "notification"
-            name = CLIENT_METHODS.get(method, {}).get(kind)
+            name = {**UNSTABLE_CLIENT_METHODS, **CLIENT_METHODS}.get(method, {}).get(kind)
             if name is None:
                 return [f"agent sent unknown {kind} {method}"]
             return schema_errors(name, frame.get("params"))
@@ -135,7 +171,7 @@ class RawClient:
         sent = self._sent.get(frame.get("id"))
         if sent is None:
             return [f"response to an id we never sent: {frame.get('id')!r}"]
-        return schema_errors(AGENT_METHODS[sent]["response"], frame.get("result"))
+        return schema_errors(agent_method(sent)["response"], frame.get("result"))
 
     def send(self, frame: dict[str, Any]) -> None:
         """Write one raw frame (``jsonrpc`` is added)."""
@@ -146,7 +182,7 @@ class RawClient:
 
     def request(self, method: str, params: dict[str, Any], request_id: Any = None) -> Any:
         """Send a request (validated against the schema first) and return its id."""
-        kind = AGENT_METHODS.get(method, {}).get("request")
+        kind = agent_method(method).get("request")
         if kind is not None:
             assert not schema_errors(kind, params), schema_errors(kind, params)
         if request_id is None:
@@ -178,7 +214,7 @@ class RawClient:
         if reply is None:
             self.send({"id": frame["id"], "error": {"code": -32601, "message": "Method not found"}})
             return
-        name = CLIENT_METHODS[method]["response"]
+        name = {**UNSTABLE_CLIENT_METHODS, **CLIENT_METHODS}[method]["response"]
         assert not schema_errors(name, reply), schema_errors(name, reply)
         self.send({"id": frame["id"], "result": reply})
 
@@ -211,8 +247,8 @@ class RawClient:
             capabilities = {
                 "fs": {"readTextFile": True, "writeTextFile": True},
                 "terminal": True,
-                "session": {"configOptions": {"boolean": {}}},
-                "elicitation": {"form": {}},
+                "session": {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}},
+                "elicitation": {"form": {}, "url": {}},
             }
         return self.call(
             "initialize",
@@ -262,3 +298,33 @@ class RawClient:
             if self.proc.poll() is None:
                 self.proc.kill()
                 self.proc.wait()
+
+
+# -- reading what the agent sent ---------------------------------------------------
+
+
+def texts(updates: list[dict[str, Any]], kind: str = "agent_message_chunk") -> str:
+    """Join the text blocks of the ``kind`` chunks (other content kinds are skipped)."""
+    return "".join(
+        u["content"]["text"]
+        for u in updates
+        if u["sessionUpdate"] == kind and u["content"]["type"] == "text"
+    )
+
+
+def chunks(updates: list[dict[str, Any]], kind: str = "agent_message_chunk") -> list[Any]:
+    """Return the content blocks of the ``kind`` chunks, in order."""
+    return [u["content"] for u in updates if u["sessionUpdate"] == kind]
+
+
+def tool_contents(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        c
+        for u in updates
+        if u["sessionUpdate"] in ("tool_call", "tool_call_update")
+        for c in u.get("content") or []
+    ]
+
+
+def kinds(updates: list[dict[str, Any]]) -> list[str]:
+    return [u["sessionUpdate"] for u in updates]

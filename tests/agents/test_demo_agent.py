@@ -5,62 +5,13 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _raw_client import ROOT, RawClient
+from _raw_client import ROOT, RawClient, kinds, texts, tool_contents
 
 DEMO_DIR = ROOT / "src" / "acphost" / "agents" / "demo"
-
-
-@pytest.fixture
-def make_client() -> Iterator[Any]:
-    clients: list[RawClient] = []
-
-    def make(**env: str) -> RawClient:
-        client = RawClient(env)
-        clients.append(client)
-        return client
-
-    yield make
-    for client in clients:
-        if client.proc.poll() is None:
-            client.close()
-    for client in clients:
-        # Every frame the agent sent validates, except the deliberate unknown variant.
-        invalid = [
-            (frame, errors)
-            for frame, errors in client.invalid
-            if frame.get("params", {}).get("update", {}).get("sessionUpdate") != "future_variant"
-        ]
-        assert not invalid, invalid
-
-
-@pytest.fixture
-def client(make_client: Any) -> RawClient:
-    c: RawClient = make_client()
-    c.initialize()
-    return c
-
-
-def texts(updates: list[dict[str, Any]], kind: str = "agent_message_chunk") -> str:
-    return "".join(u["content"]["text"] for u in updates if u["sessionUpdate"] == kind)
-
-
-def tool_contents(updates: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        c
-        for u in updates
-        if u["sessionUpdate"] in ("tool_call", "tool_call_update")
-        for c in u.get("content") or []
-    ]
-
-
-def kinds(updates: list[dict[str, Any]]) -> list[str]:
-    return [u["sessionUpdate"] for u in updates]
 
 
 # -- initialize, auth, errors -------------------------------------------------------
@@ -73,8 +24,18 @@ def test_initialize_advertises_capabilities(make_client: Any) -> None:
     caps = result["agentCapabilities"]
     assert caps["loadSession"] is True
     assert caps["promptCapabilities"] == {"image": True, "audio": False, "embeddedContext": True}
-    assert set(caps["sessionCapabilities"]) == {"list", "resume", "close", "delete"}
-    assert caps["auth"] == {"logout": {}}
+    # Stable, then the unstable ones where schema.unstable.json puts them.
+    assert set(caps["sessionCapabilities"]) == {
+        "list",
+        "resume",
+        "close",
+        "delete",
+        "fork",
+        "title",
+        "status",
+        "archive",
+    }
+    assert caps["auth"] == {"logout": {}, "status": {}}
     assert [m["id"] for m in result["authMethods"]] == ["demo-login"]
     assert result["agentInfo"]["name"] == "acphost-demo"
 
@@ -212,7 +173,11 @@ def test_persisted_sessions_list_load_resume_close_delete(make_client: Any, tmp_
         second.request("session/load", {"sessionId": ids[0], "cwd": "/work/p0", "mcpServers": []})
     )
     replay = [f["params"]["update"] for f in frames]
-    assert kinds(replay) == ["user_message_chunk", "agent_message_chunk"] * 2
+    # The history, then the title (metadata, not history).
+    assert kinds(replay) == ["user_message_chunk", "agent_message_chunk"] * 2 + [
+        "session_info_update"
+    ]
+    assert replay[-1]["title"] == "My demo"
     assert replay[0]["content"]["text"] == "echo hello there"
     assert replay[1]["content"]["text"] == "hello there"
     assert replay[0]["messageId"] != replay[1]["messageId"]
@@ -490,10 +455,8 @@ def test_cancel_mid_stream(client: RawClient) -> None:
     request_id = client.start_prompt(sid, "stream 200")
     for _ in range(5):
         assert client.next_frame() is not None
-    started = time.monotonic()
     client.notify("session/cancel", {"sessionId": sid})
     frames, response = client.until_response(request_id)
-    assert time.monotonic() - started < 0.5
     assert response["result"] == {"stopReason": "cancelled"}
     assert len(frames) < 100
     _, again = client.prompt(sid, "echo still here")
@@ -504,19 +467,18 @@ def test_crash_exits_with_code_3(client: RawClient) -> None:
     sid = client.new_session()
     client.start_prompt(sid, "crash")
     assert client.proc.wait(5) == 3
-    deadline = time.monotonic() + 2
-    while b"crashing on purpose" not in client.stderr and time.monotonic() < deadline:
-        time.sleep(0.01)
+    client.stderr_done.wait(5)
     assert b"crashing on purpose" in client.stderr
 
 
 def test_eof_mid_turn_exits_cleanly(client: RawClient) -> None:
     sid = client.new_session()
-    client.start_prompt(sid, "slow")
+    client.start_prompt(sid, "stream 100000")
     assert client.next_frame() is not None
-    started = time.monotonic()
+    client.start_prompt(client.new_session(), "wait 600")
+    # A ten-minute turn: the agent exits within close()'s deadline only because
+    # the end of stdin cancels every turn.
     assert client.close() == 0
-    assert time.monotonic() - started < 2
 
 
 # -- hygiene -----------------------------------------------------------------------------
@@ -524,6 +486,7 @@ def test_eof_mid_turn_exits_cleanly(client: RawClient) -> None:
 
 def test_stdlib_only_and_self_contained() -> None:
     allowed = {"os", "sys", "threading", "time", "_json", "json", "shlex", "__future__"}
+    allowed |= {"importlib", "binascii", "traceback"}
     for path in DEMO_DIR.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
@@ -555,12 +518,15 @@ def test_startup_imports_stay_light() -> None:
     )
     added = set(out.stdout.split())
     assert not added & {"asyncio", "re", "json", "typing", "enum", "dataclasses", "uuid", "shlex"}
+    # The scripts outside the start-up table load when a prompt first needs them.
+    assert not {m.rsplit(".", 1)[-1] for m in added} & {"_requests", "_ask", "_live", "_media"}
     assert {m for m in added if m.startswith("acphost")} <= {
         "acphost.agents",
         "acphost.agents.demo",
         "acphost.agents.demo._agent",
         "acphost.agents.demo._codec",
         "acphost.agents.demo._scripts",
+        "acphost.agents.demo._sessions",
         "acphost.agents.demo._store",
         "acphost.agents.demo._turn",
         "acphost.agents.demo._wire",

@@ -66,6 +66,10 @@ class Agent:
         read/write/shell/plan: the scripted tool call for each feature, or
             None when the agent has no such tool; ``na`` gives the reason.
         uses_terminal: the agent runs shell commands through ``terminal/*``.
+        own_tools: the agent reads, writes and runs commands with its own tools
+            (after a permission request): no ``fs/*`` or ``terminal/*`` reach the host.
+        auth_needs_terminal: the agent offers its (terminal) login methods only to
+            clients that advertise ``clientCapabilities.auth.terminal``.
         missing_file_returns_empty: the preset's compatibility option.
 
     """
@@ -78,6 +82,8 @@ class Agent:
     shell: Callable[[str], Step] | None = None
     plan: Callable[[str], Step] | None = None
     uses_terminal: bool = False
+    own_tools: bool = False
+    auth_needs_terminal: bool = False
     read_needs_write: bool = False
     missing_file_returns_empty: bool = False
     scripted: bool = False  # answers without a model (the SDK example)
@@ -121,11 +127,19 @@ class Agent:
         return env
 
     def prepare_home(self, home: Path) -> None:
-        """Settings files that switch off what env vars cannot (usage statistics)."""
+        """Settings files that switch off what env vars cannot (usage statistics).
+
+        Claude Code starts in its `auto` mode (no permission requests) unless
+        ``permissions.defaultMode`` says otherwise: the tests want the host asked.
+        """
         off = {"usageStatisticsEnabled": False, "telemetry": {"enabled": False}}
         for d in (".gemini", ".qwen"):
             (home / d).mkdir(parents=True, exist_ok=True)
             (home / d / "settings.json").write_text(json.dumps({"privacy": off, **off}))
+        (home / ".claude").mkdir(parents=True, exist_ok=True)
+        (home / ".claude" / "settings.json").write_text(
+            json.dumps({"permissions": {"defaultMode": "default"}})
+        )
 
 
 def _todos_claude(item: str) -> Step:
@@ -154,13 +168,21 @@ SDK = Agent(
 
 CLAUDE = Agent(
     name="claude",
-    entry="@zed-industries/claude-code-acp/dist/index.js",
-    read=lambda p: Tool("mcp__acp__Read", {"file_path": p}),
-    write=lambda p, c: Tool("mcp__acp__Write", {"file_path": p, "content": c}),
+    entry="@agentclientprotocol/claude-agent-acp/dist/index.js",
+    read=lambda p: Tool("Read", {"file_path": p}),
+    write=lambda p, c: Tool("Write", {"file_path": p, "content": c}),
     # Claude Code's Bash tool needs a numeric timeout (ms).
-    shell=lambda c: Tool("mcp__acp__Bash", {"command": c, "timeout": 20000}),
+    shell=lambda c: Tool("Bash", {"command": c, "timeout": 20000}),
     plan=_todos_claude,
-    uses_terminal=True,
+    own_tools=True,
+    auth_needs_terminal=True,
+    na={
+        "read": "claude-agent-acp 0.101.0 reads files with its own Read tool, "
+        "never through fs/read_text_file",
+        "jail": "claude-agent-acp 0.101.0 writes with its own tools: only the permission "
+        "request (acphost's policy), not the host's jail, can stop a write outside the "
+        "workspace",
+    },
 )
 
 GEMINI = Agent(

@@ -1,13 +1,17 @@
-"""Install the pinned third-party agents from npm into ``<repo>/.cache/interop``.
+"""Install the pinned third-party agents from npm under ``<repo>/.cache/interop``.
 
-Idempotent: nothing is fetched when every pinned version is already there.
-Used by ``tests/interop/conftest.py`` (session fixture) and by
-``.ci/interop-setup`` (``python -m tests.interop.install``), so CI logs show
-the install step on its own.
+Each set of pins gets its own directory, ``.cache/interop/pins-<hash>`` (the
+hash of the pin list), so installs for different pins live side by side: a
+checkout that moves its pins never disturbs another checkout that shares the
+cache, and nothing installed is ever deleted here. Idempotent: nothing is
+fetched when every pinned version is already there. Used by
+``tests/interop/conftest.py`` (session fixture) and by ``.ci/interop-setup``
+(``python -m tests.interop.install``), so CI logs show the install step on its own.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -15,7 +19,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-ROOT = REPO / ".cache" / "interop"
+CACHE = REPO / ".cache" / "interop"
 PACKAGES_FILE = Path(__file__).with_name("packages.txt")
 INSTALL_TIMEOUT = 900
 
@@ -27,6 +31,15 @@ class Unavailable(Exception):
 def pinned() -> list[str]:
     lines = PACKAGES_FILE.read_text().splitlines()
     return [x.strip() for x in lines if x.strip() and not x.startswith("#")]
+
+
+def install_root(pins: list[str] | None = None) -> Path:
+    """The directory for one set of pins: ``.cache/interop/pins-<hash>``."""
+    key = "\n".join(sorted(pinned() if pins is None else pins))
+    return CACHE / f"pins-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+
+
+ROOT = install_root()
 
 
 def _split(spec: str) -> tuple[str, str]:

@@ -3,7 +3,8 @@
 The main thread reads stdin line by line and handles every frame in order.
 Methods other than ``session/prompt`` are answered at once; a prompt runs its
 script in a turn thread, so ``session/cancel`` is seen while it streams.
-Wire names and shapes follow ``acphost/schema/v1/schema.json`` (v1.21.0).
+Wire names and shapes follow ACP schema-v1.25.0 (``schema.json``, and
+``schema.unstable.json`` for the unstable methods it answers when called).
 """
 
 from __future__ import annotations
@@ -14,9 +15,20 @@ import threading
 
 from ._codec import DecodeError, loads
 from ._scripts import choose
-from ._store import MODELS, MODES, Store, iso_now
-from ._turn import Cancelled, ScriptError, Turn, available_commands
-from ._wire import Wire
+from ._sessions import ANSWERED, HANDLERS
+from ._store import Store, default_state_dir, iso_now
+from ._turn import MICROS_PER_TOKEN, Cancelled, ScriptError, Turn, available_commands
+from ._wire import (
+    AUTH_REQUIRED,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    NOT_FOUND,
+    PARSE_ERROR,
+    RpcError,
+    Wire,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,29 +38,11 @@ if TYPE_CHECKING:
     from ._store import Session
 
     Json = dict[str, Any]
+    Handler = Callable[["Agent", object, Json], object]
 
 PROTOCOL_VERSION = 1
 VERSION = "0.1.0"
 AUTH_METHOD = "demo-login"
-
-# JSON-RPC and ACP error codes (schema `ErrorCode`).
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-AUTH_REQUIRED = -32000
-NOT_FOUND = -32002
-
-_ANSWERED = object()  # a handler that already sent its response returns this
-
-
-class RpcError(Exception):
-    """Answer the current request with this JSON-RPC error."""
-
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def _flag(env: dict[str, str], name: str) -> bool:
@@ -58,28 +52,27 @@ def _flag(env: dict[str, str], name: str) -> bool:
 class Agent:
     """The demo agent's state: client capabilities, auth, sessions and turns."""
 
-    def __init__(self, wire: Wire, env: dict[str, str]) -> None:
+    def __init__(self, wire: Wire, env: dict[str, str], state_dir: str | None) -> None:
         self.wire = wire
-        self.store = Store(env.get("ACPHOST_DEMO_STATE_DIR") or None, env.get("ACPHOST_DEMO_SEED"))
+        self.store = Store(
+            state_dir,
+            env.get("ACPHOST_DEMO_SEED"),
+            max(1, int(env.get("ACPHOST_DEMO_MAX_SESSIONS") or 200)),
+        )
         self.require_auth = _flag(env, "ACPHOST_DEMO_REQUIRE_AUTH")
         self.page_size = max(1, int(env.get("ACPHOST_DEMO_PAGE_SIZE") or 2))
         self.step = float(env.get("ACPHOST_DEMO_STEP") or 0.05)
         self.authenticated = False
+        self.auth_reported: str | None = None  # the state last sent by auth/status(_update)
         self.client: Json = {}
         self.threads: list[threading.Thread] = []
-        self.handlers: dict[str, Callable[[object, Json], object]] = {
-            "initialize": self.initialize,
-            "authenticate": self.authenticate,
-            "logout": self.logout,
-            "session/new": self.session_new,
-            "session/load": self.session_load,
-            "session/list": self.session_list,
-            "session/resume": self.session_resume,
-            "session/close": self.session_close,
-            "session/delete": self.session_delete,
-            "session/set_mode": self.set_mode,
-            "session/set_config_option": self.set_config_option,
-            "session/prompt": self.prompt,
+        self.handlers: dict[str, Handler] = {
+            "initialize": Agent.initialize,
+            "authenticate": Agent.authenticate,
+            "logout": Agent.logout,
+            "auth/status": Agent.auth_status,
+            "session/prompt": Agent.prompt,
+            **HANDLERS,
         }
 
     # -- the read loop --------------------------------------------------------
@@ -93,7 +86,7 @@ class Agent:
                 self.receive(line)
         self.wire.log("stdin closed; exiting")
         self.wire.close()
-        for session in self.store.all():
+        for session in self.store.held():
             if session.turn is not None:
                 session.turn.cancel()
         for thread in self.threads:
@@ -105,7 +98,7 @@ class Agent:
         try:
             message = loads(line)
         except DecodeError as exc:
-            self.wire.fail(None, -32700, f"Parse error: {exc}")
+            self.wire.fail(None, PARSE_ERROR, f"Parse error: {exc}")
             return
         if not isinstance(message, dict):
             self.wire.fail(None, INVALID_REQUEST, "Invalid request: not a JSON object")
@@ -131,7 +124,7 @@ class Agent:
         try:
             if not isinstance(params, dict):
                 raise RpcError(INVALID_PARAMS, "Invalid params: params must be an object")
-            result = handler(request_id, params)
+            result = handler(self, request_id, params)
         except RpcError as exc:
             self.wire.fail(request_id, exc.code, exc.message)
             return
@@ -148,14 +141,22 @@ class Agent:
         # `$/cancel_request`: "free to ignore" (schema, CancelRequestNotification);
         # requests here are answered at once, and prompts are cancelled by session/cancel.
 
-    # -- helpers ----------------------------------------------------------------
+    # -- helpers for the method handlers ------------------------------------------
 
-    def _check_auth(self) -> None:
+    def check_auth(self) -> None:
+        """Raise the ACP ``auth_required`` error until the client has logged in, if required."""
         if self.require_auth and not self.authenticated:
             raise RpcError(AUTH_REQUIRED, "Authentication required: call authenticate(demo-login)")
 
-    def _session(self, params: Json, *, open_only: bool = True) -> Session:
-        self._check_auth()
+    def session(self, params: Json, *, open_only: bool = True) -> Session:
+        """Return the session named by ``params["sessionId"]``.
+
+        Raises:
+            RpcError: Not logged in (when required), a bad id, an unknown session
+                (-32002), or a closed one when ``open_only``.
+
+        """
+        self.check_auth()
         session_id = params.get("sessionId")
         if not isinstance(session_id, str):
             raise RpcError(INVALID_PARAMS, "Invalid params: sessionId must be a string")
@@ -166,56 +167,27 @@ class Agent:
             raise RpcError(NOT_FOUND, f"Session {session_id} is closed: load or resume it first")
         return session
 
-    @staticmethod
-    def _cwd(params: Json) -> str:
-        cwd = params.get("cwd")
-        if not isinstance(cwd, str) or not os.path.isabs(cwd):
-            raise RpcError(INVALID_PARAMS, "Invalid params: cwd must be an absolute path")
-        return cwd
+    def client_session_cap(self, name: str, sub: str | None = None) -> bool:
+        """Return whether the client advertised ``clientCapabilities.session.<name>[.<sub>]``.
 
-    def _bool_options(self) -> bool:
-        # Boolean config options only for clients that opt in (schema,
-        # SessionConfigOptionsCapabilities.boolean).
+        An object means yes; omitted or ``null`` means no (schema, ClientSessionCapabilities).
+        """
         session = self.client.get("session")
-        options = session.get("configOptions") if isinstance(session, dict) else None
-        return isinstance(options, dict) and isinstance(options.get("boolean"), dict)
+        value = session.get(name) if isinstance(session, dict) else None
+        if sub is not None:
+            value = value.get(sub) if isinstance(value, dict) else None
+        return isinstance(value, dict)
 
-    def _state(self, session: Session) -> Json:
-        modes = [{"id": i, "name": n, "description": d} for i, n, d in MODES]
-        config: list[Json] = [
-            {
-                "id": "model",
-                "name": "Model",
-                "category": "model",
-                "type": "select",
-                "currentValue": session.model,
-                "options": [{"value": value, "name": name} for value, name in MODELS],
-            }
-        ]
-        if self._bool_options():
-            config.append(
-                {
-                    "id": "verbose",
-                    "name": "Verbose",
-                    "type": "boolean",
-                    "currentValue": session.verbose,
-                }
-            )
-        return {
-            "modes": {"currentModeId": session.mode, "availableModes": modes},
-            "configOptions": config,
-        }
+    def send_update(self, session: Session, update: Json) -> None:
+        """Send one ``session/update`` notification for ``session``."""
+        self.wire.notify("session/update", {"sessionId": session.id, "update": update})
 
-    def _after(self, request_id: object, result: Json, session: Session) -> object:
-        # The commands update follows the response: only then does the client
-        # know the session id it belongs to.
-        self.wire.respond(request_id, result)
-        self.wire.notify(
-            "session/update", {"sessionId": session.id, "update": available_commands()}
-        )
-        return _ANSWERED
+    @staticmethod
+    def commands_update() -> Json:
+        """Return the ``available_commands_update`` every session gets."""
+        return available_commands()
 
-    # -- methods ----------------------------------------------------------------
+    # -- initialization and authentication ------------------------------------------
 
     def initialize(self, request_id: object, params: Json) -> Json:
         """``initialize``: always answer version 1, the only one this agent speaks."""
@@ -229,8 +201,20 @@ class Agent:
                 "loadSession": True,
                 "promptCapabilities": {"image": True, "audio": False, "embeddedContext": True},
                 "mcpCapabilities": {"http": False, "sse": False},
-                "sessionCapabilities": {"list": {}, "resume": {}, "close": {}, "delete": {}},
-                "auth": {"logout": {}},
+                # list/resume/close/delete are stable; fork/title/status/archive
+                # are where schema.unstable.json puts its session methods.
+                "sessionCapabilities": {
+                    "list": {},
+                    "resume": {},
+                    "close": {},
+                    "delete": {},
+                    "fork": {},
+                    "title": {},
+                    "status": {},
+                    "archive": {},
+                },
+                # `status` (auth/status) is unstable; `logout` is stable.
+                "auth": {"logout": {}, "status": {}},
             },
             "authMethods": [
                 {
@@ -246,118 +230,52 @@ class Agent:
             },
         }
 
-    def authenticate(self, request_id: object, params: Json) -> Json:
+    def authenticate(self, request_id: object, params: Json) -> object:
         """``authenticate``: only ``demo-login`` exists."""
         if params.get("methodId") != AUTH_METHOD:
             raise RpcError(
                 INVALID_PARAMS, f"Invalid params: unknown auth method {params.get('methodId')!r}"
             )
         self.authenticated = True
-        return {}
+        self.wire.respond(request_id, {})
+        self._auth_changed()
+        return ANSWERED
 
-    def logout(self, request_id: object, params: Json) -> Json:
+    def logout(self, request_id: object, params: Json) -> object:
         """``logout`` (advertised as ``agentCapabilities.auth.logout``)."""
         self.authenticated = False
-        return {}
+        self.wire.respond(request_id, {})
+        self._auth_changed()
+        return ANSWERED
 
-    def session_new(self, request_id: object, params: Json) -> object:
-        """``session/new``: a fresh session in mode ``ask`` with model ``demo-fast``."""
-        self._check_auth()
-        session = self.store.create(self._cwd(params))
-        return self._after(request_id, {"sessionId": session.id, **self._state(session)}, session)
+    def _auth_state(self) -> Json:
+        if self.authenticated:
+            account = {"label": "Demo account", "name": "demo", "active": True}
+            return {"state": "authenticated", "accounts": [account]}
+        return {"state": "unauthenticated" if self.require_auth else "not_required"}
 
-    def session_load(self, request_id: object, params: Json) -> object:
-        """``session/load``: replay the history as message chunks, then answer."""
-        cwd = self._cwd(params)
-        session = self._session(params, open_only=False)
-        for entry in session.history:
-            kind = "user_message_chunk" if entry.get("role") == "user" else "agent_message_chunk"
-            update = {
-                "sessionUpdate": kind,
-                "content": {"type": "text", "text": str(entry.get("text", ""))},
-                "messageId": str(entry.get("messageId")),
-            }
-            self.wire.notify("session/update", {"sessionId": session.id, "update": update})
-        session.cwd, session.open = cwd, True
-        return self._after(request_id, self._state(session), session)
+    def auth_status(self, request_id: object, params: Json) -> Json:
+        """``auth/status`` (unstable): the login state; never ``auth_required`` (-32000)."""
+        state = self._auth_state()
+        self.auth_reported = str(state["state"])
+        return state
 
-    def session_resume(self, request_id: object, params: Json) -> object:
-        """``session/resume``: reopen a session without replaying its history."""
-        cwd = self._cwd(params)
-        session = self._session(params, open_only=False)
-        session.cwd, session.open = cwd, True
-        return self._after(request_id, self._state(session), session)
+    def _auth_changed(self) -> None:
+        # auth/status_update (unstable) goes only to a client that has called
+        # auth/status, and only when the state differs from the last one sent
+        # (schema.unstable.json, AuthStatusUpdateNotification).
+        if self.auth_reported is None:
+            return
+        state = self._auth_state()
+        if state["state"] != self.auth_reported:
+            self.auth_reported = str(state["state"])
+            self.wire.notify("auth/status_update", state)
 
-    def session_list(self, request_id: object, params: Json) -> Json:
-        """``session/list``: oldest first, ``page_size`` per page, opaque ``nextCursor``."""
-        self._check_auth()
-        cwd, cursor = params.get("cwd"), params.get("cursor")
-        if cwd is not None and not isinstance(cwd, str):
-            raise RpcError(INVALID_PARAMS, "Invalid params: cwd must be a string")
-        start = 0
-        if cursor is not None:
-            if not (
-                isinstance(cursor, str) and cursor.startswith("demo:") and cursor[5:].isdigit()
-            ):
-                raise RpcError(INVALID_PARAMS, f"Invalid params: bad cursor {cursor!r}")
-            start = int(cursor[5:])
-        sessions = [s for s in self.store.all() if cwd is None or s.cwd == cwd]
-        end = start + self.page_size
-        result: Json = {"sessions": [s.info() for s in sessions[start:end]]}
-        if end < len(sessions):
-            result["nextCursor"] = f"demo:{end}"
-        return result
-
-    def session_close(self, request_id: object, params: Json) -> Json:
-        """``session/close``: cancel its turn and mark it closed (it stays loadable)."""
-        session = self._session(params, open_only=False)
-        if session.turn is not None:
-            session.turn.cancel()
-        session.open = False
-        return {}
-
-    def session_delete(self, request_id: object, params: Json) -> Json:
-        """``session/delete``: cancel its turn and forget it, file included."""
-        session = self._session(params, open_only=False)
-        if session.turn is not None:
-            session.turn.cancel()
-        self.store.delete(session.id)
-        return {}
-
-    def set_mode(self, request_id: object, params: Json) -> Json:
-        """``session/set_mode``: send ``current_mode_update`` before the answer."""
-        session = self._session(params)
-        mode = params.get("modeId")
-        if mode not in [m[0] for m in MODES]:
-            raise RpcError(INVALID_PARAMS, f"Invalid params: unknown mode {mode!r}")
-        session.mode = str(mode)
-        self._changed(session, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
-        return {}
-
-    def set_config_option(self, request_id: object, params: Json) -> Json:
-        """``session/set_config_option``: answer the full option list."""
-        session = self._session(params)
-        config_id, value = params.get("configId"), params.get("value")
-        if config_id == "model" and value in [m[0] for m in MODELS]:
-            session.model = str(value)
-        elif config_id == "verbose" and self._bool_options() and isinstance(value, bool):
-            session.verbose = value
-        else:
-            raise RpcError(INVALID_PARAMS, f"Invalid params: bad option {config_id!r} = {value!r}")
-        options = self._state(session)["configOptions"]
-        self._changed(session, {"sessionUpdate": "config_option_update", "configOptions": options})
-        return {"configOptions": options}
-
-    def _changed(self, session: Session, update: Json) -> None:
-        # The update goes before the response, so a client that reads frames in
-        # order already holds the new state when its request returns.
-        session.updated = iso_now()
-        self.store.save(session)
-        self.wire.notify("session/update", {"sessionId": session.id, "update": update})
+    # -- prompt turns -----------------------------------------------------------------
 
     def prompt(self, request_id: object, params: Json) -> object:
         """``session/prompt``: start the turn thread; it sends the answer."""
-        session = self._session(params)
+        session = self.session(params)
         blocks = params.get("prompt")
         if not isinstance(blocks, list):
             raise RpcError(INVALID_PARAMS, "Invalid params: prompt must be an array")
@@ -396,7 +314,7 @@ class Agent:
         self.threads = [t for t in self.threads if t.is_alive()]
         self.threads.append(thread)
         thread.start()
-        return _ANSWERED
+        return ANSWERED
 
     def _run_turn(self, request_id: object, turn: Turn) -> None:
         script, rest = choose(turn.text)
@@ -408,8 +326,22 @@ class Agent:
             self._finish(turn)
             self.wire.fail(request_id, exc.code, exc.message, exc.data)
             return
+        except Exception as exc:
+            # A bug in a script must not leave the prompt unanswered: report it
+            # on stderr, answer with an internal error, and keep serving.
+            import traceback  # noqa: PLC0415 - the error path only
+
+            traceback.print_exc()
+            self._finish(turn)
+            self.wire.fail(request_id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
+            return
         self._finish(turn)
-        self.wire.respond(request_id, {"stopReason": stop_reason})
+        result: Json = {"stopReason": stop_reason}
+        if turn.usage is not None:
+            # PromptResponse.usage: token usage for this turn (schema.unstable.json;
+            # the stable PromptResponse leaves extra fields open).
+            result["usage"] = turn.usage
+        self.wire.respond(request_id, result)
 
     def _finish(self, turn: Turn) -> None:
         session = turn.session
@@ -417,21 +349,58 @@ class Agent:
             session.history.append(
                 {"role": "user", "messageId": turn.user_message_id, "text": turn.text}
             )
+            session.history.extend(turn.events)
             session.history.append(
                 {"role": "agent", "messageId": turn.message_id, "text": "".join(turn.reply)}
             )
-            session.tokens += (len(turn.text) + sum(len(t) for t in turn.reply)) // 4 + 10
+            # The prompt joins the context; so does the reply, unless the script
+            # reported its usage (and counted its tokens) itself.
+            added = len(turn.text) // 4
+            if turn.usage is None:
+                added += sum(len(t) for t in turn.reply) // 4 + 10
+            session.tokens += added
+            session.cost_micros += added * MICROS_PER_TOKEN
             session.updated = iso_now()
             session.turn = None
             if self.store.get(session.id) is session:
                 self.store.save(session)
 
 
-def main() -> int:
+USAGE = """usage: python -m acphost.agents.demo [--memory | --state-dir DIR]
+
+The acphost demo agent: a scripted ACP agent on stdin/stdout (no model, no network).
+Sessions persist in $XDG_STATE_HOME/acphost/demo (default ~/.local/state/acphost/demo).
+
+  --memory         keep sessions in memory only (also ACPHOST_DEMO_MEMORY=1)
+  --state-dir DIR  keep sessions in DIR (also ACPHOST_DEMO_STATE_DIR)
+  --version        print the version and exit
+  -h, --help       print this help and exit
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
     """Run the demo agent on this process's stdin and stdout; return the exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    if "-h" in args or "--help" in args:
+        sys.stdout.write(USAGE)
+        return 0
+    if "--version" in args:
+        sys.stdout.write(f"acphost-demo {VERSION}\n")
+        return 0
+    rest = list(args)
+    if "--state-dir" in rest:
+        index = rest.index("--state-dir")
+        if index + 1 >= len(rest) or not rest[index + 1]:
+            sys.stderr.write("acphost-demo: --state-dir needs a directory\n" + USAGE)
+            return 2
+        del rest[index : index + 2]
+    rest = [a for a in rest if a != "--memory"]
+    if rest:
+        sys.stderr.write(f"acphost-demo: unknown argument {rest[0]!r}\n" + USAGE)
+        return 2
     env = dict(os.environ)
     wire = Wire(sys.stdout.buffer, debug=_flag(env, "ACPHOST_DEMO_DEBUG"))
     try:
-        return Agent(wire, env).run(sys.stdin.buffer)
+        return Agent(wire, env, default_state_dir(env, args)).run(sys.stdin.buffer)
     except KeyboardInterrupt:
         return 130

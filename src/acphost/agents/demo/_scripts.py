@@ -3,6 +3,10 @@
 Each script takes the :class:`~._turn.Turn` and the rest of the prompt text, streams
 its updates, and returns the ``stopReason``. Cancellation unwinds as
 :class:`~._turn.Cancelled`; :class:`~._turn.ScriptError` turns into a JSON-RPC error.
+
+The scripts here are loaded at start-up; the others live in their own modules
+(``_requests``, ``_ask``, ``_live``, ``_media``), imported the first time a
+prompt names one of their keywords, so start-up pays only for this table.
 """
 
 from __future__ import annotations
@@ -19,14 +23,6 @@ if TYPE_CHECKING:
     from ._turn import Turn
 
     Script = Callable[[Turn, str], str]
-
-PERMISSION_OPTIONS = [
-    {"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
-    {"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
-    {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
-    {"optionId": "reject-always", "name": "Always reject", "kind": "reject_always"},
-]
-_KINDS = {option["optionId"]: option["kind"] for option in PERMISSION_OPTIONS}
 
 
 def _count(arg: str, default: int) -> int:
@@ -64,7 +60,7 @@ def plan(turn: Turn, arg: str) -> str:
 def tool(turn: Turn, arg: str) -> str:
     """Run a pretend search tool: pending → in_progress → completed."""
     path = os.path.join(turn.session.cwd, "README.md")
-    call = turn.tool_call("Searching for TODO", "search", rawInput={"pattern": "TODO"})
+    call = turn.tool_call("Searching for TODO", "search", "Search", rawInput={"pattern": "TODO"})
     turn.pause()
     turn.tool_update(call, status="in_progress", locations=[{"path": path}])
     turn.pause()
@@ -89,7 +85,7 @@ def _diff_call(turn: Turn) -> None:
         "oldText": 'print("hello")\n',
         "newText": 'print("hello, world")\n',
     }
-    call = turn.tool_call("Editing hello.py", "edit", locations=[{"path": path, "line": 1}])
+    call = turn.tool_call("Editing hello.py", "edit", "Edit", locations=[{"path": path, "line": 1}])
     turn.pause()
     turn.tool_update(call, status="in_progress", content=[diff])
     turn.pause()
@@ -103,180 +99,6 @@ def diff(turn: Turn, arg: str) -> str:
     return "end_turn"
 
 
-def _ask(turn: Turn, call: str, kind: str) -> str:
-    """Ask permission for tool call ``call``; return the option kind or ``"cancelled"``.
-
-    An earlier "always" answer for the same ``kind`` of action is reused.
-    """
-    remembered = turn.session.always.get(kind)
-    if remembered is not None:
-        return "allow_always" if remembered else "reject_always"
-    reply = turn.call(
-        "session/request_permission",
-        {"toolCall": {"toolCallId": call}, "options": PERMISSION_OPTIONS},
-        string_id=True,
-    )
-    if reply.error is not None:
-        raise ScriptError(-32603, f"permission request failed: {reply.error.get('message')}")
-    outcome = reply.result.get("outcome", {}) if isinstance(reply.result, dict) else {}
-    if outcome.get("outcome") == "selected":
-        chosen = _KINDS.get(str(outcome.get("optionId")), "unknown")
-        if chosen in ("allow_always", "reject_always"):
-            turn.session.always[kind] = chosen == "allow_always"
-        return chosen
-    turn.check()  # a cancelled outcome usually means the client cancelled the turn
-    return "cancelled"
-
-
-def permission(turn: Turn, arg: str) -> str:
-    """Ask for permission with all four option kinds and report the answer."""
-    call = turn.tool_call("Delete build/ (demo)", "delete")
-    chosen = _ask(turn, call, "delete")
-    allowed = chosen.startswith("allow")
-    turn.tool_update(call, status="completed" if allowed else "failed")
-    if chosen == "cancelled":
-        turn.say("The permission request was cancelled.")
-    else:
-        turn.say(f"You chose {chosen}.")
-    return "end_turn"
-
-
-def read(turn: Turn, arg: str) -> str:
-    """Read a file through the client (``fs/read_text_file``)."""
-    path = arg.strip()
-    if not turn.can("readTextFile"):
-        turn.say("The client did not advertise fs.readTextFile, so I cannot read files.")
-        return "end_turn"
-    if not os.path.isabs(path):
-        turn.say("Usage: `read <absolute path>`")
-        return "end_turn"
-    call = turn.tool_call(f"Reading {path}", "read", locations=[{"path": path}])
-    reply = turn.call("fs/read_text_file", {"path": path})
-    if reply.error is not None or not isinstance(reply.result, dict):
-        message = (reply.error or {}).get("message", "bad result")
-        turn.tool_update(call, status="failed")
-        turn.say(f"Reading failed: {message} (code {(reply.error or {}).get('code')}).")
-        return "end_turn"
-    content = str(reply.result.get("content", ""))
-    first = content.split("\n", 1)[0]
-    turn.tool_update(
-        call,
-        status="completed",
-        content=[{"type": "content", "content": {"type": "text", "text": content[:200]}}],
-    )
-    turn.say(f"Read {len(content)} characters; first line: {first!r}.")
-    return "end_turn"
-
-
-def write(turn: Turn, arg: str) -> str:
-    """Ask permission, then write a file through the client (``fs/write_text_file``)."""
-    path, _, text = arg.strip().partition(" ")
-    if not turn.can("writeTextFile"):
-        turn.say("The client did not advertise fs.writeTextFile, so I cannot write files.")
-        return "end_turn"
-    if not os.path.isabs(path):
-        turn.say("Usage: `write <absolute path> <text>`")
-        return "end_turn"
-    text = text or "Hello from the acphost demo agent.\n"
-    diff_content = {"type": "diff", "path": path, "oldText": None, "newText": text}
-    call = turn.tool_call(
-        f"Writing {path}", "edit", content=[diff_content], locations=[{"path": path}]
-    )
-    chosen = _ask(turn, call, "edit")
-    if not chosen.startswith("allow"):
-        turn.tool_update(call, status="failed")
-        turn.say(f"Not writing {path}: {chosen}.")
-        return "end_turn"
-    turn.tool_update(call, status="in_progress")
-    reply = turn.call("fs/write_text_file", {"path": path, "content": text})
-    if reply.error is not None:
-        turn.tool_update(call, status="failed")
-        error = reply.error
-        turn.say(f"Writing failed: {error.get('message')} (code {error.get('code')}).")
-        return "end_turn"
-    turn.tool_update(call, status="completed")
-    turn.say(f"Wrote {len(text)} characters to {path}.")
-    return "end_turn"
-
-
-def terminal(turn: Turn, arg: str) -> str:
-    """Run a command in a client terminal: create, output, wait, output, release."""
-    if not turn.can("terminal"):
-        turn.say("The client did not advertise terminal support, so I cannot run commands.")
-        return "end_turn"
-    import shlex  # noqa: PLC0415 - only this script needs it; keep it off start-up
-
-    try:
-        words = shlex.split(arg)
-    except ValueError as exc:
-        raise ScriptError(-32602, f"cannot parse the command: {exc}") from None
-    if not words:
-        turn.say("Usage: `terminal <command> [args...]`")
-        return "end_turn"
-    call = turn.tool_call(f"Running {arg.strip()}", "execute", rawInput={"command": words})
-    created = turn.call(
-        "terminal/create",
-        {"command": words[0], "args": words[1:], "cwd": turn.session.cwd, "outputByteLimit": 65536},
-    )
-    if created.error is not None or not isinstance(created.result, dict):
-        turn.tool_update(call, status="failed")
-        turn.say(f"Could not start the command: {(created.error or {}).get('message')}.")
-        return "end_turn"
-    terminal_id = str(created.result.get("terminalId"))
-    ref = {"terminalId": terminal_id}
-    try:
-        turn.tool_update(
-            call, status="in_progress", content=[{"type": "terminal", "terminalId": terminal_id}]
-        )
-        turn.call("terminal/output", ref)
-        exited = turn.call("terminal/wait_for_exit", ref)
-        output = turn.call("terminal/output", ref)
-    except BaseException:
-        # Cancelled (or worse) while the command ran: kill it, then free the terminal.
-        turn.call_after_cancel("terminal/kill", ref)
-        turn.call_after_cancel("terminal/release", ref)
-        raise
-    code = (exited.result or {}).get("exitCode") if isinstance(exited.result, dict) else None
-    result = output.result if isinstance(output.result, dict) else {}
-    text = str(result.get("output", ""))
-    turn.tool_update(call, status="completed" if code == 0 else "failed")
-    turn.call("terminal/release", ref)
-    turn.say(f"The command exited with code {code}; it printed {len(text)} characters.")
-    if text:
-        turn.say("\n\n```\n" + text[-2000:] + "\n```")
-    return "end_turn"
-
-
-def elicit(turn: Turn, arg: str) -> str:
-    """Ask the user for their name with a form (``elicitation/create``)."""
-    capability = turn.client.get("elicitation")
-    if not (isinstance(capability, dict) and isinstance(capability.get("form"), dict)):
-        turn.say("The client did not advertise elicitation.form, so I cannot ask.")
-        return "end_turn"
-    reply = turn.call(
-        "elicitation/create",
-        {
-            "mode": "form",
-            "message": "What should the demo agent call you?",
-            "requestedSchema": {
-                "type": "object",
-                "properties": {"name": {"type": "string", "title": "Your name", "minLength": 1}},
-                "required": ["name"],
-            },
-        },
-        string_id=True,
-    )
-    result = reply.result if isinstance(reply.result, dict) else {}
-    if reply.error is not None:
-        turn.say(f"The elicitation failed: {reply.error.get('message')}.")
-    elif result.get("action") == "accept":
-        content = result.get("content") or {}
-        turn.say(f"Nice to meet you, {content.get('name', 'stranger')}.")
-    else:
-        turn.say(f"No name given ({result.get('action')}).")
-    return "end_turn"
-
-
 def commands(turn: Turn, arg: str) -> str:
     """Send an ``available_commands_update``."""
     turn.commands()
@@ -286,7 +108,7 @@ def commands(turn: Turn, arg: str) -> str:
 
 def usage(turn: Turn, arg: str) -> str:
     """Send a ``usage_update``."""
-    turn.usage()
+    turn.usage_update()
     turn.say("Sent a usage update.")
     return "end_turn"
 
@@ -375,8 +197,8 @@ def limit(turn: Turn, arg: str) -> str:
 def help_(turn: Turn, arg: str) -> str:
     """List the keywords."""
     lines = [
-        f"- `{name}`: {(func.__doc__ or '').splitlines()[0].replace('``', '`')}"
-        for name, func in KEYWORDS.items()
+        f"- `{name}`: {(load(name).__doc__ or '').splitlines()[0].replace('``', '`')}"
+        for name in KEYWORDS
     ]
     turn.say("The demo agent knows these keywords (first word of the prompt):\n")
     turn.say("\n".join(lines) + "\n\nAnything else runs the tour.")
@@ -402,43 +224,67 @@ def tour(turn: Turn, arg: str) -> str:
         turn.say("\nYou attached: " + "; ".join(turn.attachments) + "\n")
     turn.say("\nTry `help` for the keywords, or `/` to see the slash commands.\n")
     turn.commands()
-    turn.usage()
+    turn.usage_update()
     turn.plan(entries, 3)
     return "end_turn"
 
 
-KEYWORDS: dict[str, Script] = {
-    "echo": echo,
-    "think": think,
-    "plan": plan,
-    "tool": tool,
-    "diff": diff,
-    "permission": permission,
-    "read": read,
-    "write": write,
-    "terminal": terminal,
-    "elicit": elicit,
-    "commands": commands,
-    "usage": usage,
-    "title": title,
-    "stream": stream,
-    "slow": slow,
-    "flood": flood,
-    "crash": crash,
-    "stderr": stderr,
-    "unknown": unknown,
-    "error": error,
-    "refuse": refuse,
-    "limit": limit,
-    "help": help_,
+# keyword -> (module, function); "" is this module.
+KEYWORDS: dict[str, tuple[str, str]] = {
+    "echo": ("", "echo"),
+    "think": ("", "think"),
+    "plan": ("", "plan"),
+    "tool": ("", "tool"),
+    "diff": ("", "diff"),
+    "permission": ("_requests", "permission"),
+    "read": ("_requests", "read"),
+    "write": ("_requests", "write"),
+    "terminal": ("_requests", "terminal"),
+    "elicit": ("_ask", "elicit"),
+    "ask": ("_ask", "ask"),
+    "notice": ("_live", "notice"),
+    "compact": ("_live", "compact"),
+    "spend": ("_live", "spend"),
+    "wait": ("_live", "wait"),
+    "stop": ("_live", "stop"),
+    "image": ("_media", "image"),
+    "audio": ("_media", "audio"),
+    "resource": ("_media", "resource"),
+    "link": ("_media", "link"),
+    "media": ("_media", "media"),
+    "commands": ("", "commands"),
+    "usage": ("", "usage"),
+    "title": ("", "title"),
+    "stream": ("", "stream"),
+    "slow": ("", "slow"),
+    "flood": ("", "flood"),
+    "crash": ("", "crash"),
+    "stderr": ("", "stderr"),
+    "unknown": ("", "unknown"),
+    "error": ("", "error"),
+    "refuse": ("", "refuse"),
+    "limit": ("", "limit"),
+    "help": ("", "help_"),
 }
+
+
+def load(keyword: str) -> Script:
+    """Return the script for a keyword of :data:`KEYWORDS`, importing its module if needed."""
+    module, name = KEYWORDS[keyword]
+    if not module:
+        script: Script = globals()[name]
+        return script
+    from importlib import import_module  # noqa: PLC0415 - keep it off start-up
+
+    loaded: Script = getattr(import_module(f".{module}", __package__), name)
+    return loaded
 
 
 def choose(text: str) -> tuple[Script, str]:
     """Pick the script for a prompt: its first word (a leading ``/`` is allowed)."""
     stripped = text.strip()
     parts = stripped.split(None, 1)
-    script = KEYWORDS.get(parts[0].lstrip("/").lower()) if parts else None
-    if script is None:
+    keyword = parts[0].lstrip("/").lower() if parts else ""
+    if keyword not in KEYWORDS:
         return tour, stripped
-    return script, parts[1] if len(parts) > 1 else ""
+    return load(keyword), parts[1] if len(parts) > 1 else ""

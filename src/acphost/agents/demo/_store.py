@@ -1,7 +1,7 @@
-"""Sessions of the demo agent: in memory, and as JSON files when asked to persist.
+"""Sessions of the demo agent: in memory, and as JSON files in the user's state directory.
 
-With ``ACPHOST_DEMO_STATE_DIR`` set, every session is also written to
-``<dir>/<sessionId>.json`` after each change, so a second agent process can
+By default every session is also written to ``<state dir>/<sessionId>.json``
+after each change (see :func:`default_state_dir`), so another agent process can
 list, load and resume it. Session ids are uuid4-shaped; with
 ``ACPHOST_DEMO_SEED`` set they are derived from the seed and are reproducible.
 """
@@ -9,6 +9,7 @@ list, load and resume it. Session ids are uuid4-shaped; with
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 
@@ -58,6 +59,8 @@ class Session:
 
     __slots__ = (
         "always",
+        "archived",
+        "cost_micros",
         "created",
         "cwd",
         "history",
@@ -82,7 +85,9 @@ class Session:
         self.model = "demo-fast"
         self.verbose = False
         self.history: list[Json] = []
-        self.tokens = 0
+        self.tokens = 0  # tokens in the context window (usage_update.used)
+        self.cost_micros = 0  # cumulative cost in millionths of a USD
+        self.archived = False
         self.always: dict[str, bool] = {}  # permission kind -> allowed, per "always" answers
         self.open = True
         self.turn: Any = None
@@ -99,6 +104,8 @@ class Session:
             "model": self.model,
             "verbose": self.verbose,
             "tokens": self.tokens,
+            "costMicros": self.cost_micros,
+            "archived": self.archived,
             "history": self.history,
         }
 
@@ -112,42 +119,75 @@ class Session:
         session.model = str(data.get("model", "demo-fast"))
         session.verbose = bool(data.get("verbose", False))
         session.tokens = int(data.get("tokens", 0))
-        session.history = list(data.get("history", []))
+        session.cost_micros = int(data.get("costMicros", 0))
+        session.archived = bool(data.get("archived", False))
+        session.history = [e for e in data.get("history", []) if isinstance(e, dict)]
         session.open = False
         return session
 
     def info(self) -> Json:
-        """Return this session as a ``SessionInfo``."""
+        """Return this session as a ``SessionInfo``.
+
+        ``archived`` is on every entry, as schema.unstable.json asks of agents
+        that advertise ``sessionCapabilities.archive``.
+        """
         return {
             "sessionId": self.id,
             "cwd": self.cwd,
             "title": self.title,
             "updatedAt": self.updated,
+            "archived": self.archived,
         }
 
 
 class Store:
-    """Every session this process knows, plus those in the state directory."""
+    """Every session this process knows, plus those in the state directory.
 
-    def __init__(self, state_dir: str | None, seed: str | None) -> None:
+    The store never stops the agent: a directory it cannot create or write turns
+    persistence off (one line on stderr, sessions stay in memory), and a file it
+    cannot read is skipped (one line on stderr per file). Writes are atomic (a
+    private temporary file, then ``os.replace``), so agents running side by side
+    never see half a session; the last writer of a session wins.
+    """
+
+    def __init__(self, state_dir: str | None, seed: str | None, max_files: int = 200) -> None:
         self.lock = threading.RLock()
         self._dir = state_dir
+        self._writable = state_dir is not None
         self._seed = seed
+        self._max_files = max_files
         self._counter = 0
         self._sessions: dict[str, Session] = {}
+        self._warned: set[str] = set()
+
+    @property
+    def directory(self) -> str | None:
+        """The state directory, or ``None`` when sessions live in memory only."""
+        return self._dir
 
     def create(self, cwd: str) -> Session:
         """Create, remember and persist a new open session."""
+        with self.lock:
+            session = Session(self.new_id(), cwd, time.time())
+            self._sessions[session.id] = session
+            self.save(session)
+            self._prune()
+            return session
+
+    def add(self, session: Session) -> None:
+        """Remember a session built elsewhere (a fork) and persist it."""
+        with self.lock:
+            self._sessions[session.id] = session
+            self.save(session)
+
+    def new_id(self) -> str:
+        """Return an id no known session has."""
         with self.lock:
             while True:
                 self._counter += 1
                 session_id = new_uuid(self._seed, self._counter)
                 if self.get(session_id) is None:
-                    break
-            session = Session(session_id, cwd, time.time())
-            self._sessions[session_id] = session
-            self.save(session)
-            return session
+                    return session_id
 
     def get(self, session_id: str) -> Session | None:
         """Return the session with this id, reading it from disk if needed."""
@@ -161,13 +201,34 @@ class Store:
                     session = None
             return session
 
+    def refresh(self, session: Session) -> Session:
+        """Re-read an idle session from disk: another agent process may have changed it."""
+        with self.lock:
+            if self._dir is None or session.open or session.turn is not None:
+                return session
+            fresh = self._read(self._path(session.id), quiet=True)
+            if fresh is None or fresh.id != session.id:
+                return session
+            fresh.always = session.always
+            self._sessions[session.id] = fresh
+            return fresh
+
+    def held(self) -> list[Session]:
+        """Return the sessions this process holds (no disk access)."""
+        with self.lock:
+            return list(self._sessions.values())
+
+    def in_memory(self, session_id: str) -> bool:
+        """Return whether this process holds the session (``session/status``)."""
+        with self.lock:
+            return session_id in self._sessions
+
     def all(self) -> list[Session]:
         """Return every known session, oldest first."""
         with self.lock:
-            if self._dir is not None and os.path.isdir(self._dir):
-                for name in sorted(os.listdir(self._dir)):
-                    if name.endswith(".json") and name[:-5] not in self._sessions:
-                        self.get(name[:-5])
+            for name in self._names():
+                if name[:-5] not in self._sessions:
+                    self.get(name[:-5])
             return sorted(self._sessions.values(), key=lambda s: (s.created, s.id))
 
     def delete(self, session_id: str) -> bool:
@@ -176,22 +237,61 @@ class Store:
             found = self.get(session_id) is not None
             self._sessions.pop(session_id, None)
             if self._dir is not None:
-                path = self._path(session_id)
-                if os.path.exists(path):
-                    os.remove(path)
+                try:
+                    os.remove(self._path(session_id))
+                except FileNotFoundError:
+                    pass
+                except OSError as exc:
+                    self._warn(f"cannot delete the session file: {exc}")
             return found
 
     def save(self, session: Session) -> None:
         """Persist ``session`` if a state directory is configured (atomic replace)."""
-        if self._dir is None:
+        if self._dir is None or not self._writable:
             return
         with self.lock:
-            os.makedirs(self._dir, exist_ok=True)
             path = self._path(session.id)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w", encoding="utf-8") as handle:
-                handle.write(dumps(session.to_json()))
-            os.replace(tmp, path)
+            # A name private to this process and thread: concurrent agents never
+            # write the same temporary file.
+            tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+            try:
+                os.makedirs(self._dir, mode=0o700, exist_ok=True)
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                with open(fd, "w", encoding="utf-8") as handle:
+                    handle.write(dumps(session.to_json()))
+                os.replace(tmp, path)
+            except OSError as exc:
+                _remove(tmp)
+                self._broken(f"cannot write {exc.filename or path}: {exc.strerror or exc}")
+
+    def _names(self) -> list[str]:
+        if self._dir is None:
+            return []
+        try:
+            return sorted(n for n in os.listdir(self._dir) if n.endswith(".json"))
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            self._broken(f"cannot list it: {exc.strerror or exc}")
+            self._dir = None  # nothing there can be read either
+            return []
+
+    def _prune(self) -> None:
+        # Keep the directory bounded: drop the least recently written session
+        # files beyond ``max_files`` (never one this process holds).
+        names = self._names()
+        if self._dir is None or not self._writable or len(names) <= self._max_files:
+            return
+        aged: list[tuple[float, str]] = []
+        for name in names:
+            try:
+                aged.append((os.stat(os.path.join(self._dir, name)).st_mtime, name))
+            except OSError:
+                continue
+        aged.sort()
+        for _, name in aged[: len(aged) - self._max_files]:
+            if name[:-5] not in self._sessions:
+                _remove(os.path.join(self._dir, name))
 
     def _path(self, session_id: str) -> str:
         assert self._dir is not None
@@ -199,10 +299,75 @@ class Store:
         safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in session_id)
         return os.path.join(self._dir, f"{safe}.json")
 
-    def _read(self, path: str) -> Session | None:
+    def _read(self, path: str, *, quiet: bool = False) -> Session | None:
         try:
             with open(path, encoding="utf-8") as handle:
                 data = loads(handle.read())
-            return Session.from_json(data) if isinstance(data, dict) else None
-        except (OSError, DecodeError, KeyError, TypeError, ValueError):
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            return Session.from_json(data)
+        except (FileNotFoundError, NotADirectoryError):
             return None
+        except (OSError, DecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            if not quiet:
+                self._warn(f"ignoring the unreadable session file {path} ({exc})")
+            return None
+
+    def _broken(self, reason: str) -> None:
+        # The store as a whole is unusable: say so once, go on in memory.
+        if self._writable:
+            self._warn(
+                f"the session store {self._dir} is not usable ({reason}); "
+                "keeping sessions in memory only"
+            )
+        self._writable = False
+
+    def _warn(self, message: str) -> None:
+        # Once per message: a broken file is reported the first time it is met.
+        if message in self._warned:
+            return
+        self._warned.add(message)
+        sys.stderr.write(f"acphost-demo: {message}\n")
+        sys.stderr.flush()
+
+
+def _remove(path: str) -> None:
+    """Remove a file if possible; the store carries on either way."""
+    try:
+        os.remove(path)
+    except OSError:
+        return
+
+
+def default_state_dir(env: dict[str, str], argv: list[str]) -> str | None:
+    """Return where sessions persist, or ``None`` to keep them in memory only.
+
+    ``--memory`` or ``ACPHOST_DEMO_MEMORY=1`` keep them in memory;
+    ``--state-dir DIR`` or ``ACPHOST_DEMO_STATE_DIR`` name the directory. A
+    seeded run (``ACPHOST_DEMO_SEED``) stays in memory unless a directory is
+    named, so that reproducible runs never depend on what earlier runs left.
+    Otherwise: ``$XDG_STATE_HOME/acphost/demo``, or ``~/.local/state/acphost/demo``
+    (the XDG Base Directory specification ignores a relative ``XDG_STATE_HOME``).
+    """
+    if "--memory" in argv or env.get("ACPHOST_DEMO_MEMORY", "").strip().lower() not in (
+        "",
+        "0",
+        "false",
+        "no",
+    ):
+        return None
+    if "--state-dir" in argv:
+        index = argv.index("--state-dir")
+        if index + 1 < len(argv):
+            return argv[index + 1]
+    if env.get("ACPHOST_DEMO_STATE_DIR"):
+        return env["ACPHOST_DEMO_STATE_DIR"]
+    if env.get("ACPHOST_DEMO_SEED"):
+        return None
+    base = env.get("XDG_STATE_HOME", "")
+    if not os.path.isabs(base):
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home):
+            return None
+        base = os.path.join(home, ".local", "state")
+    return os.path.join(base, "acphost", "demo")

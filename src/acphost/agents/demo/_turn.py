@@ -23,6 +23,10 @@ if TYPE_CHECKING:
     Json = dict[str, Any]
 
 
+CONTEXT_SIZE = 200_000  # the pretend model's context window, in tokens
+MICROS_PER_TOKEN = 10  # the pretend price: USD 10 per million tokens
+
+
 class Cancelled(Exception):
     """The client cancelled the turn; unwind and answer ``cancelled``."""
 
@@ -58,6 +62,8 @@ class Turn:
         self.step = step
         self.cancelled = threading.Event()
         self.reply: list[str] = []
+        self.events: list[Json] = []  # history entries between the prompt and the reply
+        self.usage: Json | None = None  # PromptResponse.usage, when the script reports it
         index = len(session.history) + 1
         self.user_message_id = f"msg-{index}"
         self.message_id = f"msg-{index + 1}"
@@ -93,6 +99,14 @@ class Turn:
         self.check()
         self.wire.notify("session/update", {"sessionId": self.session.id, "update": update})
 
+    def update_after_cancel(self, update: Json) -> None:
+        """Send a last update while unwinding a cancelled turn.
+
+        ACP allows updates after ``session/cancel`` as long as they precede the
+        prompt's response ("Prompt Turn" > "Cancellation").
+        """
+        self.wire.notify("session/update", {"sessionId": self.session.id, "update": update})
+
     def say(self, text: str) -> None:
         """Stream one chunk of the agent's reply (recorded in the history)."""
         self.update(
@@ -103,6 +117,12 @@ class Turn:
             }
         )
         self.reply.append(text)
+
+    def show(self, block: Json) -> None:
+        """Stream one non-text content block (image, audio, resource, link) in the reply."""
+        self.update(
+            {"sessionUpdate": "agent_message_chunk", "content": block, "messageId": self.message_id}
+        )
 
     def think(self, text: str) -> None:
         """Stream one chunk of the agent's thoughts."""
@@ -134,14 +154,23 @@ class Turn:
             }
         )
 
-    def tool_call(self, title: str, kind: str, **fields: Any) -> str:
-        """Announce a new tool call (status ``pending``) and return its id."""
+    def tool_call(self, title: str, kind: str, name: str, **fields: Any) -> str:
+        """Announce a new tool call (status ``pending``) and return its id.
+
+        Args:
+            title: The human-readable title.
+            kind: The ``ToolKind`` (``read``, ``edit``, ``execute``, ...).
+            name: The tool's own name (``ToolCall.name``: ``Read``, ``Bash``, ...).
+            **fields: More ``ToolCall`` fields (``content``, ``locations``, ``rawInput``).
+
+        """
         self._tools += 1
         tool_call_id = f"{self.message_id}-tool-{self._tools}"
         update: Json = {
             "sessionUpdate": "tool_call",
             "toolCallId": tool_call_id,
             "title": title,
+            "name": name,
             "kind": kind,
             "status": "pending",
         }
@@ -159,17 +188,29 @@ class Turn:
         """Send the slash commands this agent offers."""
         self.update(available_commands())
 
-    def usage(self) -> None:
-        """Send a ``usage_update`` for the context window of this session."""
-        used = self.session.tokens + len(self.text) // 4
+    def usage_update(self) -> None:
+        """Send a ``usage_update``: the context window and the session's cost so far.
+
+        ``used`` counts the session's tokens plus this turn's prompt (a quarter of
+        its characters), which is in the context while the turn runs.
+        """
         self.update(
             {
                 "sessionUpdate": "usage_update",
-                "used": used,
-                "size": 200_000,
-                "cost": {"amount": round(used * 0.000002, 6), "currency": "USD"},
+                "used": self.session.tokens + len(self.text) // 4,
+                "size": CONTEXT_SIZE,
+                "cost": {"amount": self.session.cost_micros / 1_000_000, "currency": "USD"},
             }
         )
+
+    def session_capability(self, name: str) -> bool:
+        """Return whether the client advertised ``clientCapabilities.session.<name>``.
+
+        ``notices`` and ``compaction`` are opt-in: agents MUST NOT send those
+        updates otherwise (schema, Notice and CompactionUpdate).
+        """
+        session = self.client.get("session")
+        return isinstance(session, dict) and isinstance(session.get(name), dict)
 
     def title(self, title: str) -> None:
         """Rename the session and tell the client."""

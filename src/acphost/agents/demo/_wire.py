@@ -20,6 +20,25 @@ if TYPE_CHECKING:
     Json = dict[str, Any]
 
 
+# JSON-RPC and ACP error codes (schema `ErrorCode`).
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+AUTH_REQUIRED = -32000
+NOT_FOUND = -32002
+
+
+class RpcError(Exception):
+    """Answer the current request with this JSON-RPC error."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
 class Reply:
     """What became of one request the agent sent to the client."""
 

@@ -1,0 +1,290 @@
+"""The demo agent's session methods: lifecycle, listing, modes and options.
+
+Each handler takes the :class:`~._agent.Agent`, the request id and the params,
+and returns the result (or ``ANSWERED`` when it sent the response itself).
+``session/fork``, ``session/set_title``, ``session/status``, ``session/archive``
+and ``session/unarchive`` are unstable ACP methods (schema.unstable.json): the
+agent advertises them under ``sessionCapabilities`` and answers them when a
+client calls them.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ._store import MODELS, MODES, Session, iso_now
+from ._wire import INVALID_PARAMS, RpcError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from ._agent import Agent
+
+    Json = dict[str, Any]
+    Handler = Callable[[Agent, object, Json], object]
+
+ANSWERED = object()  # a handler that already sent its response returns this
+
+
+def _cwd(params: Json) -> str:
+    cwd = params.get("cwd")
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        raise RpcError(INVALID_PARAMS, "Invalid params: cwd must be an absolute path")
+    return cwd
+
+
+def _state(agent: Agent, session: Session) -> Json:
+    modes = [{"id": i, "name": n, "description": d} for i, n, d in MODES]
+    config: list[Json] = [
+        {
+            "id": "model",
+            "name": "Model",
+            "category": "model",
+            "type": "select",
+            "currentValue": session.model,
+            "options": [{"value": value, "name": name} for value, name in MODELS],
+        }
+    ]
+    if agent.client_session_cap("configOptions", "boolean"):
+        # Boolean config options only for clients that opt in (schema,
+        # SessionConfigOptionsCapabilities.boolean).
+        config.append(
+            {"id": "verbose", "name": "Verbose", "type": "boolean", "currentValue": session.verbose}
+        )
+    return {
+        "modes": {"currentModeId": session.mode, "availableModes": modes},
+        "configOptions": config,
+    }
+
+
+def _then_commands(agent: Agent, request_id: object, result: Json, session: Session) -> object:
+    # The commands update follows the response: only then does the client
+    # know the session id it belongs to.
+    agent.wire.respond(request_id, result)
+    agent.send_update(session, agent.commands_update())
+    return ANSWERED
+
+
+def session_new(agent: Agent, request_id: object, params: Json) -> object:
+    """``session/new``: a fresh session in mode ``ask`` with model ``demo-fast``."""
+    agent.check_auth()
+    session = agent.store.create(_cwd(params))
+    return _then_commands(
+        agent, request_id, {"sessionId": session.id, **_state(agent, session)}, session
+    )
+
+
+def replay(agent: Agent, session: Session) -> None:
+    """Send the history of ``session`` as ``session/update`` notifications.
+
+    Messages replay as ``user_message_chunk``/``agent_message_chunk``; a
+    compaction replays as one ``compaction_update`` holding its final state, at
+    its place in the history, and only to a client that advertised
+    ``session.compaction`` (schema, CompactionUpdate). The title follows.
+    """
+    compaction = agent.client_session_cap("compaction")
+    for entry in session.history:
+        if entry.get("kind") == "compaction":
+            if compaction:
+                update: Json = {
+                    "sessionUpdate": "compaction_update",
+                    "compactionId": str(entry.get("compactionId")),
+                    "status": str(entry.get("status")),
+                }
+                for key in ("summary", "error"):
+                    if entry.get(key):
+                        update[key] = entry[key]
+                agent.send_update(session, update)
+            continue
+        kind = "user_message_chunk" if entry.get("role") == "user" else "agent_message_chunk"
+        agent.send_update(
+            session,
+            {
+                "sessionUpdate": kind,
+                "content": {"type": "text", "text": str(entry.get("text", ""))},
+                "messageId": str(entry.get("messageId")),
+            },
+        )
+    if session.title is not None:
+        info = {"title": session.title, "updatedAt": session.updated}
+        agent.send_update(session, {"sessionUpdate": "session_info_update", **info})
+
+
+def session_load(agent: Agent, request_id: object, params: Json) -> object:
+    """``session/load``: replay the history, then answer."""
+    cwd = _cwd(params)
+    session = agent.store.refresh(agent.session(params, open_only=False))
+    replay(agent, session)
+    session.cwd, session.open = cwd, True
+    return _then_commands(agent, request_id, _state(agent, session), session)
+
+
+def session_resume(agent: Agent, request_id: object, params: Json) -> object:
+    """``session/resume``: reopen a session without replaying its history."""
+    cwd = _cwd(params)
+    session = agent.store.refresh(agent.session(params, open_only=False))
+    session.cwd, session.open = cwd, True
+    return _then_commands(agent, request_id, _state(agent, session), session)
+
+
+def session_fork(agent: Agent, request_id: object, params: Json) -> object:
+    """``session/fork`` (unstable): a new open session with a copy of the history."""
+    cwd = _cwd(params)
+    source = agent.store.refresh(agent.session(params, open_only=False))
+    fork = Session(agent.store.new_id(), cwd, time.time())
+    fork.mode, fork.model, fork.verbose = source.mode, source.model, source.verbose
+    fork.history = [dict(entry) for entry in source.history]
+    fork.tokens, fork.cost_micros = source.tokens, 0
+    agent.store.add(fork)
+    return _then_commands(agent, request_id, {"sessionId": fork.id, **_state(agent, fork)}, fork)
+
+
+def session_list(agent: Agent, request_id: object, params: Json) -> Json:
+    """``session/list``: oldest first, ``page_size`` per page, opaque ``nextCursor``.
+
+    ``archived`` (unstable) filters by archive state: ``exclude`` (the default),
+    ``include`` or ``only``; the cursor encodes it, so following ``nextCursor``
+    keeps the filter.
+    """
+    agent.check_auth()
+    cwd, cursor, archived = params.get("cwd"), params.get("cursor"), params.get("archived")
+    if cwd is not None and not isinstance(cwd, str):
+        raise RpcError(INVALID_PARAMS, "Invalid params: cwd must be a string")
+    if archived is None:
+        archived = "exclude"
+    if archived not in ("exclude", "include", "only"):
+        raise RpcError(INVALID_PARAMS, f"Invalid params: unknown archived filter {archived!r}")
+    start = 0
+    if cursor is not None:
+        if not (isinstance(cursor, str) and cursor.startswith("demo:") and cursor[5:].isdigit()):
+            raise RpcError(INVALID_PARAMS, f"Invalid params: bad cursor {cursor!r}")
+        start = int(cursor[5:])
+    sessions = [
+        s
+        for s in agent.store.all()
+        if (cwd is None or s.cwd == cwd)
+        and (archived == "include" or s.archived == (archived == "only"))
+    ]
+    end = start + agent.page_size
+    result: Json = {"sessions": [s.info() for s in sessions[start:end]]}
+    if end < len(sessions):
+        result["nextCursor"] = f"demo:{end}"
+    return result
+
+
+def session_close(agent: Agent, request_id: object, params: Json) -> Json:
+    """``session/close``: cancel its turn and mark it closed (it stays loadable)."""
+    session = agent.session(params, open_only=False)
+    if session.turn is not None:
+        session.turn.cancel()
+    session.open = False
+    return {}
+
+
+def session_delete(agent: Agent, request_id: object, params: Json) -> Json:
+    """``session/delete``: cancel its turn and forget it, file included."""
+    session = agent.session(params, open_only=False)
+    if session.turn is not None:
+        session.turn.cancel()
+    agent.store.delete(session.id)
+    return {}
+
+
+def set_mode(agent: Agent, request_id: object, params: Json) -> Json:
+    """``session/set_mode``: send ``current_mode_update`` before the answer."""
+    session = agent.session(params)
+    mode = params.get("modeId")
+    if mode not in [m[0] for m in MODES]:
+        raise RpcError(INVALID_PARAMS, f"Invalid params: unknown mode {mode!r}")
+    session.mode = str(mode)
+    _changed(agent, session, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
+    return {}
+
+
+def set_config_option(agent: Agent, request_id: object, params: Json) -> Json:
+    """``session/set_config_option``: answer the full option list."""
+    session = agent.session(params)
+    config_id, value = params.get("configId"), params.get("value")
+    if config_id == "model" and value in [m[0] for m in MODELS]:
+        session.model = str(value)
+    elif (
+        config_id == "verbose"
+        and agent.client_session_cap("configOptions", "boolean")
+        and isinstance(value, bool)
+    ):
+        session.verbose = value
+    else:
+        raise RpcError(INVALID_PARAMS, f"Invalid params: bad option {config_id!r} = {value!r}")
+    options = _state(agent, session)["configOptions"]
+    _changed(agent, session, {"sessionUpdate": "config_option_update", "configOptions": options})
+    return {"configOptions": options}
+
+
+def _changed(agent: Agent, session: Session, update: Json) -> None:
+    # The update goes before the response, so a client that reads frames in
+    # order already holds the new state when its request returns.
+    session.updated = iso_now()
+    agent.store.save(session)
+    agent.send_update(session, update)
+
+
+def set_title(agent: Agent, request_id: object, params: Json) -> Json:
+    """``session/set_title`` (unstable): store the title, then answer it.
+
+    Any session ``session/list`` would return can be retitled, open or not; the
+    response follows the write (schema.unstable.json, SetSessionTitleRequest).
+    """
+    session = agent.store.refresh(agent.session(params, open_only=False))
+    title = params.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise RpcError(INVALID_PARAMS, "Invalid params: title must be a non-empty string")
+    session.title = title.strip()
+    session.updated = iso_now()
+    agent.store.save(session)
+    return {"title": session.title}
+
+
+def session_status(agent: Agent, request_id: object, params: Json) -> Json:
+    """``session/status`` (unstable): ``open`` if this process holds it open, else ``saved``."""
+    session = agent.session(params, open_only=False)
+    held = agent.store.in_memory(session.id) and session.open
+    return {"status": "open" if held else "saved"}
+
+
+def archive(agent: Agent, request_id: object, params: Json) -> Json:
+    """``session/archive`` (unstable): close it as ``session/close`` would, then archive it."""
+    session = agent.session(params, open_only=False)
+    if session.turn is not None:
+        session.turn.cancel()
+    session.open = False
+    session.archived = True
+    agent.store.save(session)
+    return {}
+
+
+def unarchive(agent: Agent, request_id: object, params: Json) -> Json:
+    """``session/unarchive`` (unstable): list the session again."""
+    session = agent.session(params, open_only=False)
+    session.archived = False
+    agent.store.save(session)
+    return {}
+
+
+HANDLERS: dict[str, Handler] = {
+    "session/new": session_new,
+    "session/load": session_load,
+    "session/list": session_list,
+    "session/resume": session_resume,
+    "session/close": session_close,
+    "session/delete": session_delete,
+    "session/set_mode": set_mode,
+    "session/set_config_option": set_config_option,
+    "session/fork": session_fork,
+    "session/set_title": set_title,
+    "session/status": session_status,
+    "session/archive": archive,
+    "session/unarchive": unarchive,
+}
