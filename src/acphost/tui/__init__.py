@@ -29,7 +29,7 @@ class _AppLogHandler(logging.Handler):
             message = self.format(record)
             self.app.log(message)
             if record.levelno >= logging.ERROR and self.app.is_running:
-                self.app.notify(message, severity="error", timeout=6)
+                self.app.say(message, "error", 6)
         except Exception:  # a log handler must never raise (logging.Handler.handleError)
             self.handleError(record)
 
@@ -63,6 +63,7 @@ def run_tui(args: argparse.Namespace) -> int:
         usage or configuration problem.
 
     """
+    from ..config import resolve_agent  # noqa: PLC0415
     from ..launch import EXIT_USAGE, UsageProblem, fail, resolve  # noqa: PLC0415
 
     try:
@@ -70,6 +71,12 @@ def run_tui(args: argparse.Namespace) -> int:
     except UsageProblem as exc:
         fail(str(exc))
         return EXIT_USAGE
+    # Several agents configured and none named: the start screen asks which.
+    choices = (
+        [resolve_agent(name, settings) for name in settings.agents]
+        if getattr(args, "agent", None) is None and len(settings.agents) > 1
+        else []
+    )
     app = AcpApp(
         spec,
         cwd,
@@ -77,6 +84,7 @@ def run_tui(args: argparse.Namespace) -> int:
         write=bool(getattr(args, "write", False)),
         yolo=bool(getattr(args, "yolo", False)),
         init_timeout=getattr(args, "init_timeout", 60.0),
+        choices=choices,
     )
     with _logging_into(app):
         result = app.run()
