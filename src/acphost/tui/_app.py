@@ -463,7 +463,8 @@ class AcpApp(SessionActions, AgentLifecycle):
 
     def action_quit(self) -> None:  # type: ignore[override]
         """Ctrl+Q (and the command palette's Quit): exit now; the agent closes on unmount."""
-        self.exit(1 if self.connection is ConnectionState.CRASHED else 0)
+        code = 1 if self.connection is ConnectionState.CRASHED else 0
+        self.exit(code, return_code=code)
 
     async def on_unmount(self) -> None:
         """Never leave the agent running."""

@@ -215,7 +215,7 @@ class AgentLifecycle(AppBase):
             if what == "restart":
                 self.action_restart()
             elif what == "quit":
-                self.exit(1)
+                self.exit(1, return_code=1)
 
         tail = self.protocol.redactor(stderr_tail)
         self.push_screen(
