@@ -70,9 +70,13 @@ def scripted(tmp_path: Path, workspace: Path) -> Callable[..., AcpApp]:
             source="tests",
         )
         app = AcpApp(spec, str(workspace), **kwargs)
-        app.agent_log = lambda: [  # type: ignore[attr-defined]
-            json.loads(line) for line in log.read_text().splitlines()
-        ] if log.exists() else []
+        app.agent_log = lambda: (
+            [  # type: ignore[attr-defined]
+                json.loads(line) for line in log.read_text().splitlines()
+            ]
+            if log.exists()
+            else []
+        )
         return app
 
     return make

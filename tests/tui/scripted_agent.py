@@ -17,6 +17,8 @@ session id):
 - ``{"notify": method, "params": {...}}``: any notification;
 - ``{"request": method, "params": {...}}``: a request to the client; the
   response is kept, and ``{"say_response": true}`` writes it as a message;
+  with ``"nowait": true`` the script goes on at once (requests overlap), and
+  ``{"say_responses": n}`` waits for the first ``n`` and writes them all;
 - ``{"wait_cancel": true}``: block until ``session/cancel`` arrives;
 - ``{"stderr": text}``, ``{"exit": code}``: die like a crashing agent;
 - ``{"stop": reason}``: the stop reason (default ``end_turn``).
@@ -81,16 +83,42 @@ def run_prompt(script: dict[str, Any], rid: Any, params: dict[str, Any]) -> None
     actions = script.get("prompts", {}).get(key, [])
     stop = "end_turn"
     last: dict[str, Any] = {}
+    pending: list[dict[str, Any]] = []
+    threads: list[threading.Thread] = []
     for action in fill(actions, sid):
         if "update" in action:
-            send({"method": "session/update", "params": {"sessionId": sid, "update": action["update"]}})
+            send(
+                {
+                    "method": "session/update",
+                    "params": {"sessionId": sid, "update": action["update"]},
+                }
+            )
         elif "notify" in action:
             send({"method": action["notify"], "params": action.get("params", {})})
+        elif "request" in action and action.get("nowait"):
+            thread = threading.Thread(
+                target=lambda a=action: pending.append(request(a["request"], a.get("params", {}))),
+                daemon=True,
+            )
+            thread.start()
+            threads.append(thread)
         elif "request" in action:
             last = request(action["request"], action.get("params", {}))
+        elif "say_responses" in action:
+            for thread in threads:
+                thread.join()
+            text = json.dumps([r.get("result", r.get("error")) for r in pending], sort_keys=True)
+            update = {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": text},
+            }
+            send({"method": "session/update", "params": {"sessionId": sid, "update": update}})
         elif action.get("say_response"):
             text = json.dumps(last.get("result", last.get("error")), sort_keys=True)
-            update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+            update = {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": text},
+            }
             send({"method": "session/update", "params": {"sessionId": sid, "update": update}})
         elif action.get("wait_cancel"):
             _cancelled.setdefault(sid, threading.Event()).wait()
@@ -136,7 +164,9 @@ def main() -> None:
             send({"id": rid, "result": {}})
         elif method == "session/prompt":
             _cancelled.pop(msg["params"]["sessionId"], None)
-            threading.Thread(target=run_prompt, args=(script, rid, msg["params"]), daemon=True).start()
+            threading.Thread(
+                target=run_prompt, args=(script, rid, msg["params"]), daemon=True
+            ).start()
         elif method == "session/cancel":
             _cancelled.setdefault(msg["params"]["sessionId"], threading.Event()).set()
         elif rid is not None:
