@@ -11,7 +11,7 @@ The script is a JSON file named by ``SCRIPTED_AGENT_SCRIPT``::
      "prompts": {"<first word of the prompt>": [action, ...]}}
 
 Actions, run in order for a prompt (``{sid}`` in any string is replaced by the
-session id):
+session id, a string ``{last.KEY}`` by that key of the last response's result):
 
 - ``{"update": {...}}``: a ``session/update`` notification;
 - ``{"notify": method, "params": {...}}``: any notification;
@@ -66,6 +66,18 @@ def fill(value: Any, sid: str) -> Any:
     return value
 
 
+def fill_last(value: Any, last: dict[str, Any]) -> Any:
+    """Replace ``{last.KEY}`` with ``KEY`` of the last response's result."""
+    if isinstance(value, str) and value.startswith("{last.") and value.endswith("}"):
+        result = last.get("result") if isinstance(last.get("result"), dict) else {}
+        return str(result.get(value[6:-1], ""))
+    if isinstance(value, list):
+        return [fill_last(v, last) for v in value]
+    if isinstance(value, dict):
+        return {k: fill_last(v, last) for k, v in value.items()}
+    return value
+
+
 def request(method: str, params: Any) -> dict[str, Any]:
     with _lock:
         rid = _next_id[0]
@@ -85,7 +97,8 @@ def run_prompt(script: dict[str, Any], rid: Any, params: dict[str, Any]) -> None
     last: dict[str, Any] = {}
     pending: list[dict[str, Any]] = []
     threads: list[threading.Thread] = []
-    for action in fill(actions, sid):
+    for raw_action in fill(actions, sid):
+        action = fill_last(raw_action, last)
         if "update" in action:
             send(
                 {

@@ -24,6 +24,7 @@ from typing import Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widgets import Footer, TabbedContent, TabPane
 
@@ -190,7 +191,7 @@ class AcpApp(SessionActions, AgentLifecycle):
             source=self.spec.source if self.spec.source == "built-in" else "",
             connection=self.connection,
             auth=self.auth_state,
-            workspace=self.cwd,
+            workspace=_home_relative(self.cwd),
             access=access,
             hint=hint if not self.choices else "",
             choices=[(c.name, c.description or " ".join(c.argv)) for c in self.choices],
@@ -229,7 +230,7 @@ class AcpApp(SessionActions, AgentLifecycle):
         view = SessionView(session, self.terminals, start=self.start_info())
         pane_id = f"session-{self._pane_seq}"
         tabs = self.query_one(TabbedContent)
-        await tabs.add_pane(TabPane(f"{self._pane_seq} {view.label}", view, id=pane_id))
+        await tabs.add_pane(TabPane(Content(f"{self._pane_seq} {view.label}"), view, id=pane_id))
         tabs.active = pane_id
         if first:
             tabs.remove_class("-hidden")
@@ -261,7 +262,8 @@ class AcpApp(SessionActions, AgentLifecycle):
         if isinstance(pane, TabPane) and pane.id is not None:
             n = pane.id.rsplit("-", 1)[-1]
             with contextlib.suppress(NoMatches):
-                self.query_one(TabbedContent).get_tab(pane.id).label = f"{n} {view.label}"
+                # Content, not a str: a str label is parsed as markup.
+                self.query_one(TabbedContent).get_tab(pane.id).label = Content(f"{n} {view.label}")
 
     # -- prompts -----------------------------------------------------------------------
 
@@ -477,3 +479,11 @@ def _withdrawn(item: PendingAsk[Any, Any]) -> Any:
     if isinstance(item.request, PermissionRequest):
         return Verdict.reject("cancelled")
     return response(CANCEL)
+
+
+def _home_relative(path: str) -> str:
+    """``~/src/project`` for a path under the home directory, as shells show it."""
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home) :]
+    return path

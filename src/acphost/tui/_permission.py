@@ -134,7 +134,9 @@ class PermissionScreen(OnceModal[Verdict]):
             menu = OptionList(
                 *[
                     Option(
-                        Text.assemble((f"[{c.key}] ", "bold"), (c.label, _KIND_STYLE[c.kind])),
+                        Text.assemble(
+                            (f"[{c.key}] ", "bold"), agent_line(c.label, _KIND_STYLE[c.kind])
+                        ),
                         id=c.kind,
                     )
                     for c in self.choices

@@ -14,6 +14,7 @@ import asyncio
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
@@ -219,9 +220,14 @@ class Transcript(VerticalScroll):
         self._current_mid: str | None = None
         self._compactions: dict[str, CompactionBlock] = {}
 
-    def on_mount(self) -> None:
-        """Follow the end of the conversation until the user scrolls up."""
-        self.anchor()
+    def on_resize(self, event: events.Resize) -> None:
+        """Follow the end of the conversation once it overflows, until the user scrolls up.
+
+        Anchored earlier, a short conversation would sit at the bottom of the
+        pane (Textual scrolls an anchored view to its end, even a negative one).
+        """
+        if not self.is_anchored and event.virtual_size.height > event.size.height:
+            self.anchor()
 
     def _append(self, widget: Widget) -> None:
         self._end_thought()
