@@ -83,7 +83,6 @@ class AgentLifecycle(AppBase):
             self._crashed(f"could not start {self.spec.name!r}: {exc}", "")
             return
         self.client = client
-        self.auth_state = "no login needed" if not client.auth_methods else ""
         self._set_connection(ConnectionState.CONNECTED)
         self.watch_agent(client)
         if reopen:
@@ -128,7 +127,11 @@ class AgentLifecycle(AppBase):
     async def open_session(self, opener: Callable[[], Awaitable[Session]]) -> SessionView | None:
         """Open a session in a new tab, authenticating first when the agent asks for it."""
         session = await self._open_with_auth(opener)
-        return await self.add_session(session) if session is not None else None
+        if session is None:
+            return None
+        if not self.auth_state:
+            self.auth_state = "no login needed"
+        return await self.add_session(session)
 
     async def _open_with_auth(self, opener: Callable[[], Awaitable[Session]]) -> Session | None:
         for _ in range(3):
