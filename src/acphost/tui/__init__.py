@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 from ._app import AcpApp
 
-__all__ = ["AcpApp", "run_tui"]
+__all__ = ["AcpApp", "run_tui", "serve_tui"]
 
 
 class _AppLogHandler(logging.Handler):
@@ -89,3 +89,32 @@ def run_tui(args: argparse.Namespace) -> int:
     with _logging_into(app):
         result = app.run()
     return result if isinstance(result, int) else 0
+
+
+def serve_tui(args: argparse.Namespace, argv: list[str]) -> int:
+    """Serve the TUI in a browser (``acphost tui --serve``); return the exit code.
+
+    The options are checked here, once, so a bad agent name or settings file
+    is reported at start, not in each page.
+
+    Args:
+        args: the parsed ``acphost tui`` arguments (``host``, ``port`` and
+            those :func:`run_tui` takes).
+        argv: the arguments as given, passed on to the app each page runs.
+
+    Returns:
+        0 after Ctrl+C, 2 for a usage or configuration problem.
+
+    """
+    from ..launch import EXIT_USAGE, UsageProblem, fail, resolve  # noqa: PLC0415
+    from ._serve import serve  # noqa: PLC0415
+
+    try:
+        resolve(args)
+    except UsageProblem as exc:
+        fail(str(exc))
+        return EXIT_USAGE
+    if not 0 < args.port < 65536:
+        fail(f"--port {args.port} is not a port number (1-65535)")
+        return EXIT_USAGE
+    return serve(argv, args.host, args.port)

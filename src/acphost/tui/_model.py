@@ -75,17 +75,18 @@ def location_text(location: s.ToolCallLocation, cwd: str) -> str:
 
 
 def first_words(text: str, limit: int = 24) -> str:
-    """The first words of ``text`` on one line, cut at a word boundary near ``limit``."""
-    words = text.split()
-    out = ""
-    for word in words:
-        candidate = f"{out} {word}" if out else word
-        if len(candidate) > limit:
-            if not out:
-                return word[: limit - 1] + "…"
-            return out + "…"
-        out = candidate
-    return out
+    """The first words of ``text`` on one line, cut near ``limit`` with an ellipsis.
+
+    Whole words when they fit; a long word that would leave the label short
+    is cut inside instead of dropped.
+    """
+    words = " ".join(text.split())
+    if len(words) <= limit:
+        return words
+    cut = words.rfind(" ", 0, limit)
+    if cut < limit // 2:
+        cut = limit - 1
+    return words[:cut].rstrip() + "…"
 
 
 _CONNECTION_MARKS = {
