@@ -127,7 +127,7 @@ class AcpApp(SessionActions, AgentLifecycle):
         self.asks = AskQueue(on_change=self._asks_changed)
         self.elicitation = TuiElicitation(self.asks, self._elicitation_complete)
         self.client = None
-        self.connection = ConnectionState.CONNECTING
+        self.connection = ConnectionState.WAITING if self.choices else ConnectionState.CONNECTING
         self.auth_state = ""
         self._client_context: ClientContext | None = None
         self._shown: tuple[PendingAsk[Any, Any], OnceModal[Any]] | None = None
@@ -185,10 +185,12 @@ class AcpApp(SessionActions, AgentLifecycle):
             if demo
             else "type a message; @ mentions a file, / lists the agent's commands"
         )
+        if self.choices:
+            name = "(pick one below)"
         return StartInfo(
             agent=name,
             version=(info.version if info is not None else "") or "",
-            source=self.spec.source if self.spec.source == "built-in" else "",
+            source=self.spec.source if self.spec.source == "built-in" and not self.choices else "",
             connection=self.connection,
             auth=self.auth_state,
             workspace=_home_relative(self.cwd),

@@ -87,7 +87,7 @@ _DIALOG_CSS = """
     {cls} .el-title {{ text-style: bold; color: $accent; }}
     {cls} .el-message {{ margin-bottom: 1; }}
     {cls} .el-hint {{ color: $text-muted; }}
-    {cls} Horizontal {{ height: auto; margin-top: 1; }}
+    {cls} Horizontal {{ height: auto; }}
     {cls} Button {{ margin-right: 1; min-width: 10; }}
 """
 
@@ -169,7 +169,7 @@ class FormScreen(OnceModal[dict[str, Any]]):
         kind: Literal["integer", "number", "text"] = (
             "integer" if f.kind == "integer" else "number" if f.kind == "number" else "text"
         )
-        return Input(value=default, type=kind, placeholder=f.hint())
+        return Input(value=default, type=kind)
 
     def on_mount(self) -> None:
         """Give the first field focus once the guard has passed."""

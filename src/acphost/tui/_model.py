@@ -32,6 +32,7 @@ __all__ = [
 class ConnectionState(enum.Enum):
     """Where the connection to the agent is in its life."""
 
+    WAITING = "not started"
     CONNECTING = "connecting"
     AUTHENTICATING = "authenticating"
     CONNECTED = "connected"
@@ -90,6 +91,7 @@ def first_words(text: str, limit: int = 24) -> str:
 
 
 _CONNECTION_MARKS = {
+    ConnectionState.WAITING: "○",
     ConnectionState.CONNECTING: "◌",
     ConnectionState.AUTHENTICATING: "◌",
     ConnectionState.CONNECTED: "●",

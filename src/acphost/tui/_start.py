@@ -37,6 +37,7 @@ KEY_HINTS = (
 )
 
 _STATE = {
+    ConnectionState.WAITING: ("○ not started: pick an agent below", "bold"),
     ConnectionState.CONNECTING: ("◌ starting…", "yellow"),
     ConnectionState.AUTHENTICATING: ("◌ logging in…", "yellow"),
     ConnectionState.CONNECTED: ("● connected", "green"),

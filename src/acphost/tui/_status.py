@@ -18,6 +18,7 @@ __all__ = ["StatusBar", "status_text"]
 
 _STYLES = {
     "agent": "bold",
+    "not started": "",
     "connecting": "yellow",
     "authenticating": "yellow",
     "connected": "green",
