@@ -12,10 +12,10 @@ from acphost.config import AgentSpec
 from acphost.tui import AcpApp
 from acphost.tui._blocks import MediaCard, UserBubble, block_card_text
 from acphost.tui._keys import APP_KEYS, KeysScreen
+from acphost.tui._notes import CompactionBlock, Notice
 from acphost.tui._protocol_log import ProtocolLogScreen
 from acphost.tui._start import StartPanel
 from acphost.tui._toolcard import DiffView, TerminalView
-from acphost.tui._transcript import CompactionBlock, Notice
 
 from .conftest import SIZE, answer, demo_spec, ready, screen_text, send, wait_for
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from acphost.tui._dialogs import CrashScreen
 from acphost.tui._model import ConnectionState
-from acphost.tui._transcript import Marker
+from acphost.tui._notes import Marker
 
 from .conftest import SIZE, answer, ready, send, transcript_source, wait_for
 

@@ -33,17 +33,16 @@ from .._errors import AcpError
 from ..client import ClientContext, Session
 from ..config import AgentSpec, Settings
 from ..content import prompt_with_mentions
-from ..host import PermissionRequest, Verdict
 from ._asks import AskQueue, PendingAsk
 from ._composer import Composer, PromptArea
-from ._elicit import CANCEL, FormScreen, TuiElicitation, UrlScreen, response
+from ._elicit import CANCEL, TuiElicitation, response
 from ._frames import ProtocolLog, redactor_for
 from ._keys import KeysScreen, priority_keys
 from ._lifecycle import AgentLifecycle
 from ._modal import OnceModal
 from ._model import ConnectionState, StartInfo, StatusInfo, format_usage
-from ._permission import PermissionScreen
 from ._protocol_log import ProtocolLogScreen
+from ._questions import AgentQuestions
 from ._safe import sanitize
 from ._session_actions import SessionActions
 from ._session_view import SessionView
@@ -58,7 +57,7 @@ __all__ = ["AcpApp"]
 INTERRUPT_WINDOW = 3.0
 
 
-class AcpApp(SessionActions, AgentLifecycle):
+class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
     """``acphost tui``: an interactive client for one agent.
 
     Args:
@@ -332,86 +331,6 @@ class AcpApp(SessionActions, AgentLifecycle):
             self.say(f"cancel: {exc}", "error")
         view.transcript.refresh_cards()
 
-    # -- the agent's questions -----------------------------------------------------------
-
-    def _asks_changed(self) -> None:
-        self.refresh_status()
-        self.call_later(self._pump_asks)
-
-    def _pump_asks(self) -> None:
-        shown = self._shown
-        if shown is not None:
-            item, screen = shown
-            if item in self.asks.items and not screen.answered:
-                if isinstance(screen, PermissionScreen):
-                    screen.set_waiting(len(self.asks) - 1)
-                return  # still waiting for the user
-            # The question went away unanswered (its turn was cancelled).
-            self._shown = None
-            screen.answer(_withdrawn(item))
-        current = self.asks.current
-        if current is None or self._shown is not None:
-            return
-        screen = self._dialog_for(current)
-        self._shown = (current, screen)
-
-        def answered(answer: Any) -> None:
-            if self._shown is not None and self._shown[0] is current:
-                self._shown = None
-            self.asks.answer(current, answer if answer is not None else _withdrawn(current))
-            if isinstance(screen, UrlScreen) and isinstance(answer, dict):
-                self._url_answered(current.request, answer)
-            self.call_later(self._pump_asks)
-
-        self.push_screen(screen, answered)
-
-    def _dialog_for(self, item: PendingAsk[Any, Any]) -> OnceModal[Any]:
-        request = item.request
-        guard = self.key_guard
-        if isinstance(request, PermissionRequest):
-            client = self.client
-            session = client.sessions.get(request.session_id) if client else None
-            call = (
-                session.state.tool_calls.get(request.tool_call_id)
-                if session is not None and request.tool_call_id
-                else None
-            )
-            return PermissionScreen(
-                request,
-                call,
-                waiting=len(self.asks) - 1,
-                session_label=self._label_of(request.session_id),
-                guard=guard,
-            )
-        if request.mode == "url":
-            return UrlScreen(request, self.open_url, guard=guard)
-        return FormScreen(request, guard=guard)
-
-    def _label_of(self, session_id: str | None) -> str:
-        views = self.views()
-        if len(views) < 2:
-            return ""
-        return next((v.label for v in views if v.session.id == session_id), "")
-
-    def _view_of(self, session_id: str | None) -> SessionView | None:
-        return next((v for v in self.views() if v.session.id == session_id), None)
-
-    def _url_answered(self, request: s.CreateElicitationRequest, answer: dict[str, Any]) -> None:
-        if answer.get("action") != "accept" or not request.elicitation_id:
-            return
-        card = UrlCard(request.url or "", request.message)
-        view = self._view_of(request.session_id) or self.active_view
-        if view is not None:
-            view.transcript.mount(card)
-            self._url_cards[request.elicitation_id] = card
-
-    def _elicitation_complete(self, elicitation_id: str) -> None:
-        card = self._url_cards.pop(elicitation_id, None)
-        if card is not None:
-            card.complete()
-        else:
-            self.say("the agent says the page you were sent to is done")
-
     # -- status --------------------------------------------------------------------------
 
     def refresh_status(self) -> None:
@@ -474,13 +393,6 @@ class AcpApp(SessionActions, AgentLifecycle):
         """Never leave the agent running."""
         self.asks.cancel_all()
         await self.close_client()
-
-
-def _withdrawn(item: PendingAsk[Any, Any]) -> Any:
-    """The answer for a question that went away, or whose dialog closed without one."""
-    if isinstance(item.request, PermissionRequest):
-        return Verdict.reject("cancelled")
-    return response(CANCEL)
 
 
 def _home_relative(path: str) -> str:

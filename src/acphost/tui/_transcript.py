@@ -11,7 +11,7 @@ fed; the Markdown widget never parses Textual markup.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.text import Text
 from textual import events
@@ -22,11 +22,12 @@ from textual.widgets import Collapsible, Markdown, Static
 from .. import schema as s
 from ..client import SessionState
 from ._blocks import MediaCard, UserBubble, annotations_text, is_card
+from ._notes import CompactionBlock, Marker, Notice
 from ._safe import agent_line, agent_markdown, agent_text, sanitize
 from ._terminals import TerminalBuffers
 from ._toolcard import ToolCard
 
-__all__ = ["CompactionBlock", "Marker", "Notice", "StreamingMarkdown", "ThoughtBlock", "Transcript"]
+__all__ = ["StreamingMarkdown", "ThoughtBlock", "Transcript"]
 
 #: The shortest time between two appends to one message (30 updates a second).
 FRAME_SECONDS = 1 / 30
@@ -134,61 +135,6 @@ class ThoughtBlock(Collapsible):
         text = sanitize(" ".join("".join(self._parts).split()))
         self.title = f"💭 {text[:60]}{'…' if len(text) > 60 else ''}"
         self.collapsed = True
-
-
-class Notice(Static):
-    """A one-line note in the transcript (stop reasons, errors, the agent's notices)."""
-
-    DEFAULT_CSS = """
-    Notice { color: $text-muted; padding: 0 1; margin: 0; }
-    Notice.-error { color: $error; }
-    Notice.-warning { color: $warning; }
-    """
-
-
-class Marker(Static):
-    """A rule across the transcript with a label (agent restarted, session reloaded...)."""
-
-    DEFAULT_CSS = """
-    Marker { color: $accent; text-style: bold; padding: 0 1; margin: 0; }
-    """
-
-
-class CompactionBlock(Collapsible):
-    """A compaction marker: the agent summarised earlier turns; the summary, collapsed."""
-
-    DEFAULT_CSS = """
-    CompactionBlock { padding: 0; margin: 0; border: none; background: transparent; }
-    CompactionBlock CollapsibleTitle { color: $accent; text-style: bold; padding: 0 1; }
-    CompactionBlock Static { color: $text-muted; padding: 0 1; }
-    """
-
-    _TITLES: ClassVar[dict[str, str]] = {
-        "in_progress": "⟲ context compacting…",
-        "completed": "⟲ context compacted: earlier turns summarised",
-        "failed": "⟲ context compaction failed",
-        "cancelled": "⟲ context compaction cancelled",
-    }
-
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self._body = Static(Text("(no summary yet)"))
-        super().__init__(self._body, title=self._TITLES["in_progress"], collapsed=True)
-
-    def add_summary(self, text: str, *, replace: bool = False) -> None:
-        """Add summary text (or replace it whole)."""
-        if replace:
-            self.parts = [text]
-        elif text:
-            self.parts.append(text)
-        self._body.update(agent_text("".join(self.parts) or "(no summary)"))
-
-    def set_status(self, status: str, error: str = "") -> None:
-        """Title the marker by the compaction's status."""
-        title = self._TITLES.get(status, f"⟲ context compaction: {status}")
-        if error:
-            title += f": {error}"
-        self.title = sanitize(title)
 
 
 class Transcript(VerticalScroll):
