@@ -91,6 +91,7 @@ class StartPanel(Vertical):
         background: $boost;
     }
     StartPanel .start-head { text-style: bold; color: $accent; }
+    StartPanel #picker-box { height: auto; }
     StartPanel OptionList { height: auto; max-height: 10; margin-top: 1; }
     """
 
@@ -110,14 +111,17 @@ class StartPanel(Vertical):
         yield Static(Text("acphost · Agent Client Protocol"), classes="start-head")
         yield Static(start_text(self.info), classes="start-body")
         if self.info.choices:
-            yield Static(Text("Pick an agent (↑↓ Enter):", style="bold"))
-            yield OptionList(
-                *[
-                    Option(Text.assemble(agent_line(name, "bold"), "  ", agent_line(desc, "dim")))
-                    for name, desc in self.info.choices
-                ],
-                id="agent-picker",
-            )
+            with Vertical(id="picker-box"):
+                yield Static(Text("Pick an agent (↑↓ Enter):", style="bold"))
+                yield OptionList(
+                    *[
+                        Option(
+                            Text.assemble(agent_line(name, "bold"), "  ", agent_line(desc, "dim"))
+                        )
+                        for name, desc in self.info.choices
+                    ],
+                    id="agent-picker",
+                )
 
     def show(self, info: StartInfo) -> None:
         """Show new information (the connection progressed, the agent introduced itself)."""
@@ -130,5 +134,5 @@ class StartPanel(Vertical):
         event.stop()
         name = self.info.choices[event.option_index][0]
         self.info.choices = []
-        event.option_list.remove()
+        self.query_one("#picker-box").remove()
         self.post_message(self.Picked(name))
