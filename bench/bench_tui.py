@@ -11,7 +11,9 @@ Headless Textual (``App.run_test``), same machine, same run:
   that per-chunk cost given as a lower bound (the cost grows with the text);
 - ``end to end``: the real app against the demo agent's ``flood N`` keyword,
   from Enter to the last chunk shown (process, pipes, JSON, state, widgets;
-  the demo's own text, not the document above).
+  the demo's own text, not the document above);
+- ``quit``: ``acphost tui`` on a real pty, from Ctrl+Q to the process's exit
+  (agent closed), idle and in the middle of a ``slow`` turn.
 
 Usage::
 
@@ -26,6 +28,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import pty
+import select
 import statistics
 import sys
 import tempfile
@@ -40,7 +45,7 @@ from acphost import SessionState
 from acphost import schema as s
 from acphost.config import AgentSpec
 from acphost.tui import AcpApp
-from acphost.tui._model import TerminalBuffers
+from acphost.tui._terminals import TerminalBuffers
 from acphost.tui._transcript import StreamingMarkdown, Transcript
 
 SIZE = (100, 40)
@@ -159,13 +164,57 @@ async def end_to_end(n: int) -> float:
     return elapsed
 
 
+def _read(fd: int, timeout: float = 0.05) -> bytes:
+    ready, _, _ = select.select([fd], [], [], timeout)
+    if not ready:
+        return b""
+    try:
+        return os.read(fd, 65536)
+    except OSError:
+        return b""
+
+
+def quit_latency(mid_turn: bool) -> float:
+    """Seconds from Ctrl+Q to the exit of ``acphost tui`` on a pty (agent closed)."""
+    with tempfile.TemporaryDirectory() as ws:
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.environ.update(TERM="xterm-256color", COLUMNS="100", LINES="30")
+            os.environ.update(ACPHOST_DEMO_STATE_DIR=ws)
+            os.execv(sys.executable, [sys.executable, "-m", "acphost", "tui", ws])
+        seen = b""
+        while b"connected" not in seen:
+            seen += _read(fd)
+        if mid_turn:
+            os.write(fd, b"slow\r")
+            while b"working" not in seen:
+                seen += _read(fd)
+        start = time.perf_counter()
+        os.write(fd, b"\x11")
+        while not os.waitpid(pid, os.WNOHANG)[0]:
+            _read(fd, 0.005)
+        elapsed = time.perf_counter() - start
+        os.close(fd)
+    return elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--burst", type=int, default=50)
     parser.add_argument("--naive", type=int, default=100)
+    parser.add_argument("--quit-only", action="store_true", help="measure quitting only")
     args = parser.parse_args()
+    quits = {"idle": [quit_latency(False) for _ in range(args.runs)]}
+    quits["mid-turn"] = [quit_latency(True) for _ in range(args.runs)]
+    for state, times in quits.items():
+        print(
+            f"quit ({state}): median {statistics.median(times) * 1000:.0f} ms, "
+            f"max {max(times) * 1000:.0f} ms over {args.runs} runs"
+        )
+    if args.quit_only:
+        return
     chunks = make_chunks(args.n)
     text = "".join(chunks)
     rows: dict[str, list[float]] = {"at once": [], "streamed": [], "end to end": []}

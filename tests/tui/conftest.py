@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -47,6 +48,36 @@ def workspace(tmp_path: Path) -> Path:
 def make_app(tmp_path: Path, workspace: Path) -> Callable[..., AcpApp]:
     def make(**env: str) -> AcpApp:
         return AcpApp(demo_spec(tmp_path, **env), str(workspace))
+
+    return make
+
+
+@pytest.fixture
+def scripted(tmp_path: Path, workspace: Path) -> Callable[..., AcpApp]:
+    """An app against ``scripted_agent.py`` running ``script``; ``app.agent_log()`` reads
+    the frames the agent received."""
+
+    def make(script: dict, **kwargs) -> AcpApp:
+        n = len(list(tmp_path.glob("script-*.json")))
+        path = tmp_path / f"script-{n}.json"
+        path.write_text(json.dumps(script))
+        log = tmp_path / f"agent-{n}.jsonl"
+        spec = AgentSpec(
+            name="scripted",
+            command=sys.executable,
+            args=(str(Path(__file__).parent / "scripted_agent.py"),),
+            env={"SCRIPTED_AGENT_SCRIPT": str(path), "SCRIPTED_AGENT_LOG": str(log)},
+            source="tests",
+        )
+        app = AcpApp(spec, str(workspace), **kwargs)
+        app.agent_log = lambda: (
+            [  # type: ignore[attr-defined]
+                json.loads(line) for line in log.read_text().splitlines()
+            ]
+            if log.exists()
+            else []
+        )
+        return app
 
     return make
 
@@ -115,5 +146,12 @@ def screen_text(app) -> str:
 
 
 def transcript_source(app) -> str:
-    """The Markdown source of every message in the active transcript."""
-    return "\n".join(md.source for md in app.active_view.transcript.streams())
+    """The Markdown source of every message (prompts included) in the active transcript."""
+    return "\n".join(app.active_view.transcript.sources())
+
+
+async def answer(pilot, *keys: str) -> None:
+    """Press keys at the dialog on screen once its guard has passed (it ignores earlier keys)."""
+    screen = pilot.app.screen
+    await wait_for(pilot, lambda: screen.armed)
+    await pilot.press(*keys)

@@ -11,7 +11,7 @@ from acphost.tui._protocol_log import ProtocolLogScreen
 from acphost.tui._toolcard import DiffView, TerminalView, ToolCard
 from acphost.tui._transcript import ThoughtBlock
 
-from .conftest import SIZE, ready, screen_text, send, transcript_source, wait_for
+from .conftest import SIZE, answer, ready, screen_text, send, transcript_source, wait_for
 
 
 async def test_prompt_streams_text(make_app):
@@ -69,14 +69,14 @@ async def test_permission_approve(make_app):
         await ready(pilot)
         await send(pilot, "permission", wait=False)
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
-        assert "1 permission" in screen_text(app) or app.status_info.pending_permissions == 1
-        await pilot.press("a")
+        assert "⚠ 1 waiting for you" in screen_text(app)
+        await answer(pilot, "a")
         view = app.active_view
         await wait_for(pilot, lambda: view.stop_reason == "end_turn")
         await view.transcript.settled()
         assert "You chose allow_once." in transcript_source(app)
         assert not isinstance(app.screen, PermissionScreen)
-        assert app.status_info.pending_permissions == 0
+        assert app.status_info.pending_asks == 0
 
 
 async def test_permission_reject(make_app):
@@ -85,7 +85,7 @@ async def test_permission_reject(make_app):
         await ready(pilot)
         await send(pilot, "permission", wait=False)
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
-        await pilot.press("r")
+        await answer(pilot, "r")
         view = app.active_view
         await wait_for(pilot, lambda: view.stop_reason == "end_turn")
         await view.transcript.settled()
@@ -98,7 +98,7 @@ async def test_permission_always_is_remembered(make_app):
         await ready(pilot)
         await send(pilot, "permission", wait=False)
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
-        await pilot.press("A")
+        await answer(pilot, "A")
         view = app.active_view
         await wait_for(pilot, lambda: view.stop_reason == "end_turn")
         # The second identical request is answered from memory: no dialog.
@@ -120,7 +120,7 @@ async def test_terminal_permission_and_live_output(make_app):
         await send(pilot, "terminal echo hello-from-terminal", wait=False)
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         assert app.screen.request.operation == "terminal_create"
-        await pilot.press("a")
+        await answer(pilot, "a")
         view = app.active_view
         await wait_for(pilot, lambda: view.stop_reason == "end_turn")
         await pilot.pause(0.1)
@@ -151,7 +151,7 @@ async def test_cancel_closes_the_pending_permission(make_app):
         view = app.active_view
         await wait_for(pilot, lambda: view.stop_reason == "cancelled")
         await wait_for(pilot, lambda: not isinstance(app.screen, PermissionScreen))
-        assert len(app.permissions) == 0
+        assert len(app.asks) == 0
 
 
 async def test_switch_mode(make_app):
@@ -309,7 +309,7 @@ async def test_agent_crash_shows_stderr_and_restarts(make_app):
         assert "code 3" in app.screen.message
         assert app.screen.stderr_tail.strip()
         old = app.active_view.session.id
-        await pilot.press("r")
+        await answer(pilot, "r")
         await wait_for(pilot, lambda: app.connection is ConnectionState.CONNECTED and app.views())
         await wait_for(pilot, lambda: app.active_view is not None)
         # the demo can load sessions: the crashed one is reopened

@@ -13,21 +13,13 @@ from acphost.host._terminals import (
     TerminalExited,
     TerminalOutputReceived,
 )
-from acphost.tui._frames import REDACTED, ProtocolLog, frame_matches, redact
-from acphost.tui._model import (
-    ConnectionState,
-    PermissionQueue,
-    PromptHistory,
-    StatusInfo,
-    TerminalBuffers,
-    choices_for,
-    command_matches,
-    format_usage,
-    fuzzy_rank,
-    location_text,
-    workspace_files,
-)
+from acphost.trace import REDACTED
+from acphost.tui._asks import AskQueue, choices_for
+from acphost.tui._completion import PromptHistory, command_matches, fuzzy_rank, workspace_files
+from acphost.tui._frames import ProtocolLog, frame_matches, redactor_for
+from acphost.tui._model import ConnectionState, StatusInfo, format_usage, location_text
 from acphost.tui._status import status_text
+from acphost.tui._terminals import TerminalBuffers
 
 
 def frame(obj) -> bytes:
@@ -65,7 +57,8 @@ def test_protocol_log_keeps_invalid_lines_and_is_bounded():
     assert log.find(1) is None and log.find(5) is log.records[-1]
 
 
-def test_redaction():
+def test_protocol_log_redacts_with_the_one_redactor_and_configured_secrets():
+    log = ProtocolLog(redactor=redactor_for(["configured-secret-value", "no"]))
     data = {
         "params": {
             "apiKey": "sk-123",
@@ -81,13 +74,36 @@ def test_redaction():
             "text": "a token word in text is fine",
         }
     }
-    out = redact(data)
+    data["params"]["echo"] = "the agent repeats configured-secret-value here; no"
+    out = log.record("send", frame(data)).payload
+    assert "configured-secret-value" not in json.dumps(out)
+    assert out["params"]["echo"].endswith("here; no")  # short values are left alone
     assert out["params"]["apiKey"] == REDACTED
     env = out["params"]["mcpServers"][0]["env"]
-    assert env[0]["value"] == REDACTED and env[1]["value"] == "/h"
+    assert env[0]["value"] == REDACTED and env[1]["value"] == REDACTED  # every env value
     assert out["params"]["mcpServers"][1]["headers"][0]["value"] == REDACTED
     assert out["params"]["text"] == "a token word in text is fine"
     assert data["params"]["apiKey"] == "sk-123"  # the original is untouched
+
+
+def test_protocol_log_shows_update_kinds_and_survives_hostile_lines():
+    log = ProtocolLog()
+    update = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": {"sessionUpdate": "tool_call_update"}},
+    }
+    rec = log.record("receive", frame(update))
+    assert rec.detail == "tool_call_update"
+    assert frame_matches(rec, "tool_call_update")
+    deep = b"[" * 100_000 + b"]" * 100_000
+    assert log.record("receive", b'{"a":' + deep + b"}").kind == "invalid"
+    surrogate = log.record("receive", b'{"jsonrpc":"2.0","method":"x","params":"\\ud800"}')
+    surrogate.copy_text().encode("utf-8")  # copyable to the clipboard
+    huge = log.record("receive", b"x" * 1_000_000)
+    assert huge.kind == "invalid" and len(huge.payload) < 70_000
+    assert "Infinity" in log.record("receive", b'{"n": 1e999}').copy_text()
+    assert log.record("receive", b"\xff\xfe not utf-8").kind == "invalid"
 
 
 def test_filter_words():
@@ -131,14 +147,14 @@ def test_choices_follow_the_agents_options_by_kind():
 
 async def test_permission_queue_orders_and_drops_cancelled():
     changes = []
-    queue = PermissionQueue(on_change=lambda: changes.append(len(queue)))
+    queue = AskQueue(on_change=lambda: changes.append(len(queue)))
     r1 = PermissionRequest(session_id="a", title="one")
     r2 = PermissionRequest(session_id="b", title="two")
     t1 = asyncio.ensure_future(queue.ask(r1))
     t2 = asyncio.ensure_future(queue.ask(r2))
     await asyncio.sleep(0)
     assert len(queue) == 2 and queue.current.request is r1
-    assert queue.count("b") == 1
+    assert queue.count(PermissionRequest) == 2
     t1.cancel()  # the turn was cancelled: the request leaves the queue
     await asyncio.sleep(0)
     assert queue.current.request is r2
@@ -219,8 +235,32 @@ def test_status_line_fits_80_columns():
     assert text == "● acphost-demo 0.1.0 │ stop: end_turn │ Ask · demo-fast │ ctx 1/200k 0%"
     assert len(text) <= 78
     info.connection = ConnectionState.CRASHED
-    info.pending_permissions = 2
-    assert status_text(info).plain.startswith("✗ acphost-demo 0.1.0 crashed │ ⚠ 2 permissions")
+    info.pending_asks = 2
+    assert status_text(info).plain.startswith("✗ acphost-demo 0.1.0 crashed │ ⚠ 2 waiting for you")
+
+
+def test_status_line_drops_the_least_important_parts_whole():
+    info = StatusInfo(
+        agent="acphost-demo",
+        version="0.1.0",
+        connection=ConnectionState.CONNECTED,
+        mode="Architect",
+        model="a-model-with-a-very-long-name",
+        usage="ctx 150k/200k 75% 12.34 USD",
+        title="Refactor the parser",
+        busy=True,
+        pending_asks=3,
+    )
+    for width in (50, 60, 78):
+        text = status_text(info, width).plain
+        assert len(text) <= width
+        assert text.startswith("● acphost-demo 0.1.0 │ ⚠ 3 waiting for you")
+        assert not text.endswith("…")  # parts are dropped whole, never cut
+    assert "working" in status_text(info, 78).plain
+    assert status_text(info, 10).plain.endswith("…")  # only the agent is left, cut
+    info.title = "evil\x1b]52;c;AAAA\x07[bold]title"
+    wide = status_text(info, 300).plain
+    assert "\x1b" not in wide and "\\x1b]52" in wide and "[bold]title" in wide
 
 
 async def test_tui_policy():

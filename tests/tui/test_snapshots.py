@@ -1,26 +1,42 @@
-"""Snapshots of the key screens at 80x24, one file per screen.
+"""Snapshots of the key screens, one file per screen, at 80x24 unless named wider.
 
 Each screen is stored twice under ``snapshots/``: as plain text (compared,
 readable in a diff) and as SVG (compared too; open it in a browser to look).
 Regenerate after an intended change with ``ACPHOST_UPDATE_SNAPSHOTS=1``.
 The demo agent runs with a fixed seed, so session ids repeat; nothing shown
-depends on the clock.
+depends on the clock, and the workspace shows as ``~/ws`` (HOME is the test's
+directory). The README's screenshot (``docs/tui.svg``) is the wide tour.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from acphost.config import AgentSpec
+from acphost.tui import AcpApp
 from acphost.tui._dialogs import CrashScreen, PickerScreen
+from acphost.tui._elicit import FormScreen
+from acphost.tui._keys import KeysScreen
 from acphost.tui._permission import PermissionScreen
 
-from .conftest import SIZE, ready, screen_text, send, wait_for
+from .conftest import SIZE, demo_spec, ready, screen_text, send, wait_for
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
+README_SCREENSHOT = Path(__file__).parents[2] / "docs" / "tui.svg"
+WIDE = (120, 35)
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    """The workspace shows as ``~/ws`` whatever the test's directory."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+
+
 UPDATE = bool(os.environ.get("ACPHOST_UPDATE_SNAPSHOTS"))
 
 
@@ -52,6 +68,23 @@ async def _settle(pilot) -> None:
     await pilot.pause()
 
 
+async def test_snapshot_start(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await _settle(pilot)
+        check(app, "start")
+
+
+async def test_snapshot_start_with_an_agent_to_pick(tmp_path, workspace):
+    demo = replace(demo_spec(tmp_path), description="acphost's scripted demo agent")
+    other = AgentSpec(name="claude", command="claude-code-acp", description="Claude Code")
+    app = AcpApp(demo, str(workspace), choices=[demo, other])
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(pilot)
+        check(app, "start_picker")
+
+
 async def test_snapshot_tour(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -59,6 +92,42 @@ async def test_snapshot_tour(make_app):
         await send(pilot, "tour")
         await _settle(pilot)
         check(app, "tour")
+
+
+async def test_snapshot_tour_wide_is_the_readme_screenshot(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await send(pilot, "tour")
+        await _settle(pilot)
+        check(app, "tour_120x35")
+    snapshot = (SNAPSHOTS / "tour_120x35.svg").read_text()
+    if UPDATE:
+        README_SCREENSHOT.write_text(snapshot)
+    assert README_SCREENSHOT.read_text() == snapshot, "docs/tui.svg is stale"
+
+
+async def test_snapshot_keys(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, KeysScreen))
+        await _settle(pilot)
+        check(app, "keys")
+
+
+async def test_snapshot_elicitation_form(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "elicit", wait=False)
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen))
+        await wait_for(pilot, lambda: app.screen.armed and app.focused is not None)
+        app.focused.cursor_blink = False
+        await _settle(pilot)
+        check(app, "elicitation_form")
+        await pilot.press("escape")
 
 
 async def test_snapshot_permission_dialog(make_app):

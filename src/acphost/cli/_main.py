@@ -251,17 +251,30 @@ def _tui(argv: list[str]) -> int:
     p.add_argument(
         "--yolo", action="store_true", help="reads anywhere, writes allowed (still confined)"
     )
+    p.add_argument(
+        "--serve",
+        action="store_true",
+        help="serve the TUI in a web browser (textual-serve); each page runs its own agent",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="with --serve: the address to listen on (default 127.0.0.1, this machine only)",
+    )
+    p.add_argument("--port", type=int, default=8000, help="with --serve: the port (default 8000)")
     args = p.parse_args(argv)
     if args.path and not args.cwd:
         args.cwd = args.path
     _setup_logging(args.verbose)
     try:
-        from ..tui import run_tui  # noqa: PLC0415 - Textual loads only for the TUI
+        from ..tui import run_tui, serve_tui  # noqa: PLC0415 - Textual loads only for the TUI
     except ImportError as exc:
         print(
             f"acphost: the TUI needs Textual: pip install 'acphost[tui]' ({exc})", file=sys.stderr
         )
         return EXIT_USAGE
+    if args.serve:
+        return serve_tui(args, argv)
     return run_tui(args)
 
 

@@ -46,7 +46,12 @@ class SessionView(Protocol):
 
 
 class ElicitationHandler(Protocol):
-    """Answers ``elicitation/create``: ask the user, return the wire response object."""
+    """Answers ``elicitation/create``: ask the user, return the wire response object.
+
+    A handler may also define ``complete(elicitation_id: str) -> None``: it is
+    called (synchronously, in wire order) when the agent sends
+    ``elicitation/complete`` for a URL elicitation.
+    """
 
     form: bool
     url: bool
@@ -340,11 +345,12 @@ class HostBridge:
         return await self.config.elicitation(req)
 
     def elicitation_complete(self, params: Any) -> None:
-        """The agent says a URL elicitation finished (informational)."""
-        logger.info(
-            "elicitation complete: %r",
-            params.get("elicitationId") if isinstance(params, dict) else None,
-        )
+        """The agent says a URL elicitation finished; the handler hears it if it listens."""
+        elicitation_id = params.get("elicitationId") if isinstance(params, dict) else None
+        logger.info("elicitation complete: %r", elicitation_id)
+        complete = getattr(self.config.elicitation, "complete", None)
+        if isinstance(elicitation_id, str) and callable(complete):
+            complete(elicitation_id)
 
     # -- lifecycle -----------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 from ._app import AcpApp
 
-__all__ = ["AcpApp", "run_tui"]
+__all__ = ["AcpApp", "run_tui", "serve_tui"]
 
 
 class _AppLogHandler(logging.Handler):
@@ -29,7 +29,7 @@ class _AppLogHandler(logging.Handler):
             message = self.format(record)
             self.app.log(message)
             if record.levelno >= logging.ERROR and self.app.is_running:
-                self.app.notify(message, severity="error", timeout=6)
+                self.app.say(message, "error", 6)
         except Exception:  # a log handler must never raise (logging.Handler.handleError)
             self.handleError(record)
 
@@ -63,6 +63,7 @@ def run_tui(args: argparse.Namespace) -> int:
         usage or configuration problem.
 
     """
+    from ..config import resolve_agent  # noqa: PLC0415
     from ..launch import EXIT_USAGE, UsageProblem, fail, resolve  # noqa: PLC0415
 
     try:
@@ -70,6 +71,12 @@ def run_tui(args: argparse.Namespace) -> int:
     except UsageProblem as exc:
         fail(str(exc))
         return EXIT_USAGE
+    # Several agents configured and none named: the start screen asks which.
+    choices = (
+        [resolve_agent(name, settings) for name in settings.agents]
+        if getattr(args, "agent", None) is None and len(settings.agents) > 1
+        else []
+    )
     app = AcpApp(
         spec,
         cwd,
@@ -77,7 +84,37 @@ def run_tui(args: argparse.Namespace) -> int:
         write=bool(getattr(args, "write", False)),
         yolo=bool(getattr(args, "yolo", False)),
         init_timeout=getattr(args, "init_timeout", 60.0),
+        choices=choices,
     )
     with _logging_into(app):
         result = app.run()
     return result if isinstance(result, int) else 0
+
+
+def serve_tui(args: argparse.Namespace, argv: list[str]) -> int:
+    """Serve the TUI in a browser (``acphost tui --serve``); return the exit code.
+
+    The options are checked here, once, so a bad agent name or settings file
+    is reported at start, not in each page.
+
+    Args:
+        args: the parsed ``acphost tui`` arguments (``host``, ``port`` and
+            those :func:`run_tui` takes).
+        argv: the arguments as given, passed on to the app each page runs.
+
+    Returns:
+        0 after Ctrl+C, 2 for a usage or configuration problem.
+
+    """
+    from ..launch import EXIT_USAGE, UsageProblem, fail, resolve  # noqa: PLC0415
+    from ._serve import serve  # noqa: PLC0415
+
+    try:
+        resolve(args)
+    except UsageProblem as exc:
+        fail(str(exc))
+        return EXIT_USAGE
+    if not 0 < args.port < 65536:
+        fail(f"--port {args.port} is not a port number (1-65535)")
+        return EXIT_USAGE
+    return serve(argv, args.host, args.port)

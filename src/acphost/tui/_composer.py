@@ -21,7 +21,8 @@ from textual.widgets import OptionList, TextArea
 from textual.widgets.option_list import Option
 
 from .. import schema as s
-from ._model import PromptHistory, command_matches, fuzzy_rank, workspace_files
+from ._completion import PromptHistory, command_matches, fuzzy_rank, workspace_files
+from ._safe import sanitize_line
 
 __all__ = ["Composer", "PromptArea"]
 
@@ -105,15 +106,19 @@ class PromptArea(TextArea):
             query = token[1:].strip('"')
             for path in fuzzy_rank(query, self._files_list(), limit=12):
                 values.append("@" + (f'"{path}"' if " " in path else path) + " ")
-                options.append(Option(Text(path)))
+                options.append(Option(Text(sanitize_line(path))))
         elif first and token.startswith("/") and self.commands:
             mode = "command"
             for cmd in command_matches(token, self.commands)[:12]:
                 values.append(f"/{cmd.name} ")
-                label = Text.assemble((f"/{cmd.name}", "bold"), "  ", (cmd.description, "dim"))
+                label = Text.assemble(
+                    (sanitize_line(f"/{cmd.name}"), "bold"),
+                    "  ",
+                    (sanitize_line(cmd.description), "dim"),
+                )
                 hint = getattr(cmd.input, "hint", None) if cmd.input is not None else None
                 if hint:
-                    label.append(f"  <{hint}>", style="italic dim")
+                    label.append(sanitize_line(f"  <{hint}>"), style="italic dim")
                 options.append(Option(label))
         self._token, self._mode, self._values = token, mode, values
         self.menu.clear_options()

@@ -1,23 +1,31 @@
-"""Small modal dialogs: pick one item (modes, models, sessions, auth), agent crash."""
+"""Small dialogs: pick one item (modes, models, sessions, auth, agents), agent crash.
+
+Every dialog answers once (:class:`~acphost.tui._modal.OnceModal`); the crash
+report, which the agent's death opens under the user's fingers, is guarded
+against stray keys too.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.events import Key
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
+
+from ._modal import OnceModal
+from ._safe import agent_line, agent_text
 
 __all__ = ["CrashScreen", "PickItem", "PickerScreen"]
 
 
 class PickItem:
-    """One entry of a :class:`PickerScreen`."""
+    """One entry of a :class:`PickerScreen` (label and description may be the agent's)."""
 
     __slots__ = ("current", "description", "label", "value")
 
@@ -30,7 +38,7 @@ class PickItem:
         self.current = current
 
 
-class PickerScreen(ModalScreen[str | None]):
+class PickerScreen(OnceModal[str | None]):
     """Choose one item with the arrows and Enter (or its number); Esc for none."""
 
     DEFAULT_CSS = """
@@ -44,8 +52,6 @@ class PickerScreen(ModalScreen[str | None]):
     PickerScreen .picker-hint { color: $text-muted; }
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Close", show=False)]  # noqa: RUF012
-
     def __init__(self, title: str, items: Sequence[PickItem], hint: str = "") -> None:
         super().__init__()
         self.title_text = title
@@ -55,17 +61,8 @@ class PickerScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         """Title, list, hint."""
         with Vertical():
-            yield Static(Text(self.title_text), classes="picker-title")
-            options = []
-            for n, item in enumerate(self.items, 1):
-                label = Text()
-                label.append(f"{n if n < 10 else ' '} ", style="dim")
-                label.append("● " if item.current else "  ", style="green")
-                label.append(item.label, style="bold" if item.current else "")
-                if item.description:
-                    label.append(f"  {item.description}", style="dim")
-                options.append(Option(label))
-            yield OptionList(*options)
+            yield Static(agent_line(self.title_text), classes="picker-title")
+            yield OptionList(*[Option(pick_label(n, item)) for n, item in enumerate(self.items, 1)])
             yield Static(
                 Text(self.hint or "↑↓ Enter choose · 1-9 · Esc close"), classes="picker-hint"
             )
@@ -78,24 +75,39 @@ class PickerScreen(ModalScreen[str | None]):
             options.highlighted = current[0] if current else 0
         options.focus()
 
-    def on_key(self, event: object) -> None:
-        """Digits pick directly."""
-        char = getattr(event, "character", None) or ""
+    def on_key(self, event: Key) -> None:
+        """Digits pick directly; Esc closes."""
+        char = event.character or ""
         if char.isdigit() and 0 < int(char) <= min(9, len(self.items)):
-            self.dismiss(self.items[int(char) - 1].value)
+            event.stop()
+            self.answer(self.items[int(char) - 1].value)
+        elif event.key == "escape":
+            event.stop()
+            self.answer(None)
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(self.items[event.option_index].value)
-
-    def action_cancel(self) -> None:
-        """Close without choosing."""
-        self.dismiss(None)
+        self.answer(self.items[event.option_index].value)
 
 
-class CrashScreen(ModalScreen[str]):
-    """The agent died: its exit status and stderr tail; restart or quit."""
+def pick_label(n: int, item: PickItem) -> Text:
+    """``1 ● Name  description`` for a picker row (name and description inert)."""
+    label = Text()
+    label.append(f"{n if n < 10 else ' '} ", style="dim")
+    label.append("● " if item.current else "  ", style="green")
+    label.append_text(agent_line(item.label, "bold" if item.current else ""))
+    if item.description:
+        label.append("  ")
+        label.append_text(agent_line(item.description, "dim"))
+    return label
+
+
+class CrashScreen(OnceModal[str]):
+    """The agent died: its exit status and (redacted) stderr tail; restart or quit.
+
+    Answers ``"restart"``, ``"quit"`` or ``"dismiss"``.
+    """
 
     DEFAULT_CSS = """
     CrashScreen { align: center middle; }
@@ -108,25 +120,30 @@ class CrashScreen(ModalScreen[str]):
     CrashScreen .crash-hint { color: $text-muted; }
     """
 
-    BINDINGS = [  # noqa: RUF012
-        Binding("r", "choose('restart')", "Restart"),
-        Binding("q", "choose('quit')", "Quit"),
-        Binding("escape", "choose('dismiss')", "Close"),
-    ]
+    _KEYS: ClassVar[dict[str, str]] = {"r": "restart", "q": "quit", "escape": "dismiss"}
 
-    def __init__(self, message: str, stderr_tail: str) -> None:
-        super().__init__()
+    def __init__(self, message: str, stderr_tail: str, *, guard: float | None = 0.5) -> None:
+        super().__init__(guard=guard)
         self.message = message
         self.stderr_tail = stderr_tail
 
     def compose(self) -> ComposeResult:
         """Message, stderr tail, keys."""
         with Vertical():
-            yield Static(Text(f"✗ {self.message}"), classes="crash-title")
+            title = Text("✗ ")
+            title.append_text(agent_line(self.message))
+            yield Static(title, classes="crash-title")
             with VerticalScroll():
-                yield Static(Text(self.stderr_tail or "(the agent wrote nothing to stderr)"))
-            yield Static(Text("r restart the agent · q quit · Esc close"), classes="crash-hint")
+                yield Static(agent_text(self.stderr_tail or "(the agent wrote nothing to stderr)"))
+            yield Static(
+                Text("r restart the agent · q quit · Esc close (Ctrl+R restarts later)"),
+                classes="crash-hint",
+            )
 
-    def action_choose(self, what: str) -> None:
-        """Close with the chosen action."""
-        self.dismiss(what)
+    def on_key(self, event: Key) -> None:
+        """``r``, ``q`` or Esc, guarded against keys typed before the crash showed."""
+        what = self._KEYS.get(event.character or "") or self._KEYS.get(event.key)
+        if what is None or not self.accepts_key(event):
+            return
+        event.stop()
+        self.answer(what)

@@ -2,6 +2,9 @@
 
 Fed by the client's ``tap`` (``(direction, line)`` for each frame); read by
 :class:`~acphost.tui._protocol_log.ProtocolLogScreen`. No Textual here.
+Secrets go through the one redactor (:class:`acphost.trace.Redactor`) before
+a frame is kept; a frame that cannot be decoded or is nested too deeply to
+walk is kept as (capped) text, never a traceback.
 """
 
 from __future__ import annotations
@@ -10,43 +13,16 @@ import json
 import re
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["REDACTED", "FrameRecord", "ProtocolLog", "frame_matches", "redact"]
+from ..trace import Redactor
 
-_SECRET_KEY = re.compile(
-    r"(token|secret|passw(or)?d|api[-_]?key|authori[sz]ation|cookie|credential|private[-_]?key)",
-    re.IGNORECASE,
-)
-REDACTED = "«redacted»"
+__all__ = ["FrameRecord", "ProtocolLog", "frame_matches", "redactor_for", "update_kind"]
 
-
-def redact(value: Any) -> Any:
-    """Return a copy of a JSON value with secrets replaced by ``«redacted»``.
-
-    Keys that name a secret (token, password, api key, authorization...) are
-    masked, and so are ``{"name": ..., "value": ...}`` pairs whose name does
-    (the ``EnvVariable`` and ``HttpHeader`` shapes of MCP server entries).
-    """
-    if isinstance(value, dict):
-        name = value.get("name")
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if (_SECRET_KEY.search(str(key)) and isinstance(item, (str, int, float))) or (
-                key == "value"
-                and isinstance(name, str)
-                and _SECRET_KEY.search(name)
-                and isinstance(item, str)
-            ):
-                out[key] = REDACTED
-            else:
-                out[key] = redact(item)
-        return out
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    return value
+#: The longest text kept of a line that is not a JSON object.
+MAX_INVALID_TEXT = 64 * 1024
 
 
 @dataclass(slots=True)
@@ -64,6 +40,8 @@ class FrameRecord:
         size: the frame's length in bytes.
         latency: for a response, seconds since its request.
         peer: the seq of the correlated request or response.
+        detail: what a notification carries: the ``sessionUpdate`` kind of a
+            ``session/update`` (``agent_message_chunk``, ``tool_call``...).
 
     """
 
@@ -77,6 +55,7 @@ class FrameRecord:
     size: int
     latency: float | None = None
     peer: int | None = None
+    detail: str = ""
 
     @property
     def arrow(self) -> str:
@@ -88,17 +67,31 @@ class FrameRecord:
         local = time.localtime(self.time)
         return time.strftime("%H:%M:%S", local) + f".{int(self.time * 1000) % 1000:03d}"
 
-    def as_json(self, *, indent: int | None = 2) -> str:
+    def as_json(self, *, indent: int | None = 2, ascii_only: bool = False) -> str:
         """The (redacted) frame as JSON text, for copying."""
         if isinstance(self.payload, str):
             return self.payload
-        return json.dumps(self.payload, indent=indent, ensure_ascii=False)
+        try:
+            return json.dumps(self.payload, indent=indent, ensure_ascii=ascii_only)
+        except (ValueError, RecursionError):
+            return repr(self.payload)[:MAX_INVALID_TEXT]
+
+    def copy_text(self, *, indent: int | None = 2) -> str:
+        """:meth:`as_json`, encodable for the clipboard (lone surrogates escaped)."""
+        text = self.as_json(indent=indent)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = self.as_json(indent=indent, ascii_only=True)
+            text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+        return text
 
     def haystack(self) -> str:
         """What a filter searches: direction, kind, method, id and the frame."""
         ident = f"#{self.id}" if self.id is not None else ""
         dirn = "send out >" if self.direction == "send" else "receive recv in <"
-        return f"{dirn} {self.kind} {self.method} {ident} {self.as_json(indent=None)}".lower()
+        body = self.as_json(indent=None)
+        return f"{dirn} {self.kind} {self.method} {self.detail} {ident} {body}".lower()
 
 
 class ProtocolLog:
@@ -108,10 +101,13 @@ class ProtocolLog:
 
     Args:
         limit: the number of frames kept (older ones are dropped).
+        redactor: what removes secrets from a frame (the host's one
+            :class:`~acphost.trace.Redactor`, which knows the configured values).
 
     """
 
-    def __init__(self, limit: int = 20_000) -> None:
+    def __init__(self, limit: int = 20_000, redactor: Callable[[Any], Any] | None = None) -> None:
+        self.redactor: Callable[[Any], Any] = redactor or Redactor()
         self.records: deque[FrameRecord] = deque(maxlen=limit)
         self._seq = 0
         # (direction of the request, id) -> the request's record
@@ -130,23 +126,18 @@ class ProtocolLog:
         """Log one frame (a ``tap`` callback: ``direction`` is ``send`` or ``receive``)."""
         self._seq += 1
         stamp = time.time() if now is None else now
+        rec: FrameRecord | None = None
         try:
             frame = json.loads(line)
-        except ValueError:
-            frame = None
-        if not isinstance(frame, dict):
-            rec = FrameRecord(
-                self._seq,
-                stamp,
-                direction,
-                "invalid",
-                "",
-                None,
-                line.decode("utf-8", "replace"),
-                len(line),
-            )
-        else:
-            rec = self._classify(frame, direction, stamp, len(line))
+            if isinstance(frame, dict):
+                rec = self._classify(frame, direction, stamp, len(line))
+        except (ValueError, RecursionError):
+            pass  # not JSON, or nested too deeply to decode or walk: kept as text
+        if rec is None:
+            text = line[:MAX_INVALID_TEXT].decode("utf-8", "replace")
+            if len(line) > MAX_INVALID_TEXT:
+                text += f"… ({len(line)} bytes)"
+            rec = FrameRecord(self._seq, stamp, direction, "invalid", "", None, text, len(line))
         self.records.append(rec)
         for listener in list(self._listeners):
             listener(rec)
@@ -157,10 +148,11 @@ class ProtocolLog:
     ) -> FrameRecord:
         ident = frame.get("id")
         method = frame.get("method")
-        payload = redact(frame)
+        payload = self.redactor(frame)
         if isinstance(method, str):
             kind = "notification" if ident is None else "request"
             rec = FrameRecord(self._seq, stamp, direction, kind, method, ident, payload, size)
+            rec.detail = update_kind(frame)
             if ident is not None:
                 self._open[(direction, json.dumps(ident))] = rec
                 if len(self._open) > 10_000:  # never answered: do not grow forever
@@ -217,3 +209,22 @@ def frame_matches(record: FrameRecord, query: str) -> bool:
         elif word not in hay:
             return False
     return True
+
+
+def update_kind(frame: dict[str, Any]) -> str:
+    """The ``sessionUpdate`` kind of a ``session/update`` frame (``""`` for other frames)."""
+    if frame.get("method") != "session/update":
+        return ""
+    params = frame.get("params")
+    update = params.get("update") if isinstance(params, dict) else None
+    kind = update.get("sessionUpdate") if isinstance(update, dict) else None
+    return kind if isinstance(kind, str) else ""
+
+
+def redactor_for(secrets: Iterable[str]) -> Redactor:
+    """The one redactor, told the secret values the host was configured with.
+
+    Values shorter than six characters are left to the patterns: masking
+    ``1`` or ``yes`` everywhere would hide more than secrets.
+    """
+    return Redactor(value_patterns=[re.escape(v) for v in secrets if len(v) >= 6])

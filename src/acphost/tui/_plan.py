@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from .. import schema as s
+from ._safe import sanitize_line
 
 __all__ = ["PlanPanel", "plan_text"]
 
@@ -20,7 +21,7 @@ _PRIORITY = {"high": ("high", "bold red"), "medium": ("med", "yellow"), "low": (
 
 
 def plan_text(entries: Sequence[s.PlanEntry]) -> Text:
-    """One line per entry: status mark, priority badge, content (done entries struck)."""
+    """One line per entry: status mark, priority badge, content (done entries struck, inert)."""
     text = Text()
     done = sum(1 for e in entries if e.status == "completed")
     text.append(f"Plan {done}/{len(entries)}", style="bold")
@@ -29,9 +30,9 @@ def plan_text(entries: Sequence[s.PlanEntry]) -> Text:
         label, pstyle = _PRIORITY.get(entry.priority, (entry.priority, ""))
         text.append("\n")
         text.append(f"{mark} ", style=style)
-        text.append(f"{label:<4} ", style=pstyle)
+        text.append(f"{sanitize_line(label):<4} ", style=pstyle)
         text.append(
-            entry.content,
+            sanitize_line(entry.content),
             style="strike dim" if entry.status == "completed" else style,
         )
     return text

@@ -1,10 +1,12 @@
 """The protocol log view: every frame, correlated, filterable, redacted, copyable.
 
 Like Zed's ACP logs panel. Rows show time, direction (→ to the agent, ← from
-it), kind, method, id and, for responses, the latency of the request they
-answer. The filter keeps rows matching every word (``-word`` excludes);
-``c`` copies the selected frame as JSON, ``C`` every shown frame as JSON
-lines, ``p`` jumps to the request/response paired with the selected one.
+it), kind, method, the kind of a ``session/update`` (``agent_message_chunk``,
+``tool_call``...), id and, for responses, the latency of the request they
+answer. Frames are redacted when logged and made inert when shown. The
+filter keeps rows matching every word (``-word`` excludes); ``c`` copies
+the selected frame as JSON, ``C`` every shown frame as JSON lines, ``p``
+jumps to the request/response paired with the selected one.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from ._frames import FrameRecord, ProtocolLog, frame_matches
+from ._safe import agent_line, sanitize
 
 __all__ = ["ProtocolLogScreen"]
 
@@ -39,8 +42,9 @@ def _row(rec: FrameRecord) -> tuple[Text, ...]:
         Text(rec.clock()),
         Text(rec.arrow, style="yellow" if rec.direction == "send" else "blue"),
         Text(rec.kind, style=_KIND_STYLE.get(rec.kind, "")),
-        Text(rec.method or "-"),
-        Text("" if rec.id is None else str(rec.id)),
+        agent_line(rec.method or "-"),
+        agent_line(rec.detail, "italic"),
+        agent_line("" if rec.id is None else str(rec.id)),
         Text(info, style="dim"),
     )
 
@@ -76,7 +80,7 @@ class ProtocolLogScreen(Screen[None]):
             self.query_text, placeholder="filter: method, id, text; -word excludes", id="filter"
         )
         table: DataTable[Text] = DataTable(cursor_type="row", zebra_stripes=True)
-        table.add_columns("#", "time", "", "kind", "method", "id", "latency/size")
+        table.add_columns("#", "time", "", "kind", "method", "update", "id", "latency/size")
         yield table
         with VerticalScroll():
             yield Static(id="detail")
@@ -140,15 +144,20 @@ class ProtocolLogScreen(Screen[None]):
             detail.update("")
             return
         peer = self.log_model.find(rec.peer)
-        head = Text(f"{rec.arrow} {rec.kind} {rec.method} ", style="bold")
+        head = Text(f"{rec.arrow} {rec.kind} ", style="bold")
+        head.append_text(agent_line(f"{rec.method} {rec.detail} ", "bold"))
         if rec.id is not None:
-            head.append(f"id {rec.id}  ")
+            head.append_text(agent_line(f"id {rec.id}  "))
         if peer is not None:
             head.append(f"paired with #{peer.seq} ({peer.kind})", style="dim")
         if rec.latency is not None:
             head.append(f"  {rec.latency * 1000:.1f} ms", style="dim")
         body = Syntax(
-            rec.as_json(), "json", theme="ansi_dark", background_color="default", word_wrap=True
+            sanitize(rec.as_json()),
+            "json",
+            theme="ansi_dark",
+            background_color="default",
+            word_wrap=True,
         )
         detail.update(Group(head, body))
 
@@ -164,12 +173,12 @@ class ProtocolLogScreen(Screen[None]):
         """Copy the selected frame as JSON (OSC 52 clipboard)."""
         rec = self.selected()
         if rec is not None:
-            self.app.copy_to_clipboard(rec.as_json())
+            self.app.copy_to_clipboard(rec.copy_text())
             self.notify(f"frame #{rec.seq} copied as JSON")
 
     def action_copy_all(self) -> None:
         """Copy the shown frames as JSON lines."""
-        lines = [r.as_json(indent=None) for r in self._shown]
+        lines = [r.copy_text(indent=None) for r in self._shown]
         self.app.copy_to_clipboard("\n".join(lines))
         self.notify(f"{len(lines)} frames copied as JSON lines")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import ComposeResult
@@ -10,10 +11,15 @@ from textual.message import Message
 
 from .. import schema as s
 from .._errors import AcpError, AgentExited, RequestError
+from ..client import Message as StateMessage
 from ..client import Session
-from ._model import TerminalBuffers
+from ._blocks import MediaCard, block_markdown, is_card
+from ._model import StartInfo, first_words
 from ._plan import PlanPanel
-from ._transcript import StreamingMarkdown, ThoughtBlock, Transcript, block_markdown
+from ._safe import agent_markdown, sanitize_line
+from ._start import StartPanel
+from ._terminals import TerminalBuffers
+from ._transcript import StreamingMarkdown, ThoughtBlock, Transcript
 
 __all__ = ["SessionView"]
 
@@ -25,7 +31,7 @@ _STOP_NOTES = {
     "max_turn_requests": ("⚠ the turn hit its request limit (max_turn_requests)", "warning"),
 }
 
-# Updates that change what the status bar or the composer show.
+# Updates that change what the status bar, the tab or the composer show.
 _META_UPDATES = (
     s.AvailableCommandsUpdate,
     s.CurrentModeUpdate,
@@ -41,6 +47,8 @@ class SessionView(Vertical):
     Args:
         session: the open session.
         terminals: live terminal output shared by all sessions.
+        start: what the start panel at the top of the transcript shows
+            (``None``: no start panel, e.g. for a session loaded from the list).
 
     """
 
@@ -55,15 +63,24 @@ class SessionView(Vertical):
             super().__init__()
             self.view = view
 
-    def __init__(self, session: Session, terminals: TerminalBuffers, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        session: Session,
+        terminals: TerminalBuffers,
+        start: StartInfo | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.session = session
         self.terminals = terminals
+        self.start = start
         self.plan = PlanPanel()
         self.transcript = Transcript(session.state, session.cwd, terminals)
         self.stop_reason = ""
         self.busy = False
-        self._remove_listener: Any = None
+        self.cancelling = False
+        self.first_prompt = ""
+        self._remove_listener: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         """Plan above, transcript below."""
@@ -72,26 +89,60 @@ class SessionView(Vertical):
 
     def on_mount(self) -> None:
         """Show what the state already holds (a loaded session's history), then follow it."""
-        state = self.session.state
-        for msg in state.messages:
+        if self.start is not None:
+            self.transcript.mount(StartPanel(self.start))
+        self._show_history(self.session.state.messages)
+        for call_id in self.session.state.tool_calls:
+            self.transcript.on_update(s.ToolCallProgress(tool_call_id=call_id))
+        self.plan.show_plan(self.session.state.plan)
+        self._follow()
+
+    def _show_history(self, messages: list[StateMessage]) -> None:
+        transcript = self.transcript
+        for msg in messages:
             if msg.role == "user":
-                self.transcript.add_user(list(msg.content))
-            else:
-                text = "".join(block_markdown(b) for b in msg.content)
+                transcript.add_user(list(msg.content))
+                if not self.first_prompt:
+                    self.first_prompt = msg.text
+                continue
+            text = agent_markdown("".join(block_markdown(b) for b in msg.content))
+            if text:
                 widget = ThoughtBlock(text) if msg.role == "thought" else StreamingMarkdown(text)
-                self.transcript.mount(widget)
+                transcript.mount(widget)
                 if isinstance(widget, ThoughtBlock):
                     widget.collapsed = True
-        for call_id in state.tool_calls:
-            self.transcript.on_update(s.ToolCallProgress(tool_call_id=call_id))
-        self.plan.show_plan(state.plan)
+            for block in msg.content:
+                if is_card(block):
+                    transcript.mount(MediaCard(block))
+        transcript.end_turn()
+
+    def _follow(self) -> None:
         self._remove_listener = self.session.add_listener(self._on_update)
 
-    def on_unmount(self) -> None:
-        """Stop following the session."""
+    def _unfollow(self) -> None:
         if self._remove_listener is not None:
             self._remove_listener()
             self._remove_listener = None
+
+    def on_unmount(self) -> None:
+        """Stop following the session."""
+        self._unfollow()
+
+    def rebind(self, session: Session, marker: str) -> None:
+        """Go on with another session (after a restart), keeping the transcript above a marker.
+
+        A reloaded session's replayed history is already on screen, so it is
+        not shown twice; from here on the view follows ``session``.
+        """
+        self._unfollow()
+        self.session = session
+        self.busy = self.cancelling = False
+        self.stop_reason = ""
+        self.transcript.rebind(session.state)
+        self.transcript.add_marker(marker)
+        self.plan.show_plan(session.state.plan)
+        self._follow()
+        self.post_message(self.Changed(self))
 
     def _on_update(self, session: Session, update: s.SessionUpdate) -> None:
         # Inline in the connection's reader, in wire order: quick, no awaits.
@@ -103,9 +154,13 @@ class SessionView(Vertical):
 
     @property
     def label(self) -> str:
-        """The tab label: the session title, else the short id."""
+        """The tab label: the session title, else the first words of the first prompt."""
         title = self.session.state.title
-        return title[:24] if title else self.session.id[:8]
+        if title:
+            return sanitize_line(first_words(title, 28))
+        if self.first_prompt:
+            return sanitize_line(first_words(self.first_prompt, 24))
+        return "new session"
 
     async def run_turn(self, blocks: list[s.ContentBlock]) -> str:
         """Send one prompt and show it until the turn ends; return the stop reason.
@@ -114,12 +169,17 @@ class SessionView(Vertical):
         the app's watcher).
         """
         self.transcript.add_user(blocks)
+        if not self.first_prompt:
+            self.first_prompt = " ".join(
+                b.text for b in blocks if isinstance(b, s.TextContentBlock)
+            )
         try:
             turn = self.session.prompt(blocks)
         except AcpError as exc:
             self.transcript.add_notice(f"✗ {exc}", "error")
             return ""
         self.busy = True
+        self.cancelling = False
         self.post_message(self.Changed(self))
         stop = ""
         try:
@@ -139,6 +199,7 @@ class SessionView(Vertical):
             self.transcript.add_notice(f"✗ {exc}", "error")
         finally:
             self.busy = False
+            self.cancelling = False
             self.stop_reason = stop
             self.transcript.end_turn()
             self.transcript.refresh_cards()

@@ -6,19 +6,22 @@ never by the UI) and re-reads it on :meth:`ToolCard.refresh_call`.
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
-from rich.syntax import Syntax
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Collapsible, Log, Static
 
 from .. import schema as s
 from ..client import ToolCallState
-from ._model import TerminalBuffers, location_text
+from ._blocks import MediaCard, is_card
+from ._diff import diff_text, unified_diff
+from ._model import location_text
+from ._safe import agent_line, agent_text, sanitize
+from ._terminals import TerminalBuffers
 
 __all__ = ["DiffView", "TerminalView", "ToolCard", "status_of", "unified_diff"]
 
@@ -49,21 +52,8 @@ def status_of(call: ToolCallState) -> str:
     return call.status or "pending"
 
 
-def unified_diff(item: s.DiffToolCallContent) -> str:
-    """The hunks of a ``diff`` content item (the path is shown above them).
-
-    ``oldText`` absent means a new file (seeds/002 §19 "Diff Review").
-    """
-    old = (item.old_text or "").splitlines()
-    new = item.new_text.splitlines()
-    lines = list(difflib.unified_diff(old, new, lineterm="", n=3))[2:]
-    if not lines:
-        return "(no changes)"
-    return "\n".join(lines)
-
-
 class DiffView(Static):
-    """A syntax-highlighted unified diff."""
+    """A unified diff: hunk headers dim, deletions red, additions green (inert text)."""
 
     DEFAULT_CSS = """
     DiffView { height: auto; max-height: 20; overflow-y: auto; background: $surface; }
@@ -72,34 +62,60 @@ class DiffView(Static):
     def __init__(self, item: s.DiffToolCallContent, **kwargs: Any) -> None:
         self.item = item
         self.diff_text = unified_diff(item)
-        super().__init__(
-            Syntax(self.diff_text, "diff", theme="ansi_dark", background_color="default"),
-            **kwargs,
-        )
+        super().__init__(diff_text(item), **kwargs)
 
 
-class TerminalView(Log):
-    """Live output of a terminal the agent created, replayed then followed."""
+class TerminalOutput(Log):
+    """The output of a terminal, flush left, without padding."""
 
     DEFAULT_CSS = """
-    TerminalView { height: auto; max-height: 10; background: $surface-darken-1; }
+    TerminalOutput {
+        height: auto; max-height: 10; padding: 0; margin: 0; background: $surface-darken-1;
+    }
+    """
+
+
+class TerminalView(Vertical):
+    """A terminal the agent created: its command, then its output, then how it ended.
+
+    The command has its own line, the output sits below it flush left; the
+    buffer is replayed first, then followed live.
+    """
+
+    DEFAULT_CSS = """
+    TerminalView { height: auto; padding: 0; margin: 0; }
+    TerminalView .term-command { text-style: bold; }
+    TerminalView .term-exit { color: $text-muted; }
     """
 
     def __init__(self, terminals: TerminalBuffers, terminal_id: str, **kwargs: Any) -> None:
-        super().__init__(highlight=False, auto_scroll=True, **kwargs)
+        super().__init__(**kwargs)
         self.terminals = terminals
         self.terminal_id = terminal_id
         self._unwatch: Any = None
+        self.output = TerminalOutput(highlight=False, auto_scroll=True)
+
+    @property
+    def lines(self) -> list[str]:
+        """The output's lines so far."""
+        return list(self.output.lines)
+
+    def compose(self) -> ComposeResult:
+        """Command, output, exit line."""
+        buf = self.terminals.get(self.terminal_id)
+        command = Text("$ ", style="dim")
+        command.append_text(agent_line(buf.command or self.terminal_id))
+        yield Static(command, classes="term-command")
+        yield self.output
+        yield Static(classes="term-exit")
 
     def on_mount(self) -> None:
         """Replay what was printed so far, then follow new output."""
         buf = self.terminals.get(self.terminal_id)
-        if buf.command:
-            self.write_line(f"$ {buf.command}")
+        self.output.display = bool(buf.text)
         if buf.text:
-            self.write(buf.text)
-        if buf.exit_text:
-            self.write_line(f"[{buf.exit_text}]")
+            self.output.write(sanitize(buf.text))
+        self._show_exit()
         self._unwatch = self.terminals.watch(self.terminal_id, self._on_output)
 
     def on_unmount(self) -> None:
@@ -107,12 +123,19 @@ class TerminalView(Log):
         if self._unwatch is not None:
             self._unwatch()
 
+    def _show_exit(self) -> None:
+        buf = self.terminals.get(self.terminal_id)
+        exit_line = self.query_one(".term-exit", Static)
+        exit_line.display = buf.exit_text is not None
+        if buf.exit_text is not None:
+            exit_line.update(Text(f"[{buf.exit_text}]"))
+
     def _on_output(self, text: str) -> None:
         if text:
-            self.write(text)
+            self.output.display = True
+            self.output.write(sanitize(text))
         else:
-            buf = self.terminals.get(self.terminal_id)
-            self.write_line(f"\n[{buf.exit_text}]")
+            self._show_exit()
 
 
 def _content_key(item: s.ToolCallContent) -> tuple[Any, ...]:
@@ -131,7 +154,7 @@ class ToolCard(Vertical):
     DEFAULT_CSS = """
     ToolCard {
         height: auto;
-        margin: 0 0 1 0;
+        margin: 0;
         padding: 0 1;
         border-left: wide $secondary;
     }
@@ -142,7 +165,8 @@ class ToolCard(Vertical):
     ToolCard .tool-locations { color: $text-muted; }
     ToolCard .tool-body { height: auto; }
     ToolCard .tool-text { color: $text-muted; }
-    ToolCard Collapsible { padding: 0; border: none; }
+    ToolCard Collapsible { padding: 0; margin: 0; border: none; background: transparent; }
+    ToolCard Collapsible > Contents { padding: 0; }
     """
 
     def __init__(
@@ -176,8 +200,13 @@ class ToolCard(Vertical):
         text.append(f"{_ICONS.get(status, '?')} ", style=style)
         kind = call.kind or "other"
         text.append(f"{_KIND_ICONS.get(kind, '•')} ")
-        text.append(call.title or call.tool_call_id)
-        text.append(f"  {kind} · {status}", style="dim")
+        text.append_text(agent_line(call.title or call.tool_call_id))
+        # The tool's own name (ToolCall.name, schema 1.25), once the state carries it.
+        name = getattr(call, "name", None)
+        if isinstance(name, str) and name:
+            text.append("  ")
+            text.append_text(agent_line(name, "bold dim"))
+        text.append_text(agent_line(f"  {kind} · {status}", "dim"))
         return text
 
     def refresh_call(self) -> None:
@@ -193,7 +222,7 @@ class ToolCard(Vertical):
         if call.locations:
             shown = ", ".join(location_text(loc, self.cwd) for loc in call.locations[:4])
             more = f" (+{len(call.locations) - 4})" if len(call.locations) > 4 else ""
-            locs.update(Text(f"↳ {shown}{more}"))
+            locs.update(agent_line(f"↳ {shown}{more}"))
             locs.display = True
         else:
             locs.display = False
@@ -206,29 +235,22 @@ class ToolCard(Vertical):
         if call.raw_input is not None and not self._has_raw:
             self._has_raw = True
             raw = json.dumps(call.raw_input, indent=2, ensure_ascii=False, default=str)
-            self.mount(
-                Collapsible(
-                    Static(Syntax(raw, "json", theme="ansi_dark", background_color="default")),
-                    title="raw input",
-                    collapsed=True,
-                )
-            )
+            self.mount(Collapsible(Static(agent_text(raw)), title="raw input", collapsed=True))
 
-    def _content_widgets(self) -> list[Static | Log]:
-        out: list[Static | Log] = []
+    def _content_widgets(self) -> list[Widget]:
+        out: list[Widget] = []
         for item in self.call.content:
             if isinstance(item, s.DiffToolCallContent):
                 where = location_text(s.ToolCallLocation(path=item.path), self.cwd)
                 label = f"{'new file' if item.old_text is None else 'diff'} {where}"
-                out.append(Static(Text(label, style="bold"), classes="tool-locations"))
+                out.append(Static(agent_line(label, "bold"), classes="tool-locations"))
                 out.append(DiffView(item))
             elif isinstance(item, s.TerminalToolCallContent):
                 out.append(TerminalView(self.terminals, item.terminal_id))
             elif isinstance(item, s.ContentToolCallContent):
                 block = item.content
-                if isinstance(block, s.ResourceLinkContentBlock):
-                    out.append(Static(Text(f"🔗 {block.name} {block.uri}"), classes="tool-text"))
+                if is_card(block):
+                    out.append(MediaCard(block))
                 else:
-                    text = getattr(block, "text", "") or f"[{getattr(block, 'type', 'content')}]"
-                    out.append(Static(Text(text), classes="tool-text"))
+                    out.append(Static(agent_text(block.text), classes="tool-text"))
         return out

@@ -1,10 +1,11 @@
-"""The chat transcript: streaming Markdown, thoughts, tool cards, notices.
+"""The chat transcript: streaming Markdown, thoughts, tool cards, media cards, notices.
 
 Chunks arrive synchronously from the session listener, possibly thousands a
 second. :class:`StreamingMarkdown` only appends them to a list; one drain task
 per message hands the accumulated text to ``Markdown.append`` (which re-parses
 from the last top-level block only), so a burst of chunks costs one render,
-never one per chunk.
+never one per chunk. Text is made inert (:mod:`acphost.tui._safe`) as it is
+fed; the Markdown widget never parses Textual markup.
 """
 
 from __future__ import annotations
@@ -13,45 +14,42 @@ import asyncio
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
 
 from .. import schema as s
 from ..client import SessionState
-from ._model import TerminalBuffers
+from ._blocks import MediaCard, UserBubble, annotations_text, is_card
+from ._notes import CompactionBlock, Marker, Notice
+from ._safe import agent_line, agent_markdown, agent_text, sanitize
+from ._terminals import TerminalBuffers
 from ._toolcard import ToolCard
 
-__all__ = ["StreamingMarkdown", "ThoughtBlock", "Transcript", "block_markdown"]
+__all__ = ["StreamingMarkdown", "ThoughtBlock", "Transcript"]
 
 #: The shortest time between two appends to one message (30 updates a second).
 FRAME_SECONDS = 1 / 30
 
-
-def block_markdown(block: s.ContentBlock) -> str:
-    """Markdown for one content block: text as is, links as links, media as a tag."""
-    if isinstance(block, s.TextContentBlock):
-        return block.text
-    if isinstance(block, s.ResourceLinkContentBlock):
-        label = (block.title or block.name or block.uri).replace("]", "\\]")
-        return f"[🔗 {label}]({block.uri})"
-    if isinstance(block, s.EmbeddedResourceContentBlock):
-        uri = block.resource.uri
-        return f"[📎 {uri}]({uri})"
-    if isinstance(block, s.ImageContentBlock):
-        return f"*[image {block.mime_type}]*"
-    if isinstance(block, s.AudioContentBlock):
-        return f"*[audio {block.mime_type}]*"
-    return f"*[{getattr(block, 'type', 'unknown')} content]*"
+# Headings are text, not links: the theme's heading colours read as links.
+_MARKDOWN_CSS = """
+    StreamingMarkdown { margin: 0; padding: 0 1; }
+    StreamingMarkdown MarkdownHeader {
+        color: $text; background: transparent; text-style: bold; margin: 1 0 0 0;
+    }
+    StreamingMarkdown MarkdownH1 { content-align: left top; text-style: bold underline; }
+    StreamingMarkdown MarkdownH3, StreamingMarkdown MarkdownH4,
+    StreamingMarkdown MarkdownH5, StreamingMarkdown MarkdownH6 { text-style: bold italic; }
+    StreamingMarkdown > MarkdownBlock:first-child { margin-top: 0; }
+    StreamingMarkdown > MarkdownBlock:last-child { margin-bottom: 0; }
+"""
 
 
 class StreamingMarkdown(Markdown):
     """A Markdown widget fed chunk by chunk without a render per chunk."""
 
-    DEFAULT_CSS = """
-    StreamingMarkdown { margin: 0; padding: 0 1; }
-    StreamingMarkdown.-user { background: $boost; border-left: wide $primary; }
-    """
+    DEFAULT_CSS = _MARKDOWN_CSS
 
     def __init__(self, first: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -68,7 +66,7 @@ class StreamingMarkdown(Markdown):
         self._kick()
 
     def feed(self, text: str) -> None:
-        """Queue a fragment; it shows at the next drain (coalesced with others)."""
+        """Queue a fragment (already inert); it shows at the next drain."""
         if not text:
             return
         self.chunks += 1
@@ -111,10 +109,11 @@ class ThoughtBlock(Collapsible):
     DEFAULT_CSS = """
     ThoughtBlock { padding: 0; margin: 0; border: none; background: transparent; }
     ThoughtBlock Static { color: $text-muted; text-style: italic; padding: 0 1; }
+    ThoughtBlock CollapsibleTitle { padding: 0 1; }
     """
 
     def __init__(self, first: str = "") -> None:
-        self._body = Static(Text(first), classes="thought-text")
+        self._body = Static(agent_text(first), classes="thought-text")
         super().__init__(self._body, title="💭 thinking…", collapsed=False)
         self._parts = [first]
         self._scheduled = False
@@ -128,24 +127,14 @@ class ThoughtBlock(Collapsible):
 
     def _flush(self) -> None:
         self._scheduled = False
-        self._body.update(Text("".join(self._parts)))
+        self._body.update(agent_text("".join(self._parts)))
 
     def finish(self) -> None:
         """The thought ended: show it all, collapse it under a summary title."""
         self._flush()
-        text = "".join(self._parts).strip().replace("\n", " ")
+        text = sanitize(" ".join("".join(self._parts).split()))
         self.title = f"💭 {text[:60]}{'…' if len(text) > 60 else ''}"
         self.collapsed = True
-
-
-class Notice(Static):
-    """A one-line note in the transcript (stop reasons, errors, session events)."""
-
-    DEFAULT_CSS = """
-    Notice { color: $text-muted; padding: 0 1; margin: 0 0 1 0; }
-    Notice.-error { color: $error; }
-    Notice.-warning { color: $warning; }
-    """
 
 
 class Transcript(VerticalScroll):
@@ -153,14 +142,15 @@ class Transcript(VerticalScroll):
 
     Args:
         state: the session state (tool calls are read from it, merged).
-        cwd: the session's workspace, for relative locations.
+        cwd: the session's workspace, for relative locations and file chips.
         terminals: live terminal output.
 
     """
 
     DEFAULT_CSS = """
     Transcript { height: 1fr; padding: 0 0; scrollbar-size-vertical: 1; }
-    Transcript > StreamingMarkdown { margin: 0 0 1 0; }
+    Transcript > * { margin: 0; }
+    Transcript > .annotation { color: $text-muted; text-style: italic; padding: 0 1; }
     """
 
     def __init__(
@@ -174,10 +164,16 @@ class Transcript(VerticalScroll):
         self._current: Widget | None = None
         self._current_role: str | None = None
         self._current_mid: str | None = None
+        self._compactions: dict[str, CompactionBlock] = {}
 
-    def on_mount(self) -> None:
-        """Follow the end of the conversation until the user scrolls up."""
-        self.anchor()
+    def on_resize(self, event: events.Resize) -> None:
+        """Follow the end of the conversation once it overflows, until the user scrolls up.
+
+        Anchored earlier, a short conversation would sit at the bottom of the
+        pane (Textual scrolls an anchored view to its end, even a negative one).
+        """
+        if not self.is_anchored and event.virtual_size.height > event.size.height:
+            self.anchor()
 
     def _append(self, widget: Widget) -> None:
         self._end_thought()
@@ -187,20 +183,37 @@ class Transcript(VerticalScroll):
         if isinstance(self._current, ThoughtBlock):
             self._current.finish()
 
-    def add_user(self, blocks: list[s.ContentBlock]) -> None:
-        """Show the user's own prompt (agents do not echo it)."""
-        text = "\n\n".join(block_markdown(b) for b in blocks)
-        self._append(StreamingMarkdown(text, classes="-user"))
+    def _break(self) -> None:
         self._current = None
         self._current_role = None
 
+    def add_user(self, blocks: list[s.ContentBlock]) -> UserBubble:
+        """Show the user's own prompt (agents do not echo it): text, then file chips."""
+        bubble = UserBubble(blocks, self.cwd)
+        self._append(bubble)
+        self._break()
+        return bubble
+
     def add_notice(self, text: str, level: str = "") -> Notice:
-        """Show a note; ``level`` is ``""``, ``"warning"`` or ``"error"``."""
-        notice = Notice(Text(text), classes=f"-{level}" if level else "")
+        """Show a note (inert); ``level`` is ``""``, ``"warning"`` or ``"error"``."""
+        notice = Notice(agent_text(text), classes=f"-{level}" if level else "")
         self._append(notice)
-        self._current = None
-        self._current_role = None
+        self._break()
         return notice
+
+    def add_marker(self, text: str) -> Marker:
+        """Draw a labelled rule: what is above belongs to an earlier connection or session."""
+        marker = Marker(Text(f"──── {text} ────"))
+        self._append(marker)
+        self._break()
+        return marker
+
+    def add_media(self, block: s.ContentBlock) -> MediaCard:
+        """A placeholder card for a block a terminal cannot show as text."""
+        card = MediaCard(block)
+        self._append(card)
+        self._break()
+        return card
 
     def on_update(self, update: s.SessionUpdate) -> None:
         """Show one session update (called in wire order, after the state applied it)."""
@@ -209,13 +222,20 @@ class Transcript(VerticalScroll):
         elif isinstance(update, (s.ToolCallStart, s.ToolCallProgress)):
             self._tool(update.tool_call_id)
         elif isinstance(update, s.UnknownSessionUpdate):
-            self.add_notice(f"(ignored an unknown update: {update.kind or '?'})")
+            self._unknown(update)
 
     def _chunk(
         self, update: s.AgentMessageChunk | s.UserMessageChunk | s.AgentThoughtChunk
     ) -> None:
         role = update.session_update
-        text = block_markdown(update.content)
+        block = update.content
+        if is_card(block) and not isinstance(update, s.AgentThoughtChunk):
+            if isinstance(update, s.UserMessageChunk):
+                self.add_user([block])
+            else:
+                self.add_media(block)
+            return
+        text = agent_markdown(block.text)
         current = self._current
         same = (
             current is not None
@@ -224,18 +244,21 @@ class Transcript(VerticalScroll):
         )
         if same and isinstance(current, (StreamingMarkdown, ThoughtBlock)):
             current.feed(text)
-            return
-        widget: StreamingMarkdown | ThoughtBlock
-        if isinstance(update, s.AgentThoughtChunk):
-            widget = ThoughtBlock(text)
         else:
-            widget = StreamingMarkdown(
-                text, classes="-user" if isinstance(update, s.UserMessageChunk) else ""
-            )
-        self._append(widget)
-        self._current = widget
-        self._current_role = role
-        self._current_mid = update.message_id
+            widget: StreamingMarkdown | ThoughtBlock
+            if isinstance(update, s.AgentThoughtChunk):
+                widget = ThoughtBlock(text)
+            elif isinstance(update, s.UserMessageChunk):
+                widget = StreamingMarkdown(text, classes="-user")
+            else:
+                widget = StreamingMarkdown(text)
+            self._append(widget)
+            self._current = widget
+            self._current_role = role
+            self._current_mid = update.message_id
+        notes = annotations_text(getattr(block, "annotations", None))
+        if notes:
+            self.mount(Static(agent_line(f"↳ {notes}"), classes="annotation"))
 
     def _tool(self, tool_call_id: str) -> None:
         card = self.cards.get(tool_call_id)
@@ -246,10 +269,66 @@ class Transcript(VerticalScroll):
             card = ToolCard(call, self.cwd, self.terminals)
             self.cards[tool_call_id] = card
             self._append(card)
-            self._current = None
-            self._current_role = None
+            self._break()
         else:
             card.refresh_call()
+
+    # -- updates newer than this schema version (kept raw by the codec) ---------------
+
+    def _unknown(self, update: s.UnknownSessionUpdate) -> None:
+        raw = update.raw if isinstance(update.raw, dict) else {}
+        if update.kind == "notice":
+            self.show_agent_notice(str(raw.get("severity", "info")), str(raw.get("title", "")))
+        elif update.kind == "compaction_update":
+            summary = raw.get("summary")
+            text = ""
+            if isinstance(summary, list):
+                text = "".join(str(b.get("text", "")) for b in summary if isinstance(b, dict))
+            self.show_compaction(
+                str(raw.get("compactionId", "")),
+                str(raw.get("status", "")),
+                summary=text,
+                error=str(raw.get("error") or ""),
+            )
+        elif update.kind == "compaction_summary_chunk":
+            content = raw.get("content")
+            text = str(content.get("text", "")) if isinstance(content, dict) else ""
+            self.show_compaction(str(raw.get("compactionId", "")), "", summary_chunk=text)
+        else:
+            self.add_notice(
+                f"(ignored an update of a kind this version does not know: {update.kind})"
+            )
+
+    def show_agent_notice(self, severity: str, title: str) -> None:
+        """The agent's notice: a toast for information, inline for warnings and errors."""
+        if severity in ("warning", "error"):
+            mark = "⚠" if severity == "warning" else "✗"
+            self.add_notice(f"{mark} {title}", severity)
+        else:
+            self.notify(agent_line(title).plain, markup=False, timeout=6)
+
+    def show_compaction(
+        self,
+        compaction_id: str,
+        status: str,
+        *,
+        summary: str = "",
+        summary_chunk: str = "",
+        error: str = "",
+    ) -> CompactionBlock:
+        """The agent compacted its context: a marker with the summary, collapsed."""
+        block = self._compactions.get(compaction_id)
+        if block is None:
+            block = self._compactions[compaction_id] = CompactionBlock()
+            self._append(block)
+            self._break()
+        if summary:
+            block.add_summary(summary, replace=True)
+        elif summary_chunk:
+            block.add_summary(summary_chunk)
+        if status:
+            block.set_status(status, error)
+        return block
 
     def refresh_cards(self) -> None:
         """Re-read every card (after a cancel marked calls cancelled)."""
@@ -259,12 +338,25 @@ class Transcript(VerticalScroll):
     def end_turn(self) -> None:
         """The turn ended: collapse a streaming thought, start fresh blocks next time."""
         self._end_thought()
-        self._current = None
-        self._current_role = None
+        self._break()
+
+    def rebind(self, state: SessionState) -> None:
+        """Follow another session's state from here on (after a restart)."""
+        self.state = state
+        self.cards = {}
+        self._break()
 
     def streams(self) -> list[StreamingMarkdown]:
         """The message widgets, oldest first."""
         return list(self.query(StreamingMarkdown))
+
+    def sources(self) -> list[str]:
+        """The Markdown source of every message, user prompts included, oldest first."""
+        out = []
+        for widget in self.query("StreamingMarkdown, UserBubble"):
+            if isinstance(widget, (StreamingMarkdown, UserBubble)):
+                out.append(widget.source)
+        return out
 
     async def settled(self) -> None:
         """Wait until every streamed chunk is shown."""

@@ -1,0 +1,73 @@
+"""What the parts of the app share: its attributes and the few methods they call.
+
+:class:`~acphost.tui.AcpApp` is assembled from parts that change for
+different reasons (the agent's lifecycle, the session actions); each part
+derives from :class:`AppBase`, which declares what they may use, and the
+app defines it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App
+
+from ..client import AcpClient, ClientContext, Session
+from ..config import AgentSpec, Settings
+from ._asks import AskQueue
+from ._elicit import TuiElicitation
+from ._frames import ProtocolLog
+from ._model import ConnectionState
+from ._session_view import SessionView
+from ._terminals import TerminalBuffers
+
+__all__ = ["AppBase"]
+
+
+class AppBase(App[int]):
+    """What the parts of the app share (declared for the type checker)."""
+
+    spec: AgentSpec
+    cwd: str
+    settings: Settings | None
+    write: bool
+    yolo: bool
+    init_timeout: float | None
+    key_guard: float | None
+    protocol: ProtocolLog
+    terminals: TerminalBuffers
+    asks: AskQueue
+    elicitation: TuiElicitation
+    client: AcpClient | None
+    connection: ConnectionState
+    auth_state: str
+    _client_context: ClientContext | None
+
+    def say(self, message: str, severity: str = "information", timeout: float = 5) -> None:
+        """Notify (inert text; defined by the app)."""
+        raise NotImplementedError
+
+    def refresh_status(self) -> None:
+        """Recompute the status bar and the start screen (defined by the app)."""
+        raise NotImplementedError
+
+    def views(self) -> list[SessionView]:
+        """The open session views (defined by the app)."""
+        raise NotImplementedError
+
+    async def add_session(self, session: Session) -> SessionView:
+        """Show a session in a new tab (defined by the app)."""
+        raise NotImplementedError
+
+    @property
+    def active_view(self) -> SessionView | None:
+        """The session view of the active tab (defined by the app)."""
+        raise NotImplementedError
+
+    async def open_session(self, opener: Any) -> SessionView | None:
+        """Open a session in a new tab (defined by the lifecycle)."""
+        raise NotImplementedError
+
+    def session_options(self) -> dict[str, Any]:
+        """The options every opened session gets (MCP servers; defined by the lifecycle)."""
+        raise NotImplementedError

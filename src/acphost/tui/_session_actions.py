@@ -1,0 +1,174 @@
+"""What the user does to sessions: open, list and load, close, switch tabs, modes, options.
+
+A part of :class:`~acphost.tui.AcpApp` (see :mod:`acphost.tui._base`). Each
+action that talks to the agent runs as a worker; names and descriptions
+the agent sent reach the pickers as inert text.
+"""
+
+from __future__ import annotations
+
+from textual import work
+from textual.widgets import TabbedContent, TabPane
+
+from .. import schema as s
+from .._errors import AcpError
+from ..client import option_id, option_values
+from ._base import AppBase
+from ._dialogs import PickerScreen, PickItem
+from ._model import config_value_label, config_value_names
+
+__all__ = ["SessionActions"]
+
+
+class SessionActions(AppBase):
+    """Ctrl+N, Ctrl+O, F4, tab switching, F2 (mode) and F3 (model and options)."""
+
+    @work(group="sessions", exit_on_error=False)
+    async def action_new_session(self) -> None:
+        """Ctrl+N: open a new session in a new tab."""
+        client = self.client
+        if client is None:
+            return
+        await self.open_session(lambda: client.new_session(self.cwd, **self.session_options()))
+
+    @work(group="sessions", exit_on_error=False)
+    async def action_list_sessions(self) -> None:
+        """Ctrl+O: the agent's sessions (``session/list``); pick one to load or resume."""
+        client = self.client
+        if client is None:
+            return
+        caps = client.agent_capabilities
+        can_list = (
+            caps.session_capabilities is not None and caps.session_capabilities.list is not None
+        )
+        if not can_list:
+            self.say("this agent cannot list its sessions", "warning")
+            return
+        try:
+            infos = [i async for i in client.iter_sessions(cwd=self.cwd)]
+        except AcpError as exc:
+            self.say(f"session/list failed: {exc}", "error")
+            return
+        open_ids = {v.session.id for v in self.views()}
+        items = [
+            PickItem(
+                i.session_id,
+                i.title or i.session_id[:8],
+                " · ".join(
+                    x for x in (i.updated_at or "", "open" if i.session_id in open_ids else "") if x
+                ),
+            )
+            for i in reversed(infos)
+        ]
+        if not items:
+            self.say("the agent has no sessions for this directory")
+            return
+        sid = await self.push_screen_wait(PickerScreen("Sessions (newest first)", items))
+        if sid is None:
+            return
+        for view in self.views():
+            if view.session.id == sid:
+                pane = view.parent
+                if isinstance(pane, TabPane) and pane.id:
+                    self.query_one(TabbedContent).active = pane.id
+                return
+        options = self.session_options()
+        if caps.load_session:
+            await self.open_session(lambda: client.load_session(sid, self.cwd, **options))
+        else:
+            await self.open_session(lambda: client.resume_session(sid, self.cwd, **options))
+
+    @work(group="sessions", exit_on_error=False)
+    async def action_close_session(self) -> None:
+        """F4: close the active session's tab (``session/close`` when supported)."""
+        view = self.active_view
+        if view is None:
+            return
+        pane = view.parent
+        try:
+            await view.session.close()
+        except AcpError as exc:
+            self.log(f"session/close: {exc}")
+        if isinstance(pane, TabPane) and pane.id:
+            await self.query_one(TabbedContent).remove_pane(pane.id)
+        self.refresh_status()
+
+    def action_next_tab(self) -> None:
+        """Switch to the next session tab."""
+        self._step_tab(1)
+
+    def action_previous_tab(self) -> None:
+        """Switch to the previous session tab."""
+        self._step_tab(-1)
+
+    def _step_tab(self, step: int) -> None:
+        tabs = self.query_one(TabbedContent)
+        ids = [p.id for p in tabs.query(TabPane) if p.id]
+        if len(ids) < 2 or tabs.active not in ids:
+            return
+        tabs.active = ids[(ids.index(tabs.active) + step) % len(ids)]
+
+    @work(group="config", exit_on_error=False)
+    async def action_pick_mode(self) -> None:
+        """F2: choose the session mode."""
+        view = self.active_view
+        modes = view.session.state.modes if view else None
+        if view is None or modes is None or not modes.available_modes:
+            self.say("this agent offers no modes", "warning")
+            return
+        items = [
+            PickItem(m.id, m.name, m.description or "", current=m.id == modes.current_mode_id)
+            for m in modes.available_modes
+        ]
+        mode = await self.push_screen_wait(PickerScreen("Session mode", items))
+        if mode is None or mode == modes.current_mode_id:
+            return
+        try:
+            await view.session.set_mode(mode)
+        except AcpError as exc:
+            self.say(f"could not switch mode: {exc}", "error")
+        self.refresh_status()
+
+    @work(group="config", exit_on_error=False)
+    async def action_pick_config(self) -> None:
+        """F3: choose a config option's value (model first)."""
+        view = self.active_view
+        options = view.session.state.config_options if view else []
+        if view is None or not options:
+            self.say("this agent offers no configuration options", "warning")
+            return
+        ordered = sorted(options, key=lambda o: getattr(o, "category", None) != "model")
+        items = [
+            PickItem(option_id(o), getattr(o, "name", option_id(o)), config_value_label(o))
+            for o in ordered
+        ]
+        if len(items) == 1:
+            chosen: str | None = items[0].value
+        else:
+            chosen = await self.push_screen_wait(PickerScreen("Configuration", items))
+        if chosen is None:
+            return
+        option = next(o for o in options if option_id(o) == chosen)
+        value: str | bool
+        if isinstance(option, s.SessionConfigBoolean):
+            value = not option.current_value
+        else:
+            current = getattr(option, "current_value", None)
+            names = config_value_names(option)
+            picked = await self.push_screen_wait(
+                PickerScreen(
+                    getattr(option, "name", chosen),
+                    [
+                        PickItem(v, names.get(v, v), current=v == current)
+                        for v in option_values(option)
+                    ],
+                )
+            )
+            if picked is None:
+                return
+            value = picked
+        try:
+            await view.session.set_config_option(chosen, value)
+        except AcpError as exc:
+            self.say(f"could not set {chosen}: {exc}", "error")
+        self.refresh_status()
