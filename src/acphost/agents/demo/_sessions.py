@@ -19,9 +19,23 @@ from ._wire import INVALID_PARAMS, RpcError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import Any
+    from typing import Any, Protocol
 
-    from ._agent import Agent
+    from ._store import Store
+    from ._wire import Wire
+
+    class Agent(Protocol):
+        """What the handlers use of the agent (``_agent.Agent``)."""
+
+        store: Store
+        wire: Wire
+        page_size: int
+
+        def session(self, params: Json, *, open_only: bool = True) -> Session: ...
+        def send_update(self, session: Session, update: Json) -> None: ...
+        def commands_update(self) -> Json: ...
+        def check_auth(self) -> None: ...
+        def client_session_cap(self, name: str, sub: str | None = None) -> bool: ...
 
     Json = dict[str, Any]
     Handler = Callable[[Agent, object, Json], object]
