@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -506,7 +507,10 @@ def test_missing_mention_is_reported_and_not_linked(tmp_path):
 
 def test_agent_command_runs_argv_without_a_shell(tmp_path):
     marker = tmp_path / "pwned"
-    command = f"{sys.executable} -m acphost.agents.demo '$(touch {marker})' ; touch {marker}"
+    # The demo agent, started so that it ignores its own arguments: they only
+    # show what reached it. Were they given to a shell, the marker would exist.
+    start = "import sys; from acphost.agents.demo._agent import main; sys.exit(main([]))"
+    command = f"{sys.executable} -c {shlex.quote(start)} '$(touch {marker})' ; touch {marker}"
     r = run(["--agent-command", command, "-o", "simple", "echo via argv"], cwd=tmp_path)
     assert r.returncode == 0 and r.stdout == "via argv\n", r.stderr
     assert not marker.exists()  # quotes grouped words; nothing was expanded or chained

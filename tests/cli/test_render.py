@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from types import SimpleNamespace
 
 import pytest
 from rich.console import Console
@@ -18,7 +17,7 @@ from acphost.cli._render import (
     notice_line,
     tool_line,
 )
-from acphost.client import SessionState
+from acphost.client import SessionState, ToolCallState
 from tests.cli.terminal import screen
 
 EVIL = "\x1b]52;c;ZXZpbA==\x07\rX\u202eY"
@@ -179,8 +178,10 @@ def test_notice_compaction_and_tool_name_lines():
     assert line.stderr and line.text.startswith("[notice] warning: quota \\x1b]52")
     assert compaction_line("in_progress", edge).text == "[compaction] started"
     assert compaction_line("failed", edge).text == "[compaction] failed"
-    call = SimpleNamespace(title="Edit a.py", kind="edit", status=None, locations=[], name="fs")
+    call = ToolCallState("t", title="Edit a.py", kind="edit", name="fs")
     assert tool_line(call, "completed", edge).text == "[tool] fs: Edit a.py (edit) completed"
+    same = ToolCallState("t", title="a.py", kind="edit", name="Edit")  # the kind says it
+    assert tool_line(same, "completed", edge).text == "[tool] a.py (edit) completed"
 
 
 def test_describe_ignores_updates_the_transcript_does_not_show():

@@ -143,3 +143,15 @@ def test_notices_and_unknown_variants_change_no_state():
     )
     assert [m.text for m in after.messages] == [m.text for m in before.messages]
     assert after.compactions == {} and after.tool_calls == {}
+
+
+def test_a_tool_name_is_shown_only_where_it_adds_information():
+    def call(name, title, kind):
+        state = fold(up({"sessionUpdate": "tool_call", "toolCallId": "t", "title": title,
+                         "name": name, "kind": kind}))
+        return state.tool_calls["t"].shown_name
+
+    assert call("Bash", "Run the tests", "execute") == "Bash"
+    assert call("Edit", "hello.py", "edit") is None  # the kind says it
+    assert call("Read", "Read hello.py", "read") is None  # the title says it
+    assert call(None, "x", "read") is None

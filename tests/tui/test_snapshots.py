@@ -10,6 +10,7 @@ directory). The README's screenshot (``docs/tui.svg``) is the wide tour.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from dataclasses import replace
@@ -63,9 +64,18 @@ def check(app, name: str) -> None:
 
 
 async def _settle(pilot) -> None:
-    await pilot.pause(0.2)
-    await pilot.wait_for_scheduled_animations()
-    await pilot.pause()
+    """Wait until the screen stops changing: streaming, layout and scrolling done."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + 10
+    last, same = None, 0
+    while same < 6:  # longer than the transcript's 0.2 s layout check
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.05)
+        text = screen_text(pilot.app)
+        same = same + 1 if text == last else 0
+        last = text
+        if loop.time() > end:
+            raise AssertionError("the screen did not settle within 10 s")
 
 
 async def test_snapshot_start(make_app):
@@ -170,3 +180,4 @@ async def test_snapshot_no_color(make_app, monkeypatch):
         await send(pilot, "plan")
         await _settle(pilot)
         check(app, "no_color_plan")
+

@@ -134,7 +134,7 @@ def tool_line(call: ToolCallState, status: str | None, edge: Edge) -> Line:
         The line, coloured by status.
 
     """
-    name = getattr(call, "name", None)  # tool names, once session state carries them
+    name = call.shown_name  # the tool's own name, where it adds something
     title = edge.field(call.title) if call.title else "(untitled)"
     if name:
         title = f"{edge.field(name)}: {title}"

@@ -88,6 +88,22 @@ class ToolCallState:
     announced: bool = True
 
     @property
+    def shown_name(self) -> str | None:
+        """The tool's name when it adds to the title and the kind, else None.
+
+        ``Bash`` beside "Run the tests" tells which tool runs them; ``Edit``
+        beside the kind ``edit``, or ``Read`` in "Read hello.py", does not.
+        Every face shows this, not :attr:`name`.
+        """
+        name = self.name
+        if not name:
+            return None
+        folded = name.casefold()
+        if folded == (self.kind or "").casefold() or folded in self.title.casefold():
+            return None
+        return name
+
+    @property
     def done(self) -> bool:
         """True once the call completed or failed (or the turn cancelled it)."""
         return self.status in ("completed", "failed") or self.cancelled

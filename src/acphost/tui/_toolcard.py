@@ -201,9 +201,8 @@ class ToolCard(Vertical):
         kind = call.kind or "other"
         text.append(f"{_KIND_ICONS.get(kind, '•')} ")
         text.append_text(agent_line(call.title or call.tool_call_id))
-        # The tool's own name (ToolCall.name, schema 1.25), once the state carries it.
-        name = getattr(call, "name", None)
-        if isinstance(name, str) and name:
+        name = call.shown_name  # the tool's own name, where it adds something
+        if name:
             text.append("  ")
             text.append_text(agent_line(name, "bold dim"))
         text.append_text(agent_line(f"  {kind} · {status}", "dim"))

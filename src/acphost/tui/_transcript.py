@@ -175,6 +175,19 @@ class Transcript(VerticalScroll):
         if not self.is_anchored and event.virtual_size.height > event.size.height:
             self.anchor()
 
+    def on_mount(self) -> None:
+        """Watch for an anchored view that starts above its first line (below)."""
+        self.set_interval(0.2, self._unanchor_if_short)
+
+    def _unanchor_if_short(self) -> None:
+        # Textual keeps an anchored view's last line at the bottom even when the
+        # content is shorter than the pane (a block overflowed while streaming,
+        # then settled shorter): the view then starts above the first line. No
+        # event says when a late layout does that, so it is checked on a timer.
+        if self.is_anchored and self.scroll_y < 0:
+            self.anchor(False)
+            self.scroll_target_y = self.scroll_y = 0
+
     def _append(self, widget: Widget) -> None:
         self._end_thought()
         self.mount(widget)
@@ -221,8 +234,17 @@ class Transcript(VerticalScroll):
             self._chunk(update)
         elif isinstance(update, (s.ToolCallStart, s.ToolCallProgress)):
             self._tool(update.tool_call_id)
+        elif isinstance(update, s.Notice):
+            title = update.title
+            if update.description:
+                title = f"{title}: {update.description}"
+            self.show_agent_notice(update.severity, title)
+        elif isinstance(update, (s.CompactionUpdate, s.CompactionSummaryChunk)):
+            self._compaction(update.compaction_id)
         elif isinstance(update, s.UnknownSessionUpdate):
-            self._unknown(update)
+            self.add_notice(
+                f"(ignored an update of a kind this version does not know: {update.kind})"
+            )
 
     def _chunk(
         self, update: s.AgentMessageChunk | s.UserMessageChunk | s.AgentThoughtChunk
@@ -273,30 +295,15 @@ class Transcript(VerticalScroll):
         else:
             card.refresh_call()
 
-    # -- updates newer than this schema version (kept raw by the codec) ---------------
-
-    def _unknown(self, update: s.UnknownSessionUpdate) -> None:
-        raw = update.raw if isinstance(update.raw, dict) else {}
-        if update.kind == "notice":
-            self.show_agent_notice(str(raw.get("severity", "info")), str(raw.get("title", "")))
-        elif update.kind == "compaction_update":
-            summary = raw.get("summary")
-            text = ""
-            if isinstance(summary, list):
-                text = "".join(str(b.get("text", "")) for b in summary if isinstance(b, dict))
+    def _compaction(self, compaction_id: str) -> None:
+        # The session state owns the patch rules; the block shows its result.
+        compaction = self.state.compactions.get(compaction_id)
+        if compaction is not None:
             self.show_compaction(
-                str(raw.get("compactionId", "")),
-                str(raw.get("status", "")),
-                summary=text,
-                error=str(raw.get("error") or ""),
-            )
-        elif update.kind == "compaction_summary_chunk":
-            content = raw.get("content")
-            text = str(content.get("text", "")) if isinstance(content, dict) else ""
-            self.show_compaction(str(raw.get("compactionId", "")), "", summary_chunk=text)
-        else:
-            self.add_notice(
-                f"(ignored an update of a kind this version does not know: {update.kind})"
+                compaction_id,
+                compaction.status or "",
+                summary=compaction.summary_text,
+                error=compaction.error or "",
             )
 
     def show_agent_notice(self, severity: str, title: str) -> None:
@@ -313,19 +320,19 @@ class Transcript(VerticalScroll):
         status: str,
         *,
         summary: str = "",
-        summary_chunk: str = "",
         error: str = "",
     ) -> CompactionBlock:
-        """The agent compacted its context: a marker with the summary, collapsed."""
+        """The agent compacted its context: a marker with the summary, collapsed.
+
+        The marker stays where the compaction first appeared; later calls for
+        the same id show its current status and whole summary.
+        """
         block = self._compactions.get(compaction_id)
         if block is None:
             block = self._compactions[compaction_id] = CompactionBlock()
             self._append(block)
             self._break()
-        if summary:
-            block.add_summary(summary, replace=True)
-        elif summary_chunk:
-            block.add_summary(summary_chunk)
+        block.add_summary(summary, replace=True)
         if status:
             block.set_status(status, error)
         return block
