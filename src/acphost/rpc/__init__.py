@@ -1,19 +1,20 @@
-"""The JSON-RPC layer: a sans-I/O core and its asyncio driver."""
+"""The JSON-RPC layer: a sans-I/O core, its asyncio driver and frame taps."""
 
 from ._connection import Connection
-from ._core import (
+from ._core import DEFAULT_MAX_LINE_BYTES, RpcCore
+from ._events import (
     CancelRequested,
     ErrorResponse,
     Event,
-    FrameTap,
     Notification,
     ProtocolViolation,
     Request,
     Response,
-    RpcCore,
 )
+from ._taps import FrameTap, TapFactory, chain_taps, tap_all_cores
 
 __all__ = [
+    "DEFAULT_MAX_LINE_BYTES",
     "CancelRequested",
     "Connection",
     "ErrorResponse",
@@ -24,4 +25,7 @@ __all__ = [
     "Request",
     "Response",
     "RpcCore",
+    "TapFactory",
+    "chain_taps",
+    "tap_all_cores",
 ]
