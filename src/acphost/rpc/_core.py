@@ -9,32 +9,50 @@ mandatory (-32700 for bad JSON, -32600 for a bad request object) and the
 bookkeeping of ``$/cancel_request``.
 
 ACP frames are newline-delimited JSON (ACP "Transports": "messages are
-delimited by newlines and MUST NOT contain embedded newlines").
+delimited by newlines and MUST NOT contain embedded newlines"; "the agent
+MUST NOT write anything to its stdout that is not a valid ACP message").
+
+There is one receiving path, whatever is attached: every chunk is split and
+parsed as a batch, and a tap sees each frame that parsed as JSON, with its
+exact bytes, from inside that batch.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, Literal, Union
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import orjson
 
-from .._errors import InternalError, InvalidRequest, LocalProtocolError, ParseError, RequestError
+from .._errors import (
+    InternalError,
+    InvalidRequest,
+    LocalProtocolError,
+    NotAnAcpAgent,
+    ParseError,
+    RemoteProtocolError,
+    RequestError,
+)
+from ._events import (
+    CancelRequested,
+    ErrorResponse,
+    Event,
+    Notification,
+    ProtocolViolation,
+    Request,
+    RequestId,
+    Response,
+)
+from ._taps import FrameTap, taps_for
 
 __all__ = [
     "CANCEL_REQUEST",
     "DEFAULT_MAX_LINE_BYTES",
-    "CancelRequested",
-    "ErrorResponse",
-    "Event",
+    "NOT_ACP_BYTES",
+    "NOT_ACP_LINES",
     "FrameTap",
-    "Notification",
     "ProtocolViolation",
-    "Request",
-    "RequestId",
-    "Response",
     "RpcCore",
 ]
 
@@ -48,70 +66,20 @@ CANCEL_REQUEST = "$/cancel_request"
 #: output, so this is generous; a larger frame is reported and skipped.
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
-RequestId = Union[int, str, None]
-FrameTap = Callable[[Literal["send", "receive"], bytes], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    """The peer sent a request; it must get exactly one response."""
-
-    id: RequestId
-    method: str
-    params: Any
-
-
-@dataclass(frozen=True, slots=True)
-class Notification:
-    """The peer sent a notification (no response expected)."""
-
-    method: str
-    params: Any
-
-
-@dataclass(frozen=True, slots=True)
-class Response:
-    """The peer answered one of our requests with a result."""
-
-    id: RequestId
-    method: str
-    result: Any
-
-
-@dataclass(frozen=True, slots=True)
-class ErrorResponse:
-    """The peer answered one of our requests with an error."""
-
-    id: RequestId
-    method: str
-    error: RequestError
-
-
-@dataclass(frozen=True, slots=True)
-class CancelRequested:
-    """The peer asked us to abandon the request it sent with this id."""
-
-    id: RequestId
-
-
-@dataclass(frozen=True, slots=True)
-class ProtocolViolation:
-    """The peer sent something that breaks JSON-RPC; the frame was skipped.
-
-    When JSON-RPC requires an answer (bad JSON, bad request object), the core
-    has already queued it.
-    """
-
-    message: str
-    excerpt: bytes
-
-
-Event = Union[Request, Notification, Response, ErrorResponse, CancelRequested, ProtocolViolation]
+#: A peer that writes this many bad lines, or this many bytes of them, before
+#: its first JSON-RPC message is not an ACP agent (a banner line or two is
+#: forgiven; ``yes`` or a shell script's chatter is not).
+NOT_ACP_LINES = 10
+NOT_ACP_BYTES = 64 * 1024
 
 _loads = orjson.loads
 _dumps = orjson.dumps
 _JSONDecodeError = orjson.JSONDecodeError
 _EXCERPT = 200
+_QUOTE = 120
+#: id-less error replies (to unparsable frames) sent at most this many times:
+#: a peer that floods garbage and never reads must not grow our output buffer.
+_MAX_NULL_ID_ERRORS = 100
 #: When the first line of a chunk is longer than this, its lines are parsed from
 #: views of the chunk rather than split off as copies (for long lines, the
 #: copies cost more than the views).
@@ -124,9 +92,17 @@ class RpcCore:
     Args:
         max_line_bytes: frames longer than this are skipped and reported as a
             :class:`ProtocolViolation`; the connection survives.
-        tap: called with ``("receive", line)`` for every line received and
-            ``("send", line)`` for every line queued, with the exact bytes
-            (no trailing newline). Keep it fast: it runs inline.
+        tap: called with ``("receive", line)`` for every received line that
+            is valid JSON and ``("send", line)`` for every line queued, with
+            the exact bytes (no trailing newline), in wire order. Lines that
+            are not JSON never reach it (they become violations). Keep it
+            fast: it runs inline. Taps of an active
+            :func:`~acphost.rpc.tap_all_cores` block run after it.
+
+    Attributes:
+        failure: set when the peer is beyond help (it does not speak JSON-RPC
+            at all); the core then ignores its input. Close the connection
+            and report this error.
 
     """
 
@@ -136,7 +112,9 @@ class RpcCore:
         if max_line_bytes < 64:
             raise ValueError("max_line_bytes must be at least 64")
         self.max_line_bytes = max_line_bytes
-        self.tap = tap
+        self.tap = taps_for(self, tap)
+        self.failure: RemoteProtocolError | None = None
+        self.eof = False
         self._next_id = 0
         self._pending: dict[RequestId, str] = {}
         self._inbound: set[RequestId] = set()
@@ -146,7 +124,12 @@ class RpcCore:
         self._discarding = False
         self._events: list[Event | dict[str, Any]] = []
         self._out: list[bytes] = []
-        self.eof = False
+        # Until the peer's first JSON-RPC message: how much junk it wrote.
+        self._greeted = False
+        self._junk_lines = 0
+        self._junk_bytes = 0
+        self._junk_first = b""
+        self._null_id_errors = 0
 
     # -- receiving ---------------------------------------------------------
 
@@ -157,7 +140,7 @@ class RpcCore:
             data: any chunk of the byte stream; lines may be split anywhere.
 
         """
-        if not data:
+        if not data or self.failure is not None:
             return
         start = 0
         if self._partial or self._discarding:
@@ -170,15 +153,14 @@ class RpcCore:
                 self._discarding = False
                 self._report_oversized(bytes(self._partial[:_EXCERPT]))
             else:
-                self._receive_line(bytes(self._partial))
+                self._receive_lines((bytes(self._partial),))
             self._partial.clear()
             start = nl + 1
         end = data.rfind(b"\n", start) + 1  # just past the last complete line, or 0
-        if end:
-            if self.tap is not None or len(data) > self.max_line_bytes:
-                receive_line = self._receive_line
-                for line in data[start : end - 1].split(b"\n"):
-                    receive_line(line)
+        if end > start and self.failure is None:
+            if end - start > self.max_line_bytes:
+                # One of these lines may be too long: measure each.
+                self._receive_measured(data[start : end - 1].split(b"\n"))
             elif data.find(b"\n", start) - start > _LONG_LINE:
                 # Long frames (diffs, file contents): parse views, copy nothing.
                 # (bytes.split and bytes.count walk byte by byte; find is memchr.)
@@ -190,23 +172,28 @@ class RpcCore:
                 lines.pop()
                 self._receive_lines(lines)
         rest = max(start, end)
-        if rest < len(data):
+        if rest < len(data) and self.failure is None:
             self._extend_partial(data[rest:])
 
     def _receive_lines(self, lines: Iterable[bytes | memoryview]) -> None:
-        # The fast path for a stream of notifications (a flood of session
-        # updates): each well-formed one is queued as its parsed frame, a dict,
-        # in place of a Notification (see _take_events). Anything else takes
-        # the general path, with the frame already parsed. No line here is
-        # longer than max_line_bytes, and there is no tap.
+        # The one path every frame takes. A flood of session updates is what
+        # it is tuned for: each well-formed notification is queued as its
+        # parsed frame, a dict, in place of a Notification (see _take_events).
+        # Anything else takes the general path, with the frame already parsed.
+        # No line here is longer than max_line_bytes.
         append = self._events.append
         loads = _loads
+        tap = self.tap
         for line in lines:
             try:
                 msg = loads(line)
-            except _JSONDecodeError:
-                self._receive_line(bytes(line))
+            except _JSONDecodeError as exc:
+                self._receive_junk(line, exc)
+                if self.failure is not None:
+                    return
                 continue
+            if tap is not None:
+                tap("receive", line if type(line) is bytes else bytes(line))
             if type(msg) is dict and "id" not in msg:
                 method = msg.get("method")
                 if type(method) is str and method != CANCEL_REQUEST:
@@ -214,7 +201,17 @@ class RpcCore:
                     if params is None or type(params) is dict or type(params) is list:
                         append(msg)
                         continue
-            self._receive_message(msg, bytes(line))
+            self._receive_message(msg, line)
+
+    def _receive_measured(self, lines: list[bytes]) -> None:
+        limit = self.max_line_bytes
+        for line in lines:
+            if len(line) > limit:
+                self._report_oversized(line[:_EXCERPT])
+            else:
+                self._receive_lines((line,))
+            if self.failure is not None:
+                return
 
     def _extend_partial(self, chunk: bytes) -> None:
         if self._discarding:
@@ -224,11 +221,18 @@ class RpcCore:
             # Keep an excerpt for the report, drop the rest until the next newline.
             del self._partial[_EXCERPT:]
             self._discarding = True
+        elif not self._greeted and self._junk_bytes + len(self._partial) > NOT_ACP_BYTES:
+            # A long first line that cannot be a JSON object is junk already.
+            head = bytes(self._partial[:_EXCERPT]).lstrip()
+            if not head.startswith(b"{") and not self._note_greeting(self._events):
+                self._junk_bytes += len(self._partial)
+                self._junk_first = self._junk_first or head
+                self._fail_not_acp()
 
     def receive_eof(self) -> None:
         """Tell the core the peer closed its output. A partial last line is parsed."""
-        if self._partial and not self._discarding:
-            self._receive_line(bytes(self._partial))
+        if self._partial and not self._discarding and self.failure is None:
+            self._receive_lines((bytes(self._partial),))
         self._partial.clear()
         self._discarding = False
         self.eof = True
@@ -249,51 +253,82 @@ class RpcCore:
         the whole session-update path.
         """
         events, self._events = self._events, []
+        if not self._greeted:
+            self._note_greeting(events)
         return events
 
+    def _note_greeting(self, events: list[Event | dict[str, Any]]) -> bool:
+        # Notifications on the batched path do not mark the greeting one by
+        # one (that would cost every frame a store); look for them here.
+        for ev in events:
+            if type(ev) is not ProtocolViolation:
+                self._greeted = True
+                break
+        return self._greeted
+
+    # -- what is wrong with a line -------------------------------------------
+
+    def _receive_junk(self, line: bytes | memoryview, exc: ValueError) -> None:
+        line = bytes(line)
+        if not line.strip():
+            return  # blank lines between frames are harmless
+        self._violation(f"malformed JSON: {exc}", line)
+        self._reply_error(None, ParseError("Parse error: the frame is not valid JSON"))
+
     def _report_oversized(self, excerpt: bytes) -> None:
-        self._events.append(
-            ProtocolViolation(
-                f"skipped a frame longer than the {self.max_line_bytes}-byte limit "
-                "(raise max_line_bytes if the agent legitimately sends frames this big)",
-                excerpt,
-            )
+        self._violation(
+            f"skipped a frame longer than the {self.max_line_bytes}-byte limit "
+            "(raise max_line_bytes if the agent legitimately sends frames this big)",
+            excerpt,
+            size=self.max_line_bytes + 1,
         )
 
-    def _receive_line(self, line: bytes) -> None:
-        if len(line) > self.max_line_bytes:
-            self._report_oversized(line[:_EXCERPT])
+    def _violation(self, message: str, line: bytes | memoryview, size: int = 0) -> None:
+        excerpt = bytes(line[:_EXCERPT])
+        self._events.append(ProtocolViolation(message, excerpt))
+        if self._greeted or self._note_greeting(self._events):
             return
-        if self.tap is not None and line.strip():
-            self.tap("receive", line)
-        try:
-            msg = _loads(line)
-        except _JSONDecodeError as exc:
-            if not line.strip():
-                return  # blank lines between frames are harmless
-            self._violation(f"malformed JSON: {exc}", line)
-            self._queue(
-                {
-                    "jsonrpc": "2.0",
-                    "id": None,
-                    "error": ParseError("Parse error: the frame is not valid JSON").to_wire(),
-                }
-            )
-            return
-        self._receive_message(msg, line)
+        self._junk_lines += 1
+        self._junk_bytes += size or len(line)
+        self._junk_first = self._junk_first or excerpt
+        if self._junk_lines >= NOT_ACP_LINES or self._junk_bytes >= NOT_ACP_BYTES:
+            self._fail_not_acp()
 
-    def _receive_message(self, msg: Any, line: bytes) -> None:
+    def _fail_not_acp(self) -> None:
+        shown = self._junk_quote()
+        lines = self._junk_lines or 1
+        self.failure = NotAnAcpAgent(
+            "this does not look like an ACP agent: before any JSON-RPC message it wrote "
+            f"{lines} line{'s' if lines != 1 else ''} that are not JSON-RPC "
+            f'({self._junk_bytes} bytes), the first: "{shown}". An ACP agent writes only '
+            "JSON-RPC messages, one per line, to its stdout: check the agent command "
+            "(many agents need a flag or a separate adapter to speak ACP).",
+            first_line=shown,
+        )
+        self._partial.clear()
+        self._discarding = False
+
+    def _not_acp_hint(self) -> str:
+        """After end of stream: a sentence when the peer only ever wrote junk, else ``""``."""
+        if self._greeted or not self._junk_first:
+            return ""
+        return (
+            "this does not look like an ACP agent: it wrote no JSON-RPC message, "
+            f'only output like "{self._junk_quote()}"'
+        )
+
+    def _junk_quote(self) -> str:
+        from ..safetext import sanitize_line  # noqa: PLC0415 - only for these reports
+
+        first = self._junk_first.decode("utf-8", "backslashreplace")
+        return sanitize_line(first[:_QUOTE]) + ("..." if len(first) > _QUOTE else "")
+
+    # -- the general path ----------------------------------------------------
+
+    def _receive_message(self, msg: Any, line: bytes | memoryview) -> None:
         if type(msg) is not dict:
             self._violation("a frame must be a JSON object (batches are not used by ACP)", line)
-            self._queue(
-                {
-                    "jsonrpc": "2.0",
-                    "id": None,
-                    "error": InvalidRequest(
-                        "Invalid request: expected a JSON-RPC object"
-                    ).to_wire(),
-                }
-            )
+            self._reply_error(None, InvalidRequest("Invalid request: expected a JSON-RPC object"))
             return
         method = msg.get("method")
         if method is not None:
@@ -304,8 +339,7 @@ class RpcCore:
             self._violation("a frame with neither method nor result/error", line)
             self._reply_invalid(msg, "Invalid request: no method, result or error")
 
-    def _receive_call(self, msg: dict[str, Any], method: Any, line: bytes) -> None:
-        has_id = "id" in msg
+    def _receive_call(self, msg: dict[str, Any], method: Any, line: bytes | memoryview) -> None:
         if type(method) is not str:
             self._violation("method is not a string", line)
             self._reply_invalid(msg, "Invalid request: method must be a string")
@@ -315,7 +349,8 @@ class RpcCore:
             self._violation(f"{method}: params must be an object", line)
             self._reply_invalid(msg, "Invalid request: params must be an object")
             return
-        if not has_id:
+        self._greeted = True
+        if "id" not in msg:
             if method == CANCEL_REQUEST:
                 rid = params.get("requestId") if type(params) is dict else None
                 if _valid_id(rid) and rid in self._inbound:
@@ -326,39 +361,32 @@ class RpcCore:
         rid = msg["id"]
         if not _valid_id(rid):
             self._violation(f"{method}: id must be a string, an integer or null", line)
-            self._queue(
-                {
-                    "jsonrpc": "2.0",
-                    "id": None,
-                    "error": InvalidRequest(
-                        "Invalid request: id must be a string, an integer or null"
-                    ).to_wire(),
-                }
+            self._reply_error(
+                None, InvalidRequest("Invalid request: id must be a string, an integer or null")
             )
             return
         if rid in self._inbound:
             self._violation(f"{method}: id {rid!r} is already in use by a pending request", line)
-            self._queue(
-                {
-                    "jsonrpc": "2.0",
-                    "id": rid,
-                    "error": InvalidRequest(
-                        f"Invalid request: id {rid!r} is already in use by a pending request"
-                    ).to_wire(),
-                }
+            self._reply_error(
+                rid,
+                InvalidRequest(
+                    f"Invalid request: id {rid!r} is already in use by a pending request"
+                ),
             )
             return
         self._inbound.add(rid)
         self._events.append(Request(rid, method, params))
 
-    def _receive_response(self, msg: dict[str, Any], line: bytes) -> None:
+    def _receive_response(self, msg: dict[str, Any], line: bytes | memoryview) -> None:
         rid = msg.get("id")
         method = self._pending.pop(rid, None) if _valid_id(rid) else None
         if method is None:
             if _valid_id(rid) and self._abandoned.pop(rid, False) is None:
+                self._greeted = True
                 return  # the late answer to a request we abandoned
             self._violation(f"a response for an unknown request id {rid!r}", line)
             return
+        self._greeted = True
         if "error" in msg:
             self._events.append(ErrorResponse(rid, method, RequestError.from_wire(msg["error"])))
         else:
@@ -367,12 +395,14 @@ class RpcCore:
     def _reply_invalid(self, msg: dict[str, Any], text: str) -> None:
         # Notifications are never answered (JSON-RPC 2.0 §4.1), even when broken.
         if "id" in msg and _valid_id(msg["id"]) and msg["id"] not in self._inbound:
-            self._queue(
-                {"jsonrpc": "2.0", "id": msg["id"], "error": InvalidRequest(text).to_wire()}
-            )
+            self._reply_error(msg["id"], InvalidRequest(text))
 
-    def _violation(self, message: str, line: bytes) -> None:
-        self._events.append(ProtocolViolation(message, line[:_EXCERPT]))
+    def _reply_error(self, rid: RequestId, error: RequestError) -> None:
+        if rid is None:
+            if self._null_id_errors >= _MAX_NULL_ID_ERRORS:
+                return
+            self._null_id_errors += 1
+        self._push(_encode({"jsonrpc": "2.0", "id": rid, "error": error.to_wire()}))
 
     # -- sending -------------------------------------------------------------
 
@@ -382,6 +412,13 @@ class RpcCore:
         Args:
             method: the wire method name.
             params: a JSON-serialisable object, or ``None`` to omit ``params``.
+
+        Returns:
+            The request's id.
+
+        Raises:
+            LocalProtocolError: the frame cannot be encoded as JSON (nothing
+                was queued).
 
         """
         rid = self._next_id
@@ -401,17 +438,25 @@ class RpcCore:
             method: the wire method name.
             params: a JSON-serialisable object, or ``None`` to omit ``params``.
 
+        Raises:
+            LocalProtocolError: the frame cannot be encoded as JSON.
+
         """
         frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             frame["params"] = params
-        self._queue(frame)
+        self._push(_encode(frame))
 
     def send_result(self, request_id: RequestId, result: Any) -> None:
         """Answer the peer's request with a result.
 
+        Args:
+            request_id: the id of the peer's request.
+            result: a JSON-serialisable value.
+
         Raises:
-            LocalProtocolError: no request with this id awaits an answer.
+            LocalProtocolError: no request with this id awaits an answer, or
+                the result cannot be encoded as JSON.
 
         """
         line = _encode({"jsonrpc": "2.0", "id": request_id, "result": result})
@@ -420,6 +465,10 @@ class RpcCore:
 
     def send_error(self, request_id: RequestId, error: RequestError) -> None:
         """Answer the peer's request with an error.
+
+        Args:
+            request_id: the id of the peer's request.
+            error: the error to answer with.
 
         Raises:
             LocalProtocolError: no request with this id awaits an answer.
@@ -437,8 +486,12 @@ class RpcCore:
         """Stop waiting for our request; tell the peer with ``$/cancel_request``.
 
         A late answer to it is then dropped without a violation (the peer may
-        well answer -32800, as ACP asks). ``notify=False`` only forgets it (used
-        when the connection is gone).
+        well answer -32800, as ACP asks).
+
+        Args:
+            request_id: the id :meth:`send_request` returned.
+            notify: False only forgets it (used when the connection is gone).
+
         """
         if self._pending.pop(request_id, None) is not None:
             self._abandoned[request_id] = None
@@ -455,7 +508,7 @@ class RpcCore:
 
     @property
     def pending_requests(self) -> dict[RequestId, str]:
-        """Our requests still awaiting an answer: id → method (read-only view)."""
+        """Our requests still awaiting an answer: id → method (a copy)."""
         return dict(self._pending)
 
     def _answer(self, request_id: RequestId) -> None:
@@ -466,9 +519,6 @@ class RpcCore:
                 f"no request with id {request_id!r} awaits an answer "
                 "(each request gets exactly one response)"
             ) from None
-
-    def _queue(self, frame: dict[str, Any]) -> None:
-        self._push(_encode(frame))
 
     def _push(self, line: bytes) -> None:
         if self.tap is not None:
