@@ -13,6 +13,11 @@ Process hygiene is the point of this module (DESIGN.md, issue 2 item 4):
 - stderr is drained continuously into a bounded ring of lines and the
   ``acphost.agent.stderr`` logger — an agent that fills the stderr pipe would
   otherwise block forever (the official SDK never drains it);
+- its exit is watched by the process itself, not by the end of its stdout:
+  a child it started may hold the pipes open long after it is gone. When
+  the agent exits, what it left in its group is ended after a short grace,
+  which closes the pipes; a pipe still held after that (by a process that
+  left the group with ``setsid``) is closed on our side;
 - close = EOF on stdin, a grace period, SIGTERM to the group, a second grace
   period, SIGKILL to the group; then the process is reaped (no zombies).
 """
@@ -21,13 +26,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import os
 import signal
 import sys
+import termios
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from .._errors import AgentStartError
 from ._base import ExitInfo
@@ -40,6 +46,34 @@ stderr_logger = logging.getLogger("acphost.agent.stderr")
 _READ_CHUNK = 256 * 1024
 _STDERR_LINES = 200
 _STDERR_LINE_MAX = 4096
+#: After the agent exits: how long its pipes may stay open before what it
+#: left in its process group gets SIGTERM, then SIGKILL, then (for a pipe
+#: still held from outside the group) our end of the pipe is closed.
+_ORPHAN_GRACE = 0.25
+_ORPHAN_KILL = 0.25
+_PIPE_GIVE_UP = 0.5
+
+
+class _AgentProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's stream protocol, plus the moment the process itself exits.
+
+    ``Process.wait()`` resolves only once every pipe is closed too, so it
+    cannot tell an exited agent from one whose child still holds its stdout.
+    """
+
+    def __init__(self, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.open_pipes = {1, 2}
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        self.open_pipes.discard(fd)
+        super().pipe_connection_lost(fd, exc)
+
+    def process_exited(self) -> None:
+        super().process_exited()
+        if not self.exited.done():
+            self.exited.set_result(None)
 
 
 def _pdeathsig_preexec() -> Callable[[], None] | None:
@@ -78,20 +112,33 @@ class StdioTransport:
 
     """
 
-    def __init__(self, proc: asyncio.subprocess.Process, argv: Sequence[str]) -> None:
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process,
+        argv: Sequence[str],
+        *,
+        pipes: asyncio.SubprocessTransport,
+        protocol: _AgentProtocol,
+    ) -> None:
         self._proc = proc
+        self._pipes = pipes
+        self._protocol = protocol
+        self._exited = protocol.exited
         self.argv = tuple(argv)
         self.pid = proc.pid
         self._stderr_lines: deque[str] = deque(maxlen=_STDERR_LINES)
         self._stderr_task: asyncio.Task[None] | None = None
-        self._closing = False
-        self._closed = False
+        self._closed: asyncio.Future[None] | None = None
         self.on_stderr: Callable[[str], None] | None = None
         self.close_grace = 2.0
+        loop = asyncio.get_running_loop()
         if proc.stderr is not None:
-            self._stderr_task = asyncio.get_running_loop().create_task(
+            self._stderr_task = loop.create_task(
                 self._drain_stderr(proc.stderr), name="acphost.transport.stderr"
             )
+        self._exited.add_done_callback(
+            lambda _: loop.call_later(_ORPHAN_GRACE, self._end_orphans, signal.SIGTERM)
+        )
 
     @classmethod
     async def spawn(
@@ -127,8 +174,11 @@ class StdioTransport:
         if env:
             child_env.update(env)
         preexec = _pdeathsig_preexec() if kill_on_host_death else None
+        loop = asyncio.get_running_loop()
         try:
-            proc = await asyncio.create_subprocess_exec(
+            # asyncio.create_subprocess_exec, with a protocol that sees the exit.
+            pipes, protocol = await loop.subprocess_exec(
+                lambda: _AgentProtocol(_READ_CHUNK, loop),
                 *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -137,7 +187,6 @@ class StdioTransport:
                 cwd=os.fspath(cwd) if cwd is not None else None,
                 start_new_session=True,
                 preexec_fn=preexec,
-                limit=_READ_CHUNK,
             )
         except FileNotFoundError as exc:
             if cwd is not None and not os.path.isdir(cwd):  # noqa: ASYNC240 - error path
@@ -151,8 +200,11 @@ class StdioTransport:
             raise AgentStartError(f"cannot start the agent: {argv[0]!r} is not executable") from exc
         except OSError as exc:
             raise AgentStartError(f"cannot start the agent {argv[0]!r}: {exc.strerror}") from exc
+        if inherit_stderr:
+            protocol.open_pipes.discard(2)
+        proc = asyncio.subprocess.Process(pipes, protocol, loop)
         logger.debug("started agent pid=%d argv=%r", proc.pid, argv[0])
-        transport = cls(proc, argv)
+        transport = cls(proc, argv, pipes=pipes, protocol=protocol)
         transport.close_grace = close_grace
         return transport
 
@@ -231,12 +283,56 @@ class StdioTransport:
     async def exit_info(self, timeout: float) -> ExitInfo:
         """Wait up to ``timeout`` s for the agent to exit; return status and stderr tail."""
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._proc.wait(), timeout)
+            await asyncio.wait_for(asyncio.shield(self._exited), timeout)
         if self._stderr_task is not None and self._proc.returncode is not None:
             # Let the drain pick up the last words before we quote them.
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(self._stderr_task), 0.5)
         return ExitInfo(self._proc.returncode, self.stderr_tail())
+
+    # -- after the agent exited -------------------------------------------------------
+
+    def _end_orphans(self, sig: signal.Signals) -> None:
+        """The agent exited: end what it left in its group, then let go of its pipes.
+
+        Called ``_ORPHAN_GRACE`` s after the exit with SIGTERM, then again with
+        SIGKILL; once the group is empty, a pipe still open is held by a
+        process outside it, and our end is closed so the reader sees the end.
+        """
+        loop = asyncio.get_running_loop()
+        if sig is signal.SIGTERM:
+            if self._signal_group(signal.SIGTERM):
+                if self._protocol.open_pipes:
+                    logger.info(
+                        "agent pid=%d exited; processes it started still hold its output: "
+                        "ending its process group",
+                        self.pid,
+                    )
+                loop.call_later(_ORPHAN_KILL, self._end_orphans, signal.SIGKILL)
+                return
+        elif self._signal_group(signal.SIGKILL):
+            loop.call_later(_PIPE_GIVE_UP, self._end_orphans, signal.SIGKILL)
+            return
+        if self._protocol.open_pipes:
+            loop.call_later(_PIPE_GIVE_UP, self._release_pipes)
+
+    def _release_pipes(self) -> None:
+        for fd in sorted(self._protocol.open_pipes):
+            pipe = self._pipes.get_pipe_transport(fd)
+            if not isinstance(pipe, asyncio.ReadTransport) or pipe.is_closing():
+                continue
+            if not pipe.is_reading() or _unread(pipe):
+                # Output is still waiting to be read (the reader may be paused
+                # by backpressure): what the agent wrote is never cut. Later.
+                asyncio.get_running_loop().call_later(_PIPE_GIVE_UP, self._release_pipes)
+                return
+            logger.warning(
+                "agent pid=%d exited, but a process outside its group still holds its "
+                "%s: no longer reading it",
+                self.pid,
+                "stdout" if fd == 1 else "stderr",
+            )
+            pipe.close()
 
     # -- ending it ---------------------------------------------------------------
 
@@ -257,18 +353,19 @@ class StdioTransport:
         EOF on stdin, up to ``grace`` s for it to exit by itself, then SIGTERM to
         the process group, up to ``term_grace`` s, then SIGKILL to the group.
         Members of the group still alive after the leader exits (children it
-        left behind) get the same treatment.
+        left behind) get the same treatment. A second call waits for the first.
 
         Args:
             grace: seconds to wait after EOF (default: ``close_grace``).
             term_grace: seconds to wait after SIGTERM (default: ``close_grace``).
 
         """
-        if self._closed:
+        if self._closed is not None:
+            await asyncio.shield(self._closed)
             return
+        self._closed = asyncio.get_running_loop().create_future()
         grace = self.close_grace if grace is None else grace
         term_grace = self.close_grace if term_grace is None else term_grace
-        self._closed = True
         proc = self._proc
         try:
             if proc.stdin is not None and not proc.stdin.is_closing():
@@ -289,23 +386,32 @@ class StdioTransport:
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(self._stderr_task, 1.0)
         finally:
-            # Interrupted (Ctrl-C, task cancelled) half-way: a later close() is a
-            # no-op, so nothing of the agent's group may survive this one.
+            # Interrupted (Ctrl-C, task cancelled) half-way: a later close() only
+            # waits for this one, so nothing of the agent's group may survive it.
             if proc.returncode is None:
                 self._signal_group(signal.SIGKILL)
             self._close_pipes()
+            self._closed.set_result(None)
 
     def _close_pipes(self) -> None:
         # asyncio keeps the pipe transports open until the loop reaps them;
         # closing them here avoids ResourceWarnings on short-lived loops.
-        transport: Any = getattr(self._proc, "_transport", None)
-        if transport is not None:
-            with contextlib.suppress(RuntimeError, OSError):
-                transport.close()
+        with contextlib.suppress(RuntimeError, OSError):
+            self._pipes.close()
 
     async def _wait(self, timeout: float) -> bool:
         try:
-            await asyncio.wait_for(self._proc.wait(), timeout)
+            await asyncio.wait_for(asyncio.shield(self._exited), timeout)
         except asyncio.TimeoutError:
             return False
         return True
+
+
+def _unread(pipe: asyncio.ReadTransport) -> int:
+    """Bytes waiting in the pipe's kernel buffer (0 when it cannot be told)."""
+    file = pipe.get_extra_info("pipe")
+    try:
+        raw = fcntl.ioctl(file.fileno(), termios.FIONREAD, b"\0\0\0\0")
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return int.from_bytes(raw, sys.byteorder)
