@@ -108,6 +108,9 @@ class Connection:
         self._max_handlers = max_concurrent_requests
         self._slot: asyncio.Future[None] | None = None
         self._violations = 0
+        # Violations before the peer's first message: logged once it greets,
+        # left to the NotAnAcpAgent report when it never does.
+        self._held: list[ProtocolViolation] = []
         #: How many times reading paused because every request slot was busy.
         self.request_cap_hits = 0
         self._reader: asyncio.Task[None] | None = None
@@ -298,6 +301,8 @@ class Connection:
                     await waiter
             elif cls is ProtocolViolation:
                 self._violation(ev)
+        if self._held and self.core._greeted:
+            self._log_held()
         self._flush()
 
     async def _wait_for_slot(self) -> None:
@@ -314,14 +319,24 @@ class Connection:
                 self._slot = None
 
     def _violation(self, ev: ProtocolViolation) -> None:
+        if self._on_violation is not None:
+            self._on_violation(ev)
+        self._held.append(ev)
+        if self.core._greeted:
+            self._log_held()
+
+    def _log_held(self) -> None:
+        for ev in self._held:
+            self._log_violation(ev)
+        self._held.clear()
+
+    def _log_violation(self, ev: ProtocolViolation) -> None:
         self._violations += 1
         if self._violations <= _LOGGED_VIOLATIONS:
             # repr() of the excerpt: the peer's bytes never reach a terminal raw.
             logger.warning("agent protocol violation: %s: %r", ev.message, ev.excerpt)
             if self._violations == _LOGGED_VIOLATIONS:
                 logger.warning("further protocol violations of this agent are only counted")
-        if self._on_violation is not None:
-            self._on_violation(ev)
 
     async def _serve(self, req: Request) -> None:
         core = self.core

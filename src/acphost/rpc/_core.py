@@ -96,7 +96,8 @@ class RpcCore:
             is valid JSON and ``("send", line)`` for every line queued, with
             the exact bytes (no trailing newline), in wire order. Lines that
             are not JSON never reach it (they become violations). Keep it
-            fast: it runs inline. Taps of an active
+            fast: it runs inline. If it raises, the error is logged and the
+            frame is processed all the same. Taps of an active
             :func:`~acphost.rpc.tap_all_cores` block run after it.
 
     Attributes:
@@ -130,6 +131,7 @@ class RpcCore:
         self._junk_bytes = 0
         self._junk_first = b""
         self._null_id_errors = 0
+        self._tap_failures = 0
 
     # -- receiving ---------------------------------------------------------
 
@@ -193,7 +195,10 @@ class RpcCore:
                     return
                 continue
             if tap is not None:
-                tap("receive", line if type(line) is bytes else bytes(line))
+                try:
+                    tap("receive", line if type(line) is bytes else bytes(line))
+                except Exception:
+                    self._tap_failed()
             if type(msg) is dict and "id" not in msg:
                 method = msg.get("method")
                 if type(method) is str and method != CANCEL_REQUEST:
@@ -299,10 +304,10 @@ class RpcCore:
         lines = self._junk_lines or 1
         self.failure = NotAnAcpAgent(
             "this does not look like an ACP agent: before any JSON-RPC message it wrote "
-            f"{lines} line{'s' if lines != 1 else ''} that are not JSON-RPC "
-            f'({self._junk_bytes} bytes), the first: "{shown}". An ACP agent writes only '
-            "JSON-RPC messages, one per line, to its stdout: check the agent command "
-            "(many agents need a flag or a separate adapter to speak ACP).",
+            f"{lines} line{'s' if lines != 1 else ''} ({self._junk_bytes} bytes) that "
+            f'{"are" if lines != 1 else "is"} not JSON-RPC, the first: "{shown}". An ACP '
+            "agent writes only JSON-RPC messages, one per line, to its stdout: check the "
+            "agent command (many agents need a flag or a separate adapter to speak ACP).",
             first_line=shown,
         )
         self._partial.clear()
@@ -320,8 +325,8 @@ class RpcCore:
     def _junk_quote(self) -> str:
         from ..safetext import sanitize_line  # noqa: PLC0415 - only for these reports
 
-        first = self._junk_first.decode("utf-8", "backslashreplace")
-        return sanitize_line(first[:_QUOTE]) + ("..." if len(first) > _QUOTE else "")
+        shown = sanitize_line(self._junk_first.decode("utf-8", "backslashreplace"))
+        return shown[:_QUOTE] + ("..." if len(shown) > _QUOTE else "")
 
     # -- the general path ----------------------------------------------------
 
@@ -522,8 +527,18 @@ class RpcCore:
 
     def _push(self, line: bytes) -> None:
         if self.tap is not None:
-            self.tap("send", line)
+            try:
+                self.tap("send", line)
+            except Exception:
+                self._tap_failed()
         self._out.append(line)
+
+    def _tap_failed(self) -> None:
+        # An observer must never change what happens to the frame (nor can a
+        # frame that trips it take the connection down): log, and go on.
+        self._tap_failures += 1
+        if self._tap_failures == 1:
+            logger.exception("a frame tap failed; the frame was processed all the same")
 
     def data_to_send(self) -> bytes:
         """Return and forget the bytes to write to the peer (newline-framed)."""
