@@ -13,7 +13,7 @@ import pytest
 
 from acphost._errors import NotAnAcpAgent
 from acphost.rpc import Notification, ProtocolViolation, Request, Response, RpcCore, tap_all_cores
-from acphost.rpc._core import NOT_ACP_BYTES, NOT_ACP_LINES
+from acphost.rpc._prelude import NOT_ACP_BYTES, NOT_ACP_LINES
 
 pytestmark = pytest.mark.unordered_frames
 

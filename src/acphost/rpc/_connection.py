@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from .._errors import (
@@ -239,10 +239,8 @@ class Connection:
                     core.receive_eof()
                     await self._dispatch(core._take_events())
                     break
-                core.receive_data(data)
-                events = core._take_events()
-                if events:
-                    await self._dispatch(events)
+                # Each frame is parsed, then handled, before the next is parsed.
+                await self._dispatch(core._parse(data))
         except asyncio.CancelledError:
             self._finish(self._closed_error or AgentExited(None, "", "the connection was closed"))
             raise
@@ -264,12 +262,12 @@ class Connection:
             exited = AgentExited(info.returncode, info.stderr_tail, f"{exited.message}; {hint}")
         self._finish(exited)
 
-    async def _dispatch(self, events: list[Any]) -> None:
+    async def _dispatch(self, events: Iterable[Any]) -> None:
         futures = self._futures
         on_notification = self._on_notification
         for ev in events:
             cls = type(ev)
-            if cls is dict:  # a notification, handed over as its frame (RpcCore._take_events)
+            if cls is dict:  # a notification, handed over as its frame (RpcCore._parse)
                 waiter = on_notification(ev["method"], ev.get("params"))
                 if waiter is not None:
                     await waiter
@@ -301,7 +299,7 @@ class Connection:
                     await waiter
             elif cls is ProtocolViolation:
                 self._violation(ev)
-        if self._held and self.core._greeted:
+        if self._held and self.core._prelude is None:
             self._log_held()
         self._flush()
 
@@ -322,7 +320,7 @@ class Connection:
         if self._on_violation is not None:
             self._on_violation(ev)
         self._held.append(ev)
-        if self.core._greeted:
+        if self.core._prelude is None:
             self._log_held()
 
     def _log_held(self) -> None:
