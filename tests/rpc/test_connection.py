@@ -13,7 +13,13 @@ import time
 
 import pytest
 
-from acphost._errors import AcpTimeout, AgentExited, NotAnAcpAgent, RequestCancelled
+from acphost._errors import (
+    AcpTimeout,
+    AgentExited,
+    MethodNotFound,
+    NotAnAcpAgent,
+    RequestCancelled,
+)
 from acphost.rpc import Connection, ProtocolViolation
 from tests.rpc.test_core_input import HOSTILE
 from tests.support.fake_agent import INIT_RESULT, NO_ANSWER, pair_with
@@ -316,6 +322,47 @@ async def test_a_failing_tap_changes_nothing(caplog):
         agent.update("s1", chunk("x"))
         await until(lambda: ("notification", "x") in host.log, "the update")
     assert sum("frame tap failed" in r.getMessage() for r in caplog.records) == 1
+    await conn.close()
+
+
+async def test_an_error_answer_raises_the_class_for_its_code():
+    async def missing(agent, rid, params):
+        raise RuntimeError({"code": -32601, "message": "no such method", "data": {"m": 1}})
+
+    conn, _agent, _host, _ = await opened({"session/new": missing})
+    with pytest.raises(MethodNotFound, match="no such method") as caught:
+        await conn.request("session/new", {"cwd": "/", "mcpServers": []})
+    assert caught.value.data == {"m": 1}
+    await conn.close()
+
+
+async def test_a_banner_before_the_first_message_is_logged_once_the_agent_greets(caplog):
+    async def initialize(agent, rid, params):
+        agent.send_raw(b"Starting agent v1.2\n")
+        return INIT_RESULT
+
+    with caplog.at_level(logging.WARNING, logger="acphost.rpc"):
+        conn, _agent, host, _ = await opened({"initialize": initialize})
+    assert [v.excerpt for v in host.violations] == [b"Starting agent v1.2"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "agent protocol violation: malformed JSON: unexpected character, expected a JSON value:"
+        " line 1 column 1 (char 0): b'Starting agent v1.2'"
+    ]
+    await conn.close()
+
+
+async def test_a_failing_notification_handler_ends_the_connection_clearly():
+    def broken(method, params):
+        raise KeyError("handler bug")
+
+    client_end, agent = pair_with({"session/prompt": NO_ANSWER_HANDLER})
+    conn = Connection(client_end, on_request=Host().on_request, on_notification=broken)
+    conn.start()
+    await conn.request("initialize", INIT)
+    pending = asyncio.ensure_future(conn.request("session/prompt", {"sessionId": "s1", "prompt": []}))
+    agent.update("s1", chunk("boom"))
+    with pytest.raises(AgentExited, match="reader failed"):
+        await pending
     await conn.close()
 
 

@@ -230,3 +230,11 @@ def test_eof_after_only_junk_leaves_a_hint():
     clean.receive_eof()
     clean.events_received()
     assert clean._not_acp_hint() == ""
+
+
+def test_json_that_is_not_json_rpc_counts_as_junk_too():
+    core = RpcCore()
+    core.receive_data(b'{"status": "ok"}\n42\n' * 10)
+    events = core.events_received()
+    assert len(events) == NOT_ACP_LINES and isinstance(core.failure, NotAnAcpAgent)
+    assert core.failure.first_line == '{"status": "ok"}'
