@@ -15,10 +15,13 @@ import orjson
 from acphost.trace import TraceValidator
 
 
-class _ClientSchema(TraceValidator):
-    """Checks shapes of what the client sends only; the agent's frames are followed
-    for context (requests, capabilities, turns) but not schema-checked: agents in
-    the tests misbehave on purpose, and checking their floods costs seconds."""
+class _ClientSchemaValidator(TraceValidator):
+    """Follows both directions, checks shapes only of what the client sends.
+
+    The agents in the tests misbehave on purpose; validating every frame they
+    send against the whole schema would only cost time (a flood of updates
+    would be checked one by one inside the client's reader).
+    """
 
     def _check_schema(self, at: int, side: Any, name: str | None, value: Any) -> None:
         if side == "client":
@@ -33,7 +36,7 @@ class FrameChecker:
         self.errors: list[str] = []
         self.sent = 0
         self.received = 0
-        self._validator = _ClientSchema(schema=True)
+        self._validator = _ClientSchemaValidator(schema=True)
 
     def __call__(self, direction: str, line: bytes) -> None:
         outgoing = direction == "send"
