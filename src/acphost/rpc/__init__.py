@@ -1,6 +1,6 @@
 """The JSON-RPC layer: a sans-I/O core, its asyncio driver and frame taps."""
 
-from ._connection import Connection
+from ._connection import Connection, NotificationHandler, RequestHandler
 from ._core import DEFAULT_MAX_LINE_BYTES, RpcCore
 from ._events import (
     CancelRequested,
@@ -21,8 +21,10 @@ __all__ = [
     "Event",
     "FrameTap",
     "Notification",
+    "NotificationHandler",
     "ProtocolViolation",
     "Request",
+    "RequestHandler",
     "Response",
     "RpcCore",
     "TapFactory",

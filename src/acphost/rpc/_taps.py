@@ -20,7 +20,7 @@ __all__ = ["FrameTap", "TapFactory", "chain_taps", "tap_all_cores"]
 
 #: ``tap(direction, line)``: ``"receive"`` or ``"send"``, and the frame's
 #: exact bytes without the newline.
-FrameTap = Callable[[Literal["send", "receive"], bytes], None]
+FrameTap = Callable[[Literal["send", "receive"], bytes], object]
 #: Called with each new core; returns the tap to attach to it, or None.
 TapFactory = Callable[["RpcCore"], "FrameTap | None"]
 
