@@ -12,7 +12,15 @@ import json
 import pytest
 
 from acphost._errors import NotAnAcpAgent
-from acphost.rpc import Notification, ProtocolViolation, Request, Response, RpcCore, tap_all_cores
+from acphost.rpc import (
+    Notification,
+    ProtocolViolation,
+    Request,
+    Response,
+    RpcCore,
+    chain_taps,
+    tap_all_cores,
+)
 from acphost.rpc._prelude import NOT_ACP_BYTES, NOT_ACP_LINES
 
 pytestmark = pytest.mark.unordered_frames
@@ -238,3 +246,16 @@ def test_json_that_is_not_json_rpc_counts_as_junk_too():
     events = core.events_received()
     assert len(events) == NOT_ACP_LINES and isinstance(core.failure, NotAnAcpAgent)
     assert core.failure.first_line == '{"status": "ok"}'
+
+
+def test_chained_taps_all_see_a_frame_when_one_fails(caplog):
+    seen = []
+
+    def broken(direction, line):
+        raise RecursionError("an observer that recurses over the frame")
+
+    core = RpcCore(tap=chain_taps(broken, lambda d, line: seen.append(line)))
+    core.receive_data(update(0) + b"\n" + update(1) + b"\n")
+    assert seen == [update(0), update(1)] and len(core.events_received()) == 2
+    assert sum("frame tap failed" in r.getMessage() for r in caplog.records) == 1
+    assert chain_taps(None, None) is None and chain_taps(None, broken) is broken

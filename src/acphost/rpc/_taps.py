@@ -61,7 +61,8 @@ def chain_taps(*taps: FrameTap | None) -> FrameTap | None:
 
     Returns:
         None when no tap is given, the tap itself when there is one, else a
-        tap that calls them all.
+        tap that calls them all: every one sees every frame even when one
+        before it raises (the error is raised again once all have run).
 
     """
     present = tuple(t for t in taps if t is not None)
@@ -71,8 +72,14 @@ def chain_taps(*taps: FrameTap | None) -> FrameTap | None:
         return present[0]
 
     def chained(direction: Literal["send", "receive"], line: bytes) -> None:
+        failed: Exception | None = None
         for tap in present:
-            tap(direction, line)
+            try:
+                tap(direction, line)
+            except Exception as exc:
+                failed = exc
+        if failed is not None:
+            raise failed
 
     return chained
 
