@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
 import pytest
 
@@ -23,6 +22,7 @@ from acphost._errors import (
 from acphost.rpc import Connection, ProtocolViolation
 from tests.rpc.test_core_input import HOSTILE
 from tests.support.fake_agent import INIT_RESULT, NO_ANSWER, pair_with
+from tests.support.waiting import eventually
 
 INIT = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True}}}
 PERMISSION = {
@@ -37,13 +37,6 @@ def chunk(text: str) -> dict:
     return {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
 
 
-async def until(predicate, what: str, deadline: float = 10.0) -> None:
-    """Poll ``predicate`` until it holds, or fail after ``deadline`` seconds."""
-    end = time.monotonic() + deadline
-    while not predicate():
-        if time.monotonic() > end:
-            pytest.fail(f"timed out waiting for {what}")
-        await asyncio.sleep(0.002)
 
 
 class Host:
@@ -109,7 +102,7 @@ async def test_events_are_handed_over_in_wire_order():
     result = await conn.request(
         "initialize", INIT, on_response=lambda r: host.log.append(("response", r["protocolVersion"]))
     )
-    await until(lambda: any(m.get("id") == "p1" for m in agent.received), "the permission answer")
+    await eventually(lambda: any(m.get("id") == "p1" for m in agent.received), what="the permission answer")
     # notifications and the response callback in wire order; the request got
     # its own task (it may start later) and exactly one answer
     assert [e for e in host.log if e[0] != "request"] == [
@@ -128,12 +121,12 @@ async def test_a_slow_consumer_pauses_reading_and_nothing_is_lost():
     host.waiters["2"] = gate = asyncio.get_running_loop().create_future()
     for i in range(1, 51):
         agent.update("s1", chunk(str(i)))
-    await until(lambda: ("notification", "2") in host.log, "the second update")
+    await eventually(lambda: ("notification", "2") in host.log, what="the second update")
     await asyncio.sleep(0)  # let the reader run: it must stay paused on the gate
     assert [t for kind, t in host.log if kind == "notification"] == ["1", "2"]
     assert client_end.unread > 0  # the rest waits, unread, in the transport
     gate.set_result(None)
-    await until(lambda: ("notification", "50") in host.log, "the last update")
+    await eventually(lambda: ("notification", "50") in host.log, what="the last update")
     assert [t for kind, t in host.log if kind == "notification"] == [str(i) for i in range(1, 51)]
     await conn.close()
 
@@ -144,8 +137,8 @@ async def test_concurrent_agent_requests_are_capped_and_all_answered():
         asyncio.ensure_future(agent.request("session/request_permission", PERMISSION, rid=i))
         for i in range(200)
     ]
-    await until(lambda: host.started == 64, "64 handlers")
-    await until(lambda: conn.request_cap_hits == 1, "the cap")
+    await eventually(lambda: host.started == 64, what="64 handlers")
+    await eventually(lambda: conn.request_cap_hits == 1, what="the cap")
     await asyncio.sleep(0)
     assert host.started == 64 and conn.requests_in_flight == 64
     assert client_end.unread > 0  # the 65th and later wait unread: reading paused
@@ -163,7 +156,7 @@ async def test_the_cap_can_be_lowered():
     conn, agent, host, _ = await opened(max_concurrent_requests=2)
     flood = [asyncio.ensure_future(agent.request("session/request_permission", PERMISSION))
              for _ in range(5)]
-    await until(lambda: host.started == 2 and conn.request_cap_hits == 1, "the cap of 2")
+    await eventually(lambda: host.started == 2 and conn.request_cap_hits == 1, what="the cap of 2")
     host.release.set()
     await asyncio.gather(*flood)
     assert host.most_running == 2 and host.started == 5
@@ -176,18 +169,18 @@ async def test_the_client_cancels_its_request_with_cancel_request():
     task = asyncio.ensure_future(
         conn.request("session/prompt", {"sessionId": "s1", "prompt": []})
     )
-    await until(lambda: "session/prompt" in agent.methods(), "the prompt")
+    await eventually(lambda: "session/prompt" in agent.methods(), what="the prompt")
     rid = next(m["id"] for m in agent.received if m.get("method") == "session/prompt")
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await until(lambda: "$/cancel_request" in agent.methods(), "the cancel")
+    await eventually(lambda: "$/cancel_request" in agent.methods(), what="the cancel")
     cancel = next(m for m in agent.received if m.get("method") == "$/cancel_request")
     assert cancel["params"] == {"requestId": rid}
     # The agent's late -32800 answer is dropped quietly, and the stream goes on.
     agent.send({"id": rid, "error": {"code": -32800, "message": "cancelled"}})
     agent.update("s1", chunk("after"))
-    await until(lambda: ("notification", "after") in host.log, "the next update")
+    await eventually(lambda: ("notification", "after") in host.log, what="the next update")
     assert len(host.violations) == violations_before
     await conn.close()
 
@@ -196,14 +189,14 @@ async def test_a_timeout_abandons_the_request_with_cancel_request():
     conn, agent, _host, _ = await opened({"session/prompt": NO_ANSWER_HANDLER})
     with pytest.raises(AcpTimeout, match="session/prompt"):
         await conn.request("session/prompt", {"sessionId": "s1", "prompt": []}, timeout=0.05)
-    await until(lambda: "$/cancel_request" in agent.methods(), "the cancel")
+    await eventually(lambda: "$/cancel_request" in agent.methods(), what="the cancel")
     await conn.close()
 
 
 async def test_the_agent_cancels_its_request_and_gets_32800():
     conn, agent, host, _ = await opened()
     answer = asyncio.ensure_future(agent.request("session/request_permission", PERMISSION, rid="p9"))
-    await until(lambda: host.running == 1, "the handler")
+    await eventually(lambda: host.running == 1, what="the handler")
     agent.notify("$/cancel_request", {"requestId": "p9"})
     reply = await answer
     assert reply["error"]["code"] == RequestCancelled.CODE
@@ -217,7 +210,7 @@ async def test_close_fails_pending_requests_and_ends_handlers():
         conn.request("session/prompt", {"sessionId": "s1", "prompt": []})
     )
     asked = asyncio.ensure_future(agent.request("session/request_permission", PERMISSION))
-    await until(lambda: host.running == 1 and "session/prompt" in agent.methods(), "both ways")
+    await eventually(lambda: host.running == 1 and "session/prompt" in agent.methods(), what="both ways")
     await conn.close()
     asked.cancel()  # the agent's request is never answered: the connection is gone
     with pytest.raises(AgentExited, match="closed"):
@@ -233,7 +226,7 @@ async def test_close_while_reading_waits_for_a_request_slot():
     conn, agent, host, _ = await opened(max_concurrent_requests=1)
     asked = [asyncio.ensure_future(agent.request("session/request_permission", PERMISSION))
              for _ in range(3)]
-    await until(lambda: conn.request_cap_hits == 1, "the cap")
+    await eventually(lambda: conn.request_cap_hits == 1, what="the cap")
     await conn.close()
     assert conn.is_closed and host.running == 0 and host.started == 1
     for a in asked:
@@ -247,7 +240,7 @@ async def test_a_peer_that_writes_junk_fails_pending_requests_at_once(caplog):
                       on_violation=host.violations.append)
     conn.start()
     init = asyncio.ensure_future(conn.request("initialize", INIT))
-    await until(lambda: "initialize" in agent.methods(), "initialize")
+    await eventually(lambda: "initialize" in agent.methods(), what="initialize")
     agent.send_raw(b"Usage: sometool [--help]\n" + b"y\n" * 1000)
     with caplog.at_level(logging.WARNING, logger="acphost.rpc"), pytest.raises(
         NotAnAcpAgent, match=r'this does not look like an ACP agent.*the first: "Usage: sometool'
@@ -265,7 +258,7 @@ async def test_end_of_stream_after_only_junk_says_so():
     conn = Connection(client_end, on_request=host.on_request, on_notification=host.on_notification)
     conn.start()
     init = asyncio.ensure_future(conn.request("initialize", INIT))
-    await until(lambda: "initialize" in agent.methods(), "initialize")
+    await eventually(lambda: "initialize" in agent.methods(), what="initialize")
     agent.send_raw(b"hello\n")
     await agent.t.close()
     with pytest.raises(AgentExited, match=r'does not look like an ACP agent.*"hello"'):
@@ -286,7 +279,7 @@ async def test_hostile_lines_do_not_take_the_connection_down(line):
     await conn.request("initialize", INIT)
     agent.send_raw(line + b"\n")
     agent.update("s1", chunk("still here"))
-    await until(lambda: ("notification", "still here") in host.log, "the next update")
+    await eventually(lambda: ("notification", "still here") in host.log, what="the next update")
     assert [v.excerpt for v in host.violations] == [line[:200]]
     assert line not in tapped and len(tapped) == 2  # the initialize answer and the update
     reply = await agent.request("session/request_permission", PERMISSION)
@@ -299,7 +292,7 @@ async def test_violations_are_logged_a_few_times_then_counted(caplog):
     with caplog.at_level(logging.WARNING, logger="acphost.rpc"):
         agent.send_raw(b"junk\n" * 40)
         agent.update("s1", chunk("end"))
-        await until(lambda: ("notification", "end") in host.log, "the update after the junk")
+        await eventually(lambda: ("notification", "end") in host.log, what="the update after the junk")
         await conn.close()
     messages = [r.getMessage() for r in caplog.records]
     assert len(host.violations) == 40
@@ -320,7 +313,7 @@ async def test_a_failing_tap_changes_nothing(caplog):
     with caplog.at_level(logging.ERROR, logger="acphost.rpc"):
         assert await conn.request("initialize", INIT) == INIT_RESULT
         agent.update("s1", chunk("x"))
-        await until(lambda: ("notification", "x") in host.log, "the update")
+        await eventually(lambda: ("notification", "x") in host.log, what="the update")
     assert sum("frame tap failed" in r.getMessage() for r in caplog.records) == 1
     await conn.close()
 

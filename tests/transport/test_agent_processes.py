@@ -12,7 +12,6 @@ import re
 import signal
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,7 @@ from acphost import AcpClient, AgentExited
 from acphost._errors import NotAnAcpAgent
 from acphost.rpc import Connection
 from acphost.transport import StdioTransport
+from tests.support.waiting import eventually
 
 INIT = {"protocolVersion": 1, "clientCapabilities": {}}
 
@@ -49,12 +49,6 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-async def until(predicate, what: str, deadline: float = 10.0) -> None:
-    end = time.monotonic() + deadline
-    while not predicate():
-        if time.monotonic() > end:
-            pytest.fail(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 async def ignore(method, params):
@@ -90,8 +84,8 @@ async def test_an_agent_that_exits_while_its_child_holds_stdout_is_detected(chil
     err = caught.value
     assert err.returncode == 3 and "fatal: no model configured" in err.stderr_tail
     sleeper = child_pid(err.stderr_tail)
-    await until(lambda: not alive(sleeper), "the child to be ended")
-    await until(lambda: not live_members(transport.pid), "the group to be empty")
+    await eventually(lambda: not alive(sleeper), what="the child to be ended")
+    await eventually(lambda: not live_members(transport.pid), what="the group to be empty")
     await conn.close()
 
 
@@ -140,8 +134,8 @@ async def test_ending_the_orphans_of_an_exited_agent_loses_none_of_its_output():
     transport = await StdioTransport.spawn([sys.executable, "-c", code])
     conn = Connection(transport, on_request=ignore, on_notification=slow)
     conn.start()
-    await until(lambda: transport.returncode is not None, "the agent to exit")
-    await until(lambda: not live_members(transport.pid), "its child to be ended")
+    await eventually(lambda: transport.returncode is not None, what="the agent to exit")
+    await eventually(lambda: not live_members(transport.pid), what="its child to be ended")
     gate.set()
     error = await conn.closed
     assert isinstance(error, AgentExited) and error.returncode == 7
@@ -177,7 +171,7 @@ async def test_the_client_reports_a_program_that_is_not_an_acp_agent():
     with pytest.raises(NotAnAcpAgent, match='the first: "y"'):
         async with AcpClient.start(["yes"], close_grace=0.2):
             pass
-    await until(lambda: not (_children() - children_before), "yes to be ended")
+    await eventually(lambda: not (_children() - children_before), what="yes to be ended")
 
 
 def _children() -> set[int]:
@@ -233,7 +227,7 @@ async def test_a_request_flood_over_pipes_is_capped_and_fully_answered():
     conn = Connection(transport, on_request=read_file, on_notification=note)
     conn.start()
     await conn.request("initialize", INIT)
-    await until(lambda: conn.request_cap_hits == 1 and running == 64, "the cap")
+    await eventually(lambda: conn.request_cap_hits == 1 and running == 64, what="the cap")
     assert conn.requests_in_flight == 64
     release.set()
     assert await done == 500
