@@ -287,6 +287,20 @@ async def test_hostile_lines_do_not_take_the_connection_down(line):
     await conn.close()
 
 
+async def test_a_huge_line_is_skipped_and_the_connection_goes_on():
+    conn, agent, host, _ = await opened(max_line_bytes=64 * 1024)
+    agent.send_raw(b'{"jsonrpc":"2.0","method":"session/update","params":{"t":"')
+    for _ in range(64):  # 4 MiB in pieces, never held whole
+        agent.send_raw(b"y" * 65536)
+    agent.send_raw(b'"}}\n')
+    agent.update("s1", chunk("after"))
+    await eventually(lambda: ("notification", "after") in host.log, what="the next update")
+    (violation,) = host.violations
+    assert "65536-byte limit" in violation.message and len(violation.excerpt) == 200
+    assert len(conn.core._partial) == 0 and not conn.is_closed
+    await conn.close()
+
+
 async def test_violations_are_logged_a_few_times_then_counted(caplog):
     conn, agent, host, _ = await opened()
     with caplog.at_level(logging.WARNING, logger="acphost.rpc"):

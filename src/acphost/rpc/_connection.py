@@ -82,6 +82,10 @@ class Connection:
         max_concurrent_requests: how many of the peer's requests are served
             at once; beyond that, reading pauses until one is answered.
 
+    Raises:
+        ValueError: ``max_concurrent_requests`` is below 1 (or
+            ``max_line_bytes`` below 64).
+
     """
 
     def __init__(
