@@ -31,7 +31,7 @@ def validate_client_frames(request):
     unordered = request.node.get_closest_marker("unordered_frames") is not None
     ignore = frozenset({"initialize-first"}) if unordered else frozenset()
 
-    def attach(core):
+    def attach():
         checker = FrameChecker(ignore)
         checkers.append(checker)
         return checker

@@ -96,18 +96,23 @@ def test_a_tap_sees_frames_in_a_chunk_larger_than_the_line_limit():
 def test_tap_all_cores_attaches_to_cores_created_inside_the_block_only():
     before = RpcCore()
     seen = []
-    with tap_all_cores(lambda core: lambda d, line: seen.append((id(core), d, line))):
+    made = iter(range(10))
+
+    def factory():
+        n = next(made)
+        return lambda d, line: seen.append((n, d, line))
+
+    with tap_all_cores(factory):
         inside = RpcCore(tap=lambda d, line: seen.append(("own", d, line)))
-        skipped = None
-        with tap_all_cores(lambda core: None):
-            skipped = RpcCore()
+        with tap_all_cores(lambda: None):
+            nested = RpcCore()
     after = RpcCore()
-    for core in (before, inside, skipped, after):
+    for core in (before, inside, nested, after):
         core.receive_data(b'{"jsonrpc":"2.0","method":"m"}\n')
     # the core's own tap first, then the blocks'; cores made outside the block are untouched
     assert seen == [("own", "receive", b'{"jsonrpc":"2.0","method":"m"}'),
-                    (id(inside), "receive", b'{"jsonrpc":"2.0","method":"m"}'),
-                    (id(skipped), "receive", b'{"jsonrpc":"2.0","method":"m"}')]
+                    (0, "receive", b'{"jsonrpc":"2.0","method":"m"}'),
+                    (1, "receive", b'{"jsonrpc":"2.0","method":"m"}')]
 
 
 # -- what no peer can do to the core -----------------------------------------------------

@@ -103,7 +103,7 @@ class RpcCore(Outgoing):
             raise ValueError("max_line_bytes must be at least 64")
         super().__init__(None)
         self.max_line_bytes = max_line_bytes
-        self.tap = taps_for(self, tap)
+        self.tap = taps_for(tap)
         self.failure: RemoteProtocolError | None = None
         self.eof = False
         self._partial = bytearray()

@@ -11,18 +11,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from ._core import RpcCore
+from typing import Literal
 
 __all__ = ["FrameTap", "TapFactory", "chain_taps", "tap_all_cores"]
 
 #: ``tap(direction, line)``: ``"receive"`` or ``"send"``, and the frame's
 #: exact bytes without the newline.
 FrameTap = Callable[[Literal["send", "receive"], bytes], object]
-#: Called with each new core; returns the tap to attach to it, or None.
-TapFactory = Callable[["RpcCore"], "FrameTap | None"]
+#: Called once per new core; returns the tap to attach to it, or None.
+TapFactory = Callable[[], "FrameTap | None"]
 
 _lock = threading.Lock()
 _factories: list[TapFactory] = []
@@ -30,7 +27,7 @@ _factories: list[TapFactory] = []
 
 @contextmanager
 def tap_all_cores(factory: TapFactory) -> Iterator[None]:
-    """Attach ``factory(core)``'s tap to every :class:`RpcCore` created in the block.
+    """Attach ``factory()``'s tap to every :class:`RpcCore` created in the block.
 
     The tap runs after the core's own ``tap=``, on the same path as every
     other tap: observing never changes how frames are parsed. Blocks may be
@@ -38,7 +35,7 @@ def tap_all_cores(factory: TapFactory) -> Iterator[None]:
     after it are not touched.
 
     Args:
-        factory: called with each new core; returns its tap, or None to skip it.
+        factory: called once per new core; returns its tap, or None to skip it.
 
     Returns:
         A context manager; the factory is removed when the block ends.
@@ -84,10 +81,10 @@ def chain_taps(*taps: FrameTap | None) -> FrameTap | None:
     return chained
 
 
-def taps_for(core: RpcCore, own: FrameTap | None) -> FrameTap | None:
+def taps_for(own: FrameTap | None) -> FrameTap | None:
     """The tap a new core uses: its own, then those of the active factories."""
     if not _factories:
         return own
     with _lock:
         factories = tuple(_factories)
-    return chain_taps(own, *(factory(core) for factory in factories))
+    return chain_taps(own, *(factory() for factory in factories))
