@@ -378,3 +378,14 @@ async def _never(agent, rid, params):
 
 
 NO_ANSWER_HANDLER = _never
+
+
+async def test_the_suites_frame_check_sees_every_frame_on_the_batched_path(validate_client_frames):
+    conn, agent, host, _ = await opened()
+    for i in range(20):
+        agent.update("s1", chunk(str(i)))
+    await eventually(lambda: ("notification", "19") in host.log, what="the updates")
+    (checker,) = validate_client_frames  # attached through tap_all_cores, no patching
+    assert (checker.sent, checker.received) == (1, 21)  # initialize; its answer and 20 updates
+    assert conn.core._prelude is None  # greeted: the updates took the batched path
+    await conn.close()
