@@ -234,6 +234,8 @@ class StdioTransport:
         SIGKILL; once the group is empty, a pipe still open is held by a
         process outside it, and our end is closed so the reader sees the end.
         """
+        if self._closed is not None and self._closed.done():
+            return  # close() has ended the group; its id may be reused by now
         loop = asyncio.get_running_loop()
         if sig is signal.SIGTERM:
             if self._signal_group(signal.SIGTERM):
