@@ -266,6 +266,17 @@ async def test_end_of_stream_after_only_junk_says_so():
     await conn.close()
 
 
+async def test_a_timeout_after_only_junk_says_so():
+    client_end, agent = pair_with({"initialize": NO_ANSWER_HANDLER})
+    host = Host()
+    conn = Connection(client_end, on_request=host.on_request, on_notification=host.on_notification)
+    conn.start()
+    agent.send_raw(b"Welcome to the shell!\n")
+    with pytest.raises(AcpTimeout, match=r'within 0.05 s; this does not look like an ACP agent.*"Welcome'):
+        await conn.request("initialize", INIT, timeout=0.05)
+    await conn.close()
+
+
 @pytest.mark.parametrize("line", [v[0] for v in HOSTILE.values()], ids=HOSTILE.keys())
 async def test_hostile_lines_do_not_take_the_connection_down(line):
     tapped: list[bytes] = []

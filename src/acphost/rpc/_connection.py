@@ -199,8 +199,10 @@ class Connection:
             return await asyncio.wait_for(asyncio.shield(fut), timeout)
         except asyncio.TimeoutError:
             self._abandon(rid)
+            hint = self.core._not_acp_hint()  # a program that printed a line or two, then idles
             raise AcpTimeout(
-                f"the agent did not answer {method} within {timeout:g} s",
+                f"the agent did not answer {method} within {timeout:g} s"
+                + (f"; {hint}" if hint else ""),
                 self.transport.stderr_tail(),
             ) from None
         except asyncio.CancelledError:
