@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from acphost.rpc import _core
+from acphost.rpc import tap_all_cores
 from tests.support.frames import FrameChecker
 
 DEMO = [sys.executable, "-m", "acphost.agents.demo"]
@@ -16,31 +16,28 @@ TESTS = Path(__file__).parent
 
 
 @pytest.fixture(autouse=True)
-def validate_client_frames(monkeypatch, request):
-    """Wrap every RpcCore's tap with a schema check of what the client sends.
+def validate_client_frames(request):
+    """Check every frame any in-process RpcCore sends against the schema.
 
-    Fake agents in tests therefore never use RpcCore: they speak raw JSON.
+    Each core gets a FrameChecker tap through the public ``tap_all_cores``
+    hook: taps run on the same batched path as everything else, so the tests
+    exercise the code production runs. The checker follows both directions
+    (a response is checked against the request it answers) and keeps only
+    what the client broke. Fake agents in tests therefore never use RpcCore:
+    they speak raw JSON.
     """
     checkers: list[FrameChecker] = []
     # Unit tests of the JSON-RPC core send frames in no protocol order on purpose.
-    ignore = frozenset({"initialize-first"}) if request.node.get_closest_marker("unordered_frames") else frozenset()
-    original = _core.RpcCore.__init__
+    unordered = request.node.get_closest_marker("unordered_frames") is not None
+    ignore = frozenset({"initialize-first"}) if unordered else frozenset()
 
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
+    def attach():
         checker = FrameChecker(ignore)
         checkers.append(checker)
-        inner = self.tap
+        return checker
 
-        def tap(direction, line):
-            checker(direction, line)
-            if inner is not None:
-                inner(direction, line)
-
-        self.tap = tap
-
-    monkeypatch.setattr(_core.RpcCore, "__init__", init)
-    yield checkers
+    with tap_all_cores(attach):
+        yield checkers
     errors = [e for c in checkers for e in c.errors]
     assert not errors, "client frames that break the schema:\n" + "\n".join(errors)
 

@@ -6,6 +6,7 @@ Everything acphost raises on purpose derives from :class:`AcpError`::
     ├── LocalProtocolError          we (or our caller) broke the protocol
     │   └── CapabilityNotSupported  ...by using something the agent did not advertise
     ├── RemoteProtocolError         the agent sent something malformed
+    │   └── NotAnAcpAgent           ...or nothing but output that is not JSON-RPC
     ├── RequestError                a JSON-RPC error response (``code``, ``message``, ``data``)
     │   ├── ParseError              -32700
     │   ├── InvalidRequest          -32600
@@ -47,6 +48,7 @@ __all__ = [
     "InvalidRequest",
     "LocalProtocolError",
     "MethodNotFound",
+    "NotAnAcpAgent",
     "OutputFileError",
     "ParseError",
     "RemoteProtocolError",
@@ -88,6 +90,29 @@ class CapabilityNotSupported(LocalProtocolError):
 
 class RemoteProtocolError(AcpError):
     """The agent sent a frame that breaks JSON-RPC or the ACP schema."""
+
+
+class NotAnAcpAgent(RemoteProtocolError):
+    """The program wrote output that is not JSON-RPC before any ACP message.
+
+    Raised for every pending request (``initialize`` first) as soon as the
+    peer has written a few such lines: it is some other program (``yes``, a
+    shell script, an agent started without its ACP flag), and the connection
+    is closed.
+
+    Args:
+        message: what was seen and what to check.
+        first_line: the first offending line, truncated and sanitised.
+
+    Attributes:
+        first_line: the first offending line, truncated and sanitised (safe
+            to show on a terminal).
+
+    """
+
+    def __init__(self, message: str, first_line: str = "") -> None:
+        super().__init__(message)
+        self.first_line = first_line
 
 
 class RequestError(AcpError):

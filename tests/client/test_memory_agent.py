@@ -295,7 +295,7 @@ def test_public_api_is_pinned():
     assert sorted(acphost.__all__) == sorted([
         "AcpClient", "AcpError", "AcpTimeout", "AgentExited", "AgentStartError", "AuthRequired",
         "CapabilityNotSupported", "HostConfig", "InternalError", "InvalidParams", "InvalidRequest",
-        "LocalProtocolError", "Message", "MethodNotFound", "OutputFileError", "ParseError", "RemoteProtocolError",
+        "LocalProtocolError", "Message", "MethodNotFound", "NotAnAcpAgent", "OutputFileError", "ParseError", "RemoteProtocolError",
         "RequestCancelled", "RequestError", "ResourceNotFound", "RunResult", "Session", "SessionState",
         "ToolCallState", "Turn", "TurnResult", "UsageError", "__version__", "run",
     ])

@@ -8,8 +8,9 @@ agents in the tests misbehave on purpose, our client must not.
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+import orjson
 
 from acphost.trace import TraceValidator
 
@@ -34,16 +35,26 @@ class FrameChecker:
         self.ignore = ignore
         self.errors: list[str] = []
         self.sent = 0
+        self.received = 0
         self._validator = _ClientSchemaValidator(schema=True)
 
     def __call__(self, direction: str, line: bytes) -> None:
+        outgoing = direction == "send"
         try:
-            msg: Any = json.loads(line)
-        except (ValueError, RecursionError):  # deeply nested: not a frame the core accepts
-            if direction == "send":
-                self.errors.append(f"client sent invalid JSON: {line[:200]!r}")
+            msg: Any = orjson.loads(line)  # no recursion limit below orjson's own
+        except ValueError:
+            # The core hands taps only frames that parse; anything else is a bug.
+            self.errors.append(f"a tap was given a line that is not JSON ({direction}): {line[:200]!r}")
             return
-        if direction == "send":
+        if outgoing:
             self.sent += 1
-        found = self._validator.feed("outgoing" if direction == "send" else "incoming", msg)
+        else:
+            self.received += 1
+        try:
+            found = self._validator.feed("outgoing" if outgoing else "incoming", msg)
+        except RecursionError:
+            # Only an agent nests frames this deep on purpose.
+            if outgoing:
+                self.errors.append(f"client sent a frame too deep to validate: {line[:200]!r}")
+            return
         self.errors.extend(str(v) for v in found if v.side == "client" and v.rule not in self.ignore)

@@ -121,3 +121,52 @@ def test_agent_dies_when_the_host_is_killed_outright(tmp_path):
     proc.kill()  # SIGKILL: no cleanup code runs in the host
     proc.wait()
     assert wait_dead(agent_pid), "the agent outlived a SIGKILLed host"
+
+
+async def test_unread_output_pauses_the_pipe_and_nothing_is_lost():
+    code = ("import sys\nout = sys.stdout.buffer\nfor i in range(160):\n"
+            "    out.write(bytes([65 + i % 26]) * 65536)\nout.flush()\nsys.stderr.write('wrote all\\n')")
+    t = await StdioTransport.spawn([sys.executable, "-c", code])
+    io = t._io
+    deadline = time.monotonic() + 10
+    while not io._reading_paused:  # nobody reads: the pipe must be paused
+        assert time.monotonic() < deadline, "reading never paused"
+        await asyncio.sleep(0.01)
+    assert io._unread <= 2 * 1024 * 1024  # bounded, though 10 MB are on their way
+    received = bytearray()
+    while chunk := await t.receive():
+        received += chunk
+    assert len(received) == 160 * 65536
+    assert all(received[i * 65536] == 65 + i % 26 for i in range(160))
+    info = await t.exit_info(5)
+    await t.close()
+    assert info.returncode == 0 and info.stderr_tail == "wrote all"
+
+
+async def test_stderr_lines_reach_the_callback_even_when_it_fails():
+    seen = []
+
+    def callback(line):
+        seen.append(line)
+        raise RuntimeError("callback bug")
+
+    t = await StdioTransport.spawn([sys.executable, "-c", "import sys; sys.stderr.write('a\\r\\nb\\nno newline')"])
+    t.on_stderr = callback
+    assert t.on_stderr is callback
+    info = await t.exit_info(10)
+    await t.close()
+    assert info.stderr_tail == "a\nb\nno newline"
+    assert seen[-1] == "no newline"
+
+
+async def test_writing_to_an_agent_that_exited_raises_connection_error():
+    t = await StdioTransport.spawn([sys.executable, "-c", "pass"])
+    assert await t.receive() == b""
+    await t.exit_info(5)
+    with pytest.raises(ConnectionError):
+        for _ in range(100):  # the broken pipe shows on a write or on drain
+            t.send(b"x" * 65536)
+            await t.drain()
+    await t.close()
+    with pytest.raises(ConnectionError):
+        t.send(b"{}\n")

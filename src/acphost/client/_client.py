@@ -22,7 +22,7 @@ from .._errors import (
     RemoteProtocolError,
     UsageError,
 )
-from ..rpc import FrameTap
+from ..rpc import ProtocolViolation, chain_taps
 from ..transport import Transport
 from ._host_bridge import HostBridge, HostConfig
 from ._lifecycle import Lifecycle, LifecycleState
@@ -171,14 +171,14 @@ class AcpClient(SessionMethods):
 
             trace = settings.trace
             writer = trace if isinstance(trace, TraceWriter) else TraceWriter(trace)
-            tap = writer if tap is None else _chain_taps(tap, writer)
+            tap = writer if tap is None else chain_taps(tap, writer)
         peer = Peer(
             transport,
             on_request=bridge.handle,
             host=bridge,
             max_line_bytes=settings.max_line_bytes,
             tap=tap,
-            on_violation=settings.on_violation,
+            on_violation=_violations_to(settings.on_violation, writer),
         )
         return cls(peer, bridge, settings, writer)
 
@@ -366,12 +366,20 @@ class AcpClient(SessionMethods):
         await self._closed_event.wait()
 
 
-def _chain_taps(first: FrameTap, second: FrameTap) -> FrameTap:
-    def tap(direction: Any, line: bytes) -> None:
-        first(direction, line)
-        second(direction, line)
+def _violations_to(
+    handler: Callable[[ProtocolViolation], None] | None, writer: Any
+) -> Callable[[ProtocolViolation], None] | None:
+    """The violation handler: the caller's, and the trace's (taps only see frames)."""
+    if writer is None:
+        return handler
+    if handler is None:
+        return writer.record_violation  # type: ignore[no-any-return]
 
-    return tap
+    def both(violation: ProtocolViolation) -> None:
+        writer.record_violation(violation)
+        handler(violation)
+
+    return both
 
 
 class ClientContext:

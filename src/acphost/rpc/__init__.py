@@ -1,18 +1,17 @@
-"""The JSON-RPC layer: a sans-I/O core and its asyncio driver."""
+"""The JSON-RPC layer: a sans-I/O core, its asyncio driver and frame taps."""
 
 from ._connection import Connection, NotificationHandler, RequestHandler
-from ._core import (
-    DEFAULT_MAX_LINE_BYTES,
+from ._core import DEFAULT_MAX_LINE_BYTES, RpcCore
+from ._events import (
     CancelRequested,
     ErrorResponse,
     Event,
-    FrameTap,
     Notification,
     ProtocolViolation,
     Request,
     Response,
-    RpcCore,
 )
+from ._taps import FrameTap, TapFactory, chain_taps, tap_all_cores
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
@@ -21,11 +20,14 @@ __all__ = [
     "ErrorResponse",
     "Event",
     "FrameTap",
-    "NotificationHandler",
     "Notification",
+    "NotificationHandler",
     "ProtocolViolation",
     "Request",
     "RequestHandler",
     "Response",
     "RpcCore",
+    "TapFactory",
+    "chain_taps",
+    "tap_all_cores",
 ]

@@ -9,10 +9,14 @@ its events **synchronously, in wire order** (websockets'
   the reader awaits it before the next event. That is how a full update
   queue pauses reading — lossless backpressure, nothing dropped or reordered;
 - only requests from the peer get their own task, so a slow permission
-  prompt never stalls the stream.
+  prompt never stalls the stream; at most ``max_concurrent_requests`` run at
+  once, and beyond that reading pauses until one finishes (backpressure:
+  nothing is dropped, and memory stays bounded whatever the peer sends).
 
 When the stream ends, every pending request fails at once with
-:class:`~acphost.AgentExited` carrying the exit status and stderr tail.
+:class:`~acphost.AgentExited` carrying the exit status and stderr tail; when
+the peer turns out not to speak JSON-RPC at all, with the core's
+:class:`~acphost.NotAnAcpAgent`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from .._errors import (
@@ -34,18 +38,17 @@ from .._errors import (
     UsageError,
 )
 from ..transport._base import Transport
-from ._core import (
-    DEFAULT_MAX_LINE_BYTES,
+from ._core import DEFAULT_MAX_LINE_BYTES, RpcCore
+from ._events import (
     CancelRequested,
     ErrorResponse,
-    FrameTap,
     Notification,
     ProtocolViolation,
     Request,
     RequestId,
     Response,
-    RpcCore,
 )
+from ._taps import FrameTap
 
 __all__ = ["Connection", "NotificationHandler", "RequestHandler"]
 
@@ -55,6 +58,10 @@ RequestHandler = Callable[[str, Any], Awaitable[Any]]
 NotificationHandler = Callable[[str, Any], "Awaitable[None] | None"]
 
 _EXIT_WAIT = 2.0
+#: Requests from the peer served at once; more wait, unread, in the pipe.
+DEFAULT_MAX_CONCURRENT_REQUESTS = 64
+#: Protocol violations logged per connection; the rest are only counted.
+_LOGGED_VIOLATIONS = 5
 
 
 class Connection:
@@ -69,8 +76,15 @@ class Connection:
         on_notification: ``(method, params) -> None | awaitable`` called in
             wire order; an awaitable returned pauses reading until it is done.
         max_line_bytes: the largest frame accepted.
-        tap: sees every frame's exact bytes in both directions.
-        on_violation: called for every malformed frame the peer sent.
+        tap: sees every valid frame's exact bytes in both directions.
+        on_violation: called for every malformed frame the peer sent (the
+            log gets only the first few).
+        max_concurrent_requests: how many of the peer's requests are served
+            at once; beyond that, reading pauses until one is answered.
+
+    Raises:
+        ValueError: ``max_concurrent_requests`` is below 1 (or
+            ``max_line_bytes`` below 64).
 
     """
 
@@ -83,7 +97,10 @@ class Connection:
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         tap: FrameTap | None = None,
         on_violation: Callable[[ProtocolViolation], None] | None = None,
+        max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS,
     ) -> None:
+        if max_concurrent_requests < 1:
+            raise ValueError("max_concurrent_requests must be at least 1")
         self.transport = transport
         self.core = RpcCore(max_line_bytes=max_line_bytes, tap=tap)
         self._on_request = on_request
@@ -92,6 +109,14 @@ class Connection:
         self._futures: dict[RequestId, asyncio.Future[Any]] = {}
         self._on_response: dict[RequestId, Callable[[Any], None]] = {}
         self._handlers: dict[RequestId, asyncio.Task[None]] = {}
+        self._max_handlers = max_concurrent_requests
+        self._slot: asyncio.Future[None] | None = None
+        self._violations = 0
+        # Violations before the peer's first message: logged once it greets,
+        # left to the NotAnAcpAgent report when it never does.
+        self._held: list[ProtocolViolation] = []
+        #: How many times reading paused because every request slot was busy.
+        self.request_cap_hits = 0
         self._reader: asyncio.Task[None] | None = None
         self._closed_error: AcpError | None = None
         self._closing = False
@@ -109,6 +134,11 @@ class Connection:
     def is_closed(self) -> bool:
         """True once the stream ended or :meth:`close` was called."""
         return self._closed_error is not None
+
+    @property
+    def requests_in_flight(self) -> int:
+        """How many of the peer's requests are being served right now."""
+        return len(self._handlers)
 
     @property
     def closed_error(self) -> AcpError | None:
@@ -169,8 +199,10 @@ class Connection:
             return await asyncio.wait_for(asyncio.shield(fut), timeout)
         except asyncio.TimeoutError:
             self._abandon(rid)
+            hint = self.core._not_acp_hint()  # a program that printed a line or two, then idles
             raise AcpTimeout(
-                f"the agent did not answer {method} within {timeout:g} s",
+                f"the agent did not answer {method} within {timeout:g} s"
+                + (f"; {hint}" if hint else ""),
                 self.transport.stderr_tail(),
             ) from None
         except asyncio.CancelledError:
@@ -207,16 +239,14 @@ class Connection:
         core = self.core
         receive = self.transport.receive
         try:
-            while True:
+            while core.failure is None:
                 data = await receive()
                 if not data:
                     core.receive_eof()
                     await self._dispatch(core._take_events())
                     break
-                core.receive_data(data)
-                events = core._take_events()
-                if events:
-                    await self._dispatch(events)
+                # Each frame is parsed, then handled, before the next is parsed.
+                await self._dispatch(core._parse(data))
         except asyncio.CancelledError:
             self._finish(self._closed_error or AgentExited(None, "", "the connection was closed"))
             raise
@@ -224,18 +254,26 @@ class Connection:
             logger.exception("the JSON-RPC reader failed")
             self._finish(AgentExited(None, self.transport.stderr_tail(), f"reader failed: {exc}"))
             return
+        if core.failure is not None:
+            # Not a JSON-RPC peer: stop reading it and fail everything now.
+            self._finish(core.failure)
+            return
         if self._closing:
             self._finish(AgentExited(None, "", "the connection was closed"))
             return
         info = await self.transport.exit_info(_EXIT_WAIT)
-        self._finish(AgentExited(info.returncode, info.stderr_tail))
+        exited = AgentExited(info.returncode, info.stderr_tail)
+        hint = core._not_acp_hint()
+        if hint:
+            exited = AgentExited(info.returncode, info.stderr_tail, f"{exited.message}; {hint}")
+        self._finish(exited)
 
-    async def _dispatch(self, events: list[Any]) -> None:
+    async def _dispatch(self, events: Iterable[Any]) -> None:
         futures = self._futures
         on_notification = self._on_notification
         for ev in events:
             cls = type(ev)
-            if cls is dict:  # a notification, handed over as its frame (RpcCore._take_events)
+            if cls is dict:  # a notification, handed over as its frame (RpcCore._parse)
                 waiter = on_notification(ev["method"], ev.get("params"))
                 if waiter is not None:
                     await waiter
@@ -251,6 +289,8 @@ class Connection:
                 if fut is not None and not fut.done():
                     fut.set_exception(ev.error)
             elif cls is Request:
+                if len(self._handlers) >= self._max_handlers:
+                    await self._wait_for_slot()
                 task = asyncio.get_running_loop().create_task(
                     self._serve(ev), name=f"acphost.rpc.request {ev.method}"
                 )
@@ -264,10 +304,43 @@ class Connection:
                 if waiter is not None:
                     await waiter
             elif cls is ProtocolViolation:
-                logger.warning("agent protocol violation: %s: %r", ev.message, ev.excerpt)
-                if self._on_violation is not None:
-                    self._on_violation(ev)
+                self._violation(ev)
+        if self._held and self.core._prelude is None:
+            self._log_held()
         self._flush()
+
+    async def _wait_for_slot(self) -> None:
+        # Every slot is busy: stop reading (the peer's further frames wait in
+        # the pipe, and the peer blocks once it is full) until one frees up.
+        self.request_cap_hits += 1
+        self._flush()
+        loop = asyncio.get_running_loop()
+        while len(self._handlers) >= self._max_handlers:
+            self._slot = loop.create_future()
+            try:
+                await self._slot
+            finally:
+                self._slot = None
+
+    def _violation(self, ev: ProtocolViolation) -> None:
+        if self._on_violation is not None:
+            self._on_violation(ev)
+        self._held.append(ev)
+        if self.core._prelude is None:
+            self._log_held()
+
+    def _log_held(self) -> None:
+        for ev in self._held:
+            self._log_violation(ev)
+        self._held.clear()
+
+    def _log_violation(self, ev: ProtocolViolation) -> None:
+        self._violations += 1
+        if self._violations <= _LOGGED_VIOLATIONS:
+            # repr() of the excerpt: the peer's bytes never reach a terminal raw.
+            logger.warning("agent protocol violation: %s: %r", ev.message, ev.excerpt)
+            if self._violations == _LOGGED_VIOLATIONS:
+                logger.warning("further protocol violations of this agent are only counted")
 
     async def _serve(self, req: Request) -> None:
         core = self.core
@@ -296,6 +369,9 @@ class Connection:
                     await self.transport.drain()
         finally:
             self._handlers.pop(req.id, None)
+            slot = self._slot
+            if slot is not None and not slot.done():
+                slot.set_result(None)
 
     def _finish(self, error: AcpError) -> None:
         if self._closed_error is not None:
@@ -308,6 +384,12 @@ class Connection:
         self._futures.clear()
         for task in list(self._handlers.values()):
             task.cancel()
+        if self._violations > _LOGGED_VIOLATIONS:
+            logger.warning(
+                "the agent committed %d protocol violations in all (%d logged)",
+                self._violations,
+                _LOGGED_VIOLATIONS,
+            )
         if not self.closed.done():
             self.closed.set_result(error)
 
@@ -315,13 +397,15 @@ class Connection:
         """Close the transport, stop reading and fail what is still pending."""
         self._closing = True
         await self.transport.close()
-        if self._reader is not None and not self._reader.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(self._reader), 3.0)
-            except asyncio.TimeoutError:
-                self._reader.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self._reader
+        reader = self._reader
+        if reader is not None and not reader.done():
+            # Waiting for a request slot, nothing more will be served: stop now.
+            # Otherwise let it read to the end of the stream, for a while.
+            if self._slot is None:
+                await asyncio.wait([reader], timeout=3.0)
+            if not reader.done():
+                reader.cancel()
+                await asyncio.wait([reader])
         self._finish(AgentExited(None, "", "the connection was closed"))
         handlers = list(self._handlers.values())
         if handlers:

@@ -9,107 +9,52 @@ mandatory (-32700 for bad JSON, -32600 for a bad request object) and the
 bookkeeping of ``$/cancel_request``.
 
 ACP frames are newline-delimited JSON (ACP "Transports": "messages are
-delimited by newlines and MUST NOT contain embedded newlines").
+delimited by newlines and MUST NOT contain embedded newlines"; "the agent
+MUST NOT write anything to its stdout that is not a valid ACP message").
+
+There is one receiving path, whatever is attached: every chunk is split and
+parsed as a batch, and a tap sees each frame that parsed as JSON, with its
+exact bytes, from inside that batch.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any, Literal, Union
+from collections.abc import Iterable, Iterator
+from itertools import chain
+from typing import Any, Union
 
 import orjson
 
-from .._errors import InternalError, InvalidRequest, LocalProtocolError, ParseError, RequestError
+from .._errors import InvalidRequest, ParseError, RemoteProtocolError, RequestError
+from ._events import (
+    CancelRequested,
+    ErrorResponse,
+    Event,
+    Notification,
+    ProtocolViolation,
+    Request,
+    Response,
+)
+from ._outgoing import CANCEL_REQUEST, Outgoing, valid_id
+from ._prelude import Prelude
+from ._taps import FrameTap, taps_for
 
 __all__ = [
     "CANCEL_REQUEST",
     "DEFAULT_MAX_LINE_BYTES",
-    "CancelRequested",
-    "ErrorResponse",
-    "Event",
     "FrameTap",
-    "Notification",
     "ProtocolViolation",
-    "Request",
-    "RequestId",
-    "Response",
     "RpcCore",
 ]
 
 logger = logging.getLogger("acphost.rpc")
 
-#: The wire name of the protocol-level cancellation notification (schema
-#: ``CancelRequestNotification``, ``x-method: $/cancel_request``).
-CANCEL_REQUEST = "$/cancel_request"
-
 #: Default cap on one frame. Agents embed whole files in diffs and tool
 #: output, so this is generous; a larger frame is reported and skipped.
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
-RequestId = Union[int, str, None]
-FrameTap = Callable[[Literal["send", "receive"], bytes], object]
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    """The peer sent a request; it must get exactly one response."""
-
-    id: RequestId
-    method: str
-    params: Any
-
-
-@dataclass(frozen=True, slots=True)
-class Notification:
-    """The peer sent a notification (no response expected)."""
-
-    method: str
-    params: Any
-
-
-@dataclass(frozen=True, slots=True)
-class Response:
-    """The peer answered one of our requests with a result."""
-
-    id: RequestId
-    method: str
-    result: Any
-
-
-@dataclass(frozen=True, slots=True)
-class ErrorResponse:
-    """The peer answered one of our requests with an error."""
-
-    id: RequestId
-    method: str
-    error: RequestError
-
-
-@dataclass(frozen=True, slots=True)
-class CancelRequested:
-    """The peer asked us to abandon the request it sent with this id."""
-
-    id: RequestId
-
-
-@dataclass(frozen=True, slots=True)
-class ProtocolViolation:
-    """The peer sent something that breaks JSON-RPC; the frame was skipped.
-
-    When JSON-RPC requires an answer (bad JSON, bad request object), the core
-    has already queued it.
-    """
-
-    message: str
-    excerpt: bytes
-
-
-Event = Union[Request, Notification, Response, ErrorResponse, CancelRequested, ProtocolViolation]
-
 _loads = orjson.loads
-_dumps = orjson.dumps
 _JSONDecodeError = orjson.JSONDecodeError
 _EXCERPT = 200
 #: When the first line of a chunk is longer than this, its lines are parsed from
@@ -118,15 +63,36 @@ _EXCERPT = 200
 _LONG_LINE = 1024
 
 
-class RpcCore:
+class _Oversized:
+    """Stands in the line list for a line over the limit (orjson rejects it as input)."""
+
+    __slots__ = ("excerpt",)
+
+    def __init__(self, excerpt: bytes) -> None:
+        self.excerpt = excerpt
+
+
+Line = Union[bytes, memoryview, _Oversized]
+
+
+class RpcCore(Outgoing):
     """One side of a JSON-RPC 2.0 connection, without I/O.
 
     Args:
         max_line_bytes: frames longer than this are skipped and reported as a
             :class:`ProtocolViolation`; the connection survives.
-        tap: called with ``("receive", line)`` for every line received and
-            ``("send", line)`` for every line queued, with the exact bytes
-            (no trailing newline). Keep it fast: it runs inline.
+        tap: called with ``("receive", line)`` for every received line that
+            is valid JSON and ``("send", line)`` for every line queued, with
+            the exact bytes (no trailing newline), in wire order. Lines that
+            are not JSON never reach it (they become violations). Keep it
+            fast: it runs inline. If it raises, the error is logged and the
+            frame is processed all the same. Taps of an active
+            :func:`~acphost.rpc.tap_all_cores` block run after it.
+
+    Attributes:
+        failure: set when the peer is beyond help (it does not speak JSON-RPC
+            at all, see :class:`~acphost.NotAnAcpAgent`); the core then
+            ignores its input. Close the connection and report this error.
 
     """
 
@@ -135,18 +101,16 @@ class RpcCore:
     ) -> None:
         if max_line_bytes < 64:
             raise ValueError("max_line_bytes must be at least 64")
+        super().__init__(None)
         self.max_line_bytes = max_line_bytes
-        self.tap = tap
-        self._next_id = 0
-        self._pending: dict[RequestId, str] = {}
-        self._inbound: set[RequestId] = set()
-        # Requests we gave up on: their late answers are dropped quietly.
-        self._abandoned: dict[RequestId, None] = {}
+        self.tap = taps_for(tap)
+        self.failure: RemoteProtocolError | None = None
+        self.eof = False
         self._partial = bytearray()
         self._discarding = False
         self._events: list[Event | dict[str, Any]] = []
-        self._out: list[bytes] = []
-        self.eof = False
+        # Until the peer's first JSON-RPC message: the junk it wrote before.
+        self._prelude: Prelude | None = Prelude()
 
     # -- receiving ---------------------------------------------------------
 
@@ -157,78 +121,12 @@ class RpcCore:
             data: any chunk of the byte stream; lines may be split anywhere.
 
         """
-        if not data:
-            return
-        start = 0
-        if self._partial or self._discarding:
-            nl = data.find(b"\n")
-            if nl < 0:
-                self._extend_partial(data)
-                return
-            self._extend_partial(data[:nl])
-            if self._discarding:
-                self._discarding = False
-                self._report_oversized(bytes(self._partial[:_EXCERPT]))
-            else:
-                self._receive_line(bytes(self._partial))
-            self._partial.clear()
-            start = nl + 1
-        end = data.rfind(b"\n", start) + 1  # just past the last complete line, or 0
-        if end:
-            if self.tap is not None or len(data) > self.max_line_bytes:
-                receive_line = self._receive_line
-                for line in data[start : end - 1].split(b"\n"):
-                    receive_line(line)
-            elif data.find(b"\n", start) - start > _LONG_LINE:
-                # Long frames (diffs, file contents): parse views, copy nothing.
-                # (bytes.split and bytes.count walk byte by byte; find is memchr.)
-                self._receive_lines(_views(data, start, end))
-            else:
-                lines = data.split(b"\n")  # not data[start:]: no copy of the chunk
-                if start:
-                    del lines[0]
-                lines.pop()
-                self._receive_lines(lines)
-        rest = max(start, end)
-        if rest < len(data):
-            self._extend_partial(data[rest:])
-
-    def _receive_lines(self, lines: Iterable[bytes | memoryview]) -> None:
-        # The fast path for a stream of notifications (a flood of session
-        # updates): each well-formed one is queued as its parsed frame, a dict,
-        # in place of a Notification (see _take_events). Anything else takes
-        # the general path, with the frame already parsed. No line here is
-        # longer than max_line_bytes, and there is no tap.
-        append = self._events.append
-        loads = _loads
-        for line in lines:
-            try:
-                msg = loads(line)
-            except _JSONDecodeError:
-                self._receive_line(bytes(line))
-                continue
-            if type(msg) is dict and "id" not in msg:
-                method = msg.get("method")
-                if type(method) is str and method != CANCEL_REQUEST:
-                    params = msg.get("params")
-                    if params is None or type(params) is dict or type(params) is list:
-                        append(msg)
-                        continue
-            self._receive_message(msg, bytes(line))
-
-    def _extend_partial(self, chunk: bytes) -> None:
-        if self._discarding:
-            return
-        self._partial += chunk
-        if len(self._partial) > self.max_line_bytes:
-            # Keep an excerpt for the report, drop the rest until the next newline.
-            del self._partial[_EXCERPT:]
-            self._discarding = True
+        self._events.extend(self._parse(data))
 
     def receive_eof(self) -> None:
         """Tell the core the peer closed its output. A partial last line is parsed."""
-        if self._partial and not self._discarding:
-            self._receive_line(bytes(self._partial))
+        if self._partial and not self._discarding and self.failure is None:
+            self._events.extend(self._parse_lines((bytes(self._partial),)))
         self._partial.clear()
         self._discarding = False
         self.eof = True
@@ -251,237 +149,202 @@ class RpcCore:
         events, self._events = self._events, []
         return events
 
-    def _report_oversized(self, excerpt: bytes) -> None:
-        self._events.append(
-            ProtocolViolation(
+    def _parse(self, data: bytes) -> Iterator[Event | dict[str, Any]]:
+        """Frame one chunk; return its events, parsed one by one as they are taken.
+
+        :meth:`receive_data` takes them all at once; the driver takes them one
+        at a time and handles each before the next line is parsed, so a chunk
+        of frames is never held as objects all at once. The iterator must be
+        exhausted before the next chunk is given.
+        """
+        if not data or self.failure is not None:
+            return iter(())
+        first: bytes | _Oversized | None = None
+        start = 0
+        if self._partial or self._discarding:
+            nl = data.find(b"\n")
+            if nl < 0:
+                self._extend_partial(data)
+                return iter(())
+            self._extend_partial(data[:nl])
+            first = _Oversized(bytes(self._partial)) if self._discarding else bytes(self._partial)
+            self._discarding = False
+            self._partial.clear()
+            start = nl + 1
+        end = data.rfind(b"\n", start) + 1  # just past the last complete line, or 0
+        lines: Iterable[Line] = ()
+        if end > start:
+            if end - start > self.max_line_bytes:
+                # One of these lines may be too long: measure each.
+                limit = self.max_line_bytes
+                lines = [
+                    _Oversized(line[:_EXCERPT]) if len(line) > limit else line
+                    for line in data[start : end - 1].split(b"\n")
+                ]
+            elif data.find(b"\n", start) - start > _LONG_LINE:
+                # Long frames (diffs, file contents): parse views, copy nothing.
+                # (bytes.split and bytes.count walk byte by byte; find is memchr.)
+                lines = _views(data, start, end)
+            else:
+                split = data.split(b"\n")  # not data[start:]: no copy of the chunk
+                if start:
+                    del split[0]
+                split.pop()
+                lines = split
+        if first is not None:
+            lines = chain((first,), lines)
+        return self._parse_lines(lines, data[max(start, end) :])
+
+    def _parse_lines(
+        self, lines: Iterable[Line], tail: bytes = b""
+    ) -> Iterator[Event | dict[str, Any]]:
+        # The one path every line takes. A flood of session updates is what it
+        # is tuned for: once the peer has greeted, each well-formed
+        # notification is handed over as its parsed frame, a dict, in place of
+        # a Notification (see _take_events). Anything else takes the general
+        # path, with the frame already parsed.
+        loads = _loads
+        tap = self.tap
+        fast = self._prelude is None
+        for line in lines:
+            try:
+                msg = loads(line)  # type: ignore[arg-type]  # _Oversized fails here
+            except _JSONDecodeError as exc:
+                bad = self._junk(line, exc)
+                if bad is not None:
+                    yield bad
+                    if self.failure is not None:
+                        return
+                continue
+            if tap is not None:
+                try:
+                    tap("receive", line if type(line) is bytes else bytes(line))  # type: ignore[arg-type]
+                except Exception:
+                    self._tap_failed()
+            if fast and type(msg) is dict and "id" not in msg:
+                method = msg.get("method")
+                if type(method) is str and method != CANCEL_REQUEST:
+                    params = msg.get("params")
+                    if params is None or type(params) is dict or type(params) is list:
+                        yield msg
+                        continue
+            ev = self._message(msg, line)  # type: ignore[arg-type]
+            if ev is not None:
+                yield ev
+                if self.failure is not None:
+                    return
+            fast = self._prelude is None
+        if tail:  # the start of the next line, kept until its newline arrives
+            self._extend_partial(tail)
+
+    def _extend_partial(self, chunk: bytes) -> None:
+        if self._discarding:
+            return
+        self._partial += chunk
+        if len(self._partial) > self.max_line_bytes:
+            # Keep an excerpt for the report, drop the rest until the next newline.
+            del self._partial[_EXCERPT:]
+            self._discarding = True
+        elif self._prelude is not None:
+            failure = self._prelude.unfinished(self._partial)
+            if failure is not None:
+                self._fail(failure)
+
+    # -- what is wrong with a line -------------------------------------------
+
+    def _junk(self, line: Line, exc: ValueError) -> ProtocolViolation | None:
+        if isinstance(line, _Oversized):
+            return self._violation(
                 f"skipped a frame longer than the {self.max_line_bytes}-byte limit "
                 "(raise max_line_bytes if the agent legitimately sends frames this big)",
-                excerpt,
+                line.excerpt,
+                size=self.max_line_bytes + 1,
             )
-        )
+        line = bytes(line)
+        if not line.strip():
+            return None  # blank lines between frames are harmless
+        bad = self._violation(f"malformed JSON: {exc}", line)
+        self._reply_error(None, ParseError("Parse error: the frame is not valid JSON"))
+        return bad
 
-    def _receive_line(self, line: bytes) -> None:
-        if len(line) > self.max_line_bytes:
-            self._report_oversized(line[:_EXCERPT])
-            return
-        if self.tap is not None and line.strip():
-            self.tap("receive", line)
-        try:
-            msg = _loads(line)
-        except _JSONDecodeError as exc:
-            if not line.strip():
-                return  # blank lines between frames are harmless
-            self._violation(f"malformed JSON: {exc}", line)
-            self._queue(
-                {
-                    "jsonrpc": "2.0",
-                    "id": None,
-                    "error": ParseError("Parse error: the frame is not valid JSON").to_wire(),
-                }
-            )
-            return
-        self._receive_message(msg, line)
+    def _violation(
+        self, message: str, line: bytes | memoryview, size: int = 0
+    ) -> ProtocolViolation:
+        excerpt = bytes(line[:_EXCERPT])
+        if self._prelude is not None:
+            failure = self._prelude.junk(excerpt, size or len(line))
+            if failure is not None:
+                self._fail(failure)
+        return ProtocolViolation(message, excerpt)
 
-    def _receive_message(self, msg: Any, line: bytes) -> None:
+    def _fail(self, failure: RemoteProtocolError) -> None:
+        self.failure = failure
+        self._partial.clear()
+        self._discarding = False
+
+    def _not_acp_hint(self) -> str:
+        """After end of stream: a sentence when the peer only ever wrote junk, else ``""``."""
+        return self._prelude.hint() if self._prelude is not None else ""
+
+    # -- the general path ----------------------------------------------------
+
+    def _message(self, msg: Any, line: bytes | memoryview) -> Event | None:
         if type(msg) is not dict:
-            self._violation("a frame must be a JSON object (batches are not used by ACP)", line)
-            self._queue(
-                {
-                    "jsonrpc": "2.0",
-                    "id": None,
-                    "error": InvalidRequest(
-                        "Invalid request: expected a JSON-RPC object"
-                    ).to_wire(),
-                }
-            )
-            return
+            bad = self._violation("a frame must be a JSON object (ACP sends no batches)", line)
+            self._reply_error(None, InvalidRequest("Invalid request: expected a JSON-RPC object"))
+            return bad
         method = msg.get("method")
         if method is not None:
-            self._receive_call(msg, method, line)
-        elif "result" in msg or "error" in msg:
-            self._receive_response(msg, line)
-        else:
-            self._violation("a frame with neither method nor result/error", line)
-            self._reply_invalid(msg, "Invalid request: no method, result or error")
+            return self._call(msg, method, line)
+        if "result" in msg or "error" in msg:
+            return self._response(msg, line)
+        self._reply_invalid(msg, "Invalid request: no method, result or error")
+        return self._violation("a frame with neither method nor result/error", line)
 
-    def _receive_call(self, msg: dict[str, Any], method: Any, line: bytes) -> None:
-        has_id = "id" in msg
+    def _call(self, msg: dict[str, Any], method: Any, line: bytes | memoryview) -> Event | None:
         if type(method) is not str:
-            self._violation("method is not a string", line)
             self._reply_invalid(msg, "Invalid request: method must be a string")
-            return
+            return self._violation("method is not a string", line)
         params = msg.get("params")
         if params is not None and type(params) not in (dict, list):
-            self._violation(f"{method}: params must be an object", line)
             self._reply_invalid(msg, "Invalid request: params must be an object")
-            return
-        if not has_id:
+            return self._violation(f"{method}: params must be an object", line)
+        if "id" not in msg:
+            self._prelude = None
             if method == CANCEL_REQUEST:
                 rid = params.get("requestId") if type(params) is dict else None
-                if _valid_id(rid) and rid in self._inbound:
-                    self._events.append(CancelRequested(rid))
-                return
-            self._events.append(Notification(method, params))
-            return
+                return CancelRequested(rid) if valid_id(rid) and rid in self._inbound else None
+            return Notification(method, params)
         rid = msg["id"]
-        if not _valid_id(rid):
-            self._violation(f"{method}: id must be a string, an integer or null", line)
-            self._queue(
-                {
-                    "jsonrpc": "2.0",
-                    "id": None,
-                    "error": InvalidRequest(
-                        "Invalid request: id must be a string, an integer or null"
-                    ).to_wire(),
-                }
-            )
-            return
+        if not valid_id(rid):
+            text = "id must be a string, an integer or null"
+            self._reply_error(None, InvalidRequest(f"Invalid request: {text}"))
+            return self._violation(f"{method}: {text}", line)
         if rid in self._inbound:
-            self._violation(f"{method}: id {rid!r} is already in use by a pending request", line)
-            self._queue(
-                {
-                    "jsonrpc": "2.0",
-                    "id": rid,
-                    "error": InvalidRequest(
-                        f"Invalid request: id {rid!r} is already in use by a pending request"
-                    ).to_wire(),
-                }
-            )
-            return
+            text = f"id {rid!r} is already in use by a pending request"
+            self._reply_error(rid, InvalidRequest(f"Invalid request: {text}"))
+            return self._violation(f"{method}: {text}", line)
+        self._prelude = None
         self._inbound.add(rid)
-        self._events.append(Request(rid, method, params))
+        return Request(rid, method, params)
 
-    def _receive_response(self, msg: dict[str, Any], line: bytes) -> None:
+    def _response(self, msg: dict[str, Any], line: bytes | memoryview) -> Event | None:
         rid = msg.get("id")
-        method = self._pending.pop(rid, None) if _valid_id(rid) else None
+        method = self._pending.pop(rid, None) if valid_id(rid) else None
         if method is None:
-            if _valid_id(rid) and self._abandoned.pop(rid, False) is None:
-                return  # the late answer to a request we abandoned
-            self._violation(f"a response for an unknown request id {rid!r}", line)
-            return
+            if valid_id(rid) and self._abandoned.pop(rid, False) is None:
+                self._prelude = None
+                return None  # the late answer to a request we abandoned
+            return self._violation(f"a response for an unknown request id {rid!r}", line)
+        self._prelude = None
         if "error" in msg:
-            self._events.append(ErrorResponse(rid, method, RequestError.from_wire(msg["error"])))
-        else:
-            self._events.append(Response(rid, method, msg["result"]))
+            return ErrorResponse(rid, method, RequestError.from_wire(msg["error"]))
+        return Response(rid, method, msg["result"])
 
     def _reply_invalid(self, msg: dict[str, Any], text: str) -> None:
         # Notifications are never answered (JSON-RPC 2.0 §4.1), even when broken.
-        if "id" in msg and _valid_id(msg["id"]) and msg["id"] not in self._inbound:
-            self._queue(
-                {"jsonrpc": "2.0", "id": msg["id"], "error": InvalidRequest(text).to_wire()}
-            )
-
-    def _violation(self, message: str, line: bytes) -> None:
-        self._events.append(ProtocolViolation(message, line[:_EXCERPT]))
-
-    # -- sending -------------------------------------------------------------
-
-    def send_request(self, method: str, params: Any = None) -> int:
-        """Queue a request and return its id; the answer arrives as an event.
-
-        Args:
-            method: the wire method name.
-            params: a JSON-serialisable object, or ``None`` to omit ``params``.
-
-        """
-        rid = self._next_id
-        frame: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            frame["params"] = params
-        line = _encode(frame)  # before any bookkeeping: a bad frame leaves no trace
-        self._next_id += 1
-        self._pending[rid] = method
-        self._push(line)
-        return rid
-
-    def send_notification(self, method: str, params: Any = None) -> None:
-        """Queue a notification.
-
-        Args:
-            method: the wire method name.
-            params: a JSON-serialisable object, or ``None`` to omit ``params``.
-
-        """
-        frame: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            frame["params"] = params
-        self._queue(frame)
-
-    def send_result(self, request_id: RequestId, result: Any) -> None:
-        """Answer the peer's request with a result.
-
-        Raises:
-            LocalProtocolError: no request with this id awaits an answer.
-
-        """
-        line = _encode({"jsonrpc": "2.0", "id": request_id, "result": result})
-        self._answer(request_id)
-        self._push(line)
-
-    def send_error(self, request_id: RequestId, error: RequestError) -> None:
-        """Answer the peer's request with an error.
-
-        Raises:
-            LocalProtocolError: no request with this id awaits an answer.
-
-        """
-        try:
-            line = _encode({"jsonrpc": "2.0", "id": request_id, "error": error.to_wire()})
-        except LocalProtocolError:  # e.g. a message quoting a non-UTF-8 file name
-            generic = InternalError("Internal error in the client").to_wire()
-            line = _encode({"jsonrpc": "2.0", "id": request_id, "error": generic})
-        self._answer(request_id)
-        self._push(line)
-
-    def abandon_request(self, request_id: RequestId, *, notify: bool = True) -> None:
-        """Stop waiting for our request; tell the peer with ``$/cancel_request``.
-
-        A late answer to it is then dropped without a violation (the peer may
-        well answer -32800, as ACP asks). ``notify=False`` only forgets it (used
-        when the connection is gone).
-        """
-        if self._pending.pop(request_id, None) is not None:
-            self._abandoned[request_id] = None
-            if len(self._abandoned) > 1024:  # agents that never answer: keep it bounded
-                del self._abandoned[next(iter(self._abandoned))]
-            if notify:
-                self.send_notification(CANCEL_REQUEST, {"requestId": request_id})
-
-    def forget_all_pending(self) -> list[RequestId]:
-        """Forget every outstanding request of ours and return their ids."""
-        ids = list(self._pending)
-        self._pending.clear()
-        return ids
-
-    @property
-    def pending_requests(self) -> dict[RequestId, str]:
-        """Our requests still awaiting an answer: id → method (read-only view)."""
-        return dict(self._pending)
-
-    def _answer(self, request_id: RequestId) -> None:
-        try:
-            self._inbound.remove(request_id)
-        except KeyError:
-            raise LocalProtocolError(
-                f"no request with id {request_id!r} awaits an answer "
-                "(each request gets exactly one response)"
-            ) from None
-
-    def _queue(self, frame: dict[str, Any]) -> None:
-        self._push(_encode(frame))
-
-    def _push(self, line: bytes) -> None:
-        if self.tap is not None:
-            self.tap("send", line)
-        self._out.append(line)
-
-    def data_to_send(self) -> bytes:
-        """Return and forget the bytes to write to the peer (newline-framed)."""
-        if not self._out:
-            return b""
-        out = b"\n".join(self._out) + b"\n"
-        self._out.clear()
-        return out
+        if "id" in msg and valid_id(msg["id"]) and msg["id"] not in self._inbound:
+            self._reply_error(msg["id"], InvalidRequest(text))
 
 
 def _views(data: bytes, start: int, end: int) -> Iterator[memoryview]:
@@ -492,18 +355,3 @@ def _views(data: bytes, start: int, end: int) -> Iterator[memoryview]:
         nl = find(b"\n", start, end)
         yield view[start:nl]
         start = nl + 1
-
-
-def _encode(frame: dict[str, Any]) -> bytes:
-    try:
-        return _dumps(frame)
-    except TypeError as exc:  # e.g. a str with lone surrogates, or a non-JSON value
-        raise LocalProtocolError(
-            f"cannot send {frame.get('method') or 'a response'}: not valid JSON ({exc}); "
-            "strings must be valid Unicode"
-        ) from None
-
-
-def _valid_id(rid: Any) -> bool:
-    t = type(rid)
-    return t is int or t is str or rid is None

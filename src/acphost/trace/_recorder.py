@@ -23,6 +23,7 @@ from typing import IO
 import orjson
 
 from .._outfile import open_output_fd
+from ..rpc import ProtocolViolation
 from ._redact import Redactor, encode_json
 
 __all__ = ["TraceWriter"]
@@ -81,6 +82,26 @@ class TraceWriter:
             logger.exception("could not record a frame in the trace %s", self.name)
             return
         self._write(data)
+
+    def record_violation(self, violation: ProtocolViolation) -> None:
+        """Record a line the agent sent that is not a frame (taps only see frames).
+
+        It becomes an ``unparsed`` record holding the start of the line,
+        redacted, so the trace shows exactly what went wrong.
+        """
+        if self.closed:
+            return
+        stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+        text = self._redactor.redact_text(violation.excerpt.decode("utf-8", "backslashreplace"))
+        self._write(
+            b'{"direction":"incoming","timestamp":"'
+            + stamp.encode()
+            + b'","unparsed":'
+            + orjson.dumps(text)
+            + b',"violation":'
+            + orjson.dumps(violation.message)
+            + b"}\n"
+        )
 
     def _record(self, direction: str, line: bytes) -> bytes:
         stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds")

@@ -20,6 +20,15 @@ class MemoryTransport:
         self.peer: MemoryTransport | None = None
         self.closed = False
 
+    @property
+    def unread(self) -> int:
+        """Bytes the peer sent that :meth:`receive` has not returned yet.
+
+        Grows while the reader is paused (backpressure); in memory nothing
+        stops the sender, so this is where such a pause shows.
+        """
+        return sum(map(len, self._chunks))
+
     def _feed(self, data: bytes) -> None:
         if data:
             self._chunks.append(data)

@@ -1,6 +1,6 @@
 """The stdio transport: an agent subprocess spoken to over its stdin and stdout.
 
-Process hygiene is the point of this module (DESIGN.md, issue 2 item 4):
+Process hygiene is the point of this module (DESIGN.md):
 
 - spawned from an argv list, never through a shell;
 - environment = ours overlaid with the agent's ``env`` (the child gets a copy:
@@ -12,7 +12,13 @@ Process hygiene is the point of this module (DESIGN.md, issue 2 item 4):
   outright (``kill -9``), where no cleanup code can run;
 - stderr is drained continuously into a bounded ring of lines and the
   ``acphost.agent.stderr`` logger — an agent that fills the stderr pipe would
-  otherwise block forever (the official SDK never drains it);
+  otherwise block forever (the official SDK never drains it); stdout chunks
+  reach the reader as read, with flow control both ways (``_pipes.py``);
+- its exit is watched by the process itself, not by the end of its stdout:
+  a child it started may hold the pipes open long after it is gone. When
+  the agent exits, what it left in its group is ended after a short grace,
+  which closes the pipes; a pipe still held after that (by a process that
+  left the group with ``setsid``) is closed on our side;
 - close = EOF on stdin, a grace period, SIGTERM to the group, a second grace
   period, SIGKILL to the group; then the process is reaped (no zombies).
 """
@@ -21,25 +27,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
 import os
 import signal
 import sys
-from collections import deque
+import termios
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from .._errors import AgentStartError
 from ._base import ExitInfo
+from ._pipes import AgentPipes
 
 __all__ = ["StdioTransport"]
 
 logger = logging.getLogger("acphost.transport")
-stderr_logger = logging.getLogger("acphost.agent.stderr")
 
-_READ_CHUNK = 256 * 1024
-_STDERR_LINES = 200
-_STDERR_LINE_MAX = 4096
+#: After the agent exits: how long its pipes may stay open before what it
+#: left in its process group gets SIGTERM, then SIGKILL, then (for a pipe
+#: still held from outside the group) our end of the pipe is closed.
+_ORPHAN_GRACE = 0.25
+_ORPHAN_KILL = 0.25
+_PIPE_GIVE_UP = 0.5
 
 
 def _pdeathsig_preexec() -> Callable[[], None] | None:
@@ -75,23 +84,23 @@ class StdioTransport:
     Attributes:
         argv: the command line it was started with.
         pid: the process id (also its process-group id).
+        close_grace: seconds :meth:`close` waits after EOF, and after SIGTERM.
 
     """
 
-    def __init__(self, proc: asyncio.subprocess.Process, argv: Sequence[str]) -> None:
-        self._proc = proc
+    def __init__(
+        self, pipes: asyncio.SubprocessTransport, io: AgentPipes, argv: Sequence[str]
+    ) -> None:
+        self._pipes = pipes
+        self._io = io
         self.argv = tuple(argv)
-        self.pid = proc.pid
-        self._stderr_lines: deque[str] = deque(maxlen=_STDERR_LINES)
-        self._stderr_task: asyncio.Task[None] | None = None
-        self._closing = False
-        self._closed = False
-        self.on_stderr: Callable[[str], None] | None = None
+        self.pid = pipes.get_pid()
+        self._closed: asyncio.Future[None] | None = None
         self.close_grace = 2.0
-        if proc.stderr is not None:
-            self._stderr_task = asyncio.get_running_loop().create_task(
-                self._drain_stderr(proc.stderr), name="acphost.transport.stderr"
-            )
+        loop = asyncio.get_running_loop()
+        io.exited.add_done_callback(
+            lambda _: loop.call_later(_ORPHAN_GRACE, self._end_orphans, signal.SIGTERM)
+        )
 
     @classmethod
     async def spawn(
@@ -116,6 +125,9 @@ class StdioTransport:
             close_grace: seconds :meth:`close` waits after EOF, and again
                 after SIGTERM, before escalating.
 
+        Returns:
+            The running agent.
+
         Raises:
             AgentStartError: the program is missing, not executable, or the cwd
                 does not exist.
@@ -127,8 +139,10 @@ class StdioTransport:
         if env:
             child_env.update(env)
         preexec = _pdeathsig_preexec() if kill_on_host_death else None
+        loop = asyncio.get_running_loop()
         try:
-            proc = await asyncio.create_subprocess_exec(
+            pipes, io = await loop.subprocess_exec(
+                lambda: AgentPipes(loop, stderr=not inherit_stderr),
                 *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
@@ -137,7 +151,6 @@ class StdioTransport:
                 cwd=os.fspath(cwd) if cwd is not None else None,
                 start_new_session=True,
                 preexec_fn=preexec,
-                limit=_READ_CHUNK,
             )
         except FileNotFoundError as exc:
             if cwd is not None and not os.path.isdir(cwd):  # noqa: ASYNC240 - error path
@@ -151,58 +164,33 @@ class StdioTransport:
             raise AgentStartError(f"cannot start the agent: {argv[0]!r} is not executable") from exc
         except OSError as exc:
             raise AgentStartError(f"cannot start the agent {argv[0]!r}: {exc.strerror}") from exc
-        logger.debug("started agent pid=%d argv=%r", proc.pid, argv[0])
-        transport = cls(proc, argv)
+        logger.debug("started agent pid=%d argv=%r", pipes.get_pid(), argv[0])
+        transport = cls(pipes, io, argv)
         transport.close_grace = close_grace
         return transport
 
     # -- stderr ----------------------------------------------------------------
 
-    async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
-        partial = b""
-        lines = self._stderr_lines
-        while True:
-            try:
-                chunk = await stream.read(65536)
-            except (OSError, asyncio.CancelledError):
-                break
-            if not chunk:
-                break
-            data = partial + chunk
-            parts = data.split(b"\n")
-            partial = parts.pop()
-            if len(partial) > _STDERR_LINE_MAX:
-                parts.append(partial)
-                partial = b""
-            for raw in parts:
-                text = raw[:_STDERR_LINE_MAX].decode("utf-8", "replace").rstrip("\r")
-                lines.append(text)
-                stderr_logger.debug("%s", text)
-                if self.on_stderr is not None:
-                    try:
-                        self.on_stderr(text)
-                    except Exception:  # the drain must go on, or the agent blocks
-                        logger.exception("the on_stderr callback failed")
-        if partial:
-            lines.append(partial[:_STDERR_LINE_MAX].decode("utf-8", "replace"))
+    @property
+    def on_stderr(self) -> Callable[[str], None] | None:
+        """Called with each line the agent writes to stderr (errors are logged)."""
+        return self._io.on_stderr
+
+    @on_stderr.setter
+    def on_stderr(self, callback: Callable[[str], None] | None) -> None:
+        self._io.on_stderr = callback
 
     def stderr_tail(self, lines: int = 20) -> str:
         """Return the last ``lines`` lines the agent wrote to stderr."""
         if lines <= 0:
             return ""
-        return "\n".join(list(self._stderr_lines)[-lines:])
+        return "\n".join(list(self._io.stderr_lines)[-lines:])
 
     # -- the byte stream -------------------------------------------------------------
 
     async def receive(self) -> bytes:
         """Return the next chunk of the agent's stdout, ``b""`` at end of stream."""
-        stdout = self._proc.stdout
-        if stdout is None:
-            return b""
-        try:
-            return await stdout.read(_READ_CHUNK)
-        except (ConnectionError, OSError):
-            return b""
+        return await self._io.receive()
 
     def send(self, data: bytes) -> None:
         """Write bytes to the agent's stdin.
@@ -211,32 +199,77 @@ class StdioTransport:
             ConnectionError: the agent's stdin is closed (it exited).
 
         """
-        stdin = self._proc.stdin
-        if stdin is None or stdin.is_closing():
-            raise ConnectionError("the agent's stdin is closed")
-        stdin.write(data)
+        self._io.write(data)
 
     async def drain(self) -> None:
-        """Wait for the agent to accept what was written (flow control)."""
-        stdin = self._proc.stdin
-        if stdin is None:
-            raise ConnectionError("the agent's stdin is closed")
-        await stdin.drain()
+        """Wait for the agent to accept what was written (flow control).
+
+        Raises:
+            ConnectionError: the agent's stdin is closed.
+
+        """
+        await self._io.drain()
 
     @property
     def returncode(self) -> int | None:
         """The exit status once the agent has exited (negative: signal)."""
-        return self._proc.returncode
+        return self._pipes.get_returncode()
 
     async def exit_info(self, timeout: float) -> ExitInfo:
         """Wait up to ``timeout`` s for the agent to exit; return status and stderr tail."""
         with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(self._proc.wait(), timeout)
-        if self._stderr_task is not None and self._proc.returncode is not None:
+            await asyncio.wait_for(asyncio.shield(self._io.exited), timeout)
+        if self.returncode is not None:
             # Let the drain pick up the last words before we quote them.
-            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(self._stderr_task), 0.5)
-        return ExitInfo(self._proc.returncode, self.stderr_tail())
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._io.stderr_done), 0.5)
+        return ExitInfo(self.returncode, self.stderr_tail())
+
+    # -- after the agent exited -------------------------------------------------------
+
+    def _end_orphans(self, sig: signal.Signals) -> None:
+        """The agent exited: end what it left in its group, then let go of its pipes.
+
+        Called ``_ORPHAN_GRACE`` s after the exit with SIGTERM, then again with
+        SIGKILL; once the group is empty, a pipe still open is held by a
+        process outside it, and our end is closed so the reader sees the end.
+        """
+        if self._closed is not None and self._closed.done():
+            return  # close() has ended the group; its id may be reused by now
+        loop = asyncio.get_running_loop()
+        if sig is signal.SIGTERM:
+            if self._signal_group(signal.SIGTERM):
+                if self._io.open_pipes:
+                    logger.info(
+                        "agent pid=%d exited; processes it started still hold its output: "
+                        "ending its process group",
+                        self.pid,
+                    )
+                loop.call_later(_ORPHAN_KILL, self._end_orphans, signal.SIGKILL)
+                return
+        elif self._signal_group(signal.SIGKILL):
+            loop.call_later(_PIPE_GIVE_UP, self._end_orphans, signal.SIGKILL)
+            return
+        if self._io.open_pipes:
+            loop.call_later(_PIPE_GIVE_UP, self._release_pipes)
+
+    def _release_pipes(self) -> None:
+        for fd in sorted(self._io.open_pipes):
+            pipe = self._pipes.get_pipe_transport(fd)
+            if not isinstance(pipe, asyncio.ReadTransport) or pipe.is_closing():
+                continue
+            if not pipe.is_reading() or _unread(pipe):
+                # Output is still waiting to be read (the reader may be paused
+                # by backpressure): what the agent wrote is never cut. Later.
+                asyncio.get_running_loop().call_later(_PIPE_GIVE_UP, self._release_pipes)
+                return
+            logger.warning(
+                "agent pid=%d exited, but a process outside its group still holds its "
+                "%s: no longer reading it",
+                self.pid,
+                "stdout" if fd == 1 else "stderr",
+            )
+            pipe.close()
 
     # -- ending it ---------------------------------------------------------------
 
@@ -257,24 +290,23 @@ class StdioTransport:
         EOF on stdin, up to ``grace`` s for it to exit by itself, then SIGTERM to
         the process group, up to ``term_grace`` s, then SIGKILL to the group.
         Members of the group still alive after the leader exits (children it
-        left behind) get the same treatment.
+        left behind) get the same treatment. A second call waits for the first.
 
         Args:
             grace: seconds to wait after EOF (default: ``close_grace``).
             term_grace: seconds to wait after SIGTERM (default: ``close_grace``).
 
         """
-        if self._closed:
+        if self._closed is not None:
+            await asyncio.shield(self._closed)
             return
+        self._closed = asyncio.get_running_loop().create_future()
         grace = self.close_grace if grace is None else grace
         term_grace = self.close_grace if term_grace is None else term_grace
-        self._closed = True
-        proc = self._proc
         try:
-            if proc.stdin is not None and not proc.stdin.is_closing():
-                with contextlib.suppress(OSError, RuntimeError):
-                    proc.stdin.close()
-            if proc.returncode is None and not await self._wait(grace):
+            with contextlib.suppress(OSError, RuntimeError):
+                self._io.close_stdin()
+            if self.returncode is None and not await self._wait(grace):
                 logger.info("agent pid=%d still running %.1fs after EOF: SIGTERM", self.pid, grace)
                 self._signal_group(signal.SIGTERM)
                 if not await self._wait(term_grace):
@@ -285,27 +317,35 @@ class StdioTransport:
             if self._signal_group(signal.SIGTERM):
                 await asyncio.sleep(0.05)
                 self._signal_group(signal.SIGKILL)
-            if self._stderr_task is not None:
-                with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
-                    await asyncio.wait_for(self._stderr_task, 1.0)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._io.stderr_done), 1.0)
         finally:
-            # Interrupted (Ctrl-C, task cancelled) half-way: a later close() is a
-            # no-op, so nothing of the agent's group may survive this one.
-            if proc.returncode is None:
+            # Interrupted (Ctrl-C, task cancelled) half-way: a later close() only
+            # waits for this one, so nothing of the agent's group may survive it.
+            if self.returncode is None:
                 self._signal_group(signal.SIGKILL)
             self._close_pipes()
+            self._closed.set_result(None)
 
     def _close_pipes(self) -> None:
         # asyncio keeps the pipe transports open until the loop reaps them;
         # closing them here avoids ResourceWarnings on short-lived loops.
-        transport: Any = getattr(self._proc, "_transport", None)
-        if transport is not None:
-            with contextlib.suppress(RuntimeError, OSError):
-                transport.close()
+        with contextlib.suppress(RuntimeError, OSError):
+            self._pipes.close()
 
     async def _wait(self, timeout: float) -> bool:
         try:
-            await asyncio.wait_for(self._proc.wait(), timeout)
+            await asyncio.wait_for(asyncio.shield(self._io.exited), timeout)
         except asyncio.TimeoutError:
             return False
         return True
+
+
+def _unread(pipe: asyncio.ReadTransport) -> int:
+    """Bytes waiting in the pipe's kernel buffer (0 when it cannot be told)."""
+    file = pipe.get_extra_info("pipe")
+    try:
+        raw = fcntl.ioctl(file.fileno(), termios.FIONREAD, b"\0\0\0\0")
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return int.from_bytes(raw, sys.byteorder)
