@@ -1,0 +1,139 @@
+"""The default executor: every run in this process's event loop, no service to start.
+
+Runs wait on their agents (a model, a network) far more than they compute,
+so one event loop carries dozens at once; the blocking parts (git, copies,
+diffs) go to worker threads. Workspaces are made in a temporary directory
+(under ``OUT/workspaces/`` when they are kept); a plain directory is copied
+once into a baseline that every run copies and is compared to.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import os
+import shutil
+import tempfile
+
+from ._executor import Setup
+from ._model import Run, RunError, RunOutcome, WorkspaceSource
+from ._runner import Place, carry_out
+from ._workspace import WorkspaceError, make_baseline
+
+__all__ = ["LocalExecutor", "error_outcome", "run_place"]
+
+
+def error_outcome(run: Run, message: str, node: str = "local") -> RunOutcome:
+    """The outcome of a run that failed before it could start (or whose executor failed)."""
+    return RunOutcome(
+        id=run.id,
+        agent=run.agent.name,
+        prompt_id=run.prompt_id,
+        prompt=run.prompt,
+        repeat=run.repeat,
+        status="error",
+        error=RunError(message),
+        node=node,
+        fingerprint=run.fingerprint,
+    )
+
+
+def run_place(run: Run, setup: Setup, out_dir: str, work_dir: str) -> Place:
+    """Where a run's files go (``runs/<id>/``) and where its workspace is made."""
+    keep = setup.keep_workspaces
+    workspace = (
+        os.path.join(setup.out, "workspaces", run.id) if keep else os.path.join(work_dir, run.id)
+    )
+    return Place(
+        out_dir=out_dir,
+        rel_dir=f"runs/{run.id}",
+        workspace=workspace,
+        keep_workspace=keep,
+        history=setup.history,
+        warn=setup.warn,
+    )
+
+
+class _LocalHandle:
+    def __init__(self, task: asyncio.Task[RunOutcome], place: Place) -> None:
+        self._task = task
+        self._place = place
+
+    async def outcome(self) -> RunOutcome:
+        return await self._task
+
+    def cancel(self) -> None:
+        self._place.stop.set()
+
+    def kill(self) -> None:
+        self._place.stop.set()
+        self._place.kill.set()
+
+
+class LocalExecutor:
+    """Carries every run out in this process (the default).
+
+    Concurrency is the batch's ``jobs``; nothing else is needed.
+    """
+
+    name = "local"
+
+    def __init__(self) -> None:
+        self._setup: Setup | None = None
+        self._tmp: str | None = None
+        self._baselines: dict[WorkspaceSource, asyncio.Task[str]] = {}
+
+    async def open(self, setup: Setup) -> None:
+        """Make the temporary directory workspaces and baselines go in."""
+        self._setup = setup
+        self._tmp = await asyncio.to_thread(tempfile.mkdtemp, prefix="acphost-batch-")
+        if setup.keep_workspaces:
+            os.makedirs(os.path.join(setup.out, "workspaces"), exist_ok=True)
+
+    def submit(self, run: Run) -> _LocalHandle:
+        """Start the run as a task of the running loop."""
+        assert self._setup is not None and self._tmp is not None, "open() the executor first"
+        place = run_place(
+            run, self._setup, os.path.join(self._setup.out, "runs", run.id), self._tmp
+        )
+        task = asyncio.get_running_loop().create_task(
+            self._carry(run, place), name=f"acphost.batch.{run.id}"
+        )
+        return _LocalHandle(task, place)
+
+    async def _carry(self, run: Run, place: Place) -> RunOutcome:
+        if not run.workspace.is_git:
+            try:
+                place.baseline = await asyncio.shield(self._baseline(run.workspace))
+            except WorkspaceError as exc:
+                return error_outcome(run, f"workspace: {exc}")
+        if place.stop.is_set():  # stopped while the baseline was being copied
+            return dataclasses.replace(error_outcome(run, ""), status="cancelled", error=None)
+        return await carry_out(run, place)
+
+    def _baseline(self, source: WorkspaceSource) -> asyncio.Task[str]:
+        task = self._baselines.get(source)
+        if task is None:
+            assert self._tmp is not None and self._setup is not None
+            dest = os.path.join(self._tmp, f".baseline-{len(self._baselines)}")
+            exclude = list(self._setup.exclude)
+            task = asyncio.get_running_loop().create_task(
+                asyncio.to_thread(self._make_baseline, source, dest, exclude)
+            )
+            self._baselines[source] = task
+        return task
+
+    @staticmethod
+    def _make_baseline(source: WorkspaceSource, dest: str, exclude: list[str]) -> str:
+        make_baseline(source, dest, exclude)
+        return dest
+
+    async def close(self) -> None:
+        """Remove the temporary directory (baselines and any workspace left in it)."""
+        for task in self._baselines.values():
+            if not task.done():
+                task.cancel()
+        await asyncio.gather(*self._baselines.values(), return_exceptions=True)
+        if self._tmp is not None:
+            await asyncio.to_thread(shutil.rmtree, self._tmp, True)
+            self._tmp = None
