@@ -24,6 +24,7 @@ subcommands:
   replay TRACE      act as the agent of a recorded trace (use it as an agent command)
   history [ACTION]  the local history: list, show, export, import, delete, prune, info
   usage             tokens and cost of the recorded sessions by agent, day or directory
+  batch             prompts x agents x repeats in parallel, isolated workspaces, a report
 
 examples:
   acphost "show me around"                    # the built-in demo agent
@@ -279,6 +280,12 @@ def _usage(argv: list[str]) -> int:
     return usage_main(argv)
 
 
+def _batch(argv: list[str]) -> int:
+    from ._batch import batch_main  # noqa: PLC0415
+
+    return batch_main(argv, _setup_logging)
+
+
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "tui": _tui,
     "validate": _validate,
@@ -288,6 +295,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "doctor": _doctor,
     "history": _history,
     "usage": _usage,
+    "batch": _batch,
 }
 
 
