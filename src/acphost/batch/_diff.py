@@ -47,27 +47,25 @@ class Changes:
     patch: str
 
 
-def git_changes(run_git: GitRunner, commit: str) -> Changes:
-    """The changes of a worktree against ``commit`` (``run_git`` is bound to the worktree).
+def git_changes(run_git: GitRunner, root: str, commit: str) -> Changes:
+    """The changes of the worktree at ``root`` against ``commit`` (``run_git`` is bound to it).
+
+    Git compares the tracked files; untracked ones (not ignored) are added
+    files, written here as git would, so that nothing is hashed into the
+    repository's object store.
 
     Raises:
         DiffError: git failed.
 
     """
 
-    def ok(args: Sequence[str], stdin: bytes | None = None) -> bytes:
+    def ok(args: Sequence[str]) -> bytes:
         done = run_git(args)
         if done.returncode != 0:
             message = done.stderr.decode("utf-8", "replace").strip()
             raise DiffError(f"git {args[0]} failed in the run's worktree: {message}")
         return done.stdout
 
-    untracked = ok(["ls-files", "-z", "--others", "--exclude-standard"]).split(b"\0")
-    paths = [p.decode("utf-8", "surrogateescape") for p in untracked if p]
-    # Intent-to-add puts untracked files in the comparison without hashing
-    # them into the repository's object store.
-    for start in range(0, len(paths), 500):
-        ok(["add", "--intent-to-add", "--", *paths[start : start + 500]])
     common = ["--no-renames", "--no-ext-diff", "--no-textconv", "--no-color"]
     status = ok(["diff", "--name-status", "-z", *common, commit]).split(b"\0")
     files = []
@@ -75,21 +73,16 @@ def git_changes(run_git: GitRunner, commit: str) -> Changes:
         kind = status[i].decode("ascii", "replace")[:1]
         path = status[i + 1].decode("utf-8", "surrogateescape")
         files.append(ChangedFile(path, _CHANGE.get(kind, "modified")))
-    patch = ok(
-        [
-            "-c",
-            "diff.noprefix=false",
-            "-c",
-            "diff.mnemonicPrefix=false",
-            "-c",
-            "core.quotePath=false",
-            "diff",
-            *common,
-            commit,
-        ]
+    config = ["-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false"]
+    patch = ok([*config, "-c", "core.quotePath=false", "diff", *common, commit]).decode(
+        "utf-8", "surrogateescape"
     )
+    untracked = ok(["ls-files", "-z", "--others", "--exclude-standard"]).split(b"\0")
+    added = sorted(p.decode("utf-8", "surrogateescape") for p in untracked if p)
+    files += [ChangedFile(path, "added") for path in added]
+    patch += "".join(_file_patch(path, None, os.path.join(root, path)) for path in added)
     files.sort(key=lambda c: c.path)
-    return Changes(tuple(files), patch.decode("utf-8", "surrogateescape"))
+    return Changes(tuple(files), patch)
 
 
 def _entries(root: str) -> dict[str, str]:

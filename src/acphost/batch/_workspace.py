@@ -13,7 +13,7 @@ common git directory: across the runs of this process and across processes.
 The worktree is created without a checkout under the lock and filled
 outside it. Git never runs hooks here (``core.hooksPath=/dev/null``), and
 nothing is written to the repository's object store (untracked files are
-marked intent-to-add, not hashed).
+compared here, not hashed by git).
 
 These functions block: the runner calls them in a worker thread.
 """
@@ -226,7 +226,9 @@ class Checkout:
         """
         if self.git_dir is not None and self.commit is not None:
             env = {**_git_env(), "GIT_DIR": self.git_dir, "GIT_WORK_TREE": self.root}
-            return git_changes(lambda args: git(args, cwd=self.root, env=env), self.commit)
+            return git_changes(
+                lambda args: git(args, cwd=self.root, env=env), self.root, self.commit
+            )
         assert self.baseline is not None
         return tree_changes(self.baseline, self.root)
 
