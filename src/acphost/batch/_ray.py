@@ -28,6 +28,7 @@ import os
 import shutil
 import signal
 import tempfile
+from collections.abc import Sequence
 from typing import Any
 
 from ._executor import ExecutorError, Setup
@@ -53,6 +54,13 @@ def _import_ray() -> Any:
     return ray
 
 
+class _DropSigtermNotice(logging.Filter):
+    """Ray's notice that it left SIGTERM alone (what ``open`` wants) is not news to the user."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "SIGTERM handler is not set" not in record.getMessage()
+
+
 class RayExecutor:
     """Carries each run out as a Ray task.
 
@@ -62,6 +70,9 @@ class RayExecutor:
             local cluster when none is running (and stops it at :meth:`close`).
         cpus_per_run: the CPUs Ray reserves for one run (agents mostly
             wait; a fraction lets a node run several).
+        forward_env: names of variables of this process's environment to
+            set for the agents on the workers (API keys...): a worker's
+            environment is its node's, not the driver's.
         init_options: more keyword arguments for ``ray.init``.
 
     """
@@ -73,10 +84,12 @@ class RayExecutor:
         address: str | None = None,
         *,
         cpus_per_run: float = 0.25,
+        forward_env: Sequence[str] = (),
         init_options: dict[str, Any] | None = None,
     ) -> None:
         self.address = address
         self.cpus_per_run = cpus_per_run
+        self.forward_env = tuple(forward_env)
         self.init_options = init_options or {}
         self._ray: Any = None
         self._owns_connection = False
@@ -99,11 +112,16 @@ class RayExecutor:
                 "logging_level": logging.WARNING,
                 **self.init_options,
             }
+            quiet = _DropSigtermNotice()
+            ray_logger = logging.getLogger("ray._private.worker")
+            ray_logger.addFilter(quiet)
             try:
                 await asyncio.to_thread(ray.init, address=self.address, **options)
             except Exception as exc:  # Ray raises ConnectionError, RuntimeError, ValueError...
                 where = self.address or "a local cluster"
                 raise ExecutorError(f"cannot connect to Ray at {where}: {exc}") from None
+            finally:
+                ray_logger.removeFilter(quiet)
             self._owns_connection = True
         self._remote = ray.remote(_run_on_worker).options(
             num_cpus=self.cpus_per_run, max_retries=0, name="acphost.batch.run"
@@ -126,6 +144,10 @@ class RayExecutor:
     def submit(self, run: Run) -> _RayHandle:
         """Pack the run's workspace (once per batch) and start the task."""
         assert self._setup is not None, "open() the executor first"
+        forwarded = {k: os.environ[k] for k in self.forward_env if k in os.environ}
+        if forwarded:
+            agent = dataclasses.replace(run.agent, env={**forwarded, **run.agent.env})
+            run = dataclasses.replace(run, agent=agent)
         return _RayHandle(self, run, self._setup)
 
     async def close(self) -> None:
@@ -165,28 +187,35 @@ class _RayHandle:
             return dataclasses.replace(error_outcome(run, ""), status="cancelled", error=None)
         except ray.exceptions.RayError as exc:
             return error_outcome(run, f"the Ray task failed: {type(exc).__name__}: {exc}")
-        return await asyncio.to_thread(self._receive, reply)
+        outcome = await asyncio.to_thread(self._receive, reply)
+        self._record(reply.get("history"))
+        return outcome
 
     def _receive(self, reply: dict[str, Any]) -> RunOutcome:
-        """Write the files that came back and record the run in this machine's history."""
+        """Write the files that came back (blocking: called in a worker thread)."""
         run_dir = os.path.join(self._setup.out, "runs", self._run.id)
         os.makedirs(run_dir, exist_ok=True)
         for name, data in reply["files"].items():
             if name in (TRACE_FILE, DIFF_FILE):
                 with open(os.path.join(run_dir, name), "wb") as f:
                     f.write(data)
-        outcome = RunOutcome.from_json(reply["outcome"], f"the outcome of {self._run.id}")
-        store = self._setup.history
-        exported = reply.get("history")
-        if store is not None and exported:
-            from ..history import HistoryError, import_sessions  # noqa: PLC0415
+        return RunOutcome.from_json(reply["outcome"], f"the outcome of {self._run.id}")
 
-            try:
-                import_sessions(store, exported, source=f"run {self._run.id}")
-            except HistoryError as exc:
-                if self._setup.warn is not None:
-                    self._setup.warn(f"{exc}; the run is not in the history")
-        return outcome
+    def _record(self, exported: str | None) -> None:
+        """Add the run's history record to this machine's history.
+
+        In the loop's thread: the store's connection belongs to it.
+        """
+        store = self._setup.history
+        if store is None or not exported:
+            return
+        from ..history import HistoryError, import_sessions  # noqa: PLC0415
+
+        try:
+            import_sessions(store, exported, source=f"run {self._run.id}")
+        except HistoryError as exc:
+            if self._setup.warn is not None:
+                self._setup.warn(f"{exc}; the run is not in the history")
 
     async def outcome(self) -> RunOutcome:
         return await self._task

@@ -18,6 +18,7 @@
     keep_workspaces = false
     executor = "ray"
     ray_address = "head.example:6379"
+    ray_env = ["ANTHROPIC_API_KEY"]        # variables passed to the agents on Ray
 
     [[agent]]                              # an agent defined here
     name = "mine"
@@ -76,7 +77,7 @@ SCALARS: dict[str, Any] = {
     "ray_address": str,
     "ray_cpus": _NUMBER,
 }
-LISTS = ("agents", "agent_commands", "prompts")
+LISTS = ("agents", "agent_commands", "prompts", "ray_env")
 CHOICES = {"approve": ("all", "reads", "deny"), "executor": ("local", "ray")}
 
 

@@ -60,7 +60,12 @@ from ._batch_view import View, make_view
 __all__ = ["batch_main", "build_batch_parser"]
 
 #: Spec keys that are lists of the repeatable flags: spec key -> argparse dest.
-_SPEC_LISTS = {"agents": "agent", "agent_commands": "agent_command", "prompts": "prompt"}
+_SPEC_LISTS = {
+    "agents": "agent",
+    "agent_commands": "agent_command",
+    "prompts": "prompt",
+    "ray_env": "ray_env",
+}
 #: Spec keys whose argparse dest has another name.
 _SPEC_RENAMES = {"prompts_file": "prompts", "permission_policy": "permission_policy"}
 _DEFAULTS: dict[str, Any] = {
@@ -118,6 +123,12 @@ def build_batch_parser() -> argparse.ArgumentParser:
     g.add_argument("--executor", choices=("local", "ray"), help="local (default) or ray")
     g.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster (HOST:PORT, ray://...)")
     g.add_argument("--ray-cpus", type=float, metavar="N", help="CPUs per run on Ray (default 0.25)")
+    g.add_argument(
+        "--ray-env",
+        metavar="NAME",
+        action="append",
+        help="pass this environment variable to the agents on Ray (repeatable)",
+    )
     g = p.add_argument_group("files, terminals, permissions (per run)")
     g.add_argument("--write", action="store_true", default=n, help="allow writes in the workspace")
     g.add_argument("--yolo", action="store_true", default=n, help="reads anywhere, writes allowed")
@@ -292,7 +303,7 @@ def _executor(args: argparse.Namespace) -> Any:
         return None
     from ..batch import RayExecutor  # noqa: PLC0415 - Ray loads only when asked for
 
-    return RayExecutor(args.ray_address, cpus_per_run=args.ray_cpus)
+    return RayExecutor(args.ray_address, cpus_per_run=args.ray_cpus, forward_env=args.ray_env or ())
 
 
 def _history(args: argparse.Namespace, view: View) -> Any:
