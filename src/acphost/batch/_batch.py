@@ -223,17 +223,20 @@ class Batch:
         }
 
     async def _schedule(self, todo: list[Run]) -> AsyncIterator[RunOutcome]:
-        waiting = iter(todo)
         tasks = self._tasks
+        loop = asyncio.get_running_loop()
+        at = 0  # the next run to submit
         while True:
-            while not self._stopping and len(tasks) < self.jobs:
-                run = next(waiting, None)
-                if run is None:
-                    break
+            while not self._stopping and len(tasks) < self.jobs and at < len(todo):
+                run = todo[at]
+                at += 1
                 handle = self.executor.submit(run)
                 self._running[run.id] = handle
-                task = asyncio.get_running_loop().create_task(self._outcome(run, handle))
-                tasks[task] = run
+                tasks[loop.create_task(self._outcome(run, handle))] = run
+            if not self._stopping:
+                # The next runs' workspaces are made while these wait on their agents.
+                for run in todo[at : at + self.jobs]:
+                    self.executor.prepare(run)
             if not tasks:
                 return
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)

@@ -1,4 +1,4 @@
-"""The executor contract: submit a run, get its outcome, cancel it.
+"""The executor contract: submit a run, get its outcome, cancel it (and a hint to prepare one).
 
 Two implementations: :class:`~acphost.batch.LocalExecutor` (every run in
 this process's event loop) and :class:`~acphost.batch.RayExecutor` (each run
@@ -73,6 +73,14 @@ class Executor(Protocol):
         Raises:
             ExecutorError: it cannot be used (Ray missing, cluster unreachable).
 
+        """
+        ...
+
+    def prepare(self, run: Run) -> None:
+        """A hint: ``run`` is submitted soon; get ready what does not need the agent.
+
+        The local executor makes the run's workspace ahead (a large checkout
+        then costs no time of the run's slot); an executor may do nothing.
         """
         ...
 

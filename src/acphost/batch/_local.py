@@ -10,6 +10,7 @@ once into a baseline that every run copies and is compared to.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import shutil
@@ -17,8 +18,8 @@ import tempfile
 
 from ._executor import Setup
 from ._model import Run, RunError, RunOutcome, WorkspaceSource
-from ._runner import Place, carry_out
-from ._workspace import WorkspaceError, make_baseline
+from ._runner import MARKER_FILE, Place, carry_out, make_workspace
+from ._workspace import Checkout, WorkspaceError, make_baseline
 
 __all__ = ["LocalExecutor", "error_outcome", "run_place"]
 
@@ -36,6 +37,14 @@ def error_outcome(run: Run, message: str, node: str = "local") -> RunOutcome:
         node=node,
         fingerprint=run.fingerprint,
     )
+
+
+def _discard(checkout: Checkout, place: Place) -> None:
+    """Remove a workspace that no run used, and its mark."""
+    with contextlib.suppress(WorkspaceError):
+        checkout.remove()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(os.path.join(place.out_dir, MARKER_FILE))
 
 
 def run_place(run: Run, setup: Setup, out_dir: str, work_dir: str) -> Place:
@@ -82,6 +91,7 @@ class LocalExecutor:
         self._setup: Setup | None = None
         self._tmp: str | None = None
         self._baselines: dict[WorkspaceSource, asyncio.Task[str]] = {}
+        self._prepared: dict[str, tuple[Place, asyncio.Task[Checkout]]] = {}
 
     async def open(self, setup: Setup) -> None:
         """Make the temporary directory workspaces and baselines go in."""
@@ -90,26 +100,42 @@ class LocalExecutor:
         if setup.keep_workspaces:
             os.makedirs(os.path.join(setup.out, "workspaces"), exist_ok=True)
 
+    def _place(self, run: Run) -> Place:
+        assert self._setup is not None and self._tmp is not None, "open() the executor first"
+        return run_place(run, self._setup, os.path.join(self._setup.out, "runs", run.id), self._tmp)
+
+    def prepare(self, run: Run) -> None:
+        """Make the run's workspace now, while other runs wait on their agents."""
+        if run.id not in self._prepared:
+            place = self._place(run)
+            task = asyncio.get_running_loop().create_task(self._make_workspace(run, place))
+            self._prepared[run.id] = (place, task)
+
+    async def _make_workspace(self, run: Run, place: Place) -> Checkout:
+        if not run.workspace.is_git:
+            place.baseline = await asyncio.shield(self._baseline(run.workspace))
+        return await asyncio.to_thread(make_workspace, run, place)
+
     def submit(self, run: Run) -> _LocalHandle:
         """Start the run as a task of the running loop."""
-        assert self._setup is not None and self._tmp is not None, "open() the executor first"
-        place = run_place(
-            run, self._setup, os.path.join(self._setup.out, "runs", run.id), self._tmp
-        )
+        place, prepared = self._prepared.pop(run.id, (None, None))
+        if place is None or prepared is None:
+            place = self._place(run)
+            prepared = asyncio.get_running_loop().create_task(self._make_workspace(run, place))
         task = asyncio.get_running_loop().create_task(
-            self._carry(run, place), name=f"acphost.batch.{run.id}"
+            self._carry(run, place, prepared), name=f"acphost.batch.{run.id}"
         )
         return _LocalHandle(task, place)
 
-    async def _carry(self, run: Run, place: Place) -> RunOutcome:
-        if not run.workspace.is_git:
-            try:
-                place.baseline = await asyncio.shield(self._baseline(run.workspace))
-            except WorkspaceError as exc:
-                return error_outcome(run, f"workspace: {exc}")
-        if place.stop.is_set():  # stopped while the baseline was being copied
+    async def _carry(self, run: Run, place: Place, prepared: asyncio.Task[Checkout]) -> RunOutcome:
+        try:
+            checkout = await asyncio.shield(prepared)
+        except WorkspaceError as exc:
+            return error_outcome(run, f"workspace: {exc}")
+        if place.stop.is_set():  # stopped before it started
+            await asyncio.to_thread(_discard, checkout, place)
             return dataclasses.replace(error_outcome(run, ""), status="cancelled", error=None)
-        return await carry_out(run, place)
+        return await carry_out(run, place, checkout)
 
     def _baseline(self, source: WorkspaceSource) -> asyncio.Task[str]:
         task = self._baselines.get(source)
@@ -130,9 +156,18 @@ class LocalExecutor:
 
     async def close(self) -> None:
         """Remove the temporary directory (baselines and any workspace left in it)."""
-        for task in self._baselines.values():
-            if not task.done():
-                task.cancel()
+        # Workspaces made ahead for runs that never started: let each finish, then remove it.
+        prepared = list(self._prepared.values())
+        self._prepared.clear()
+        for place, made in prepared:
+            try:
+                checkout = await asyncio.shield(made)
+            except WorkspaceError:
+                continue
+            await asyncio.to_thread(_discard, checkout, place)
+        for baseline in self._baselines.values():
+            if not baseline.done():
+                baseline.cancel()
         await asyncio.gather(*self._baselines.values(), return_exceptions=True)
         if self._tmp is not None:
             await asyncio.to_thread(shutil.rmtree, self._tmp, True)

@@ -141,6 +141,10 @@ class RayExecutor:
             self._snapshots[source] = task
         return task
 
+    def prepare(self, run: Run) -> None:
+        """Pack the run's workspace now (once per workspace)."""
+        self._snapshot(run.workspace)
+
     def submit(self, run: Run) -> _RayHandle:
         """Pack the run's workspace (once per batch) and start the task."""
         assert self._setup is not None, "open() the executor first"

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..config import AgentSpec
     from ..history import HistoryStore
 
-__all__ = ["Place", "carry_out", "redactor_for"]
+__all__ = ["Place", "carry_out", "make_workspace", "redactor_for"]
 
 logger = logging.getLogger("acphost.batch")
 
@@ -294,7 +294,27 @@ def _write_text(path: str, text: str) -> None:
         f.write(text)
 
 
-async def carry_out(run: Run, place: Place) -> RunOutcome:
+def make_workspace(run: Run, place: Place) -> Checkout:
+    """Create the run's workspace and mark it in its result directory (blocking).
+
+    The mark (``workspace.json``) lets a later batch remove the workspace if
+    this process dies before it does.
+
+    Raises:
+        WorkspaceError: it could not be created (nothing is left behind).
+
+    """
+    os.makedirs(place.out_dir, exist_ok=True)
+    checkout = open_checkout(run.workspace, place.workspace, place.baseline)
+    try:
+        _write_text(os.path.join(place.out_dir, MARKER_FILE), json.dumps(checkout.marker()))
+    except OSError as exc:
+        checkout.remove()
+        raise WorkspaceError(f"cannot write {MARKER_FILE}: {exc}") from None
+    return checkout
+
+
+async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) -> RunOutcome:
     """Carry out one run and return its outcome (never raises for what the run did).
 
     The trace and the patch are written into ``place.out_dir``; the workspace
@@ -303,6 +323,8 @@ async def carry_out(run: Run, place: Place) -> RunOutcome:
     Args:
         run: the description.
         place: where and how.
+        prepared: the run's workspace, when it was made ahead
+            (:func:`make_workspace`); else it is made first.
 
     Returns:
         The outcome; its file paths are relative to the batch's output directory.
@@ -318,19 +340,21 @@ async def carry_out(run: Run, place: Place) -> RunOutcome:
     diff_rel: str | None = None
     marker = os.path.join(place.out_dir, MARKER_FILE)
     try:
-        checkout = await asyncio.to_thread(
-            open_checkout, run.workspace, place.workspace, place.baseline
+        made = (
+            prepared
+            if prepared is not None
+            else await asyncio.to_thread(make_workspace, run, place)
         )
-        _write_text(marker, json.dumps(checkout.marker()))
+        checkout = made
         trace = TraceWriter(os.path.join(place.out_dir, TRACE_FILE), redactor=redactor)
         trace_rel = f"{place.rel_dir}/{TRACE_FILE}"
-        conv = _Conversation(run, place, checkout.cwd, redactor)
+        conv = _Conversation(run, place, made.cwd, redactor)
         try:
             await _converse(conv, trace)
         finally:
             trace.close()
         talk = conv.talk
-        changes = await asyncio.to_thread(checkout.changes)
+        changes = await asyncio.to_thread(made.changes)
         changed = changes.files
         if changes.patch:
             _write_text(os.path.join(place.out_dir, DIFF_FILE), changes.patch)
