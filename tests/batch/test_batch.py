@@ -13,6 +13,7 @@ from acphost.batch import BatchError, Limits, run_batch
 from acphost.client import Budget
 from acphost.history import HistoryStore
 from acphost.launch import HostChoices, build_host_config
+from tests.support.waiting import eventually
 
 from .conftest import DEMO, FILES, WAIT, collect, git, pids_in, plan_of, tree, wait_gone
 
@@ -157,9 +158,12 @@ async def test_cancel_mid_batch_cancels_the_turns_and_leaves_no_process(
     batch = run_batch(plan, str(tmp_path / "out"), jobs=2)
     seen = []
 
+    def prompted():  # the traces show both turns started
+        traces = (tmp_path / "out").glob("runs/*/trace.jsonl")
+        return sum('"session/prompt"' in p.read_text() for p in traces) == 2
+
     async def cancel_when_running():
-        while len(pids_in(tmp_path)) < 2 or batch.progress().running < 2:
-            await asyncio.sleep(0.01)
+        await eventually(prompted, what="two turns running")
         batch.cancel()
 
     canceller = asyncio.create_task(cancel_when_running())
@@ -230,3 +234,21 @@ async def test_an_agent_writing_by_itself_stays_in_its_workspace(git_ws, tmp_pat
     _, outcomes = await collect(plan, tmp_path / "out", jobs=3)
     assert all([c.path for c in o.changed_files] == ["mine.txt"] for o in outcomes.values())
     assert not (git_ws / "mine.txt").exists()
+
+
+async def test_cancel_while_the_agents_start(git_ws, tmp_path, monkeypatch):
+    monkeypatch.setenv("WAIT_AGENT_PIDFILE_DIR", str(tmp_path))
+    plan = plan_of(["wait 60"], git_ws, agents=(WAIT,), repeat=6)
+    batch = run_batch(plan, str(tmp_path / "out"), jobs=4)
+
+    async def cancel_at_once():
+        await eventually(lambda: batch.progress().running == 4, what="four runs submitted")
+        batch.cancel()
+
+    canceller = asyncio.create_task(cancel_at_once())
+    seen = [o async for o in batch]
+    await canceller
+    assert [o.status for o in seen] == ["cancelled"] * 4
+    assert wait_gone(pids_in(tmp_path)) == []
+    assert len(git(git_ws, "worktree", "list").splitlines()) == 1
+    assert not list((tmp_path / "out").glob("runs/*/workspace.json"))

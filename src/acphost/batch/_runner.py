@@ -243,6 +243,34 @@ class _Conversation:
         self.talk.error = RunError(self.redactor(message), self.redactor(tail))
 
 
+async def _stop(
+    conv: _Conversation, main: asyncio.Task[None], kill: asyncio.Task[bool], why: str
+) -> None:
+    """End the conversation early: cancel the turn if there is one, else the start-up.
+
+    A task cancelled at the moment an inner wait of its ends can carry on
+    (the cancellation is lost, and the turn may then start), so the state is
+    looked at again until the conversation has ended; a kill ends the agent.
+    """
+    cancelling: asyncio.Task[None] | None = None
+    while not main.done():
+        if kill.done():
+            conv.kill()
+        session = conv.session
+        if cancelling is None and session is not None and session.turn is not None:
+            cancelling = asyncio.get_running_loop().create_task(
+                conv.interrupt(why, conv.run.limits.cancel_grace)
+            )
+        elif cancelling is None:
+            main.cancel()  # still starting: leaving the client's context ends the agent
+        waiting: set[asyncio.Task[Any]] = {main, kill} if not kill.done() else {main}
+        if cancelling is not None and not cancelling.done():
+            waiting.add(cancelling)
+        await asyncio.wait(waiting, timeout=0.1, return_when=asyncio.FIRST_COMPLETED)
+    if cancelling is not None:
+        await asyncio.wait({cancelling})
+
+
 async def _converse(conv: _Conversation, trace: TraceWriter) -> None:
     """Run the conversation until it ends, the time is up, or the run is stopped."""
     run, place, talk = conv.run, conv.place, conv.talk
@@ -258,18 +286,7 @@ async def _converse(conv: _Conversation, trace: TraceWriter) -> None:
         await asyncio.wait({main, stop}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
         if not main.done():
             why = "interrupted" if place.stop.is_set() else "timeout"
-            if conv.session is not None and conv.session.turn is not None:
-                cancel = loop.create_task(conv.interrupt(why, run.limits.cancel_grace))
-                await asyncio.wait({cancel, kill}, return_when=asyncio.FIRST_COMPLETED)
-                if kill.done():
-                    conv.kill()
-                await asyncio.wait({cancel})
-            else:
-                main.cancel()  # still starting: closing the client ends the agent
-        await asyncio.wait({main, kill}, return_when=asyncio.FIRST_COMPLETED)
-        if not main.done():
-            conv.kill()
-            await asyncio.wait({main})
+            await _stop(conv, main, kill, why)
     finally:
         for task in (stop, kill):
             task.cancel()
