@@ -1,86 +1,16 @@
 """``acphost batch``: prompts x agents x repeats in parallel, each run in its own workspace.
 
 ``acphost batch report OUT`` renders the reports of an output directory again.
-The work is :mod:`acphost.batch`'s; this module turns flags (and a ``--spec``
-file) into a plan, shows progress (rich on a terminal, plain lines when
-piped), turns Ctrl-C into a clean stop, and picks the exit code: 0 when
-every run is ``ok``, 1 when any is not, 2 for a usage error, 130 when
-interrupted.
+This module only parses; :mod:`acphost.cli._batch_run` does the rest.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import functools
-import importlib
-import os
-import shlex
-import signal
-import sys
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
-from ..batch import (
-    Batch,
-    BatchError,
-    ExecutorError,
-    Limits,
-    OutcomeError,
-    PlanError,
-    Prompt,
-    RunOutcome,
-    WorkspaceError,
-    inspect_workspace,
-    load_report,
-    load_spec,
-    make_plan,
-    numbered,
-    read_prompts,
-    uncommitted_changes,
-    write_reports,
-)
-from ..client import Budget
-from ..config import AgentSpec
-from ..host import PolicyFileError
-from ..launch import (
-    EXIT_ERROR,
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    EXIT_USAGE,
-    HostChoices,
-    UsageProblem,
-    build_host_config,
-    fail,
-    resolve,
-)
-from ._batch_view import View, make_view
-
 __all__ = ["batch_main", "build_batch_parser"]
-
-#: Spec keys that are lists of the repeatable flags: spec key -> argparse dest.
-_SPEC_LISTS = {
-    "agents": "agent",
-    "agent_commands": "agent_command",
-    "prompts": "prompt",
-    "ray_env": "ray_env",
-}
-#: Spec keys whose argparse dest has another name.
-_SPEC_RENAMES = {"prompts_file": "prompts", "permission_policy": "permission_policy"}
-_DEFAULTS: dict[str, Any] = {
-    "repeat": 1,
-    "init_timeout": 60.0,
-    "executor": "local",
-    "ray_cpus": 0.25,
-    "write": False,
-    "yolo": False,
-    "no_terminal": False,
-    "no_fs": False,
-    "keep_workspaces": False,
-    "no_history": False,
-    "retry_failed": False,
-}
 
 
 def build_batch_parser() -> argparse.ArgumentParser:
@@ -148,211 +78,11 @@ def build_batch_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _merge_spec(args: argparse.Namespace) -> dict[str, Any]:
-    """Fill what the flags left unset from ``--spec``; return the spec's extras."""
-    spec: dict[str, Any] = load_spec(args.spec) if args.spec else {}
-    for key, value in spec.items():
-        dest = _SPEC_LISTS.get(key) or _SPEC_RENAMES.get(key, key)
-        if hasattr(args, dest) and getattr(args, dest) in (None, []):
-            setattr(args, dest, value)
-    for key, value in _DEFAULTS.items():
-        if getattr(args, key) is None:
-            setattr(args, key, value)
-    return spec
-
-
-def agent_from_command(text: str, name: str | None = None) -> AgentSpec:
-    """An agent from a command line (``--agent-command``).
-
-    Uses :func:`acphost.config.agent_from_command` when the config package has
-    it; until then, splits the line as a POSIX shell would (no shell runs it).
-
-    Raises:
-        UsageProblem: an empty or unbalanced command line.
-
-    """
-    shared = getattr(importlib.import_module("acphost.config"), "agent_from_command", None)
-    if shared is not None:
-        try:
-            spec: AgentSpec = shared(text, name=name)
-        except ValueError as exc:
-            raise UsageProblem(f"--agent-command {text!r}: {exc}") from None
-        return spec
-    try:
-        argv = shlex.split(text)
-    except ValueError as exc:
-        raise UsageProblem(f"--agent-command {text!r}: {exc}") from None
-    if not argv:
-        raise UsageProblem("--agent-command: the command line is empty")
-    if name is None:
-        name = os.path.basename(argv[0])
-        if len(argv) > 2 and argv[1] == "-m":  # python -m package.module
-            name = argv[2]
-    return AgentSpec(name=name, command=argv[0], args=tuple(argv[1:]), source="--agent-command")
-
-
-def _agents(
-    args: argparse.Namespace, workspace: str, spec: dict[str, Any]
-) -> tuple[list[AgentSpec], list[Any]]:
-    agents: list[AgentSpec] = []
-    mcp: list[Any] = []
-    names = list(args.agent or [])
-    commands = list(args.agent_command or [])
-    inline = list(spec.get("agent_specs", []))
-    for name in names or ([None] if not commands and not inline else []):
-        _, settings, agent = resolve(
-            SimpleNamespace(agent=name, settings=args.settings, cwd=workspace)
-        )
-        agents.append(agent)
-        mcp = list(settings.mcp_servers)
-    taken = {a.name for a in [*agents, *inline]}
-    for text in commands:
-        agent = agent_from_command(text)
-        base, n = agent.name, 2
-        while agent.name in taken:
-            agent = AgentSpec(
-                name=f"{base}-{n}",
-                command=agent.command,
-                args=agent.args,
-                env=agent.env,
-                source=agent.source,
-                missing_file_returns_empty=agent.missing_file_returns_empty,
-            )
-            n += 1
-        taken.add(agent.name)
-        agents.append(agent)
-    return [*agents, *inline], mcp
-
-
-def _prompts(args: argparse.Namespace, spec: dict[str, Any]) -> list[Prompt]:
-    prompts = numbered(list(args.prompt or []))
-    if args.prompts:
-        prompts += read_prompts(args.prompts, start=len(prompts) + 1)
-    return prompts + list(spec.get("prompt_items", []))
-
-
-def configure(args: argparse.Namespace, view: View) -> Batch:
-    """Turn the flags into a :class:`~acphost.batch.Batch` (warnings go to ``view``).
-
-    Raises:
-        UsageProblem, PlanError, WorkspaceError, PolicyFileError: bad input.
-
-    """
-    if args.ask:
-        raise UsageProblem(
-            "--ask cannot be used with batch: nobody is there to answer; decide up front "
-            "with --write, --approve-all, --approve-reads, --deny-all or --permission-policy"
-        )
-    spec = _merge_spec(args)
-    for flag in ("repeat", "jobs"):
-        value = getattr(args, flag)
-        if value is not None and value < 1:
-            raise UsageProblem(f"--{flag} must be at least 1, got {value}")
-    source = inspect_workspace(args.workspace or os.getcwd())
-    if uncommitted_changes(source):
-        view.note(
-            "warning: "
-            f"the workspace has uncommitted changes: runs start from commit {source.commit[:12]}"
-            if source.commit
-            else "the workspace has uncommitted changes"
-        )
-    agents, mcp = _agents(args, source.path, spec)
-    choices = HostChoices(
-        write=args.write,
-        yolo=args.yolo,
-        approve=args.approve,
-        policy_file=args.permission_policy,
-        audit_log=args.audit_log,
-        fs=not args.no_fs,
-        terminal=not args.no_terminal,
-    )
-    for agent in agents:  # a bad rules file is a usage error now, not 64 failed runs later
-        build_host_config(choices, agent)
-    budget = None
-    if args.max_tokens is not None or args.max_cost is not None:
-        try:
-            budget = Budget(
-                max_tokens=args.max_tokens, max_cost=args.max_cost, currency=args.currency
-            )
-        except ValueError as exc:
-            raise UsageProblem(str(exc)) from None
-    limits = Limits(timeout=args.timeout, budget=budget, init_timeout=args.init_timeout)
-    plan = make_plan(
-        agents,
-        _prompts(args, spec),
-        workspace=source,
-        repeat=args.repeat,
-        limits=limits,
-        host=functools.partial(build_host_config, choices),
-        mcp_servers=mcp,
-    )
-    return Batch(
-        plan,
-        args.out or "acphost-batch",
-        executor=_executor(args),
-        jobs=args.jobs,
-        keep_workspaces=args.keep_workspaces,
-        history=_history(args, view),
-        retry_failed=args.retry_failed,
-        warn=lambda message: view.note(f"warning: {message}"),
-    )
-
-
-def _executor(args: argparse.Namespace) -> Any:
-    if args.executor != "ray":
-        return None
-    from ..batch import RayExecutor  # noqa: PLC0415 - Ray loads only when asked for
-
-    return RayExecutor(args.ray_address, cpus_per_run=args.ray_cpus, forward_env=args.ray_env or ())
-
-
-def _history(args: argparse.Namespace, view: View) -> Any:
-    from ..history import HistoryError, HistoryStore, history_enabled  # noqa: PLC0415
-
-    if not history_enabled(args.no_history):
-        return None
-    try:
-        return HistoryStore.open()
-    except HistoryError as exc:
-        view.note(f"warning: {exc}; the runs are not recorded in the history")
-        return None
-
-
-async def _drive(batch: Batch, view: View) -> None:
-    loop = asyncio.get_running_loop()
-    presses = 0
-
-    def on_signal() -> None:
-        nonlocal presses
-        presses += 1
-        if presses == 1:
-            view.note("cancelling the running runs (Ctrl-C again to kill their agents)")
-            batch.cancel()
-        else:
-            batch.kill()
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, on_signal)
-    view.start(batch)
-    try:
-        async for outcome in batch:
-            view.finished(outcome)
-    finally:
-        view.stop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
-
-
-def _exit_code(batch: Batch) -> int:
-    if batch.cancelled:
-        return EXIT_INTERRUPTED
-    outcomes: list[RunOutcome] = list(batch.outcomes.values())
-    complete = len(outcomes) == len(batch.plan.runs)
-    return EXIT_OK if complete and all(o.status == "ok" for o in outcomes) else EXIT_ERROR
-
-
 def batch_main(argv: list[str], setup_logging: Callable[[int], None] | None = None) -> int:
     """``acphost batch ...``: run a batch (or ``report OUT``); return the exit code.
+
+    Parsing loads nothing else (``--help`` stays quick); the batch machinery
+    is imported once the flags are known.
 
     Args:
         argv: the arguments after ``batch``.
@@ -360,47 +90,12 @@ def batch_main(argv: list[str], setup_logging: Callable[[int], None] | None = No
 
     """
     if argv and argv[0] == "report":
+        from ._batch_run import report_main  # noqa: PLC0415
+
         return report_main(argv[1:])
     args = build_batch_parser().parse_args(argv)
     if setup_logging is not None:
         setup_logging(args.verbose)
-    view = make_view(sys.stderr, verbose=args.verbose)
-    try:
-        batch = configure(args, view)
-    except (UsageProblem, PlanError, WorkspaceError, PolicyFileError) as exc:
-        fail(str(exc))
-        return EXIT_USAGE
-    try:
-        asyncio.run(_drive(batch, view))
-    except (BatchError, ExecutorError, OutcomeError) as exc:
-        fail(str(exc))
-        return EXIT_USAGE if isinstance(exc, ExecutorError) else EXIT_ERROR
-    except KeyboardInterrupt:  # before the handlers were in place
-        return EXIT_INTERRUPTED
-    finally:
-        if batch.history is not None:
-            batch.history.close()
-    view.summary(batch)
-    return _exit_code(batch)
+    from ._batch_run import run_batch_command  # noqa: PLC0415
 
-
-def report_main(argv: list[str]) -> int:
-    """``acphost batch report OUT``: render report.json, .md and .html again."""
-    p = argparse.ArgumentParser(
-        prog="acphost batch report",
-        description="Render OUT/report.json, report.md and report.html again from the results.",
-    )
-    p.add_argument("out", help="a batch's output directory")
-    args = p.parse_args(argv)
-    try:
-        report = load_report(args.out)
-        paths = write_reports(report)
-    except (BatchError, OutcomeError) as exc:
-        fail(str(exc))
-        return EXIT_USAGE
-    except OSError as exc:
-        fail(f"cannot write the reports: {exc}")
-        return EXIT_ERROR
-    for path in paths:
-        print(path)
-    return EXIT_OK
+    return run_batch_command(args)
