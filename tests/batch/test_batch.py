@@ -142,11 +142,18 @@ async def test_timeout_cancels_the_turn_and_ends_the_agent(plain_ws, tmp_path, m
     assert '"session/cancel"' in trace
 
 
-async def test_a_token_budget_stops_the_run(plain_ws, tmp_path):
-    plan = plan_of(["usage", "echo within"], plain_ws, limits=Limits(budget=Budget(max_tokens=0)))
+@pytest.mark.parametrize(
+    ("budget", "needle"),
+    [
+        (Budget(max_tokens=0), "token budget exceeded"),
+        (Budget(max_cost=0.0, currency="USD"), "cost budget exceeded"),
+    ],
+)
+async def test_a_budget_stops_the_run(plain_ws, tmp_path, budget, needle):
+    plan = plan_of(["usage", "echo within"], plain_ws, limits=Limits(budget=budget))
     _, outcomes = await collect(plan, tmp_path / "out")
     assert outcomes["demo--p1--0"].status == "budget"
-    assert "token budget exceeded" in outcomes["demo--p1--0"].error.message
+    assert needle in outcomes["demo--p1--0"].error.message
     assert outcomes["demo--p2--0"].status == "ok"  # never reported usage: nothing to enforce
 
 
@@ -252,3 +259,26 @@ async def test_cancel_while_the_agents_start(git_ws, tmp_path, monkeypatch):
     assert wait_gone(pids_in(tmp_path)) == []
     assert len(git(git_ws, "worktree", "list").splitlines()) == 1
     assert not list((tmp_path / "out").glob("runs/*/workspace.json"))
+
+
+async def test_secrets_given_to_the_agent_are_redacted_from_results(plain_ws, tmp_path):
+    from dataclasses import replace
+
+    secret = "sk-live-0123456789abcdef"
+    agent = replace(DEMO, env={**DEMO.env, "MY_SERVICE_TOKEN": secret})
+    _, outcomes = await collect(
+        plan_of([f"echo the key is {secret}"], plain_ws, agents=(agent,)), tmp_path / "out"
+    )
+    outcome = outcomes["demo--p1--0"]
+    assert outcome.status == "ok" and secret not in outcome.final_text
+    assert "the key is" in outcome.final_text
+    assert secret not in (tmp_path / "out" / outcome.trace).read_text()
+    assert secret not in (tmp_path / "out" / "report.html").read_text()
+
+
+async def test_an_output_directory_inside_a_plain_workspace_is_not_copied(plain_ws):
+    out = plain_ws / "results"
+    plan = plan_of(["terminal sh -c 'ls -a > listing.txt'"], plain_ws, host=WRITE)
+    _, outcomes = await collect(plan, out)
+    patch = (out / outcomes["demo--p1--0"].diff).read_text()
+    assert "+hello.py" in patch and "results" not in patch

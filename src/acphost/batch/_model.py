@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..client import Budget, HostConfig
     from ..config import AgentSpec
+    from ..trace import Redactor
 
 __all__ = [
     "STATUSES",
@@ -30,6 +32,7 @@ __all__ = [
     "RunError",
     "RunOutcome",
     "WorkspaceSource",
+    "redactor_for",
 ]
 
 #: Every status a run can end with.
@@ -40,6 +43,19 @@ STATUSES = ("ok", "error", "timeout", "cancelled", "budget")
 #: pickled, so it must be a module-level function (or a ``functools.partial``
 #: of one) and everything it refers to must exist on the workers.
 HostFactory = Callable[["AgentSpec"], "HostConfig"]
+
+
+def redactor_for(agents: Iterable[AgentSpec]) -> Redactor:
+    """The redactor of what a batch stores: the usual patterns plus the agents' environment values.
+
+    Values set for an agent (API keys, tokens) are secrets whatever their
+    name, wherever they show up (the agent's answer, its errors, a prompt);
+    short ones (flags such as ``1``) would redact ordinary text.
+    """
+    from ..trace import Redactor  # noqa: PLC0415 - loads the redaction patterns
+
+    values = {re.escape(v) for agent in agents for v in agent.env.values() if len(v) >= 8}
+    return Redactor(value_patterns=sorted(values))
 
 
 class OutcomeError(ValueError):

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._model import HostFactory, Limits, Run, WorkspaceSource
+from ._model import HostFactory, Limits, Run, WorkspaceSource, redactor_for
 
 if TYPE_CHECKING:
     from ..config import AgentSpec
@@ -65,12 +65,13 @@ class Plan:
     repeat: int
 
     def to_json(self) -> dict[str, Any]:
-        """The plan as ``batch.json`` keeps it (no agent command or environment)."""
+        """The plan as ``batch.json`` keeps it (no agent command or environment; redacted)."""
         sources = dict.fromkeys(r.workspace.describe() for r in self.runs)
+        redact = redactor_for({r.agent.name: r.agent for r in self.runs}.values())
         return {
             "workspace": ", ".join(sources),
             "agents": list(self.agents),
-            "prompts": [{"id": p.id, "prompt": p.text} for p in self.prompts],
+            "prompts": [{"id": p.id, "prompt": redact(p.text)} for p in self.prompts],
             "repeat": self.repeat,
             "runs": [
                 {

@@ -27,15 +27,14 @@ from ..client import AcpClient, Session, TurnResult
 from ..content import prompt_with_mentions
 from ..trace import Redactor, TraceWriter
 from ._diff import DiffError
-from ._model import Run, RunError, RunOutcome
+from ._model import Run, RunError, RunOutcome, redactor_for
 from ._workspace import Checkout, WorkspaceError, open_checkout
 
 if TYPE_CHECKING:
     from .. import schema as s
-    from ..config import AgentSpec
     from ..history import HistoryStore
 
-__all__ = ["Place", "carry_out", "make_workspace", "redactor_for"]
+__all__ = ["Place", "carry_out", "make_workspace"]
 
 logger = logging.getLogger("acphost.batch")
 
@@ -76,16 +75,6 @@ class Place:
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     kill: asyncio.Event = field(default_factory=asyncio.Event)
     warn: Callable[[str], None] | None = None
-
-
-def redactor_for(agent: AgentSpec) -> Redactor:
-    """The run's redactor: the usual patterns plus the values of the agent's environment.
-
-    Values set for the agent (API keys, tokens) are secrets whatever their
-    name; short ones (flags such as ``1``) would redact ordinary text.
-    """
-    values = [re.escape(v) for v in agent.env.values() if len(v) >= 8]
-    return Redactor(value_patterns=values)
 
 
 def _now() -> str:
@@ -349,7 +338,7 @@ async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) ->
     """
     started, t0 = _now(), time.monotonic()
     os.makedirs(place.out_dir, exist_ok=True)
-    redactor = redactor_for(run.agent)
+    redactor = redactor_for([run.agent])
     talk = _Talk()
     checkout: Checkout | None = None
     trace_rel: str | None = None
@@ -393,7 +382,7 @@ async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) ->
         id=run.id,
         agent=run.agent.name,
         prompt_id=run.prompt_id,
-        prompt=run.prompt,
+        prompt=redactor(run.prompt),
         repeat=run.repeat,
         status=talk.status,
         stop_reason=talk.stop_reason,

@@ -145,8 +145,11 @@ def load_spec(path: str) -> dict[str, Any]:
             _check(where, value, SCALARS[key])
             if key in CHOICES and value not in CHOICES[key]:
                 raise SpecError(f"{where}: expected one of {', '.join(CHOICES[key])}")
+            is_path = SCALARS[key] is _PATH
             out[key] = (
-                os.path.join(base, os.path.expanduser(value)) if SCALARS[key] is _PATH else value
+                os.path.normpath(os.path.join(base, os.path.expanduser(value)))
+                if is_path
+                else value
             )
         elif key in LISTS:
             if not isinstance(value, list):

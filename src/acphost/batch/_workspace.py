@@ -27,6 +27,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -338,7 +339,10 @@ def _rmtree(path: str) -> None:
 
     try:
         if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, onerror=retry_writable)
+            if sys.version_info >= (3, 12):
+                shutil.rmtree(path, onexc=retry_writable)
+            else:
+                shutil.rmtree(path, onerror=retry_writable)
         else:
             os.unlink(path)
     except OSError as exc:
