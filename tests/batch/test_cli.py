@@ -120,6 +120,8 @@ def test_usage_errors_exit_2_with_one_line(plain_ws, tmp_path):
     ]
     (tmp_path / "bad.toml").write_text("colour = 'blue'\n")
     cases.append((["--spec", "bad.toml"], "colour: unknown key"))
+    (tmp_path / "rules.json").write_text("not json")
+    cases.append((["--permission-policy", "rules.json", "-p", "x"], "rules.json"))
     for args, needle in cases:
         r = acphost(
             ["batch", "--workspace", str(plain_ws), *args]

@@ -187,9 +187,10 @@ class _RayHandle:
         self._ref = ex._remote.remote(run, snapshot, self._setup.keep_workspaces, record)
         try:
             reply = await self._ref
-        except ray.exceptions.TaskCancelledError:
-            return dataclasses.replace(error_outcome(run, ""), status="cancelled", error=None)
         except ray.exceptions.RayError as exc:
+            # A cancelled task raises TaskCancelledError; a killed one (force) a worker error.
+            if self._stopped or isinstance(exc, ray.exceptions.TaskCancelledError):
+                return dataclasses.replace(error_outcome(run, ""), status="cancelled", error=None)
             return error_outcome(run, f"the Ray task failed: {type(exc).__name__}: {exc}")
         outcome = await asyncio.to_thread(self._receive, reply)
         self._record(reply.get("history"))

@@ -41,7 +41,7 @@ from ..batch import (
 )
 from ..client import Budget
 from ..config import AgentSpec
-from ..host import PolicyFileError
+from ..host import PolicyFileError, RulesPolicy
 from ..launch import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -199,8 +199,8 @@ def configure(args: argparse.Namespace, view: View) -> Batch:
         fs=not args.no_fs,
         terminal=not args.no_terminal,
     )
-    for agent in agents:  # a bad rules file is a usage error now, not 64 failed runs later
-        build_host_config(choices, agent)
+    if args.permission_policy:  # a bad rules file is a usage error now, not 64 failed runs later
+        RulesPolicy.from_file(os.path.expanduser(args.permission_policy))
     budget = None
     if args.max_tokens is not None or args.max_cost is not None:
         try:

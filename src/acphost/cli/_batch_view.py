@@ -125,9 +125,7 @@ class RichView(PlainView):
     def finished(self, outcome: RunOutcome) -> None:
         from rich.text import Text  # noqa: PLC0415
 
-        style = (
-            "green" if outcome.status == "ok" else "red" if outcome.status == "error" else "yellow"
-        )
+        style = "green" if outcome.succeeded else "red" if outcome.status == "error" else "yellow"
         mark = "✓" if outcome.succeeded else "✗"
         self.console.print(Text(f"{mark} {outcome_line(outcome)}", style=style))
 
@@ -150,6 +148,8 @@ def summary_text(batch: Batch) -> str:
     text = f"{len(batch.outcomes)} of {len(batch.plan.runs)} runs: " + (
         ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) or "none finished"
     )
+    if batch.skipped:
+        text += f" ({batch.skipped} from an earlier batch)"
     html = [p for p in batch.report_paths if p.endswith(".html")]
     if html:
         text += f"; report: {html[0]}"
