@@ -171,3 +171,22 @@ def test_unpack_refuses_members_outside_the_workspace(tmp_path):
     with pytest.raises(WorkspaceError, match="outside the workspace"):
         unpack(buffer.getvalue(), str(tmp_path / "out"))
     assert not (tmp_path / "escaped.txt").exists()
+
+
+def test_file_names_with_spaces_and_non_ascii_come_back_exactly(git_ws, tmp_path):
+    for name in ("b c.txt", "ü.txt"):
+        (git_ws / name).write_text("old\n")
+    git(git_ws, "add", ".")
+    git(git_ws, "commit", "-qm", "names")
+    checkout = open_checkout(inspect_workspace(str(git_ws)), str(tmp_path / "run"), None)
+    root = Path(checkout.root)
+    (root / "b c.txt").write_text("new\n")
+    (root / "ü.txt").unlink()
+    (root / "new file ü.txt").write_text("x\n")
+    changes = checkout.changes()
+    assert [(c.path, c.change) for c in changes.files] == [
+        ("b c.txt", "modified"), ("new file ü.txt", "added"), ("ü.txt", "deleted")]
+    checkout.remove()
+    subprocess.run(["git", "apply", "--index", "-"], input=changes.patch.encode(), cwd=git_ws, check=True)
+    assert (git_ws / "b c.txt").read_text() == "new\n" and not (git_ws / "ü.txt").exists()
+    assert (git_ws / "new file ü.txt").read_text() == "x\n"

@@ -66,17 +66,38 @@ def git_changes(run_git: GitRunner, root: str, commit: str) -> Changes:
             raise DiffError(f"git {args[0]} failed in the run's worktree: {message}")
         return done.stdout
 
-    common = ["--no-renames", "--no-ext-diff", "--no-textconv", "--no-color"]
-    status = ok(["diff", "--name-status", "-z", *common, commit]).split(b"\0")
-    files = []
-    for i in range(0, len(status) - 1, 2):
-        kind = status[i].decode("ascii", "replace")[:1]
-        path = status[i + 1].decode("utf-8", "surrogateescape")
-        files.append(ChangedFile(path, _CHANGE.get(kind, "modified")))
-    config = ["-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false"]
-    patch = ok([*config, "-c", "core.quotePath=false", "diff", *common, commit]).decode(
-        "utf-8", "surrogateescape"
+    # One call: the raw listing (NUL-separated: ":modes shas STATUS\0path\0"...), an
+    # empty field, then the patch (git diff's --patch-with-raw with -z).
+    out = ok(
+        [
+            "-c",
+            "diff.noprefix=false",
+            "-c",
+            "diff.mnemonicPrefix=false",
+            "-c",
+            "core.quotePath=false",
+            "diff",
+            "--patch-with-raw",
+            "-z",
+            "--no-renames",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-color",
+            commit,
+        ]
     )
+    files = []
+    at = 0
+    while out.startswith(b":", at):
+        meta_end = out.index(b"\0", at)
+        path_end = out.index(b"\0", meta_end + 1)
+        kind = out[at:meta_end].rsplit(b" ", 1)[-1][:1].decode("ascii", "replace")
+        path = out[meta_end + 1 : path_end].decode("utf-8", "surrogateescape")
+        files.append(ChangedFile(path, _CHANGE.get(kind, "modified")))
+        at = path_end + 1
+    if out.startswith(b"\0", at):
+        at += 1
+    patch = out[at:].decode("utf-8", "surrogateescape")
     untracked = ok(["ls-files", "-z", "--others", "--exclude-standard"]).split(b"\0")
     added = sorted(p.decode("utf-8", "surrogateescape") for p in untracked if p)
     files += [ChangedFile(path, "added") for path in added]
