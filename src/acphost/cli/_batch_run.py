@@ -181,6 +181,9 @@ def configure(args: argparse.Namespace, view: View) -> Batch:
         value = getattr(args, flag)
         if value is not None and value < 1:
             raise UsageProblem(f"--{flag} must be at least 1, got {value}")
+    out = args.out or "acphost-batch"
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise UsageProblem(f"--out {out} is not a directory")
     source = inspect_workspace(args.workspace or os.getcwd())
     if uncommitted_changes(source):
         view.note(
@@ -221,7 +224,7 @@ def configure(args: argparse.Namespace, view: View) -> Batch:
     )
     return Batch(
         plan,
-        args.out or "acphost-batch",
+        out,
         executor=_executor(args),
         jobs=args.jobs,
         keep_workspaces=args.keep_workspaces,
@@ -292,6 +295,8 @@ def run_batch_command(args: argparse.Namespace) -> int:
     except (UsageProblem, PlanError, WorkspaceError, PolicyFileError) as exc:
         fail(str(exc))
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
     try:
         asyncio.run(_drive(batch, view))
     except (BatchError, ExecutorError, OutcomeError) as exc:

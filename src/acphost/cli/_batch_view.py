@@ -79,7 +79,10 @@ class PlainView:
 
     def start(self, batch: Batch) -> None:
         self.batch = batch
-        self._print(f"{len(batch.plan.runs)} runs, {batch.jobs} at a time ({batch.executor.name})")
+        n = len(batch.plan.runs)
+        self._print(
+            f"{n} run{'' if n == 1 else 's'}, {batch.jobs} at a time ({batch.executor.name})"
+        )
 
     def finished(self, outcome: RunOutcome) -> None:
         assert self.batch is not None
