@@ -245,6 +245,8 @@ def test_resume_after_the_batch_was_killed(git_ws, tmp_path):
     _wait_for(lambda: len(results()) == 2 and len(pids_in(pid_dir)) == 4, proc)
     _wait_for(lambda: len(list(out.glob("runs/*/workspace.json"))) == 2, proc)
     finished = {name: (out / "runs" / name / "result.json").read_text() for name in results()}
+    workdir = Path((out / ".workdir").read_text().strip())
+    assert workdir.is_dir()
     proc.kill()
     proc.communicate(timeout=30)
     assert wait_gone(pids_in(pid_dir)) == []  # the agents died with their host
@@ -259,6 +261,7 @@ def test_resume_after_the_batch_was_killed(git_ws, tmp_path):
         assert (out / "runs" / name / "result.json").read_text() == text
     assert not any(os.path.exists(p) for p in leftovers)
     assert not list(out.glob("runs/*/workspace.json"))
+    assert not workdir.exists() and not (out / ".workdir").exists()
     assert len(git(git_ws, "worktree", "list").splitlines()) == 1
     report = json.loads((out / "report.json").read_text())
     assert [run["status"] for run in report["runs"]] == ["ok"] * 4

@@ -21,7 +21,10 @@ from ._model import Run, RunError, RunOutcome, WorkspaceSource
 from ._runner import MARKER_FILE, Place, carry_out, make_workspace
 from ._workspace import Checkout, WorkspaceError, make_baseline
 
-__all__ = ["LocalExecutor", "error_outcome", "run_place"]
+__all__ = ["WORKDIR_NOTE", "LocalExecutor", "error_outcome", "run_place"]
+
+#: The file in the output directory that names the executor's work directory.
+WORKDIR_NOTE = ".workdir"
 
 
 def error_outcome(run: Run, message: str, node: str = "local") -> RunOutcome:
@@ -37,6 +40,38 @@ def error_outcome(run: Run, message: str, node: str = "local") -> RunOutcome:
         node=node,
         fingerprint=run.fingerprint,
     )
+
+
+_WORKDIR_PREFIX = "acphost-batch-"
+
+
+def _new_workdir(out: str) -> str:
+    """Remove the work directory a dead batch left for ``out``; make and note a new one.
+
+    The caller holds the output directory's lock: no live batch uses the old one.
+    """
+    note = os.path.join(out, WORKDIR_NOTE)
+    try:
+        with open(note, encoding="utf-8") as f:
+            old = f.read().strip()
+    except OSError:
+        old = ""
+    # Only ever a directory this executor made: a temporary one with our prefix.
+    if (
+        os.path.basename(old).startswith(_WORKDIR_PREFIX)
+        and os.path.dirname(old) == tempfile.gettempdir()
+    ):
+        shutil.rmtree(old, ignore_errors=True)
+    new = tempfile.mkdtemp(prefix=_WORKDIR_PREFIX)
+    with open(note, "w", encoding="utf-8") as f:
+        f.write(new + "\n")
+    return new
+
+
+def _drop_workdir(out: str, workdir: str) -> None:
+    shutil.rmtree(workdir, ignore_errors=True)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(os.path.join(out, WORKDIR_NOTE))
 
 
 def _discard(checkout: Checkout, place: Place) -> None:
@@ -94,9 +129,13 @@ class LocalExecutor:
         self._prepared: dict[str, tuple[Place, asyncio.Task[Checkout]]] = {}
 
     async def open(self, setup: Setup) -> None:
-        """Make the temporary directory workspaces and baselines go in."""
+        """Make the temporary directory workspaces and baselines go in.
+
+        Its path is noted in the output directory (``.workdir``), so the next
+        batch there removes it if this process dies before it does.
+        """
         self._setup = setup
-        self._tmp = await asyncio.to_thread(tempfile.mkdtemp, prefix="acphost-batch-")
+        self._tmp = await asyncio.to_thread(_new_workdir, setup.out)
         if setup.keep_workspaces:
             os.makedirs(os.path.join(setup.out, "workspaces"), exist_ok=True)
 
@@ -169,6 +208,6 @@ class LocalExecutor:
             if not baseline.done():
                 baseline.cancel()
         await asyncio.gather(*self._baselines.values(), return_exceptions=True)
-        if self._tmp is not None:
-            await asyncio.to_thread(shutil.rmtree, self._tmp, True)
+        if self._tmp is not None and self._setup is not None:
+            await asyncio.to_thread(_drop_workdir, self._setup.out, self._tmp)
             self._tmp = None

@@ -10,6 +10,8 @@
       runs/<id>/workspace.json  present while the run's workspace exists (crash clean-up)
       workspaces/<id>/        kept workspaces (--keep-workspaces)
       report.json, report.md, report.html
+      .lock                   held by the batch writing here
+      .workdir                the local executor's temporary directory (removed after a crash)
 
 One batch at a time writes to a directory: a second one gets a clear error
 instead of mixing results.
