@@ -51,7 +51,11 @@ def build_batch_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--no-history", action="store_true", default=n, help="do not record runs")
     g.add_argument("--executor", choices=("local", "ray"), help="local (default) or ray")
-    g.add_argument("--ray-address", metavar="ADDR", help="the Ray cluster (HOST:PORT, ray://...)")
+    g.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="the Ray cluster (HOST:PORT, ray://...; implies --executor ray)",
+    )
     g.add_argument("--ray-cpus", type=float, metavar="N", help="CPUs per run on Ray (default 0.25)")
     g.add_argument(
         "--ray-env",

@@ -88,6 +88,8 @@ def _merge_spec(args: argparse.Namespace) -> dict[str, Any]:
         dest = _SPEC_LISTS.get(key) or _SPEC_RENAMES.get(key, key)
         if hasattr(args, dest) and getattr(args, dest) in (None, []):
             setattr(args, dest, value)
+    if args.executor is None and args.ray_address:
+        args.executor = "ray"  # an address says where to run
     for key, value in _DEFAULTS.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
