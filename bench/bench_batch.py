@@ -35,6 +35,7 @@ import asyncio
 import importlib
 import os
 import resource
+import shutil
 import signal
 import socket
 import statistics
@@ -121,7 +122,7 @@ def cli_batch(repo: Path, tmp: Path, runs: int, jobs: int) -> float:
     return time.perf_counter() - t0
 
 
-def start_ray(tmp: Path) -> tuple[subprocess.Popen, str, float]:
+def start_ray(tmp: Path) -> tuple[subprocess.Popen, str, float, str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -142,15 +143,17 @@ def start_ray(tmp: Path) -> tuple[subprocess.Popen, str, float]:
     threading.Thread(target=read, daemon=True).start()
     if not started.wait(300):
         raise SystemExit("the Ray head did not start")
-    return head, f"127.0.0.1:{port}", time.perf_counter() - t0
+    return head, f"127.0.0.1:{port}", time.perf_counter() - t0, temp
 
 
-def stop_ray(head: subprocess.Popen) -> None:
+def stop_ray(head: subprocess.Popen, temp: str) -> None:
     os.killpg(head.pid, signal.SIGTERM)
     try:
         head.wait(60)
     except subprocess.TimeoutExpired:
         os.killpg(head.pid, signal.SIGKILL)
+        head.wait(10)
+    shutil.rmtree(temp, ignore_errors=True)
 
 
 async def main() -> None:
@@ -205,7 +208,7 @@ async def main() -> None:
         except ImportError:
             print("\nRay: not installed (pip install 'acphost[ray]'): skipped")
             return
-        cluster, address, startup = start_ray(tmp)
+        cluster, address, startup, ray_temp = start_ray(tmp)
         try:
             t0 = time.perf_counter()
             ray.init(address=address, log_to_driver=False, logging_level="ERROR")
@@ -216,7 +219,7 @@ async def main() -> None:
                     for _ in range(3)]
             ray.shutdown()
         finally:
-            stop_ray(cluster)
+            stop_ray(cluster, ray_temp)
         cold, warm = runs[0], min(runs[1:], key=lambda r: r["wall"])
         print("\nRay (a local cluster on this machine; 32 runs of `wait 1`, jobs 16):\n")
         print(f"- cluster start-up (`ray start --head` until ready): {startup:.1f} s")

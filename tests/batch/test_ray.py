@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -82,6 +83,7 @@ def ray_address():
             head.wait(10)
         except ProcessLookupError:
             pass
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 @pytest.mark.timeout(300)
