@@ -25,6 +25,7 @@ subcommands:
   history [ACTION]  the local history: list, show, export, import, delete, prune, info
   usage             tokens and cost of the recorded sessions by agent, day or directory
   trust [PATH]      trust a project's .acphost/settings.json (--list, --revoke PATH)
+  batch             prompts x agents x repeats in parallel, isolated workspaces, a report
 
 examples:
   acphost "show me around"                    # the built-in demo agent
@@ -316,6 +317,12 @@ def _trust(argv: list[str]) -> int:
     return trust_main(argv)
 
 
+def _batch(argv: list[str]) -> int:
+    from ._batch import batch_main  # noqa: PLC0415
+
+    return batch_main(argv, _setup_logging)
+
+
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "tui": _tui,
     "validate": _validate,
@@ -326,6 +333,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "history": _history,
     "usage": _usage,
     "trust": _trust,
+    "batch": _batch,
 }
 
 

@@ -84,7 +84,8 @@ def agent_from_command(text: str, *, name: str | None = None) -> AgentSpec:
 
     Args:
         text: the command line.
-        name: the agent's name (default: the program's file name).
+        name: the agent's name (default: the program's file name, or the
+            module of ``python -m module``).
 
     Returns:
         A spec with ``source`` ``"--agent-command"``.
@@ -110,8 +111,11 @@ def agent_from_command(text: str, *, name: str | None = None) -> AgentSpec:
             'e.g. "npx my-agent --acp"'
         )
     command, *args = words
+    if name is None:
+        # ``python -m package`` is named after the package, not after python.
+        name = args[1] if len(args) > 1 and args[0] == "-m" else os.path.basename(command)
     return AgentSpec(
-        name=name or os.path.basename(command) or command,
+        name=name or command,
         command=command,
         args=tuple(args),
         source="--agent-command",

@@ -1,0 +1,307 @@
+"""The batch report: ``report.json`` for scripts, ``report.md`` and ``report.html`` for people.
+
+All three come from the same :class:`Report`: the plan kept in ``batch.json``
+and the outcomes in ``runs/*/result.json``, so ``acphost batch report OUT``
+renders them again at any time. The table is prompts (rows) x agents
+(columns); a cell aggregates the repetitions: success rate (the turn ended
+with ``end_turn``), median duration, mean tokens and cost per run.
+
+What the agent wrote (final text, diffs, error messages) is untrusted: in
+Markdown it only appears inside code fences longer than any backtick run in
+it or behind backslash escapes, in HTML only escaped, and in both its
+terminal controls are made visible (:func:`acphost.safetext.sanitize`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from ..safetext import sanitize, sanitize_line
+from ._model import STATUSES, RunOutcome
+from ._out import FORMAT, VERSION, OutDir
+
+__all__ = ["Cell", "Report", "load_report", "render_markdown"]
+
+#: A diff longer than this is cut in report.md and report.html (the patch file has it all).
+MAX_INLINE_DIFF = 64 * 1024
+
+
+def tokens_of(usage: dict[str, Any] | None) -> int | None:
+    """A run's tokens: ``total_tokens`` if reported, else the sum of the kinds reported."""
+    if not usage:
+        return None
+    total = usage.get("total_tokens")
+    if isinstance(total, int):
+        return total
+    parts = [usage.get(k) for k in ("input_tokens", "output_tokens", "thought_tokens")]
+    known = [p for p in parts if isinstance(p, int)]
+    return sum(known) if known else None
+
+
+def cost_of(usage: dict[str, Any] | None) -> tuple[float, str] | None:
+    """A run's cost and currency, if the agent reported one."""
+    cost = (usage or {}).get("cost")
+    if isinstance(cost, dict) and isinstance(cost.get("amount"), (int, float)):
+        return float(cost["amount"]), str(cost.get("currency", ""))
+    return None
+
+
+def money(amount: float) -> str:
+    """An amount readable at any scale: ``12.30``, ``0.0123``, ``4.2e-06``."""
+    if amount == 0 or abs(amount) >= 1:
+        return f"{amount:.2f}"
+    return f"{amount:.4f}" if abs(amount) >= 0.0001 else f"{amount:.2g}"
+
+
+def _costs(outcomes: Sequence[RunOutcome]) -> dict[str, float]:
+    sums: dict[str, float] = {}
+    for o in outcomes:
+        cost = cost_of(o.usage)
+        if cost is not None:
+            sums[cost[1]] = sums.get(cost[1], 0.0) + cost[0]
+    return sums
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One agent on one prompt, its repetitions aggregated."""
+
+    agent: str
+    prompt_id: str
+    outcomes: tuple[RunOutcome, ...]
+
+    @property
+    def succeeded(self) -> int:
+        """How many runs ended with ``end_turn``."""
+        return sum(o.succeeded for o in self.outcomes)
+
+    @property
+    def success_rate(self) -> float | None:
+        """Succeeded / finished runs (None without any)."""
+        return self.succeeded / len(self.outcomes) if self.outcomes else None
+
+    @property
+    def median_duration(self) -> float | None:
+        """The median duration in seconds."""
+        return statistics.median(o.duration_s for o in self.outcomes) if self.outcomes else None
+
+    @property
+    def mean_tokens(self) -> float | None:
+        """Mean tokens per run, over the runs that reported them."""
+        known = [t for o in self.outcomes if (t := tokens_of(o.usage)) is not None]
+        return sum(known) / len(known) if known else None
+
+    @property
+    def mean_cost(self) -> dict[str, float]:
+        """Mean cost per run by currency, over the runs that reported one."""
+        sums = _costs(self.outcomes)
+        counts = {
+            c: sum(1 for o in self.outcomes if (k := cost_of(o.usage)) and k[1] == c) for c in sums
+        }
+        return {c: sums[c] / counts[c] for c in sums}
+
+    def to_json(self) -> dict[str, Any]:
+        """The cell in ``report.json``'s ``cells``."""
+        return {
+            "agent": self.agent,
+            "prompt_id": self.prompt_id,
+            "runs": len(self.outcomes),
+            "succeeded": self.succeeded,
+            "success_rate": self.success_rate,
+            "median_duration_s": self.median_duration,
+            "mean_tokens": self.mean_tokens,
+            "mean_cost": self.mean_cost or None,
+            "statuses": {
+                s: n for s in STATUSES if (n := sum(o.status == s for o in self.outcomes))
+            },
+        }
+
+    def summary(self) -> str:
+        """One line: ``2/3 ok · 1.2 s · 1,234 tok · 0.0100 USD``."""
+        if not self.outcomes:
+            return "not run"
+        parts = [f"{self.succeeded}/{len(self.outcomes)} ok"]
+        if self.median_duration is not None:
+            parts.append(f"{self.median_duration:.1f} s")
+        if self.mean_tokens is not None:
+            parts.append(f"{self.mean_tokens:,.0f} tok")
+        parts += [
+            f"{money(amount)} {currency}".strip() for currency, amount in self.mean_cost.items()
+        ]
+        return " · ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """A batch's plan with the outcomes it has so far.
+
+    Attributes:
+        out: the output directory.
+        plan: ``batch.json``.
+        outcomes: the outcomes of the plan's runs that have one, in plan order.
+
+    """
+
+    out: str
+    plan: dict[str, Any]
+    outcomes: tuple[RunOutcome, ...]
+
+    @property
+    def agents(self) -> list[str]:
+        """The agents' names."""
+        return [str(a) for a in self.plan.get("agents", [])]
+
+    @property
+    def prompts(self) -> list[tuple[str, str]]:
+        """``(id, text)`` of every prompt."""
+        return [(str(p.get("id")), str(p.get("prompt"))) for p in self.plan.get("prompts", [])]
+
+    def cell(self, agent: str, prompt_id: str) -> Cell:
+        """The runs of one agent on one prompt."""
+        runs = tuple(o for o in self.outcomes if o.agent == agent and o.prompt_id == prompt_id)
+        return Cell(agent, prompt_id, runs)
+
+    def counts(self) -> dict[str, int]:
+        """Runs planned, run, and by status."""
+        counts = {"planned": len(self.plan.get("runs", [])), "finished": len(self.outcomes)}
+        counts.update({s: sum(o.status == s for o in self.outcomes) for s in STATUSES})
+        counts["not_run"] = counts["planned"] - counts["finished"]
+        return counts
+
+    def to_json(self) -> dict[str, Any]:
+        """``report.json``: ``runs`` (the contract), with the plan, summary and cells."""
+        meta = {k: v for k, v in self.plan.items() if k not in ("runs", "format", "version")}
+        return {
+            "format": f"{FORMAT}-report",
+            "version": VERSION,
+            "generated_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "batch": meta,
+            "summary": {**self.counts(), "cost": _costs(self.outcomes) or None},
+            "cells": [self.cell(a, p).to_json() for p, _ in self.prompts for a in self.agents],
+            "runs": [o.to_json() for o in self.outcomes],
+        }
+
+    def read_file(self, rel: str | None, limit: int = MAX_INLINE_DIFF) -> tuple[str, bool]:
+        """A run file's text (at most ``limit`` characters) and whether it was cut."""
+        if rel is None:
+            return "", False
+        try:
+            with open(os.path.join(self.out, rel), encoding="utf-8", errors="replace") as f:
+                text = f.read(limit + 1)
+        except OSError:
+            return "", False
+        return text[:limit], len(text) > limit
+
+
+def load_report(out: str) -> Report:
+    """Read a batch's output directory.
+
+    Raises:
+        BatchError: not a batch's output directory.
+        OutcomeError: a stored outcome is malformed (the message names the file).
+
+    """
+    out_dir = OutDir(out)
+    plan = out_dir.read_plan()
+    outcomes = []
+    for entry in plan["runs"]:
+        run_id = entry.get("id") if isinstance(entry, dict) else None
+        if isinstance(run_id, str):
+            outcome = out_dir.load_outcome(run_id)
+            if outcome is not None:
+                outcomes.append(outcome)
+    return Report(out_dir.path, plan, tuple(outcomes))
+
+
+# -- Markdown ------------------------------------------------------------------------------
+
+# Characters that start Markdown markup anywhere in a line (links need "[", images "![").
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+
+
+def md_inline(text: str, limit: int = 200) -> str:
+    """Untrusted text as inert Markdown on one line (escaped, cut at ``limit``)."""
+    one = sanitize_line(text)
+    if len(one) > limit:
+        one = one[: limit - 1] + "…"
+    return _MD_SPECIAL.sub(r"\\\1", one)
+
+
+def md_fence(text: str, info: str = "") -> str:
+    """Untrusted text in a code fence no backtick run inside can close."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = sanitize(text)
+    if not body.endswith("\n"):
+        body += "\n"
+    return f"{fence}{info}\n{body}{fence}\n"
+
+
+def render_markdown(report: Report) -> str:
+    """``report.md``."""
+    c = report.counts()
+    plan = report.plan
+    lines = [
+        "# acphost batch report",
+        "",
+        f"{c['finished']} of {c['planned']} runs: "
+        + ", ".join(f"{c[s]} {s}" for s in STATUSES if c[s])
+        + (f"; {c['not_run']} not run" if c["not_run"] else "")
+        + ".",
+        "",
+        f"Agents: {', '.join(md_inline(a) for a in report.agents)} · "
+        f"repeats: {plan.get('repeat', 1)} · "
+        f"executor: {md_inline(str(plan.get('executor', 'local')))} · "
+        f"workspace: {md_inline(str(plan.get('workspace', '')))}",
+        "",
+        "| prompt | " + " | ".join(md_inline(a, 40) for a in report.agents) + " |",
+        "|---|" + "---|" * len(report.agents),
+    ]
+    for pid, _ in report.prompts:
+        cells = [report.cell(a, pid).summary() for a in report.agents]
+        lines.append(f"| {md_inline(pid, 40)} | " + " | ".join(md_inline(x) for x in cells) + " |")
+    lines += ["", "## Prompts", ""]
+    lines += [f"- **{md_inline(pid)}**: {md_inline(text, 300)}" for pid, text in report.prompts]
+    lines += ["", "## Runs", ""]
+    for o in report.outcomes:
+        lines += _md_run(report, o)
+    return "\n".join(lines) + "\n"
+
+
+def _md_run(report: Report, o: RunOutcome) -> list[str]:
+    stop = f" ({md_inline(o.stop_reason)})" if o.stop_reason else ""
+    out = [f"### {md_inline(o.id)}: {o.status}{stop}, {o.duration_s:.2f} s", ""]
+    out.append(
+        f"Agent {md_inline(o.agent)}, prompt {md_inline(o.prompt_id)}, repeat {o.repeat}, "
+        f"on {md_inline(o.node)}."
+    )
+    links = [f"[{name}](<{rel}>)" for name, rel in (("trace", o.trace), ("diff", o.diff)) if rel]
+    if o.history_id:
+        links.append(f"history `{o.history_id}`")
+    if links:
+        out.append("Files: " + ", ".join(links) + ".")
+    if o.changed_files:
+        changed = ", ".join(f"{md_inline(f.path, 120)} ({f.change})" for f in o.changed_files[:50])
+        more = f" and {len(o.changed_files) - 50} more" if len(o.changed_files) > 50 else ""
+        out.append(f"Changed: {changed}{more}.")
+    out.append("")
+    if o.error is not None:
+        out += [
+            "Error:",
+            "",
+            md_fence(o.error.message + ("\n" + o.error.stderr_tail if o.error.stderr_tail else "")),
+        ]
+    if o.final_text:
+        out += ["Final text:", "", md_fence(o.final_text, "text")]
+    diff, cut = report.read_file(o.diff)
+    if diff:
+        out += ["Diff:", "", md_fence(diff, "diff")]
+        if cut:
+            out += [f"(cut at {MAX_INLINE_DIFF // 1024} KB: the whole patch is in {o.diff})", ""]
+    return out

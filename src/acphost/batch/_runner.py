@@ -1,0 +1,401 @@
+"""Carrying out one run where it executes: workspace, agent, turn, changes, clean-up.
+
+:func:`carry_out` is the same code on every executor: the local one calls it
+in its event loop, a Ray worker in its own. It never raises for what the
+agent or the workspace did: every failure becomes the outcome's ``status``
+and ``error``. Stopping (Ctrl-C) and the timeout cancel the turn the way
+ACP asks (``session/cancel``, then the agent ends the turn); an agent that
+does not end it within the grace period loses its process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from .._errors import AcpError, AgentExited, AgentStartError, AuthRequired, RequestError
+from ..client import AcpClient, Session, TurnResult
+from ..content import prompt_with_mentions
+from ..trace import Redactor, TraceWriter
+from ._diff import DiffError
+from ._model import Run, RunError, RunOutcome, redactor_for
+from ._workspace import Checkout, WorkspaceError, open_checkout
+
+if TYPE_CHECKING:
+    from .. import schema as s
+    from ..history import HistoryStore
+
+__all__ = ["Place", "carry_out", "make_workspace"]
+
+logger = logging.getLogger("acphost.batch")
+
+#: Seconds an agent gets after EOF at the end of a run before its group is ended.
+CLOSE_GRACE = 0.5
+
+DIFF_FILE = "diff.patch"
+TRACE_FILE = "trace.jsonl"
+MARKER_FILE = "workspace.json"
+
+
+@dataclass
+class Place:
+    """Where and how a run is carried out on this machine (not part of the description).
+
+    Attributes:
+        out_dir: the run's own result directory (absolute).
+        rel_dir: the same, relative to the batch's output directory (for the
+            paths the outcome names).
+        workspace: the path the run's workspace is created at.
+        baseline: the pristine tree a copy starts from (None: a git worktree).
+        keep_workspace: leave the workspace in place after the run.
+        history: the history store to record into, or None.
+        node: where this is (``local``, a Ray node's address).
+        stop: set to cancel the run (its turn first, then its agent).
+        kill: set to end the agent's process group at once.
+        warn: how to tell the user something non-fatal (a broken history store).
+
+    """
+
+    out_dir: str
+    rel_dir: str
+    workspace: str
+    baseline: str | None = None
+    keep_workspace: bool = False
+    history: HistoryStore | None = None
+    node: str = "local"
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    kill: asyncio.Event = field(default_factory=asyncio.Event)
+    warn: Callable[[str], None] | None = None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", key).lower()
+
+
+def usage_of(response_usage: Any, update: s.UsageUpdate | None) -> dict[str, Any] | None:
+    """What the agent reported: token counts (``PromptResponse.usage``), context and cost.
+
+    Token counts keep the agent's names in snake case (``inputTokens`` becomes
+    ``input_tokens``); the last ``usage_update`` gives ``context_used``,
+    ``context_size`` and ``cost`` (``{"amount", "currency"}``, cumulative
+    for the session, which is the run's).
+    """
+    out: dict[str, Any] = {}
+    if isinstance(response_usage, dict):
+        for key, value in response_usage.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                out[_snake(key)] = value
+    if update is not None:
+        out["context_used"] = update.used
+        out["context_size"] = update.size
+        if update.cost is not None:
+            out["cost"] = {"amount": update.cost.amount, "currency": update.cost.currency}
+    return out or None
+
+
+@dataclass
+class _Talk:
+    """What the conversation with the agent produced."""
+
+    status: str = "error"
+    stop_reason: str | None = None
+    text: str = ""
+    usage: dict[str, Any] | None = None
+    error: RunError | None = None
+    history_id: str | None = None
+
+
+class _Conversation:
+    """The agent process, its session and its one turn; stoppable from outside."""
+
+    def __init__(self, run: Run, place: Place, cwd: str, redactor: Redactor) -> None:
+        self.run = run
+        self.place = place
+        self.cwd = cwd
+        self.redactor = redactor
+        self.client: AcpClient | None = None
+        self.session: Session | None = None
+        self.host_stop: str | None = None
+        self.talk = _Talk()
+
+    def kill(self) -> None:
+        """End the agent's process group now."""
+        client = self.client
+        if client is not None:
+            kill = getattr(client.transport, "kill_now", None)
+            if kill is not None:
+                kill()
+
+    async def interrupt(self, why: str, grace: float) -> None:
+        """Cancel the running turn (``session/cancel``); kill the agent if it does not end it."""
+        self.host_stop = why
+        session = self.session
+        if session is None or session.turn is None:
+            return
+        try:
+            await session.cancel(timeout=grace)
+        except AcpError as exc:  # ignored the cancel (AcpTimeout), or went away meanwhile
+            logger.info("run %s: %s; killing the agent", self.run.id, exc)
+            self.kill()
+
+    async def main(self, trace: TraceWriter) -> None:
+        run, place, talk = self.run, self.place, self.talk
+        host = run.host(run.agent) if run.host is not None else None
+        recorder = None
+        if place.history is not None:
+            from ..history import HistoryRecorder  # noqa: PLC0415 - only when recording
+
+            recorder = HistoryRecorder(place.history, self.redactor, warn=place.warn)
+        tap = recorder.tap if recorder is not None else None
+        limits = run.limits
+        async with AcpClient.start(
+            run.agent.argv,
+            env=dict(run.agent.env),
+            cwd=self.cwd,
+            close_grace=CLOSE_GRACE,
+            host=host,
+            init_timeout=limits.init_timeout,
+            session_timeout=limits.init_timeout,
+            trace=trace,
+            tap=tap,
+        ) as client:
+            self.client = client
+            session = await client.new_session(self.cwd, mcp_servers=list(run.mcp_servers))
+            self.session = session
+            recording = None
+            if recorder is not None:
+                recording = recorder.open_session(run.agent.name, run.agent.argv, self.cwd, session)
+                talk.history_id = recording.id if recorder.enabled else None
+            blocks = prompt_with_mentions(run.prompt, self.cwd)
+            turn = session.prompt(blocks, budget=limits.budget)
+            if recording is not None:
+                recording.begin_turn(blocks)
+            result: TurnResult | BaseException
+            try:
+                result = await turn
+            except BaseException as exc:
+                result = exc
+                raise
+            finally:
+                if recording is not None:
+                    recording.record_turn(blocks, result, host_stop=self._host_stop(result))
+                    recording.close()
+            talk.stop_reason = result.stop_reason
+            talk.text = self.redactor(result.text)
+            talk.usage = usage_of(result.usage, session.state.usage)
+            if result.budget_exceeded is not None:
+                talk.status = "budget"
+                talk.error = RunError(str(result.budget_exceeded))
+            else:
+                talk.status = "ok"
+
+    def _host_stop(self, result: TurnResult | BaseException) -> str | None:
+        if isinstance(result, TurnResult) and result.budget_exceeded is not None:
+            return f"budget: {result.budget_exceeded}"
+        return self.host_stop
+
+    def failed(self, exc: BaseException) -> None:
+        """Turn an exception into the outcome's error (secrets redacted)."""
+        tail = ""
+        if isinstance(exc, AgentStartError):
+            message = f"cannot start the agent {self.run.agent.name!r}: {exc}"
+        elif isinstance(exc, AgentExited):
+            message, tail = f"the agent ended: {exc.message}", exc.stderr_tail
+        elif isinstance(exc, AuthRequired):
+            message = (
+                f"the agent needs authentication: {exc.message} "
+                f"(log in once with `acphost -a {self.run.agent.name} --auth METHOD`)"
+            )
+        elif isinstance(exc, RequestError):
+            message = f"the agent answered an error: {exc}"
+        elif isinstance(exc, (AcpError, OSError)):
+            message = str(exc)
+        else:
+            logger.debug("run %s: unexpected error", self.run.id, exc_info=exc)
+            message = f"internal error: {type(exc).__name__}: {exc}"
+        if not tail and self.client is not None:
+            tail = self.client.stderr_tail()
+        self.talk.status = "error"
+        self.talk.error = RunError(self.redactor(message), self.redactor(tail))
+
+
+async def _stop(
+    conv: _Conversation, main: asyncio.Task[None], kill: asyncio.Task[bool], why: str
+) -> None:
+    """End the conversation early: cancel the turn if there is one, else the start-up.
+
+    A task cancelled at the moment an inner wait of its ends can carry on
+    (the cancellation is lost, and the turn may then start), so the state is
+    looked at again until the conversation has ended; a kill ends the agent.
+    """
+    cancelling: asyncio.Task[None] | None = None
+    while not main.done():
+        if kill.done():
+            conv.kill()
+        session = conv.session
+        if cancelling is None and session is not None and session.turn is not None:
+            cancelling = asyncio.get_running_loop().create_task(
+                conv.interrupt(why, conv.run.limits.cancel_grace)
+            )
+        elif cancelling is None:
+            main.cancel()  # still starting: leaving the client's context ends the agent
+        waiting: set[asyncio.Task[Any]] = {main, kill} if not kill.done() else {main}
+        if cancelling is not None and not cancelling.done():
+            waiting.add(cancelling)
+        await asyncio.wait(waiting, timeout=0.1, return_when=asyncio.FIRST_COMPLETED)
+    if cancelling is not None:
+        await asyncio.wait({cancelling})
+
+
+async def _converse(conv: _Conversation, trace: TraceWriter) -> None:
+    """Run the conversation until it ends, the time is up, or the run is stopped."""
+    run, place, talk = conv.run, conv.place, conv.talk
+    loop = asyncio.get_running_loop()
+    timeout = run.limits.timeout
+    deadline = None if timeout is None else loop.time() + timeout
+    main = loop.create_task(conv.main(trace), name="acphost.batch.run")
+    stop = loop.create_task(place.stop.wait(), name="acphost.batch.stop")
+    kill = loop.create_task(place.kill.wait(), name="acphost.batch.kill")
+    why: str | None = None
+    try:
+        remaining = None if deadline is None else max(0.0, deadline - loop.time())
+        await asyncio.wait({main, stop}, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+        if not main.done():
+            why = "interrupted" if place.stop.is_set() else "timeout"
+            await _stop(conv, main, kill, why)
+    finally:
+        for task in (stop, kill):
+            task.cancel()
+        if not main.done():  # we were cancelled ourselves: nothing may outlive the run
+            main.cancel()
+            conv.kill()
+            await asyncio.wait({main})
+    exc = None if main.cancelled() else main.exception()
+    if why is not None:
+        # The turn ended because the host stopped it: say so, whatever the agent answered.
+        talk.status = "cancelled" if why == "interrupted" else "timeout"
+        if why == "timeout":
+            talk.error = RunError(f"the run took longer than {timeout:g} s (--timeout)")
+        if exc is not None and not isinstance(exc, AcpError):
+            conv.failed(exc)
+    elif exc is not None:
+        conv.failed(exc)
+
+
+def _write_text(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(text)
+
+
+def make_workspace(run: Run, place: Place) -> Checkout:
+    """Create the run's workspace and mark it in its result directory (blocking).
+
+    The mark (``workspace.json``) lets a later batch remove the workspace if
+    this process dies before it does.
+
+    Raises:
+        WorkspaceError: it could not be created (nothing is left behind).
+
+    """
+    os.makedirs(place.out_dir, exist_ok=True)
+    checkout = open_checkout(run.workspace, place.workspace, place.baseline)
+    try:
+        _write_text(os.path.join(place.out_dir, MARKER_FILE), json.dumps(checkout.marker()))
+    except OSError as exc:
+        checkout.remove()
+        raise WorkspaceError(f"cannot write {MARKER_FILE}: {exc}") from None
+    return checkout
+
+
+async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) -> RunOutcome:
+    """Carry out one run and return its outcome (never raises for what the run did).
+
+    The trace and the patch are written into ``place.out_dir``; the workspace
+    is removed at the end unless ``place.keep_workspace``.
+
+    Args:
+        run: the description.
+        place: where and how.
+        prepared: the run's workspace, when it was made ahead
+            (:func:`make_workspace`); else it is made first.
+
+    Returns:
+        The outcome; its file paths are relative to the batch's output directory.
+
+    """
+    started, t0 = _now(), time.monotonic()
+    os.makedirs(place.out_dir, exist_ok=True)
+    redactor = redactor_for([run.agent])
+    talk = _Talk()
+    checkout: Checkout | None = None
+    trace_rel: str | None = None
+    changed: tuple[Any, ...] = ()
+    diff_rel: str | None = None
+    marker = os.path.join(place.out_dir, MARKER_FILE)
+    try:
+        made = (
+            prepared
+            if prepared is not None
+            else await asyncio.to_thread(make_workspace, run, place)
+        )
+        checkout = made
+        trace = TraceWriter(os.path.join(place.out_dir, TRACE_FILE), redactor=redactor)
+        trace_rel = f"{place.rel_dir}/{TRACE_FILE}"
+        conv = _Conversation(run, place, made.cwd, redactor)
+        try:
+            await _converse(conv, trace)
+        finally:
+            trace.close()
+        talk = conv.talk
+        changes = await asyncio.to_thread(made.changes)
+        changed = changes.files
+        if changes.patch:
+            _write_text(os.path.join(place.out_dir, DIFF_FILE), changes.patch)
+            diff_rel = f"{place.rel_dir}/{DIFF_FILE}"
+    except (WorkspaceError, DiffError, OSError) as exc:
+        talk.status = "error"
+        talk.error = RunError(redactor(f"workspace: {exc}"))
+    finally:
+        if checkout is not None and not place.keep_workspace:
+            try:
+                await asyncio.shield(asyncio.to_thread(checkout.remove))
+            except WorkspaceError as exc:
+                if place.warn is not None:
+                    place.warn(str(exc))
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(marker)
+    return RunOutcome(
+        id=run.id,
+        agent=run.agent.name,
+        prompt_id=run.prompt_id,
+        prompt=redactor(run.prompt),
+        repeat=run.repeat,
+        status=talk.status,
+        stop_reason=talk.stop_reason,
+        started_at=started,
+        duration_s=time.monotonic() - t0,
+        final_text=talk.text,
+        usage=talk.usage,
+        changed_files=changed,
+        diff=diff_rel,
+        trace=trace_rel,
+        error=talk.error,
+        history_id=talk.history_id,
+        workspace=checkout.root if checkout is not None and place.keep_workspace else None,
+        node=place.node,
+        fingerprint=run.fingerprint,
+    )
