@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "src"
 PACKAGE = "acphost"
 
-#: Layer of each top-level part of the package (DESIGN.md's table, bottom up).
+#: Layer of each top-level part of the package, bottom up.
 LAYERS: dict[str, int] = {
     "_version": 0,
     "_errors": 0,

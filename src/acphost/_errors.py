@@ -25,7 +25,7 @@ Everything acphost raises on purpose derives from :class:`AcpError`::
 ``RequestError`` travels both ways: the agent's error responses are raised as the
 subclass for their code, and a host handler raises one to answer the agent with
 that error. A handler that raises anything else answers -32603 with a generic
-message: exception text never goes to the agent (STYLE.md, "Exceptions").
+message: exception text never goes to the agent (it may hold paths or secrets).
 """
 
 from __future__ import annotations

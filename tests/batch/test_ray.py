@@ -180,8 +180,11 @@ def test_ctrl_c_on_ray_cancels_the_turns_and_leaves_no_agent(ray_address, plain_
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < end, "the runs did not start on the cluster"
         time.sleep(0.05)
-    # Each agent has started; give the turn time to be sent, then interrupt.
-    time.sleep(1.0)
+    # Each agent has its prompt: interrupt the turns.
+    while len(list(pid_dir.glob("*.prompted"))) < 2:
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < end, "the prompts did not reach the agents"
+        time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr

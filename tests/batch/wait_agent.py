@@ -12,7 +12,8 @@ prompt's first word picks what it does:
 - ``block``: wait until the file named by ``WAIT_AGENT_RELEASE`` exists (or a cancel);
 - anything else: answer "ok".
 
-``WAIT_AGENT_PIDFILE_DIR``: each process writes its pid in a file there.
+``WAIT_AGENT_PIDFILE_DIR``: each process writes its pid in a file there, and
+``PID.prompted`` once a prompt has reached it.
 """
 
 from __future__ import annotations
@@ -101,6 +102,9 @@ def main() -> None:
             cwds[session_id] = params["cwd"]
             send({"jsonrpc": "2.0", "id": request_id, "result": {"sessionId": session_id}})
         elif method == "session/prompt":
+            if pid_dir:  # tests wait on this instead of guessing how long a prompt takes
+                with open(os.path.join(pid_dir, f"{os.getpid()}.prompted"), "w"):
+                    pass
             cwd = cwds[params["sessionId"]]
             threading.Thread(target=prompt, args=(request_id, params, cwd), daemon=True).start()
         elif method == "session/cancel":

@@ -14,7 +14,6 @@ in-memory pair against the client's default host (or a given policy):
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -29,6 +28,8 @@ from acphost.host import (
     PermissionBroker,
     PermissionRequest,
     RulesPolicy,
+    TerminalCreated,
+    TerminalManager,
     Verdict,
     describe_request,
 )
@@ -80,12 +81,14 @@ async def test_read_permission_does_not_let_the_agent_run_its_command(workspace)
         )
         return {"stopReason": "end_turn"}
 
-    await run_turn(workspace, prompt)  # the default policy: AllowReads, terminals on
+    events: list = []
+    # the default policy: AllowReads, terminals on
+    await run_turn(workspace, prompt, terminals=TerminalManager(on_event=events.append))
     assert seen["direct"]["error"]["data"] == DENIED
     assert seen["perm"]["result"] == {"outcome": {"outcome": "selected", "optionId": "ok"}}
     assert seen["after"]["error"]["code"] == -32603
     assert seen["after"]["error"]["data"] == DENIED
-    await asyncio.sleep(0.2)
+    assert not any(isinstance(e, TerminalCreated) for e in events)  # nothing was started
     assert not marker.exists()
 
 
@@ -178,7 +181,9 @@ async def test_always_allow_for_one_command_does_not_cover_another_with_its_titl
             )
         return {"stopReason": "end_turn"}
 
-    await run_turn(workspace, prompt, permissions=Interactive(user))
+    events: list = []
+    terminals = TerminalManager(on_event=events.append)
+    await run_turn(workspace, prompt, permissions=Interactive(user), terminals=terminals)
     perm, created, perm_again, created_again = seen["git status"]
     assert perm["result"]["outcome"] == {"outcome": "selected", "optionId": "a"}
     assert perm_again["result"]["outcome"] == {"outcome": "selected", "optionId": "a"}
@@ -192,7 +197,8 @@ async def test_always_allow_for_one_command_does_not_cover_another_with_its_titl
         ("tool_call", f"touch {marker}"),
         ("terminal_create", f"touch {marker}"),
     ]
-    await asyncio.sleep(0.2)
+    started = [e.command for e in events if isinstance(e, TerminalCreated)]
+    assert not any("touch" in cmd for cmd in started)  # the refused command never started
     assert not marker.exists()
 
 

@@ -433,14 +433,11 @@ async def test_huge_file_small_window(fs, workspace, ws_dir):
         out.write(line * 1000)
         out.truncate(200 * 1024 * 1024)  # sparse tail: 200 MB on paper
     tracemalloc.start()
-    start = time.monotonic()
     text = await fs.read_text_file(workspace, str(path), 500, 3)
-    elapsed = time.monotonic() - start
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert text == (line * 3).decode()
-    assert elapsed < 2
-    assert peak < 4 * 1024 * 1024
+    assert peak < 4 * 1024 * 1024  # a window, not the file: 200 MB were never read
 
 
 async def test_size_cap(workspace, ws_dir):

@@ -334,8 +334,10 @@ async def test_cancel_of_pending_check():
 
 async def test_request_itself_cancelled_cancels_prompt():
     cancelled = []
+    asked = asyncio.Event()
 
     async def slow(request):
+        asked.set()
         try:
             await asyncio.sleep(100)
         except asyncio.CancelledError:
@@ -345,7 +347,7 @@ async def test_request_itself_cancelled_cancels_prompt():
 
     broker = PermissionBroker(Interactive(slow))
     task = asyncio.create_task(broker.request(req()))
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(asked.wait(), 10)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -153,13 +152,14 @@ def test_sigint_cancels_mid_stream(agent, agents_root, home, ws, model):
         if '"agent_message_chunk"' in line and '"text":""' not in line:
             break
     proc.send_signal(signal.SIGINT)
-    started = time.monotonic()
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
-    assert time.monotonic() - started < 6
     lines = frames(out)
     assert "session/cancel" in methods(lines)
     assert stop_reason(lines) == "cancelled"
+    # The cancel took effect mid-stream: the agent did not get to stream it all.
+    chunks = [m for m in lines if '"agent_message_chunk"' in json.dumps(m)]
+    assert len(chunks) < 600
 
 
 def test_write_outside_the_workspace_is_refused(agent, agents_root, home, ws, outside, model):

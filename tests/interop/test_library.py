@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import pytest
 
@@ -219,12 +218,11 @@ async def test_cancel_mid_stream(agent, agents_root, home, ws, model):
         async for update in turn:
             if isinstance(update, s.AgentMessageChunk) and update.text.strip():
                 break
-        started = time.monotonic()
         result = await asyncio.wait_for(session.cancel(), 10)
-        elapsed = time.monotonic() - started
         await turn.aclose()
     assert result is not None and result.stop_reason == "cancelled"
-    assert elapsed < 5, f"cancel took {elapsed:.1f} s"
+    # The cancel took effect mid-stream: far fewer than the 600 words arrived.
+    assert session.state.last_agent_text().count("word") < 600
 
 
 async def test_write_outside_the_workspace_is_refused(agent, agents_root, home, ws, outside, model):

@@ -17,6 +17,7 @@ from acphost import schema as s
 from acphost.config import presets
 from acphost.host import AllowAll, FileSystemProvider, Interactive, Verdict
 from acphost.transport._memory import memory_pair
+from tests.support.waiting import eventually
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(30)]
 
@@ -237,11 +238,9 @@ async def test_updates_before_session_new_response_and_after_prompt_response(ws)
         agent.update(
             {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "late"}}
         )
-        for _ in range(50):
-            if session.state.messages and session.state.messages[-1].text == "late":
-                break
-            await asyncio.sleep(0.01)
-        assert session.state.messages[-1].text == "late"
+        await eventually(
+            lambda: session.state.messages and session.state.messages[-1].text == "late"
+        )
     finally:
         await ctx.__aexit__(None, None, None)
 

@@ -1,4 +1,4 @@
-"""The TUI against real third-party agents, offline (issue 7: "at least one real agent")."""
+"""The TUI against real third-party agents, offline."""
 
 from __future__ import annotations
 

@@ -79,9 +79,7 @@ async def test_close_kills_a_stubborn_agent_and_its_children():
     t = await StdioTransport.spawn([sys.executable, "-c", STUBBORN], close_grace=0.3)
     line = await asyncio.wait_for(t.receive(), 10)
     agent_pid, child_pid = map(int, line.split())
-    started = time.monotonic()
     await t.close()
-    assert time.monotonic() - started < 5
     assert wait_dead(agent_pid) and wait_dead(child_pid)
     assert t.returncode == -signal.SIGKILL
 

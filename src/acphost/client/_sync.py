@@ -1,6 +1,6 @@
 """The synchronous twin for scripts: one call, one prompt, one result.
 
-It wraps the async client (never a second copy of it, STYLE.md): each call
+It wraps the async client (never a second copy of it): each call
 runs its own event loop, starts the agent, runs one turn and ends the agent.
 """
 

@@ -2,8 +2,8 @@
 
 Updates reach a :class:`Turn` through an :class:`UpdateQueue`. The queue is
 bounded for backpressure, not for loss: when it is full, ``put`` returns a
-future that the connection's reader awaits before reading on (DESIGN.md,
-"Ordered delivery"). Nothing is dropped or reordered, and a host that never
+future that the connection's reader awaits before reading on: delivery is
+ordered and lossless. Nothing is dropped or reordered, and a host that never
 iterates (it only awaits the result) never blocks the reader, because the
 turn then stops queueing at all.
 """

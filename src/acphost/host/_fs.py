@@ -1,7 +1,7 @@
 """The file-system provider: ``fs/read_text_file`` and ``fs/write_text_file``.
 
 Every path goes through the workspace jail (:mod:`acphost.host._jail`). The
-rules, from seeds/003 §13 and §16 ("Jail"):
+rules:
 
 * writes are always confined to the workspace; reads outside it only with
   ``allow_read_outside_workspace`` (read-anywhere never implies write-anywhere);
@@ -92,7 +92,7 @@ class FileSystemProvider:
 
     Args:
         allow_read_outside_workspace: let reads (never writes) reach any
-            regular file outside the workspace; for debugging (seeds/003 §16).
+            regular file outside the workspace; for debugging.
         missing_file_returns_empty: answer a read of a missing file with
             ``""`` instead of ``ResourceNotFound`` (Gemini CLI expects that).
         max_read_bytes: the largest response a read may produce, in bytes of

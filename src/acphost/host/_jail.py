@@ -2,8 +2,8 @@
 
 The kernel's ``openat2(RESOLVE_BENEATH)`` is not in the stdlib, so the jail
 walks paths itself, one component at a time, from a directory fd of a
-workspace root (seeds/003 §13 "Workspace jail: canonicalize paths and resolve
-symlinks before allow/deny"):
+workspace root, so that paths are canonical, symlinks resolved, before any
+allow or deny:
 
 * every component is opened relative to its parent's fd with ``O_NOFOLLOW``
   (and ``O_DIRECTORY`` for intermediate components), so a symlink planted or

@@ -1,9 +1,9 @@
 """The permission broker: the one object the client asks about permissions.
 
 It answers the agent's ``session/request_permission`` (:meth:`PermissionBroker.request`)
-and mediates operations the agent did not ask about (:meth:`PermissionBroker.check`,
-DESIGN.md "The host is in charge"; seeds/003 §5.2 "The library additionally
-enforces permission policy for FS and terminal operations").
+and mediates operations the agent did not ask about (:meth:`PermissionBroker.check`):
+the host is in charge, so every file and terminal operation passes the policy
+whether or not the agent asked permission first.
 
 Decisions, and why:
 

@@ -24,7 +24,7 @@ __all__ = ["PermissionOption", "PermissionRequest", "describe_request"]
 
 # The operation a request describes. "tool_call" is the agent's own
 # session/request_permission; the others are the host mediating a request the
-# agent made without asking (DESIGN.md "The host is in charge").
+# agent made without asking (the host is in charge of every operation).
 OPERATION_TOOL_CALL = "tool_call"
 OPERATION_FS_READ = "fs_read"
 OPERATION_FS_WRITE = "fs_write"

@@ -1,7 +1,7 @@
 """The sans-I/O JSON-RPC 2.0 core: bytes in, events and bytes out.
 
-It never touches a socket, a pipe or an event loop (STYLE.md, "Sans-I/O
-core"), in the manner of websockets' ``protocol.py``: feed what the peer sent
+It never touches a socket, a pipe or an event loop, in the manner of
+websockets' ``protocol.py``: feed what the peer sent
 to :meth:`RpcCore.receive_data`, then take :meth:`RpcCore.events_received`
 and send :meth:`RpcCore.data_to_send`. The core owns request ids, the table
 of pending requests, frame validation, the error replies that JSON-RPC makes

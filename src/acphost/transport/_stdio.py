@@ -1,6 +1,6 @@
 """The stdio transport: an agent subprocess spoken to over its stdin and stdout.
 
-Process hygiene is the point of this module (DESIGN.md):
+Process hygiene is the point of this module:
 
 - spawned from an argv list, never through a shell;
 - environment = ours overlaid with the agent's ``env`` (the child gets a copy:
