@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import os
+import shutil
 import stat
 import threading
 import time
@@ -280,37 +282,55 @@ async def test_symlink_swap_race_thread(fs, workspace, ws_dir, outside, guard):
     (ws_dir / "real" / "secret.txt").write_text("inside\n")
     stop = threading.Event()
 
+    def reset(target) -> None:
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        elif target.exists():
+            shutil.rmtree(target)
+
     def flipper() -> None:
         target = ws_dir / "d"
         while not stop.is_set():
+            # Each state is held a moment (the attacker's pace), so that reads
+            # land in every one of them, and in the swaps between them.
             try:
                 os.symlink(ws_dir / "real", target)  # in-jail link
+                time.sleep(0.0005)
                 os.unlink(target)
                 os.symlink(outside, target)  # escaping link
+                time.sleep(0.0005)
                 os.unlink(target)
                 os.mkdir(target)
                 (target / "secret.txt").write_text("inside\n")
-                os.unlink(target / "secret.txt")
-                os.rmdir(target)
+                time.sleep(0.0005)
             except OSError:
                 pass
+            with contextlib.suppress(OSError):
+                reset(target)  # whatever the writes below left in it
 
     thread = threading.Thread(target=flipper)
     thread.start()
-    seen: set[str] = set()
+    outcomes: collections.Counter[str] = collections.Counter()
     try:
-        deadline = time.monotonic() + 1.5
-        while time.monotonic() < deadline:
+        # Until the race was hit both ways: reads that saw the in-jail state,
+        # and reads that met the escaping link mid-walk and were refused.
+        deadline = time.monotonic() + 40
+        while outcomes["inside"] < 3 or outcomes["refused outside"] < 3:
+            assert time.monotonic() < deadline, f"the race was not hit both ways: {outcomes}"
             try:
-                seen.add(await fs.read_text_file(workspace, str(ws_dir / "d" / "secret.txt")))
+                text = await fs.read_text_file(workspace, str(ws_dir / "d" / "secret.txt"))
             except RequestError as exc:
                 assert SECRET not in exc.message
+                outcomes["refused outside" if "points outside" in exc.message else "refused"] += 1
+            else:
+                assert SECRET not in text
+                outcomes["inside"] += 1
             with contextlib.suppress(RequestError):
                 await fs.write_text_file(workspace, str(ws_dir / "d" / "w.txt"), "w")
     finally:
         stop.set()
         thread.join()
-    assert all(SECRET not in text for text in seen)
+    assert not (outside / "w.txt").exists()  # no write ever went through the escaping link
 
 
 # -- hard links -------------------------------------------------------------------
