@@ -13,26 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.runner import run
 from tests.support.frames import FrameChecker
-
-
-def run(args, *, cwd, input=None, env=None, timeout=60):
-    full_env = {
-        **os.environ,
-        "ACPHOST_DEMO_STEP": "0",
-        "XDG_CONFIG_HOME": str(cwd / ".xdg"),
-        "ACPHOST_SETTINGS": "",
-        **(env or {}),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "acphost", *args],
-        cwd=cwd,
-        input=input,
-        capture_output=True,
-        text=True,
-        env=full_env,
-        timeout=timeout,
-    )
 
 
 def check_jsonl(stdout: str) -> list[dict]:

@@ -9,8 +9,8 @@ the settings' MCP servers, the host's credential-named variables.
 The trace and the audit log are opened before the agent starts, safely
 (:func:`acphost.host.open_output`: no symbolic link, FIFO or hard link), so
 a bad path is a usage error naming the flag and no agent is started for
-nothing. Every file the run writes (the history store's directory too) is
-registered as protected: the agent cannot write there.
+nothing. Every file the run writes (the history store too) is registered as
+protected: the agent cannot write there.
 """
 
 from __future__ import annotations
@@ -124,11 +124,14 @@ class RunOutputs:
     def protected(self) -> tuple[str, ...]:
         """The files the agent must not write: ``--trace``, ``--save-session``, the history.
 
+        The history is its database and SQLite's files beside it (``-wal``,
+        ``-shm``, ``-journal``), not its whole directory: ``ACPHOST_HISTORY``
+        may name a file in the workspace, whose other files stay writable.
         (``--audit-log`` is added by :func:`acphost.launch.build_host_config`.)
         """
         files = [_path(v) for v in (self.args.trace, self.args.save_session) if v]
         if self.history_path is not None:
-            files.append(os.path.dirname(self.history_path))
+            files += [self.history_path + end for end in ("", "-wal", "-shm", "-journal")]
         return tuple(files)
 
     def reopen_trace(self) -> None:

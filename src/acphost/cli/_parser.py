@@ -221,8 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--unstable",
         action="store_true",
         help="enable ACP's unstable parts: session/fork, session/set_title, session/status, "
-        "session/archive, auth/status and the error stop reason (off: never advertised "
-        "or sent)",
+        "session/archive, auth/status (--list-caps then shows it) and the error stop "
+        "reason (off: never advertised or sent)",
     )
     g.add_argument(
         "--no-notices",

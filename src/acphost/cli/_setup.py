@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
+from .._errors import CapabilityNotSupported
 from ..launch import UsageProblem
 from . import _listing
 
@@ -53,6 +54,9 @@ async def listings(
 ) -> str | None:
     """The sections ``--list-caps``, ``--list-modes``, ``--list-commands`` ask for.
 
+    With ``--unstable``, ``--list-caps`` adds the agent's ``auth/status``
+    when it offers it (``agentCapabilities.auth.status``).
+
     Args:
         client: the connected client.
         session: the open session.
@@ -66,6 +70,10 @@ async def listings(
     sections: list[list[str]] = []
     if args.list_caps:
         sections.append(_listing.caps_section(client, clean))
+        if args.unstable:
+            with contextlib.suppress(CapabilityNotSupported):  # not offered: nothing to show
+                status = await client.unstable.auth_status()
+                sections.append(_listing.auth_status_section(status, clean))
     if args.list_modes:
         sections.append(_listing.modes_section(session.state, clean))
     if args.list_commands:
