@@ -62,6 +62,10 @@ def test_budgets_from_the_settings_and_the_flags_win(tmp_path):
     r = run(["--settings", str(settings), "--max-cost", "1", "-o", "simple", "spend 5 0"],
             cwd=tmp_path)  # fmt: skip
     assert r.returncode == 0 and "budget exceeded" not in r.stderr, r.stderr
+    # An entry without a command adjusts the built-in demo, also when picked with -a.
+    settings.write_text(json.dumps({"agent_servers": {"demo": {"max_tokens": 2500}}}))
+    r = run(["--settings", str(settings), "-a", "demo", "-o", "simple", LONG_SPEND], cwd=tmp_path)
+    assert r.returncode == 3 and "token budget exceeded" in r.stderr, r.stderr
     # A budget in another currency is not crossed by costs in USD.
     r = run(["--max-cost", "0.001 EUR", "-o", "simple", "spend 3 0"], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
