@@ -114,6 +114,19 @@ def test_continue_reopens_with_what_the_agent_offers(tmp_path, caps):
     assert r.stdout == "heard: third\nearlier: first words | second words\n", r.stderr
 
 
+def test_agent_commands_are_told_apart_by_their_whole_command_line(tmp_path):
+    store = tmp_path / "store.json"  # one store, two agents: sessions mem-1 and mem-2
+    loads, resumes = memory_agent("load", store), memory_agent("resume", store)
+    assert run([*loads, "said to the first"], cwd=tmp_path).returncode == 0
+    assert run([*resumes, "said to the second"], cwd=tmp_path).returncode == 0
+    r = run([*loads, "--continue", "-o", "simple", "again"], cwd=tmp_path)
+    assert r.stdout == "heard: again\nearlier: said to the first\n", r.stderr
+    (newest, *_) = sessions()
+    assert newest.agent == shlex.join(loads[1].split())
+    r = run([*loads, "--resume", sessions()[1].id, "hi"], cwd=tmp_path)  # the second's
+    assert r.returncode == 2 and "run with --agent-command" in r.stderr, r.stderr
+
+
 def test_continue_with_an_agent_that_can_neither_says_what_to_do(tmp_path):
     agent = memory_agent("none", tmp_path / "store.json")
     assert run([*agent, "first words"], cwd=tmp_path).returncode == 0
@@ -204,7 +217,7 @@ def test_resume_refuses_ambiguous_and_foreign_history_ids(tmp_path):
     r = run(["--resume", "abc", "hello"], cwd=tmp_path)
     assert r.returncode == 2 and "ambiguous" in r.stderr and "abc1" in r.stderr, r.stderr
     r = run(["--resume", "def0", "hello"], cwd=tmp_path)
-    assert r.returncode == 2 and "add -a claude" in r.stderr, r.stderr
+    assert r.returncode == 2 and "run with -a claude" in r.stderr, r.stderr
     r = run(["--resume", "fed0", "hello"], cwd=tmp_path)
     assert r.returncode == 2 and "--cwd /somewhere/else" in r.stderr, r.stderr
     r = run(["--resume", "not-in-history", "--replay-context", "hello"], cwd=tmp_path)

@@ -15,6 +15,10 @@
 
 What can be checked without the agent (the history, the saved file) is
 checked before it starts, so a typo never starts one.
+
+"This agent" is the name it was picked by (``-a``), or for
+``--agent-command`` the whole command line (secrets redacted): every
+program started with ``python ...`` is not the same agent.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,8 +39,31 @@ if TYPE_CHECKING:
     from ..client import AcpClient, Session
     from ..config import AgentSpec
     from ..history import HistoryStore
+    from ._outputs import RunOutputs
 
-__all__ = ["Reopen", "context_blocks", "find_target", "open_session"]
+__all__ = ["Reopen", "agent_key", "context_blocks", "find_target", "open_session"]
+
+
+def agent_key(spec: AgentSpec, outputs: RunOutputs) -> str:
+    """The agent's name in the history: its ``-a`` name, or its command line.
+
+    Args:
+        spec: the agent.
+        outputs: the run's outputs, whose redactor cleans a command line
+            (built only then: it may hold a secret).
+
+    Returns:
+        What the history records as the agent, and what ``--continue`` looks for.
+
+    """
+    if spec.source != "--agent-command":
+        return spec.name
+    return shlex.join(outputs.redactor.redact_argv(spec.argv))
+
+
+def _pick(agent: str) -> str:
+    """How to pick the agent a history session ran."""
+    return f"--agent-command {shlex.quote(agent)}" if " " in agent else f"-a {agent}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,18 +102,18 @@ def _transcript(store: HistoryStore, history_id: str) -> str:
     return transcript_text(store.get(history_id))
 
 
-def _continue(spec: AgentSpec, cwd: str, path: str, replay: bool) -> Reopen:
+def _continue(agent: str, cwd: str, path: str, replay: bool) -> Reopen:
     from ..history import HistoryError  # noqa: PLC0415
 
     flag = "--continue"
     store = _open_store(path, flag)
-    none = f"{flag}: the history has no session of agent {spec.name!r} in {cwd}"
+    none = f"{flag}: the history has no session of agent {agent!r} in {cwd}"
     if store is None:
         raise UsageProblem(none)
     try:
-        latest = store.latest_session(spec.name, cwd)
+        latest = store.latest_session(agent, cwd)
         if latest is None or latest.agent_session_id is None:
-            raise UsageProblem(f"{none} (see: acphost history --agent {spec.name})")
+            raise UsageProblem(f"{none} (see: acphost history)")
         transcript = _transcript(store, latest.id) if replay else None
     except HistoryError as exc:
         raise UsageProblem(f"{flag}: {exc}") from None
@@ -108,7 +136,7 @@ def _saved_file(value: str) -> tuple[str, str | None]:
     return sid, history_id if isinstance(history_id, str) else None
 
 
-def _resume(value: str, spec: AgentSpec, cwd: str, path: str, replay: bool) -> Reopen:
+def _resume(value: str, agent: str, cwd: str, path: str, replay: bool) -> Reopen:
     from ..history import HistoryError, HistoryIdError  # noqa: PLC0415
 
     flag = f"--resume {value}"
@@ -123,10 +151,10 @@ def _resume(value: str, spec: AgentSpec, cwd: str, path: str, replay: bool) -> R
             if history_id is None:
                 history_id = store.resolve_id(sid or value)
             record = store.get(history_id)
-            if record.agent != spec.name:
+            if record.agent != agent:
                 raise UsageProblem(
                     f"{flag}: that session in the history ran the agent {record.agent!r}, "
-                    f"not {spec.name!r}: add -a {record.agent}"
+                    f"not {agent!r}: run with {_pick(record.agent)}"
                 )
             if not replay and record.cwd != cwd:
                 raise UsageProblem(
@@ -154,13 +182,14 @@ def _resume(value: str, spec: AgentSpec, cwd: str, path: str, replay: bool) -> R
 
 
 def find_target(
-    args: argparse.Namespace, spec: AgentSpec, cwd: str, history_path: str
+    args: argparse.Namespace, agent: str, cwd: str, history_path: str
 ) -> Reopen | None:
     """The session the command line asks to go on with, or None for a new one.
 
     Args:
         args: ``continue_``, ``resume`` and ``replay_context``.
-        spec: the agent (a history session must have run it).
+        agent: the agent's name in the history (:func:`agent_key`); a
+            history session must have run it.
         cwd: the workspace.
         history_path: the history store (read even with ``--no-history``).
 
@@ -171,9 +200,9 @@ def find_target(
     """
     replay = bool(args.replay_context)
     if args.continue_:
-        return _continue(spec, cwd, history_path, replay)
+        return _continue(agent, cwd, history_path, replay)
     if args.resume:
-        return _resume(args.resume, spec, cwd, history_path, replay)
+        return _resume(args.resume, agent, cwd, history_path, replay)
     if replay:
         raise UsageProblem("--replay-context goes with --continue or --resume ID")
     return None

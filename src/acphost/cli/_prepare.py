@@ -70,13 +70,13 @@ def prepare_run(args: argparse.Namespace) -> Prepared:
     if args.replay_context and prompt is None:
         raise UsageProblem("--replay-context needs a prompt: it is sent after the transcript")
     history = default_path()
-    target = None
-    if args.continue_ or args.resume or args.replay_context:
-        from ._continue import find_target  # noqa: PLC0415
-
-        target = find_target(args, spec, cwd, history)
     recorded = prompt is not None and history_enabled(args.no_history)
     outputs = RunOutputs(args, spec, settings, history_path=history if recorded else None)
+    target = None
+    if args.continue_ or args.resume or args.replay_context:
+        from ._continue import agent_key, find_target  # noqa: PLC0415
+
+        target = find_target(args, agent_key(spec, outputs), cwd, history)
     outputs.open_early()
     return Prepared(args, cwd, settings, spec, prompt, outputs, target)
 

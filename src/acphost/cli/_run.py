@@ -339,8 +339,11 @@ class PromptRun:
             await self.listings(client, session)
             recording = None
             if blocks is not None and self.outputs.recorder is not None:
+                from ._continue import agent_key  # noqa: PLC0415
+
+                name = agent_key(self.spec, self.outputs)
                 recording = self.outputs.recorder.open_session(
-                    self.spec.name, self.spec.argv, self.cwd, session
+                    name, self.spec.argv, self.cwd, session
                 )
             try:
                 self.outputs.save_session(session.id, self.cwd, recording)
