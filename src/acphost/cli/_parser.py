@@ -32,9 +32,8 @@ examples:
   acphost -a claude --write "fix the tests"   # a registry preset, writes allowed
   echo "summarise @README.md" | acphost -o simple
   acphost -o jsonl "hello" > frames.jsonl     # every frame, both directions
-
   acphost --continue "and now the tests"      # go on with the last session here
-  acphost --max-cost 0.50 "refactor @src/app.py"   # cancel the turn past 0.50
+  acphost --max-cost 0.50 "tidy @src/app.py"  # cancel the turn past 0.50
 
 exit codes: 0 turn completed, 1 agent/protocol error, 2 usage/configuration
 error, 3 a budget (--max-tokens, --max-cost) was crossed and the turn
@@ -186,7 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not record this run in the local history (also ACPHOST_NO_HISTORY=1)",
     )
     g.add_argument(
-        "--save-session", metavar="PATH", help="save the session id (and agent, cwd) to PATH"
+        "--save-session",
+        metavar="PATH",
+        help="save the session id (and agent, cwd, history id) to PATH",
     )
     g.add_argument("--mode", metavar="ID", help="switch to this mode before prompting")
     g.add_argument(
