@@ -44,8 +44,10 @@ def validate_client_frames(request):
 
 @pytest.fixture(autouse=True)
 def isolated_state_home(monkeypatch, tmp_path_factory):
-    """Keep the demo agent's sessions (saved in the XDG state home by default) per test."""
+    """Keep the demo agent's sessions (saved in the XDG state home by default) and
+    the history the command line records (in the XDG data home) per test."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state-home")))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data-home")))
 
 
 @pytest.fixture

@@ -18,7 +18,8 @@ PINNED = {
         "path_to_uri", "prompt_with_mentions", "resource_link", "text", "to_blocks",
     ],
     "acphost.launch": [
-        "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "AskPolicy", "DefaultPolicy",
+        "EXIT_BUDGET", "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "AskPolicy",
+        "DefaultPolicy",
         "HostChoices", "UsageProblem", "build_broker", "build_host_config", "fail", "resolve",
         "start_agent",
     ],

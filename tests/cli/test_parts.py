@@ -7,12 +7,12 @@ import os
 
 import pytest
 
-from acphost.cli._ask import describe_request
-from acphost.cli._commands import shown_argv, tsv_cell
+from acphost.cli._ask import question_lines
+from acphost.cli._commands import run_redactor, shown_argv, tsv_cell
 from acphost.cli._listing import json_value
 from acphost.cli._main import build_parser, subcommand_at
 from acphost.cli._prepare import check_output_paths
-from acphost.config import AgentSpec, SettingsError, agent_from_command
+from acphost.config import AgentSpec, Settings, SettingsError, agent_from_command
 from acphost.host import PermissionRequest
 from acphost.launch import UsageProblem
 
@@ -58,14 +58,19 @@ def test_permission_question_shows_what_would_run():
     request = PermissionRequest.for_terminal(
         "s1", "git", ["status", "\x1b]52;c;x\x07"], cwd="/ws", env={"GIT_DIR": "/evil"}
     )
-    rows = dict(describe_request(request))
-    assert rows["command"] == "GIT_DIR=/evil git status '\\x1b]52;c;x\\x07'"
-    assert rows["cwd"] == "/ws"
+    lines = question_lines(request)
+    assert "argv: git status '\\x1b]52;c;x\\x07'" in lines
+    assert "cwd: /ws" in lines and "env: GIT_DIR=/evil" in lines
     tool = PermissionRequest(
         "s1", title="Edit\u202e", tool_kind="edit", paths=("/a\n/b",), raw_input={"k": "v"}
     )
-    rows = dict(describe_request(tool))
-    assert rows == {"action": "Edit<U+202E> (edit)", "path": "/a\\n/b", "input": '{"k": "v"}'}
+    assert question_lines(tool) == [
+        "action: tool call",
+        "title: Edit<U+202E>",
+        "kind: edit",
+        "path: /a\\n/b",
+        'input: {"k": "v"}',
+    ]
 
 
 def test_tsv_cell_keeps_rows_and_columns():
@@ -78,8 +83,18 @@ def test_shown_argv_redacts_secret_flags():
         command="agent",
         args=("--api-key", "k-123456", "--token=abc", "--model", "m", "ghp_" + "a" * 30),
     )
-    assert shown_argv(spec) == (
+    assert shown_argv(spec, run_redactor(spec, Settings(None, {}, []))) == (
         "agent --api-key [REDACTED] --token=[REDACTED] --model m [REDACTED]"
+    )
+
+
+def test_shown_argv_redacts_the_configured_env_values_too():
+    secret = "plain-looking-value-42"
+    spec = AgentSpec(
+        name="x", command="agent", args=("--flag", secret), env={"SERVICE_PASSWORD": secret}
+    )
+    assert shown_argv(spec, run_redactor(spec, Settings(None, {}, []))) == (
+        "agent --flag [REDACTED]"
     )
 
 

@@ -175,3 +175,49 @@ def test_agent_from_command_splits_like_a_shell_and_never_uses_one():
 def test_agent_from_command_errors(text, needle):
     with pytest.raises(SettingsError, match=needle):
         agent_from_command(text)
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        ({"max_tokens": 200000}, (200000, None, None)),
+        ({"max_cost": 1.5}, (None, 1.5, None)),
+        ({"max_cost": 2}, (None, 2.0, None)),
+        ({"max_cost": "0.50 usd", "max_tokens": 0}, (0, 0.5, "USD")),
+        ({"max_cost": "3EUR"}, (None, 3.0, "EUR")),
+        ({}, (None, None, None)),
+    ],
+)
+def test_agent_budgets(tmp_path, entry, expected):
+    _, settings = _load(tmp_path, {"agent_servers": {"x": {**AGENT, **entry}}})
+    spec = settings.agents["x"]
+    assert (spec.max_tokens, spec.max_cost, spec.cost_currency) == expected
+
+
+@pytest.mark.parametrize(
+    ("entry", "needle"),
+    [
+        ({"max_tokens": -1}, "agent_servers.x.max_tokens must be a whole number >= 0"),
+        ({"max_tokens": 1.5}, "agent_servers.x.max_tokens"),
+        ({"max_tokens": True}, "agent_servers.x.max_tokens"),
+        ({"max_tokens": "100"}, "agent_servers.x.max_tokens"),
+        ({"max_cost": -0.5}, "agent_servers.x.max_cost must be an amount >= 0"),
+        ({"max_cost": "lots"}, "agent_servers.x.max_cost"),
+        ({"max_cost": "1 dollar"}, "agent_servers.x.max_cost"),
+        ({"max_cost": [1]}, "agent_servers.x.max_cost"),
+        ({"max_cost": False}, "agent_servers.x.max_cost"),
+    ],
+)
+def test_bad_agent_budgets(tmp_path, entry, needle):
+    assert needle in _error(tmp_path, {"agent_servers": {"x": {**AGENT, **entry}}})
+
+
+def test_a_budget_adjusts_a_preset_and_the_demo(tmp_path):
+    data = {"agent_servers": {"demo": {"max_cost": 0.25}, "gemini": {"max_tokens": 1000}}}
+    _, settings = _load(tmp_path, data)
+    agents = all_agents(settings)
+    assert agents["gemini"].max_tokens == 1000 and agents["gemini"].command
+    assert agents["demo"].max_cost == 0.25
+    # The demo is the default agent when the settings name no full entry.
+    assert resolve_agent(None, settings).max_cost == 0.25
+    assert resolve_agent("demo", settings).max_cost == 0.25

@@ -5,7 +5,8 @@ prompt is given); a first word naming a subcommand runs that instead, and
 ``acphost -- WORD`` sends WORD as the prompt (DESIGN.md).
 
 Exit codes: 0 the turn completed; 1 agent, protocol or transport error;
-2 usage or configuration error; 130 interrupted.
+2 usage or configuration error; 3 a budget was crossed (the turn was
+cancelled); 130 interrupted.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 - One question at a time, in arrival order; the question says how many more
   are waiting. An answer can only apply to the question on screen.
 - The question shows what would be approved, with control characters made
-  visible (:func:`describe_request`).
+  visible (:func:`question_lines`).
 - Keys typed before the question appeared are discarded (a user typing
   ahead must not approve a command by accident).
 - The terminal is read without a thread: when the turn is cancelled (Ctrl-C
@@ -21,36 +21,33 @@ import json
 import os
 import termios
 
-from ..host import PermissionRequest, Verdict
+from ..host import PermissionRequest, Verdict, describe_request
 from ..safetext import sanitize_line
 from ._edge import terminal_held, warn
 
-__all__ = ["TtyAsker", "describe_request"]
+__all__ = ["TtyAsker", "question_lines"]
 
 _INPUT_SHOWN = 2000  # characters of a tool's raw input shown in a question
 _SETTLE = 0.05  # seconds between a question's turn coming and its display
 
 
-def describe_request(request: PermissionRequest) -> list[tuple[str, str]]:
-    """What a permission question shows, as (label, value) rows, values sanitised.
+def question_lines(request: PermissionRequest) -> list[str]:
+    """What a permission question shows, one sanitised line each.
 
-    The command line is shown whole (environment assignments first, as the
-    host will run it), then the working directory and every path concerned.
+    The host's own description (:func:`acphost.host.describe_request`: the
+    action, title, tool, kind, the whole command line, cwd, environment
+    overrides, every path and protected area) is exactly what an answer
+    approves; a tool call's raw input follows when no command line says what
+    it will do.
 
     Args:
         request: the request to describe.
 
     Returns:
-        The rows, in display order.
+        The lines, in display order, with control characters made visible.
 
     """
-    rows: list[tuple[str, str]] = []
-    kind = request.kind or "other"
-    rows.append(("action", f"{sanitize_line(request.title or request.operation)} ({kind})"))
-    if request.command:
-        rows.append(("command", sanitize_line(request.command)))
-    label = "cwd" if request.operation == "terminal_create" else "path"
-    rows.extend((label, sanitize_line(p)) for p in request.paths)
+    lines = [sanitize_line(line) for line in describe_request(request)]
     if request.raw_input is not None and not request.command:
         try:
             raw = json.dumps(request.raw_input, ensure_ascii=False, sort_keys=True)
@@ -58,15 +55,13 @@ def describe_request(request: PermissionRequest) -> list[tuple[str, str]]:
             raw = repr(request.raw_input)
         if len(raw) > _INPUT_SHOWN:
             raw = raw[:_INPUT_SHOWN] + f"… ({len(raw) - _INPUT_SHOWN} more characters)"
-        rows.append(("input", sanitize_line(raw)))
-    return rows
+        lines.append(f"input: {sanitize_line(raw)}")
+    return lines
 
 
 def _question(request: PermissionRequest, waiting: int) -> str:
     more = f" ({waiting} more waiting)" if waiting else ""
-    rows = describe_request(request)
-    width = max(len(label) for label, _ in rows)
-    body = "\n".join(f"  {label:<{width}}  {value}" for label, value in rows)
+    body = "\n".join(f"  {line}" for line in question_lines(request))
     return f"\nacphost: the agent asks permission{more}\n{body}\nallow? [y/N/a=always] "
 
 

@@ -2,7 +2,8 @@
 
 What they print about an agent (names, versions, session titles, stderr)
 is cleaned at the output edge: sanitised on a terminal, exact in a pipe;
-argv values that look like secrets are redacted everywhere.
+secrets are redacted everywhere, by the redactor of the agent's
+configuration (:func:`run_redactor`).
 """
 
 from __future__ import annotations
@@ -22,31 +23,27 @@ from ..launch import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageProblem, fail, resolv
 from ._edge import Edge, is_terminal
 
 if TYPE_CHECKING:
-    from ..config import AgentSpec
+    from ..config import AgentSpec, Settings
+    from ..trace import Redactor
 
-__all__ = ["doctor", "list_agents", "list_sessions", "shown_argv", "tsv_cell"]
+__all__ = ["doctor", "list_agents", "list_sessions", "run_redactor", "shown_argv", "tsv_cell"]
 
 
-def shown_argv(spec: AgentSpec) -> str:
-    """The agent's command line for display: values of secret-looking flags redacted.
+def run_redactor(spec: AgentSpec, settings: Settings) -> Redactor:
+    """The redactor of one agent's configuration: its env, secret arguments, MCP servers."""
+    from ..trace import Redactor  # noqa: PLC0415
 
-    ``--api-key VALUE``, ``--token=VALUE`` and known token formats anywhere
-    become ``[REDACTED]``.
+    return Redactor.from_config(agent=spec, settings=settings)
+
+
+def shown_argv(spec: AgentSpec, redactor: Redactor) -> str:
+    """The agent's command line for display, secrets redacted.
+
+    Values of secret-looking flags (``--api-key VALUE``, ``--token=VALUE``),
+    ``NAME=value`` pairs with credential-like names, known token formats and
+    the configured secrets become ``[REDACTED]``.
     """
-    from ..trace import REDACTED, Redactor  # noqa: PLC0415
-
-    redactor = Redactor()
-    argv = [str(redactor(a)) for a in spec.argv]
-    for i, arg in enumerate(argv):
-        flag, eq, value = arg.partition("=")
-        if not flag.startswith("-"):
-            continue
-        key = flag.lstrip("-")
-        if eq and redactor({key: value})[key] == REDACTED:
-            argv[i] = f"{flag}={REDACTED}"
-        elif not eq and i + 1 < len(argv) and redactor({key: argv[i + 1]})[key] == REDACTED:
-            argv[i + 1] = REDACTED
-    return " ".join(argv)
+    return " ".join(redactor.redact_argv(spec.argv))
 
 
 def list_agents(args: argparse.Namespace) -> int:
@@ -64,7 +61,8 @@ def list_agents(args: argparse.Namespace) -> int:
     for name, spec in all_agents(settings).items():
         found = "yes" if command_found(spec) else "no"
         mark = "*" if name == default else " "
-        rows.append((f"{mark} {field(name)}", field(spec.source), found, field(shown_argv(spec))))
+        shown = shown_argv(spec, run_redactor(spec, settings))
+        rows.append((f"{mark} {field(name)}", field(spec.source), found, field(shown)))
     header = ("  NAME", "SOURCE", "FOUND", "COMMAND")
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(3)]
     for r in [header, *rows]:
@@ -106,10 +104,9 @@ def _print_sessions(rows: list[tuple[str, str, str, str]]) -> None:
         print("\t".join(tsv_cell(cell) for cell in row))
 
 
-async def _sessions(args: argparse.Namespace) -> int:
+async def _sessions(args: argparse.Namespace, cwd: str, spec: AgentSpec) -> int:
     from ..client import AcpClient  # noqa: PLC0415
 
-    cwd, _settings, spec = resolve(args)
     async with AcpClient.start(
         spec.argv, env=dict(spec.env), cwd=cwd, init_timeout=args.init_timeout
     ) as client:
@@ -130,15 +127,16 @@ async def _sessions(args: argparse.Namespace) -> int:
 def list_sessions(args: argparse.Namespace) -> int:
     """Print the agent's sessions (all pages)."""
     try:
-        return asyncio.run(_sessions(args))
+        cwd, settings, spec = resolve(args)
+        return asyncio.run(_sessions(args, cwd, spec))
     except UsageProblem as exc:
         fail(str(exc))
         return EXIT_USAGE
     except CapabilityNotSupported:
         fail("this agent does not support listing sessions (sessionCapabilities.list)")
         return EXIT_ERROR
-    except AcpError as exc:
-        fail(str(exc))
+    except AcpError as exc:  # its stderr tail may quote the configured secrets
+        fail(run_redactor(spec, settings).redact_text(str(exc)))
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
@@ -150,13 +148,14 @@ def _indented(text: str, indent: str) -> str:
 
 async def _doctor(args: argparse.Namespace) -> int:
     from ..client import AcpClient, auth_method_id  # noqa: PLC0415
-    from ._failure import redact  # noqa: PLC0415
 
     edge = Edge(is_terminal(sys.stdout))
-    cwd, _settings, spec = resolve(args)
+    cwd, settings, spec = resolve(args)
+    redactor = run_redactor(spec, settings)
+    redact = redactor.redact_text
     pad = " " * 14
     print(f"agent:        {edge.field(spec.name)} ({edge.field(spec.source)})")
-    print(f"command:      {edge.field(shown_argv(spec))}")
+    print(f"command:      {edge.field(shown_argv(spec, redactor))}")
     print(f"found:        {'yes' if command_found(spec) else 'no'}")
     started = time.perf_counter()
     try:
@@ -179,14 +178,14 @@ async def _doctor(args: argparse.Namespace) -> int:
             print(f"auth methods: {methods or 'none'}")
             tail = client.stderr_tail(10)
     except AgentExited as exc:
-        print(f"initialize:   FAILED: {edge.text(redact(exc.message, spec))}")
+        print(f"initialize:   FAILED: {edge.text(redact(exc.message))}")
         if exc.stderr_tail:
-            print("stderr tail:\n  " + _indented(edge.text(redact(exc.stderr_tail, spec)), "  "))
+            print("stderr tail:\n  " + _indented(edge.text(redact(exc.stderr_tail)), "  "))
         return EXIT_ERROR
     except AcpError as exc:
-        print(f"initialize:   FAILED: {edge.text(redact(str(exc), spec))}")
+        print(f"initialize:   FAILED: {edge.text(redact(str(exc)))}")
         return EXIT_ERROR
-    shown_tail = _indented(edge.text(redact(tail, spec)), pad) if tail else "(empty)"
+    shown_tail = _indented(edge.text(redact(tail)), pad) if tail else "(empty)"
     print("stderr tail:  " + shown_tail)
     return EXIT_OK
 

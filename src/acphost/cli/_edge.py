@@ -29,6 +29,7 @@ __all__ = [
     "before_stderr",
     "is_held",
     "is_terminal",
+    "set_log_redactor",
     "set_stderr_hook",
     "stderr_log_handler",
     "terminal_held",
@@ -151,23 +152,33 @@ def warn(message: str, *, stream: TextIO | None = None) -> None:
         pass  # stderr is gone: nothing more can be said
 
 
+_log_redactor: Callable[[str], str] | None = None
+
+
+def set_log_redactor(redactor: Callable[[str], str]) -> None:
+    """Redact the log lines on stderr with the run's redactor (it knows the configured secrets)."""
+    global _log_redactor  # noqa: PLW0603 - one run per process
+    _log_redactor = redactor
+
+
 def stderr_log_handler() -> logging.Handler:
     """A logging handler for stderr, the edge of every warning and debug line.
 
-    Lines quote the agent (its frames, its stderr): secrets are redacted,
-    then terminal controls made visible; a live display steps aside first.
+    Lines quote the agent (its frames, its stderr): secrets are redacted (by
+    the run's redactor once :func:`set_log_redactor` named it, else by the
+    known formats), then terminal controls made visible; a live display
+    steps aside first.
     """
     import logging  # noqa: PLC0415 - only when logging is set up
 
     class StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
-        redactor: Callable[[str], str] | None = None
-
         def format(self, record: logging.LogRecord) -> str:
-            if self.redactor is None:
+            global _log_redactor  # noqa: PLW0603 - one run per process
+            if _log_redactor is None:
                 from ..trace import Redactor  # noqa: PLC0415 - at the first line logged
 
-                self.redactor = Redactor()
-            return sanitize(self.redactor(super().format(record)))
+                _log_redactor = Redactor()
+            return sanitize(_log_redactor(super().format(record)))
 
         def emit(self, record: logging.LogRecord) -> None:
             before_stderr()

@@ -1,7 +1,8 @@
 """How a prompt run that failed is reported: one line (or a short block) on stderr.
 
 Agent text in a report (its error message and ``error.data``, its stderr
-tail) is redacted, then sanitised by :func:`~acphost.launch.fail`.
+tail) passes the run's one redactor, then the sanitiser of
+:func:`~acphost.launch.fail`.
 """
 
 from __future__ import annotations
@@ -9,41 +10,28 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import subprocess
 import sys
 from typing import TYPE_CHECKING
 
 from .. import schema as s
-from .._errors import AcpError, AgentExited, AgentStartError, LocalProtocolError, RequestError
+from .._errors import (
+    AcpError,
+    AgentExited,
+    AgentStartError,
+    LocalProtocolError,
+    NotAnAcpAgent,
+    RequestError,
+)
 from ..client import auth_method_id
 from ..launch import EXIT_ERROR, EXIT_USAGE, UsageProblem, fail
 
 if TYPE_CHECKING:
     from .._errors import AuthRequired
     from ..config import AgentSpec
+    from ..trace import Redactor
 
-__all__ = ["auth_message", "redact", "report", "terminal_login"]
-
-_SHORTEST_SECRET = 6  # configured values shorter than this are not searched for
-
-
-def redact(text: str, spec: AgentSpec) -> str:
-    """``text`` with secrets replaced: known token formats and the agent's ``env`` values.
-
-    Args:
-        text: text that may quote the agent's environment (its stderr, its errors).
-        spec: the agent, whose configured ``env`` values are secrets.
-
-    Returns:
-        The redacted text.
-
-    """
-    from ..trace import Redactor  # noqa: PLC0415 - only when a report is written
-
-    values = [re.escape(v) for v in spec.env.values() if len(v) >= _SHORTEST_SECRET]
-    redacted: str = Redactor(value_patterns=values)(text)
-    return redacted
+__all__ = ["auth_message", "report", "terminal_login"]
 
 
 def auth_message(exc: AuthRequired, spec: AgentSpec) -> str:
@@ -84,10 +72,21 @@ def terminal_login(exc: AuthRequired, chosen_id: str | None, spec: AgentSpec) ->
     return subprocess.call([*spec.argv, *(method.args or [])], env=env) == 0
 
 
-def report(exc: Exception, spec: AgentSpec) -> int:
-    """Print what ended the run; return its exit code."""
+def report(exc: Exception, spec: AgentSpec, redactor: Redactor) -> int:
+    """Print what ended the run; return its exit code.
+
+    Args:
+        exc: the error.
+        spec: the agent.
+        redactor: the run's redactor (agent text may quote its configured secrets).
+
+    Returns:
+        2 for a usage or configuration problem, else 1.
+
+    """
     from ..host import PolicyFileError  # noqa: PLC0415
 
+    redact = redactor.redact_text
     if isinstance(exc, (UsageProblem, PolicyFileError, LocalProtocolError)):
         # LocalProtocolError covers CapabilityNotSupported and refused
         # --mode/--config values: the command line asked for the impossible.
@@ -95,21 +94,21 @@ def report(exc: Exception, spec: AgentSpec) -> int:
         return EXIT_USAGE
     if isinstance(exc, AgentStartError):
         fail(f"{exc} (agent {spec.name!r} from {spec.source})")
-    elif isinstance(exc, AgentExited):
-        fail(f"agent {spec.name!r}: {redact(str(exc), spec)}")
+    elif isinstance(exc, (AgentExited, NotAnAcpAgent)):
+        fail(f"agent {spec.name!r}: {redact(str(exc))}")
     elif isinstance(exc, RequestError):
         detail = ""
         if exc.data is not None:
             data = json.dumps(exc.data, ensure_ascii=False, default=repr)
-            detail = "\n  data: " + redact(data, spec)
-        fail(f"the agent answered an error: {redact(str(exc), spec)}{detail}")
+            detail = "\n  data: " + redact(data)
+        fail(f"the agent answered an error: {redact(str(exc))}{detail}")
     elif isinstance(exc, AcpError):  # AcpTimeout, RemoteProtocolError (--strict), ...
-        fail(redact(str(exc), spec))
+        fail(redact(str(exc)))
     elif isinstance(exc, BrokenPipeError):
         pass  # our reader went away; cli.main silences stdout
     elif isinstance(exc, OSError):
-        fail(f"{exc}")
+        fail(redact(str(exc)))
     else:  # a bug of ours: still one line, not a traceback
         logging.getLogger("acphost.cli").debug("unexpected error", exc_info=exc)
-        fail(f"internal error: {type(exc).__name__}: {exc} (run with -vv for details)")
+        fail(f"internal error: {type(exc).__name__}: {redact(str(exc))} (run with -vv for details)")
     return EXIT_ERROR

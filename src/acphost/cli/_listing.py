@@ -13,8 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..client import AcpClient, SessionState
+    from ..schema import unstable as u
 
-__all__ = ["caps_section", "commands_section", "json_value", "modes_section"]
+__all__ = [
+    "auth_status_section",
+    "caps_section",
+    "commands_section",
+    "json_value",
+    "modes_section",
+]
 
 Clean = Callable[[str], str]
 
@@ -127,4 +134,24 @@ def commands_section(state: SessionState, clean: Clean, timeout: float) -> list[
         hint = getattr(c.input, "hint", None) if c.input is not None else None
         shown = f" <{clean(hint)}>" if hint else ""
         lines.append(f"  /{clean(c.name)}{shown} - {clean(c.description)}")
+    return lines
+
+
+def auth_status_section(status: u.AuthStatusResponse, clean: Clean) -> list[str]:
+    """``auth status`` (unstable ``auth/status``): the state, then each account.
+
+    Args:
+        status: the agent's answer.
+        clean: cleans agent text for the output.
+
+    Returns:
+        The section's lines.
+
+    """
+    lines = ["auth status", f"  {clean(status.state)}"]
+    for account in status.accounts or ():
+        details = [d for d in (account.name, account.email, account.organization) if d]
+        more = f" ({clean(', '.join(details))})" if details else ""
+        active = " [active]" if account.active else ""
+        lines.append(f"  account {clean(account.label)}{more}{active}")
     return lines

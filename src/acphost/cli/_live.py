@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import schema as s
 from ._edge import ChunkCleaner, Edge, is_held, set_stderr_hook
-from ._render import THOUGHT_PREFIX, Line, describe
+from ._render import THOUGHT_PREFIX, Line, Shown, describe
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -269,6 +269,7 @@ class RichRenderer:
         self._stream: _Stream | None = None
         self._kind: str | None = None
         self._clean = ChunkCleaner(self.edge)
+        self._shown = Shown()
         set_stderr_hook(self.region.erase)
 
     # -- streams -----------------------------------------------------------------
@@ -320,10 +321,17 @@ class RichRenderer:
             if update.text:
                 self._append("thought", update.text)
             return
-        lines = describe(update, self.state, self.edge)
-        if lines:
-            self._end_stream()
+        lines = describe(update, self.state, self.edge, self._shown)
+        if not lines:
+            return
+        if all(line.stderr for line in lines):
+            # Beside the transcript (notices): the open block stays open.
             self.show(lines)
+            if self._stream is not None:
+                self._redraw()
+            return
+        self._end_stream()
+        self.show(lines)
 
     def show(self, lines: list[Line]) -> None:
         """Print tagged lines (styled; ``stderr`` ones on stderr, plain)."""

@@ -1,4 +1,4 @@
-"""Argument parsing and dispatch for the ``acphost`` command.
+"""Dispatch for the ``acphost`` command: a prompt run, or a subcommand.
 
 Parsing stays free of asyncio, the schema and rich, so ``acphost --help``
 costs little more than starting Python.
@@ -9,187 +9,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import NoReturn
 
-from .._version import __version__
 from ..launch import EXIT_USAGE
+from ._parser import Parser, build_parser, sub_parser
 
-_EPILOG = """\
-subcommands:
-  agents            list the agents you can pick with -a (settings, presets, demo)
-  sessions [list]   list the agent's sessions (session/list)
-  doctor            check that an agent starts, time initialize, show capabilities
-  tui [PATH]        the interactive terminal client
-  validate TRACE    check a recorded trace against the schema and ordering rules
-  replay TRACE      act as the agent of a recorded trace (use it as an agent command)
-  history [ACTION]  the local history: list, show, export, import, delete, prune, info
-  usage             tokens and cost of the recorded sessions by agent, day or directory
-  trust [PATH]      trust a project's .acphost/settings.json (--list, --revoke PATH)
-  batch             prompts x agents x repeats in parallel, isolated workspaces, a report
-
-examples:
-  acphost "show me around"                    # the built-in demo agent
-  acphost -a claude --write "fix the tests"   # a registry preset, writes allowed
-  echo "summarise @README.md" | acphost -o simple
-  acphost -o jsonl "hello" > frames.jsonl     # every frame, both directions
-
-exit codes: 0 turn completed, 1 agent/protocol error, 2 usage/configuration
-error, 130 interrupted. Use `acphost -- WORD` to send a subcommand's name as
-the prompt."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line and a pointer to ``--help``."""
-
-    def error(self, message: str) -> NoReturn:
-        """Print ``PROG: MESSAGE; see 'PROG --help'`` on stderr and exit 2."""
-        self.exit(EXIT_USAGE, f"{self.prog}: {message}; see '{self.prog} --help'\n")
-
-
-def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "-a",
-        "--agent",
-        metavar="NAME",
-        help="the agent (default: the first in settings, else demo)",
-    )
-    p.add_argument(
-        "--agent-command",
-        metavar='"CMD ARGS..."',
-        help="run this agent command instead (split like a shell would, never run by one)",
-    )
-    p.add_argument(
-        "--settings", metavar="PATH", help="settings.json to use (also $ACPHOST_SETTINGS)"
-    )
-    p.add_argument(
-        "--cwd", metavar="DIR", help="the session's workspace (default: the current directory)"
-    )
-    p.add_argument(
-        "-v",
-        "--verbose",
-        action="count",
-        default=0,
-        help="log to stderr (-vv: also the agent's stderr)",
-    )
-    p.add_argument(
-        "--init-timeout",
-        type=float,
-        default=60.0,
-        metavar="SEC",
-        help="seconds to wait for initialize and session setup (default 60)",
-    )
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of a prompt run: ``acphost [options] [--] [prompt]``."""
-    p = _Parser(
-        prog="acphost",
-        description="Run one prompt against an ACP agent and stream the answer "
-        "(stdin is read when no prompt is given).",
-        epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    p.add_argument(
-        "prompt", nargs="*", help="the prompt; @path and @url mentions become resource links"
-    )
-    _common(p)
-    p.add_argument(
-        "-o",
-        "--output",
-        choices=("text", "simple", "jsonl", "json"),
-        default="text",
-        help="text (default), simple (assistant text only), jsonl or json (every frame, "
-        "exactly as on the wire: not redacted)",
-    )
-    g = p.add_argument_group("listing (combinable; caps, then modes, then commands)")
-    g.add_argument("--list-caps", action="store_true", help="print the agent's capabilities")
-    g.add_argument("--list-modes", action="store_true", help="print the session's modes")
-    g.add_argument("--list-commands", action="store_true", help="print the agent's slash commands")
-    g.add_argument(
-        "--commands-timeout",
-        type=float,
-        default=3.0,
-        metavar="SEC",
-        help="how long --list-commands waits for the agent's commands (default 3)",
-    )
-    g = p.add_argument_group("files, terminals, permissions")
-    g.add_argument(
-        "--write",
-        action="store_true",
-        help="allow file writes and edits (confined to the workspace)",
-    )
-    g.add_argument(
-        "--yolo", action="store_true", help="reads anywhere, writes allowed (still confined)"
-    )
-    x = g.add_mutually_exclusive_group()
-    x.add_argument(
-        "--approve-all",
-        dest="approve",
-        action="store_const",
-        const="all",
-        help="allow every request",
-    )
-    x.add_argument(
-        "--approve-reads",
-        dest="approve",
-        action="store_const",
-        const="reads",
-        help="allow read-only operations only",
-    )
-    x.add_argument(
-        "--deny-all",
-        dest="approve",
-        action="store_const",
-        const="deny",
-        help="reject every request",
-    )
-    x.add_argument(
-        "--permission-policy", metavar="FILE", help="a JSON rules file deciding each request"
-    )
-    g.add_argument(
-        "--ask", action="store_true", help="ask y/N on the terminal when a rule says ask"
-    )
-    g.add_argument("--no-terminal", action="store_true", help="do not offer terminals")
-    g.add_argument("--no-fs", action="store_true", help="do not offer file reads or writes")
-    g.add_argument("--audit-log", metavar="FILE", help="append every permission decision (JSONL)")
-    g = p.add_argument_group("sessions")
-    g.add_argument(
-        "--resume",
-        metavar="ID",
-        help="continue a session (session/load or session/resume); "
-        "a file written by --save-session also works",
-    )
-    g.add_argument(
-        "--save-session", metavar="PATH", help="save the session id (and agent, cwd) to PATH"
-    )
-    g.add_argument("--mode", metavar="ID", help="switch to this mode before prompting")
-    g.add_argument(
-        "--model", metavar="ID", help="choose the model (the config option of category model)"
-    )
-    g.add_argument(
-        "--config",
-        metavar="KEY=VALUE",
-        action="append",
-        default=[],
-        help="set a config option (repeatable; true/false for boolean options)",
-    )
-    g.add_argument("--auth", metavar="METHOD", help="authenticate with this method first")
-    g = p.add_argument_group("traces")
-    g.add_argument("--trace", metavar="FILE", help="record every frame (secrets redacted) as JSONL")
-    g.add_argument(
-        "--strict",
-        action="store_true",
-        help="validate live traffic against the schema; stop at the agent's first violation "
-        "(default: protocol violations are logged as warnings)",
-    )
-    p.add_argument("--version", action="version", version=f"acphost {__version__}")
-    return p
-
-
-def _sub_parser(name: str, description: str) -> argparse.ArgumentParser:
-    p = _Parser(prog=f"acphost {name}", description=description)
-    _common(p)
-    return p
+__all__ = ["SUBCOMMANDS", "build_parser", "run_cli", "subcommand_at"]
 
 
 def _setup_logging(verbose: int) -> None:
@@ -210,7 +34,7 @@ def _setup_logging(verbose: int) -> None:
 
 
 def _agents(argv: list[str]) -> int:
-    args = _sub_parser(
+    args = sub_parser(
         "agents", "List the agents: settings entries, registry presets, the demo."
     ).parse_args(argv)
     _setup_logging(args.verbose)
@@ -220,7 +44,7 @@ def _agents(argv: list[str]) -> int:
 
 
 def _sessions(argv: list[str]) -> int:
-    p = _sub_parser("sessions", "List the agent's sessions (session/list), newest pages followed.")
+    p = sub_parser("sessions", "List the agent's sessions (session/list), newest pages followed.")
     p.add_argument("action", nargs="?", choices=("list",), help="list (the default)")
     p.add_argument("--all", action="store_true", help="sessions of every directory, not only --cwd")
     p.add_argument("-o", "--output", choices=("text", "jsonl"), default="text")
@@ -232,7 +56,7 @@ def _sessions(argv: list[str]) -> int:
 
 
 def _doctor(argv: list[str]) -> int:
-    args = _sub_parser(
+    args = sub_parser(
         "doctor", "Check that an agent launches and initializes; show what it offers."
     ).parse_args(argv)
     _setup_logging(args.verbose)
@@ -242,7 +66,12 @@ def _doctor(argv: list[str]) -> int:
 
 
 def _tui(argv: list[str]) -> int:
-    p = _sub_parser("tui", "The interactive terminal client.")
+    p = sub_parser(
+        "tui",
+        "The interactive terminal client.",
+        "the agent (default: the only one in settings; with several, the start screen "
+        "asks which; with none, demo)",
+    )
     p.add_argument(
         "path", nargs="?", help="the workspace directory (default: the current directory)"
     )
@@ -280,7 +109,7 @@ def _tui(argv: list[str]) -> int:
 
 
 def _validate(argv: list[str]) -> int:
-    p = _Parser(
+    p = Parser(
         prog="acphost validate",
         description="Check a JSONL trace against the ACP schema and ordering rules.",
     )

@@ -7,29 +7,78 @@ before any agent process exists, so a typo never costs a paid turn.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import json
 import os
 import sys
-import tempfile
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from ..launch import UsageProblem
+from ..launch import UsageProblem, resolve
+from ._outputs import OUTPUT_FLAGS, RunOutputs
+
+if TYPE_CHECKING:
+    from ..config import AgentSpec, Settings
+    from ._continue import Reopen
 
 __all__ = [
+    "Prepared",
     "check_output_paths",
+    "prepare_run",
     "prompt_blocks",
     "read_prompt",
-    "resume_id",
-    "write_json_atomic",
 ]
 
-# The flags naming a file acphost writes, and their attribute on the parsed args.
-_OUTPUT_FLAGS = (
-    ("--trace", "trace"),
-    ("--save-session", "save_session"),
-    ("--audit-log", "audit_log"),
-)
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A prompt run, checked and ready for its agent to start.
+
+    Attributes:
+        args: the parsed command line.
+        cwd: the workspace.
+        settings: the settings in use.
+        spec: the agent.
+        prompt: the prompt, or None when only listing.
+        outputs: the run's redactor and output files (trace and audit log open).
+        target: the earlier session to go on with, or None.
+
+    """
+
+    args: argparse.Namespace
+    cwd: str
+    settings: Settings
+    spec: AgentSpec
+    prompt: str | None
+    outputs: RunOutputs
+    target: Reopen | None
+
+
+def prepare_run(args: argparse.Namespace) -> Prepared:
+    """Check everything that can be checked before the agent starts.
+
+    The agent, the prompt, the output files (the trace and the audit log are
+    opened), the budget flags, the session to go on with (from the history
+    or a saved file).
+
+    Raises:
+        UsageProblem: what is wrong, naming the flag (exit 2; no agent started).
+
+    """
+    from ..history import default_path, history_enabled  # noqa: PLC0415 - a light module
+
+    cwd, settings, spec = resolve(args)
+    prompt = read_prompt(args)
+    check_output_paths(args)
+    if args.replay_context and prompt is None:
+        raise UsageProblem("--replay-context needs a prompt: it is sent after the transcript")
+    history = default_path()
+    recorded = prompt is not None and history_enabled(args.no_history)
+    outputs = RunOutputs(args, spec, settings, history_path=history if recorded else None)
+    target = None
+    if args.continue_ or args.resume or args.replay_context:
+        from ._continue import agent_key, find_target  # noqa: PLC0415
+
+        target = find_target(args, agent_key(spec, outputs), cwd, history)
+    outputs.open_early()
+    return Prepared(args, cwd, settings, spec, prompt, outputs, target)
 
 
 def read_prompt(args: argparse.Namespace) -> str | None:
@@ -73,7 +122,7 @@ def check_output_paths(args: argparse.Namespace) -> None:
         UsageProblem: naming the flag and why.
 
     """
-    for flag, attr in _OUTPUT_FLAGS:
+    for flag, attr in OUTPUT_FLAGS:
         value = getattr(args, attr, None)
         if not value:
             continue
@@ -125,40 +174,3 @@ def prompt_blocks(prompt: str, cwd: str) -> tuple[list[Any], list[str]]:
         ):
             missing.append(target)
     return blocks, missing
-
-
-def resume_id(value: str) -> str:
-    """``--resume`` takes an id, or a file written by ``--save-session``.
-
-    Raises:
-        UsageProblem: the file is not a saved session.
-
-    """
-    if os.path.isfile(value):
-        try:
-            with open(value, encoding="utf-8") as f:
-                data = json.load(f)
-            sid = data["sessionId"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise UsageProblem(f"--resume {value}: not a saved session file ({exc})") from None
-        if not isinstance(sid, str):
-            raise UsageProblem(f"--resume {value}: sessionId is not a string")
-        return sid
-    return value
-
-
-def write_json_atomic(path: str, data: dict[str, Any]) -> None:
-    """Write ``data`` as JSON to ``path`` whole or not at all (a temporary file, renamed)."""
-    target = os.path.abspath(os.path.expanduser(path))
-    fd, tmp = tempfile.mkstemp(prefix=".acphost-", dir=os.path.dirname(target))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

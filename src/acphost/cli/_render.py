@@ -4,7 +4,8 @@ Rendering is kept apart from data (STYLE.md, after rich and Textual): the
 renderers read typed updates and the session state, never frames.
 
 What an update shows is decided once, in :func:`describe`, as tagged
-:class:`Line` items (``[plan]``, ``[tool]``, ``[diff]``, ``[commands]``);
+:class:`Line` items (``[plan]``, ``[tool]``, ``[diff]``, ``[commands]``, and
+for stderr ``[notice]`` and ``[compaction]``);
 :class:`PlainRenderer` writes them as text, the terminal renderer
 (``_live.RichRenderer``) styles the same lines. A new kind of update is one
 entry in ``_DESCRIBERS``.
@@ -32,6 +33,7 @@ __all__ = [
     "Line",
     "PlainRenderer",
     "Renderer",
+    "Shown",
     "compaction_line",
     "describe",
     "diff_lines",
@@ -151,16 +153,33 @@ def tool_line(call: ToolCallState, status: str | None, edge: Edge) -> Line:
     return Line(text, colour)
 
 
-def notice_line(severity: str, text: str, edge: Edge) -> Line:
-    """``[notice] SEVERITY: TEXT``, for stderr (notices are not part of the transcript)."""
+#: stderr is treated as a terminal always: its lines are one line each, controls visible.
+_STDERR = Edge(terminal=True)
+
+
+def notice_line(severity: str, text: str, edge: Edge = _STDERR) -> Line:
+    """``[notice] SEVERITY: TITLE[: DESCRIPTION]``, one line for stderr.
+
+    Notices are not part of the transcript (schema ``Notice``): they go to
+    stderr, which is cleaned as a terminal whatever ``edge`` says about stdout.
+    """
     style = {"error": "bold red", "warning": "yellow"}.get(severity, "dim")
-    return Line(f"[notice] {edge.field(severity)}: {edge.text(text)}", style, stderr=True)
+    clean = _STDERR.field
+    return Line(f"[notice] {clean(edge.field(severity))}: {clean(text)}", style, stderr=True)
 
 
-def compaction_line(status: str, edge: Edge) -> Line:
-    """``[compaction] started|completed|failed`` (the agent compacted its context)."""
+def compaction_line(status: str, edge: Edge = _STDERR, error: str | None = None) -> Line:
+    """``[compaction] started|completed|failed[: ERROR]|cancelled``, one line for stderr.
+
+    The agent compacted its context (schema ``CompactionUpdate``): a fact
+    about the session, not part of the answer, so it goes beside the notices.
+    """
     shown = {"in_progress": "started"}.get(status, status)
-    return Line(f"[compaction] {edge.field(shown)}", "dim")
+    clean = _STDERR.field
+    text = f"[compaction] {clean(edge.field(shown))}"
+    if error:
+        text += f": {clean(error)}"
+    return Line(text, "bold red" if status == "failed" else "dim", stderr=True)
 
 
 def _plan(update: s.PlanUpdate, state: SessionState, edge: Edge) -> list[Line]:
@@ -183,6 +202,15 @@ def _commands(update: s.AvailableCommandsUpdate, state: SessionState, edge: Edge
     return [Line(f"[commands] {names}", "dim")]
 
 
+def _notice(update: s.Notice, state: SessionState, edge: Edge) -> list[Line]:
+    return [notice_line(update.severity, update.text, edge)]
+
+
+def _compaction(update: s.CompactionUpdate, state: SessionState, edge: Edge) -> list[Line]:
+    error = update.error if isinstance(update.error, str) else None
+    return [compaction_line(update.status, edge, error)]
+
+
 _Describer = Callable[[Any, "SessionState", Edge], list[Line]]
 
 # What each kind of update shows (message and thought chunks stream instead).
@@ -191,21 +219,49 @@ _DESCRIBERS: dict[type, _Describer] = {
     s.ToolCallStart: _tool,
     s.ToolCallProgress: _tool,
     s.AvailableCommandsUpdate: _commands,
+    s.Notice: _notice,
+    s.CompactionUpdate: _compaction,
 }
 
 
-def describe(update: s.SessionUpdate, state: SessionState, edge: Edge) -> list[Line]:
+class Shown:
+    """What a renderer has shown already: each compaction's status, once.
+
+    A compaction is patched by several updates (its summary placeholder,
+    cleared, streamed); only a change of status makes a new line.
+    """
+
+    __slots__ = ("compactions",)
+
+    def __init__(self) -> None:
+        self.compactions: dict[str, str] = {}
+
+    def fresh(self, update: s.SessionUpdate) -> bool:
+        """Whether ``update`` says something not shown yet (and note it as shown)."""
+        if isinstance(update, s.CompactionUpdate):
+            if self.compactions.get(update.compaction_id) == update.status:
+                return False
+            self.compactions[update.compaction_id] = update.status
+        return True
+
+
+def describe(
+    update: s.SessionUpdate, state: SessionState, edge: Edge, shown: Shown | None = None
+) -> list[Line]:
     """The lines an update shows; empty for updates the transcript does not show.
 
     Args:
         update: the update (already applied to ``state``).
         state: the session state (tool calls merged from all their updates).
         edge: how agent text is cleaned for the output.
+        shown: what was shown already, so a compaction's status is shown once.
 
     Returns:
-        The lines, cleaned for the output.
+        The lines, cleaned for the output (``stderr`` ones for stderr).
 
     """
+    if shown is not None and not shown.fresh(update):
+        return []
     describer = _DESCRIBERS.get(type(update))
     if describer is None:
         for cls, candidate in _DESCRIBERS.items():
@@ -253,6 +309,7 @@ class PlainRenderer:
         self._stream: str | None = None  # "agent" or "thought" while one streams
         self._message_id: str | None = None
         self._gap = False  # a blank line is due before the next message
+        self._shown = Shown()
 
     # -- writing ---------------------------------------------------------------
 
@@ -312,13 +369,17 @@ class PlainRenderer:
             if not self.simple:
                 self._thought(update.text)
         elif self.simple:
-            # Anything between two runs of message text ends the first message.
-            if self._stream == "agent":
+            lines = describe(update, self.state, self.edge, self._shown)
+            # What the transcript would show between two runs of message text
+            # (a tool call, a plan) ends the first message; usage reports do not.
+            if self._stream == "agent" and any(not line.stderr for line in lines):
                 self._write(self._clean.flush())
                 self._stream = None
                 self._gap = True
+            # Only the assistant's text on stdout; notices still reach stderr.
+            self._lines([line for line in lines if line.stderr])
         else:
-            lines = describe(update, self.state, self.edge)
+            lines = describe(update, self.state, self.edge, self._shown)
             if lines:
                 self._lines(lines)
 

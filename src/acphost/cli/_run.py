@@ -9,32 +9,31 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import os
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .._errors import AcpError, AcpTimeout, AgentExited, AuthRequired
+from .._errors import AcpError, AcpTimeout, AgentExited, AuthRequired, OutputFileError
 from ..launch import (
+    EXIT_BUDGET,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     UsageProblem,
     fail,
-    resolve,
     start_agent,
 )
 from ._edge import Edge, is_terminal, warn
-from ._prepare import check_output_paths, read_prompt
 
 if TYPE_CHECKING:
-    from ..client import AcpClient, HostConfig, Session
-    from ..config import AgentSpec, Settings
+    from ..client import AcpClient, HostConfig, Session, TurnResult
+    from ..history import SessionRecording
     from ..transport import StdioTransport
     from ._ask import TtyAsker
+    from ._prepare import Prepared
     from ._render import Renderer
 
 __all__ = ["run_prompt"]
@@ -54,13 +53,14 @@ class _OutputClosed(Exception):
 class PromptRun:
     """The state of one ``acphost [prompt]`` invocation."""
 
-    def __init__(
-        self, args: argparse.Namespace, cwd: str, settings: Settings, spec: AgentSpec
-    ) -> None:
+    def __init__(self, prepared: Prepared) -> None:
+        args = prepared.args
         self.args = args
-        self.cwd = cwd
-        self.settings = settings
-        self.spec = spec
+        self.cwd = prepared.cwd
+        self.settings = prepared.settings
+        self.spec = prepared.spec
+        self.outputs = prepared.outputs
+        self.target = prepared.target
         self.jsonl = args.output in ("jsonl", "json")
         self.out = sys.stdout
         self.edge = Edge(is_terminal(self.out))
@@ -93,14 +93,18 @@ class PromptRun:
             approve=a.approve,
             policy_file=a.permission_policy,
             audit_log=a.audit_log,
+            audit_stream=self.outputs.audit,
             fs=not a.no_fs,
             terminal=not a.no_terminal,
+            output_files=self.outputs.protected,
         )
         if a.ask:
             from ._ask import TtyAsker  # noqa: PLC0415 - only when asking
 
             self.asker = TtyAsker.open()
-        return build_host_config(choices, self.spec, asker=self.asker)
+        return build_host_config(
+            choices, self.spec, asker=self.asker, redactor=self.outputs.redactor
+        )
 
     def tap(self, direction: str, line: bytes) -> None:
         """``-o jsonl``: mirror one frame, exactly as it crossed the wire, on stdout."""
@@ -128,78 +132,21 @@ class PromptRun:
         self.tap("send", json.dumps(frame, separators=(",", ":")).encode())
 
     async def open_session(self, client: AcpClient) -> Session:
-        from ._prepare import resume_id  # noqa: PLC0415
+        from ._continue import open_session  # noqa: PLC0415
 
-        a = self.args
-        mcp = self.settings.mcp_servers
-        if a.auth:
-            await client.authenticate(a.auth)
-        if a.resume:
-            sid = resume_id(a.resume)
-            if client.agent_capabilities.load_session:
-                return await client.load_session(sid, self.cwd, mcp_servers=mcp)
-            return await client.resume_session(sid, self.cwd, mcp_servers=mcp)
-        return await client.new_session(self.cwd, mcp_servers=mcp)
-
-    async def configure(self, session: Session) -> None:
-        from .. import schema as s  # noqa: PLC0415
-
-        a = self.args
-        if a.mode:
-            await session.set_mode(a.mode)
-        if a.model:
-            await session.set_model(a.model)
-        for item in a.config:
-            key, sep, raw = item.partition("=")
-            if not sep or not key:
-                raise UsageProblem(f"--config {item!r}: expected KEY=VALUE")
-            option = session._find_option(key)
-            value: str | bool = raw
-            if isinstance(option, s.SessionConfigBoolean):
-                if raw.lower() not in ("true", "false", "on", "off", "1", "0", "yes", "no"):
-                    raise UsageProblem(f"--config {key}: a boolean option takes true or false")
-                value = raw.lower() in ("true", "on", "1", "yes")
-            await session.set_config_option(key, value)
-
-    # -- listings ------------------------------------------------------------------
+        if self.args.auth:
+            await client.authenticate(self.args.auth)
+        return await open_session(client, self.target, self.cwd, self.settings.mcp_servers)
 
     async def listings(self, client: AcpClient, session: Session) -> None:
         """Print the sections asked for (text modes only; jsonl has the frames)."""
-        from . import _listing  # noqa: PLC0415
+        from ._setup import listings  # noqa: PLC0415
 
-        a = self.args
-        clean = self.edge.field
-        sections: list[list[str]] = []
-        if a.list_caps:
-            sections.append(_listing.caps_section(client, clean))
-        if a.list_modes:
-            sections.append(_listing.modes_section(session.state, clean))
-        if a.list_commands:
-            await self._wait_commands(session, a.commands_timeout)
-            sections.append(_listing.commands_section(session.state, clean, a.commands_timeout))
-        if sections and not self.jsonl:
-            text = "\n\n".join("\n".join(lines) for lines in sections)
+        text = await listings(client, session, self.args, self.edge.field)
+        if text is not None and not self.jsonl:
             self.out.write(text + "\n")
             self.out.flush()
             self.listed = True
-
-    async def _wait_commands(self, session: Session, timeout: float) -> None:
-        from .. import schema as s  # noqa: PLC0415
-
-        if session.state.available_commands:
-            return
-        arrived = asyncio.Event()
-
-        def listener(_: Session, update: s.SessionUpdate) -> None:
-            if isinstance(update, s.AvailableCommandsUpdate):
-                arrived.set()
-
-        remove = session.add_listener(listener)
-        try:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(arrived.wait(), timeout)
-        finally:
-            remove()
 
     # -- the turn --------------------------------------------------------------------
 
@@ -233,7 +180,11 @@ class PromptRun:
             err=sys.stderr,
         )
 
-    async def turn(self, session: Session, blocks: list[Any]) -> int:
+    async def turn(
+        self, session: Session, blocks: list[Any], recording: SessionRecording | None
+    ) -> int:
+        from ._budget import NO_USAGE_YET, run_budget  # noqa: PLC0415
+
         loop = asyncio.get_running_loop()
         pending: set[asyncio.Task[Any]] = set()
 
@@ -245,8 +196,14 @@ class PromptRun:
             else:
                 self.kill_agent()
 
+        budget = run_budget(self.args, self.spec)
+        before = session.state.usage
+        if budget is not None and before is None:
+            warn(NO_USAGE_YET)
         renderer = self.renderer(session)
-        turn = session.prompt(blocks)
+        turn = session.prompt(blocks, budget=budget)
+        if recording is not None:
+            recording.begin_turn(blocks)
         loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:
             if renderer is None:
@@ -257,7 +214,11 @@ class PromptRun:
                 async for update in turn:
                     update_(update)
             result = await turn
-        except (AgentExited, AcpTimeout):
+        except (AgentExited, AcpTimeout) as exc:
+            if recording is not None:
+                recording.record_turn(
+                    blocks, exc, host_stop="interrupted" if self.interrupted else None
+                )
             if self.interrupted:
                 raise _Interrupted from None
             if self.output_closed:
@@ -274,8 +235,38 @@ class PromptRun:
             # Retrieve their outcome (often AgentExited after a second Ctrl-C),
             # or asyncio prints "Task exception was never retrieved".
             await asyncio.gather(*pending, return_exceptions=True)
+        exceeded = result.budget_exceeded
+        if recording is not None:
+            stop = (
+                "interrupted"
+                if self.interrupted
+                else f"budget: {exceeded}"
+                if exceeded is not None
+                else None
+            )
+            recording.record_turn(blocks, result, host_stop=stop)
+        return self.outcome(result, session, before, budget is not None)
+
+    def outcome(
+        self, result: TurnResult, session: Session, before: Any, budgeted: bool
+    ) -> int:
+        """Report how the turn ended (usage line, budget, stop reason); the exit code."""
+        from ._budget import NO_USAGE_AT_END, usage_line  # noqa: PLC0415
+
+        if self.args.output == "text" and not self.output_closed:
+            cost_before = before.cost if before is not None else None
+            fresh = self.target is None or self.target.transcript is not None
+            line = usage_line(result, session.state.usage, cost_before, fresh=fresh)
+            if line:
+                self.out.write(f"[usage] {self.edge.field(line)}\n")
+                self.out.flush()
         if self.interrupted:
             return EXIT_INTERRUPTED
+        if result.budget_exceeded is not None:
+            warn(str(result.budget_exceeded))
+            return EXIT_BUDGET
+        if budgeted and not result.usage_reported:
+            warn(NO_USAGE_AT_END)
         if result.stop_reason != "end_turn":
             warn(f"stop reason: {result.stop_reason}")
         return EXIT_OK
@@ -289,29 +280,47 @@ class PromptRun:
             if self.asker is not None:
                 self.asker.close()
 
+    def client_options(self) -> dict[str, Any]:
+        """The client's options: host, timeouts, taps (jsonl, history, live check), trace."""
+        from ..rpc import chain_taps  # noqa: PLC0415
+        from ._edge import set_log_redactor  # noqa: PLC0415
+        from ._trace import LiveCheck  # noqa: PLC0415
+
+        a = self.args
+        outputs = self.outputs
+        set_log_redactor(outputs.redactor.redact_text)
+        options: dict[str, Any] = {
+            "host": self.host_config(),
+            "init_timeout": a.init_timeout,
+            "session_timeout": a.init_timeout,
+            "unstable": a.unstable,
+            "notices": a.notices,
+        }
+        if outputs.trace is not None:
+            options["trace"] = outputs.trace
+        recorder = outputs.open_history() if self.wants_history else None
+        jsonl = None
+        if self.jsonl:
+            self.selected_agent_line()
+            jsonl = self.tap
+        self.live = LiveCheck(strict=a.strict, on_abort=self._abort, redactor=outputs.redactor)
+        options["tap"] = chain_taps(
+            self.live, recorder.tap if recorder is not None else None, jsonl
+        )
+        return options
+
     async def _connected(self, prompt: str | None, transport: StdioTransport) -> int:
         try:
             from ..client import AcpClient  # noqa: PLC0415 - after the spawn, on purpose
-            from ._prepare import prompt_blocks, write_json_atomic  # noqa: PLC0415
-            from ._trace import LiveCheck  # noqa: PLC0415
+            from ._prepare import prompt_blocks  # noqa: PLC0415
 
             if self.styled() and prompt is not None:
                 from rich import markdown  # noqa: F401, PLC0415
 
                 from . import _live  # noqa: F401, PLC0415 - rich too, while the agent starts
 
-            options: dict[str, Any] = {
-                "host": self.host_config(),
-                "init_timeout": self.args.init_timeout,
-                "session_timeout": self.args.init_timeout,
-            }
-            if self.jsonl:
-                self.selected_agent_line()
-                options["tap"] = self.tap
-            if self.args.trace:
-                options["trace"] = self.args.trace
-            live = LiveCheck(strict=self.args.strict, on_abort=self._abort)
-            options["tap"] = live.chain(options.get("tap"))
+            self.wants_history = prompt is not None
+            options = self.client_options()
             blocks = None
             if prompt is not None:
                 blocks, missing = prompt_blocks(prompt, self.cwd)
@@ -322,27 +331,34 @@ class PromptRun:
             raise
         async with AcpClient.connect(transport, **options) as client:
             session = await self.open_session(client)
-            if live.failure is not None:
-                raise live.failure
-            if self.args.save_session:
-                from datetime import datetime, timezone  # noqa: PLC0415
+            if self.live.failure is not None:
+                raise self.live.failure
+            from ._setup import configure  # noqa: PLC0415
 
-                write_json_atomic(
-                    self.args.save_session,
-                    {
-                        "agent": self.spec.name,
-                        "sessionId": session.id,
-                        "cwd": self.cwd,
-                        "savedAt": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                    },
-                )
-            await self.configure(session)
+            await configure(session, self.args)
             await self.listings(client, session)
-            if blocks is None:
-                return EXIT_OK
-            if self.listed:
-                self.out.write("\n")
-            code = await self.turn(session, blocks)
+            recording = None
+            if blocks is not None and self.outputs.recorder is not None:
+                from ._continue import agent_key  # noqa: PLC0415
+
+                name = agent_key(self.spec, self.outputs)
+                recording = self.outputs.recorder.open_session(
+                    name, self.spec.argv, self.cwd, session
+                )
+            try:
+                self.outputs.save_session(session.id, self.cwd, recording)
+                if blocks is None:
+                    return EXIT_OK
+                if self.target is not None and self.target.transcript is not None:
+                    from ._continue import context_blocks  # noqa: PLC0415
+
+                    blocks = [*context_blocks(client, self.target), *blocks]
+                if self.listed:
+                    self.out.write("\n")
+                code = await self.turn(session, blocks, recording)
+            finally:
+                if recording is not None:
+                    recording.close()
             if self.strict_failure is not None:
                 raise self.strict_failure
             return code
@@ -350,23 +366,36 @@ class PromptRun:
 
 def run_prompt(args: argparse.Namespace) -> int:
     """Run one prompt (or only the listings); return the exit code."""
+    from ._prepare import prepare_run  # noqa: PLC0415
+
     try:
-        cwd, settings, spec = resolve(args)
-        prompt = read_prompt(args)
-        check_output_paths(args)
+        prepared = prepare_run(args)
     except UsageProblem as exc:
         fail(str(exc))
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    try:
+        return _attempts(prepared)
+    finally:
+        prepared.outputs.close()
+
+
+def _attempts(p: Prepared) -> int:
+    args, spec = p.args, p.spec
     for attempt in range(2):
-        run = PromptRun(args, cwd, settings, spec)
+        run = PromptRun(p)
         try:
-            return asyncio.run(run.main(prompt))
+            if attempt:
+                p.outputs.reopen_trace()
+            return asyncio.run(run.main(p.prompt))
         except (KeyboardInterrupt, _Interrupted):
             return EXIT_INTERRUPTED
         except _OutputClosed:
             return EXIT_ERROR
+        except OutputFileError as exc:
+            fail(str(p.outputs.usage_problem(exc)))
+            return EXIT_USAGE
         except AuthRequired as exc:
             from ._failure import auth_message, terminal_login  # noqa: PLC0415
 
@@ -378,6 +407,5 @@ def run_prompt(args: argparse.Namespace) -> int:
         except Exception as exc:
             from ._failure import report  # noqa: PLC0415
 
-            return report(exc, spec)
+            return report(exc, spec, p.outputs.redactor)
     return EXIT_ERROR
-

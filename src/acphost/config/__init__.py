@@ -4,6 +4,7 @@ Also the user's folders (:func:`config_dir`, :func:`state_dir`,
 :func:`data_dir`) and the store of trusted project settings (:func:`trust`).
 """
 
+from ._budget import parse_cost, parse_tokens
 from ._dirs import config_dir, data_dir, state_dir
 from ._presets import DEMO, all_agents, command_found, presets, resolve_agent
 from ._settings import (
@@ -30,7 +31,9 @@ __all__ = [
     "data_dir",
     "find_settings",
     "load_settings",
+    "parse_cost",
     "parse_settings",
+    "parse_tokens",
     "presets",
     "project_settings_path",
     "read_settings",

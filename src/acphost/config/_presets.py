@@ -144,14 +144,12 @@ def all_agents(settings: Settings) -> dict[str, AgentSpec]:
         if extra is not None:
             env = {**spec.env, **extra["env"]}
             args = spec.args + tuple(extra["args"])
-            out[name] = AgentSpec(
-                spec.name,
-                spec.command,
-                args,
-                env,
-                f"{spec.source} + {settings.path}",
-                spec.description,
-                spec.missing_file_returns_empty,
+            out[name] = replace(
+                spec,
+                args=args,
+                env=env,
+                source=f"{spec.source} + {settings.path}",
+                **{k: v for k, v in extra.items() if k not in ("args", "env")},
             )
         else:
             out[name] = spec
@@ -168,6 +166,8 @@ def resolve_agent(name: str | None, settings: Settings) -> AgentSpec:
     if name is None:
         if settings.agents:
             return _keep_quirks(next(iter(settings.agents.values())), presets())
+        if DEMO.name in settings.partial:  # the demo, adjusted by the settings
+            return all_agents(settings)[DEMO.name]
         return DEMO
     agents = all_agents(settings)
     if name not in agents:

@@ -3,9 +3,13 @@
 The file is strict JSON with the ``agent_servers`` shape Zed and JetBrains
 use (name → ``command``, optional ``args`` list, optional ``env`` map), plus
 optional ``mcp_servers`` forwarded to ``session/new`` and ``session/load``
-(schema ``NewSessionRequest.mcpServers``). Unknown top-level keys are ignored, so an editor's whole
-settings file can be passed with ``--settings``; a file without
-``agent_servers`` is an error, never a silent fallback to the demo agent.
+(schema ``NewSessionRequest.mcpServers``). An agent entry may also set a
+budget for each turn: ``max_tokens`` (a whole number) and ``max_cost`` (an
+amount, or a string with a currency: ``"1.50 USD"``); the command line's
+``--max-tokens`` and ``--max-cost`` win. Unknown top-level keys are ignored,
+so an editor's whole settings file can be passed with ``--settings``; a file
+without ``agent_servers`` is an error, never a silent fallback to the demo
+agent.
 
 Lookup order (first found wins): ``--settings PATH``, ``$ACPHOST_SETTINGS``,
 ``./.acphost/settings.json``, ``$XDG_CONFIG_HOME/acphost/settings.json``
@@ -26,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..safetext import sanitize_line
+from ._budget import parse_cost, parse_tokens
 from ._dirs import config_dir
 from ._mcp import check_env_name, expect, parse_mcp
 from ._presets import presets
@@ -252,10 +257,11 @@ def parse_settings(data: Any, path: Path) -> Settings:
             )
         quirk = entry.get("missing_file_returns_empty", False)
         expect(isinstance(quirk, bool), where, f"{at}.missing_file_returns_empty must be a boolean")
+        budget = _budget(entry, where, at)
         if command is None:
             _expect_preset(name, where, at)
             # Zed lets an entry adjust a built-in agent (e.g. only its env).
-            partial[name] = {"args": tuple(args), "env": dict(env)}
+            partial[name] = {"args": tuple(args), "env": dict(env), **budget}
             continue
         agents[name] = AgentSpec(
             name=name,
@@ -264,9 +270,37 @@ def parse_settings(data: Any, path: Path) -> Settings:
             env=dict(env),
             source=where,
             missing_file_returns_empty=quirk,
+            **budget,
         )
     mcp = parse_mcp(data.get("mcp_servers", []), where)
     return Settings(path, agents, mcp, partial)
+
+
+def _budget(entry: dict[str, Any], where: str, at: str) -> dict[str, Any]:
+    """An entry's ``max_tokens`` and ``max_cost`` (``1.5`` or ``"1.5 USD"``), checked."""
+    out: dict[str, Any] = {}
+    if "max_tokens" in entry:
+        value = entry["max_tokens"]
+        try:
+            if not isinstance(value, int):
+                raise ValueError("not an integer")
+            out["max_tokens"] = parse_tokens(value)
+        except ValueError:
+            expect(False, where, f"{at}.max_tokens must be a whole number >= 0, got {value!r}")
+    if "max_cost" in entry:
+        value = entry["max_cost"]
+        try:
+            if not isinstance(value, (int, float, str)):
+                raise ValueError("not a number")
+            out["max_cost"], out["cost_currency"] = parse_cost(value)
+        except ValueError:
+            expect(
+                False,
+                where,
+                f"{at}.max_cost must be an amount >= 0, optionally with a currency "
+                f"('2.5 USD'), got {value!r}",
+            )
+    return out
 
 
 def _expect_preset(name: str, where: str, at: str) -> None:

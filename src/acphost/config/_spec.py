@@ -40,6 +40,11 @@ class AgentSpec:
         description: a one-line description, when known.
         missing_file_returns_empty: answer reads of missing files with ``""``
             (some agents, e.g. Gemini CLI, read before creating a file).
+        max_tokens: the most tokens a turn may have in use (settings
+            ``max_tokens``; ``--max-tokens`` wins), or None.
+        max_cost: the most a turn may cost (settings ``max_cost``;
+            ``--max-cost`` wins), or None.
+        cost_currency: the currency ``max_cost`` is counted in, or None for any.
 
     """
 
@@ -50,6 +55,9 @@ class AgentSpec:
     source: str = "settings"
     description: str = ""
     missing_file_returns_empty: bool = False
+    max_tokens: int | None = None
+    max_cost: float | None = None
+    cost_currency: str | None = None
 
     @property
     def argv(self) -> list[str]:

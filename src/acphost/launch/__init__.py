@@ -22,10 +22,13 @@ EXIT_OK = 0
 EXIT_ERROR = 1
 #: A usage or configuration error.
 EXIT_USAGE = 2
+#: A budget (``--max-tokens``, ``--max-cost``) was crossed: the turn was cancelled.
+EXIT_BUDGET = 3
 #: Interrupted (Ctrl-C), as shells report SIGINT.
 EXIT_INTERRUPTED = 130
 
 __all__ = [
+    "EXIT_BUDGET",
     "EXIT_ERROR",
     "EXIT_INTERRUPTED",
     "EXIT_OK",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import IO
 
 from ..client import HostConfig
 from ..config import AgentSpec
@@ -25,6 +26,10 @@ class HostChoices:
         approve: ``all``, ``reads`` or ``deny`` (``--approve-all`` ...), or None.
         policy_file: a JSON rules file (``--permission-policy``).
         audit_log: append every decision to this JSONL file.
+        audit_stream: ``audit_log`` already opened by the face (with
+            :func:`acphost.host.open_output`, before the agent started, so a
+            bad path fails early); written instead of opening the path again.
+            The face closes it.
         fs: offer file reads (and writes with ``write``) at all.
         terminal: offer terminals at all.
         output_files: the face's other output files (``--trace``,
@@ -38,6 +43,7 @@ class HostChoices:
     approve: str | None = None
     policy_file: str | None = None
     audit_log: str | None = None
+    audit_stream: IO[str] | None = None
     fs: bool = True
     terminal: bool = True
     output_files: tuple[str, ...] = ()
@@ -73,7 +79,7 @@ def build_host_config(
         write=write,
         yolo=choices.yolo,
         asker=asker,
-        audit_log=choices.audit_log,
+        audit_log=choices.audit_stream or choices.audit_log,
         redactor=redactor,
     )
     fs = (

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
+from typing import IO
 
 from ..host import (
     AllowAll,
@@ -115,7 +116,7 @@ def build_broker(
     write: bool,
     yolo: bool = False,
     asker: Asker | None,
-    audit_log: str | None,
+    audit_log: str | IO[str] | None,
     redactor: Redactor | None = None,
 ) -> PermissionBroker:
     """The broker for the user's permission flags.
@@ -128,7 +129,8 @@ def build_broker(
         asker: how to ask the user (``--ask``, the TUI's dialog); rules
             answering ``ask`` use it, and without a policy flag it decides
             everything the flags do not settle. None: nobody can be asked.
-        audit_log: a JSONL file for every decision.
+        audit_log: a JSONL file for every decision (a path, or a stream
+            already opened with :func:`acphost.host.open_output`).
         redactor: masks the configured secrets in the audit log.
 
     Raises:
@@ -152,6 +154,6 @@ def build_broker(
     return PermissionBroker(
         policy,
         ask=Interactive(asker) if asker is not None else None,
-        audit_log=os.path.expanduser(audit_log) if audit_log is not None else None,
+        audit_log=os.path.expanduser(audit_log) if isinstance(audit_log, str) else audit_log,
         redactor=redactor,
     )

@@ -62,7 +62,8 @@ def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
             return cwd, settings, agent_from_command(command)
         except SettingsError as exc:
             raise UsageProblem(f"--agent-command: {exc}") from None
-    if args.agent == DEMO.name and DEMO.name not in settings.agents:
+    adjusted = DEMO.name in settings.agents or DEMO.name in settings.partial
+    if args.agent == DEMO.name and not adjusted:
         return cwd, settings, DEMO  # built in: no need to read the registry's presets
     try:
         spec = resolve_agent(args.agent, settings)

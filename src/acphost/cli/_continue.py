@@ -1,0 +1,286 @@
+"""Going on with an earlier session: ``--continue``, ``--resume``, ``--replay-context``.
+
+- ``--continue`` takes the newest session of this agent in this directory
+  from the local history.
+- ``--resume X`` takes a file written by ``--save-session``, a history id
+  (or a prefix of one, as git abbreviates), or the agent's own session id.
+- The session is reopened with ``session/resume`` when the agent offers it
+  (nothing is replayed), else ``session/load`` (ACP "Session Setup"). An agent
+  that can do neither is a usage error that names the way out:
+- ``--replay-context`` starts a new session instead and gives its first
+  prompt the earlier session's transcript from the history: as an embedded
+  ``resource`` block when the agent accepts embedded context
+  (``promptCapabilities.embeddedContext``), else as a text block with a
+  clear header (every agent accepts text, schema ``PromptCapabilities``).
+
+What can be checked without the agent (the history, the saved file) is
+checked before it starts, so a typo never starts one.
+
+"This agent" is the name it was picked by (``-a``), or for
+``--agent-command`` the whole command line (secrets redacted): every
+program started with ``python ...`` is not the same agent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .._errors import RequestError
+from ..launch import UsageProblem
+from ._edge import warn
+
+if TYPE_CHECKING:
+    from .. import schema as s
+    from ..client import AcpClient, Session
+    from ..config import AgentSpec
+    from ..history import HistoryStore
+    from ._outputs import RunOutputs
+
+__all__ = ["Reopen", "agent_key", "context_blocks", "find_target", "open_session"]
+
+
+def agent_key(spec: AgentSpec, outputs: RunOutputs) -> str:
+    """The agent's name in the history: its ``-a`` name, or its command line.
+
+    Args:
+        spec: the agent.
+        outputs: the run's outputs, whose redactor cleans a command line
+            (built only then: it may hold a secret).
+
+    Returns:
+        What the history records as the agent, and what ``--continue`` looks for.
+
+    """
+    if spec.source != "--agent-command":
+        return spec.name
+    return shlex.join(outputs.redactor.redact_argv(spec.argv))
+
+
+def _pick(agent: str) -> str:
+    """How to pick the agent a history session ran."""
+    return f"--agent-command {shlex.quote(agent)}" if " " in agent else f"-a {agent}"
+
+
+@dataclass(frozen=True, slots=True)
+class Reopen:
+    """The earlier session a run goes on with.
+
+    Attributes:
+        session_id: the agent's session id.
+        history_id: its record in the history, when known.
+        transcript: with ``--replay-context``: the transcript to give a new session.
+        flag: how the user named it, for messages (``--continue``, ``--resume X``).
+
+    """
+
+    session_id: str
+    history_id: str | None
+    transcript: str | None
+    flag: str
+
+
+def _open_store(path: str, flag: str) -> HistoryStore | None:
+    """The history store for reading, or None when there is none yet."""
+    from ..history import HistoryError, HistoryStore  # noqa: PLC0415
+
+    if not os.path.exists(path):
+        return None
+    try:
+        return HistoryStore.open(path)
+    except HistoryError as exc:
+        raise UsageProblem(f"{flag}: {exc}") from None
+
+
+def _transcript(store: HistoryStore, history_id: str) -> str:
+    from ..history import transcript_text  # noqa: PLC0415
+
+    return transcript_text(store.get(history_id))
+
+
+def _continue(agent: str, cwd: str, path: str, replay: bool) -> Reopen:
+    from ..history import HistoryError  # noqa: PLC0415
+
+    flag = "--continue"
+    store = _open_store(path, flag)
+    none = f"{flag}: the history has no session of agent {agent!r} in {cwd}"
+    if store is None:
+        raise UsageProblem(none)
+    try:
+        latest = store.latest_session(agent, cwd)
+        if latest is None or latest.agent_session_id is None:
+            raise UsageProblem(f"{none} (see: acphost history)")
+        transcript = _transcript(store, latest.id) if replay else None
+    except HistoryError as exc:
+        raise UsageProblem(f"{flag}: {exc}") from None
+    finally:
+        store.close()
+    return Reopen(latest.agent_session_id, latest.id, transcript, flag)
+
+
+def _saved_file(value: str) -> tuple[str, str | None]:
+    """The session id (and history id) a ``--save-session`` file holds."""
+    try:
+        with open(value, encoding="utf-8") as f:
+            data = json.load(f)
+        sid = data["sessionId"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageProblem(f"--resume {value}: not a saved session file ({exc})") from None
+    if not isinstance(sid, str):
+        raise UsageProblem(f"--resume {value}: sessionId is not a string")
+    history_id = data.get("historyId")
+    return sid, history_id if isinstance(history_id, str) else None
+
+
+def _resume(value: str, agent: str, cwd: str, path: str, replay: bool) -> Reopen:
+    from ..history import HistoryError, HistoryIdError  # noqa: PLC0415
+
+    flag = f"--resume {value}"
+    sid: str | None = None
+    history_id: str | None = None
+    if os.path.isfile(value):
+        sid, history_id = _saved_file(value)
+    store = _open_store(path, flag) if replay or sid is None else None
+    transcript = None
+    if store is not None:
+        try:
+            if history_id is None:
+                history_id = store.resolve_id(sid or value)
+            record = store.get(history_id)
+            if record.agent != agent:
+                raise UsageProblem(
+                    f"{flag}: that session in the history ran the agent {record.agent!r}, "
+                    f"not {agent!r}: run with {_pick(record.agent)}"
+                )
+            if not replay and record.cwd != cwd:
+                raise UsageProblem(
+                    f"{flag}: that session ran in {record.cwd}; run from there or pass "
+                    f"--cwd {record.cwd}"
+                )
+            sid = sid or record.agent_session_id
+            transcript = _transcript(store, history_id) if replay else None
+        except HistoryIdError as exc:
+            if exc.candidates:  # ambiguous: say which, do not guess
+                raise UsageProblem(f"--resume: {exc}") from None
+            history_id = None  # not in the history: the agent's own session id
+        except HistoryError as exc:
+            if replay:
+                raise UsageProblem(f"{flag}: {exc}") from None
+            warn(f"warning: {exc}; taking {value!r} as the agent's session id")
+        finally:
+            store.close()
+    if replay and transcript is None:
+        raise UsageProblem(
+            f"--replay-context: {value!r} is not a session in acphost's history, "
+            "so there is no transcript to give the agent (see: acphost history)"
+        )
+    return Reopen(sid or value, history_id, transcript, flag)
+
+
+def find_target(
+    args: argparse.Namespace, agent: str, cwd: str, history_path: str
+) -> Reopen | None:
+    """The session the command line asks to go on with, or None for a new one.
+
+    Args:
+        args: ``continue_``, ``resume`` and ``replay_context``.
+        agent: the agent's name in the history (:func:`agent_key`); a
+            history session must have run it.
+        cwd: the workspace.
+        history_path: the history store (read even with ``--no-history``).
+
+    Raises:
+        UsageProblem: nothing to continue, an ambiguous or foreign id, an
+            unreadable saved file, ``--replay-context`` without a transcript.
+
+    """
+    replay = bool(args.replay_context)
+    if args.continue_:
+        return _continue(agent, cwd, history_path, replay)
+    if args.resume:
+        return _resume(args.resume, agent, cwd, history_path, replay)
+    if replay:
+        raise UsageProblem("--replay-context goes with --continue or --resume ID")
+    return None
+
+
+async def open_session(
+    client: AcpClient, target: Reopen | None, cwd: str, mcp: list[dict[str, Any]]
+) -> Session:
+    """Open the run's session: new, resumed, loaded, or new with the replayed context.
+
+    Raises:
+        UsageProblem: the agent can neither resume nor load sessions.
+
+    """
+    if target is None or target.transcript is not None:
+        return await client.new_session(cwd, mcp_servers=mcp)
+    caps = client.agent_capabilities
+    session_caps = caps.session_capabilities
+    try:
+        if session_caps is not None and session_caps.resume is not None:
+            return await client.resume_session(target.session_id, cwd, mcp_servers=mcp)
+        if caps.load_session:
+            return await client.load_session(target.session_id, cwd, mcp_servers=mcp)
+    except RequestError:
+        if target.history_id is not None:
+            warn(
+                f"the agent could not reopen the session; {target.flag} --replay-context "
+                "starts a new one that is given its transcript"
+            )
+        raise
+    raise UsageProblem(
+        "the agent can neither resume nor load sessions (it offers neither "
+        "sessionCapabilities.resume nor loadSession); to start a new session that is "
+        f"given the earlier one's transcript, run: acphost {target.flag} --replay-context PROMPT"
+    )
+
+
+_INTRO = (
+    "This conversation goes on from an earlier session with you, recorded by acphost "
+    "(history {id}). Its transcript {where}; the new request follows it."
+)
+
+
+def context_blocks(client: AcpClient, target: Reopen) -> list[s.ContentBlock]:
+    """The blocks that give a new session the earlier transcript (before the prompt).
+
+    An embedded ``resource`` when the agent accepts embedded context, else
+    one text block holding the transcript between clear markers.
+
+    Args:
+        client: the connected client (its prompt capabilities decide).
+        target: the earlier session, with its transcript.
+
+    Returns:
+        The blocks to put in front of the user's prompt.
+
+    """
+    from .. import schema as s  # noqa: PLC0415
+    from ..content import text  # noqa: PLC0415
+
+    transcript = target.transcript or ""
+    hid = (target.history_id or target.session_id)[:12]
+    prompt_caps = client.agent_capabilities.prompt_capabilities
+    if prompt_caps is not None and prompt_caps.embedded_context:
+        resource = s.TextResourceContents(
+            uri=f"acphost://history/{target.history_id or target.session_id}",
+            text=transcript,
+            mime_type="text/plain",
+        )
+        return [
+            text(_INTRO.format(id=hid, where="is the attached resource")),
+            s.EmbeddedResourceContentBlock(resource=resource),
+        ]
+    body = transcript if transcript.endswith("\n") else transcript + "\n"
+    return [
+        text(
+            _INTRO.format(id=hid, where="is between the markers below")
+            + f"\n\n--- transcript of the earlier session ---\n{body}"
+            "--- end of the transcript ---"
+        )
+    ]

@@ -1,0 +1,265 @@
+"""The ``acphost`` command line's arguments: the prompt run's parser, the subcommands' base.
+
+Parsing stays free of asyncio, the schema and rich, so ``acphost --help``
+costs little more than starting Python; the types of the budget flags load
+their parsers only when the flag is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from .._version import __version__
+from ..launch import EXIT_USAGE
+
+__all__ = ["Parser", "build_parser", "sub_parser"]
+
+_EPILOG = """\
+subcommands:
+  agents            list the agents you can pick with -a (settings, presets, demo)
+  sessions [list]   list the agent's sessions (session/list)
+  doctor            check that an agent starts, time initialize, show capabilities
+  tui [PATH]        the interactive terminal client
+  validate TRACE    check a recorded trace against the schema and ordering rules
+  replay TRACE      act as the agent of a recorded trace (use it as an agent command)
+  history [ACTION]  the local history: list, show, export, import, delete, prune, info
+  usage             tokens and cost of the recorded sessions by agent, day or directory
+  trust [PATH]      trust a project's .acphost/settings.json (--list, --revoke PATH)
+  batch             prompts x agents x repeats in parallel, isolated workspaces, a report
+
+examples:
+  acphost "show me around"                    # the built-in demo agent
+  acphost -a claude --write "fix the tests"   # a registry preset, writes allowed
+  echo "summarise @README.md" | acphost -o simple
+  acphost -o jsonl "hello" > frames.jsonl     # every frame, both directions
+  acphost --continue "and now the tests"      # go on with the last session here
+  acphost --max-cost 0.50 "tidy @src/app.py"  # cancel the turn past 0.50
+
+exit codes: 0 turn completed, 1 agent/protocol error, 2 usage/configuration
+error, 3 a budget (--max-tokens, --max-cost) was crossed and the turn
+cancelled, 130 interrupted. Use `acphost -- WORD` to send a subcommand's name
+as the prompt.
+
+Every prompt run is recorded in the local history (see `acphost history`);
+--no-history or ACPHOST_NO_HISTORY=1 turns that off."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line and a pointer to ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``PROG: MESSAGE; see 'PROG --help'`` on stderr and exit 2."""
+        self.exit(EXIT_USAGE, f"{self.prog}: {message}; see '{self.prog} --help'\n")
+
+
+_AGENT_HELP = "the agent (default: the first in settings, else demo)"
+
+
+def _common(p: argparse.ArgumentParser, agent_help: str = _AGENT_HELP) -> None:
+    p.add_argument("-a", "--agent", metavar="NAME", help=agent_help)
+    p.add_argument(
+        "--agent-command",
+        metavar='"CMD ARGS..."',
+        help="run this agent command instead (split like a shell would, never run by one)",
+    )
+    p.add_argument(
+        "--settings", metavar="PATH", help="settings.json to use (also $ACPHOST_SETTINGS)"
+    )
+    p.add_argument(
+        "--cwd", metavar="DIR", help="the session's workspace (default: the current directory)"
+    )
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="log to stderr (-vv: also the agent's stderr)",
+    )
+    p.add_argument(
+        "--init-timeout",
+        type=float,
+        default=60.0,
+        metavar="SEC",
+        help="seconds to wait for initialize and session setup (default 60)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of a prompt run: ``acphost [options] [--] [prompt]``."""
+    p = Parser(
+        prog="acphost",
+        description="Run one prompt against an ACP agent and stream the answer "
+        "(stdin is read when no prompt is given).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "prompt", nargs="*", help="the prompt; @path and @url mentions become resource links"
+    )
+    _common(p)
+    p.add_argument(
+        "-o",
+        "--output",
+        choices=("text", "simple", "jsonl", "json"),
+        default="text",
+        help="text (default), simple (assistant text only), jsonl or json (every frame, "
+        "exactly as on the wire: not redacted)",
+    )
+    g = p.add_argument_group("listing (combinable; caps, then modes, then commands)")
+    g.add_argument("--list-caps", action="store_true", help="print the agent's capabilities")
+    g.add_argument("--list-modes", action="store_true", help="print the session's modes")
+    g.add_argument("--list-commands", action="store_true", help="print the agent's slash commands")
+    g.add_argument(
+        "--commands-timeout",
+        type=float,
+        default=3.0,
+        metavar="SEC",
+        help="how long --list-commands waits for the agent's commands (default 3)",
+    )
+    g = p.add_argument_group("files, terminals, permissions")
+    g.add_argument(
+        "--write",
+        action="store_true",
+        help="allow file writes and edits (confined to the workspace)",
+    )
+    g.add_argument(
+        "--yolo", action="store_true", help="reads anywhere, writes allowed (still confined)"
+    )
+    x = g.add_mutually_exclusive_group()
+    x.add_argument(
+        "--approve-all",
+        dest="approve",
+        action="store_const",
+        const="all",
+        help="allow every request",
+    )
+    x.add_argument(
+        "--approve-reads",
+        dest="approve",
+        action="store_const",
+        const="reads",
+        help="allow read-only operations only",
+    )
+    x.add_argument(
+        "--deny-all",
+        dest="approve",
+        action="store_const",
+        const="deny",
+        help="reject every request",
+    )
+    x.add_argument(
+        "--permission-policy", metavar="FILE", help="a JSON rules file deciding each request"
+    )
+    g.add_argument(
+        "--ask", action="store_true", help="ask y/N on the terminal when a rule says ask"
+    )
+    g.add_argument("--no-terminal", action="store_true", help="do not offer terminals")
+    g.add_argument("--no-fs", action="store_true", help="do not offer file reads or writes")
+    g.add_argument("--audit-log", metavar="FILE", help="append every permission decision (JSONL)")
+    g = p.add_argument_group(
+        "sessions (reopened with session/resume when the agent offers it, else session/load)"
+    )
+    x = g.add_mutually_exclusive_group()
+    x.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="go on with the newest session of this agent in this directory (from the history)",
+    )
+    x.add_argument(
+        "--resume",
+        metavar="ID",
+        help="go on with a session: a history id (or its first characters), the agent's "
+        "session id, or a file written by --save-session",
+    )
+    g.add_argument(
+        "--replay-context",
+        action="store_true",
+        help="with --continue or --resume: start a new session instead, its first prompt "
+        "carrying the earlier transcript (for agents that can neither resume nor load)",
+    )
+    g.add_argument(
+        "--no-history",
+        action="store_true",
+        help="do not record this run in the local history (also ACPHOST_NO_HISTORY=1)",
+    )
+    g.add_argument(
+        "--save-session",
+        metavar="PATH",
+        help="save the session id (and agent, cwd, history id) to PATH",
+    )
+    g.add_argument("--mode", metavar="ID", help="switch to this mode before prompting")
+    g.add_argument(
+        "--model", metavar="ID", help="choose the model (the config option of category model)"
+    )
+    g.add_argument(
+        "--config",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="set a config option (repeatable; true/false for boolean options)",
+    )
+    g.add_argument("--auth", metavar="METHOD", help="authenticate with this method first")
+    g = p.add_argument_group(
+        "budgets (also max_tokens, max_cost in the agent's settings entry; flags win)"
+    )
+    g.add_argument(
+        "--max-tokens",
+        type=_tokens,
+        metavar="N",
+        help="cancel the turn once the agent reports more than N tokens in use (exit 3)",
+    )
+    g.add_argument(
+        "--max-cost",
+        type=_cost,
+        metavar="AMOUNT",
+        help="cancel the turn once it has cost more than AMOUNT, e.g. 0.50 or '2 EUR' "
+        "(exit 3); agents that report no usage cannot be held to a budget",
+    )
+    g = p.add_argument_group("protocol")
+    g.add_argument(
+        "--unstable",
+        action="store_true",
+        help="enable ACP's unstable parts: session/fork, session/set_title, session/status, "
+        "session/archive, auth/status (--list-caps then shows it) and the error stop "
+        "reason (off: never advertised or sent)",
+    )
+    g.add_argument(
+        "--no-notices",
+        dest="notices",
+        action="store_false",
+        help="do not accept the agent's notices (shown on stderr as '[notice] severity: text')",
+    )
+    g = p.add_argument_group("traces")
+    g.add_argument("--trace", metavar="FILE", help="record every frame (secrets redacted) as JSONL")
+    g.add_argument(
+        "--strict",
+        action="store_true",
+        help="validate live traffic against the schema; stop at the agent's first violation "
+        "(default: protocol violations are logged as warnings)",
+    )
+    p.add_argument("--version", action="version", version=f"acphost {__version__}")
+    return p
+
+
+def _tokens(value: str) -> int:
+    from ._budget import tokens_flag  # noqa: PLC0415 - only when the flag is given
+
+    return tokens_flag(value)
+
+
+def _cost(value: str) -> tuple[float, str | None]:
+    from ._budget import cost_flag  # noqa: PLC0415 - only when the flag is given
+
+    return cost_flag(value)
+
+
+def sub_parser(
+    name: str, description: str, agent_help: str = _AGENT_HELP
+) -> argparse.ArgumentParser:
+    """A subcommand's parser with the options every command shares (agent, settings, cwd...)."""
+    p = Parser(prog=f"acphost {name}", description=description)
+    _common(p, agent_help)
+    return p

@@ -1,0 +1,101 @@
+"""The session's setup on the command line: ``--mode``, ``--model``, ``--config``, listings."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING
+
+from .._errors import CapabilityNotSupported
+from ..launch import UsageProblem
+from . import _listing
+
+if TYPE_CHECKING:
+    from .. import schema as s
+    from ..client import AcpClient, Session
+
+__all__ = ["configure", "listings"]
+
+_BOOLEAN = {"true": True, "on": True, "1": True, "yes": True}
+_BOOLEAN.update({"false": False, "off": False, "0": False, "no": False})
+
+
+async def configure(session: Session, args: argparse.Namespace) -> None:
+    """Apply ``--mode``, ``--model`` and each ``--config KEY=VALUE``, in that order.
+
+    Raises:
+        UsageProblem: a ``--config`` item that is not ``KEY=VALUE``, or a
+            boolean option given something else than true or false.
+        LocalProtocolError: the agent has no such mode, model or option.
+
+    """
+    from .. import schema as s  # noqa: PLC0415
+
+    if args.mode:
+        await session.set_mode(args.mode)
+    if args.model:
+        await session.set_model(args.model)
+    for item in args.config:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise UsageProblem(f"--config {item!r}: expected KEY=VALUE")
+        option = session._find_option(key)
+        value: str | bool = raw
+        if isinstance(option, s.SessionConfigBoolean):
+            if raw.lower() not in _BOOLEAN:
+                raise UsageProblem(f"--config {key}: a boolean option takes true or false")
+            value = _BOOLEAN[raw.lower()]
+        await session.set_config_option(key, value)
+
+
+async def listings(
+    client: AcpClient, session: Session, args: argparse.Namespace, clean: _listing.Clean
+) -> str | None:
+    """The sections ``--list-caps``, ``--list-modes``, ``--list-commands`` ask for.
+
+    With ``--unstable``, ``--list-caps`` adds the agent's ``auth/status``
+    when it offers it (``agentCapabilities.auth.status``).
+
+    Args:
+        client: the connected client.
+        session: the open session.
+        args: the listing flags and ``--commands-timeout``.
+        clean: how agent text is cleaned for the output.
+
+    Returns:
+        The text to print (sections separated by a blank line), or None.
+
+    """
+    sections: list[list[str]] = []
+    if args.list_caps:
+        sections.append(_listing.caps_section(client, clean))
+        if args.unstable:
+            with contextlib.suppress(CapabilityNotSupported):  # not offered: nothing to show
+                status = await client.unstable.auth_status()
+                sections.append(_listing.auth_status_section(status, clean))
+    if args.list_modes:
+        sections.append(_listing.modes_section(session.state, clean))
+    if args.list_commands:
+        await _wait_commands(session, args.commands_timeout)
+        sections.append(_listing.commands_section(session.state, clean, args.commands_timeout))
+    return "\n\n".join("\n".join(lines) for lines in sections) if sections else None
+
+
+async def _wait_commands(session: Session, timeout: float) -> None:
+    from .. import schema as s  # noqa: PLC0415
+
+    if session.state.available_commands:
+        return
+    arrived = asyncio.Event()
+
+    def listener(_: Session, update: s.SessionUpdate) -> None:
+        if isinstance(update, s.AvailableCommandsUpdate):
+            arrived.set()
+
+    remove = session.add_listener(listener)
+    try:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(arrived.wait(), timeout)
+    finally:
+        remove()
