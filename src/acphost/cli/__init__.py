@@ -2,7 +2,7 @@
 
 ``acphost [options] [--] [prompt]`` runs one prompt (read from stdin when no
 prompt is given); a first word naming a subcommand runs that instead, and
-``acphost -- WORD`` sends WORD as the prompt (DESIGN.md).
+``acphost -- WORD`` sends WORD as the prompt.
 
 Exit codes: 0 the turn completed; 1 agent, protocol or transport error;
 2 usage or configuration error; 3 a budget was crossed (the turn was

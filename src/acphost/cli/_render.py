@@ -1,6 +1,6 @@
 """Rendering a turn's updates as text (``-o text`` piped, ``-o simple``).
 
-Rendering is kept apart from data (STYLE.md, after rich and Textual): the
+Rendering is kept apart from data (after rich and Textual): the
 renderers read typed updates and the session state, never frames.
 
 What an update shows is decided once, in :func:`describe`, as tagged
