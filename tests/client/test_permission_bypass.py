@@ -723,3 +723,36 @@ async def test_a_hostile_agent_process_against_the_yolo_host(workspace):
         ("reject", [str(audit)]),
         ("allow", [f"{workspace}/ok.txt"]),
     ]
+
+
+async def test_no_write_reaches_git_metadata_that_points_git_elsewhere(workspace):
+    """``.git/commondir`` (or ``info/``, ``objects/info/alternates``...) sends git to
+    a config the agent wrote, whose fsmonitor runs on the user's next ``git status``."""
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    marker = workspace / "PWNED"
+    writes = {
+        workspace / "evil" / "config": f'[core]\n\tfsmonitor = "touch {marker}; false"\n',
+        workspace / "evil" / "objects" / ".keep": "",
+        workspace / "evil" / "refs" / "heads" / ".keep": "",
+        workspace / ".git" / "commondir": "../evil\n",
+        workspace / ".git" / "objects" / "info" / "alternates": str(workspace / "evil") + "\n",
+    }
+    seen = {}
+
+    async def prompt(agent, rid, params):
+        for path, content in writes.items():
+            seen[path] = await agent.request(
+                "fs/write_text_file",
+                {"sessionId": params["sessionId"], "path": str(path), "content": content},
+            )
+        return {"stopReason": "end_turn"}
+
+    t, _ = pair_with({"session/prompt": prompt})
+    async with AcpClient.connect(t, host=face_host(write=True)) as client:
+        await (await client.new_session(workspace)).prompt("go")
+    for path in (workspace / ".git" / "commondir", workspace / ".git" / "objects" / "info" / "alternates"):
+        assert seen[path]["error"]["data"] == DENIED, path
+        assert not path.exists()
+    assert "result" in seen[workspace / "evil" / "config"]  # an ordinary file: allowed
+    subprocess.run(["git", "-C", str(workspace), "status"], capture_output=True, check=False)
+    assert not marker.exists()

@@ -24,11 +24,15 @@ from acphost.host._protect import names_area
 
 def test_protected_areas():
     p = ProtectedPaths(["/r", "/s"], ["/logs/audit.jsonl", "/data/history"])
-    assert p.area("/r/.git/hooks/pre-commit") == "/r/.git/hooks"
-    assert p.area("/r/.git/config") == "/r/.git/config"
-    assert p.area("/r/sub/.git/hooks/x") == "/r/sub/.git/hooks"
-    assert p.area("/r/.git/modules/m/config") == "/r/.git/modules/m/config"
-    assert p.area("/r/.git/modules/m/hooks/post-checkout") == "/r/.git/modules/m/hooks"
+    # All of git's metadata: hooks and config, and every other indirection.
+    assert p.area("/r/.git/hooks/pre-commit") == "/r/.git"
+    assert p.area("/r/.git/config") == "/r/.git"
+    assert p.area("/r/sub/.git/hooks/x") == "/r/sub/.git"
+    assert p.area("/r/.git/modules/m/config") == "/r/.git"
+    assert p.area("/r/.git/modules/m/hooks/post-checkout") == "/r/.git"
+    assert p.area("/r/.git/commondir") == "/r/.git"  # points git at another config
+    assert p.area("/r/.git/objects/info/alternates") == "/r/.git"
+    assert p.area("/r/.git/HEAD") == "/r/.git"
     assert p.area("/r/sub/.git") == "/r/sub/.git"  # a gitdir file can point anywhere
     assert p.area("/s/.acphost/settings.json") == "/s/.acphost"
     assert p.area("/s/deep/.acphost/policy.json") == "/s/deep/.acphost"
@@ -36,13 +40,12 @@ def test_protected_areas():
     assert p.area("/data/history/store.sqlite-wal") == "/data/history"
     for free in (
         "/r/src/x.py",
-        "/r/.git/HEAD",
         "/r/.github/workflows/x",
         "/r/hooks/x",
         "/t/.git/config",
     ):
         assert p.area(free) is None, free
-    assert p.areas(["/r/.git/config", "/r/a", "/r/.git/config"]) == ("/r/.git/config",)
+    assert p.areas(["/r/.git/config", "/r/a", "/r/.git/hooks/x"]) == ("/r/.git",)
 
 
 @pytest.mark.parametrize(
@@ -121,7 +124,7 @@ async def test_protected_tool_calls_and_grants():
         protect=protect,
         options=(),
     )
-    assert call.protected == ("/r/.git/hooks",)
+    assert call.protected == ("/r/.git",)
     broker = PermissionBroker(AllowAll())
     outcome = await broker.request(call)
     assert outcome.decision == "cancelled" and "is protected" in outcome.reason
@@ -205,7 +208,7 @@ async def test_audit_log_records_resolved_and_requested_paths(tmp_path):
     first, second, third = (json.loads(x) for x in path.read_text().splitlines())
     assert first["paths"] == ["/r/.git/hooks/x"]
     assert first["requestedPaths"] == ["/r/link/x"]
-    assert first["protected"] == ["/r/.git/hooks"]
+    assert first["protected"] == ["/r/.git"]
     assert first["decision"] == "reject"
     assert second["operation"] == "fs_read" and second["requestedPaths"] == ["/r/./a.py"]
     assert "requestedPaths" not in third

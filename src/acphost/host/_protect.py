@@ -5,11 +5,12 @@ submodules count too):
 
 * ``.acphost/**``: project settings, which choose the agent command and the
   permission rules;
-* ``.git/hooks/**`` and ``.git/config`` (also ``.git/modules/<m>/hooks/**``,
-  ``.git/modules/<m>/config``, ``.git/worktrees/<w>/config.worktree``, and a
-  ``.git`` file, which can point git at another directory): git runs
-  hooks and configured commands (``core.fsmonitor``, aliases, ``core.pager``)
-  on the user's next ``git status``.
+* ``.git`` and everything below it (and a ``.git`` file): git runs hooks
+  and configured commands (``core.fsmonitor``, aliases, ``core.pager``) on
+  the user's next ``git status``, and its metadata has more indirections than
+  hooks and config (``commondir``, ``info/``, ``modules/*/``, ``worktrees/``,
+  ``objects/info/alternates``, a ``.git`` file naming another directory): git
+  metadata is never a legitimate target of an agent's file write.
 
 Anywhere: the host's own output files (audit log, trace, saved session, the
 history store), registered by whoever opens them; an entry protects the path
@@ -35,18 +36,6 @@ def _within(path: str, area: str) -> bool:
     return path == area or path.startswith(area.rstrip("/") + "/")
 
 
-def _git_area(parts: list[str], index: int) -> int | None:
-    """The length of the protected prefix when ``parts[index]`` is ``.git``, else ``None``."""
-    rest = parts[index + 1 :]
-    if not rest:
-        # A ".git" file names the repository's directory (worktrees, submodules).
-        return index + 1
-    for offset, part in enumerate(rest):
-        if part == "hooks" or (offset == len(rest) - 1 and part in ("config", "config.worktree")):
-            return index + 1 + offset + 1
-    return None
-
-
 class ProtectedPaths:
     """Tells which paths are protected, and the protected area each lies in.
 
@@ -70,7 +59,7 @@ class ProtectedPaths:
 
         Returns:
             The area: the output file, or the workspace directory prefix up to
-            and including ``.acphost``, ``.git/…/hooks`` or the git config file.
+            and including ``.acphost`` or ``.git``.
 
         """
         for output in self._outputs:
@@ -81,13 +70,8 @@ class ProtectedPaths:
                 continue
             parts = path[len(root) :].strip("/").split("/")
             for index, part in enumerate(parts):
-                end: int | None = None
-                if part == ".acphost":
-                    end = index + 1
-                elif part == ".git":
-                    end = _git_area(parts, index)
-                if end is not None:
-                    return os.path.join(root, *parts[:end])
+                if part in (".acphost", ".git"):
+                    return os.path.join(root, *parts[: index + 1])
         return None
 
     def areas(self, paths: Iterable[str]) -> tuple[str, ...]:
