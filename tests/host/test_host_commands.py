@@ -159,3 +159,13 @@ def test_helpers():
     assert command_key(None, "a; b") == ((), "a; b")
     assert match_words(("a", "**"), ("a",))
     assert not match_words(("a", "b"), ("a",))
+
+
+@pytest.mark.parametrize("flag", ["-kc", "-ck", "-ic", "-lkc", "-oc"])
+def test_a_shell_option_that_changes_words_leaves_the_line_without_words(flag):
+    """``bash -kc 'git status NAME=value'`` puts NAME in git's environment: a word
+    rule like ``git status *`` must not see three harmless words."""
+    line = "git status GIT_CONFIG_PARAMETERS='core.fsmonitor'='touch PWNED'"
+    assert command_words(["bash", flag, line], None) is None
+    assert command_words(["bash", "-lc", "git status"], None) == ("git", "status")
+    assert command_words(["sh", "-ec", "git status"], None) == ("git", "status")

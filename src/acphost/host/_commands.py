@@ -51,8 +51,13 @@ __all__ = [
 # option), brace and tilde expansion, comments, quoting by backslash.
 _SHELL_SYNTAX = frozenset(";&|`$<>()*?[]{}~#\\")
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh"})
-# "-c", "-lc", "-ec", "-lic" ...: one flag word, letters only, among them "c".
-_SHELL_FLAG = re.compile(r"-[a-z]*c[a-z]*")
+# ``-c`` with only options that leave the words of the line as they are:
+# errexit, xtrace, nounset, noglob, login. Others change what a word means
+# (``-k`` makes any ``NAME=value`` word an environment assignment, so
+# ``bash -kc 'git status GIT_CONFIG_PARAMETERS=...'`` would run git with the
+# agent's configuration): such a line has no words, and only an exact
+# ``"shell": true`` rule can match it.
+_SHELL_FLAG = re.compile(r"-[elxuf]*c[elxuf]*")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _GLOB = frozenset("*?[")
 REST = "**"
