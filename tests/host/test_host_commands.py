@@ -162,10 +162,10 @@ def test_helpers():
 
 
 @pytest.mark.parametrize("flag", ["-kc", "-ck", "-ic", "-lkc", "-oc"])
-def test_a_shell_option_that_changes_words_leaves_the_line_without_words(flag):
+def test_a_shell_option_that_changes_words_is_not_unwrapped(flag):
     """``bash -kc 'git status NAME=value'`` puts NAME in git's environment: a word
-    rule like ``git status *`` must not see three harmless words."""
+    rule like ``git status *`` must not see three harmless words, only bash's."""
     line = "git status GIT_CONFIG_PARAMETERS='core.fsmonitor'='touch PWNED'"
-    assert command_words(["bash", flag, line], None) is None
+    assert command_words(["bash", flag, line], None) == ("bash", flag, line)
     assert command_words(["bash", "-lc", "git status"], None) == ("git", "status")
     assert command_words(["sh", "-ec", "git status"], None) == ("git", "status")
