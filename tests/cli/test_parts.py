@@ -66,10 +66,10 @@ def test_permission_question_shows_what_would_run():
     )
     assert question_lines(tool) == [
         "action: tool call",
-        "title: Edit<U+202E>",
-        "kind: edit",
         "path: /a\\n/b",
-        'input: {"k": "v"}',
+        "kind: edit",
+        'input: {"k":"v"}',
+        "title: Edit<U+202E>",
     ]
 
 

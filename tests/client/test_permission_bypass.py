@@ -580,18 +580,19 @@ async def test_the_prompt_shows_argv_cwd_env_and_tool_name(workspace):
     assert shown == [
         [
             "action: tool call",
-            "title: List files",
-            "tool: Bash",
-            "kind: execute",
             "shell line: ls -la",
             f"cwd: {workspace}/sub",
+            "tool: Bash",
+            "kind: execute",
+            'input: {"command":"ls -la","cwd":"sub"}',
+            "title: List files",
         ],
         [
             "action: run a command in a terminal",
-            "kind: execute",
             "argv: ls -la 'a b'",
             f"cwd: {workspace}/sub",
             "env: LC_ALL=C",
+            "kind: execute",
         ],
     ]
 

@@ -661,6 +661,7 @@ def test_host_exports_pinned():
             "Workspace",
             "check_terminal_params",
             "describe_request",
+            "request_facts",
             "open_output",
             "resolve_path",
         ]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import termios
 
@@ -27,7 +26,6 @@ from ._edge import terminal_held, warn
 
 __all__ = ["TtyAsker", "question_lines"]
 
-_INPUT_SHOWN = 2000  # characters of a tool's raw input shown in a question
 _SETTLE = 0.05  # seconds between a question's turn coming and its display
 
 
@@ -35,10 +33,9 @@ def question_lines(request: PermissionRequest) -> list[str]:
     """What a permission question shows, one sanitised line each.
 
     The host's own description (:func:`acphost.host.describe_request`: the
-    action, title, tool, kind, the whole command line, cwd, environment
-    overrides, every path and protected area) is exactly what an answer
-    approves; a tool call's raw input follows when no command line says what
-    it will do.
+    action, the whole command line, cwd, environment overrides, every path
+    and protected area, the tool, its kind and raw input, the title) is
+    exactly what an answer approves.
 
     Args:
         request: the request to describe.
@@ -47,16 +44,7 @@ def question_lines(request: PermissionRequest) -> list[str]:
         The lines, in display order, with control characters made visible.
 
     """
-    lines = [sanitize_line(line) for line in describe_request(request)]
-    if request.raw_input is not None and not request.command:
-        try:
-            raw = json.dumps(request.raw_input, ensure_ascii=False, sort_keys=True)
-        except (TypeError, ValueError):
-            raw = repr(request.raw_input)
-        if len(raw) > _INPUT_SHOWN:
-            raw = raw[:_INPUT_SHOWN] + f"… ({len(raw) - _INPUT_SHOWN} more characters)"
-        lines.append(f"input: {sanitize_line(raw)}")
-    return lines
+    return [sanitize_line(line) for line in describe_request(request)]
 
 
 def _question(request: PermissionRequest, waiting: int) -> str:

@@ -20,7 +20,7 @@ from ._policy import (
     Verdict,
 )
 from ._protect import ProtectedPaths
-from ._request import describe_request
+from ._request import describe_request, request_facts
 from ._rules import PolicyFileError, Rule, RulesPolicy
 from ._terminals import (
     ExitStatus,
@@ -64,6 +64,7 @@ __all__ = [
     "Workspace",
     "check_terminal_params",
     "describe_request",
+    "request_facts",
     "open_output",
     "resolve_path",
 ]

@@ -13,7 +13,7 @@ Decisions, and why:
   option of the wanted kind at all, an allow picks a reject option (the safe
   side) and a reject with no reject option answers ``cancelled``.
 * ``always`` verdicts are remembered per session under the operation and
-  the lines :func:`~acphost.host.describe_request` shows for the request:
+  the facts :func:`~acphost.host.describe_request` shows for the request, in full:
   an "always" covers exactly what the prompt showed (title, tool name, kind,
   argv or shell line, cwd, environment, resolved paths) and nothing more, so
   "always allow `git status`" does not allow ``rm``, whatever the title says.
@@ -65,14 +65,14 @@ from ._request import (
     OPERATION_TERMINAL_CREATE,
     OPERATION_TOOL_CALL,
     PermissionRequest,
-    describe_request,
+    request_facts,
 )
 
 __all__ = ["PermissionBroker", "PermissionOutcome"]
 
 _log = logging.getLogger("acphost.host.permissions")
 
-_StickyKey = tuple[str, tuple[str, ...]]
+_StickyKey = tuple[str, tuple[tuple[str, str], ...]]
 # The tool kinds whose allowed permission request lets the agent write the
 # request's paths; only "execute" lets it run the request's command.
 _WRITE_KINDS = frozenset({"edit", "delete", "move"})
@@ -114,8 +114,8 @@ class _SessionState:
 
 
 def _sticky_key(request: PermissionRequest) -> _StickyKey:
-    """What an ``always`` verdict covers: exactly what a prompt shows, nothing more."""
-    return (request.operation, tuple(describe_request(request)))
+    """What an ``always`` verdict covers: every fact a prompt shows, in full, nothing more."""
+    return (request.operation, tuple(request_facts(request)))
 
 
 class PermissionBroker:

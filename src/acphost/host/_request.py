@@ -10,7 +10,9 @@ into the lines a prompt shows: what is shown is what is approved.
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +22,7 @@ from ._commands import command_key, shell_line_of
 from ._jail import resolve_path
 from ._protect import ProtectedPaths
 
-__all__ = ["PermissionOption", "PermissionRequest", "describe_request"]
+__all__ = ["PermissionOption", "PermissionRequest", "describe_request", "request_facts"]
 
 # The operation a request describes. "tool_call" is the agent's own
 # session/request_permission; the others are the host mediating a request the
@@ -85,7 +87,8 @@ class PermissionRequest:
         command: the command line as one shell-quoted string (environment
             assignments first), for display and whole-line rules.
         options: the agent's options (empty for mediated operations).
-        raw_input: the tool call's raw input, for display only.
+        raw_input: the tool call's raw input (shown, and part of what an
+            "always" answer covers).
         operation: ``"tool_call"``, ``"fs_read"``, ``"fs_write"`` or
             ``"terminal_create"``.
         tool_name: the tool's programmatic name (``ToolCall.name``), if given.
@@ -305,14 +308,61 @@ class PermissionRequest:
         )
 
 
+def request_facts(request: PermissionRequest) -> list[tuple[str, str]]:
+    """Every fact a permission decision is about, as ``(label, value)`` pairs.
+
+    This is what an "always" answer remembers and what a prompt shows (see
+    :func:`describe_request`), decisive facts first: the action, what runs
+    (argv or shell line), where (cwd), with what environment, on which
+    paths (canonical, with the path the agent wrote when it differs), the
+    protected areas; then the tool's name and kind, the raw input of a tool
+    call (in full, canonical JSON), and last the agent's free-text title.
+
+    Args:
+        request: the request.
+
+    Returns:
+        The facts, values raw (neither shortened nor sanitised).
+
+    """
+    facts = [("action", _ACTIONS.get(request.operation, request.operation))]
+    if request.argv is not None:
+        facts.append(("argv", shlex.join(request.argv)))
+        wrapped = shell_line_of(request.argv, None)
+        if wrapped is not None:
+            facts.append(("shell line", wrapped))
+    elif request.shell_line is not None:
+        facts.append(("shell line", request.shell_line))
+    elif request.command:
+        facts.append(("command", request.command))
+    if request.cwd is not None:
+        facts.append(("cwd", request.cwd))
+    facts.extend(("env", f"{name}={shlex.quote(value)}") for name, value in request.env)
+    shown_paths = request.paths if request.operation != OPERATION_TERMINAL_CREATE else ()
+    for index, path in enumerate(shown_paths):
+        facts.append(("path", os.path.normpath(path)))
+        if index < len(request.requested_paths) and request.requested_paths[index] != path:
+            facts.append(("  requested as", request.requested_paths[index]))
+    facts.extend(("protected", area) for area in request.protected)
+    if request.tool_name:
+        facts.append(("tool", request.tool_name))
+    facts.append(("kind", request.kind or "unknown"))
+    if request.operation == OPERATION_TOOL_CALL:
+        if request.raw_input is not None:
+            facts.append(("input", _canonical(request.raw_input)))
+        facts.append(("title", request.title or "(untitled)"))
+    return facts
+
+
 def describe_request(request: PermissionRequest) -> list[str]:
     """Return the lines a permission prompt shows: exactly what is approved.
 
-    Every fact a policy or an "always" answer keys on is here, raw (the face
-    sanitises each line before it reaches a terminal): the action, the tool
-    call's title, name and kind, the argv (shell-quoted) or the shell line,
-    the working directory, each environment override, each path (canonical,
-    with the path the agent wrote when it differs) and the protected areas.
+    The facts of :func:`request_facts`, in that order, made impossible to
+    hide things in by their sheer size: a run of blank or invisible
+    characters (spaces, zero-width and format characters, the Braille
+    blank) shows as ``⟨N blank characters⟩``, and a value longer than a few
+    lines shows its head and tail around ``⟨N characters left out⟩``. The
+    lines are raw otherwise: the face sanitises each before a terminal.
 
     Args:
         request: the request to show.
@@ -321,31 +371,31 @@ def describe_request(request: PermissionRequest) -> list[str]:
         Lines of the form ``label: value``, without trailing newlines.
 
     """
-    lines = [f"action: {_ACTIONS.get(request.operation, request.operation)}"]
-    if request.operation == OPERATION_TOOL_CALL:
-        lines.append(f"title: {request.title or '(untitled)'}")
-    if request.tool_name:
-        lines.append(f"tool: {request.tool_name}")
-    lines.append(f"kind: {request.kind or 'unknown'}")
-    if request.argv is not None:
-        lines.append(f"argv: {shlex.join(request.argv)}")
-        wrapped = shell_line_of(request.argv, None)
-        if wrapped is not None:
-            lines.append(f"shell line: {wrapped}")
-    elif request.shell_line is not None:
-        lines.append(f"shell line: {request.shell_line}")
-    elif request.command:
-        lines.append(f"command: {request.command}")
-    if request.cwd is not None:
-        lines.append(f"cwd: {request.cwd}")
-    lines.extend(f"env: {name}={shlex.quote(value)}" for name, value in request.env)
-    shown_paths = request.paths if request.operation != OPERATION_TERMINAL_CREATE else ()
-    for index, path in enumerate(shown_paths):
-        lines.append(f"path: {os.path.normpath(path)}")
-        if index < len(request.requested_paths) and request.requested_paths[index] != path:
-            lines.append(f"  requested as: {request.requested_paths[index]}")
-    lines.extend(f"protected: {area}" for area in request.protected)
-    return lines
+    return [f"{label}: {_shown(value)}" for label, value in request_facts(request)]
+
+
+# Characters that show nothing: with enough of them, a value can push what
+# matters off the screen or out of a dialog.
+_BLANKS = re.compile(r"[\s\u2800\u3164\u115f\u1160\uffa0\u00ad\u034f\u061c\u180e"
+                     r"\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]{3,}")
+_SHOWN_MAX = 400
+_HEAD, _TAIL = 300, 80
+
+
+def _shown(value: str) -> str:
+    value = _BLANKS.sub(lambda m: f" ⟨{len(m.group())} blank characters⟩ ", value)
+    if len(value) > _SHOWN_MAX:
+        left_out = len(value) - _HEAD - _TAIL
+        value = f"{value[:_HEAD]} ⟨{left_out} characters left out⟩ {value[-_TAIL:]}"
+    return value
+
+
+def _canonical(value: object) -> str:
+    """A tool's raw input as one line of canonical JSON (sorted keys)."""
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def _display(
