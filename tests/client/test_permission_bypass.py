@@ -757,3 +757,35 @@ async def test_no_write_reaches_git_metadata_that_points_git_elsewhere(workspace
     assert "result" in seen[workspace / "evil" / "config"]  # an ordinary file: allowed
     subprocess.run(["git", "-C", str(workspace), "status"], capture_output=True, check=False)
     assert not marker.exists()
+
+
+async def test_the_agent_cannot_rewrite_acphosts_own_settings_or_history(tmp_path, monkeypatch):
+    """An agent run in the home directory must not rewrite the settings that choose
+    the agent command, the trusted project files or the history store."""
+    home = tmp_path / "home"
+    for name, sub in (("XDG_CONFIG_HOME", ".config"), ("XDG_STATE_HOME", ".local/state"),
+                      ("XDG_DATA_HOME", ".local/share")):
+        monkeypatch.setenv(name, str(home / sub))
+    targets = [
+        home / ".config" / "acphost" / "settings.json",
+        home / ".config" / "acphost" / "trusted.json",
+        home / ".local" / "share" / "acphost" / "history.sqlite3",
+        home / ".local" / "state" / "acphost" / "demo" / "s.json",
+    ]
+    home.mkdir()
+    seen = {}
+
+    async def prompt(agent, rid, params):
+        for target in targets:
+            seen[target] = await agent.request(
+                "fs/write_text_file",
+                {"sessionId": params["sessionId"], "path": str(target), "content": "{}"},
+            )
+        return {"stopReason": "end_turn"}
+
+    t, _ = pair_with({"session/prompt": prompt})
+    async with AcpClient.connect(t, host=face_host(yolo=True)) as client:
+        await (await client.new_session(home)).prompt("go")
+    for target in targets:
+        assert seen[target]["error"]["data"] == DENIED, target
+        assert not target.exists()

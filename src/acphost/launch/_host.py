@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from ..client import HostConfig
-from ..config import AgentSpec
+from ..config import AgentSpec, config_dir, data_dir, state_dir
 from ..host import FileSystemProvider, TerminalEvent, TerminalManager
 from ..trace import Redactor
 from ._policy import Asker, build_broker
@@ -94,6 +94,10 @@ def build_host_config(
     outputs = [os.path.expanduser(p) for p in choices.output_files]
     if choices.audit_log is not None:
         outputs.append(os.path.expanduser(choices.audit_log))
+    # acphost's own folders: the user's settings (which choose the agent
+    # command), trusted project files, the history store. An agent working
+    # in the home directory must not rewrite them.
+    outputs.extend(str(d) for d in (config_dir(), state_dir(), data_dir()))
     return HostConfig(
         fs=fs,
         allow_write=write and fs is not None,
