@@ -280,3 +280,13 @@ async def test_on_a_terminal_agent_text_is_sanitised(store_path, workspace):
     assert "\\x1b[2J<U+202E>cleared" in shown
     exported = run_on_pty("history", "export", only_id(store_path)[:8], "-f", "json")
     assert "\x1b[2J" not in exported and "\\x1b" in exported
+
+
+async def test_history_show_on_a_terminal_has_no_hyperlinks(store_path, workspace):
+    """A Markdown link must show its target: no OSC 8 hyperlink whose words lie."""
+    await record(
+        store_path, ["echo see [the docs](http://evil.example/MDLINK) now"], cwd=workspace
+    )
+    shown = run_on_pty("history", "show", only_id(store_path)[:8])
+    assert "\x1b]8;" not in shown
+    assert "http://evil.example/MDLINK" in shown  # the target is shown as text

@@ -23,9 +23,12 @@ from ..safetext import sanitize, sanitize_line
 if TYPE_CHECKING:
     import logging
 
+    from rich.markdown import Markdown
+
 __all__ = [
     "ChunkCleaner",
     "Edge",
+    "agent_markdown",
     "before_stderr",
     "is_held",
     "is_terminal",
@@ -35,6 +38,25 @@ __all__ = [
     "terminal_held",
     "warn",
 ]
+
+
+def agent_markdown(text: str) -> Markdown:
+    """The agent's Markdown, ready for a terminal: sanitised, hyperlinks off.
+
+    A link shows its target as text: the agent chooses both the words and
+    the target, so a terminal hyperlink (OSC 8) could make one read as the
+    other. Every terminal rendering of agent Markdown goes through here.
+
+    Args:
+        text: the agent's Markdown, raw.
+
+    Returns:
+        A rich renderable.
+
+    """
+    from rich.markdown import Markdown  # noqa: PLC0415 - rich loads only for a terminal
+
+    return Markdown(sanitize(text), hyperlinks=False)
 
 
 def is_terminal(stream: TextIO | None) -> bool:

@@ -258,8 +258,9 @@ def _need(store: HistoryStore | None) -> HistoryStore:
 
 
 def _show_rich(out: _Out, pieces: list[Piece]) -> None:
-    from rich.markdown import Markdown  # noqa: PLC0415
     from rich.text import Text  # noqa: PLC0415
+
+    from ._edge import agent_markdown  # noqa: PLC0415
 
     styles = {
         "header": "bold",
@@ -283,9 +284,11 @@ def _show_rich(out: _Out, pieces: list[Piece]) -> None:
         if piece.tag == "prompt":
             console.print()
         if piece.tag == "text":
-            console.print(Markdown(text))
+            console.print(agent_markdown(piece.text))
         elif piece.tag == "diff":
-            for line in text.splitlines():
+            # Lines end at "\n" only: the agent's \r, \x85 or U+2028 must not
+            # invent diff lines of their own.
+            for line in text.split("\n"):
                 colour = {"+": "green", "-": "red", "@": "cyan"}.get(line[:1], "")
                 console.print(Text(line, style="bold" if line.startswith("[diff]") else colour))
         else:
