@@ -14,8 +14,11 @@ visible, inert escape the user can read:
 * C0 controls other than newline and tab, DEL and C1 controls: ``\x1b``,
   ``\x07``, ``\x9b``; a carriage return shows as ``\r`` (a ``\r\n`` pair is
   an ordinary line end and stays a newline);
-* bidirectional embeddings, overrides and isolates (U+202A to U+202E,
-  U+2066 to U+2069): ``<U+202E>``;
+* bidirectional embeddings, overrides, isolates and marks (U+202A to
+  U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C): ``<U+202E>``;
+* invisible characters that only hide or split what is shown (zero-width
+  space U+200B, word joiners U+2060 to U+2064, the byte order mark U+FEFF);
+  the zero-width joiner and non-joiner stay (scripts and emoji need them);
 * lone surrogates, which no terminal encoding can carry: ``<U+D800>``.
 
 Once ESC is visible, the rest of any escape sequence is plain printable text,
@@ -30,10 +33,13 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["sanitize", "sanitize_line"]
+__all__ = ["escape_json_for_terminal", "sanitize", "sanitize_line"]
 
 # Everything that can act on a terminal or hide what follows it.
-_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+_UNSAFE = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff"
+)
 _MULTILINE = re.compile(f"\r\n|[{_UNSAFE}]")
 # On one line (a title, a table cell, a tab name), newline and tab would let
 # the text forge rows and columns of its own: they are shown too.
@@ -91,3 +97,35 @@ def sanitize_line(text: str) -> str:
     if _ONE_LINE.search(text) is None:
         return text
     return _ONE_LINE.sub(_visible, text)
+
+
+# In valid JSON these can only stand inside strings (raw C0 controls cannot
+# at all), where a ``\uXXXX`` escape means the same character: escaping them
+# keeps every value of the frame equal and the bytes inert on a terminal.
+_JSON_UNSAFE = re.compile(
+    rb"(?:\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8b\x8e\x8f\xa8-\xae]"
+    rb"|\xe2\x81[\xa0-\xa4\xa6-\xa9]|\xef\xbb\xbf)"
+)
+
+
+def escape_json_for_terminal(line: bytes) -> bytes:
+    r"""Return a JSON frame (UTF-8) with terminal-active characters as ``\uXXXX`` escapes.
+
+    For a frame mirrored to a terminal (``-o jsonl``): JSON may carry C1
+    controls, bidirectional overrides and line separators raw inside
+    strings, and a terminal would act on them. The escaped frame decodes to
+    the same value.
+
+    Args:
+        line: one JSON frame, UTF-8 encoded.
+
+    Returns:
+        The same frame with those characters escaped (the same object when
+        there is nothing to escape).
+
+    """
+    if _JSON_UNSAFE.search(line) is None:
+        return line
+    return _JSON_UNSAFE.sub(
+        lambda m: f"\\u{ord(m.group().decode('utf-8')):04x}".encode("ascii"), line
+    )

@@ -32,9 +32,13 @@ pending: dict = {}  # our request id -> prompt id
 state = {"prompt_id": None, "session": "sess-" + EVIL, "cwd": "."}
 
 
+# Raw UTF-8 (not \u escapes) for every non-ASCII character, as JSON allows.
+RAW = os.environ.get("HOSTILE_RAW_UTF8") == "1"
+
+
 def send(msg, flush=True):
     with out_lock:
-        sys.stdout.write(json.dumps(msg) + "\n")
+        sys.stdout.write(json.dumps(msg, ensure_ascii=not RAW) + "\n")
         if flush:
             sys.stdout.flush()
 

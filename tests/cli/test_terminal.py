@@ -67,6 +67,18 @@ def test_simple_output_on_a_terminal_is_escaped(tmp_path, env):
     assert f"message {SHOWN}" in run.text()
 
 
+def test_the_jsonl_mirror_on_a_terminal_is_the_same_json_made_inert(tmp_path, env):
+    """JSON may carry bidi overrides and C1 controls raw inside strings; on a terminal
+    the mirror escapes them (\\uXXXX), so each frame is the same JSON value."""
+    run = PtyRun(["-o", "jsonl", "all"], cwd=tmp_path, env={**env, "HOSTILE_RAW_UTF8": "1"},
+                 cols=200)
+    assert run.wait() == 0, run.text()
+    assert_harmless(bytes(run.output))
+    frames = [json.loads(line) for line in run.text().splitlines() if line.startswith("{")]
+    # the values are the agent's own: the override is still in them, as an escape
+    assert any("\u202e" in json.dumps(f, ensure_ascii=False) for f in frames)
+
+
 def test_piped_output_is_the_exact_text(tmp_path, env):
     for mode in ("text", "simple"):
         r = subprocess.run(

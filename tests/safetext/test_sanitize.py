@@ -57,3 +57,26 @@ def test_every_codepoint_that_can_act_on_a_terminal_is_escaped():
         out = sanitize(f"a{chr(code)}b")
         assert chr(code) not in out, hex(code)
         assert out.startswith("a") and out.endswith("b") and len(out) > 3, hex(code)
+
+
+def test_invisible_and_bidi_marks_are_visible():
+    assert sanitize("a\u200bb\u200ec\ufeffd\u2060e\u061cf") == (
+        "a<U+200B>b<U+200E>c<U+FEFF>d<U+2060>e<U+061C>f"
+    )
+    assert sanitize("family \U0001f468\u200d\U0001f469") == "family \U0001f468\u200d\U0001f469"
+
+
+def test_a_json_frame_for_a_terminal_keeps_its_value_and_loses_its_controls():
+    import json
+
+    from acphost.safetext import escape_json_for_terminal
+
+    value = {"t": "\x9b2J\x9d0;title\x9c \u202eevil\u2028next \\\u202e \x7f ok é 😀"}
+    raw = json.dumps(value, ensure_ascii=False).encode()
+    safe = escape_json_for_terminal(raw)
+    assert json.loads(safe) == value
+    text = safe.decode()
+    assert not any(ch in text for ch in "\x7f\x9b\x9c\x9d\u202e\u2028")
+    assert "é 😀" in text  # ordinary characters stay as they are
+    plain = b'{"a":"b"}'
+    assert escape_json_for_terminal(plain) is plain

@@ -26,6 +26,7 @@ from ..launch import (
     fail,
     start_agent,
 )
+from ..safetext import escape_json_for_terminal
 from ._edge import Edge, is_terminal, warn
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ class PromptRun:
         self.target = prepared.target
         self.jsonl = args.output in ("jsonl", "json")
         self.out = sys.stdout
+        self.jsonl_terminal = self.jsonl and is_terminal(self.out)
         self.edge = Edge(is_terminal(self.out))
         self.interrupted = 0
         self.transport: StdioTransport | None = None
@@ -110,6 +112,8 @@ class PromptRun:
         """``-o jsonl``: mirror one frame, exactly as it crossed the wire, on stdout."""
         if self.output_closed or line.lstrip()[:1] != b"{":
             return  # stdout stays JSON only: non-JSON agent output is reported on stderr
+        if self.jsonl_terminal:
+            line = escape_json_for_terminal(line)  # the same JSON, inert on a terminal
         buffer = getattr(self.out, "buffer", None)
         try:
             if buffer is not None:
