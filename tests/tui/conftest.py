@@ -33,6 +33,15 @@ def demo_spec(tmp_path: Path, **env: str) -> AgentSpec:
     )
 
 
+@pytest.fixture(autouse=True)
+def history_store(tmp_path: Path, monkeypatch) -> Path:
+    """Each test's sessions are recorded in a history store of its own (as users' are)."""
+    path = tmp_path / "history" / "history.sqlite3"
+    monkeypatch.setenv("ACPHOST_HISTORY", str(path))
+    monkeypatch.delenv("ACPHOST_NO_HISTORY", raising=False)
+    return path
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"

@@ -6,6 +6,7 @@ import asyncio
 import json
 
 from acphost import schema as s
+from acphost.config import AgentSpec
 from acphost.host import PermissionOption, PermissionRequest, Verdict
 from acphost.host._terminals import (
     ExitStatus,
@@ -13,10 +14,10 @@ from acphost.host._terminals import (
     TerminalExited,
     TerminalOutputReceived,
 )
-from acphost.trace import REDACTED
+from acphost.trace import REDACTED, Redactor
 from acphost.tui._asks import AskQueue, choices_for
 from acphost.tui._completion import PromptHistory, command_matches, fuzzy_rank, workspace_files
-from acphost.tui._frames import ProtocolLog, frame_matches, redactor_for
+from acphost.tui._frames import ProtocolLog, frame_matches
 from acphost.tui._model import ConnectionState, StatusInfo, format_usage, location_text
 from acphost.tui._status import status_text
 from acphost.tui._terminals import TerminalBuffers
@@ -58,7 +59,10 @@ def test_protocol_log_keeps_invalid_lines_and_is_bounded():
 
 
 def test_protocol_log_redacts_with_the_one_redactor_and_configured_secrets():
-    log = ProtocolLog(redactor=redactor_for(["configured-secret-value", "no"]))
+    agent = AgentSpec(
+        name="x", command="agent", env={"SERVICE_KEY": "configured-secret-value", "DEBUG": "no"}
+    )
+    log = ProtocolLog(redactor=Redactor.from_config(agent=agent, host_env=None))
     data = {
         "params": {
             "apiKey": "sk-123",

@@ -180,4 +180,3 @@ async def test_snapshot_no_color(make_app, monkeypatch):
         await send(pilot, "plan")
         await _settle(pilot)
         check(app, "no_color_plan")
-

@@ -10,16 +10,15 @@ walk is kept as (capped) text, never a traceback.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..trace import Redactor
 
-__all__ = ["FrameRecord", "ProtocolLog", "frame_matches", "redactor_for", "update_kind"]
+__all__ = ["FrameRecord", "ProtocolLog", "frame_matches", "update_kind"]
 
 #: The longest text kept of a line that is not a JSON object.
 MAX_INVALID_TEXT = 64 * 1024
@@ -219,12 +218,3 @@ def update_kind(frame: dict[str, Any]) -> str:
     update = params.get("update") if isinstance(params, dict) else None
     kind = update.get("sessionUpdate") if isinstance(update, dict) else None
     return kind if isinstance(kind, str) else ""
-
-
-def redactor_for(secrets: Iterable[str]) -> Redactor:
-    """The one redactor, told the secret values the host was configured with.
-
-    Values shorter than six characters are left to the patterns: masking
-    ``1`` or ``yes`` everywhere would hide more than secrets.
-    """
-    return Redactor(value_patterns=[re.escape(v) for v in secrets if len(v) >= 6])
