@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 
+import pytest
+
 from acphost.history import HistoryStore
 from acphost.tui import AcpApp
 from acphost.tui._history_screen import HistoryScreen
@@ -18,7 +20,7 @@ from acphost.tui._permission import PermissionScreen
 from acphost.tui._toolcard import ToolCard
 from acphost.tui._transcript import StreamingMarkdown
 
-from .conftest import SIZE, answer, demo_spec, ready, screen_text, send, wait_for
+from .conftest import SIZE, answer, demo_spec, ready, run_on_pty, screen_text, send, wait_for
 
 
 def recorded(path) -> list:
@@ -260,3 +262,21 @@ async def test_a_session_of_another_agent_opens_read_only_without_resume(
         await pilot.press("escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, PastSessionScreen))
         assert len(app.views()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "kept"),
+    [
+        ((), {}, True),
+        (("--no-history",), {}, False),
+        ((), {"ACPHOST_NO_HISTORY": "1"}, False),
+    ],
+    ids=["default", "flag", "environment"],
+)
+def test_acphost_tui_records_unless_told_not_to(workspace, history_store, args, env, kept):
+    # The first tab's label says the session is open (and recorded) before Ctrl+Q.
+    assert run_on_pty(workspace, b"\x11", *args, env=env, shown=b"new session") == 0
+    assert history_store.exists() is kept
+    if kept:
+        [session] = recorded(history_store)
+        assert session.agent == "demo" and session.ended_at is not None

@@ -309,13 +309,14 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
             model = view.session.model_option()
             info.model = str(getattr(model, "current_value", "")) if model is not None else ""
             info.usage = format_usage(state.usage, tokens=view.tokens, budget=view.session.budget)
+            info.budgeted = view.session.budget is not None
             info.title = state.title or ""
             info.stop_reason = view.stop_reason
             info.busy = view.busy
             info.cancelling = view.cancelling and view.busy
         else:
             info.mode = info.model = info.usage = info.title = info.stop_reason = ""
-            info.busy = info.cancelling = False
+            info.busy = info.cancelling = info.budgeted = False
         with contextlib.suppress(NoMatches):
             self.query_one(StatusBar).show(info)
         with contextlib.suppress(NoMatches):

@@ -155,6 +155,7 @@ class StatusInfo:
     mode: str = ""
     model: str = ""
     usage: str = ""
+    budgeted: bool = False
     stop_reason: str = ""
     busy: bool = False
     cancelling: bool = False
@@ -167,7 +168,8 @@ class StatusInfo:
         ``●`` connected, ``◌`` connecting or authenticating, ``✗`` crashed,
         ``○`` closed, followed by the state's name unless connected. Then the
         questions waiting for the user, the turn's state, mode and model,
-        context usage and the session title.
+        context usage and the session title; under a budget, usage comes
+        before mode and model (it is what the user watches then).
         """
         out: list[tuple[str, str]] = []
         mark = _CONNECTION_MARKS[self.connection]
@@ -185,9 +187,11 @@ class StatusInfo:
         elif self.stop_reason:
             out.append((f"stop: {self.stop_reason}", "stop"))
         setup = " · ".join(x for x in (self.mode, self.model) if x)
+        if self.usage and self.budgeted:
+            out.append((self.usage, "plain"))
         if setup:
             out.append((setup, "plain"))
-        if self.usage:
+        if self.usage and not self.budgeted:
             out.append((self.usage, "plain"))
         if self.title:
             out.append((self.title, "title"))
