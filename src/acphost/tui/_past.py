@@ -19,22 +19,28 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import Key
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
+from textual.worker import Worker
 
 from .. import schema as s
 from ..client import SessionState, ToolCallState
 from ..history import SessionRecord, ToolCallRecord, TurnRecord, local_time, usage_text
+from ._blocks import UserBubble
 from ._history import cost_text
 from ._modal import OnceModal
 from ._model import home_relative
-from ._notes import stop_note
+from ._notes import Notice, stop_note
 from ._plan import plan_text
-from ._safe import agent_line, agent_markdown
+from ._safe import agent_line, agent_markdown, agent_text
 from ._terminals import TerminalBuffers
 from ._toolcard import ToolCard
 from ._transcript import StreamingMarkdown, ThoughtBlock, Transcript
 
-__all__ = ["RESUME", "PastSessionScreen", "record_heading", "show_record"]
+__all__ = ["RESUME", "PastSessionScreen", "record_heading", "show_record", "show_record_gradually"]
+
+#: Turns rendered per step when a past session opens (the app answers keys between steps).
+TURNS_PER_BATCH = 8
 
 #: What :class:`PastSessionScreen` answers when the user asks to resume.
 RESUME = "resume"
@@ -90,30 +96,33 @@ def _plan(entries: Sequence[Any]) -> list[s.PlanEntry]:
     return plan
 
 
-def _show_turn(transcript: Transcript, turn: TurnRecord, terminals: TerminalBuffers) -> None:
-    transcript.add_user(_prompt_blocks(turn))
+def _notice(text: str, level: str = "") -> Notice:
+    return Notice(agent_text(text), classes=f"-{level}" if level else "")
+
+
+def _turn_widgets(turn: TurnRecord, cwd: str, terminals: TerminalBuffers) -> list[Widget]:
+    """The widgets of one recorded turn, in the order the live transcript showed them."""
+    out: list[Widget] = [UserBubble(_prompt_blocks(turn), cwd)]
     calls = {c.tool_call_id: c for c in turn.tool_calls}
     shown: set[str] = set()
 
     def card(call: ToolCallRecord) -> None:
         shown.add(call.tool_call_id)
-        transcript.mount(ToolCard(_call_state(call), transcript.cwd, terminals))
+        out.append(ToolCard(_call_state(call), cwd, terminals))
 
     for event in turn.events:
         kind = event.get("kind")
         text = event.get("text")
         if kind == "text" and text:
-            transcript.mount(StreamingMarkdown(agent_markdown(str(text))))
+            out.append(StreamingMarkdown(agent_markdown(str(text))))
         elif kind == "thought" and text:
-            thought = ThoughtBlock(agent_markdown(str(text)))
-            transcript.mount(thought)
-            thought.finish()
+            out.append(ThoughtBlock(agent_markdown(str(text))))
         elif kind == "plan":
-            transcript.mount(Static(plan_text(_plan(event.get("entries") or ())), classes="plan"))
+            out.append(Static(plan_text(_plan(event.get("entries") or ())), classes="plan"))
         elif kind == "tool" and event.get("id") in calls and event["id"] not in shown:
             card(calls[event["id"]])
     if not turn.events and turn.text:
-        transcript.mount(StreamingMarkdown(agent_markdown(turn.text)))
+        out.append(StreamingMarkdown(agent_markdown(turn.text)))
     for call in turn.tool_calls:  # calls only a permission request announced
         if call.tool_call_id not in shown:
             card(call)
@@ -121,30 +130,56 @@ def _show_turn(transcript: Transcript, turn: TurnRecord, terminals: TerminalBuff
         kind_note = f" ({p.option_kind})" if p.option_kind else ""
         what = p.title or p.tool_call_id or "(unknown tool call)"
         level = "" if p.decision == "allow" else "warning"
-        transcript.add_notice(f"permission: {what}: {p.decision}{kind_note}", level)
+        out.append(_notice(f"permission: {what}: {p.decision}{kind_note}", level))
     if turn.error:
-        transcript.add_notice(f"✗ {turn.error}", "error")
+        out.append(_notice(f"✗ {turn.error}", "error"))
     if not turn.complete:
-        transcript.add_notice("✗ incomplete: the host ended before the turn did", "error")
+        out.append(_notice("✗ incomplete: the host ended before the turn did", "error"))
     elif turn.host_stop and turn.host_stop.startswith("budget"):
-        transcript.add_notice(f"⊘ turn stopped by the {turn.host_stop}", "warning")
+        out.append(_notice(f"⊘ turn stopped by the {turn.host_stop}", "warning"))
     elif turn.stop_reason:
         note, level = stop_note(turn.stop_reason)
         if note and turn.host_stop:
             note += f" ({turn.host_stop})"
         if note:
-            transcript.add_notice(note, level)
+            out.append(_notice(note, level))
     used = usage_text(turn.usage)
     if used:
-        transcript.add_notice(f"used: {used}")
-    transcript.end_turn()
+        out.append(_notice(f"used: {used}"))
+    return out
 
 
 def show_record(transcript: Transcript, record: SessionRecord) -> None:
-    """Render a recorded session's turns into a transcript, oldest first."""
+    """Render a recorded session's turns into a transcript at once, oldest first."""
     terminals = TerminalBuffers()
-    for turn in record.turns:
-        _show_turn(transcript, turn, terminals)
+    widgets = [w for turn in record.turns for w in _turn_widgets(turn, transcript.cwd, terminals)]
+    _mounted(transcript, widgets)
+
+
+async def show_record_gradually(
+    transcript: Transcript, record: SessionRecord, batch: int = TURNS_PER_BATCH
+) -> None:
+    """Render a recorded session a few turns at a time, the app answering keys in between."""
+    terminals = TerminalBuffers()
+    turns = record.turns
+    for start in range(0, len(turns), batch):
+        widgets = [
+            w
+            for turn in turns[start : start + batch]
+            for w in _turn_widgets(turn, transcript.cwd, terminals)
+        ]
+        await _mounted(transcript, widgets)
+
+
+def _mounted(transcript: Transcript, widgets: list[Widget]) -> AwaitMount:
+    # One mount for many widgets: one layout, not one per widget. Thoughts
+    # show finished, collapsed under their first words.
+    mounting = transcript.mount_all(widgets)
+    for widget in widgets:
+        if isinstance(widget, ThoughtBlock):
+            widget.finish()
+    transcript.end_turn()
+    return mounting
 
 
 def record_heading(record: SessionRecord) -> Text:
@@ -199,6 +234,8 @@ class PastSessionScreen(OnceModal[str | None]):
         self.resume = resume
         self.why_not = why_not
         self.transcript = Transcript(SessionState(), record.cwd, TerminalBuffers())
+        #: The worker rendering the record (done once every turn is shown).
+        self.rendering: Worker[None] | None = None
 
     def compose(self) -> ComposeResult:
         """Heading, the read-only mark, the transcript, the keys."""
@@ -214,8 +251,10 @@ class PastSessionScreen(OnceModal[str | None]):
             yield Static(agent_line(hint), classes="past-hint")
 
     def on_mount(self) -> None:
-        """Render the record; the transcript takes the scrolling keys."""
-        show_record(self.transcript, self.record)
+        """Render the record (a few turns at a time); the transcript takes the scrolling keys."""
+        self.rendering = self.run_worker(
+            show_record_gradually(self.transcript, self.record), exit_on_error=False
+        )
         self.transcript.focus()
 
     def action_page(self, step: int) -> None:
