@@ -138,6 +138,13 @@ async def send(pilot, text: str, *, wait: bool = True) -> None:
         view.stop_reason = before
 
 
+def sent_methods(app) -> list[str]:
+    """The methods of the requests and notifications the app sent, in order (protocol log)."""
+    return [
+        r.method for r in app.protocol.records if r.direction == "send" and r.kind != "response"
+    ]
+
+
 def screen_text(app) -> str:
     """The screen as plain text (for readable snapshots and asserts)."""
     width, height = app.size

@@ -20,19 +20,23 @@ from acphost.tui._permission import PermissionScreen
 from acphost.tui._toolcard import ToolCard
 from acphost.tui._transcript import StreamingMarkdown
 
-from .conftest import SIZE, answer, demo_spec, ready, run_on_pty, screen_text, send, wait_for
+from .conftest import (
+    SIZE,
+    answer,
+    demo_spec,
+    ready,
+    run_on_pty,
+    screen_text,
+    send,
+    sent_methods,
+    wait_for,
+)
 
 
 def recorded(path) -> list:
     """The sessions in the store, newest first, whole."""
     with HistoryStore.open(str(path)) as store:
         return [store.get(x.id) for x in store.list_sessions()]
-
-
-def sent_methods(app) -> list[str]:
-    return [
-        r.method for r in app.protocol.records if r.direction == "send" and r.kind != "response"
-    ]
 
 
 async def open_list(pilot) -> HistoryScreen:
@@ -77,6 +81,19 @@ async def test_no_history_records_nothing(tmp_path, workspace, history_store):
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "echo not kept")
+    assert not history_store.exists()
+
+
+async def test_the_app_records_nothing_when_the_environment_says_so(
+    make_app, history_store, monkeypatch
+):
+    monkeypatch.setenv("ACPHOST_NO_HISTORY", "1")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "echo not kept either")
+        screen = await open_list(pilot)
+        assert "recording is off" in screen.local_note
     assert not history_store.exists()
 
 

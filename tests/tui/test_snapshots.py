@@ -207,27 +207,19 @@ async def _history_app(scripted, history_store, workspace):
     )
 
 
-async def test_snapshot_history_list(scripted, history_store, workspace, utc):
+@pytest.mark.parametrize(
+    ("typed", "name"), [("", "history_list"), ("parser", "history_list_filtered")]
+)
+async def test_snapshot_history_list(scripted, history_store, workspace, utc, typed, name):
     app = await _history_app(scripted, history_store, workspace)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         app.screen.query_one("#history-filter").cursor_blink = False
+        await pilot.press(*typed)
         await _settle(pilot)
-        check(app, "history_list")
-
-
-async def test_snapshot_history_list_filtered(scripted, history_store, workspace, utc):
-    app = await _history_app(scripted, history_store, workspace)
-    async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
-        await pilot.press("ctrl+o")
-        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
-        app.screen.query_one("#history-filter").cursor_blink = False
-        await pilot.press(*"parser")
-        await _settle(pilot)
-        check(app, "history_list_filtered")
+        check(app, name)
 
 
 async def test_snapshot_past_session(scripted, history_store, workspace, utc):

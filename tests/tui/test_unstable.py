@@ -11,13 +11,7 @@ from acphost.tui import AcpApp
 from acphost.tui._dialogs import TextScreen
 from acphost.tui._history_screen import HistoryScreen
 
-from .conftest import SIZE, demo_spec, ready, screen_text, send, wait_for
-
-
-def sent_methods(app) -> list[str]:
-    return [
-        r.method for r in app.protocol.records if r.direction == "send" and r.kind != "response"
-    ]
+from .conftest import SIZE, demo_spec, ready, screen_text, send, sent_methods, wait_for
 
 
 def tab_labels(app) -> list[str]:

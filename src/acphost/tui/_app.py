@@ -29,7 +29,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 
 from ..client import Budget, ClientContext, Session
 from ..config import AgentSpec, Settings
-from ..history import SessionRecord
+from ..history import SessionRecord, history_enabled
 from ..trace import Redactor
 from ._asks import AskQueue, PendingAsk
 from ._composer import Composer, PromptArea
@@ -69,7 +69,8 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
             (none, or one: start ``spec`` at once).
         key_guard: seconds during which a dialog the agent opens ignores keys.
         history: record every session in the local history (the store at
-            ``$ACPHOST_HISTORY``, else the user data directory).
+            ``$ACPHOST_HISTORY``, else the user data directory); ``None``:
+            unless ``ACPHOST_NO_HISTORY`` says not to.
         unstable: enable unstable ACP methods (renaming and archiving
             sessions where the agent offers them); never sent without it.
         budget: the budget each session gets (``--max-cost``, ``--max-tokens``).
@@ -116,7 +117,7 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
         init_timeout: float | None = 60.0,
         choices: Sequence[AgentSpec] = (),
         key_guard: float | None = 0.5,
-        history: bool = True,
+        history: bool | None = None,
         unstable: bool = False,
         budget: Budget | None = None,
     ) -> None:
@@ -135,7 +136,8 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
         # and its copies, crash reports, the history, the audit log.
         self.redactor = Redactor.from_config(agent=spec, settings=settings)
         self.protocol = ProtocolLog(redactor=self.redactor)
-        self.history = AppHistory(enabled=history, warn=self._history_failed)
+        record = history_enabled() if history is None else history
+        self.history = AppHistory(enabled=record, warn=self._history_failed)
         self.terminals = TerminalBuffers()
         self.asks = AskQueue(on_change=self._asks_changed)
         self.elicitation = TuiElicitation(self.asks, self._elicitation_complete)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..trace import Redactor
+from ._model import words_match
 
 __all__ = ["FrameRecord", "ProtocolLog", "frame_matches", "update_kind"]
 
@@ -197,17 +198,7 @@ def frame_matches(record: FrameRecord, query: str) -> bool:
     The words are searched in the direction (``send``/``>``, ``receive``/``<``),
     the kind, the method, ``#id`` and the frame's JSON, case-insensitively.
     """
-    words = query.lower().split()
-    if not words:
-        return True
-    hay = record.haystack()
-    for word in words:
-        if word.startswith("-") and len(word) > 1:
-            if word[1:] in hay:
-                return False
-        elif word not in hay:
-            return False
-    return True
+    return not query.split() or words_match(record.haystack(), query)
 
 
 def update_kind(frame: dict[str, Any]) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from ..history import HistoryRecorder, HistoryStore, SessionRecording, default_path, local_time
-from ._model import home_relative
+from ._model import home_relative, words_match
 
 if TYPE_CHECKING:
     from .. import schema as s
@@ -95,14 +95,7 @@ class HistoryRow:
 
 def row_matches(row: HistoryRow, query: str) -> bool:
     """Whether a row matches a filter: each word must occur, ``-word`` must not."""
-    hay = row.haystack()
-    for word in query.lower().split():
-        if word.startswith("-") and len(word) > 1:
-            if word[1:] in hay:
-                return False
-        elif word not in hay:
-            return False
-    return True
+    return words_match(row.haystack(), query)
 
 
 def local_rows(

@@ -32,6 +32,7 @@ __all__ = [
     "home_relative",
     "location_text",
     "reported_tokens",
+    "words_match",
 ]
 
 
@@ -97,6 +98,20 @@ def reported_tokens(raw: Any) -> int | None:
         return None
     total = raw.get("totalTokens") if isinstance(raw, dict) else getattr(raw, "total_tokens", None)
     return total if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
+
+
+def words_match(haystack: str, query: str) -> bool:
+    """Whether every word of ``query`` occurs in ``haystack`` and no ``-word`` does.
+
+    Case-insensitive (``haystack`` is expected lower-cased); an empty query matches.
+    """
+    for word in query.lower().split():
+        if word.startswith("-") and len(word) > 1:
+            if word[1:] in haystack:
+                return False
+        elif word not in haystack:
+            return False
+    return True
 
 
 def home_relative(path: str) -> str:

@@ -39,7 +39,7 @@ from ._transcript import StreamingMarkdown, ThoughtBlock, Transcript
 
 __all__ = ["RESUME", "PastSessionScreen", "record_heading", "show_record", "show_record_gradually"]
 
-#: Turns rendered per step when a past session opens (the app answers keys between steps).
+#: Turns rendered first when a past session opens (then twice as many per step).
 TURNS_PER_BATCH = 8
 
 #: What :class:`PastSessionScreen` answers when the user asks to resume.
@@ -157,18 +157,22 @@ def show_record(transcript: Transcript, record: SessionRecord) -> None:
 
 
 async def show_record_gradually(
-    transcript: Transcript, record: SessionRecord, batch: int = TURNS_PER_BATCH
+    transcript: Transcript, record: SessionRecord, first: int = TURNS_PER_BATCH
 ) -> None:
-    """Render a recorded session a few turns at a time, the app answering keys in between."""
+    """Render a recorded session in steps, the app answering keys in between.
+
+    The first ``first`` turns show at once; each later step takes twice as
+    many turns as the one before, since every mount lays out the whole
+    transcript again (so a long session costs a few layouts, not one per step).
+    """
     terminals = TerminalBuffers()
     turns = record.turns
-    for start in range(0, len(turns), batch):
-        widgets = [
-            w
-            for turn in turns[start : start + batch]
-            for w in _turn_widgets(turn, transcript.cwd, terminals)
-        ]
+    start, batch = 0, first
+    while start < len(turns):
+        part = turns[start : start + batch]
+        widgets = [w for turn in part for w in _turn_widgets(turn, transcript.cwd, terminals)]
         await _mounted(transcript, widgets)
+        start, batch = start + batch, batch * 2
 
 
 def _mounted(transcript: Transcript, widgets: list[Widget]) -> AwaitMount:
