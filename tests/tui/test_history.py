@@ -297,3 +297,16 @@ def test_acphost_tui_records_unless_told_not_to(workspace, history_store, args, 
     if kept:
         [session] = recorded(history_store)
         assert session.agent == "demo" and session.ended_at is not None
+
+
+async def test_ctrl_o_closes_a_past_session_too(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "echo look back")
+        await open_list(pilot)
+        await pilot.press(*"turn", "enter")  # only recorded sessions count turns
+        await wait_for(pilot, lambda: isinstance(app.screen, PastSessionScreen))
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: app.screen is app.screen_stack[0])
+        assert len(app.views()) == 1

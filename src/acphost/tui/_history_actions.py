@@ -36,15 +36,24 @@ _HINTS = {
 class HistoryActions(AppBase):
     """Ctrl+O and what it opens."""
 
+    #: Set while Ctrl+O gathers the lists (a second Ctrl+O then does nothing).
+    _gathering = False
+
     @work(group="sessions", exit_on_error=False)
     async def action_list_sessions(self) -> None:
         """Ctrl+O: the agent's sessions and the local history; Ctrl+O again closes."""
-        if isinstance(self.screen, HistoryScreen):
+        if isinstance(self.screen, (HistoryScreen, PastSessionScreen)):
             self.screen.answer(None)
             return
-        open_ids = [v.session.id for v in self.views()]
-        theirs, their_note = await self._agent_sessions(open_ids)
-        ours, our_note = await self._recorded_sessions(open_ids)
+        if self._gathering:
+            return
+        self._gathering = True
+        try:
+            open_ids = [v.session.id for v in self.views()]
+            theirs, their_note = await self._agent_sessions(open_ids)
+            ours, our_note = await self._recorded_sessions(open_ids)
+        finally:
+            self._gathering = False
         row = await self.push_screen_wait(
             HistoryScreen(self.spec.name, theirs, their_note, ours, our_note)
         )
