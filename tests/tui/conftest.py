@@ -5,7 +5,12 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
+import pty
+import select
+import signal
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +36,15 @@ def demo_spec(tmp_path: Path, **env: str) -> AgentSpec:
         },
         source="built-in",
     )
+
+
+@pytest.fixture(autouse=True)
+def history_store(tmp_path: Path, monkeypatch) -> Path:
+    """Each test's sessions are recorded in a history store of its own (as users' are)."""
+    path = tmp_path / "history" / "history.sqlite3"
+    monkeypatch.setenv("ACPHOST_HISTORY", str(path))
+    monkeypatch.delenv("ACPHOST_NO_HISTORY", raising=False)
+    return path
 
 
 @pytest.fixture
@@ -124,6 +138,13 @@ async def send(pilot, text: str, *, wait: bool = True) -> None:
         view.stop_reason = before
 
 
+def sent_methods(app) -> list[str]:
+    """The methods of the requests and notifications the app sent, in order (protocol log)."""
+    return [
+        r.method for r in app.protocol.records if r.direction == "send" and r.kind != "response"
+    ]
+
+
 def screen_text(app) -> str:
     """The screen as plain text (for readable snapshots and asserts)."""
     width, height = app.size
@@ -155,3 +176,53 @@ async def answer(pilot, *keys: str) -> None:
     screen = pilot.app.screen
     await wait_for(pilot, lambda: screen.armed)
     await pilot.press(*keys)
+
+
+def run_on_pty(
+    workspace, keys: bytes, *args: str, env: dict[str, str] | None = None, shown: bytes = b""
+) -> int:
+    """Run ``acphost tui`` on a real pty, send ``keys`` once it shows, return its exit status.
+
+    ``shown``: wait for this too before sending the keys (the first tab's label...).
+    """
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the real command line on a real terminal
+        os.environ.update(TERM="xterm-256color", COLUMNS="100", LINES="30", **(env or {}))
+        os.execv(sys.executable, [sys.executable, "-m", "acphost", "tui", str(workspace), *args])
+    seen = b""
+    reaped = False
+    try:
+        deadline = 30.0
+        loop_end = _now() + deadline
+        while b"connected" not in seen or shown not in seen:  # the start screen: agent up
+            if _now() > loop_end:
+                raise AssertionError(f"the TUI did not start: {seen[-500:]!r}")
+            seen += _read(fd)
+        os.write(fd, keys)
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                reaped = True
+                return os.waitstatus_to_exitcode(status)
+            if _now() > loop_end:
+                raise AssertionError("the TUI did not quit")
+            _read(fd)
+    finally:
+        if not reaped:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        os.close(fd)
+
+
+def _now() -> float:
+    return time.monotonic()
+
+
+def _read(fd: int) -> bytes:
+    ready_fds, _, _ = select.select([fd], [], [], 0.05)
+    if not ready_fds:
+        return b""
+    try:
+        return os.read(fd, 65536)
+    except OSError:
+        return b""

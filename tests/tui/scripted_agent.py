@@ -8,7 +8,12 @@ The script is a JSON file named by ``SCRIPTED_AGENT_SCRIPT``::
 
     {"capabilities": {...agentCapabilities...},
      "agentInfo": {...},
+     "session_prefix": "s-",
+     "sessions": [...SessionInfo...],
      "prompts": {"<first word of the prompt>": [action, ...]}}
+
+New sessions are named ``<session_prefix><n>``; ``session/list`` answers
+``sessions`` in one page (only when the script has that key).
 
 Actions, run in order for a prompt (``{sid}`` in any string is replaced by the
 session id, a string ``{last.KEY}`` by that key of the last response's result):
@@ -172,7 +177,10 @@ def main() -> None:
             send({"id": rid, "result": result})
         elif method == "session/new":
             _session_seq[0] += 1
-            send({"id": rid, "result": {"sessionId": f"s-{_session_seq[0]}"}})
+            prefix = script.get("session_prefix", "s-")
+            send({"id": rid, "result": {"sessionId": f"{prefix}{_session_seq[0]}"}})
+        elif method == "session/list" and "sessions" in script:
+            send({"id": rid, "result": {"sessions": script["sessions"]}})
         elif method in ("session/load", "session/resume"):
             send({"id": rid, "result": {}})
         elif method == "session/prompt":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from acphost.tui._composer import PromptArea
 from acphost.tui._dialogs import CrashScreen, PickerScreen
+from acphost.tui._history_screen import HistoryScreen
 from acphost.tui._model import ConnectionState
 from acphost.tui._permission import PermissionScreen
 from acphost.tui._plan import PlanPanel
@@ -204,6 +205,7 @@ async def test_close_and_load_session_from_the_list(make_app):
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "echo remember me")
+        await send(pilot, "title notes for later")
         sid = app.active_view.session.id
         await pilot.press("ctrl+n")
         await wait_for(pilot, lambda: len(app.views()) == 2)
@@ -212,10 +214,12 @@ async def test_close_and_load_session_from_the_list(make_app):
         await pilot.press("f4")
         await wait_for(pilot, lambda: len(app.views()) == 1)
         await pilot.press("ctrl+o")
-        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
-        values = [i.value for i in app.screen.items]
-        assert sid in values
-        await pilot.press(str(values.index(sid) + 1))
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        theirs = [r.value for r in app.screen.shown if r.source == "agent"]
+        assert sid in theirs
+        await pilot.press(*"notes")  # the filter: the agent's section comes first
+        assert app.screen.highlighted.value == sid
+        await pilot.press("enter")
         await wait_for(pilot, lambda: len(app.views()) == 2 and app.active_view.session.id == sid)
         await app.active_view.transcript.settled()
         assert "remember me" in transcript_source(app)  # the replayed history

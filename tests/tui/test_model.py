@@ -6,6 +6,7 @@ import asyncio
 import json
 
 from acphost import schema as s
+from acphost.config import AgentSpec
 from acphost.host import PermissionOption, PermissionRequest, Verdict
 from acphost.host._terminals import (
     ExitStatus,
@@ -13,10 +14,10 @@ from acphost.host._terminals import (
     TerminalExited,
     TerminalOutputReceived,
 )
-from acphost.trace import REDACTED
+from acphost.trace import REDACTED, Redactor
 from acphost.tui._asks import AskQueue, choices_for
 from acphost.tui._completion import PromptHistory, command_matches, fuzzy_rank, workspace_files
-from acphost.tui._frames import ProtocolLog, frame_matches, redactor_for
+from acphost.tui._frames import ProtocolLog, frame_matches
 from acphost.tui._model import ConnectionState, StatusInfo, format_usage, location_text
 from acphost.tui._status import status_text
 from acphost.tui._terminals import TerminalBuffers
@@ -58,7 +59,10 @@ def test_protocol_log_keeps_invalid_lines_and_is_bounded():
 
 
 def test_protocol_log_redacts_with_the_one_redactor_and_configured_secrets():
-    log = ProtocolLog(redactor=redactor_for(["configured-secret-value", "no"]))
+    agent = AgentSpec(
+        name="x", command="agent", env={"SERVICE_KEY": "configured-secret-value", "DEBUG": "no"}
+    )
+    log = ProtocolLog(redactor=Redactor.from_config(agent=agent, host_env=None))
     data = {
         "params": {
             "apiKey": "sk-123",
@@ -292,3 +296,70 @@ def test_run_tui_usage_error(capsys, monkeypatch, tmp_path):
     )
     assert run_tui(args) == 2
     assert "unknown agent 'no-such-agent'" in capsys.readouterr().err
+
+
+def _summary(id_, agent, started, *, turns=1, title=None, prompt="p", cost=None, sid=None):
+    from acphost.history import SessionSummary
+
+    return SessionSummary(
+        id=id_,
+        agent=agent,
+        cwd="/w",
+        title=title,
+        started_at=started,
+        ended_at=None,
+        agent_session_id=sid,
+        turns=turns,
+        first_prompt=prompt,
+        total_tokens=None,
+        cost_amount=cost,
+        cost_currency="USD" if cost is not None else None,
+        incomplete=0,
+    )
+
+
+def test_recorded_rows_this_agent_first_newest_first_without_empty_sessions():
+    from acphost.tui._history import local_rows
+
+    newest_first = [
+        _summary("4", "claude", "2025-01-04T00:00:00.000+00:00"),
+        _summary("3", "demo", "2025-01-03T00:00:00.000+00:00", turns=0),
+        _summary("2", "demo", "2025-01-02T00:00:00.000+00:00", prompt="fix  the\nbug", sid="s2"),
+        _summary("1", "demo", "2025-01-01T00:00:00.000+00:00", title="Old", cost=0.0002),
+    ]
+    rows = local_rows(newest_first, "demo", open_ids=["s2"])
+    assert [r.value for r in rows] == ["2", "1", "4"]  # the empty session is left out
+    assert rows[0].title == "fix the bug" and rows[0].open
+    assert rows[1].title == "Old" and rows[1].cost == "0.0002 USD"
+
+
+def test_rows_filter_by_every_word_and_leave_out_minus_words():
+    from acphost.tui._history import HistoryRow, row_matches
+
+    row = HistoryRow("local", "abc", "Fix the parser", "2025-01-02 10:00", "~/ws", 3, "0.42 USD")
+    assert row_matches(row, "") and row_matches(row, "PARSER ws")
+    assert row_matches(row, "3 turns") and row_matches(row, "2025-01")
+    assert not row_matches(row, "parser -fix") and not row_matches(row, "lexer")
+
+
+def test_agent_rows_newest_first_untitled_by_id():
+    from acphost.tui._history import agent_rows
+
+    infos = [
+        s.SessionInfo(session_id="a", cwd="/w", updated_at="2025-01-01T00:00:00Z"),
+        s.SessionInfo(session_id="b", cwd="/w", title="B", updated_at="2025-01-03T00:00:00Z"),
+        s.SessionInfo(session_id="c", cwd="/w"),
+    ]
+    rows = agent_rows(infos, open_ids=["a"])
+    assert [r.value for r in rows] == ["b", "a", "c"]
+    assert rows[1].title == "(untitled) a" and rows[1].open and rows[2].when == ""
+
+
+def test_usage_in_the_status_bar_with_tokens_and_a_budget():
+    from acphost.client import Budget
+
+    usage = s.UsageUpdate(used=3000, size=200_000, cost=s.Cost(amount=0.004, currency="USD"))
+    assert format_usage(usage, tokens=2000) == "ctx 3k/200k 2% · 2k tok"  # under a cent: no cost
+    budget = Budget(max_tokens=4000, max_cost=0.05)
+    assert format_usage(usage, budget=budget) == "ctx 3k/200k 2% (max 4k) 0.00 USD (max 0.05)"
+    assert format_usage(None, budget=budget) == "ctx max 4k cost max 0.05"

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import os
-import pty
-import select
-import signal
-import sys
 
 from acphost.tui._dialogs import CrashScreen
+from acphost.tui._history_screen import HistoryScreen
+from acphost.tui._past import PastSessionScreen
 from acphost.tui._permission import PermissionScreen
 
-from .conftest import SIZE, ready, send, wait_for
+from .conftest import SIZE, ready, run_on_pty, send, wait_for
 
 
 async def exited(app, timeout: float = 10.0) -> None:
@@ -87,6 +85,32 @@ async def test_ctrl_q_quits_after_an_agent_crash(make_app):
     assert app.return_code == 1  # quitting after a crash says so
 
 
+async def test_ctrl_q_quits_with_the_sessions_list_open(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "echo recorded")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press(*"rec")  # typing in the filter
+        pid = await quit_with(pilot, "ctrl+q")
+    assert pid is None or gone(pid), "the agent outlived the app"
+    assert app.return_code == 0
+
+
+async def test_ctrl_q_quits_with_a_past_session_open(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "echo recorded")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press(*"turn", "enter")  # only recorded sessions count turns
+        await wait_for(pilot, lambda: isinstance(app.screen, PastSessionScreen))
+        pid = await quit_with(pilot, "ctrl+q")
+    assert pid is None or gone(pid), "the agent outlived the app"
+
+
 async def test_the_command_palette_quits(make_app):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -122,56 +146,9 @@ async def test_ctrl_c_cancels_a_running_turn_and_does_not_quit(make_app):
         assert "cancelling" not in str(app.status_info.parts())  # gone once the turn ended
 
 
-def _run_on_pty(workspace, keys: bytes) -> int:
-    """Run ``acphost tui`` on a real pty, send ``keys`` once it shows, return its exit status."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the real command line on a real terminal
-        os.environ.update(TERM="xterm-256color", COLUMNS="100", LINES="30")
-        os.execv(sys.executable, [sys.executable, "-m", "acphost", "tui", str(workspace)])
-    seen = b""
-    reaped = False
-    try:
-        deadline = 30.0
-        loop_end = _now() + deadline
-        while b"connected" not in seen:  # the start screen says the agent is up
-            if _now() > loop_end:
-                raise AssertionError(f"the TUI did not start: {seen[-500:]!r}")
-            seen += _read(fd)
-        os.write(fd, keys)
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                reaped = True
-                return os.waitstatus_to_exitcode(status)
-            if _now() > loop_end:
-                raise AssertionError("the TUI did not quit")
-            _read(fd)
-    finally:
-        if not reaped:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        os.close(fd)
-
-
-def _now() -> float:
-    import time
-
-    return time.monotonic()
-
-
-def _read(fd: int) -> bytes:
-    ready_fds, _, _ = select.select([fd], [], [], 0.05)
-    if not ready_fds:
-        return b""
-    try:
-        return os.read(fd, 65536)
-    except OSError:
-        return b""
-
-
 def test_ctrl_q_quits_the_process_on_a_real_terminal(workspace):
-    assert _run_on_pty(workspace, b"\x11") == 0
+    assert run_on_pty(workspace, b"\x11") == 0
 
 
 def test_ctrl_c_twice_quits_the_process_on_a_real_terminal(workspace):
-    assert _run_on_pty(workspace, b"\x03\x03") == 0
+    assert run_on_pty(workspace, b"\x03\x03") == 0

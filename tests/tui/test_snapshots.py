@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,10 +23,13 @@ from acphost.config import AgentSpec
 from acphost.tui import AcpApp
 from acphost.tui._dialogs import CrashScreen, PickerScreen
 from acphost.tui._elicit import FormScreen
+from acphost.tui._history_screen import HistoryScreen
 from acphost.tui._keys import KeysScreen
+from acphost.tui._past import PastSessionScreen
 from acphost.tui._permission import PermissionScreen
 
 from .conftest import SIZE, demo_spec, ready, screen_text, send, wait_for
+from .recorded import fill_store, scripted_sessions
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 README_SCREENSHOT = Path(__file__).parents[2] / "docs" / "tui.svg"
@@ -181,3 +185,50 @@ async def test_snapshot_no_color(make_app, monkeypatch):
         await _settle(pilot)
         check(app, "no_color_plan")
 
+
+@pytest.fixture
+def utc(monkeypatch):
+    """Recorded times show the same wherever the test runs."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+async def _history_app(scripted, history_store, workspace):
+    fill_store(history_store, str(workspace))
+    return scripted(
+        {
+            "capabilities": {"loadSession": True, "sessionCapabilities": {"list": {}}},
+            "agentInfo": {"name": "scripted", "version": "1.0"},
+            "sessions": scripted_sessions(str(workspace)),
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "name"), [("", "history_list"), ("parser", "history_list_filtered")]
+)
+async def test_snapshot_history_list(scripted, history_store, workspace, utc, typed, name):
+    app = await _history_app(scripted, history_store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        app.screen.query_one("#history-filter").cursor_blink = False
+        await pilot.press(*typed)
+        await _settle(pilot)
+        check(app, name)
+
+
+async def test_snapshot_past_session(scripted, history_store, workspace, utc):
+    app = await _history_app(scripted, history_store, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press(*"flaky", "down", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PastSessionScreen))
+        await _settle(pilot)
+        check(app, "past_session")

@@ -92,6 +92,29 @@ def _tui(argv: list[str]) -> int:
         help="with --serve: the address to listen on (default 127.0.0.1, this machine only)",
     )
     p.add_argument("--port", type=int, default=8000, help="with --serve: the port (default 8000)")
+    p.add_argument(
+        "--no-history",
+        action="store_true",
+        help="do not record the sessions in the local history (also ACPHOST_NO_HISTORY=1)",
+    )
+    p.add_argument(
+        "--unstable",
+        action="store_true",
+        help="enable unstable ACP methods: rename (F6) and archive (F7) sessions "
+        "where the agent offers them",
+    )
+    p.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="AMOUNT",
+        help="each session's budget in the agent's currency: a turn that crosses it is cancelled",
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="each session's token budget (tokens in the context window the agent reports)",
+    )
     args = p.parse_args(argv)
     if args.path and not args.cwd:
         args.cwd = args.path

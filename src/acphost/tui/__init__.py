@@ -11,8 +11,12 @@ import argparse
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from ._app import AcpApp
+
+if TYPE_CHECKING:
+    from ..client import Budget
 
 __all__ = ["AcpApp", "run_tui", "serve_tui"]
 
@@ -26,7 +30,7 @@ class _AppLogHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            message = self.format(record)
+            message = self.app.redactor.redact_text(self.format(record))
             self.app.log(message)
             if record.levelno >= logging.ERROR and self.app.is_running:
                 self.app.say(message, "error", 6)
@@ -56,7 +60,8 @@ def run_tui(args: argparse.Namespace) -> int:
 
     Args:
         args: ``agent``, ``settings``, ``cwd``, ``verbose``, ``init_timeout``,
-            ``write``, ``yolo``.
+            ``write``, ``yolo``, ``no_history``, ``unstable``, ``max_cost``,
+            ``max_tokens``.
 
     Returns:
         0 after a normal quit, 1 when quitting after an agent crash, 2 for a
@@ -64,10 +69,12 @@ def run_tui(args: argparse.Namespace) -> int:
 
     """
     from ..config import resolve_agent  # noqa: PLC0415
+    from ..history import history_enabled  # noqa: PLC0415
     from ..launch import EXIT_USAGE, UsageProblem, fail, resolve  # noqa: PLC0415
 
     try:
         cwd, settings, spec = resolve(args)
+        budget = _budget(args)
     except UsageProblem as exc:
         fail(str(exc))
         return EXIT_USAGE
@@ -85,10 +92,34 @@ def run_tui(args: argparse.Namespace) -> int:
         yolo=bool(getattr(args, "yolo", False)),
         init_timeout=getattr(args, "init_timeout", 60.0),
         choices=choices,
+        history=history_enabled(bool(getattr(args, "no_history", False))),
+        unstable=bool(getattr(args, "unstable", False)),
+        budget=budget,
     )
     with _logging_into(app):
         result = app.run()
     return result if isinstance(result, int) else 0
+
+
+def _budget(args: argparse.Namespace) -> Budget | None:
+    """The session budget of ``--max-cost`` and ``--max-tokens`` (None: no limit).
+
+    Raises:
+        UsageProblem: a limit that is negative or not a number.
+
+    """
+    from ..client import Budget  # noqa: PLC0415
+    from ..launch import UsageProblem  # noqa: PLC0415
+
+    max_cost = getattr(args, "max_cost", None)
+    max_tokens = getattr(args, "max_tokens", None)
+    if max_cost is not None and not max_cost >= 0:  # NaN too
+        raise UsageProblem(f"--max-cost {max_cost} must be a number >= 0 (e.g. 0.50)")
+    if max_tokens is not None and max_tokens < 0:
+        raise UsageProblem(f"--max-tokens {max_tokens} must be >= 0")
+    if max_cost is None and max_tokens is None:
+        return None
+    return Budget(max_tokens=max_tokens, max_cost=max_cost)
 
 
 def serve_tui(args: argparse.Namespace, argv: list[str]) -> int:
@@ -111,6 +142,7 @@ def serve_tui(args: argparse.Namespace, argv: list[str]) -> int:
 
     try:
         resolve(args)
+        _budget(args)
     except UsageProblem as exc:
         fail(str(exc))
         return EXIT_USAGE

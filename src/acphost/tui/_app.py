@@ -17,30 +17,30 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import Sequence
 from typing import Any
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from .. import schema as s
-from .._errors import AcpError
-from ..client import ClientContext, Session
+from ..client import Budget, ClientContext, Session
 from ..config import AgentSpec, Settings
-from ..content import prompt_with_mentions
+from ..history import SessionRecord, history_enabled
+from ..trace import Redactor
 from ._asks import AskQueue, PendingAsk
 from ._composer import Composer, PromptArea
-from ._elicit import CANCEL, TuiElicitation, response
-from ._frames import ProtocolLog, redactor_for
+from ._elicit import TuiElicitation
+from ._frames import ProtocolLog
+from ._history import AppHistory
+from ._history_actions import HistoryActions
 from ._keys import KeysScreen, priority_keys
 from ._lifecycle import AgentLifecycle
 from ._modal import OnceModal
-from ._model import ConnectionState, StartInfo, StatusInfo, format_usage
+from ._model import ConnectionState, StartInfo, StatusInfo, format_usage, home_relative
 from ._protocol_log import ProtocolLogScreen
 from ._questions import AgentQuestions
 from ._safe import sanitize
@@ -49,15 +49,13 @@ from ._session_view import SessionView
 from ._start import StartPanel
 from ._status import StatusBar
 from ._terminals import TerminalBuffers
+from ._turn_actions import TurnActions
 from ._urlcard import UrlCard
 
 __all__ = ["AcpApp"]
 
-#: A second Ctrl+C within this many seconds, with no turn running, quits.
-INTERRUPT_WINDOW = 3.0
 
-
-class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
+class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentLifecycle):
     """``acphost tui``: an interactive client for one agent.
 
     Args:
@@ -70,6 +68,12 @@ class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
         choices: the configured agents to pick from on the start screen
             (none, or one: start ``spec`` at once).
         key_guard: seconds during which a dialog the agent opens ignores keys.
+        history: record every session in the local history (the store at
+            ``$ACPHOST_HISTORY``, else the user data directory); ``None``:
+            unless ``ACPHOST_NO_HISTORY`` says not to.
+        unstable: enable unstable ACP methods (renaming and archiving
+            sessions where the agent offers them); never sent without it.
+        budget: the budget each session gets (``--max-cost``, ``--max-tokens``).
 
     """
 
@@ -96,6 +100,8 @@ class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
         Binding("ctrl+pagedown,alt+right", "next_tab", "Next tab", show=False, priority=True),
         Binding("ctrl+pageup,alt+left", "previous_tab", "Prev tab", show=False, priority=True),
         Binding("ctrl+r", "restart", "Restart agent", show=False, priority=True),
+        Binding("f6", "rename_session", "Rename", show=False, priority=True),
+        Binding("f7", "archive_session", "Archive", show=False, priority=True),
         Binding("f1", "toggle_keys", "Keys", priority=True),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
@@ -111,6 +117,9 @@ class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
         init_timeout: float | None = 60.0,
         choices: Sequence[AgentSpec] = (),
         key_guard: float | None = 0.5,
+        history: bool | None = None,
+        unstable: bool = False,
+        budget: Budget | None = None,
     ) -> None:
         super().__init__()
         self.spec = spec
@@ -121,7 +130,14 @@ class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
         self.init_timeout = init_timeout
         self.key_guard = key_guard
         self.choices = list(choices) if len(choices) > 1 else []
-        self.protocol = ProtocolLog(redactor=redactor_for(spec.env.values()))
+        self.unstable = unstable
+        self.budget = budget if budget is not None and not budget.empty else None
+        # One redactor for everything the app shows or keeps: the protocol log
+        # and its copies, crash reports, the history, the audit log.
+        self.redactor = Redactor.from_config(agent=spec, settings=settings)
+        self.protocol = ProtocolLog(redactor=self.redactor)
+        record = history_enabled() if history is None else history
+        self.history = AppHistory(enabled=record, warn=self._history_failed)
         self.terminals = TerminalBuffers()
         self.asks = AskQueue(on_change=self._asks_changed)
         self.elicitation = TuiElicitation(self.asks, self._elicitation_complete)
@@ -162,7 +178,8 @@ class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
             return
         self.spec = spec
         self.choices = []
-        self.protocol.redactor = redactor_for(self.spec.env.values())
+        self.redactor = Redactor.from_config(agent=self.spec, settings=self.settings)
+        self.protocol.redactor = self.redactor
         self.status_info.agent = self.spec.name
         self.query_one(PromptArea).focus()
         self.connect()
@@ -192,7 +209,7 @@ class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
             source=self.spec.source if self.spec.source == "built-in" and not self.choices else "",
             connection=self.connection,
             auth=self.auth_state,
-            workspace=_home_relative(self.cwd),
+            workspace=home_relative(self.cwd),
             access=access,
             hint=hint if not self.choices else "",
             choices=[(c.name, c.description or " ".join(c.argv)) for c in self.choices],
@@ -204,6 +221,10 @@ class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
         """A toast; the text may quote the agent, so it is inert (no markup, controls shown)."""
         level = severity if severity in ("information", "warning", "error") else "information"
         self.notify(sanitize(message), severity=level, timeout=timeout, markup=False)  # type: ignore[arg-type]
+
+    def _history_failed(self, message: str) -> None:
+        # The recorder warns once; the app goes on without recording.
+        self.say(f"history: {message}", "warning", 10)
 
     # -- sessions ----------------------------------------------------------------------
 
@@ -224,11 +245,12 @@ class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
         found = pane.query(SessionView)
         return found.first() if found else None
 
-    async def add_session(self, session: Session) -> SessionView:
+    async def add_session(self, session: Session, past: SessionRecord | None = None) -> SessionView:
         """Show a session in a new tab and activate it (the first one replaces the start)."""
         self._pane_seq += 1
         first = not self.views()
-        view = SessionView(session, self.terminals, start=self.start_info())
+        view = SessionView(session, self.terminals, start=self.start_info(), past=past)
+        self.attach(view)
         pane_id = f"session-{self._pane_seq}"
         tabs = self.query_one(TabbedContent)
         await tabs.add_pane(TabPane(Content(f"{self._pane_seq} {view.label}"), view, id=pane_id))
@@ -266,71 +288,6 @@ class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
                 # Content, not a str: a str label is parsed as markup.
                 self.query_one(TabbedContent).get_tab(pane.id).label = Content(f"{n} {view.label}")
 
-    # -- prompts -----------------------------------------------------------------------
-
-    @on(PromptArea.Submitted)
-    def _submitted(self, event: PromptArea.Submitted) -> None:
-        view = self.active_view
-        if view is None or self.client is None:
-            if self.connection is ConnectionState.CRASHED:
-                self.say("the agent is not running: restart it with Ctrl+R", "warning")
-            else:
-                self.say("no session yet: wait for the agent to start", "warning")
-            return
-        if view.busy:
-            self.say("a turn is running: cancel it first (Esc)", "warning")
-            return
-        self.run_turn(view, prompt_with_mentions(event.text, view.session.cwd))
-
-    @work(group="turns", exit_on_error=False)
-    async def run_turn(self, view: SessionView, blocks: list[s.ContentBlock]) -> None:
-        """Run one prompt turn in a session view."""
-        first = not view.first_prompt
-        task = view.run_turn(blocks)
-        if first:
-            self._relabel(view)
-        await task
-
-    def action_cancel_turn(self) -> bool:
-        """Esc: cancel the active session's turn; True if one was running."""
-        view = self.active_view
-        if view is None or view.session.turn is None or not view.busy:
-            return False
-        if not view.cancelling:
-            view.cancelling = True
-            self.refresh_status()
-            self._cancel(view)
-        return True
-
-    def action_interrupt(self) -> None:
-        """Ctrl+C: cancel the running turn; with none running (or again), a second one quits."""
-        view = self.active_view
-        if view is not None and view.busy and not view.cancelling:
-            self.action_cancel_turn()
-            self._interrupted_at = None
-            return
-        now = time.monotonic()
-        if self._interrupted_at is not None and now - self._interrupted_at <= INTERRUPT_WINDOW:
-            self.action_quit()
-            return
-        self._interrupted_at = now
-        self.say("press Ctrl+C again to quit (or Ctrl+Q)", timeout=INTERRUPT_WINDOW)
-
-    @work(group="cancel", exit_on_error=False)
-    async def _cancel(self, view: SessionView) -> None:
-        # Questions of this session still waiting for the user are answered
-        # "cancelled" (permissions by the broker, elicitations here).
-        for item in list(self.asks.items):
-            if item.session_id == view.session.id and isinstance(
-                item.request, s.CreateElicitationRequest
-            ):
-                self.asks.answer(item, response(CANCEL))
-        try:
-            await view.session.cancel()
-        except AcpError as exc:
-            self.say(f"cancel: {exc}", "error")
-        view.transcript.refresh_cards()
-
     # -- status --------------------------------------------------------------------------
 
     def refresh_status(self) -> None:
@@ -353,14 +310,15 @@ class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
             info.mode = mode
             model = view.session.model_option()
             info.model = str(getattr(model, "current_value", "")) if model is not None else ""
-            info.usage = format_usage(state.usage)
+            info.usage = format_usage(state.usage, tokens=view.tokens, budget=view.session.budget)
+            info.budgeted = view.session.budget is not None
             info.title = state.title or ""
             info.stop_reason = view.stop_reason
             info.busy = view.busy
             info.cancelling = view.cancelling and view.busy
         else:
             info.mode = info.model = info.usage = info.title = info.stop_reason = ""
-            info.busy = info.cancelling = False
+            info.busy = info.cancelling = info.budgeted = False
         with contextlib.suppress(NoMatches):
             self.query_one(StatusBar).show(info)
         with contextlib.suppress(NoMatches):
@@ -393,11 +351,4 @@ class AcpApp(AgentQuestions, SessionActions, AgentLifecycle):
         """Never leave the agent running."""
         self.asks.cancel_all()
         await self.close_client()
-
-
-def _home_relative(path: str) -> str:
-    """``~/src/project`` for a path under the home directory, as shells show it."""
-    home = os.path.expanduser("~")
-    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
-        return "~" + path[len(home) :]
-    return path
+        self.history.close()

@@ -12,11 +12,14 @@ from typing import Any
 
 from textual.app import App
 
-from ..client import AcpClient, ClientContext, Session
+from ..client import AcpClient, Budget, ClientContext, Session
 from ..config import AgentSpec, Settings
+from ..history import SessionRecord
+from ..trace import Redactor
 from ._asks import AskQueue
 from ._elicit import TuiElicitation
 from ._frames import ProtocolLog
+from ._history import AppHistory
 from ._model import ConnectionState
 from ._session_view import SessionView
 from ._terminals import TerminalBuffers
@@ -34,6 +37,10 @@ class AppBase(App[int]):
     yolo: bool
     init_timeout: float | None
     key_guard: float | None
+    unstable: bool
+    budget: Budget | None
+    redactor: Redactor
+    history: AppHistory
     protocol: ProtocolLog
     terminals: TerminalBuffers
     asks: AskQueue
@@ -55,8 +62,20 @@ class AppBase(App[int]):
         """The open session views (defined by the app)."""
         raise NotImplementedError
 
-    async def add_session(self, session: Session) -> SessionView:
+    async def add_session(self, session: Session, past: SessionRecord | None = None) -> SessionView:
         """Show a session in a new tab (defined by the app)."""
+        raise NotImplementedError
+
+    def action_quit(self) -> None:  # type: ignore[override]
+        """Exit now (defined by the app)."""
+        raise NotImplementedError
+
+    def _relabel(self, view: SessionView) -> None:
+        """Retitle a view's tab (defined by the app)."""
+        raise NotImplementedError
+
+    def attach(self, view: SessionView) -> None:
+        """Give a view's session the budget and a recording (defined by the lifecycle)."""
         raise NotImplementedError
 
     @property
@@ -64,7 +83,9 @@ class AppBase(App[int]):
         """The session view of the active tab (defined by the app)."""
         raise NotImplementedError
 
-    async def open_session(self, opener: Any) -> SessionView | None:
+    async def open_session(
+        self, opener: Any, past: SessionRecord | None = None
+    ) -> SessionView | None:
         """Open a session in a new tab (defined by the lifecycle)."""
         raise NotImplementedError
 

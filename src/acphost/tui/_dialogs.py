@@ -1,4 +1,4 @@
-"""Small dialogs: pick one item (modes, models, sessions, auth, agents), agent crash.
+"""Small dialogs: pick one item (modes, models, auth, agents), type a line, agent crash.
 
 Every dialog answers once (:class:`~acphost.tui._modal.OnceModal`); the crash
 report, which the agent's death opens under the user's fingers, is guarded
@@ -15,13 +15,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.events import Key
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ._modal import OnceModal
 from ._safe import agent_line, agent_text
 
-__all__ = ["CrashScreen", "PickItem", "PickerScreen"]
+__all__ = ["CrashScreen", "PickItem", "PickerScreen", "TextScreen"]
 
 
 class PickItem:
@@ -147,3 +147,47 @@ class CrashScreen(OnceModal[str]):
             return
         event.stop()
         self.answer(what)
+
+
+class TextScreen(OnceModal[str | None]):
+    """Type one line (a session's new title): Enter accepts, Esc cancels.
+
+    Answers the text, stripped, or ``None`` (cancelled, or left empty).
+    """
+
+    DEFAULT_CSS = """
+    TextScreen { align: center middle; }
+    TextScreen > Vertical {
+        width: 80%; max-width: 80; height: auto;
+        border: thick $accent; background: $surface; padding: 0 1;
+    }
+    TextScreen .text-title { text-style: bold; }
+    TextScreen .text-hint { color: $text-muted; }
+    """
+
+    def __init__(self, title: str, value: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        """Title, field, hint."""
+        with Vertical():
+            yield Static(Text(self.title_text), classes="text-title")
+            yield Input(self.value, select_on_focus=True)
+            yield Static(Text("Enter save · Esc cancel"), classes="text-hint")
+
+    def on_mount(self) -> None:
+        """The field has the focus."""
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.answer(event.value.strip() or None)
+
+    def on_key(self, event: Key) -> None:
+        """Esc cancels."""
+        if event.key == "escape":
+            event.stop()
+            self.answer(None)

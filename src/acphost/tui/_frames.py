@@ -10,16 +10,16 @@ walk is kept as (capped) text, never a traceback.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ..trace import Redactor
+from ._model import words_match
 
-__all__ = ["FrameRecord", "ProtocolLog", "frame_matches", "redactor_for", "update_kind"]
+__all__ = ["FrameRecord", "ProtocolLog", "frame_matches", "update_kind"]
 
 #: The longest text kept of a line that is not a JSON object.
 MAX_INVALID_TEXT = 64 * 1024
@@ -198,17 +198,7 @@ def frame_matches(record: FrameRecord, query: str) -> bool:
     The words are searched in the direction (``send``/``>``, ``receive``/``<``),
     the kind, the method, ``#id`` and the frame's JSON, case-insensitively.
     """
-    words = query.lower().split()
-    if not words:
-        return True
-    hay = record.haystack()
-    for word in words:
-        if word.startswith("-") and len(word) > 1:
-            if word[1:] in hay:
-                return False
-        elif word not in hay:
-            return False
-    return True
+    return not query.split() or words_match(record.haystack(), query)
 
 
 def update_kind(frame: dict[str, Any]) -> str:
@@ -219,12 +209,3 @@ def update_kind(frame: dict[str, Any]) -> str:
     update = params.get("update") if isinstance(params, dict) else None
     kind = update.get("sessionUpdate") if isinstance(update, dict) else None
     return kind if isinstance(kind, str) else ""
-
-
-def redactor_for(secrets: Iterable[str]) -> Redactor:
-    """The one redactor, told the secret values the host was configured with.
-
-    Values shorter than six characters are left to the patterns: masking
-    ``1`` or ``yes`` everywhere would hide more than secrets.
-    """
-    return Redactor(value_patterns=[re.escape(v) for v in secrets if len(v) >= 6])

@@ -23,6 +23,7 @@ from textual import work
 from .. import schema as s
 from .._errors import AcpError, AgentExited, AuthRequired
 from ..client import AcpClient, HostConfig, Session, auth_method_id
+from ..history import SessionRecord
 from ..launch import HostChoices, build_host_config
 from ._base import AppBase
 from ._dialogs import CrashScreen, PickerScreen, PickItem
@@ -41,14 +42,21 @@ class AgentLifecycle(AppBase):
     """Connecting, authenticating, opening sessions, crashes and restarts."""
 
     def _host_config(self) -> HostConfig:
+        outputs = (self.history.path,) if self.history.enabled else ()
         config = build_host_config(
-            HostChoices(write=self.write, yolo=self.yolo),
+            HostChoices(write=self.write, yolo=self.yolo, output_files=outputs),
             self.spec,
             asker=self.asks.ask,
             on_terminal_event=self.terminals.on_event,
+            redactor=self.redactor,
         )
         config.elicitation = self.elicitation
         return config
+
+    def _tap(self, direction: str, line: bytes) -> None:
+        # Every frame: the protocol log, and the history (permission answers).
+        self.protocol.record(direction, line)
+        self.history.tap(direction, line)
 
     def _set_connection(self, state: ConnectionState) -> None:
         self.connection = state
@@ -64,10 +72,11 @@ class AgentLifecycle(AppBase):
             env=dict(self.spec.env),
             cwd=self.cwd,
             host=self._host_config(),
-            tap=self.protocol.record,
+            tap=self._tap,
             init_timeout=self.init_timeout,
             session_timeout=self.init_timeout,
             close_grace=CLOSE_GRACE,
+            unstable=self.unstable,
         )
         self._client_context = context
         try:
@@ -112,7 +121,9 @@ class AgentLifecycle(AppBase):
                 how = "new session (the old one could not be reopened)"
             session = await self._open_with_auth(self._opener(client.new_session))
         if session is not None:
+            self.history.finish(view.recording)
             view.rebind(session, f"agent restarted · {how}")
+            self.attach(view)
 
     def _opener(self, method: Callable[..., Awaitable[Session]], *args: Any) -> Any:
         def open_it() -> Awaitable[Session]:
@@ -124,14 +135,25 @@ class AgentLifecycle(AppBase):
         """The options every opened session gets: the MCP servers from the settings."""
         return {"mcp_servers": self.settings.mcp_servers} if self.settings else {}
 
-    async def open_session(self, opener: Callable[[], Awaitable[Session]]) -> SessionView | None:
-        """Open a session in a new tab, authenticating first when the agent asks for it."""
+    async def open_session(
+        self, opener: Callable[[], Awaitable[Session]], past: SessionRecord | None = None
+    ) -> SessionView | None:
+        """Open a session in a new tab, authenticating first when the agent asks for it.
+
+        ``past`` is the session's recorded turns, shown above the new ones
+        (a session resumed from the history, which the agent does not replay).
+        """
         session = await self._open_with_auth(opener)
         if session is None:
             return None
         if not self.auth_state:
             self.auth_state = "no login needed"
-        return await self.add_session(session)
+        return await self.add_session(session, past)
+
+    def attach(self, view: SessionView) -> None:
+        """Give a view's session the run's budget, and record it in the history."""
+        view.session.budget = self.budget
+        view.recording = self.history.start(self.spec, view.session, self.redactor)
 
     async def _open_with_auth(self, opener: Callable[[], Awaitable[Session]]) -> Session | None:
         for _ in range(3):
@@ -220,11 +242,8 @@ class AgentLifecycle(AppBase):
             elif what == "quit":
                 self.exit(1, return_code=1)
 
-        tail = self.protocol.redactor(stderr_tail)
-        self.push_screen(
-            CrashScreen(message, tail if isinstance(tail, str) else "", guard=self.key_guard),
-            chosen,
-        )
+        tail = self.redactor.redact_text(stderr_tail)
+        self.push_screen(CrashScreen(message, tail, guard=self.key_guard), chosen)
 
     async def close_client(self) -> None:
         """Close the agent (EOF, then signals to its process group); idempotent."""

@@ -14,8 +14,12 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .. import schema as s
+
+if TYPE_CHECKING:
+    from ..client import Budget
 
 __all__ = [
     "ConnectionState",
@@ -25,7 +29,10 @@ __all__ = [
     "config_value_names",
     "first_words",
     "format_usage",
+    "home_relative",
     "location_text",
+    "reported_tokens",
+    "words_match",
 ]
 
 
@@ -51,16 +58,68 @@ def _compact(n: float) -> str:
     return f"{n:g}"
 
 
-def format_usage(usage: s.UsageUpdate | None) -> str:
-    """``ctx 12k/200k 6%``, plus the cost from a cent up; ``""`` without usage."""
-    if usage is None:
-        return ""
-    pct = f" {100 * usage.used / usage.size:.0f}%" if usage.size else ""
-    text = f"ctx {_compact(usage.used)}/{_compact(usage.size)}{pct}"
-    cost = usage.cost
-    if cost is not None and cost.amount >= 0.01:
-        text += f" {cost.amount:.2f} {cost.currency}"
-    return text
+def format_usage(
+    usage: s.UsageUpdate | None, *, tokens: int | None = None, budget: Budget | None = None
+) -> str:
+    """``ctx 12k/200k 6% · 5k tok 1.50 USD``: context, tokens spent, cost; ``""`` without usage.
+
+    The cost shows from a cent up, or always under a cost budget; a budget's
+    limits follow what they bound (``ctx 3k/200k 2% (max 4k)``, ``0.03 USD
+    (max 0.05)``).
+
+    Args:
+        usage: the agent's last ``usage_update``.
+        tokens: the tokens the agent reported for the turns seen (``PromptResponse.usage``).
+        budget: the session's budget, if any.
+
+    """
+    max_tokens = budget.max_tokens if budget is not None else None
+    max_cost = budget.max_cost if budget is not None else None
+    parts: list[str] = []
+    if usage is not None:
+        pct = f" {100 * usage.used / usage.size:.0f}%" if usage.size else ""
+        ctx = f"ctx {_compact(usage.used)}/{_compact(usage.size)}{pct}"
+        parts.append(ctx + (f" (max {_compact(max_tokens)})" if max_tokens is not None else ""))
+    elif max_tokens is not None:
+        parts.append(f"ctx max {_compact(max_tokens)}")
+    if tokens:
+        parts.append(f"· {_compact(tokens)} tok")
+    cost = usage.cost if usage is not None else None
+    if cost is not None and (cost.amount >= 0.01 or max_cost is not None):
+        parts.append(f"{cost.amount:.2f} {cost.currency}")
+    if max_cost is not None:
+        parts.append(f"(max {max_cost:g})" if cost is not None else f"cost max {max_cost:g}")
+    return " ".join(parts)
+
+
+def reported_tokens(raw: Any) -> int | None:
+    """The total tokens in a ``PromptResponse.usage`` (a wire object or a typed one)."""
+    if raw is None:
+        return None
+    total = raw.get("totalTokens") if isinstance(raw, dict) else getattr(raw, "total_tokens", None)
+    return total if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
+
+
+def words_match(haystack: str, query: str) -> bool:
+    """Whether every word of ``query`` occurs in ``haystack`` and no ``-word`` does.
+
+    Case-insensitive (``haystack`` is expected lower-cased); an empty query matches.
+    """
+    for word in query.lower().split():
+        if word.startswith("-") and len(word) > 1:
+            if word[1:] in haystack:
+                return False
+        elif word not in haystack:
+            return False
+    return True
+
+
+def home_relative(path: str) -> str:
+    """``~/src/project`` for a path under the home directory, as shells show it."""
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home) :]
+    return path
 
 
 def location_text(location: s.ToolCallLocation, cwd: str) -> str:
@@ -111,6 +170,7 @@ class StatusInfo:
     mode: str = ""
     model: str = ""
     usage: str = ""
+    budgeted: bool = False
     stop_reason: str = ""
     busy: bool = False
     cancelling: bool = False
@@ -123,7 +183,8 @@ class StatusInfo:
         ``●`` connected, ``◌`` connecting or authenticating, ``✗`` crashed,
         ``○`` closed, followed by the state's name unless connected. Then the
         questions waiting for the user, the turn's state, mode and model,
-        context usage and the session title.
+        context usage and the session title; under a budget, usage comes
+        before mode and model (it is what the user watches then).
         """
         out: list[tuple[str, str]] = []
         mark = _CONNECTION_MARKS[self.connection]
@@ -141,9 +202,11 @@ class StatusInfo:
         elif self.stop_reason:
             out.append((f"stop: {self.stop_reason}", "stop"))
         setup = " · ".join(x for x in (self.mode, self.model) if x)
+        if self.usage and self.budgeted:
+            out.append((self.usage, "plain"))
         if setup:
             out.append((setup, "plain"))
-        if self.usage:
+        if self.usage and not self.budgeted:
             out.append((self.usage, "plain"))
         if self.title:
             out.append((self.title, "title"))

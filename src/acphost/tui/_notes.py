@@ -9,7 +9,20 @@ from textual.widgets import Collapsible, Static
 
 from ._safe import agent_text, sanitize
 
-__all__ = ["CompactionBlock", "Marker", "Notice"]
+__all__ = ["CompactionBlock", "Marker", "Notice", "stop_note"]
+
+_STOP_NOTES = {
+    "end_turn": ("", ""),
+    "cancelled": ("⊘ turn cancelled", "warning"),
+    "refusal": ("⚠ the agent refused to continue (refusal)", "warning"),
+    "max_tokens": ("⚠ the agent hit its token limit (max_tokens)", "warning"),
+    "max_turn_requests": ("⚠ the turn hit its request limit (max_turn_requests)", "warning"),
+}
+
+
+def stop_note(stop_reason: str) -> tuple[str, str]:
+    """The note a turn's stop reason gets in the transcript (``""``: none), and its level."""
+    return _STOP_NOTES.get(stop_reason, (f"stop reason: {stop_reason}", ""))
 
 
 class Notice(Static):

@@ -1,4 +1,4 @@
-"""What the user does to sessions: open, list and load, close, switch tabs, modes, options.
+"""What the user does to sessions: open, close, rename, archive, switch tabs, modes, options.
 
 A part of :class:`~acphost.tui.AcpApp` (see :mod:`acphost.tui._base`). Each
 action that talks to the agent runs as a worker; names and descriptions
@@ -14,14 +14,15 @@ from .. import schema as s
 from .._errors import AcpError
 from ..client import option_id, option_values
 from ._base import AppBase
-from ._dialogs import PickerScreen, PickItem
+from ._dialogs import PickerScreen, PickItem, TextScreen
 from ._model import config_value_label, config_value_names
+from ._session_view import SessionView
 
 __all__ = ["SessionActions"]
 
 
 class SessionActions(AppBase):
-    """Ctrl+N, Ctrl+O, F4, tab switching, F2 (mode) and F3 (model and options)."""
+    """Ctrl+N, F4, F6 and F7, tab switching, F2 (mode) and F3 (model and options)."""
 
     @work(group="sessions", exit_on_error=False)
     async def action_new_session(self) -> None:
@@ -32,66 +33,81 @@ class SessionActions(AppBase):
         await self.open_session(lambda: client.new_session(self.cwd, **self.session_options()))
 
     @work(group="sessions", exit_on_error=False)
-    async def action_list_sessions(self) -> None:
-        """Ctrl+O: the agent's sessions (``session/list``); pick one to load or resume."""
-        client = self.client
-        if client is None:
-            return
-        caps = client.agent_capabilities
-        can_list = (
-            caps.session_capabilities is not None and caps.session_capabilities.list is not None
-        )
-        if not can_list:
-            self.say("this agent cannot list its sessions", "warning")
-            return
-        try:
-            infos = [i async for i in client.iter_sessions(cwd=self.cwd)]
-        except AcpError as exc:
-            self.say(f"session/list failed: {exc}", "error")
-            return
-        open_ids = {v.session.id for v in self.views()}
-        items = [
-            PickItem(
-                i.session_id,
-                i.title or i.session_id[:8],
-                " · ".join(
-                    x for x in (i.updated_at or "", "open" if i.session_id in open_ids else "") if x
-                ),
-            )
-            for i in reversed(infos)
-        ]
-        if not items:
-            self.say("the agent has no sessions for this directory")
-            return
-        sid = await self.push_screen_wait(PickerScreen("Sessions (newest first)", items))
-        if sid is None:
-            return
-        for view in self.views():
-            if view.session.id == sid:
-                pane = view.parent
-                if isinstance(pane, TabPane) and pane.id:
-                    self.query_one(TabbedContent).active = pane.id
-                return
-        options = self.session_options()
-        if caps.load_session:
-            await self.open_session(lambda: client.load_session(sid, self.cwd, **options))
-        else:
-            await self.open_session(lambda: client.resume_session(sid, self.cwd, **options))
-
-    @work(group="sessions", exit_on_error=False)
     async def action_close_session(self) -> None:
         """F4: close the active session's tab (``session/close`` when supported)."""
         view = self.active_view
         if view is None:
             return
-        pane = view.parent
         try:
             await view.session.close()
         except AcpError as exc:
             self.log(f"session/close: {exc}")
+        await self._remove_tab(view)
+
+    async def _remove_tab(self, view: SessionView) -> None:
+        self.history.finish(view.recording)
+        view.recording = None
+        pane = view.parent
         if isinstance(pane, TabPane) and pane.id:
             await self.query_one(TabbedContent).remove_pane(pane.id)
         self.refresh_status()
+
+    # -- unstable session methods (only with --unstable, where the agent offers them) --
+
+    def _unstable_refusal(self, capability: str, method: str) -> str:
+        """Why ``method`` cannot be used now (``""``: it can)."""
+        if not self.unstable:
+            return f"{method} is an unstable ACP method: start acphost tui with --unstable"
+        client = self.client
+        if client is None:
+            return "the agent is not running"
+        caps = client.unstable.capabilities.session_capabilities
+        if caps is None or getattr(caps, capability, None) is None:
+            return f"this agent does not support {method}"
+        return ""
+
+    @work(group="sessions", exit_on_error=False)
+    async def action_rename_session(self) -> None:
+        """F6 (``--unstable``): rename the active session (``session/set_title``)."""
+        view = self.active_view
+        if view is None:
+            return
+        refusal = self._unstable_refusal("title", "session/set_title")
+        if refusal or self.client is None:
+            self.say(refusal, "warning")
+            return
+        title = await self.push_screen_wait(
+            TextScreen("Rename the session", view.session.state.title or view.label)
+        )
+        if not title or self.client is None:
+            return
+        try:
+            await self.client.unstable.set_title(view.session.id, title)
+        except AcpError as exc:
+            self.say(f"could not rename the session: {exc}", "error")
+            return
+        view.post_message(SessionView.Changed(view))
+
+    @work(group="sessions", exit_on_error=False)
+    async def action_archive_session(self) -> None:
+        """F7 (``--unstable``): archive the session (``session/archive``), close its tab."""
+        view = self.active_view
+        if view is None:
+            return
+        refusal = self._unstable_refusal("archive", "session/archive")
+        if refusal or self.client is None:
+            self.say(refusal, "warning")
+            return
+        if view.busy:
+            self.say("a turn is running: cancel it first (Esc)", "warning")
+            return
+        try:
+            await self.client.unstable.archive(view.session.id)
+        except AcpError as exc:
+            self.say(f"could not archive the session: {exc}", "error")
+            return
+        self.say(f"archived {view.label!r} (the agent keeps it)")
+        await self._remove_tab(view)
 
     def action_next_tab(self) -> None:
         """Switch to the next session tab."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -14,22 +14,20 @@ from .._errors import AcpError, AgentExited, RequestError
 from ..client import Message as StateMessage
 from ..client import Session
 from ._blocks import MediaCard, block_markdown, is_card
-from ._model import StartInfo, first_words
+from ._model import StartInfo, first_words, reported_tokens
+from ._notes import stop_note
+from ._past import show_record
 from ._plan import PlanPanel
 from ._safe import agent_markdown, sanitize_line
 from ._start import StartPanel
 from ._terminals import TerminalBuffers
 from ._transcript import StreamingMarkdown, ThoughtBlock, Transcript
 
-__all__ = ["SessionView"]
+if TYPE_CHECKING:
+    from ..client import BudgetExceeded, TurnResult
+    from ..history import SessionRecord, SessionRecording
 
-_STOP_NOTES = {
-    "end_turn": ("", ""),
-    "cancelled": ("⊘ turn cancelled", "warning"),
-    "refusal": ("⚠ the agent refused to continue (refusal)", "warning"),
-    "max_tokens": ("⚠ the agent hit its token limit (max_tokens)", "warning"),
-    "max_turn_requests": ("⚠ the turn hit its request limit (max_turn_requests)", "warning"),
-}
+__all__ = ["SessionView"]
 
 # Updates that change what the status bar, the tab or the composer show.
 _META_UPDATES = (
@@ -49,6 +47,8 @@ class SessionView(Vertical):
         terminals: live terminal output shared by all sessions.
         start: what the start panel at the top of the transcript shows
             (``None``: no start panel, e.g. for a session loaded from the list).
+        past: the session's recorded turns, shown above a marker (a session
+            resumed from the history: the agent does not replay it).
 
     """
 
@@ -68,18 +68,27 @@ class SessionView(Vertical):
         session: Session,
         terminals: TerminalBuffers,
         start: StartInfo | None = None,
+        past: SessionRecord | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.session = session
         self.terminals = terminals
         self.start = start
+        self.past = past
         self.plan = PlanPanel()
         self.transcript = Transcript(session.state, session.cwd, terminals)
         self.stop_reason = ""
         self.busy = False
         self.cancelling = False
         self.first_prompt = ""
+        #: The history's recording of this session, when recording is on.
+        self.recording: SessionRecording | None = None
+        #: Tokens the agent reported for this view's turns (``PromptResponse.usage``).
+        self.tokens = 0
+        #: Set once a turn was stopped by the session's budget.
+        self.budget_spent: BudgetExceeded | None = None
+        self._no_usage = False
         self._remove_listener: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
@@ -91,6 +100,10 @@ class SessionView(Vertical):
         """Show what the state already holds (a loaded session's history), then follow it."""
         if self.start is not None:
             self.transcript.mount(StartPanel(self.start))
+        if self.past is not None:
+            show_record(self.transcript, self.past)
+            self.transcript.add_marker("resumed from the local history")
+            self.first_prompt = next((t.prompt for t in self.past.turns if t.prompt), "")
         self._show_history(self.session.state.messages)
         for call_id in self.session.state.tool_calls:
             self.transcript.on_update(s.ToolCallProgress(tool_call_id=call_id))
@@ -166,8 +179,17 @@ class SessionView(Vertical):
         """Send one prompt and show it until the turn ends; return the stop reason.
 
         Errors are shown in the transcript, not raised (a crash is handled by
-        the app's watcher).
+        the app's watcher). The turn is recorded in the history when the view
+        has a :attr:`recording`; a turn stopped by the session's budget says
+        so inline, and the session takes no more prompts.
         """
+        if self.budget_spent is not None:
+            self.transcript.add_notice(
+                f"⊘ not sent: this session's budget is spent ({self.budget_spent}); "
+                "Ctrl+N opens a new session",
+                "warning",
+            )
+            return ""
         self.transcript.add_user(blocks)
         if not self.first_prompt:
             self.first_prompt = " ".join(
@@ -178,26 +200,33 @@ class SessionView(Vertical):
         except AcpError as exc:
             self.transcript.add_notice(f"✗ {exc}", "error")
             return ""
+        recording = self.recording
+        if recording is not None:
+            recording.begin_turn(blocks)
         self.busy = True
         self.cancelling = False
         self.post_message(self.Changed(self))
         stop = ""
+        outcome: TurnResult | BaseException | None = None
+        host_stop: str | None = None
         try:
-            result = await turn
+            outcome = result = await turn
             stop = result.stop_reason
-            note, level = _STOP_NOTES.get(stop, (f"stop reason: {stop}", ""))
-            if note:
-                self.transcript.add_notice(note, level)
+            host_stop = self._show_end(result)
+            if result.budget_exceeded is not None:
+                stop = "budget"
         except AgentExited as exc:
-            stop = "agent exited"
+            outcome, stop = exc, "agent exited"
             self.transcript.add_notice(f"✗ {exc.message}", "error")
         except RequestError as exc:
-            stop = "error"
+            outcome, stop = exc, "error"
             self.transcript.add_notice(f"✗ the agent answered an error: {exc}", "error")
         except AcpError as exc:
-            stop = "error"
+            outcome, stop = exc, "error"
             self.transcript.add_notice(f"✗ {exc}", "error")
         finally:
+            if recording is not None and outcome is not None:
+                recording.record_turn(blocks, outcome, host_stop=host_stop)
             self.busy = False
             self.cancelling = False
             self.stop_reason = stop
@@ -205,3 +234,27 @@ class SessionView(Vertical):
             self.transcript.refresh_cards()
             self.post_message(self.Changed(self))
         return stop
+
+    def _show_end(self, result: TurnResult) -> str | None:
+        """Say how the turn ended; return why the host stopped it, if it did."""
+        tokens = reported_tokens(result.usage)
+        if tokens is not None:
+            self.tokens += tokens
+        exceeded = result.budget_exceeded
+        if exceeded is not None:
+            self.budget_spent = exceeded
+            self.transcript.add_notice(f"⊘ turn stopped by the budget: {exceeded}", "warning")
+            return f"budget: {exceeded}"
+        note, level = stop_note(result.stop_reason)
+        if note:
+            self.transcript.add_notice(note, level)
+        if self.session.budget is not None and not result.usage_reported and not self._no_usage:
+            self._no_usage = True
+            self.transcript.add_notice(
+                "⚠ the agent reported no usage during this turn: "
+                "the budget cannot be enforced while it does not",
+                "warning",
+            )
+        if result.stop_reason == "cancelled" and self.cancelling:
+            return "cancelled by the user"
+        return None

@@ -1,0 +1,95 @@
+"""Prompts and their cancellation: Enter sends, Esc cancels, Ctrl+C cancels or quits.
+
+A part of :class:`~acphost.tui.AcpApp` (see :mod:`acphost.tui._base`). Each
+prompt runs as a worker that awaits its turn in the session's view; a cancel
+answers the session's waiting questions first, then sends ``session/cancel``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual import on, work
+
+from .. import schema as s
+from .._errors import AcpError
+from ..content import prompt_with_mentions
+from ._base import AppBase
+from ._composer import PromptArea
+from ._elicit import CANCEL, response
+from ._model import ConnectionState
+from ._session_view import SessionView
+
+__all__ = ["INTERRUPT_WINDOW", "TurnActions"]
+
+#: A second Ctrl+C within this many seconds, with no turn running, quits.
+INTERRUPT_WINDOW = 3.0
+
+
+class TurnActions(AppBase):
+    """Enter, Esc and Ctrl+C."""
+
+    _interrupted_at: float | None = None
+
+    @on(PromptArea.Submitted)
+    def _submitted(self, event: PromptArea.Submitted) -> None:
+        view = self.active_view
+        if view is None or self.client is None:
+            if self.connection is ConnectionState.CRASHED:
+                self.say("the agent is not running: restart it with Ctrl+R", "warning")
+            else:
+                self.say("no session yet: wait for the agent to start", "warning")
+            return
+        if view.busy:
+            self.say("a turn is running: cancel it first (Esc)", "warning")
+            return
+        self.run_turn(view, prompt_with_mentions(event.text, view.session.cwd))
+
+    @work(group="turns", exit_on_error=False)
+    async def run_turn(self, view: SessionView, blocks: list[s.ContentBlock]) -> None:
+        """Run one prompt turn in a session view."""
+        first = not view.first_prompt
+        task = view.run_turn(blocks)
+        if first:
+            self._relabel(view)
+        await task
+
+    def action_cancel_turn(self) -> bool:
+        """Esc: cancel the active session's turn; True if one was running."""
+        view = self.active_view
+        if view is None or view.session.turn is None or not view.busy:
+            return False
+        if not view.cancelling:
+            view.cancelling = True
+            self.refresh_status()
+            self._cancel(view)
+        return True
+
+    def action_interrupt(self) -> None:
+        """Ctrl+C: cancel the running turn; with none running (or again), a second one quits."""
+        view = self.active_view
+        if view is not None and view.busy and not view.cancelling:
+            self.action_cancel_turn()
+            self._interrupted_at = None
+            return
+        now = time.monotonic()
+        if self._interrupted_at is not None and now - self._interrupted_at <= INTERRUPT_WINDOW:
+            self.action_quit()
+            return
+        self._interrupted_at = now
+        self.say("press Ctrl+C again to quit (or Ctrl+Q)", timeout=INTERRUPT_WINDOW)
+
+    @work(group="cancel", exit_on_error=False)
+    async def _cancel(self, view: SessionView) -> None:
+        # Questions of this session still waiting for the user are answered
+        # "cancelled" (permissions by the broker, elicitations here).
+        for item in list(self.asks.items):
+            if item.session_id == view.session.id and isinstance(
+                item.request, s.CreateElicitationRequest
+            ):
+                self.asks.answer(item, response(CANCEL))
+        try:
+            await view.session.cancel()
+        except AcpError as exc:
+            self.say(f"cancel: {exc}", "error")
+        view.transcript.refresh_cards()
