@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+import acphost
 from acphost import AcpClient, HostConfig
 from acphost import schema as s
 from acphost.client import Budget, BudgetExceeded
@@ -108,3 +109,17 @@ def test_meter_baseline_and_currency():
     assert str(crossed) == "cost budget exceeded: 1.5 USD spent > 1 USD"
     with pytest.raises(ValueError):
         Budget(max_tokens=-1)
+
+
+async def test_a_spent_session_budget_refuses_the_next_prompt_until_it_is_raised(workspace):
+    t, agent = pair_with({"session/prompt": _spending_agent(0.01)})
+    async with AcpClient.connect(t) as client:
+        session = await client.new_session(workspace)
+        session.budget = Budget(max_cost=0.03)
+        first = await session.prompt("go")
+        assert first.budget_exceeded is not None
+        with pytest.raises(acphost.UsageError, match="budget is spent"):
+            session.prompt("again")
+        session.budget = Budget(max_cost=10.0)  # a new budget counts from now
+        await session.prompt("go on")  # accepted again
+        assert [m for m in agent.methods() if m == "session/prompt"] == ["session/prompt"] * 2

@@ -160,13 +160,19 @@ class Session:
             The turn: iterate it for updates, await it for the result.
 
         Raises:
-            UsageError: a turn is already running in this session, or the
-                session is closed.
+            UsageError: a turn is already running in this session, the
+                session is closed, or its own budget is spent.
             CapabilityNotSupported: a block needs a prompt capability the agent
                 did not advertise (image, audio, embedded context). Nothing is sent.
 
         """
         self._life.require_open("open a new session")
+        spent = self._session_meter.exceeded if self._session_meter is not None else None
+        if spent is not None:
+            raise UsageError(
+                f"the session's budget is spent ({spent}): raise session.budget, "
+                "or open a new session"
+            )
         if self.turn is not None:
             raise UsageError(
                 "a turn is already running in this session: await it or cancel it first"
