@@ -176,6 +176,7 @@ def test_cli_trace_and_replay_as_agent(tmp_path):
     trace = tmp_path / "t.jsonl"
     env = {"ACPHOST_DEMO_STEP": "0", "XDG_CONFIG_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     env["XDG_STATE_HOME"] = str(tmp_path / "state")  # where the demo agent keeps sessions
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")  # where the command line keeps its history
     r = subprocess.run(
         [sys.executable, "-m", "acphost", "--trace", str(trace), "-o", "simple", "echo traced"],
         cwd=tmp_path,
@@ -220,6 +221,7 @@ def test_cli_trace_and_replay_as_agent(tmp_path):
 def test_strict_stops_on_agent_violation(tmp_path):
     env = {"ACPHOST_DEMO_STEP": "0", "XDG_CONFIG_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     env["XDG_STATE_HOME"] = str(tmp_path / "state")  # where the demo agent keeps sessions
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")  # where the command line keeps its history
     r = subprocess.run(
         [sys.executable, "-m", "acphost", "--strict", "unknown"],
         cwd=tmp_path,

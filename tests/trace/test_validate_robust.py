@@ -240,7 +240,8 @@ def test_cli_live_check_against_a_hostile_agent(tmp_path):
         text=True,
         cwd=tmp_path,
         timeout=60,
-        env={"PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": str(tmp_path / "cfg")},
+        env={"PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+             "XDG_DATA_HOME": str(tmp_path / "data"), "XDG_STATE_HOME": str(tmp_path / "state")},
     )
     assert r.returncode == 0 and "done" in r.stdout, r.stderr
     assert "Traceback" not in r.stderr and "\x1b" not in r.stderr
