@@ -551,3 +551,17 @@ def test_bad_policy_file_after_the_agent_started_leaves_no_agent(tmp_path):
     if pid_file.exists():  # it got far enough to write it: it must be gone now
         with pytest.raises(ProcessLookupError):
             os.kill(int(pid_file.read_text()), 0)
+
+
+@pytest.mark.parametrize("output", ["text", "simple", "jsonl"])
+def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path, output):
+    """`acphost ... | head -1`: no error about the agent the host itself stopped."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acphost", "-o", output, "stream 2000"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stdout.readline()
+    proc.stdout.close()  # the reader goes away
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert err == b"", err

@@ -17,7 +17,6 @@ blank line between consecutive messages.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO
@@ -284,6 +283,8 @@ class PlainRenderer:
         defer: schedules a flush for when the event loop is idle (a burst of
             chunks then costs one write); None flushes after every update.
         err: where ``stderr`` lines go.
+        on_closed: called once when the reader of ``out`` went away (a
+            deferred flush met a broken pipe).
 
     """
 
@@ -296,8 +297,10 @@ class PlainRenderer:
         terminal: bool = False,
         defer: Defer | None = None,
         err: TextIO | None = None,
+        on_closed: Callable[[], None] | None = None,
     ) -> None:
         self.out = out
+        self._on_closed = on_closed
         self.err = err
         self.state = state
         self.simple = simple
@@ -326,9 +329,13 @@ class PlainRenderer:
 
     def _flush(self) -> None:
         self._flush_scheduled = False
-        # A reader that went away is noticed by the run at its next write.
-        with contextlib.suppress(BrokenPipeError, ValueError):
+        try:
             self.out.flush()
+        except (BrokenPipeError, ValueError):
+            # The reader went away (`acphost ... | head`): the run stops quietly.
+            on_closed, self._on_closed = self._on_closed, None
+            if on_closed is not None:
+                on_closed()
 
     def _newline(self) -> None:
         if not self._at_line_start:

@@ -123,8 +123,12 @@ class PromptRun:
                 self.out.write(line.decode("utf-8", "replace") + "\n")
         except (BrokenPipeError, ValueError):
             # The reader of our stdout went away (`acphost -o jsonl | head`): stop quietly.
-            self.output_closed = True
-            self.kill_agent()
+            self.output_gone()
+
+    def output_gone(self) -> None:
+        """The reader of stdout went away: stop the agent; the run ends quietly."""
+        self.output_closed = True
+        self.kill_agent()
 
     def selected_agent_line(self) -> None:
         # Name and command only: args and env may carry secrets.
@@ -182,6 +186,7 @@ class PromptRun:
             terminal=self.edge.terminal,
             defer=loop.call_soon,
             err=sys.stderr,
+            on_closed=self.output_gone,
         )
 
     async def turn(
@@ -280,6 +285,10 @@ class PromptRun:
         self.transport = await start_agent(self.spec, self.cwd, close_grace=_CLOSE_GRACE)
         try:
             return await self._connected(prompt, self.transport)
+        except AcpError:
+            if self.output_closed:  # the end of the agent we stopped ourselves
+                raise _OutputClosed from None
+            raise
         finally:
             if self.asker is not None:
                 self.asker.close()
