@@ -1,7 +1,7 @@
 """The JSON-RPC layer: a sans-I/O core, its asyncio driver and frame taps."""
 
-from ._connection import Connection, NotificationHandler, RequestHandler
-from ._core import DEFAULT_MAX_LINE_BYTES, RpcCore
+from ._connection import Connection, DecodedHandler, NotificationHandler, RequestHandler
+from ._core import DEFAULT_MAX_LINE_BYTES, NotificationDecoder, RpcCore
 from ._events import (
     CancelRequested,
     ErrorResponse,
@@ -17,10 +17,12 @@ __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "CancelRequested",
     "Connection",
+    "DecodedHandler",
     "ErrorResponse",
     "Event",
     "FrameTap",
     "Notification",
+    "NotificationDecoder",
     "NotificationHandler",
     "ProtocolViolation",
     "Request",

@@ -14,13 +14,15 @@ MUST NOT write anything to its stdout that is not a valid ACP message").
 
 There is one receiving path, whatever is attached: every chunk is split and
 parsed as a batch, and a tap sees each frame that parsed as JSON, with its
-exact bytes, from inside that batch.
+exact bytes, from inside that batch. A driver may give a typed decoder for the
+notifications that stream (``decode_notification``): each line is offered to
+it first, and whatever it refuses takes the general path.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import Any, Union
 
@@ -44,6 +46,7 @@ __all__ = [
     "CANCEL_REQUEST",
     "DEFAULT_MAX_LINE_BYTES",
     "FrameTap",
+    "NotificationDecoder",
     "ProtocolViolation",
     "RpcCore",
 ]
@@ -73,6 +76,9 @@ class _Oversized:
 
 
 Line = Union[bytes, memoryview, _Oversized]
+#: Decodes one whole line as a notification of a known shape, to a tuple; raises
+#: for anything else (any exception: the line then takes the general path).
+NotificationDecoder = Callable[[Union[bytes, memoryview]], tuple[Any, ...]]
 
 
 class RpcCore(Outgoing):
@@ -88,6 +94,13 @@ class RpcCore(Outgoing):
             fast: it runs inline. If it raises, the error is logged and the
             frame is processed all the same. Taps of an active
             :func:`~acphost.rpc.tap_all_cores` block run after it.
+        decode_notification: once the peer has greeted, each line is first
+            given to it; a line it decodes is an event of its own, the tuple
+            it returns (in wire order with the others; taps see the line as
+            usual). It must refuse (raise) whatever is not a notification it
+            fully understands, requests and responses included: those lines
+            then take the general path. The driver hands such tuples to the
+            layer that gave the decoder.
 
     Attributes:
         failure: set when the peer is beyond help (it does not speak JSON-RPC
@@ -97,18 +110,23 @@ class RpcCore(Outgoing):
     """
 
     def __init__(
-        self, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, tap: FrameTap | None = None
+        self,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        tap: FrameTap | None = None,
+        decode_notification: NotificationDecoder | None = None,
     ) -> None:
         if max_line_bytes < 64:
             raise ValueError("max_line_bytes must be at least 64")
         super().__init__(None)
         self.max_line_bytes = max_line_bytes
         self.tap = taps_for(tap)
+        self.decode_notification = decode_notification
         self.failure: RemoteProtocolError | None = None
         self.eof = False
         self._partial = bytearray()
         self._discarding = False
-        self._events: list[Event | dict[str, Any]] = []
+        self._events: list[Event | dict[str, Any] | tuple[Any, ...]] = []
         # Until the peer's first JSON-RPC message: the junk it wrote before.
         self._prelude: Prelude | None = Prelude()
 
@@ -131,14 +149,17 @@ class RpcCore(Outgoing):
         self._discarding = False
         self.eof = True
 
-    def events_received(self) -> list[Event]:
-        """Return and forget the events parsed so far, in wire order."""
+    def events_received(self) -> list[Event | tuple[Any, ...]]:
+        """Return and forget the events parsed so far, in wire order.
+
+        A tuple is what ``decode_notification`` made of a line (only with one).
+        """
         return [
             Notification(ev["method"], ev.get("params")) if isinstance(ev, dict) else ev
             for ev in self._take_events()
         ]
 
-    def _take_events(self) -> list[Event | dict[str, Any]]:
+    def _take_events(self) -> list[Event | dict[str, Any] | tuple[Any, ...]]:
         """:meth:`events_received` for the driver: notifications may stay frames.
 
         A dict is a valid notification frame (``method`` a string, ``params``
@@ -149,7 +170,7 @@ class RpcCore(Outgoing):
         events, self._events = self._events, []
         return events
 
-    def _parse(self, data: bytes) -> Iterator[Event | dict[str, Any]]:
+    def _parse(self, data: bytes) -> Iterator[Event | dict[str, Any] | tuple[Any, ...]]:
         """Frame one chunk; return its events, parsed one by one as they are taken.
 
         :meth:`receive_data` takes them all at once; the driver takes them one
@@ -197,16 +218,28 @@ class RpcCore(Outgoing):
 
     def _parse_lines(
         self, lines: Iterable[Line], tail: bytes = b""
-    ) -> Iterator[Event | dict[str, Any]]:
+    ) -> Iterator[Event | dict[str, Any] | tuple[Any, ...]]:
         # The one path every line takes. A flood of session updates is what it
-        # is tuned for: once the peer has greeted, each well-formed
-        # notification is handed over as its parsed frame, a dict, in place of
-        # a Notification (see _take_events). Anything else takes the general
-        # path, with the frame already parsed.
+        # is tuned for: once the peer has greeted, each line is offered to the
+        # typed decoder, and each other well-formed notification is handed
+        # over as its parsed frame, a dict, in place of a Notification (see
+        # _take_events). Anything else takes the general path, with the frame
+        # already parsed.
         loads = _loads
         tap = self.tap
         fast = self._prelude is None
+        typed = self.decode_notification if fast else None
         for line in lines:
+            if typed is not None:
+                try:
+                    decoded = typed(line)  # type: ignore[arg-type]  # _Oversized fails here
+                except Exception:  # not one it knows: the general path says what it is
+                    pass
+                else:
+                    if tap is not None:
+                        self._tap_received(tap, line)  # type: ignore[arg-type]
+                    yield decoded
+                    continue
             try:
                 msg = loads(line)  # type: ignore[arg-type]  # _Oversized fails here
             except _JSONDecodeError as exc:
@@ -217,10 +250,7 @@ class RpcCore(Outgoing):
                         return
                 continue
             if tap is not None:
-                try:
-                    tap("receive", line if type(line) is bytes else bytes(line))  # type: ignore[arg-type]
-                except Exception:
-                    self._tap_failed()
+                self._tap_received(tap, line)  # type: ignore[arg-type]
             if fast and type(msg) is dict and "id" not in msg:
                 method = msg.get("method")
                 if type(method) is str and method != CANCEL_REQUEST:
@@ -234,8 +264,15 @@ class RpcCore(Outgoing):
                 if self.failure is not None:
                     return
             fast = self._prelude is None
+            typed = self.decode_notification if fast else None
         if tail:  # the start of the next line, kept until its newline arrives
             self._extend_partial(tail)
+
+    def _tap_received(self, tap: FrameTap, line: bytes | memoryview) -> None:
+        try:
+            tap("receive", line if type(line) is bytes else bytes(line))
+        except Exception:
+            self._tap_failed()
 
     def _extend_partial(self, chunk: bytes) -> None:
         if self._discarding:

@@ -1,0 +1,175 @@
+"""The core's typed decoder: streamed notifications read straight from their bytes.
+
+The client gives the core ``acphost.schema.strict.decode_update_line``; these
+tests use it too, and a recording decoder where the core's side of the
+contract is the point (what it is offered, what happens when it refuses).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from acphost import schema as s
+from acphost.rpc import Connection, Notification, ProtocolViolation, Request, Response, RpcCore
+from acphost.schema.strict import decode_update_line
+from acphost.transport import memory_pair
+from tests.support.fake_agent import pair_with
+from tests.support.waiting import eventually
+
+pytestmark = pytest.mark.unordered_frames
+
+INIT = {"protocolVersion": 1, "clientCapabilities": {}}
+
+
+def update_line(text: str, sid: str = "s1") -> bytes:
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
+    frame = {"jsonrpc": "2.0", "method": "session/update",
+             "params": {"sessionId": sid, "update": update}}
+    return json.dumps(frame).encode()
+
+
+def chunk(text: str) -> s.AgentMessageChunk:
+    return s.AgentMessageChunk(content=s.TextContentBlock(text=text))
+
+
+class Recording:
+    """A decoder that reads ``{"method": "n", "params": {"i": N}}`` and refuses the rest."""
+
+    def __init__(self) -> None:
+        self.offered: list[bytes] = []
+
+    def __call__(self, line: bytes | memoryview) -> tuple[int]:
+        self.offered.append(bytes(line))
+        msg = json.loads(bytes(line))
+        if msg.get("method") != "n" or "id" in msg:
+            raise ValueError("not mine")
+        return (msg["params"]["i"],)
+
+
+def test_lines_are_offered_to_the_decoder_once_the_peer_has_greeted():
+    dec = Recording()
+    core = RpcCore(decode_notification=dec)
+    banner = b"starting up...\n"
+    first = b'{"jsonrpc":"2.0","method":"n","params":{"i":1}}\n'
+    rest = b"".join(b'{"jsonrpc":"2.0","method":"n","params":{"i":%d}}\n' % i for i in (2, 3))
+    core.receive_data(banner + first + rest)
+    evs = core.events_received()
+    # The banner and the greeting take the general path; then the decoder reads.
+    assert isinstance(evs[0], ProtocolViolation)
+    assert evs[1:] == [Notification("n", {"i": 1}), (2,), (3,)]
+    assert dec.offered == [line for line in rest.splitlines()]
+
+
+def test_what_the_decoder_refuses_takes_the_general_path_in_wire_order():
+    dec = Recording()
+    core = RpcCore(decode_notification=dec)
+    core.send_request("initialize", INIT)
+    core.data_to_send()
+    core.receive_data(b'{"jsonrpc":"2.0","method":"hello"}\n')  # greets
+    core.events_received()
+    lines = [
+        b'{"jsonrpc":"2.0","method":"n","params":{"i":1}}',
+        b'{"jsonrpc":"2.0","id":7,"method":"n","params":{"i":2}}',  # a request, refused
+        b'{"jsonrpc":"2.0","method":"other","params":{"x":1}}',
+        b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}',
+        b"{not json",
+        b'{"jsonrpc":"2.0","method":"n","params":{"i":3}}',
+    ]
+    core.receive_data(b"\n".join(lines) + b"\n")
+    evs = core.events_received()
+    assert evs[0] == (1,) and evs[-1] == (3,)
+    assert evs[1] == Request(7, "n", {"i": 2})
+    assert evs[2] == Notification("other", {"x": 1})
+    assert evs[3] == Response(0, "initialize", {"protocolVersion": 1})
+    assert isinstance(evs[4], ProtocolViolation) and "malformed JSON" in evs[4].message
+    assert len(evs) == 6
+    assert dec.offered == lines  # every line was offered, in order
+    # the bad JSON was answered -32700, as without a decoder
+    assert b'"code":-32700' in core.data_to_send()
+
+
+def test_a_decoder_that_fails_in_any_way_changes_nothing():
+    def broken(line: bytes | memoryview) -> tuple[int]:
+        raise RecursionError("deep")
+
+    core = RpcCore(decode_notification=broken)
+    core.receive_data(b'{"jsonrpc":"2.0","method":"a"}\n{"jsonrpc":"2.0","method":"b","params":[1]}\n')
+    assert core.events_received() == [Notification("a", None), Notification("b", [1])]
+
+
+def test_taps_see_the_lines_the_decoder_read():
+    seen = []
+    core = RpcCore(tap=lambda d, b: seen.append((d, b)), decode_notification=decode_update_line)
+    lines = [b'{"jsonrpc":"2.0","method":"hello"}', update_line("a"), update_line("b")]
+    core.receive_data(b"\n".join(lines) + b"\n")
+    assert core.events_received() == [Notification("hello", None), ("s1", chunk("a")),
+                                      ("s1", chunk("b"))]
+    assert seen == [("receive", line) for line in lines]
+
+
+def test_long_lines_are_offered_as_they_are_parsed():
+    core = RpcCore(decode_notification=decode_update_line)
+    core.receive_data(b'{"jsonrpc":"2.0","method":"hello"}\n')
+    core.events_received()
+    big = "x" * 5000  # long lines are parsed from views of the chunk
+    core.receive_data(update_line(big) + b"\n" + update_line("small") + b"\n")
+    assert core.events_received() == [("s1", chunk(big)), ("s1", chunk("small"))]
+
+
+def test_an_oversized_line_is_still_reported():
+    core = RpcCore(max_line_bytes=200, decode_notification=decode_update_line)
+    core.receive_data(b'{"jsonrpc":"2.0","method":"hello"}\n')
+    core.events_received()
+    core.receive_data(update_line("y" * 300) + b"\n" + update_line("ok") + b"\n")
+    bad, good = core.events_received()
+    assert isinstance(bad, ProtocolViolation) and "longer than the 200-byte limit" in bad.message
+    assert good == ("s1", chunk("ok"))
+
+
+def test_a_decoder_needs_a_handler():
+    client_end, _ = memory_pair()
+    with pytest.raises(ValueError, match="on_decoded"):
+        Connection(client_end, on_request=unused_request, on_notification=lambda m, p: None,
+                   decode_notification=decode_update_line)
+
+
+async def unused_request(method, params):
+    raise AssertionError(method)
+
+
+async def test_decoded_notifications_are_handed_over_in_wire_order_with_backpressure():
+    client_end, agent = pair_with({})
+    log: list[object] = []
+    gates: dict[str, asyncio.Future] = {}
+
+    def on_decoded(ev):
+        sid, update = ev
+        assert sid == "s1"
+        log.append(update.content.text)
+        return gates.get(update.content.text)
+
+    def on_notification(method, params):
+        log.append(method)
+
+    conn = Connection(client_end, on_request=unused_request, on_notification=on_notification,
+                      decode_notification=decode_update_line, on_decoded=on_decoded)
+    conn.start()
+    gates["2"] = gate = asyncio.get_running_loop().create_future()
+    agent.notify("hello", {})
+    for i in range(1, 6):
+        agent.update("s1", {"sessionUpdate": "agent_message_chunk",
+                            "content": {"type": "text", "text": str(i)}})
+    # an update the strict decoder refuses (an unknown member) goes to on_notification
+    agent.update("s1", {"sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": "6"}, "later": True})
+    await eventually(lambda: "2" in log, what="the second update")
+    await asyncio.sleep(0)  # the reader must stay paused on the gate
+    assert log == ["hello", "1", "2"]
+    assert client_end.unread > 0
+    gate.set_result(None)
+    await eventually(lambda: log[-1] == "session/update", what="the last update")
+    assert log == ["hello", "1", "2", "3", "4", "5", "session/update"]
+    await conn.close()
