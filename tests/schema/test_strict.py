@@ -1,4 +1,4 @@
-"""The strict decoder (``acphost.schema._strict``) against the general decoding.
+"""The strict decoder (``acphost.schema.strict``) against the general decoding.
 
 The client reads each ``session/update`` line with ``decode_update_line`` first
 and decodes it the general way (orjson, then the generated decoders) when that
@@ -20,7 +20,7 @@ import pytest
 from schema_examples import CONTENT_BLOCKS, SESSION_UPDATES
 
 from acphost import schema as s
-from acphost.schema._strict import STRICT_VARIANTS, decode_update_line
+from acphost.schema.strict import STRICT_VARIANTS, decode_update_line
 
 REFUSED = object()
 LENIENT = object()  # the general way kept the update as Unknown (it was malformed)

@@ -7,7 +7,10 @@ the host bridge talk to the peer, never to :class:`~acphost.AcpClient`, which
 is a thin public façade over it.
 
 Routing runs inline in the connection's reader, once per streamed update, so
-it is written for speed: no wrapper objects, one dict lookup per update.
+it is written for speed: no wrapper objects, one dict lookup per update. Each
+``session/update`` line is first read by the strict decoder
+(:mod:`acphost.schema.strict`, straight from bytes); a line it refuses is
+parsed and decoded the general way, which keeps unknown members and variants.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from ..rpc import (
     ProtocolViolation,
     RequestHandler,
 )
+from ..schema.strict import decode_update_line
 from ..transport import Transport
 
 __all__ = ["HostHooks", "Peer", "UpdateSink"]
@@ -120,6 +124,8 @@ class Peer:
             max_line_bytes=max_line_bytes,
             tap=tap,
             on_violation=on_violation,
+            decode_notification=decode_update_line,
+            on_decoded=self.receive_update,
         )
 
     @property
@@ -224,12 +230,25 @@ class Peer:
             )
         session = self.sessions.get(sid)
         if session is None:
-            self._keep_early(sid, update, update_raw)
+            self._keep_early(sid, update, len(orjson.dumps(update_raw)))
             return None
         return session._receive_update(update)
 
-    def _keep_early(self, sid: str, update: s.SessionUpdate, raw: dict[str, Any]) -> None:
-        size = len(orjson.dumps(raw)) if raw else 0
+    def receive_update(self, decoded: tuple[str, s.SessionUpdate]) -> asyncio.Future[None] | None:
+        """Route one update the strict decoder read (the connection's ``on_decoded``).
+
+        Returns:
+            As :meth:`receive_notification`.
+
+        """
+        sid, update = decoded
+        session = self.sessions.get(sid)
+        if session is None:
+            self._keep_early(sid, update, len(orjson.dumps(update.to_wire())))
+            return None
+        return session._receive_update(update)
+
+    def _keep_early(self, sid: str, update: s.SessionUpdate, size: int) -> None:
         self._early.append((sid, update, size))
         self._early_bytes += size
         while self._early_bytes > EARLY_UPDATES_MAX_BYTES and self._early:
