@@ -1803,11 +1803,14 @@ def generate_strict(model: Model, schema: dict[str, Any], version: str) -> str:
     parts += [se.emit_mirror(n) for n in se.order]
     parts.append(
         "class _MFrame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):\n"
-        f"    \"\"\"A ``{method}`` notification: no ``id``, any ``jsonrpc`` (as the core"
-        " reads it).\"\"\"\n\n"
+        f"    \"\"\"A ``{method}`` notification (no ``id``).\n\n"
+        "    The core does not read ``jsonrpc``; another value than 2.0 (or none) is left\n"
+        "    to the general way all the same: a string compared in place is cheaper than\n"
+        "    a raw value made for every frame.\n"
+        "    \"\"\"\n\n"
         f"    method: Literal[{method!r}]\n"
         f"    params: _M{STRICT_ROOT}\n"
-        f"    jsonrpc: _Raw = _NO_RAW\n")
+        "    jsonrpc: Literal['2.0']\n")
     parts += [se.emit_converter(n) for n in se.order if n != STRICT_ROOT]
     rows = "".join(f"    _M{n}: _cv_{n},\n" for n in se.order if n != STRICT_ROOT)
     parts.append("_CONVERT: dict[type, Any] = {\n" + rows + "}\n")

@@ -219,14 +219,17 @@ def test_what_the_strict_decoder_refuses(line: bytes) -> None:
     assert strict(line) is REFUSED
 
 
-def test_the_envelope_is_read_as_the_core_reads_it() -> None:
+def test_the_envelope_in_any_order_and_a_missing_version() -> None:
     update = {"sessionUpdate": "current_mode_update", "currentModeId": "m"}
     line = json.dumps({"params": {"update": update, "sessionId": "s"},
-                       "method": "session/update", "jsonrpc": {"any": ["value"]}}).encode()
+                       "method": "session/update", "jsonrpc": "2.0"}).encode()
     assert strict(line) == ("s", s.CurrentModeUpdate(current_mode_id="m"))
     assert strict(line) == general(line)
-    no_version = json.dumps({"method": "session/update",
-                             "params": {"sessionId": "s", "update": update}}).encode()
-    assert strict(no_version) == general(no_version)
+    # The core does not read the version: the general way takes these.
+    for version in ({"jsonrpc": "1.0"}, {"jsonrpc": {"any": 1}}, {}):
+        odd = json.dumps({"method": "session/update", **version,
+                          "params": {"sessionId": "s", "update": update}}).encode()
+        assert strict(odd) is REFUSED
+        assert general(odd) == ("s", s.CurrentModeUpdate(current_mode_id="m"))
     memory = memoryview(b"  " + frame(update) + b"  ")[1:-1]
     assert decode_update_line(memory)[1] == s.CurrentModeUpdate(current_mode_id="m")

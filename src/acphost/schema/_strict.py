@@ -273,11 +273,16 @@ class _MSessionNotification(msgspec.Struct, forbid_unknown_fields=True, kw_only=
 
 
 class _MFrame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
-    """A ``session/update`` notification: no ``id``, any ``jsonrpc`` (as the core reads it)."""
+    """A ``session/update`` notification (no ``id``).
+
+    The core does not read ``jsonrpc``; another value than 2.0 (or none) is left
+    to the general way all the same: a string compared in place is cheaper than
+    a raw value made for every frame.
+    """
 
     method: Literal['session/update']
     params: _MSessionNotification
-    jsonrpc: _Raw = _NO_RAW
+    jsonrpc: Literal['2.0']
 
 
 def _cv_Annotations(m: Any) -> _t.Annotations:
