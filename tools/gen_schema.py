@@ -1578,6 +1578,9 @@ def generate_methods(schema: dict[str, Any], schema_unstable: dict[str, Any],
 
 #: The notification decoded from bytes, and the classes under it that get mirrors.
 STRICT_ROOT = "SessionNotification"
+#: Union -> the variant whose conversion is written out inline where a required
+#: field holds the union (the streaming common case: a chunk's text block).
+STRICT_INLINE = {"ContentBlock": "TextContentBlock"}
 
 STRICT_PREAMBLE = '''"""Strict decoding of ``session/update`` lines (GENERATED; do not edit).
 
@@ -1773,17 +1776,34 @@ class StrictEmitter:
             out.append("    pass")
         return "\n".join(out) + "\n"
 
-    def emit_converter(self, name: str) -> str:
+    def build(self, name: str, m: str, o: str, ind: str) -> list[str]:
+        """Lines building the public ``name`` as ``o`` from its mirror ``m``."""
         c = self.m.classes[name]
-        out = [f"def _cv_{name}(m: Any) -> _t.{name}:",
-               f"    o: Any = _new(_t._{name}W)"]
+        out = [f"{ind}{o}: Any = _new(_t._{name}W)"]
         for f in c.fields:
             t: T = f.t if f.required else ("opt", f.t)
-            e = self.conv(t, f"m.{f.name}")
-            out.append(f"    o.{f.name} = {e or f'm.{f.name}'}")
-        out.append("    o.extra = None")
-        out.append(f"    o.__class__ = _t.{name}")
-        out.append("    return o  # type: ignore[no-any-return]")
+            leaf = self.em.leaf(f.t)
+            inline = STRICT_INLINE.get(leaf[1]) if leaf[0] == "ref" else None
+            if f.required and inline is not None and self.mirrored(inline):
+                # The streaming common case of a union, built here: no call.
+                v = f"v_{f.name}"
+                out.append(f"{ind}{v} = {m}.{f.name}")
+                out.append(f"{ind}if type({v}) is _M{inline}:")
+                out += self.build(inline, v, f"{o}_{f.name}", ind + "    ")
+                out.append(f"{ind}    {o}.{f.name} = {o}_{f.name}")
+                out.append(f"{ind}else:")
+                out.append(f"{ind}    {o}.{f.name} = _CONVERT[type({v})]({v})")
+                continue
+            e = self.conv(t, f"{m}.{f.name}")
+            out.append(f"{ind}{o}.{f.name} = {e or f'{m}.{f.name}'}")
+        out.append(f"{ind}{o}.extra = None")
+        out.append(f"{ind}{o}.__class__ = _t.{name}")
+        return out
+
+    def emit_converter(self, name: str) -> str:
+        out = [f"def _cv_{name}(m: Any) -> _t.{name}:",
+               *self.build(name, "m", "o", "    "),
+               "    return o  # type: ignore[no-any-return]"]
         return "\n".join(out) + "\n"
 
 

@@ -356,7 +356,17 @@ def _cv_EmbeddedResourceContentBlock(m: Any) -> _t.EmbeddedResourceContentBlock:
 
 def _cv_UserMessageChunk(m: Any) -> _t.UserMessageChunk:
     o: Any = _new(_t._UserMessageChunkW)
-    o.content = _CONVERT[type(m.content)](m.content)
+    v_content = m.content
+    if type(v_content) is _MTextContentBlock:
+        o_content: Any = _new(_t._TextContentBlockW)
+        o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
+        o_content.text = v_content.text
+        o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
+        o_content.extra = None
+        o_content.__class__ = _t.TextContentBlock
+        o.content = o_content
+    else:
+        o.content = _CONVERT[type(v_content)](v_content)
     o.message_id = m.message_id
     o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
@@ -366,7 +376,17 @@ def _cv_UserMessageChunk(m: Any) -> _t.UserMessageChunk:
 
 def _cv_AgentMessageChunk(m: Any) -> _t.AgentMessageChunk:
     o: Any = _new(_t._AgentMessageChunkW)
-    o.content = _CONVERT[type(m.content)](m.content)
+    v_content = m.content
+    if type(v_content) is _MTextContentBlock:
+        o_content: Any = _new(_t._TextContentBlockW)
+        o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
+        o_content.text = v_content.text
+        o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
+        o_content.extra = None
+        o_content.__class__ = _t.TextContentBlock
+        o.content = o_content
+    else:
+        o.content = _CONVERT[type(v_content)](v_content)
     o.message_id = m.message_id
     o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
@@ -376,7 +396,17 @@ def _cv_AgentMessageChunk(m: Any) -> _t.AgentMessageChunk:
 
 def _cv_AgentThoughtChunk(m: Any) -> _t.AgentThoughtChunk:
     o: Any = _new(_t._AgentThoughtChunkW)
-    o.content = _CONVERT[type(m.content)](m.content)
+    v_content = m.content
+    if type(v_content) is _MTextContentBlock:
+        o_content: Any = _new(_t._TextContentBlockW)
+        o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
+        o_content.text = v_content.text
+        o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
+        o_content.extra = None
+        o_content.__class__ = _t.TextContentBlock
+        o.content = o_content
+    else:
+        o.content = _CONVERT[type(v_content)](v_content)
     o.message_id = m.message_id
     o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
@@ -386,7 +416,17 @@ def _cv_AgentThoughtChunk(m: Any) -> _t.AgentThoughtChunk:
 
 def _cv_ContentToolCallContent(m: Any) -> _t.ContentToolCallContent:
     o: Any = _new(_t._ContentToolCallContentW)
-    o.content = _CONVERT[type(m.content)](m.content)
+    v_content = m.content
+    if type(v_content) is _MTextContentBlock:
+        o_content: Any = _new(_t._TextContentBlockW)
+        o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
+        o_content.text = v_content.text
+        o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
+        o_content.extra = None
+        o_content.__class__ = _t.TextContentBlock
+        o.content = o_content
+    else:
+        o.content = _CONVERT[type(v_content)](v_content)
     o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.ContentToolCallContent
@@ -596,7 +636,17 @@ def _cv_Notice(m: Any) -> _t.Notice:
 def _cv_CompactionSummaryChunk(m: Any) -> _t.CompactionSummaryChunk:
     o: Any = _new(_t._CompactionSummaryChunkW)
     o.compaction_id = m.compaction_id
-    o.content = _CONVERT[type(m.content)](m.content)
+    v_content = m.content
+    if type(v_content) is _MTextContentBlock:
+        o_content: Any = _new(_t._TextContentBlockW)
+        o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
+        o_content.text = v_content.text
+        o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
+        o_content.extra = None
+        o_content.__class__ = _t.TextContentBlock
+        o.content = o_content
+    else:
+        o.content = _CONVERT[type(v_content)](v_content)
     o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.CompactionSummaryChunk
