@@ -1621,7 +1621,7 @@ import orjson
 
 from acphost.schema import _types as _t
 
-__all__ = ["STRICT_VARIANTS", "decode_update_line"]
+__all__ = ["STRICT_VARIANTS", "decode_update_line", "decode_update_lines"]
 
 _Raw = msgspec.Raw
 _NO_RAW = msgspec.Raw()
@@ -1839,7 +1839,9 @@ def generate_strict(model: Model, schema: dict[str, Any], version: str) -> str:
         "#: The ``" + union.key + "`` values :func:`decode_update_line` decodes (others raise).\n"
         "STRICT_VARIANTS = frozenset(" + tuple_lit(covered) + ")\n")
     parts.append(
-        "_decode = msgspec.json.Decoder(_MFrame).decode\n\n\n"
+        "_decoder = msgspec.json.Decoder(_MFrame)\n"
+        "_decode = _decoder.decode\n"
+        "_decode_lines = _decoder.decode_lines\n\n\n"
         "def decode_update_line(line: bytes | memoryview) -> tuple[str, _t." + union.name + "]:\n"
         f"    \"\"\"Decode one ``{method}`` frame strictly: ``(sessionId, update)``.\n\n"
         "    Raises:\n"
@@ -1849,7 +1851,22 @@ def generate_strict(model: Model, schema: dict[str, Any], version: str) -> str:
         "    \"\"\"\n"
         "    params = _decode(line).params\n"
         "    update = params.update\n"
-        "    return params.session_id, _CONVERT[type(update)](update)\n")
+        "    return params.session_id, _CONVERT[type(update)](update)\n\n\n"
+        "def decode_update_lines(block: bytes | memoryview) -> list[tuple[str, _t."
+        + union.name + "]]:\n"
+        f"    \"\"\"Decode a block of ``{method}`` lines (blank ones skipped), all or nothing.\n\n"
+        "    Returns:\n"
+        "        ``(sessionId, update)`` for each line, in order.\n\n"
+        "    Raises:\n"
+        "        Exception: a line :func:`decode_update_line` would refuse.\n"
+        "    \"\"\"\n"
+        "    out: list[tuple[str, _t." + union.name + "]] = []\n"
+        "    append = out.append\n"
+        "    for frame in _decode_lines(block):\n"
+        "        params = frame.params\n"
+        "        update = params.update\n"
+        "        append((params.session_id, _CONVERT[type(update)](update)))\n"
+        "    return out\n")
     return "\n\n".join(p.rstrip("\n") + "\n" for p in parts)
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from acphost import schema as s
 from acphost.rpc import Connection, Notification, ProtocolViolation, Request, Response, RpcCore
-from acphost.schema.strict import decode_update_line
+from acphost.schema.strict import decode_update_line, decode_update_lines
 from acphost.transport import memory_pair
 from tests.support.fake_agent import pair_with
 from tests.support.waiting import eventually
@@ -173,3 +173,121 @@ async def test_decoded_notifications_are_handed_over_in_wire_order_with_backpres
     await eventually(lambda: log[-1] == "session/update", what="the last update")
     assert log == ["hello", "1", "2", "3", "4", "5", "session/update"]
     await conn.close()
+
+
+class Block(Recording):
+    """A block decoder over Recording's lines, all or nothing."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.blocks: list[bytes] = []
+
+    def block(self, data: memoryview) -> list[tuple[int]]:
+        self.blocks.append(bytes(data))
+        return [self(line) for line in bytes(data).splitlines() if line.strip()]
+
+
+def greeted(**options) -> RpcCore:
+    core = RpcCore(**options)
+    core.receive_data(b'{"jsonrpc":"2.0","method":"hello"}\n')
+    core.events_received()
+    return core
+
+
+def test_a_chunk_of_notifications_is_decoded_as_a_block():
+    dec = Block()
+    seen = []
+    core = greeted(decode_notification=dec, decode_notifications=dec.block,
+                   tap=lambda d, b: seen.append(b))
+    lines = [b'{"jsonrpc":"2.0","method":"n","params":{"i":%d}}' % i for i in range(5)]
+    data = b"\n".join(lines) + b"\n"
+    # the chunk ends inside a line, and the next one completes it
+    core.receive_data(data + lines[0][:10])
+    core.receive_data(lines[0][10:] + b"\n\n" + data)
+    assert core.events_received() == [(i,) for i in range(5)] + [(0,)] + [(i,) for i in range(5)]
+    assert dec.blocks == [data, b"\n" + data]  # the completed line goes on its own
+    assert seen[1:] == [*lines, lines[0], *lines]  # the tap: every frame, in wire order
+
+
+def test_a_block_with_one_other_line_is_read_line_by_line():
+    dec = Block()
+    core = greeted(decode_notification=dec, decode_notifications=dec.block)
+    core.send_request("initialize", INIT)
+    core.data_to_send()
+    data = (b'{"jsonrpc":"2.0","method":"n","params":{"i":1}}\n'
+            b'{"jsonrpc":"2.0","id":0,"result":{}}\n'
+            b'{"jsonrpc":"2.0","method":"n","params":{"i":2}}\n')
+    core.receive_data(data)
+    assert core.events_received() == [(1,), Response(0, "initialize", {}), (2,)]
+    assert len(dec.blocks) == 1
+
+
+def test_no_block_for_one_line_before_the_greeting_or_near_the_limit():
+    dec = Block()
+    line = b'{"jsonrpc":"2.0","method":"n","params":{"i":1}}\n'
+    core = RpcCore(decode_notification=dec, decode_notifications=dec.block)
+    core.receive_data(line * 3)  # the first greets: line by line
+    core.receive_data(line)  # one line
+    small = greeted(max_line_bytes=64 * 2, decode_notification=dec, decode_notifications=dec.block)
+    small.receive_data(line * 3)  # three lines are more than the limit together
+    assert dec.blocks == []
+    assert core.events_received() == [Notification("n", {"i": 1}), (1,), (1,), (1,)]
+    assert small.events_received() == [(1,)] * 3
+
+
+STREAM = [
+    b'{"jsonrpc":"2.0","method":"hello"}',
+    update_line("one"),
+    update_line("two", sid="s2"),
+    b"",
+    b"   ",
+    update_line("x" * 3000),
+    b'{"jsonrpc":"2.0","id":"r1","method":"session/request_permission","params":{}}',
+    json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {
+        "sessionId": "s1", "update": {"sessionUpdate": "agent_message_chunk",
+                                      "content": {"type": "text", "text": "e"}, "extra": 1}}}
+               ).encode(),
+    update_line("three") + b"\r",
+    b"{broken",
+    json.dumps({"jsonrpc": "2.0", "method": "session/update", "params": {
+        "sessionId": "s1", "update": {"sessionUpdate": "future_kind"}}}).encode(),
+    b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}',
+    b'{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"r1"}}',
+    update_line("four"),
+]
+
+
+def general(ev):
+    """A session/update event in the form the typed decoder gives it."""
+    if isinstance(ev, Notification) and ev.method == "session/update":
+        return (ev.params["sessionId"], s.decode_session_update(ev.params["update"]))
+    return ev
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_any_chunking_gives_the_same_events_and_taps_with_the_decoders_or_without(seed):
+    import random
+
+    rng = random.Random(seed)
+    # mostly updates, as in a stream: whole chunks of them are read as blocks
+    lines = [update_line(str(i)) if rng.random() < 0.7 else rng.choice(STREAM)
+             for i in range(200)]
+    data = b"\n".join(STREAM[:1] + lines) + b"\n"
+    results = []
+    for typed in (False, True):
+        seen: list[bytes] = []
+        options = {"decode_notification": decode_update_line,
+                   "decode_notifications": decode_update_lines} if typed else {}
+        core = RpcCore(tap=lambda d, b, seen=seen: seen.append(b), **options)
+        core.send_request("initialize", INIT)
+        core.data_to_send()
+        pos = 0
+        chunk_rng = random.Random(seed)
+        while pos < len(data):
+            size = chunk_rng.choice([1, 7, 100, 700, 5000, 100000])
+            core.receive_data(data[pos : pos + size])
+            pos += size
+        results.append(([general(ev) for ev in core.events_received()], seen,
+                         core.data_to_send()))
+    assert results[0] == results[1]
+    assert any(type(ev) is tuple for ev in results[0][0])

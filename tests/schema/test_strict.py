@@ -20,7 +20,7 @@ import pytest
 from schema_examples import CONTENT_BLOCKS, SESSION_UPDATES
 
 from acphost import schema as s
-from acphost.schema.strict import STRICT_VARIANTS, decode_update_line
+from acphost.schema.strict import STRICT_VARIANTS, decode_update_line, decode_update_lines
 
 REFUSED = object()
 LENIENT = object()  # the general way kept the update as Unknown (it was malformed)
@@ -233,3 +233,16 @@ def test_the_envelope_in_any_order_and_a_missing_version() -> None:
         assert general(odd) == ("s", s.CurrentModeUpdate(current_mode_id="m"))
     memory = memoryview(b"  " + frame(update) + b"  ")[1:-1]
     assert decode_update_line(memory)[1] == s.CurrentModeUpdate(current_mode_id="m")
+
+
+def test_a_block_decodes_as_its_lines_do_or_not_at_all() -> None:
+    lines = [frame(u) for u in SESSION_UPDATES if u["sessionUpdate"] in STRICT_VARIANTS]
+    block = b"\n".join(lines) + b"\n\n  \r\n" + lines[0] + b"\r\n"
+    decoded = decode_update_lines(memoryview(block))
+    assert decoded == [decode_update_line(line) for line in [*lines, lines[0]]]
+    assert [shown(d) for d in decoded] == [shown(general(line)) for line in [*lines, lines[0]]]
+    for odd in (frame({"sessionUpdate": "compaction_update", "compactionId": "c",
+                       "status": "completed"}),
+                frame({"sessionUpdate": "plan", "entries": [], "zz": 1}), b"{}"):
+        with pytest.raises(Exception):  # noqa: B017 - any refusal will do
+            decode_update_lines(block + odd + b"\n" + lines[0])

@@ -9,8 +9,9 @@ is a thin public façade over it.
 Routing runs inline in the connection's reader, once per streamed update, so
 it is written for speed: no wrapper objects, one dict lookup per update. Each
 ``session/update`` line is first read by the strict decoder
-(:mod:`acphost.schema.strict`, straight from bytes); a line it refuses is
-parsed and decoded the general way, which keeps unknown members and variants.
+(:mod:`acphost.schema.strict`, straight from bytes, a read's worth of lines
+at once when they all are updates); a line it refuses is parsed and decoded
+the general way, which keeps unknown members and variants.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from ..rpc import (
     ProtocolViolation,
     RequestHandler,
 )
-from ..schema.strict import decode_update_line
+from ..schema.strict import decode_update_line, decode_update_lines
 from ..transport import Transport
 
 __all__ = ["HostHooks", "Peer", "UpdateSink"]
@@ -125,6 +126,7 @@ class Peer:
             tap=tap,
             on_violation=on_violation,
             decode_notification=decode_update_line,
+            decode_notifications=decode_update_lines,
             on_decoded=self.receive_update,
         )
 

@@ -1,7 +1,7 @@
 """The JSON-RPC layer: a sans-I/O core, its asyncio driver and frame taps."""
 
 from ._connection import Connection, DecodedHandler, NotificationHandler, RequestHandler
-from ._core import DEFAULT_MAX_LINE_BYTES, NotificationDecoder, RpcCore
+from ._core import DEFAULT_MAX_LINE_BYTES, BlockDecoder, NotificationDecoder, RpcCore
 from ._events import (
     CancelRequested,
     ErrorResponse,
@@ -15,6 +15,7 @@ from ._taps import FrameTap, TapFactory, chain_taps, tap_all_cores
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
+    "BlockDecoder",
     "CancelRequested",
     "Connection",
     "DecodedHandler",

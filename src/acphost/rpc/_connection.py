@@ -40,7 +40,7 @@ from .._errors import (
     UsageError,
 )
 from ..transport._base import Transport
-from ._core import DEFAULT_MAX_LINE_BYTES, NotificationDecoder, RpcCore
+from ._core import DEFAULT_MAX_LINE_BYTES, BlockDecoder, NotificationDecoder, RpcCore
 from ._events import (
     CancelRequested,
     ErrorResponse,
@@ -88,6 +88,8 @@ class Connection:
             :class:`~acphost.rpc.RpcCore`); what it decodes goes to
             ``on_decoded``, in wire order, as notifications go to
             ``on_notification`` (an awaitable returned pauses reading).
+        decode_notifications: the core's block decoder (the same, a chunk's
+            lines at once; see :class:`~acphost.rpc.RpcCore`).
         on_decoded: ``(decoded) -> None | awaitable``; required with a decoder.
 
     Raises:
@@ -108,15 +110,19 @@ class Connection:
         on_violation: Callable[[ProtocolViolation], None] | None = None,
         max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS,
         decode_notification: NotificationDecoder | None = None,
+        decode_notifications: BlockDecoder | None = None,
         on_decoded: DecodedHandler | None = None,
     ) -> None:
         if max_concurrent_requests < 1:
             raise ValueError("max_concurrent_requests must be at least 1")
-        if decode_notification is not None and on_decoded is None:
+        if (decode_notification or decode_notifications) is not None and on_decoded is None:
             raise ValueError("a notification decoder needs on_decoded")
         self.transport = transport
         self.core = RpcCore(
-            max_line_bytes=max_line_bytes, tap=tap, decode_notification=decode_notification
+            max_line_bytes=max_line_bytes,
+            tap=tap,
+            decode_notification=decode_notification,
+            decode_notifications=decode_notifications,
         )
         self._on_request = on_request
         self._on_notification = on_notification

@@ -22,9 +22,9 @@ it first, and whatever it refuses takes the general path.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from itertools import chain
-from typing import Any, Union
+from typing import Any
 
 import orjson
 
@@ -38,6 +38,15 @@ from ._events import (
     Request,
     Response,
 )
+from ._lines import (
+    _EXCERPT,
+    _LONG_LINE,
+    BlockDecoder,
+    Line,
+    NotificationDecoder,
+    _Oversized,
+    _views,
+)
 from ._outgoing import CANCEL_REQUEST, Outgoing, valid_id
 from ._prelude import Prelude
 from ._taps import FrameTap, taps_for
@@ -45,6 +54,7 @@ from ._taps import FrameTap, taps_for
 __all__ = [
     "CANCEL_REQUEST",
     "DEFAULT_MAX_LINE_BYTES",
+    "BlockDecoder",
     "FrameTap",
     "NotificationDecoder",
     "ProtocolViolation",
@@ -59,26 +69,6 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
-_EXCERPT = 200
-#: When the first line of a chunk is longer than this, its lines are parsed from
-#: views of the chunk rather than split off as copies (for long lines, the
-#: copies cost more than the views).
-_LONG_LINE = 1024
-
-
-class _Oversized:
-    """Stands in the line list for a line over the limit (orjson rejects it as input)."""
-
-    __slots__ = ("excerpt",)
-
-    def __init__(self, excerpt: bytes) -> None:
-        self.excerpt = excerpt
-
-
-Line = Union[bytes, memoryview, _Oversized]
-#: Decodes one whole line as a notification of a known shape, to a tuple; raises
-#: for anything else (any exception: the line then takes the general path).
-NotificationDecoder = Callable[[Union[bytes, memoryview]], tuple[Any, ...]]
 
 
 class RpcCore(Outgoing):
@@ -101,6 +91,11 @@ class RpcCore(Outgoing):
             fully understands, requests and responses included: those lines
             then take the general path. The driver hands such tuples to the
             layer that gave the decoder.
+        decode_notifications: the same for a block of lines, all or nothing:
+            each chunk's complete lines (more than one, none over the limit)
+            are given to it first, and when it decodes them all, that is the
+            chunk's events, held at once (one read's worth); when it raises,
+            the lines are offered one by one as above.
 
     Attributes:
         failure: set when the peer is beyond help (it does not speak JSON-RPC
@@ -115,6 +110,7 @@ class RpcCore(Outgoing):
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         tap: FrameTap | None = None,
         decode_notification: NotificationDecoder | None = None,
+        decode_notifications: BlockDecoder | None = None,
     ) -> None:
         if max_line_bytes < 64:
             raise ValueError("max_line_bytes must be at least 64")
@@ -122,6 +118,7 @@ class RpcCore(Outgoing):
         self.max_line_bytes = max_line_bytes
         self.tap = taps_for(tap)
         self.decode_notification = decode_notification
+        self.decode_notifications = decode_notifications
         self.failure: RemoteProtocolError | None = None
         self.eof = False
         self._partial = bytearray()
@@ -175,8 +172,9 @@ class RpcCore(Outgoing):
 
         :meth:`receive_data` takes them all at once; the driver takes them one
         at a time and handles each before the next line is parsed, so a chunk
-        of frames is never held as objects all at once. The iterator must be
-        exhausted before the next chunk is given.
+        of frames is never held as objects all at once (but for a block the
+        typed block decoder read whole). The iterator must be exhausted before
+        the next chunk is given.
         """
         if not data or self.failure is not None:
             return iter(())
@@ -195,6 +193,23 @@ class RpcCore(Outgoing):
         end = data.rfind(b"\n", start) + 1  # just past the last complete line, or 0
         lines: Iterable[Line] = ()
         if end > start:
+            block = self.decode_notifications
+            if (
+                block is not None
+                and self._prelude is None
+                and end - start <= self.max_line_bytes
+                and data.find(b"\n", start) < end - 1  # more than one line
+            ):
+                try:
+                    decoded = block(memoryview(data)[start:end])
+                except Exception:  # not all of them: line by line, as below
+                    pass
+                else:
+                    if end < len(data):
+                        self._extend_partial(data[end:])
+                    if first is None and self.tap is None:
+                        return iter(decoded)
+                    return self._decoded_block(first, data, start, end, decoded)
             if end - start > self.max_line_bytes:
                 # One of these lines may be too long: measure each.
                 limit = self.max_line_bytes
@@ -215,6 +230,25 @@ class RpcCore(Outgoing):
         if first is not None:
             lines = chain((first,), lines)
         return self._parse_lines(lines, data[max(start, end) :])
+
+    def _decoded_block(
+        self,
+        first: bytes | _Oversized | None,
+        data: bytes,
+        start: int,
+        end: int,
+        decoded: list[tuple[Any, ...]],
+    ) -> Iterator[Event | dict[str, Any] | tuple[Any, ...]]:
+        # The line completing the previous chunk first, then the block's lines
+        # for the tap (every one a frame but the blank ones), then its events.
+        if first is not None:
+            yield from self._parse_lines((first,))
+        tap = self.tap
+        if tap is not None:
+            for line in data[start : end - 1].split(b"\n"):
+                if line.strip():
+                    self._tap_received(tap, line)
+        yield from decoded
 
     def _parse_lines(
         self, lines: Iterable[Line], tail: bytes = b""
@@ -382,13 +416,3 @@ class RpcCore(Outgoing):
         # Notifications are never answered (JSON-RPC 2.0 §4.1), even when broken.
         if "id" in msg and valid_id(msg["id"]) and msg["id"] not in self._inbound:
             self._reply_error(msg["id"], InvalidRequest(text))
-
-
-def _views(data: bytes, start: int, end: int) -> Iterator[memoryview]:
-    """The lines of ``data[start:end]`` (which ends with a newline), as views."""
-    view = memoryview(data)
-    find = data.find
-    while start < end:
-        nl = find(b"\n", start, end)
-        yield view[start:nl]
-        start = nl + 1

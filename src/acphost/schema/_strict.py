@@ -37,7 +37,7 @@ import orjson
 
 from acphost.schema import _types as _t
 
-__all__ = ["STRICT_VARIANTS", "decode_update_line"]
+__all__ = ["STRICT_VARIANTS", "decode_update_line", "decode_update_lines"]
 
 _Raw = msgspec.Raw
 _NO_RAW = msgspec.Raw()
@@ -690,7 +690,9 @@ _CONVERT: dict[type, Any] = {
 STRICT_VARIANTS = frozenset(('agent_message_chunk', 'agent_thought_chunk', 'available_commands_update', 'compaction_summary_chunk', 'config_option_update', 'current_mode_update', 'notice', 'plan', 'session_info_update', 'tool_call', 'tool_call_update', 'usage_update', 'user_message_chunk'))
 
 
-_decode = msgspec.json.Decoder(_MFrame).decode
+_decoder = msgspec.json.Decoder(_MFrame)
+_decode = _decoder.decode
+_decode_lines = _decoder.decode_lines
 
 
 def decode_update_line(line: bytes | memoryview) -> tuple[str, _t.SessionUpdate]:
@@ -704,3 +706,21 @@ def decode_update_line(line: bytes | memoryview) -> tuple[str, _t.SessionUpdate]
     params = _decode(line).params
     update = params.update
     return params.session_id, _CONVERT[type(update)](update)
+
+
+def decode_update_lines(block: bytes | memoryview) -> list[tuple[str, _t.SessionUpdate]]:
+    """Decode a block of ``session/update`` lines (blank ones skipped), all or nothing.
+
+    Returns:
+        ``(sessionId, update)`` for each line, in order.
+
+    Raises:
+        Exception: a line :func:`decode_update_line` would refuse.
+    """
+    out: list[tuple[str, _t.SessionUpdate]] = []
+    append = out.append
+    for frame in _decode_lines(block):
+        params = frame.params
+        update = params.update
+        append((params.session_id, _CONVERT[type(update)](update)))
+    return out
