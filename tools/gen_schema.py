@@ -1580,7 +1580,7 @@ def generate_methods(schema: dict[str, Any], schema_unstable: dict[str, Any],
 STRICT_ROOT = "SessionNotification"
 #: Union -> the variant whose conversion is written out inline where a required
 #: field holds the union (the streaming common case: a chunk's text block).
-STRICT_INLINE = {"ContentBlock": "TextContentBlock"}
+STRICT_INLINE = {"ContentBlock": "TextContentBlock", "SessionUpdate": "AgentMessageChunk"}
 
 STRICT_PREAMBLE = '''"""Strict decoding of ``session/update`` lines (GENERATED; do not edit).
 
@@ -1834,6 +1834,15 @@ def generate_strict(model: Model, schema: dict[str, Any], version: str) -> str:
     parts += [se.emit_converter(n) for n in se.order if n != STRICT_ROOT]
     rows = "".join(f"    _M{n}: _cv_{n},\n" for n in se.order if n != STRICT_ROOT)
     parts.append("_CONVERT: dict[type, Any] = {\n" + rows + "}\n")
+    # The loop of decode_update_lines builds the streaming common case inline.
+    hot = STRICT_INLINE[union.name]
+    hot_update = "".join(
+        f"{line}\n" for line in [
+            f"        if type(m) is _M{hot}:",
+            *se.build(hot, "m", "o", "            "),
+            "            append((params.session_id, o))",
+            "        else:",
+            "            append((params.session_id, _CONVERT[type(m)](m)))"])
     covered = sorted(v for v, _ in se.variants(union.name))
     parts.append(
         "#: The ``" + union.key + "`` values :func:`decode_update_line` decodes (others raise).\n"
@@ -1864,8 +1873,8 @@ def generate_strict(model: Model, schema: dict[str, Any], version: str) -> str:
         "    append = out.append\n"
         "    for frame in _decode_lines(block):\n"
         "        params = frame.params\n"
-        "        update = params.update\n"
-        "        append((params.session_id, _CONVERT[type(update)](update)))\n"
+        "        m = params.update\n"
+        + hot_update +
         "    return out\n")
     return "\n\n".join(p.rstrip("\n") + "\n" for p in parts)
 

@@ -721,6 +721,25 @@ def decode_update_lines(block: bytes | memoryview) -> list[tuple[str, _t.Session
     append = out.append
     for frame in _decode_lines(block):
         params = frame.params
-        update = params.update
-        append((params.session_id, _CONVERT[type(update)](update)))
+        m = params.update
+        if type(m) is _MAgentMessageChunk:
+            o: Any = _new(_t._AgentMessageChunkW)
+            v_content = m.content
+            if type(v_content) is _MTextContentBlock:
+                o_content: Any = _new(_t._TextContentBlockW)
+                o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
+                o_content.text = v_content.text
+                o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
+                o_content.extra = None
+                o_content.__class__ = _t.TextContentBlock
+                o.content = o_content
+            else:
+                o.content = _CONVERT[type(v_content)](v_content)
+            o.message_id = m.message_id
+            o.meta = (_opt(m.meta, _obj) if m.meta else None)
+            o.extra = None
+            o.__class__ = _t.AgentMessageChunk
+            append((params.session_id, o))
+        else:
+            append((params.session_id, _CONVERT[type(m)](m)))
     return out
