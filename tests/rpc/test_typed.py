@@ -291,3 +291,41 @@ def test_any_chunking_gives_the_same_events_and_taps_with_the_decoders_or_withou
                          core.data_to_send()))
     assert results[0] == results[1]
     assert any(type(ev) is tuple for ev in results[0][0])
+
+
+@pytest.mark.parametrize("with_block_handler", [False, True])
+async def test_a_block_is_handed_over_in_order_and_can_pause_the_reader(with_block_handler):
+    client_end, agent = pair_with({})
+    log: list[str] = []
+    gate = asyncio.get_running_loop().create_future()
+
+    def on_decoded(ev):
+        log.append(ev[1].content.text)
+        return gate if ev[1].content.text == "b2" else None
+
+    async def on_decoded_block(block):
+        log.append("block")
+        for ev in block:
+            waiter = on_decoded(ev)
+            if waiter is not None:
+                await waiter
+
+    conn = Connection(client_end, on_request=unused_request,
+                      on_notification=lambda m, p: log.append(m),
+                      decode_notification=decode_update_line,
+                      decode_notifications=decode_update_lines, on_decoded=on_decoded,
+                      on_decoded_block=on_decoded_block if with_block_handler else None)
+    conn.start()
+    agent.notify("hello", {})
+    agent.send_raw(b"".join(update_line(f"b{i}") + b"\n" for i in range(1, 5)))
+    agent.send_raw(update_line("after") + b"\n")
+    await eventually(lambda: "b2" in log, what="the second update of the block")
+    await asyncio.sleep(0)  # paused inside the block
+    assert log[-1] == "b2" and "b3" not in log
+    gate.set_result(None)
+    await eventually(lambda: "after" in log, what="the update after the block")
+    expected = ["hello", "b1", "b2", "b3", "b4", "after"]
+    if with_block_handler:
+        expected.insert(1, "block")
+    assert log == expected
+    await conn.close()

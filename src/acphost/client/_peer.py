@@ -128,6 +128,7 @@ class Peer:
             decode_notification=decode_update_line,
             decode_notifications=decode_update_lines,
             on_decoded=self.receive_update,
+            on_decoded_block=self.receive_updates,
         )
 
     @property
@@ -246,9 +247,28 @@ class Peer:
         sid, update = decoded
         session = self.sessions.get(sid)
         if session is None:
-            self._keep_early(sid, update, len(orjson.dumps(update.to_wire())))
+            self._keep_early_update(sid, update)
             return None
         return session._receive_update(update)
+
+    async def receive_updates(self, block: list[tuple[str, s.SessionUpdate]]) -> None:
+        """Route a chunk's worth of updates the strict decoder read, in order.
+
+        The connection's ``on_decoded_block``: as :meth:`receive_update` for
+        each, awaiting a full queue's future before the next (backpressure).
+        """
+        sessions = self.sessions
+        for sid, update in block:
+            session = sessions.get(sid)
+            if session is None:
+                self._keep_early_update(sid, update)
+                continue
+            waiter = session._receive_update(update)
+            if waiter is not None:
+                await waiter
+
+    def _keep_early_update(self, sid: str, update: s.SessionUpdate) -> None:
+        self._keep_early(sid, update, len(orjson.dumps(update.to_wire())))
 
     def _keep_early(self, sid: str, update: s.SessionUpdate, size: int) -> None:
         self._early.append((sid, update, size))

@@ -1,6 +1,12 @@
 """The JSON-RPC layer: a sans-I/O core, its asyncio driver and frame taps."""
 
-from ._connection import Connection, DecodedHandler, NotificationHandler, RequestHandler
+from ._connection import (
+    BlockHandler,
+    Connection,
+    DecodedHandler,
+    NotificationHandler,
+    RequestHandler,
+)
 from ._core import DEFAULT_MAX_LINE_BYTES, BlockDecoder, NotificationDecoder, RpcCore
 from ._events import (
     CancelRequested,
@@ -16,6 +22,7 @@ from ._taps import FrameTap, TapFactory, chain_taps, tap_all_cores
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "BlockDecoder",
+    "BlockHandler",
     "CancelRequested",
     "Connection",
     "DecodedHandler",

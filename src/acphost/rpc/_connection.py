@@ -8,8 +8,8 @@ its events **synchronously, in wire order** (websockets'
 - notifications go to ``on_notification``, which may return an awaitable:
   the reader awaits it before the next event. That is how a full update
   queue pauses reading — lossless backpressure, nothing dropped or reordered.
-  Those the core's typed decoder read (``decode_notification``) go to
-  ``on_decoded`` instead, the same way;
+  Those the core's typed decoders read go to ``on_decoded`` instead, the
+  same way, or a chunk's worth at once to ``on_decoded_block``;
 - only requests from the peer get their own task, so a slow permission
   prompt never stalls the stream; at most ``max_concurrent_requests`` run at
   once, and beyond that reading pauses until one finishes (backpressure:
@@ -52,13 +52,20 @@ from ._events import (
 )
 from ._taps import FrameTap
 
-__all__ = ["Connection", "DecodedHandler", "NotificationHandler", "RequestHandler"]
+__all__ = [
+    "BlockHandler",
+    "Connection",
+    "DecodedHandler",
+    "NotificationHandler",
+    "RequestHandler",
+]
 
 logger = logging.getLogger("acphost.rpc")
 
 RequestHandler = Callable[[str, Any], Awaitable[Any]]
 NotificationHandler = Callable[[str, Any], "Awaitable[None] | None"]
 DecodedHandler = Callable[[tuple[Any, ...]], "Awaitable[None] | None"]
+BlockHandler = Callable[[list[tuple[Any, ...]]], Awaitable[None]]
 
 _EXIT_WAIT = 2.0
 #: Requests from the peer served at once; more wait, unread, in the pipe.
@@ -91,6 +98,9 @@ class Connection:
         decode_notifications: the core's block decoder (the same, a chunk's
             lines at once; see :class:`~acphost.rpc.RpcCore`).
         on_decoded: ``(decoded) -> None | awaitable``; required with a decoder.
+        on_decoded_block: ``async (block)``, given what the block decoder read
+            of a chunk, to handle in order (awaiting what ``on_decoded`` would
+            have returned); without it, each goes to ``on_decoded``.
 
     Raises:
         ValueError: ``max_concurrent_requests`` is below 1 (or
@@ -112,6 +122,7 @@ class Connection:
         decode_notification: NotificationDecoder | None = None,
         decode_notifications: BlockDecoder | None = None,
         on_decoded: DecodedHandler | None = None,
+        on_decoded_block: BlockHandler | None = None,
     ) -> None:
         if max_concurrent_requests < 1:
             raise ValueError("max_concurrent_requests must be at least 1")
@@ -127,6 +138,7 @@ class Connection:
         self._on_request = on_request
         self._on_notification = on_notification
         self._on_decoded = on_decoded
+        self._on_decoded_block = on_decoded_block
         self._on_violation = on_violation
         self._futures: dict[RequestId, asyncio.Future[Any]] = {}
         self._on_response: dict[RequestId, Callable[[Any], None]] = {}
@@ -296,7 +308,9 @@ class Connection:
         on_decoded = self._on_decoded
         for ev in events:
             cls = type(ev)
-            if cls is tuple:  # what the typed decoder made of a notification
+            if cls is list:  # what the block decoder made of a chunk
+                await self._decoded_block(ev)
+            elif cls is tuple:  # what the typed decoder made of a notification
                 waiter = on_decoded(ev)  # type: ignore[misc]  # set with the decoder
                 if waiter is not None:
                     await waiter
@@ -335,6 +349,16 @@ class Connection:
         if self._held and self.core._prelude is None:
             self._log_held()
         self._flush()
+
+    async def _decoded_block(self, block: list[tuple[Any, ...]]) -> None:
+        if self._on_decoded_block is not None:
+            await self._on_decoded_block(block)
+            return
+        on_decoded = self._on_decoded
+        for ev in block:
+            waiter = on_decoded(ev)  # type: ignore[misc]  # set with the decoder
+            if waiter is not None:
+                await waiter
 
     async def _wait_for_slot(self) -> None:
         # Every slot is busy: stop reading (the peer's further frames wait in

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Iterator
 from itertools import chain
-from typing import Any
+from typing import Any, Union
 
 import orjson
 
@@ -63,6 +63,10 @@ __all__ = [
 
 logger = logging.getLogger("acphost.rpc")
 
+#: What the core hands its driver: an event, a notification frame (a dict), a
+#: line a typed decoder read (a tuple) or a block it read (a list of tuples).
+Received = Union[Event, dict[str, Any], tuple[Any, ...], list[tuple[Any, ...]]]
+
 #: Default cap on one frame. Agents embed whole files in diffs and tool
 #: output, so this is generous; a larger frame is reported and skipped.
 DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -93,9 +97,9 @@ class RpcCore(Outgoing):
             layer that gave the decoder.
         decode_notifications: the same for a block of lines, all or nothing:
             each chunk's complete lines (more than one, none over the limit)
-            are given to it first, and when it decodes them all, that is the
-            chunk's events, held at once (one read's worth); when it raises,
-            the lines are offered one by one as above.
+            are given to it first, and when it decodes them all, the list it
+            returns is one event (one read's worth, held at once); when it
+            raises, the lines are offered one by one as above.
 
     Attributes:
         failure: set when the peer is beyond help (it does not speak JSON-RPC
@@ -123,7 +127,7 @@ class RpcCore(Outgoing):
         self.eof = False
         self._partial = bytearray()
         self._discarding = False
-        self._events: list[Event | dict[str, Any] | tuple[Any, ...]] = []
+        self._events: list[Received] = []
         # Until the peer's first JSON-RPC message: the junk it wrote before.
         self._prelude: Prelude | None = Prelude()
 
@@ -149,25 +153,31 @@ class RpcCore(Outgoing):
     def events_received(self) -> list[Event | tuple[Any, ...]]:
         """Return and forget the events parsed so far, in wire order.
 
-        A tuple is what ``decode_notification`` made of a line (only with one).
+        A tuple is what a typed decoder made of a line (only with one).
         """
-        return [
-            Notification(ev["method"], ev.get("params")) if isinstance(ev, dict) else ev
-            for ev in self._take_events()
-        ]
+        events: list[Event | tuple[Any, ...]] = []
+        for ev in self._take_events():
+            if type(ev) is dict:
+                events.append(Notification(ev["method"], ev.get("params")))
+            elif type(ev) is list:
+                events += ev
+            else:
+                events.append(ev)  # type: ignore[arg-type]
+        return events
 
-    def _take_events(self) -> list[Event | dict[str, Any] | tuple[Any, ...]]:
+    def _take_events(self) -> list[Received]:
         """:meth:`events_received` for the driver: notifications may stay frames.
 
         A dict is a valid notification frame (``method`` a string, ``params``
         absent, an object or an array), standing for ``Notification(method,
         params)``: building a frozen dataclass per frame would cost a tenth of
-        the whole session-update path.
+        the whole session-update path. A list is a block the block decoder
+        read: its tuples, in order.
         """
         events, self._events = self._events, []
         return events
 
-    def _parse(self, data: bytes) -> Iterator[Event | dict[str, Any] | tuple[Any, ...]]:
+    def _parse(self, data: bytes) -> Iterator[Received]:
         """Frame one chunk; return its events, parsed one by one as they are taken.
 
         :meth:`receive_data` takes them all at once; the driver takes them one
@@ -208,7 +218,7 @@ class RpcCore(Outgoing):
                     if end < len(data):
                         self._extend_partial(data[end:])
                     if first is None and self.tap is None:
-                        return iter(decoded)
+                        return iter((decoded,))
                     return self._decoded_block(first, data, start, end, decoded)
             if end - start > self.max_line_bytes:
                 # One of these lines may be too long: measure each.
@@ -238,7 +248,7 @@ class RpcCore(Outgoing):
         start: int,
         end: int,
         decoded: list[tuple[Any, ...]],
-    ) -> Iterator[Event | dict[str, Any] | tuple[Any, ...]]:
+    ) -> Iterator[Received]:
         # The line completing the previous chunk first, then the block's lines
         # for the tap (every one a frame but the blank ones), then its events.
         if first is not None:
@@ -248,11 +258,11 @@ class RpcCore(Outgoing):
             for line in data[start : end - 1].split(b"\n"):
                 if line.strip():
                     self._tap_received(tap, line)
-        yield from decoded
+        yield decoded
 
     def _parse_lines(
         self, lines: Iterable[Line], tail: bytes = b""
-    ) -> Iterator[Event | dict[str, Any] | tuple[Any, ...]]:
+    ) -> Iterator[Received]:
         # The one path every line takes. A flood of session updates is what it
         # is tuned for: once the peer has greeted, each line is offered to the
         # typed decoder, and each other well-formed notification is handed
