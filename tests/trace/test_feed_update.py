@@ -33,3 +33,49 @@ def test_the_same_violations_as_feed(kind, turn, caps):
     assert by_frame.violations == by_fields.violations
     if not turn and kind == "agent_message_chunk":
         assert [v.rule for v in by_fields.violations] == ["turn-order", "turn-order"]
+
+
+def test_the_live_check_reads_updates_partly_and_finds_what_a_full_check_finds():
+    import json
+
+    import orjson
+
+    from acphost.cli._trace import LiveCheck
+
+    def update(kind: str, sid: object = "s", **params: object) -> bytes:
+        return json.dumps({"jsonrpc": "2.0", "method": "session/update",
+                           "params": {"sessionId": sid, "update": {"sessionUpdate": kind,
+                                                                   "x": [1, {"y": 2}]},
+                                      **params}}).encode()
+
+    stream = [
+        ("send", b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}'),
+        ("receive", b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}'),
+        ("receive", update("agent_message_chunk")),  # outside a turn
+        ("receive", update("notice")),  # not advertised
+        ("send", b'{"jsonrpc":"2.0","id":1,"method":"session/prompt",'
+                 b'"params":{"sessionId":"s","prompt":[]}}'),
+        ("receive", update("agent_message_chunk")),
+        ("receive", update("tool_call", sid="other")),
+        ("receive", update("plan", sid=7)),  # not a string: read whole
+        ("receive", update("plan").replace(b'"2.0"', b'"1.0"')),  # envelope
+        ("receive", b'{"jsonrpc":"2.0","id":9,"method":"session/update","params":{}}'),
+        ("receive", b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s",'
+                    b'"update":{"sessionUpdate":"plan","sessionUpdate":"notice"}}}'),
+        ("receive", b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"\\ud800"}}'),
+        ("receive", b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"\xff"}}'),
+        ("receive", b'{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}'),
+        ("receive", update("agent_thought_chunk", _meta={"k": 1})),  # after the turn
+    ]
+    live = LiveCheck(strict=False, on_abort=lambda e: None)
+    reference = TraceValidator(schema=False)
+    for direction, line in stream:
+        live(direction, line)
+        try:
+            frame = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        reference.feed("outgoing" if direction == "send" else "incoming", frame)
+    assert live.validator.violations == reference.violations
+    rules = [v.rule for v in reference.violations]
+    assert rules.count("turn-order") == 3 and "capability" in rules and "envelope" in rules
