@@ -94,10 +94,9 @@ class LiveCheck:
                     pass  # another frame: read whole below
                 else:
                     params = hot.params
-                    found = self.validator.feed_session_update(
+                    for v in self.validator.feed_session_update(
                         params.session_id, params.update.kind
-                    )
-                    for v in found:
+                    ):
                         self._report(v)
                     return
             try:

@@ -257,7 +257,10 @@ class RpcCore(Outgoing):
         if tap is not None:
             for line in data[start : end - 1].split(b"\n"):
                 if line.strip():
-                    self._tap_received(tap, line)
+                    try:
+                        tap("receive", line)
+                    except Exception:
+                        self._tap_failed()
         yield decoded
 
     def _parse_lines(
