@@ -30,6 +30,7 @@ frame nested too deeply for the schema check is reported as such.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -318,6 +319,31 @@ class TraceValidator:
         before = len(self.violations)
         self._session_update(self._ordinal, session_id, kind)
         return self.violations[before:]
+
+    def feed_session_updates(self, updates: Sequence[tuple[str, str]]) -> list[Violation]:
+        """:meth:`feed_session_update` for each ``(session_id, kind)``, in order.
+
+        For a block of incoming updates at once: they change nothing the rules
+        depend on, so when none of the distinct pairs breaks a rule, none of
+        the frames does, and they are only counted.
+        """
+        if self._all_quiet(set(updates)):
+            self._ordinal += len(updates)
+            return []
+        found: list[Violation] = []
+        for sid, kind in updates:
+            found += self.feed_session_update(sid, kind)
+        return found
+
+    def _all_quiet(self, pairs: set[tuple[str, str]]) -> bool:
+        caps = _obj(_obj(self._client_caps).get("session"))
+        for sid, kind in pairs:
+            if kind in _TURN_UPDATES and sid not in self._turns:
+                return False
+            needed = _CLIENT_SESSION_CAPS.get(kind)
+            if needed is not None and not isinstance(caps.get(needed), dict):
+                return False
+        return True
 
     def _session_update(self, at: int, sid: str, kind: Any) -> None:
         if kind in _TURN_UPDATES and sid not in self._turns:
