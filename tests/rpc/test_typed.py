@@ -329,3 +329,37 @@ async def test_a_block_is_handed_over_in_order_and_can_pause_the_reader(with_blo
         expected.insert(1, "block")
     assert log == expected
     await conn.close()
+
+
+class BlockTap:
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+        self.blocks: list[bytes] = []
+
+    def __call__(self, direction, line):
+        self.lines.append(line)
+
+    def receive_block(self, block):
+        self.blocks.append(block)
+
+
+def test_a_tap_that_takes_blocks_gets_a_decoded_block_at_once_and_others_its_lines():
+    from acphost.rpc import chain_taps
+
+    blocky, plain, failing_seen = BlockTap(), [], []
+
+    def failing(direction, line):
+        failing_seen.append(line)
+        raise RuntimeError("observer bug")
+
+    core = RpcCore(tap=chain_taps(blocky, lambda d, b: plain.append(b), failing),
+                   decode_notification=decode_update_line,
+                   decode_notifications=decode_update_lines)
+    lines = [b'{"jsonrpc":"2.0","method":"hello"}', update_line("a"), update_line("b")]
+    core.receive_data(lines[0] + b"\n")
+    block = update_line("a") + b"\n\n" + update_line("b") + b"\r\n"
+    core.receive_data(block)
+    assert core.events_received() == [Notification("hello", None), ("s1", chunk("a")),
+                                      ("s1", chunk("b"))]
+    assert blocky.lines == lines[:1] and blocky.blocks == [block]
+    assert plain == [*lines[:2], lines[2] + b"\r"] == failing_seen  # every line, blanks aside

@@ -79,3 +79,37 @@ def test_the_live_check_reads_updates_partly_and_finds_what_a_full_check_finds()
     assert live.validator.violations == reference.violations
     rules = [v.rule for v in reference.violations]
     assert rules.count("turn-order") == 3 and "capability" in rules and "envelope" in rules
+
+
+@pytest.mark.parametrize("turn", [False, True])
+def test_the_live_check_finds_the_same_in_a_block_as_line_by_line(turn):
+    import json
+
+    from acphost.cli._trace import LiveCheck
+
+    def update(kind: str, sid: str = "s") -> bytes:
+        return json.dumps({"jsonrpc": "2.0", "method": "session/update",
+                           "params": {"sessionId": sid, "update": {"sessionUpdate": kind}}}
+                          ).encode() + b"\n"
+
+    opening = [
+        ("send", b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}'),
+        ("receive", b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}'),
+    ]
+    if turn:
+        opening.append(("send", b'{"jsonrpc":"2.0","id":1,"method":"session/prompt",'
+                                b'"params":{"sessionId":"s","prompt":[]}}'))
+    quiet = update("usage_update") * 3
+    loud = update("agent_message_chunk") + b"\n" + update("notice", sid="t") + update("plan")
+    mixed = update("plan") + b'{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}\n'
+    by_block, by_line = (LiveCheck(strict=False, on_abort=lambda e: None) for _ in range(2))
+    for direction, line in opening:
+        by_block(direction, line)
+        by_line(direction, line)
+    for block in (quiet, loud, mixed, loud):
+        by_block.receive_block(block)
+        for line in block.splitlines():
+            if line.strip():
+                by_line("receive", line)
+    assert by_block.validator.violations == by_line.validator.violations
+    assert {v.rule for v in by_line.validator.violations} >= {"capability"}

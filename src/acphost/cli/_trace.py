@@ -8,6 +8,7 @@ through the run's redactor too, since they may quote a frame.
 from __future__ import annotations
 
 import logging
+import operator
 import sys
 from collections.abc import Callable
 from typing import Any, Literal
@@ -47,7 +48,10 @@ class _SessionUpdate(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     params: _Params
 
 
-_read_update = msgspec.json.Decoder(_SessionUpdate).decode
+_reader = msgspec.json.Decoder(_SessionUpdate)
+_read_update = _reader.decode
+_read_updates = _reader.decode_lines
+_session_and_kind = operator.attrgetter("params.session_id", "params.update.kind")
 
 
 class LiveCheck:
@@ -105,15 +109,44 @@ class LiveCheck:
                 return  # the JSON-RPC core reports unparsable frames itself
             found = self.validator.feed("outgoing" if direction == "send" else "incoming", frame)
         except Exception as exc:  # a checker bug must never take the run down
-            logger.error(
-                "the live protocol check failed on a frame (%s); it is off for this run",
-                type(exc).__name__,
-            )
-            logger.debug("the live protocol check failed", exc_info=True)
-            self.validator = _Off()
+            self._off(exc)
             return
         for v in found:
             self._report(v)
+
+    def receive_block(self, block: bytes) -> None:
+        """Check a block of received lines at once (the client's decoded updates).
+
+        Without the schema, a block of ``session/update`` frames is read in
+        one go and checked in one call; anything else, line by line.
+        """
+        if not self.strict:
+            try:
+                updates = _read_updates(block)
+            except (ValueError, RecursionError):  # not only updates: line by line
+                pass
+            else:
+                try:
+                    found = self.validator.feed_session_updates(
+                        list(map(_session_and_kind, updates))
+                    )
+                except Exception as exc:  # a checker bug must never take the run down
+                    self._off(exc)
+                    return
+                for v in found:
+                    self._report(v)
+                return
+        for line in block[:-1].split(b"\n"):
+            if line and not line.isspace():
+                self("receive", line)
+
+    def _off(self, exc: Exception) -> None:
+        logger.error(
+            "the live protocol check failed on a frame (%s); it is off for this run",
+            type(exc).__name__,
+        )
+        logger.debug("the live protocol check failed", exc_info=True)
+        self.validator = _Off()
 
     def _report(self, v: Violation) -> None:
         message = self.redactor.redact_text(v.message)
@@ -137,6 +170,12 @@ class LiveCheck:
 
 class _Off(TraceValidator):
     def feed(self, direction: Any, frame: Any, line: int | None = None) -> list[Violation]:
+        return []
+
+    def feed_session_update(self, session_id: str, kind: str) -> list[Violation]:
+        return []
+
+    def feed_session_updates(self, updates: Any) -> list[Violation]:
         return []
 
 

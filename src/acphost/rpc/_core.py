@@ -49,7 +49,7 @@ from ._lines import (
 )
 from ._outgoing import CANCEL_REQUEST, Outgoing, valid_id
 from ._prelude import Prelude
-from ._taps import FrameTap, taps_for
+from ._taps import FrameTap, deliver_block, taps_for
 
 __all__ = [
     "CANCEL_REQUEST",
@@ -253,14 +253,11 @@ class RpcCore(Outgoing):
         # for the tap (every one a frame but the blank ones), then its events.
         if first is not None:
             yield from self._parse_lines((first,))
-        tap = self.tap
-        if tap is not None:
-            for line in data[start : end - 1].split(b"\n"):
-                if line.strip():
-                    try:
-                        tap("receive", line)
-                    except Exception:
-                        self._tap_failed()
+        if self.tap is not None:
+            try:
+                deliver_block(self.tap, data[start:end])
+            except Exception:
+                self._tap_failed()
         yield decoded
 
     def _parse_lines(
