@@ -85,24 +85,22 @@ class _Chain:
         self.taps = taps
 
     def __call__(self, direction: Literal["send", "receive"], line: bytes) -> None:
-        failed: Exception | None = None
-        for tap in self.taps:
-            try:
-                tap(direction, line)
-            except Exception as exc:
-                failed = exc
-        if failed is not None:
-            raise failed
+        _each(self.taps, lambda tap: tap(direction, line))
 
     def receive_block(self, block: bytes) -> None:
-        failed: Exception | None = None
-        for tap in self.taps:
-            try:
-                deliver_block(tap, block)
-            except Exception as exc:
-                failed = exc
-        if failed is not None:
-            raise failed
+        _each(self.taps, lambda tap: deliver_block(tap, block))
+
+
+def _each(taps: tuple[FrameTap, ...], action: Callable[[FrameTap], object]) -> None:
+    """``action(tap)`` for every tap, even after one raised (then raised again at the end)."""
+    failed: Exception | None = None
+    for tap in taps:
+        try:
+            action(tap)
+        except Exception as exc:
+            failed = exc
+    if failed is not None:
+        raise failed
 
 
 def deliver_block(tap: FrameTap, block: bytes) -> None:
