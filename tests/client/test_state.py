@@ -43,6 +43,20 @@ def test_without_history_no_message_is_kept():
     assert state.messages == []
 
 
+def test_the_chunks_are_inert_exactly_while_no_history_is_kept():
+    state = SessionState(keep_history=False)
+    chunks = {type(text(k, "x")) for k in ("user_message_chunk", "agent_message_chunk",
+                                          "agent_thought_chunk")}
+    assert state.inert == chunks
+    state.apply(text("agent_message_chunk", "dropped"))
+    state.keep_history = True
+    assert state.inert == frozenset()
+    state.apply(text("agent_message_chunk", "kept"))
+    assert [m.text for m in state.messages] == ["kept"]
+    state.keep_history = False
+    assert state.inert == chunks
+
+
 def test_tool_calls_merge_field_by_field_and_keep_their_name():
     state = fold(
         up({"sessionUpdate": "tool_call", "toolCallId": "t", "title": "Read a.py", "name": "Read",

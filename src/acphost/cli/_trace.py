@@ -8,20 +8,50 @@ through the run's redactor too, since they may quote a frame.
 from __future__ import annotations
 
 import logging
+import operator
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
+import msgspec
 import orjson
 
 from .._errors import AcpError, RemoteProtocolError
-from ..rpc import FrameTap
+from ..rpc import FrameTap, chain_taps
 from ..safetext import sanitize_line
 from ..trace import Redactor, TraceValidator, Violation, validate_file
 
 __all__ = ["LiveCheck", "validate"]
 
 logger = logging.getLogger("acphost.validate")
+
+
+class _Update(msgspec.Struct, gc=False):
+    kind: str = msgspec.field(name="sessionUpdate")
+
+
+class _Params(msgspec.Struct, gc=False):
+    session_id: str = msgspec.field(name="sessionId")
+    update: _Update
+
+
+class _SessionUpdate(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """What the ordering and capability rules read of a ``session/update`` frame.
+
+    Nothing else: other members are skipped unread (no object is built for
+    them); a frame of another shape (an ``id``, another method or version, a
+    member of the wrong type) does not match and is checked whole.
+    """
+
+    jsonrpc: Literal["2.0"]
+    method: Literal["session/update"]
+    params: _Params
+
+
+_reader = msgspec.json.Decoder(_SessionUpdate)
+_read_update = _reader.decode
+_read_updates = _reader.decode_lines
+_session_and_kind = operator.attrgetter("params.session_id", "params.update.kind")
 
 
 class LiveCheck:
@@ -32,6 +62,10 @@ class LiveCheck:
     run at the agent's first violation (``on_abort``). Frames the JSON-RPC
     reader refuses are left to it (it reports them once); nothing a frame
     holds makes the check raise into the connection.
+
+    It runs for every frame of every run, so the frame a stream repeats, an
+    incoming ``session/update``, is read only as far as those rules look (its
+    session id and kind) when the schema is not checked.
 
     Args:
         strict: check the schema too, and abort on the agent's first violation.
@@ -57,21 +91,62 @@ class LiveCheck:
     def __call__(self, direction: str, line: bytes) -> None:
         """Check one frame (``send``/``receive``)."""
         try:
-            frame: Any = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            return  # the JSON-RPC core reports unparsable frames itself
-        try:
+            if direction == "receive" and not self.strict:
+                try:
+                    hot = _read_update(line)
+                except (ValueError, RecursionError):  # msgspec.DecodeError is one
+                    pass  # another frame: read whole below
+                else:
+                    params = hot.params
+                    for v in self.validator.feed_session_update(
+                        params.session_id, params.update.kind
+                    ):
+                        self._report(v)
+                    return
+            try:
+                frame: Any = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                return  # the JSON-RPC core reports unparsable frames itself
             found = self.validator.feed("outgoing" if direction == "send" else "incoming", frame)
         except Exception as exc:  # a checker bug must never take the run down
-            logger.error(
-                "the live protocol check failed on a frame (%s); it is off for this run",
-                type(exc).__name__,
-            )
-            logger.debug("the live protocol check failed", exc_info=True)
-            self.validator = _Off()
+            self._off(exc)
             return
         for v in found:
             self._report(v)
+
+    def receive_block(self, block: bytes) -> None:
+        """Check a block of received lines at once (the client's decoded updates).
+
+        Without the schema, a block of ``session/update`` frames is read in
+        one go and checked in one call; anything else, line by line.
+        """
+        if not self.strict:
+            try:
+                updates = _read_updates(block)
+            except (ValueError, RecursionError):  # not only updates: line by line
+                pass
+            else:
+                try:
+                    found = self.validator.feed_session_updates(
+                        list(map(_session_and_kind, updates))
+                    )
+                except Exception as exc:  # a checker bug must never take the run down
+                    self._off(exc)
+                    return
+                for v in found:
+                    self._report(v)
+                return
+        for line in block[:-1].split(b"\n"):
+            if line and not line.isspace():
+                self("receive", line)
+
+    def _off(self, exc: Exception) -> None:
+        logger.error(
+            "the live protocol check failed on a frame (%s); it is off for this run",
+            type(exc).__name__,
+        )
+        logger.debug("the live protocol check failed", exc_info=True)
+        self.validator = _Off()
 
     def _report(self, v: Violation) -> None:
         message = self.redactor.redact_text(v.message)
@@ -88,18 +163,19 @@ class LiveCheck:
 
     def chain(self, tap: FrameTap | None) -> FrameTap:
         """A tap that feeds this check, then ``tap``."""
-        if tap is None:
-            return self
-
-        def both(direction: Any, line: bytes) -> None:
-            self(direction, line)
-            tap(direction, line)
-
-        return both
+        chained = chain_taps(self, tap)
+        assert chained is not None  # this check is one of them
+        return chained
 
 
 class _Off(TraceValidator):
     def feed(self, direction: Any, frame: Any, line: int | None = None) -> list[Violation]:
+        return []
+
+    def feed_session_update(self, session_id: str, kind: str) -> list[Violation]:
+        return []
+
+    def feed_session_updates(self, updates: Any) -> list[Violation]:
         return []
 
 

@@ -7,7 +7,11 @@ the host bridge talk to the peer, never to :class:`~acphost.AcpClient`, which
 is a thin public façade over it.
 
 Routing runs inline in the connection's reader, once per streamed update, so
-it is written for speed: no wrapper objects, one dict lookup per update.
+it is written for speed: no wrapper objects, one dict lookup per update. Each
+``session/update`` line is first read by the strict decoder
+(:mod:`acphost.schema.strict`, straight from bytes, a read's worth of lines
+at once when they all are updates); a line it refuses is parsed and decoded
+the general way, which keeps unknown members and variants.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from ..rpc import (
     ProtocolViolation,
     RequestHandler,
 )
+from ..schema.strict import decode_update_line, decode_update_lines
 from ..transport import Transport
 
 __all__ = ["HostHooks", "Peer", "UpdateSink"]
@@ -120,6 +125,10 @@ class Peer:
             max_line_bytes=max_line_bytes,
             tap=tap,
             on_violation=on_violation,
+            decode_notification=decode_update_line,
+            decode_notifications=decode_update_lines,
+            on_decoded=self.receive_update,
+            on_decoded_block=self.receive_updates,
         )
 
     @property
@@ -224,12 +233,44 @@ class Peer:
             )
         session = self.sessions.get(sid)
         if session is None:
-            self._keep_early(sid, update, update_raw)
+            self._keep_early(sid, update, len(orjson.dumps(update_raw)))
             return None
         return session._receive_update(update)
 
-    def _keep_early(self, sid: str, update: s.SessionUpdate, raw: dict[str, Any]) -> None:
-        size = len(orjson.dumps(raw)) if raw else 0
+    def receive_update(self, decoded: tuple[str, s.SessionUpdate]) -> asyncio.Future[None] | None:
+        """Route one update the strict decoder read (the connection's ``on_decoded``).
+
+        Returns:
+            As :meth:`receive_notification`.
+
+        """
+        sid, update = decoded
+        session = self.sessions.get(sid)
+        if session is None:
+            self._keep_early_update(sid, update)
+            return None
+        return session._receive_update(update)
+
+    async def receive_updates(self, block: list[tuple[str, s.SessionUpdate]]) -> None:
+        """Route a chunk's worth of updates the strict decoder read, in order.
+
+        The connection's ``on_decoded_block``: as :meth:`receive_update` for
+        each, awaiting a full queue's future before the next (backpressure).
+        """
+        sessions = self.sessions
+        for sid, update in block:
+            session = sessions.get(sid)
+            if session is None:
+                self._keep_early_update(sid, update)
+                continue
+            waiter = session._receive_update(update)
+            if waiter is not None:
+                await waiter
+
+    def _keep_early_update(self, sid: str, update: s.SessionUpdate) -> None:
+        self._keep_early(sid, update, len(orjson.dumps(update.to_wire())))
+
+    def _keep_early(self, sid: str, update: s.SessionUpdate, size: int) -> None:
         self._early.append((sid, update, size))
         self._early_bytes += size
         while self._early_bytes > EARLY_UPDATES_MAX_BYTES and self._early:

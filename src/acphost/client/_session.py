@@ -106,7 +106,9 @@ class Session:
         return lambda: self._listeners.remove(listener)
 
     def _receive_update(self, update: s.SessionUpdate) -> asyncio.Future[None] | None:
-        self.state.apply(update)
+        state = self.state
+        if type(update) not in state.inert:  # a chunk, when no history is kept: no call
+            state.apply(update)
         if self._meters and isinstance(update, s.UsageUpdate):
             self._observe_usage(update)
         if self._listeners:

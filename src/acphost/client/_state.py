@@ -177,6 +177,7 @@ _CHUNK_ROLES: dict[str, Role] = {
     "agent_message_chunk": "agent",
     "agent_thought_chunk": "thought",
 }
+_CHUNKS = frozenset((s.UserMessageChunk, s.AgentMessageChunk, s.AgentThoughtChunk))
 
 
 _Rule = Callable[["SessionState", Any], object]
@@ -197,6 +198,9 @@ class SessionState:
         compactions: the context compactions by id, in the order they appeared.
         keep_history: when False, message content is not kept (streaming
             hosts that render and forget keep memory flat).
+        inert: the update classes that change nothing here as it is set up
+            (the message chunks when ``keep_history`` is False): the session
+            does not call :meth:`apply` for them, once per streamed chunk.
         parent_id: the session this one was forked or spawned from.
         children: the ids of the sessions forked or spawned from this one.
         system_prompt: the system prompt the host set for the session, when
@@ -215,10 +219,21 @@ class SessionState:
         self.title: str | None = None
         self.updated_at: str | None = None
         self.compactions: dict[str, Compaction] = {}
+        self.inert: frozenset[type] = frozenset()
         self.keep_history = keep_history
         self.parent_id: str | None = None
         self.children: list[str] = []
         self.system_prompt: str | None = None
+
+    @property
+    def keep_history(self) -> bool:
+        """Whether message content is kept (see the class attributes)."""
+        return self._keep_history
+
+    @keep_history.setter
+    def keep_history(self, keep: bool) -> None:
+        self._keep_history = keep
+        self.inert = frozenset() if keep else _CHUNKS
 
     @property
     def current_mode_id(self) -> str | None:

@@ -28,18 +28,46 @@ __all__ = ["Turn", "TurnResult", "UpdateQueue"]
 
 DEFAULT_QUEUE_LIMIT = 1024
 
-_TOOL_CALL_UPDATES = (s.ToolCallStart, s.ToolCallProgress)
+#: What the queue notes of an update, by its class: a tool call's id, or that
+#: usage was reported (see UpdateQueue.put). Chunks, the flood, note nothing.
+_NOTED: dict[type, str] = {
+    s.ToolCallStart: "tool_call",
+    s.ToolCallProgress: "tool_call",
+    s.UsageUpdate: "usage",
+}
+
+
+def _noted(cls: type) -> str:
+    """What a class not in the table notes: that of its nearest listed base, else nothing."""
+    for base in cls.__mro__:
+        found = _NOTED.get(base)
+        if found is not None:
+            return found
+    return ""
 
 
 class UpdateQueue:
-    """A single-consumer FIFO of updates with lossless backpressure.
+    """A single-consumer FIFO of one turn's updates with lossless backpressure.
+
+    It also notes what passed through it, consumed or not: the ids of the
+    tool calls (``tool_call_ids``, in first-seen order) and whether usage
+    was reported (``usage_seen``).
 
     Args:
         limit: the length at which :meth:`put` asks the producer to wait.
 
     """
 
-    __slots__ = ("_getter", "_items", "_limit", "_space", "closed", "detached")
+    __slots__ = (
+        "_getter",
+        "_items",
+        "_limit",
+        "_space",
+        "closed",
+        "detached",
+        "tool_call_ids",
+        "usage_seen",
+    )
 
     def __init__(self, limit: int = DEFAULT_QUEUE_LIMIT) -> None:
         self._items: deque[s.SessionUpdate] = deque()
@@ -48,12 +76,24 @@ class UpdateQueue:
         self._space: asyncio.Future[None] | None = None
         self.closed = False
         self.detached = False
+        self.tool_call_ids: dict[str, None] = {}
+        self.usage_seen = False
 
     def __len__(self) -> int:
         return len(self._items)
 
     def put(self, item: s.SessionUpdate) -> asyncio.Future[None] | None:
-        """Append an update; return a future to await when the queue is full."""
+        """Note and append an update; return a future to await when the queue is full."""
+        # Once per streamed update: one table lookup, no isinstance chain.
+        cls = type(item)
+        noted = _NOTED.get(cls)
+        if noted is None:
+            noted = _NOTED[cls] = _noted(cls)
+        if noted:
+            if noted == "usage":
+                self.usage_seen = True
+            else:
+                self.tool_call_ids[item.tool_call_id] = None  # type: ignore[union-attr]
         if self.detached:
             return None
         items = self._items
@@ -167,20 +207,21 @@ class Turn:
 
     def __init__(self, queue: UpdateQueue) -> None:
         self._queue = queue
+        # The producer side (the session): the queue's put itself, no wrapper
+        # call per streamed update.
+        self._deliver = queue.put
         self._result: asyncio.Future[TurnResult] = asyncio.get_running_loop().create_future()
         self._iterating = False
         self._task: asyncio.Task[None] | None = None
-        self.tool_call_ids: dict[str, None] = {}
-        self._usage_seen = False
 
-    # -- producer side (the session) -------------------------------------------
+    @property
+    def tool_call_ids(self) -> dict[str, None]:
+        """The ids of the tool calls this turn created or updated, in first-seen order."""
+        return self._queue.tool_call_ids
 
-    def _deliver(self, update: s.SessionUpdate) -> asyncio.Future[None] | None:
-        if isinstance(update, _TOOL_CALL_UPDATES):
-            self.tool_call_ids[update.tool_call_id] = None
-        elif isinstance(update, s.UsageUpdate):
-            self._usage_seen = True
-        return self._queue.put(update)
+    @property
+    def _usage_seen(self) -> bool:
+        return self._queue.usage_seen
 
     def _finish(self, result: TurnResult | BaseException) -> None:
         if self._result.done():

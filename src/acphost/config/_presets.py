@@ -17,7 +17,6 @@ import os
 import shutil
 import sys
 from dataclasses import replace
-from importlib import resources
 from typing import Any
 
 from ._spec import AgentSpec, Settings
@@ -61,8 +60,10 @@ _OVERLAY: dict[str, dict[str, Any]] = {
 
 
 def _load_registry() -> list[dict[str, Any]]:
-    text = resources.files("acphost.config").joinpath("data/registry.json").read_text("utf-8")
-    agents: list[dict[str, Any]] = json.loads(text)["agents"]
+    # A plain file beside this module (package data, installed with it):
+    # importlib.resources would cost more at start-up than reading it.
+    with open(os.path.join(os.path.dirname(__file__), "data", "registry.json"), "rb") as f:
+        agents: list[dict[str, Any]] = json.loads(f.read())["agents"]
     return agents
 
 

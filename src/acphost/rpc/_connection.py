@@ -7,7 +7,9 @@ its events **synchronously, in wire order** (websockets'
 - responses resolve the caller's future;
 - notifications go to ``on_notification``, which may return an awaitable:
   the reader awaits it before the next event. That is how a full update
-  queue pauses reading — lossless backpressure, nothing dropped or reordered;
+  queue pauses reading — lossless backpressure, nothing dropped or reordered.
+  Those the core's typed decoders read go to ``on_decoded`` instead, the
+  same way, or a chunk's worth at once to ``on_decoded_block``;
 - only requests from the peer get their own task, so a slow permission
   prompt never stalls the stream; at most ``max_concurrent_requests`` run at
   once, and beyond that reading pauses until one finishes (backpressure:
@@ -38,7 +40,7 @@ from .._errors import (
     UsageError,
 )
 from ..transport._base import Transport
-from ._core import DEFAULT_MAX_LINE_BYTES, RpcCore
+from ._core import DEFAULT_MAX_LINE_BYTES, BlockDecoder, NotificationDecoder, RpcCore
 from ._events import (
     CancelRequested,
     ErrorResponse,
@@ -50,12 +52,20 @@ from ._events import (
 )
 from ._taps import FrameTap
 
-__all__ = ["Connection", "NotificationHandler", "RequestHandler"]
+__all__ = [
+    "BlockHandler",
+    "Connection",
+    "DecodedHandler",
+    "NotificationHandler",
+    "RequestHandler",
+]
 
 logger = logging.getLogger("acphost.rpc")
 
 RequestHandler = Callable[[str, Any], Awaitable[Any]]
 NotificationHandler = Callable[[str, Any], "Awaitable[None] | None"]
+DecodedHandler = Callable[[tuple[Any, ...]], "Awaitable[None] | None"]
+BlockHandler = Callable[[list[tuple[Any, ...]]], Awaitable[None]]
 
 _EXIT_WAIT = 2.0
 #: Requests from the peer served at once; more wait, unread, in the pipe.
@@ -81,10 +91,21 @@ class Connection:
             log gets only the first few).
         max_concurrent_requests: how many of the peer's requests are served
             at once; beyond that, reading pauses until one is answered.
+        decode_notification: the core's typed decoder (see
+            :class:`~acphost.rpc.RpcCore`); what it decodes goes to
+            ``on_decoded``, in wire order, as notifications go to
+            ``on_notification`` (an awaitable returned pauses reading).
+        decode_notifications: the core's block decoder (the same, a chunk's
+            lines at once; see :class:`~acphost.rpc.RpcCore`).
+        on_decoded: ``(decoded) -> None | awaitable``; required with a decoder.
+        on_decoded_block: ``async (block)``, given what the block decoder read
+            of a chunk, to handle in order (awaiting what ``on_decoded`` would
+            have returned); without it, each goes to ``on_decoded``.
 
     Raises:
         ValueError: ``max_concurrent_requests`` is below 1 (or
-            ``max_line_bytes`` below 64).
+            ``max_line_bytes`` below 64), or a decoder comes without
+            ``on_decoded``.
 
     """
 
@@ -98,13 +119,26 @@ class Connection:
         tap: FrameTap | None = None,
         on_violation: Callable[[ProtocolViolation], None] | None = None,
         max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT_REQUESTS,
+        decode_notification: NotificationDecoder | None = None,
+        decode_notifications: BlockDecoder | None = None,
+        on_decoded: DecodedHandler | None = None,
+        on_decoded_block: BlockHandler | None = None,
     ) -> None:
         if max_concurrent_requests < 1:
             raise ValueError("max_concurrent_requests must be at least 1")
+        if (decode_notification or decode_notifications) is not None and on_decoded is None:
+            raise ValueError("a notification decoder needs on_decoded")
         self.transport = transport
-        self.core = RpcCore(max_line_bytes=max_line_bytes, tap=tap)
+        self.core = RpcCore(
+            max_line_bytes=max_line_bytes,
+            tap=tap,
+            decode_notification=decode_notification,
+            decode_notifications=decode_notifications,
+        )
         self._on_request = on_request
         self._on_notification = on_notification
+        self._on_decoded = on_decoded
+        self._on_decoded_block = on_decoded_block
         self._on_violation = on_violation
         self._futures: dict[RequestId, asyncio.Future[Any]] = {}
         self._on_response: dict[RequestId, Callable[[Any], None]] = {}
@@ -271,9 +305,16 @@ class Connection:
     async def _dispatch(self, events: Iterable[Any]) -> None:
         futures = self._futures
         on_notification = self._on_notification
+        on_decoded = self._on_decoded
         for ev in events:
             cls = type(ev)
-            if cls is dict:  # a notification, handed over as its frame (RpcCore._parse)
+            if cls is list:  # what the block decoder made of a chunk
+                await self._decoded_block(ev)
+            elif cls is tuple:  # what the typed decoder made of a notification
+                waiter = on_decoded(ev)  # type: ignore[misc]  # set with the decoder
+                if waiter is not None:
+                    await waiter
+            elif cls is dict:  # a notification, handed over as its frame (RpcCore._parse)
                 waiter = on_notification(ev["method"], ev.get("params"))
                 if waiter is not None:
                     await waiter
@@ -308,6 +349,16 @@ class Connection:
         if self._held and self.core._prelude is None:
             self._log_held()
         self._flush()
+
+    async def _decoded_block(self, block: list[tuple[Any, ...]]) -> None:
+        if self._on_decoded_block is not None:
+            await self._on_decoded_block(block)
+            return
+        on_decoded = self._on_decoded
+        for ev in block:
+            waiter = on_decoded(ev)  # type: ignore[misc]  # set with the decoder
+            if waiter is not None:
+                await waiter
 
     async def _wait_for_slot(self) -> None:
         # Every slot is busy: stop reading (the peer's further frames wait in

@@ -14,7 +14,9 @@ MUST NOT write anything to its stdout that is not a valid ACP message").
 
 There is one receiving path, whatever is attached: every chunk is split and
 parsed as a batch, and a tap sees each frame that parsed as JSON, with its
-exact bytes, from inside that batch.
+exact bytes, from inside that batch. A driver may give a typed decoder for the
+notifications that stream (``decode_notification``): each line is offered to
+it first, and whatever it refuses takes the general path.
 """
 
 from __future__ import annotations
@@ -36,19 +38,34 @@ from ._events import (
     Request,
     Response,
 )
+from ._lines import (
+    _EXCERPT,
+    _LONG_LINE,
+    BlockDecoder,
+    Line,
+    NotificationDecoder,
+    _Oversized,
+    _views,
+)
 from ._outgoing import CANCEL_REQUEST, Outgoing, valid_id
 from ._prelude import Prelude
-from ._taps import FrameTap, taps_for
+from ._taps import FrameTap, deliver_block, taps_for
 
 __all__ = [
     "CANCEL_REQUEST",
     "DEFAULT_MAX_LINE_BYTES",
+    "BlockDecoder",
     "FrameTap",
+    "NotificationDecoder",
     "ProtocolViolation",
     "RpcCore",
 ]
 
 logger = logging.getLogger("acphost.rpc")
+
+#: What the core hands its driver: an event, a notification frame (a dict), a
+#: line a typed decoder read (a tuple) or a block it read (a list of tuples).
+Received = Union[Event, dict[str, Any], tuple[Any, ...], list[tuple[Any, ...]]]
 
 #: Default cap on one frame. Agents embed whole files in diffs and tool
 #: output, so this is generous; a larger frame is reported and skipped.
@@ -56,23 +73,6 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
-_EXCERPT = 200
-#: When the first line of a chunk is longer than this, its lines are parsed from
-#: views of the chunk rather than split off as copies (for long lines, the
-#: copies cost more than the views).
-_LONG_LINE = 1024
-
-
-class _Oversized:
-    """Stands in the line list for a line over the limit (orjson rejects it as input)."""
-
-    __slots__ = ("excerpt",)
-
-    def __init__(self, excerpt: bytes) -> None:
-        self.excerpt = excerpt
-
-
-Line = Union[bytes, memoryview, _Oversized]
 
 
 class RpcCore(Outgoing):
@@ -88,6 +88,18 @@ class RpcCore(Outgoing):
             fast: it runs inline. If it raises, the error is logged and the
             frame is processed all the same. Taps of an active
             :func:`~acphost.rpc.tap_all_cores` block run after it.
+        decode_notification: once the peer has greeted, each line is first
+            given to it; a line it decodes is an event of its own, the tuple
+            it returns (in wire order with the others; taps see the line as
+            usual). It must refuse (raise) whatever is not a notification it
+            fully understands, requests and responses included: those lines
+            then take the general path. The driver hands such tuples to the
+            layer that gave the decoder.
+        decode_notifications: the same for a block of lines, all or nothing:
+            each chunk's complete lines (more than one, none over the limit)
+            are given to it first, and when it decodes them all, the list it
+            returns is one event (one read's worth, held at once); when it
+            raises, the lines are offered one by one as above.
 
     Attributes:
         failure: set when the peer is beyond help (it does not speak JSON-RPC
@@ -97,18 +109,25 @@ class RpcCore(Outgoing):
     """
 
     def __init__(
-        self, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, tap: FrameTap | None = None
+        self,
+        *,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        tap: FrameTap | None = None,
+        decode_notification: NotificationDecoder | None = None,
+        decode_notifications: BlockDecoder | None = None,
     ) -> None:
         if max_line_bytes < 64:
             raise ValueError("max_line_bytes must be at least 64")
         super().__init__(None)
         self.max_line_bytes = max_line_bytes
         self.tap = taps_for(tap)
+        self.decode_notification = decode_notification
+        self.decode_notifications = decode_notifications
         self.failure: RemoteProtocolError | None = None
         self.eof = False
         self._partial = bytearray()
         self._discarding = False
-        self._events: list[Event | dict[str, Any]] = []
+        self._events: list[Received] = []
         # Until the peer's first JSON-RPC message: the junk it wrote before.
         self._prelude: Prelude | None = Prelude()
 
@@ -131,31 +150,41 @@ class RpcCore(Outgoing):
         self._discarding = False
         self.eof = True
 
-    def events_received(self) -> list[Event]:
-        """Return and forget the events parsed so far, in wire order."""
-        return [
-            Notification(ev["method"], ev.get("params")) if isinstance(ev, dict) else ev
-            for ev in self._take_events()
-        ]
+    def events_received(self) -> list[Event | tuple[Any, ...]]:
+        """Return and forget the events parsed so far, in wire order.
 
-    def _take_events(self) -> list[Event | dict[str, Any]]:
+        A tuple is what a typed decoder made of a line (only with one).
+        """
+        events: list[Event | tuple[Any, ...]] = []
+        for ev in self._take_events():
+            if type(ev) is dict:
+                events.append(Notification(ev["method"], ev.get("params")))
+            elif type(ev) is list:
+                events += ev
+            else:
+                events.append(ev)  # type: ignore[arg-type]
+        return events
+
+    def _take_events(self) -> list[Received]:
         """:meth:`events_received` for the driver: notifications may stay frames.
 
         A dict is a valid notification frame (``method`` a string, ``params``
         absent, an object or an array), standing for ``Notification(method,
         params)``: building a frozen dataclass per frame would cost a tenth of
-        the whole session-update path.
+        the whole session-update path. A list is a block the block decoder
+        read: its tuples, in order.
         """
         events, self._events = self._events, []
         return events
 
-    def _parse(self, data: bytes) -> Iterator[Event | dict[str, Any]]:
+    def _parse(self, data: bytes) -> Iterator[Received]:
         """Frame one chunk; return its events, parsed one by one as they are taken.
 
         :meth:`receive_data` takes them all at once; the driver takes them one
         at a time and handles each before the next line is parsed, so a chunk
-        of frames is never held as objects all at once. The iterator must be
-        exhausted before the next chunk is given.
+        of frames is never held as objects all at once (but for a block the
+        typed block decoder read whole). The iterator must be exhausted before
+        the next chunk is given.
         """
         if not data or self.failure is not None:
             return iter(())
@@ -174,6 +203,23 @@ class RpcCore(Outgoing):
         end = data.rfind(b"\n", start) + 1  # just past the last complete line, or 0
         lines: Iterable[Line] = ()
         if end > start:
+            block = self.decode_notifications
+            if (
+                block is not None
+                and self._prelude is None
+                and end - start <= self.max_line_bytes
+                and data.find(b"\n", start) < end - 1  # more than one line
+            ):
+                try:
+                    decoded = block(memoryview(data)[start:end])
+                except Exception:  # not all of them: line by line, as below
+                    pass
+                else:
+                    if end < len(data):
+                        self._extend_partial(data[end:])
+                    if first is None and self.tap is None:
+                        return iter((decoded,))
+                    return self._decoded_block(first, data, start, end, decoded)
             if end - start > self.max_line_bytes:
                 # One of these lines may be too long: measure each.
                 limit = self.max_line_bytes
@@ -195,18 +241,49 @@ class RpcCore(Outgoing):
             lines = chain((first,), lines)
         return self._parse_lines(lines, data[max(start, end) :])
 
+    def _decoded_block(
+        self,
+        first: bytes | _Oversized | None,
+        data: bytes,
+        start: int,
+        end: int,
+        decoded: list[tuple[Any, ...]],
+    ) -> Iterator[Received]:
+        # The line completing the previous chunk first, then the block's lines
+        # for the tap (every one a frame but the blank ones), then its events.
+        if first is not None:
+            yield from self._parse_lines((first,))
+        if self.tap is not None:
+            try:
+                deliver_block(self.tap, data[start:end])
+            except Exception:
+                self._tap_failed()
+        yield decoded
+
     def _parse_lines(
         self, lines: Iterable[Line], tail: bytes = b""
-    ) -> Iterator[Event | dict[str, Any]]:
+    ) -> Iterator[Received]:
         # The one path every line takes. A flood of session updates is what it
-        # is tuned for: once the peer has greeted, each well-formed
-        # notification is handed over as its parsed frame, a dict, in place of
-        # a Notification (see _take_events). Anything else takes the general
-        # path, with the frame already parsed.
+        # is tuned for: once the peer has greeted, each line is offered to the
+        # typed decoder, and each other well-formed notification is handed
+        # over as its parsed frame, a dict, in place of a Notification (see
+        # _take_events). Anything else takes the general path, with the frame
+        # already parsed.
         loads = _loads
         tap = self.tap
         fast = self._prelude is None
+        typed = self.decode_notification if fast else None
         for line in lines:
+            if typed is not None:
+                try:
+                    decoded = typed(line)  # type: ignore[arg-type]  # _Oversized fails here
+                except Exception:  # not one it knows: the general path says what it is
+                    pass
+                else:
+                    if tap is not None:
+                        self._tap_received(tap, line)  # type: ignore[arg-type]
+                    yield decoded
+                    continue
             try:
                 msg = loads(line)  # type: ignore[arg-type]  # _Oversized fails here
             except _JSONDecodeError as exc:
@@ -217,10 +294,7 @@ class RpcCore(Outgoing):
                         return
                 continue
             if tap is not None:
-                try:
-                    tap("receive", line if type(line) is bytes else bytes(line))  # type: ignore[arg-type]
-                except Exception:
-                    self._tap_failed()
+                self._tap_received(tap, line)  # type: ignore[arg-type]
             if fast and type(msg) is dict and "id" not in msg:
                 method = msg.get("method")
                 if type(method) is str and method != CANCEL_REQUEST:
@@ -234,8 +308,15 @@ class RpcCore(Outgoing):
                 if self.failure is not None:
                     return
             fast = self._prelude is None
+            typed = self.decode_notification if fast else None
         if tail:  # the start of the next line, kept until its newline arrives
             self._extend_partial(tail)
+
+    def _tap_received(self, tap: FrameTap, line: bytes | memoryview) -> None:
+        try:
+            tap("receive", line if type(line) is bytes else bytes(line))
+        except Exception:
+            self._tap_failed()
 
     def _extend_partial(self, chunk: bytes) -> None:
         if self._discarding:
@@ -345,13 +426,3 @@ class RpcCore(Outgoing):
         # Notifications are never answered (JSON-RPC 2.0 §4.1), even when broken.
         if "id" in msg and valid_id(msg["id"]) and msg["id"] not in self._inbound:
             self._reply_error(msg["id"], InvalidRequest(text))
-
-
-def _views(data: bytes, start: int, end: int) -> Iterator[memoryview]:
-    """The lines of ``data[start:end]`` (which ends with a newline), as views."""
-    view = memoryview(data)
-    find = data.find
-    while start < end:
-        nl = find(b"\n", start, end)
-        yield view[start:nl]
-        start = nl + 1

@@ -1,9 +1,14 @@
-"""What the JSON-RPC core reports: one frozen, slotted event per thing that happened."""
+"""What the JSON-RPC core reports: one frozen, slotted event per thing that happened.
+
+The events are plain slotted classes with value semantics (equality, hash,
+repr, pattern matching by position), written out rather than made by
+``dataclasses``: its code generation cost milliseconds at import, on the path
+of every command line run.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, ClassVar, Union
 
 from .._errors import RequestError
 
@@ -19,52 +24,107 @@ __all__ = [
 ]
 
 RequestId = Union[int, str, None]
+_set = object.__setattr__
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+class _Frozen:
+    """Value semantics over ``__slots__``; assigning an attribute raises."""
+
+    __slots__ = ()
+    __match_args__: ClassVar[tuple[str, ...]] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__match_args__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__match_args__)
+        return f"{self.__class__.__qualname__}({shown})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+
+class Request(_Frozen):
     """The peer sent a request; it must get exactly one response."""
 
+    __slots__ = ("id", "method", "params")
+    __match_args__ = ("id", "method", "params")
     id: RequestId
     method: str
     params: Any
 
+    def __init__(self, id: RequestId, method: str, params: Any) -> None:
+        _set(self, "id", id)
+        _set(self, "method", method)
+        _set(self, "params", params)
 
-@dataclass(frozen=True, slots=True)
-class Notification:
+
+class Notification(_Frozen):
     """The peer sent a notification (no response expected)."""
 
+    __slots__ = ("method", "params")
+    __match_args__ = ("method", "params")
     method: str
     params: Any
 
+    def __init__(self, method: str, params: Any) -> None:
+        _set(self, "method", method)
+        _set(self, "params", params)
 
-@dataclass(frozen=True, slots=True)
-class Response:
+
+class Response(_Frozen):
     """The peer answered one of our requests with a result."""
 
+    __slots__ = ("id", "method", "result")
+    __match_args__ = ("id", "method", "result")
     id: RequestId
     method: str
     result: Any
 
+    def __init__(self, id: RequestId, method: str, result: Any) -> None:
+        _set(self, "id", id)
+        _set(self, "method", method)
+        _set(self, "result", result)
 
-@dataclass(frozen=True, slots=True)
-class ErrorResponse:
+
+class ErrorResponse(_Frozen):
     """The peer answered one of our requests with an error."""
 
+    __slots__ = ("error", "id", "method")
+    __match_args__ = ("id", "method", "error")
     id: RequestId
     method: str
     error: RequestError
 
+    def __init__(self, id: RequestId, method: str, error: RequestError) -> None:
+        _set(self, "id", id)
+        _set(self, "method", method)
+        _set(self, "error", error)
 
-@dataclass(frozen=True, slots=True)
-class CancelRequested:
+
+class CancelRequested(_Frozen):
     """The peer asked us to abandon the request it sent with this id."""
 
+    __slots__ = ("id",)
+    __match_args__ = ("id",)
     id: RequestId
 
+    def __init__(self, id: RequestId) -> None:
+        _set(self, "id", id)
 
-@dataclass(frozen=True, slots=True)
-class ProtocolViolation:
+
+class ProtocolViolation(_Frozen):
     """The peer sent something that breaks JSON-RPC; the frame was skipped.
 
     When JSON-RPC requires an answer (bad JSON, bad request object), the core
@@ -77,8 +137,14 @@ class ProtocolViolation:
 
     """
 
+    __slots__ = ("excerpt", "message")
+    __match_args__ = ("message", "excerpt")
     message: str
     excerpt: bytes
+
+    def __init__(self, message: str, excerpt: bytes) -> None:
+        _set(self, "message", message)
+        _set(self, "excerpt", excerpt)
 
 
 Event = Union[Request, Notification, Response, ErrorResponse, CancelRequested, ProtocolViolation]

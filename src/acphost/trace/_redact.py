@@ -82,7 +82,8 @@ class Redactor:
         rules += [Rule(f"extra{i}", (), p) for i, p in enumerate(value_patterns)]
         if spellings:
             rules.insert(0, Rule("configured", tuple(spellings), trie_pattern(spellings)))
-        self._rules = [(rule, re.compile(rule.pattern)) for rule in rules]
+        self._rule_list = rules
+        self._extra_keys = list(key_patterns)
         self._always = tuple(i for i, rule in enumerate(rules) if not rule.triggers)
         # Every rule's triggers, lower-cased, in one trie-shaped expression searched
         # on the lower-cased text: trigger -> the rules it wakes.
@@ -95,6 +96,18 @@ class Redactor:
         for trigger, ids in self._woken.items():
             for end in range(1, len(trigger)):
                 ids.update(self._woken.get(trigger[:end], ()))
+        # The expressions are compiled when first used (see __getattr__): a
+        # run that never redacts anything (no warning, no trace) pays nothing.
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for attributes not set yet: the compiled expressions.
+        if name not in ("_rules", "_triggers", "_raw_hint", "_extra_key"):
+            raise AttributeError(name)
+        self._compile()
+        return self.__dict__[name]
+
+    def _compile(self) -> None:
+        self._rules = [(rule, re.compile(rule.pattern)) for rule in self._rule_list]
         self._triggers = re.compile(f"(?=({trie_pattern(self._woken)}))")
         # A raw JSON line needs the walk when it has a trigger (bytes.lower folds
         # ASCII only, so these are folded the same way), an escape that could
@@ -102,8 +115,8 @@ class Redactor:
         raw = {t.encode().lower().decode() for t in self._woken}
         raw |= {"\\u", "\\/", '"env"', '"headers"', '"args"', 'auth"', 'pat"'}
         self._raw_hint = re.compile(trie_pattern(raw).encode())
-        extra_keys = list(key_patterns)
-        self._extra_key = re.compile("|".join(extra_keys), re.I) if extra_keys else None
+        extra = self._extra_keys
+        self._extra_key = re.compile("|".join(extra), re.I) if extra else None
 
     @classmethod
     def from_config(

@@ -30,6 +30,7 @@ frame nested too deeply for the schema check is reported as such.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -302,24 +303,66 @@ class TraceValidator:
         if method == "session/cancel" and isinstance(sid, str) and sid in self._turns:
             self._cancelled.add(sid)
         elif method == "session/update" and isinstance(sid, str):
-            kind = _obj(p.get("update")).get("sessionUpdate")
+            self._session_update(at, sid, _obj(p.get("update")).get("sessionUpdate"))
+
+    def feed_session_update(self, session_id: str, kind: str) -> list[Violation]:
+        """:meth:`feed` for an incoming ``session/update`` whose shape is known.
+
+        For a live check that reads only what the rules need of the hottest
+        frame: the caller has seen ``jsonrpc`` 2.0, a ``method`` of
+        ``session/update``, no ``id``, a string ``sessionId`` and an
+        ``update`` object with a string ``sessionUpdate``. The violations are
+        those :meth:`feed` finds for the frame when the schema is not checked
+        (with it, feed the frame).
+        """
+        self._ordinal += 1
+        before = len(self.violations)
+        self._session_update(self._ordinal, session_id, kind)
+        return self.violations[before:]
+
+    def feed_session_updates(self, updates: Sequence[tuple[str, str]]) -> list[Violation]:
+        """:meth:`feed_session_update` for each ``(session_id, kind)``, in order.
+
+        For a block of incoming updates at once: they change nothing the rules
+        depend on, so when none of the distinct pairs breaks a rule, none of
+        the frames does, and they are only counted.
+        """
+        if self._all_quiet(set(updates)):
+            self._ordinal += len(updates)
+            return []
+        found: list[Violation] = []
+        for sid, kind in updates:
+            found += self.feed_session_update(sid, kind)
+        return found
+
+    def _all_quiet(self, pairs: set[tuple[str, str]]) -> bool:
+        caps = _obj(_obj(self._client_caps).get("session"))
+        for sid, kind in pairs:
             if kind in _TURN_UPDATES and sid not in self._turns:
-                self._add(
-                    at,
-                    "agent",
-                    "turn-order",
-                    f"a {kind} update for session {_short(sid)} outside any prompt turn",
-                )
-            needed = _CLIENT_SESSION_CAPS.get(kind) if isinstance(kind, str) else None
-            if needed is not None and not isinstance(
-                _obj(_obj(self._client_caps).get("session")).get(needed), dict
-            ):
-                self._add(
-                    at,
-                    "agent",
-                    "capability",
-                    f"a {kind} update although the client did not advertise session.{needed}",
-                )
+                return False
+            needed = _CLIENT_SESSION_CAPS.get(kind)
+            if needed is not None and not isinstance(caps.get(needed), dict):
+                return False
+        return True
+
+    def _session_update(self, at: int, sid: str, kind: Any) -> None:
+        if kind in _TURN_UPDATES and sid not in self._turns:
+            self._add(
+                at,
+                "agent",
+                "turn-order",
+                f"a {kind} update for session {_short(sid)} outside any prompt turn",
+            )
+        needed = _CLIENT_SESSION_CAPS.get(kind) if isinstance(kind, str) else None
+        if needed is not None and not isinstance(
+            _obj(_obj(self._client_caps).get("session")).get(needed), dict
+        ):
+            self._add(
+                at,
+                "agent",
+                "capability",
+                f"a {kind} update although the client did not advertise session.{needed}",
+            )
 
     # -- responses --------------------------------------------------------------------------------
 
