@@ -308,6 +308,9 @@ class PromptRun:
             "session_timeout": a.init_timeout,
             "unstable": a.unstable,
             "notices": a.notices,
+            # The command line shows updates as they come and records the
+            # history from them: the session state need not keep messages.
+            "keep_history": False,
         }
         if outputs.trace is not None:
             options["trace"] = outputs.trace
