@@ -99,3 +99,15 @@ async def test_updates_sent_before_session_new_answers_reach_the_session(workspa
         session = await client.new_session(workspace)
         assert session.state.title == "early title"
         assert [sid for sid, _, _ in client._peer._early] == ["other"]
+
+
+async def test_a_program_that_printed_a_banner_and_idles_is_named_for_what_it_is():
+    """A banner and no JSON-RPC: the timeout says it does not look like an ACP agent."""
+    import sys
+
+    script = "import sys, time; print('Welcome to my tool v1.0', flush=True); time.sleep(60)"
+    with pytest.raises(acphost.AcpTimeout, match="does not look like an ACP agent") as caught:
+        async with AcpClient.start([sys.executable, "-c", script], init_timeout=1.0):
+            pass
+    assert "Welcome to my tool" in str(caught.value)
+    assert "raise the timeout" not in str(caught.value)

@@ -170,9 +170,14 @@ class Peer:
             exc.auth_methods = tuple(self.auth_methods)
             raise
         except AcpTimeout as exc:
+            # The connection's diagnosis (a program that only printed junk) wins
+            # over the advice to wait longer.
+            _, _, diagnosis = str(exc).partition("; ")
+            advice = diagnosis or (
+                "raise the timeout if it is slow to start, e.g. downloading on first run"
+            )
             raise AcpTimeout(
-                f"the agent did not answer {what or method} within {timeout:g} s "
-                "(raise the timeout if it is slow to start, e.g. downloading on first run)",
+                f"the agent did not answer {what or method} within {timeout:g} s ({advice})",
                 exc.stderr_tail,
             ) from None
 
