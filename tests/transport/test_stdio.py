@@ -168,3 +168,12 @@ async def test_writing_to_an_agent_that_exited_raises_connection_error():
     await t.close()
     with pytest.raises(ConnectionError):
         t.send(b"{}\n")
+
+
+async def test_a_program_that_is_not_executable_is_named(tmp_path):
+    script = tmp_path / "agent.sh"
+    script.write_text("#!/bin/sh\necho hi\n")  # no x bit
+    with pytest.raises(AgentStartError, match="not executable"):
+        await StdioTransport.spawn([str(script)])
+    with pytest.raises(AgentStartError, match="not executable"):
+        await StdioTransport.spawn([str(tmp_path)])  # a directory
