@@ -13,6 +13,9 @@ scenario:
 - ``permwait``: like ``perm`` with one request, sent once ``go`` exists in the cwd;
 - ``permcancel``: one permission request; on ``session/cancel`` the turn
   ends ``cancelled``;
+- ``form``: a form (``elicitation/create``) with attacks in its message,
+  titles, descriptions, choices and defaults; the answer is recorded like
+  a permission outcome;
 - ``error``: answer the prompt with a JSON-RPC error carrying ``data``;
 - ``crash``: write to stderr and exit 3;
 - ``junk``: a non-JSON line and a notification with a hostile method, then ``all``.
@@ -83,7 +86,7 @@ outcomes: dict = {}
 
 
 def record(rid, result):
-    outcomes[str(rid)] = result.get("outcome") if isinstance(result, dict) else result
+    outcomes[str(rid)] = result.get("outcome", result) if isinstance(result, dict) else result
     with open(os.path.join(state["cwd"], "outcomes.json"), "w") as f:
         json.dump(outcomes, f)
 
@@ -112,6 +115,16 @@ def prompt(rid, words):
         threading.Thread(target=later, daemon=True).start()
     elif scenario == "permcancel":
         ask(100, "cancel me", "sleep 100")
+    elif scenario == "form":
+        pending[100] = rid
+        send({"jsonrpc": "2.0", "id": 100, "method": "elicitation/create", "params": {
+            "sessionId": state["session"], "mode": "form", "message": "form " + EVIL,
+            "requestedSchema": {"type": "object", "required": ["who"], "properties": {
+                "who": {"type": "string", "title": "who " + EVIL,
+                        "description": "desc " + EVIL, "default": "def" + EVIL},
+                "pick": {"type": "string", "title": "pick",
+                         "oneOf": [{"const": "a", "title": "first " + EVIL},
+                                   {"const": "b", "title": "second"}]}}}}})
     elif scenario == "error":
         send({"jsonrpc": "2.0", "id": rid, "error": {
             "code": -32603, "message": "failed " + EVIL, "data": {"why": EVIL}}})

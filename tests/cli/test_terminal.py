@@ -13,13 +13,11 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from tests.cli.terminal import PtyRun, screen
 
-HOSTILE = Path(__file__).with_name("hostile_agent.py")
 EVIL = "\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b[2J\rEVIL\u202eLIVE"
 SHOWN = "\\x1b]52;c;ZXZpbA==\\x07\\x1b]0;pwned\\x07\\x1b[2J\\rEVIL<U+202E>LIVE"
 # What must never reach a terminal from the agent.
@@ -29,19 +27,8 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 
 
 @pytest.fixture
-def env(tmp_path):
-    settings = tmp_path / "settings.json"
-    settings.write_text(
-        json.dumps(
-            {"agent_servers": {"hostile": {"command": sys.executable, "args": [str(HOSTILE)]}}}
-        )
-    )
-    return {
-        **os.environ,
-        "ACPHOST_DEMO_STEP": "0",
-        "XDG_CONFIG_HOME": str(tmp_path / ".xdg"),
-        "ACPHOST_SETTINGS": str(settings),
-    }
+def env(hostile_env):
+    return hostile_env
 
 
 def assert_harmless(output: bytes) -> None:

@@ -240,6 +240,45 @@ async def test_elicitation_handler_is_advertised_and_called(workspace):
     assert results["elicit"]["result"] == {"action": "accept", "content": {"name": "Ada"}}
 
 
+async def test_a_cancelled_turn_withdraws_the_form_and_answers_it_cancel(workspace):
+    """Session.cancel answers a form the user has not filled in yet with the
+    ``cancel`` action (an agent waiting on it can then end the turn), and the
+    handler's question is withdrawn (its task is cancelled)."""
+    asked, withdrawn = asyncio.Event(), asyncio.Event()
+
+    class Handler:
+        form = True
+        url = False
+
+        async def __call__(self, request):
+            asked.set()
+            try:
+                await asyncio.Event().wait()  # the user never answers
+            except asyncio.CancelledError:
+                withdrawn.set()
+                raise
+            return {"action": "accept"}
+
+    results = {}
+
+    async def prompt(agent, rid, params):
+        results["elicit"] = await agent.request("elicitation/create", {
+            "sessionId": "s1", "message": "Your name?", "mode": "form",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}})
+        await agent.wait_for("session/cancel")
+        return {"stopReason": "cancelled"}
+
+    t, _ = pair_with({"session/prompt": prompt})
+    async with connect(t, host=HostConfig(elicitation=Handler())) as client:
+        session = await client.new_session(workspace)
+        turn = session.prompt("go")
+        await asyncio.wait_for(asked.wait(), 10)
+        result = await session.cancel()
+        assert result.stop_reason == "cancelled" and (await turn).stop_reason == "cancelled"
+    assert withdrawn.is_set()
+    assert results["elicit"]["result"] == {"action": "cancel"}
+
+
 async def test_terminal_auth_method(workspace):
     methods = [{"type": "terminal", "id": "login", "name": "Log in", "args": ["--login"]},
                {"id": "key", "name": "API key"}]

@@ -11,8 +11,9 @@ import json
 from textual.widgets import Checkbox, Input, RadioSet, SelectionList
 
 from acphost import schema as s
+from acphost.host import check_form as check
+from acphost.host import form_fields
 from acphost.tui._elicit import FormScreen, UrlScreen
-from acphost.tui._form import check, form_fields
 from acphost.tui._urlcard import UrlCard
 
 from .conftest import SIZE, answer, ready, send, transcript_source, wait_for

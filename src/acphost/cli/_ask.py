@@ -1,4 +1,4 @@
-"""``--ask``: permission questions on the controlling terminal.
+"""``--ask``: permission questions and the agent's forms on the controlling terminal.
 
 - One question at a time, in arrival order; the question says how many more
   are waiting. An answer can only apply to the question on screen.
@@ -11,6 +11,10 @@
   the question goes away at once and its request is answered ``cancelled``.
 - Without a terminal (``/dev/tty`` cannot be opened) that is said once on
   stderr, and every question is answered no.
+- A form the agent asks the user to fill in (ACP ``elicitation/create``,
+  form mode) is asked field by field in the same line of questions
+  (:class:`TtyForms`); Ctrl-D declines it, a cancelled turn withdraws it
+  (the client answers it with the ``cancel`` action).
 """
 
 from __future__ import annotations
@@ -19,12 +23,20 @@ import asyncio
 import contextlib
 import os
 import termios
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..host import PermissionRequest, Verdict, describe_request
 from ..safetext import sanitize_line
 from ._edge import terminal_held, warn
 
-__all__ = ["TtyAsker", "question_lines"]
+if TYPE_CHECKING:
+    from .. import schema as s
+    from ..host import FormField
+
+__all__ = ["TtyAsker", "TtyForms", "question_lines"]
+
+T = TypeVar("T")
 
 _SETTLE = 0.05  # seconds between a question's turn coming and its display
 
@@ -90,6 +102,11 @@ class TtyAsker:
                 os.close(self._fd)
             self._fd = None
 
+    @property
+    def can_ask(self) -> bool:
+        """Whether there is a terminal to ask on."""
+        return self._fd is not None
+
     async def __call__(self, request: PermissionRequest) -> Verdict:
         """Ask about ``request`` once the questions before it are answered.
 
@@ -100,31 +117,54 @@ class TtyAsker:
         """
         if self._fd is None:
             return Verdict.reject("no terminal to ask on (--ask)")
+        return await self._in_turn(lambda fd: self._answer(fd, request))
+
+    async def fill_in(self, request: s.CreateElicitationRequest) -> dict[str, Any]:
+        """Ask for a form's fields once the questions before it are answered.
+
+        Args:
+            request: the agent's ``elicitation/create`` in form mode.
+
+        Returns:
+            The ``CreateElicitationResponse`` wire object: ``accept`` with the
+            content, or ``decline`` (Ctrl-D, or a field this terminal
+            cannot ask for is required).
+
+        Raises:
+            asyncio.CancelledError: the turn was cancelled (the client
+                answers the form with the ``cancel`` action).
+
+        """
+        if self._fd is None:
+            return {"action": "decline"}
+        return await self._in_turn(lambda fd: self._fill_in(fd, request))
+
+    async def _in_turn(self, ask: Callable[[int], Awaitable[T]]) -> T:
+        fd = self._fd
+        assert fd is not None
         self._waiting += 1
         acquired = False
         try:
             await self._lock.acquire()
             acquired = True
             self._waiting -= 1
-            return await self._ask(self._fd, request)
+            # A short settle: requests that arrived together are all counted
+            # as waiting, and keys pressed just before the question are discarded.
+            await asyncio.sleep(_SETTLE)
+            with terminal_held():  # a live display on this terminal steps aside and waits
+                return await ask(fd)
         finally:
             if acquired:
                 self._lock.release()
             else:
                 self._waiting -= 1
 
-    async def _ask(self, fd: int, request: PermissionRequest) -> Verdict:
-        # A short settle: requests that arrived together are all counted as
-        # waiting, and keys pressed just before the question are discarded.
-        await asyncio.sleep(_SETTLE)
-        with terminal_held():  # a live display on this terminal steps aside and waits
-            return await self._answer(fd, request)
-
-    async def _answer(self, fd: int, request: PermissionRequest) -> Verdict:
+    async def _read_reply(self, fd: int, text: str) -> bytes:
+        """Show ``text`` and wait for a line (``b""`` at end of input)."""
         loop = asyncio.get_running_loop()
         with contextlib.suppress(termios.error):
             termios.tcflush(fd, termios.TCIFLUSH)  # typed-ahead keys never answer
-        os.write(fd, _question(request, self._waiting).encode("utf-8", "replace"))
+        os.write(fd, text.encode("utf-8", "replace"))
         answered: asyncio.Future[bytes] = loop.create_future()
 
         def readable() -> None:
@@ -144,11 +184,145 @@ class TtyAsker:
             raise
         finally:
             loop.remove_reader(fd)
-        answer = data.decode("utf-8", "replace").strip().lower()
         if not data.endswith(b"\n"):
-            os.write(fd, b"\n")  # end of input (Ctrl-D): answered no
+            os.write(fd, b"\n")  # end of input (Ctrl-D)
+        return data
+
+    async def _answer(self, fd: int, request: PermissionRequest) -> Verdict:
+        data = await self._read_reply(fd, _question(request, self._waiting))
+        answer = data.decode("utf-8", "replace").strip().lower()
         if answer in ("a", "always"):
             return Verdict.allow("allowed always by the user", always=True)
         if answer in ("y", "yes"):
             return Verdict.allow("allowed by the user")
         return Verdict.reject("rejected by the user")
+
+    async def _fill_in(self, fd: int, request: s.CreateElicitationRequest) -> dict[str, Any]:
+        from ..host import check_form, form_fields, parse_field  # noqa: PLC0415 - only for forms
+
+        fields = form_fields(request.requested_schema)
+        more = f" ({self._waiting} more waiting)" if self._waiting else ""
+        head = [f"\nacphost: the agent asks you to fill in a form{more}"]
+        head += [f"  {sanitize_line(line)}" for line in request.message.split("\n")]
+        head.append("  (Enter keeps the value in brackets; Ctrl-D declines the form)\n")
+        os.write(fd, "\n".join(head).encode("utf-8", "replace"))
+        raw: dict[str, Any] = {}
+        for f in fields:
+            if f.kind == "unsupported":
+                if f.required:
+                    os.write(fd, _field_line(f, "cannot be asked here: declined\n").encode())
+                    return {"action": "decline"}
+                continue
+            while True:
+                data = await self._read_reply(fd, _field_prompt(f))
+                if not data:
+                    return {"action": "decline"}
+                value = _typed_value(f, data.decode("utf-8", "replace").rstrip("\r\n"))
+                if value is _BAD:
+                    problem = _BAD_WORDS[f.kind]
+                else:
+                    _, problem = parse_field(f, value)
+                if not problem:
+                    raw[f.name] = value
+                    break
+                os.write(fd, f"    ✗ {problem}\n".encode())
+        content, problems = check_form(fields, raw)
+        if problems:  # parse_field accepted each one; kept as a guard
+            return {"action": "decline"}
+        data = await self._read_reply(fd, "  send these answers to the agent? [Y/n] ")
+        if not data or data.decode("utf-8", "replace").strip().lower() in ("n", "no"):
+            return {"action": "decline"}
+        return {"action": "accept", "content": content}
+
+
+_BAD = object()
+_BAD_WORDS = {
+    "boolean": "y or n",
+    "choice": "a number from the list",
+    "multi": "numbers from the list",
+}
+_HOW = {"boolean": "[y/n]", "choice": "number", "multi": "numbers, comma-separated"}
+
+
+def _field_line(f: FormField, rest: str) -> str:
+    required = " (required)" if f.required else ""
+    return f"  {sanitize_line(f.title)}{required}: {rest}"
+
+
+def _field_prompt(f: FormField) -> str:
+    lines = []
+    if f.description:
+        lines.append(f"  {sanitize_line(f.description)}")
+    hint = f.hint()
+    if hint:
+        lines.append(f"  ({sanitize_line(hint)})")
+    for n, (_, label) in enumerate(f.choices, 1):
+        lines.append(f"    {n}) {sanitize_line(label)}")
+    default = _default_words(f)
+    ask = _HOW.get(f.kind, "")
+    tail = " ".join(p for p in (ask, f"[{sanitize_line(default)}]" if default else "") if p)
+    lines.append(_field_line(f, f"{tail} " if tail else ""))
+    return "\n".join(lines)
+
+
+def _default_words(f: FormField) -> str:
+    d = f.default
+    if d is None or d == []:
+        return ""
+    labels = dict(f.choices)
+    if f.kind == "boolean":
+        return "y" if d else "n"
+    if f.kind == "choice":
+        return str(labels.get(d, d))
+    if f.kind == "multi":
+        return ", ".join(str(labels.get(v, v)) for v in d)
+    return str(d)
+
+
+def _typed_value(f: FormField, text: str) -> Any:
+    """What was typed for ``f``, in the form :func:`acphost.host.parse_field` takes."""
+    word = text.strip()
+    if not word:
+        if f.kind == "boolean":
+            return bool(f.default)
+        return f.default
+    if f.kind == "string":
+        return text
+    if f.kind == "boolean":
+        yes = word.lower() in ("y", "yes", "true", "1")
+        return yes if yes or word.lower() in ("n", "no", "false", "0") else _BAD
+    if f.kind in ("choice", "multi"):
+        picked = []
+        for item in word.split(",") if f.kind == "multi" else [word]:
+            part = item.strip()
+            if part.isdigit() and 1 <= int(part) <= len(f.choices):
+                picked.append(f.choices[int(part) - 1][0])
+            elif part in dict(f.choices):
+                picked.append(part)
+            else:
+                return _BAD
+        return picked if f.kind == "multi" else picked[0]
+    return word
+
+
+class TtyForms:
+    """The command line's elicitation handler: forms asked on the terminal.
+
+    Only form mode is offered (``clientCapabilities.elicitation.form``): a
+    URL the user should open is not something a headless run can wait for.
+
+    Args:
+        asker: the terminal's line of questions (shared with permissions).
+    """
+
+    form = True
+    url = False
+
+    def __init__(self, asker: TtyAsker) -> None:
+        self.asker = asker
+
+    async def __call__(self, request: s.CreateElicitationRequest) -> dict[str, Any]:
+        """Answer one ``elicitation/create`` (a mode not offered is declined)."""
+        if request.mode != "form":
+            return {"action": "decline"}
+        return await self.asker.fill_in(request)

@@ -152,7 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--permission-policy", metavar="FILE", help="a JSON rules file deciding each request"
     )
     g.add_argument(
-        "--ask", action="store_true", help="ask y/N on the terminal when a rule says ask"
+        "--ask",
+        action="store_true",
+        help="ask y/N on the terminal when a rule says ask, and fill in the agent's forms there",
     )
     g.add_argument("--no-terminal", action="store_true", help="do not offer terminals")
     g.add_argument("--no-fs", action="store_true", help="do not offer file reads or writes")

@@ -100,12 +100,19 @@ class PromptRun:
             terminal=not a.no_terminal,
             output_files=self.outputs.protected,
         )
+        forms = None
         if a.ask:
-            from ._ask import TtyAsker  # noqa: PLC0415 - only when asking
+            from ._ask import TtyAsker, TtyForms  # noqa: PLC0415 - only when asking
 
             self.asker = TtyAsker.open()
+            # Forms are offered only where someone can fill them in.
+            forms = TtyForms(self.asker) if self.asker.can_ask else None
         return build_host_config(
-            choices, self.spec, asker=self.asker, redactor=self.outputs.redactor
+            choices,
+            self.spec,
+            asker=self.asker,
+            redactor=self.outputs.redactor,
+            elicitation=forms,
         )
 
     def tap(self, direction: str, line: bytes) -> None:

@@ -11,6 +11,7 @@ unknown one: the agent must not use capabilities it was not offered.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -112,6 +113,10 @@ class HostBridge:
         self.broker = perms if isinstance(perms, PermissionBroker) else PermissionBroker(perms)
         self._sessions: Mapping[str, Any] = {}
         self._workspaces: dict[str, Workspace] = {}
+        # Elicitations the user has not answered yet, by session; a cancelled
+        # turn answers them ``cancel`` (see cancel_session).
+        self._asking: dict[str, set[asyncio.Task[Any]]] = {}
+        self._withdrawn: set[asyncio.Task[Any]] = set()
         handlers: dict[str, Callable[[Any], Awaitable[Any]]] = {
             s.SESSION_REQUEST_PERMISSION: self._request_permission,
         }
@@ -215,8 +220,19 @@ class HostBridge:
         self.broker.begin_turn(session_id)
 
     def cancel_session(self, session_id: str) -> None:
-        """The turn is cancelled: answer its pending and new requests ``cancelled``."""
+        """The turn is cancelled: answer its pending and new requests ``cancelled``.
+
+        Permission requests are answered ``cancelled`` by the broker (ACP
+        "Cancellation": the client MUST); a form the user is still filling
+        in for the session is withdrawn and answered with the ``cancel``
+        action (schema ``ElicitationCancelAction``), so an agent waiting on
+        it can end the turn.
+        """
         self.broker.cancel_session(session_id)
+        for task in self._asking.pop(session_id, ()):
+            if not task.done():
+                self._withdrawn.add(task)
+                task.cancel()
 
     async def _request_permission(self, params: Any) -> Any:
         req = _decode(s.RequestPermissionRequest, params)
@@ -342,7 +358,27 @@ class HostBridge:
     async def _elicitation_create(self, params: Any) -> Any:
         req = _decode(s.CreateElicitationRequest, params)
         assert self.config.elicitation is not None
-        return await self.config.elicitation(req)
+        task = asyncio.ensure_future(self.config.elicitation(req))
+        sid = req.session_id
+        if sid is None:
+            return await task
+        self._asking.setdefault(sid, set()).add(task)
+        try:
+            try:
+                await asyncio.wait({task})
+            except asyncio.CancelledError:
+                task.cancel()  # the request itself was cancelled, not the turn
+                raise
+            if task.cancelled() and task in self._withdrawn:
+                return {"action": "cancel"}
+            return task.result()
+        finally:
+            self._withdrawn.discard(task)
+            asking = self._asking.get(sid)
+            if asking is not None:
+                asking.discard(task)
+                if not asking:
+                    del self._asking[sid]
 
     def elicitation_complete(self, params: Any) -> None:
         """The agent says a URL elicitation finished; the handler hears it if it listens."""

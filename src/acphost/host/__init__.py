@@ -1,7 +1,8 @@
-"""Host-side providers: the workspace jail, the permission policy and terminals."""
+"""Host-side providers: the workspace jail, the permission policy, terminals, forms."""
 
 from .._outfile import open_output
 from ._audit import AuditLog
+from ._forms import FormField, check_form, form_fields, parse_field
 from ._fs import DEFAULT_MAX_READ_BYTES, Authorizer, FileSystemProvider
 from ._jail import Workspace, resolve_path
 from ._params import check_terminal_params
@@ -43,6 +44,7 @@ __all__ = [
     "DenyAll",
     "ExitStatus",
     "FileSystemProvider",
+    "FormField",
     "Interactive",
     "InteractiveCallback",
     "PermissionBroker",
@@ -62,9 +64,12 @@ __all__ = [
     "TerminalOutputReceived",
     "Verdict",
     "Workspace",
+    "check_form",
     "check_terminal_params",
     "describe_request",
+    "form_fields",
     "request_facts",
     "open_output",
+    "parse_field",
     "resolve_path",
 ]

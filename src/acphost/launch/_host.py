@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
-from ..client import HostConfig
+from ..client import ElicitationHandler, HostConfig
 from ..config import AgentSpec, config_dir, data_dir, state_dir
 from ..host import FileSystemProvider, TerminalEvent, TerminalManager
 from ..trace import Redactor
@@ -56,6 +56,7 @@ def build_host_config(
     asker: Asker | None = None,
     on_terminal_event: Callable[[TerminalEvent], None] | None = None,
     redactor: Redactor | None = None,
+    elicitation: ElicitationHandler | None = None,
 ) -> HostConfig:
     """The :class:`~acphost.HostConfig` for the user's choices and this agent.
 
@@ -65,6 +66,8 @@ def build_host_config(
         asker: how to ask the user, when the face can ask.
         on_terminal_event: a hook for live terminal output (the TUI shows it).
         redactor: the run's redactor, for the audit log.
+        elicitation: how to answer the agent's forms, when the face can
+            ask (``None``: elicitation is not advertised).
 
     Raises:
         PolicyFileError: the rules file is unreadable or malformed.
@@ -104,4 +107,5 @@ def build_host_config(
         terminals=terminals,
         permissions=broker,
         protected_paths=tuple(outputs),
+        elicitation=elicitation,
     )

@@ -29,8 +29,8 @@ from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, SelectionList, Static
 
 from .. import schema as s
+from ..host import FormField, check_form, form_fields
 from ._asks import AskQueue
-from ._form import FormField, check, form_fields
 from ._modal import OnceModal
 from ._safe import agent_line, agent_text
 
@@ -203,7 +203,7 @@ class FormScreen(OnceModal[dict[str, Any]]):
 
     def submit(self) -> bool:
         """Accept when every field checks out, else show what to fix; True if accepted."""
-        content, problems = check(self.fields, self.values())
+        content, problems = check_form(self.fields, self.values())
         first_bad: Widget | None = None
         for n, f in enumerate(self.fields, 1):
             error = self.query_one(f"#error-{n}", Static)

@@ -4,8 +4,9 @@ ACP ``elicitation/create`` in form mode carries a restricted JSON Schema: an
 object of primitive properties (strings, with formats and single-select
 enums, numbers, integers, booleans, multi-select arrays), some required, some
 with defaults. :func:`form_fields` turns it into :class:`FormField` rows;
-:func:`check` turns what the user entered into the response ``content`` or
-into one message per field saying what to fix. No Textual here.
+:func:`check_form` turns what the user entered into the response ``content`` or
+into one message per field saying what to fix. Both faces ask with them:
+the TUI as a dialog, the CLI's ``--ask`` line by line on the terminal.
 
 A ``pattern`` is shown as a hint but not evaluated here: it is the agent's
 regular expression, and one built to backtrack would freeze the interface.
@@ -23,7 +24,7 @@ from urllib.parse import urlparse
 
 from .. import schema as s
 
-__all__ = ["FormField", "check", "form_fields", "parse_field"]
+__all__ = ["FormField", "check_form", "form_fields", "parse_field"]
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
@@ -193,7 +194,9 @@ def _format_problem(fmt: str, text: str) -> str:
     return ""
 
 
-def check(fields: list[FormField], raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+def check_form(
+    fields: list[FormField], raw: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, str]]:
     """The response ``content`` for what was entered, and the problems by field name.
 
     Accept only when the problems are empty.
