@@ -202,6 +202,7 @@ class PermissionScreen(OnceModal[Verdict]):
         """Every key of the dialog, guarded: letters, arrows, Enter, Esc, paging."""
         key = event.key
         if key in ("pageup", "pagedown"):  # reading is not answering: never guarded
+            self.note_key(event)
             box = self.query_one("#perm-box", VerticalScroll)
             if key == "pageup":
                 box.scroll_page_up(animate=False)
@@ -209,25 +210,27 @@ class PermissionScreen(OnceModal[Verdict]):
                 box.scroll_page_down(animate=False)
             event.stop()
             return
-        if not self.accepts_key(event):
-            return
-        options = self.query_one(OptionList)
         char = _ALIASES.get(event.character or "", event.character or "")
         picked = next((c for c in self.choices if c.key == char), None)
+        if picked is None and key not in ("escape", "enter", "up", "down"):
+            self.note_key(event)
+            return
+        if not self.accepts_key(event):
+            return
+        event.stop()
+        event.prevent_default()
+        options = self.query_one(OptionList)
         if picked is not None:
             self._choose(picked)
         elif key == "escape":
             self.answer(Verdict.reject("dismissed by the user"))
-        elif key == "enter" and options.highlighted is not None:
-            self._choose(self.choices[options.highlighted])
-        elif key in ("up", "down"):
+        elif key == "enter":
+            if options.highlighted is not None:
+                self._choose(self.choices[options.highlighted])
+        else:
             current = options.highlighted or 0
             step = -1 if key == "up" else 1
             options.highlighted = (current + step) % len(self.choices)
-        else:
-            return
-        event.stop()
-        event.prevent_default()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:
