@@ -152,18 +152,19 @@ class FormScreen(OnceModal[dict[str, Any]]):
 
     def _field_widget(self, f: FormField) -> Widget:
         if f.kind == "boolean":
-            return Checkbox(agent_line(f.title).plain, value=bool(f.default))
+            # Labels are Text, never str: a str label is parsed as markup.
+            return Checkbox(agent_line(f.title), value=bool(f.default))
         if f.kind == "choice":
             return RadioSet(
                 *[
-                    RadioButton(agent_line(label).plain, value=value == f.default)
+                    RadioButton(agent_line(label), value=value == f.default)
                     for value, label in f.choices
                 ]
             )
         if f.kind == "multi":
             chosen = set(f.default or ())
             return SelectionList[str](
-                *[(agent_line(label).plain, value, value in chosen) for value, label in f.choices]
+                *[(agent_line(label), value, value in chosen) for value, label in f.choices]
             )
         if f.kind == "unsupported":
             return Static(Text("(a field of a kind this client cannot show)", style="dim"))

@@ -13,14 +13,14 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Collapsible, Log, Static
+from textual.widgets import Log, Static
 
 from .. import schema as s
 from ..client import ToolCallState
 from ._blocks import MediaCard, is_card
 from ._diff import diff_text, unified_diff
 from ._model import location_text
-from ._safe import agent_line, agent_text, sanitize
+from ._safe import InertCollapsible, agent_line, agent_text, sanitize
 from ._terminals import TerminalBuffers
 
 __all__ = ["DiffView", "TerminalView", "ToolCard", "status_of", "unified_diff"]
@@ -234,7 +234,7 @@ class ToolCard(Vertical):
         if call.raw_input is not None and not self._has_raw:
             self._has_raw = True
             raw = json.dumps(call.raw_input, indent=2, ensure_ascii=False, default=str)
-            self.mount(Collapsible(Static(agent_text(raw)), title="raw input", collapsed=True))
+            self.mount(InertCollapsible(Static(agent_text(raw)), title="raw input", collapsed=True))
 
     def _content_widgets(self) -> list[Widget]:
         out: list[Widget] = []
