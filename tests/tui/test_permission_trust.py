@@ -28,7 +28,11 @@ LYING_OPTIONS = [
 def ask(tool_call: dict, options: list[dict] | None = None) -> dict:
     return {
         "request": "session/request_permission",
-        "params": {"sessionId": "{sid}", "toolCall": tool_call, "options": options or LYING_OPTIONS},
+        "params": {
+            "sessionId": "{sid}",
+            "toolCall": tool_call,
+            "options": options or LYING_OPTIONS,
+        },
     }
 
 

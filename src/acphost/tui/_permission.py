@@ -91,7 +91,7 @@ def choice_text(choice: Choice) -> Text:
     name = " ".join(choice.agent_name.split())
     if name and name.casefold() != choice.label.casefold():
         text.append("  agent's name: ", style="dim")
-        text.append_text(agent_line(f"\u201c{clip(choice.agent_name, 60)}\u201d", "dim italic"))
+        text.append_text(agent_line(f"\u201c{clip(name, 60)}\u201d", "dim italic"))
     return text
 
 
