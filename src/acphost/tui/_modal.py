@@ -70,7 +70,14 @@ class OnceModal(ModalScreen[ResultT], Generic[ResultT]):
         deferred = self._deferred
         if deferred is not None:
             self._deferred = None
-            self.call_later(self.dismiss, deferred[0])
+            result = deferred[0]
+
+            def close() -> None:
+                # Not awaited: Textual refuses a dismiss awaited from the
+                # screen's own message handler (ScreenError).
+                self.dismiss(result)
+
+            self.call_later(close)
 
     def accepts(self, event_time: float | None = None) -> bool:
         """Whether input created at ``event_time`` (default: now) may act on the dialog.
