@@ -16,6 +16,7 @@ import html
 import json
 from typing import Any
 
+from ..config import InputFileError, loads_strict
 from ..trace import Redactor
 from ._errors import HistoryError
 from ._model import FORMAT, FORMAT_VERSION, SessionRecord
@@ -214,17 +215,34 @@ def parse_sessions(text: str, source: str = "input") -> list[SessionRecord]:
     stripped = text.strip()
     if not stripped:
         raise HistoryError(f"{source}: empty file")
+    # A jsonl export's first line is a whole object with a "type"; a json
+    # export is one document. Deciding on the first line keeps a strict error
+    # in either (a repeated key, NaN) reported as itself, not as "not JSONL".
+    first = stripped.split("\n", 1)[0]
     try:
-        whole = json.loads(stripped)
-    except ValueError:
-        whole = None
-    if isinstance(whole, dict) and "type" not in whole:
-        _check_version(whole, source)
-        if "sessions" in whole and isinstance(whole["sessions"], list):
-            items = whole["sessions"]
-            return [session_from_json(d, f"{source}: sessions[{i}]") for i, d in enumerate(items)]
-        return [session_from_json(whole.get("session", whole), f"{source}: session")]
-    return _parse_jsonl(stripped, source)
+        head = loads_strict(first, where=source, fix=_FIX)
+    except InputFileError:
+        head = None
+    if isinstance(head, dict) and "type" in head:
+        return _parse_jsonl(stripped, source)
+    whole = _loads(stripped, source)
+    if not isinstance(whole, dict) or "type" in whole:
+        return _parse_jsonl(stripped, source)  # says which line is not a session or turn
+    _check_version(whole, source)
+    if "sessions" in whole and isinstance(whole["sessions"], list):
+        items = whole["sessions"]
+        return [session_from_json(d, f"{source}: sessions[{i}]") for i, d in enumerate(items)]
+    return [session_from_json(whole.get("session", whole), f"{source}: session")]
+
+
+_FIX = "expected a json or jsonl export written by acphost history export"
+
+
+def _loads(text: str, where: str, line: int = 1) -> Any:
+    try:
+        return loads_strict(text, where=where, fix=_FIX, first_line=line)
+    except InputFileError as exc:
+        raise HistoryError(str(exc)) from None
 
 
 def _parse_jsonl(text: str, source: str) -> list[SessionRecord]:
@@ -233,12 +251,7 @@ def _parse_jsonl(text: str, source: str) -> list[SessionRecord]:
         if not line.strip():
             continue
         where = f"{source}:{number}"
-        try:
-            data = json.loads(line)
-        except ValueError as exc:
-            raise HistoryError(
-                f"{where}: not JSON ({exc}); expected a json or jsonl export"
-            ) from None
+        data = _loads(line, source, number)
         kind = data.get("type") if isinstance(data, dict) else None
         if kind == "session":
             _check_version(data, where)
