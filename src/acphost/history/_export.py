@@ -4,19 +4,23 @@
   with the turns inside; ``jsonl``: a ``{"type": "session", ...}`` line, then one
   ``{"type": "turn", ...}`` line per turn (several sessions may follow each other).
   Both hold everything the store keeps, so an import gives back the same session.
-- ``md``: for people; the agent's text is Markdown already and goes in as is.
-- ``html``: one self-contained page (inline style, no script, nothing fetched),
-  diffs rendered; every string from the record is HTML-escaped.
+- ``md``: for people; the agent's text goes in fenced code blocks and every
+  inline value is escaped (:func:`acphost.safetext.markdown_fence`,
+  :func:`~acphost.safetext.markdown_inline`): an agent cannot put a link, an
+  image or raw HTML into the document.
+- ``html``: one self-contained page (inline style, no script, nothing fetched,
+  and a Content-Security-Policy that forbids both), diffs rendered; every
+  string from the record goes through :func:`acphost.safetext.html_text`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 from typing import Any
 
 from ..config import InputFileError, loads_strict
+from ..safetext import HTML_CSP, html_text, markdown_fence, markdown_inline
 from ..trace import Redactor
 from ._errors import HistoryError
 from ._model import FORMAT, FORMAT_VERSION, SessionRecord
@@ -63,23 +67,21 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _fence(text: str, info: str = "") -> str:
-    ticks = "```"
-    while ticks in text:
-        ticks += "`"
-    return f"{ticks}{info}\n{text}\n{ticks}"
-
-
 def _markdown(record: SessionRecord) -> str:
+    # Everything from the record is the agent's or the user's text: inline
+    # values are escaped (markdown_inline), blocks fenced (markdown_fence), so
+    # the document has no link, image or raw HTML that the agent wrote.
+    md = markdown_inline
     heading = (
         _one_line(record.title or (record.turns[0].prompt if record.turns else "")) or "Session"
     )
-    out = [f"# {heading}", ""]
-    out.append(f"- **Session** `{record.id}` ({record.origin})")
-    out.append(f"- **Agent** {record.agent}: `{_one_line(' '.join(record.command))}`")
-    out.append(f"- **Directory** `{record.cwd}`")
+    out = [f"# {md(heading)}", ""]
+    out.append(f"- **Session** {md(record.id)} ({md(record.origin)})")
+    out.append(f"- **Agent** {md(record.agent)}: {md(_one_line(' '.join(record.command)))}")
+    out.append(f"- **Directory** {md(record.cwd)}")
     out.append(
-        f"- **Started** {local_time(record.started_at)}, ended {local_time(record.ended_at)}"
+        f"- **Started** {md(local_time(record.started_at))}, "
+        f"ended {md(local_time(record.ended_at))}"
     )
     totals = usage_text(
         dataclasses.replace(
@@ -89,9 +91,9 @@ def _markdown(record: SessionRecord) -> str:
         )
     )
     if totals:
-        out.append(f"- **Usage** {totals}")
+        out.append(f"- **Usage** {md(totals)}")
     for turn in record.turns:
-        out += ["", f"## Turn {turn.seq} · {local_time(turn.started_at)}", ""]
+        out += ["", f"## Turn {turn.seq} · {md(local_time(turn.started_at))}", ""]
         listing = False
         for piece in transcript(dataclasses.replace(record, turns=(turn,)))[1:]:
             item = piece.tag not in ("prompt", "text", "diff", "plan")
@@ -99,14 +101,12 @@ def _markdown(record: SessionRecord) -> str:
                 out.append("")
             listing = item
             if item:
-                out.append(f"- {piece.text}")
+                out.append(f"- {md(piece.text)}")
             elif piece.tag == "diff":
                 head, _, body = piece.text.partition("\n")
-                out += [f"`{head}`", "", _fence(body, "diff"), ""]
-            elif piece.tag == "plan":
-                out += [_fence(piece.text), ""]
-            else:
-                out += [piece.text.rstrip("\n"), ""]
+                out += [md(head), "", markdown_fence(body, "diff"), ""]
+            else:  # the prompt, the agent's answer, a plan: as written, inert
+                out += [markdown_fence(piece.text), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -138,12 +138,12 @@ def _diff_html(text: str) -> str:
             if line.startswith("-")
             else "ctx"
         )
-        lines.append(f'<span class="{cls}">{html.escape(line) or " "}</span>')
-    return f'<p class="tag">{html.escape(head)}</p><pre class="diff">{"".join(lines)}</pre>'
+        lines.append(f'<span class="{cls}">{html_text(line) or " "}</span>')
+    return f'<p class="tag">{html_text(head)}</p><pre class="diff">{"".join(lines)}</pre>'
 
 
 def _html(record: SessionRecord) -> str:
-    e = html.escape
+    e = html_text
     title = record.title or (record.turns[0].prompt if record.turns else "") or "Session"
     facts = [
         ("Session", f"<code>{e(record.id)}</code> ({e(record.origin)})"),
@@ -170,14 +170,13 @@ def _html(record: SessionRecord) -> str:
             elif piece.tag == "plan":
                 body.append(f'<pre class="tag">{e(piece.text)}</pre>')
             else:
-                cls = e(piece.status or "", quote=True)
+                cls = e(piece.status or "")
                 body.append(f'<p class="tag {cls}">{e(piece.text)}</p>')
         body.append("</section>")
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{HTML_CSP}">'
         f"<title>{e(_one_line(title))}</title><style>{_STYLE}</style></head>\n<body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
