@@ -280,11 +280,16 @@ class PlainRenderer:
         state: the session state, for tool-call titles on partial updates.
         simple: write only the assistant's text.
         terminal: ``out`` is a terminal: agent text is sanitised.
-        defer: schedules a flush for when the event loop is idle (a burst of
-            chunks then costs one write); None flushes after every update.
+        defer: schedules a flush for when the event loop is idle: the text
+            of a burst of chunks is joined and written with one ``write``
+            and one ``flush`` per turn of the loop; None writes and flushes
+            after every update.
         err: where ``stderr`` lines go.
         on_closed: called once when the reader of ``out`` went away (a
-            deferred flush met a broken pipe).
+            deferred flush met a broken pipe or a closed file).
+        on_error: called once with the error when a deferred flush could not
+            write (a full disk, an I/O error); None raises it from the flush.
+            Nothing more is written after either.
 
     """
 
@@ -298,9 +303,13 @@ class PlainRenderer:
         defer: Defer | None = None,
         err: TextIO | None = None,
         on_closed: Callable[[], None] | None = None,
+        on_error: Callable[[OSError], None] | None = None,
     ) -> None:
         self.out = out
         self._on_closed = on_closed
+        self._on_error = on_error
+        self._pending: list[str] = []  # written at the next flush
+        self._gone = False  # a flush failed: the output is dropped from now on
         self.err = err
         self.state = state
         self.simple = simple
@@ -319,23 +328,47 @@ class PlainRenderer:
     def _write(self, text: str) -> None:
         if not text:
             return
-        self.out.write(text)
         self._at_line_start = text[-1] == "\n"
         if self._defer is None:
-            self.out.flush()
-        elif not self._flush_scheduled:
+            if not self._gone:
+                self.out.write(text)
+                self.out.flush()
+            return
+        # Joined and written once per turn of the event loop: a flood of
+        # small chunks then costs one write and one system call per read of
+        # the pipe, not one per chunk (the bytes are the same).
+        self._pending.append(text)
+        if not self._flush_scheduled:
             self._flush_scheduled = True
             self._defer(self._flush)
 
     def _flush(self) -> None:
         self._flush_scheduled = False
+        pending = self._pending
+        if self._gone:
+            pending.clear()
+            return
         try:
+            if pending:
+                text = "".join(pending)
+                pending.clear()
+                self.out.write(text)
             self.out.flush()
         except (BrokenPipeError, ValueError):
             # The reader went away (`acphost ... | head`): the run stops quietly.
+            self._gone = True
             on_closed, self._on_closed = self._on_closed, None
             if on_closed is not None:
                 on_closed()
+        except OSError as exc:
+            # A full disk, an I/O error: in a deferred flush there is no
+            # caller to raise to (the event loop would only log it), so the
+            # run is told once and stops.
+            self._gone = True
+            on_error, self._on_error = self._on_error, None
+            if on_error is None:
+                raise
+            on_error(exc)
 
     def _newline(self) -> None:
         if not self._at_line_start:
