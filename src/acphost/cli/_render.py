@@ -17,7 +17,6 @@ blank line between consecutive messages.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO
 
@@ -98,6 +97,8 @@ def _text_lines(text: str) -> list[str]:
 
 def diff_lines(diff: s.DiffToolCallContent) -> list[str]:
     """A unified diff of one ``diff`` content item (``oldText`` may be absent: a new file)."""
+    import difflib  # noqa: PLC0415 - only a turn with a diff needs it
+
     old = _text_lines(diff.old_text or "")
     new = _text_lines(diff.new_text)
     return list(

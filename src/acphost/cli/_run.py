@@ -27,6 +27,7 @@ from ..launch import (
     start_agent,
 )
 from ..safetext import escape_json_for_terminal
+from . import _collector
 from ._edge import Edge, is_terminal, warn
 
 if TYPE_CHECKING:
@@ -221,6 +222,7 @@ class PromptRun:
         if budget is not None and before is None:
             warn(NO_USAGE_YET)
         renderer = self.renderer(session)
+        _collector.resume()  # the run's modules are all imported now
         turn = session.prompt(blocks, budget=budget)
         if recording is not None:
             recording.begin_turn(blocks)
