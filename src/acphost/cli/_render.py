@@ -318,7 +318,10 @@ class PlainRenderer:
         self._clean = ChunkCleaner(self.edge)
         self._defer = defer
         self._flush_scheduled = False
-        self._at_line_start = True
+        self._tail = "\n"  # the last text written (not empty): where the cursor is
+        # A chunk of the streaming message goes straight to the pending text
+        # (piped output is exact, so there is nothing to clean).
+        self._exact_batches = defer is not None and not terminal
         self._stream: str | None = None  # "agent" or "thought" while one streams
         self._message_id: str | None = None
         self._gap = False  # a blank line is due before the next message
@@ -329,7 +332,7 @@ class PlainRenderer:
     def _write(self, text: str) -> None:
         if not text:
             return
-        self._at_line_start = text[-1] == "\n"
+        self._tail = text
         if self._defer is None:
             if not self._gone:
                 self.out.write(text)
@@ -371,8 +374,11 @@ class PlainRenderer:
                 raise
             on_error(exc)
 
+    def _at_line_start(self) -> bool:
+        return self._tail[-1] == "\n"
+
     def _newline(self) -> None:
-        if not self._at_line_start:
+        if not self._at_line_start():
             self._write("\n")
 
     def _end_stream(self) -> None:
@@ -402,6 +408,13 @@ class PlainRenderer:
             text = update.text
             mid = update.message_id
             if text and (mid is None or mid == self._message_id):
+                if self._exact_batches:  # what _write would do, inline
+                    self._pending.append(text)
+                    self._tail = text
+                    if not self._flush_scheduled:
+                        self._flush_scheduled = True
+                        self._defer(self._flush)  # type: ignore[misc]
+                    return
                 self._write(self._clean.feed(text))
                 return
         if isinstance(update, s.AgentMessageChunk):
@@ -436,7 +449,7 @@ class PlainRenderer:
         else:
             self._end_stream()
         if self._gap:
-            self._write("\n" if self._at_line_start else "\n\n")
+            self._write("\n" if self._at_line_start() else "\n\n")
             self._gap = False
         self._stream = "agent"
         self._message_id = mid
@@ -448,7 +461,7 @@ class PlainRenderer:
         if self._stream != "thought":
             self._end_stream()
             self._stream = "thought"
-        start = self._at_line_start
+        start = self._at_line_start()
         pieces: list[str] = []
         for i, part in enumerate(self._clean.feed(text).split("\n")):
             if i:
