@@ -6,11 +6,14 @@ Three measures, each a median of ``--runs`` runs after a warm-up:
    ours and the demo agent) against two bare ``python -c pass``; target
    <= 4x. ``acphost --help`` against ``python -c "import asyncio"`` is shown
    too, and a minimal official-SDK client running the same prompt.
+   The floor (python + asyncio) is printed beside it, and what the run
+   imports beyond ``import asyncio``, by package (``-X importtime``).
 2. **Flood to a file**: ``acphost -o simple`` streaming ``bench/flood_agent.py``'s
-   100,000 ``agent_message_chunk`` updates into a file, against an official
-   SDK client writing the same text to a file. Start-up is cancelled out:
-   each side is timed with N chunks and with 0, and the difference compared.
-   Target: acphost >= 5x the SDK.
+   100,000 ``agent_message_chunk`` updates into a file, with the history on
+   (a temporary store, never the user's) and with ``--no-history``, against
+   an official SDK client writing the same text to a file; the three take
+   turns. Start-up is cancelled out: each side is timed with N chunks and
+   with 0, and the difference compared. Target: acphost >= 5x the SDK.
 3. **A terminal**: ``acphost -o text`` streaming 10,000 chunks with stdout on
    a pty (80x24, drained as fast as it comes) against the same run piped to
    a file. Target: the pty run within 2x of the piped one.
@@ -159,6 +162,50 @@ def acphost(*args: str) -> list[str]:
     return [PY, "-m", "acphost", *args]
 
 
+def import_costs(cmd: list[str], env: dict[str, str], runs: int = 5) -> dict[str, int]:
+    """Each module's own import time (``-X importtime`` self, µs), the least of ``runs`` runs."""
+    best: dict[str, int] = {}
+    for _ in range(runs):
+        proc = subprocess.run(
+            [cmd[0], "-X", "importtime", *cmd[1:]],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True, check=False,
+        )
+        for line in proc.stderr.splitlines():
+            if not line.startswith("import time:") or "self [us]" in line:
+                continue
+            own, _, name = (part.strip() for part in line[len("import time:") :].split("|"))
+            best[name] = min(best.get(name, 1 << 60), int(own))
+    return best
+
+
+def package_of(module: str) -> str:
+    """``acphost.cli._run`` -> ``acphost.cli``; ``asyncio.events`` -> ``asyncio``."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "acphost" and len(parts) > 1 else parts[0]
+
+
+def import_table(env: dict[str, str]) -> None:
+    """What the prompt run imports beyond the floor (``import asyncio``), by package."""
+    run = import_costs(acphost("-o", "simple", "-a", "demo", "hello"), env)
+    floor = import_costs([PY, "-c", "import asyncio"], env)
+    by_package: dict[str, list[int]] = {}
+    for module, us in run.items():
+        entry = by_package.setdefault(package_of(module), [0, 0])
+        entry[0 if module in floor else 1] += us
+    print("\n## Imports of the prompt run (-X importtime, own time, least of 5 runs)\n")
+    floor_ms = sum(floor.values()) / 1000
+    print(f"{floor_ms:7.1f} ms  the floor: `import asyncio` ({len(floor)} modules)")
+    extra = {m: us for m, us in run.items() if m not in floor}
+    extra_ms = sum(extra.values()) / 1000
+    print(f"{extra_ms:7.1f} ms  the run's other {len(extra)} modules, by package:\n")
+    rows = sorted(by_package.items(), key=lambda kv: -kv[1][1])
+    for package, (_, beyond) in rows:
+        if beyond >= 300:
+            print(f"{beyond / 1000:7.1f} ms  {package}")
+    rest = sum(beyond for _, (_, beyond) in rows if beyond < 300)
+    print(f"{rest / 1000:7.1f} ms  (packages under 0.3 ms each)")
+
+
 def startup(runs: int, env: dict[str, str], sdk: str) -> None:
     demo = [PY, "-m", "acphost.agents.demo"]
     rows = {
@@ -172,28 +219,56 @@ def startup(runs: int, env: dict[str, str], sdk: str) -> None:
     print("## Start-up (median ms)\n")
     for name, value in ms.items():
         print(f"{value:8.1f} ms  {name}")
-    run_ratio = ms["acphost -o simple -a demo hello"] / (2 * ms["python -c pass"])
+    prompt = ms["acphost -o simple -a demo hello"]
+    run_ratio = prompt / (2 * ms["python -c pass"])
     help_ratio = ms["acphost --help"] / ms["python -c 'import asyncio'"]
+    floor = ms["python -c 'import asyncio'"] + ms["python -c pass"]
     print(f"\nacphost prompt / 2 x python -c pass   = {run_ratio:.2f}x (target <= 4x)")
+    print(
+        f"the floor (python + asyncio, and a second python for the agent) = {floor:.1f} ms"
+        f" = {floor / (2 * ms['python -c pass']):.2f}x two python -c pass;"
+        f" the prompt run is {prompt - floor:.1f} ms above it"
+    )
     print(f"acphost --help / import asyncio      = {help_ratio:.2f}x")
+    import_table(env)
 
 
 def flood(runs: int, env: dict[str, str], sdk: str, n: int) -> None:
     tmp = tempfile.mkdtemp()
     out = os.path.join(tmp, "out.txt")
     ms = {}
+    sides = ("acphost", "acphost --no-history", "sdk")
     for count in (n, 0):
         settings, agent = flood_settings(tmp, count)
         ours = acphost("--settings", settings, "-a", "flood", "-o", "simple", "go")
-        theirs = [PY, sdk, *agent, "go"]
-        ms[("acphost", count)] = median_ms(piped(ours, env, out), runs)
-        ms[("sdk", count)] = median_ms(piped(theirs, env, out), runs)
-    print(f"\n## {n:,} chunks streamed to a file (median ms)\n")
-    for side in ("acphost", "sdk"):
+        commands = {
+            "acphost": ours,
+            "acphost --no-history": [*ours[:-1], "--no-history", "go"],
+            "sdk": [PY, sdk, *agent, "go"],
+        }
+        # The sides take turns, run by run, so a change in the machine's load
+        # falls on all of them alike.
+        times: dict[str, list[float]] = {side: [] for side in sides}
+        for side in sides:
+            piped(commands[side], env, out)()  # warm-up
+        for _ in range(runs):
+            for side in sides:
+                times[side].append(piped(commands[side], env, out)())
+        for side in sides:
+            ms[(side, count)] = statistics.median(times[side]) * 1000
+    print(f"\n## {n:,} chunks streamed to a file (median ms; history in a temporary store)\n")
+    streaming = {}
+    for side in sides:
         total, base = ms[(side, n)], ms[(side, 0)]
-        print(f"{side:8} {total:8.1f} ms with {n:,}, {base:7.1f} ms with 0: {total - base:8.1f} ms")
-    ratio = (ms[("sdk", n)] - ms[("sdk", 0)]) / (ms[("acphost", n)] - ms[("acphost", 0)])
-    print(f"\nSDK / acphost streaming time = {ratio:.2f}x (target >= 5x)")
+        streaming[side] = total - base
+        line = f"{total:8.1f} ms with {n:,}, {base:7.1f} ms with 0: {total - base:7.1f} ms"
+        print(f"{side:21} {line}")
+    print()
+    for side in sides[:2]:
+        ratio = streaming["sdk"] / streaming[side]
+        print(f"SDK / {side} streaming time = {ratio:.2f}x (target >= 5x)")
+    share = 1 - streaming["acphost --no-history"] / streaming["acphost"]
+    print(f"the history's share of acphost's streaming time = {share:.0%}")
 
 
 def tty(runs: int, env: dict[str, str], n: int) -> None:
@@ -222,6 +297,13 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["ACPHOST_DEMO_STEP"] = "0"
     env["XDG_CONFIG_HOME"] = tempfile.mkdtemp()
+    # The runs record into a history of their own (never the user's), and the
+    # demo agent keeps its sessions in a state home of its own.
+    home = tempfile.mkdtemp()
+    env["XDG_DATA_HOME"] = os.path.join(home, "data")
+    env["XDG_STATE_HOME"] = os.path.join(home, "state")
+    env["ACPHOST_HISTORY"] = os.path.join(home, "history.sqlite3")
+    env.pop("ACPHOST_NO_HISTORY", None)
     with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
         f.write(SDK_PROMPT)
         sdk = f.name

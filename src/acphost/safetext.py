@@ -11,9 +11,13 @@ reaches a terminal, in the manner of ``less -R``'s and OpenSSH's ``strnvis``
 visible escapes: nothing is dropped, every dangerous character becomes a
 visible, inert escape the user can read:
 
-* C0 controls other than newline and tab, DEL and C1 controls: ``\x1b``,
-  ``\x07``, ``\x9b``; a carriage return shows as ``\r`` (a ``\r\n`` pair is
-  an ordinary line end and stays a newline);
+* C0 controls other than newline and tab, DEL and C1 controls (NEL,
+  U+0085, among them): ``\x1b``, ``\x07``, ``\x9b``; a carriage return
+  shows as ``\r`` (a ``\r\n`` pair is an ordinary line end and stays a
+  newline);
+* the Unicode line and paragraph separators U+2028 and U+2029, which some
+  terminals, editors and browsers break lines on (forging lines the
+  reader takes for the host's) and others hide: ``<U+2028>``;
 * bidirectional embeddings, overrides, isolates and marks (U+202A to
   U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C): ``<U+202E>``;
 * invisible characters that only hide or split what is shown (zero-width
@@ -24,20 +28,41 @@ visible, inert escape the user can read:
 Once ESC is visible, the rest of any escape sequence is plain printable text,
 so no sequence (CSI, OSC, DCS, hyperlinks) can take effect.
 
-This is about terminals only: output that is data (a pipe, a file, the JSONL
-frame mirror) stays exact, and markup safety (Rich/Textual) is a separate
-rule: pass agent text as ``Text`` objects, never as markup strings.
+Output that is data (a pipe, a file, the JSONL frame mirror) stays exact,
+and markup safety (Rich/Textual) is a separate rule: pass agent text as
+``Text`` objects, never as markup strings. Documents made for people (a
+history export, a batch report) are faces too, read in a browser or a
+Markdown viewer; their helpers make agent text visible-safe as above *and*
+inert in the format:
+
+* :func:`html_text`: HTML-escaped (``<``, ``>``, ``&`` and both quotes), so
+  no tag, attribute or entity of the agent's takes effect; such a page also
+  carries :data:`HTML_CSP`, so even a mistake could run no script;
+* :func:`markdown_inline`: every character Markdown could read as a link,
+  image, emphasis, code span, raw HTML or block marker backslash-escaped
+  (CommonMark 0.31 §2.4: any ASCII punctuation may be), on one line;
+* :func:`markdown_fence`: a fenced code block whose fence is longer than
+  any backtick run inside (CommonMark §4.5: the closing fence must be at
+  least as long as the opening one), so the text cannot close it early.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["escape_json_for_terminal", "sanitize", "sanitize_line"]
+__all__ = [
+    "HTML_CSP",
+    "escape_json_for_terminal",
+    "html_text",
+    "markdown_fence",
+    "markdown_inline",
+    "sanitize",
+    "sanitize_line",
+]
 
 # Everything that can act on a terminal or hide what follows it.
 _UNSAFE = (
-    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e"
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028-\u202e"
     "\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff"
 )
 _MULTILINE = re.compile(f"\r\n|[{_UNSAFE}]")
@@ -129,3 +154,95 @@ def escape_json_for_terminal(line: bytes) -> bytes:
     return _JSON_UNSAFE.sub(
         lambda m: f"\\u{ord(m.group().decode('utf-8')):04x}".encode("ascii"), line
     )
+
+
+#: The Content-Security-Policy of every HTML page acphost writes with agent
+#: text in it (a history export, a batch report): nothing is fetched or run,
+#: only the page's own inline style and ``data:`` images apply. A ``<meta>``
+#: tag, as the pages are files opened locally (CSP Level 3, §"Delivering a
+#: policy via the HTML meta element").
+HTML_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+
+
+def html_text(text: str) -> str:
+    """Return untrusted text as HTML character data (or a quoted attribute value).
+
+    Controls are made visible as :func:`sanitize` does (a browser acts on
+    bidirectional overrides as a terminal does), then ``& < > " '`` are
+    escaped: nothing of the text can become a tag, an attribute or an entity.
+
+    Args:
+        text: untrusted text, e.g. an agent's message.
+
+    Returns:
+        Text to put between tags or inside a quoted attribute.
+
+    """
+    # html.escape's table, without importing html (and its entity tables)
+    # into every face that only needs the terminal functions.
+    return (
+        sanitize(text)
+        .replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#x27;")
+    )
+
+
+# Characters that open a Markdown construct anywhere in a line: emphasis and
+# strikethrough, code spans, links and images ("[", "]"; "(" and "!" act only
+# next to them), raw HTML and autolinks ("<"), entities ("&"), table cells,
+# GFM's email autolinks ("@") and the backslash itself (CommonMark 0.31 §6,
+# GFM §6.9). GFM's extended autolinks need "://" or "www.": that ":" or "."
+# is escaped. Block markers count only at the start of a line.
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>&|~@]|(?<=[A-Za-z]):(?=//)|(?<=[wW]{3})\.")
+_MD_LINE_START = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")
+
+
+def markdown_inline(text: str) -> str:
+    r"""Return untrusted text escaped for use inside a line of Markdown.
+
+    The text is kept on one line (newlines and tabs shown as ``\n`` and
+    ``\t``, as :func:`sanitize_line` does) and every character that could
+    open a Markdown construct is backslash-escaped, so agent text renders
+    as the literal text it is: never a link, an image, an autolink, raw
+    HTML, emphasis, a heading or a list.
+
+    Args:
+        text: untrusted text, e.g. a tool call's title or a path.
+
+    Returns:
+        Markdown that renders as exactly ``text`` (visible-safe).
+
+    """
+    escaped = _MD_SPECIAL.sub(lambda m: "\\" + m.group(), sanitize_line(text))
+    # A heading, quote, list item or setext underline needs its marker first.
+    return _MD_LINE_START.sub(
+        lambda m: f"{m[1]}\\{m[2]}" if m[2] else f"{m[1]}{m[3]}\\{m[4]}", escaped, count=1
+    )
+
+
+_BACKTICKS = re.compile("`+")
+
+
+def markdown_fence(text: str, info: str = "") -> str:
+    """Return untrusted text as a Markdown fenced code block, fence lines included.
+
+    The fence is one backtick longer than the longest run of backticks in
+    the text (at least three), so no line of it can close the block; inside
+    a code block nothing is Markdown. Controls are made visible as
+    :func:`sanitize` does.
+
+    Args:
+        text: untrusted text, several lines allowed.
+        info: the info string (a language, e.g. ``diff``); our own literal.
+
+    Returns:
+        The block, without a final newline.
+
+    """
+    body = sanitize(text)
+    longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{body.rstrip(chr(10))}\n{fence}"

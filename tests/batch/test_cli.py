@@ -112,8 +112,8 @@ def test_usage_errors_exit_2_with_one_line(plain_ws, tmp_path):
     cases = [
         (["--ask", "-p", "x"], "--ask cannot be used with batch"),
         (["--jobs", "0", "-p", "x"], "--jobs must be at least 1"),
-        (["--spec", "missing.toml"], "cannot read the spec"),
-        (["--prompts", "missing.txt"], "cannot read the prompts file"),
+        (["--spec", "missing.toml"], "the --spec file"),
+        (["--prompts", "missing.txt"], "the --prompts file missing.txt does not exist"),
         (["-a", "nosuchagent", "-p", "x"], "nosuchagent"),
         (["--workspace", "nowhere", "-p", "x"], "is not a directory"),
         (["--out", "bad.toml", "-p", "x"], "--out bad.toml is not a directory"),

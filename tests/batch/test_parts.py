@@ -125,7 +125,7 @@ def test_prompts_files_lines_and_jsonl(tmp_path):
     ("text", "needle"),
     [
         ('{"id": "x"}\n', "expected"),
-        ('{"id": "x", "prompt": "a"}\nnot json\n', "p.jsonl:2: not a JSON object"),
+        ('{"id": "x", "prompt": "a"}\nnot json\n', "p.jsonl: invalid JSON at line 2 column 1"),
         ('{"id": true, "prompt": "a"}\n', "id must be"),
         ('{"prompt": " "}\n', "the prompt is empty"),
         ('{"prompt": "a", "workspace": "missing"}\n', "not a directory"),

@@ -565,3 +565,17 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path, output):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1
     assert err == b"", err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("output", ["text", "simple"])
+def test_a_full_disk_ends_the_run_with_one_clear_line(tmp_path, output):
+    """The deferred write fails (ENOSPC): exit 1, one line on stderr, no traceback."""
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(
+            [sys.executable, "-m", "acphost", "-o", output, "flood 20000"],
+            cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+            env={**os.environ, "ACPHOST_DEMO_STEP": "0", "XDG_CONFIG_HOME": str(tmp_path)},
+        )
+    assert r.returncode == 1
+    assert r.stderr == "acphost: cannot write the output: No space left on device\n", r.stderr

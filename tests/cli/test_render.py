@@ -121,6 +121,120 @@ def test_plain_is_exact_when_piped_and_escaped_on_a_terminal():
     assert shown == "a\\x1b]52;c;ZXZpbA==\\x07\\rX<U+202E>Y\nb\n"
 
 
+class CountingOut(io.StringIO):
+    """A stdout that counts its writes and flushes."""
+
+    def __init__(self):
+        super().__init__()
+        self.writes = 0
+        self.flushes = 0
+
+    def write(self, text):
+        self.writes += 1
+        return super().write(text)
+
+    def flush(self):
+        self.flushes += 1
+
+
+class Loop:
+    """``call_soon`` without a loop: callbacks run when the test says the loop is idle."""
+
+    def __init__(self):
+        self.ready = []
+
+    def call_soon(self, callback):
+        self.ready.append(callback)
+
+    def idle(self):
+        ready, self.ready = self.ready, []
+        for callback in ready:
+            callback()
+
+
+MIXED = [
+    thought("pondering\nmore "),
+    thought("thoughts"),
+    chunk("Hello "),
+    chunk("wor"),
+    chunk("ld\r"),
+    chunk("\nnext", message_id="m1"),
+    chunk(" line", message_id="m1"),
+    chunk("other", message_id="m2"),
+    tool_start(locations=[s.ToolCallLocation(path="/a.py", line=3)]),
+    s.Notice(severity="warning", title="slow " + EVIL),
+    chunk("after " + EVIL),
+    s.ToolCallProgress(
+        tool_call_id="t1",
+        status="completed",
+        content=[s.DiffToolCallContent(path="/a.py", old_text="a\n", new_text="b\n")],
+    ),
+    s.PlanUpdate(entries=[s.PlanEntry(content="Look", priority="high", status="pending")]),
+    chunk("bye"),
+]
+
+
+@pytest.mark.parametrize("simple", [False, True])
+@pytest.mark.parametrize("terminal", [False, True])
+@pytest.mark.parametrize("burst", [1, 2, 3, 100])
+def test_batched_writes_are_byte_identical_to_writing_each_update(simple, terminal, burst):
+    """Chunks written once per turn of the loop: the same bytes, on stdout and stderr."""
+    updates = MIXED * 3
+    out, err = io.StringIO(), io.StringIO()
+    state = SessionState()
+    feed(PlainRenderer(out, state, simple=simple, terminal=terminal, err=err), state, updates)
+
+    batched, batched_err = CountingOut(), io.StringIO()
+    loop = Loop()
+    state = SessionState()
+    renderer = PlainRenderer(
+        batched, state, simple=simple, terminal=terminal, defer=loop.call_soon, err=batched_err
+    )
+    for i, update in enumerate(updates):
+        state.apply(update)
+        renderer.update(update)
+        if i % burst == burst - 1:
+            loop.idle()
+    renderer.close()
+    loop.idle()
+    assert batched.getvalue() == out.getvalue()
+    assert batched_err.getvalue() == err.getvalue()
+    assert batched.getvalue() and err.getvalue().count("[notice]") == 3
+
+
+def test_a_burst_of_chunks_costs_one_write_and_one_flush():
+    out = CountingOut()
+    loop = Loop()
+    state = SessionState()
+    renderer = PlainRenderer(out, state, defer=loop.call_soon)
+    for i in range(1000):
+        renderer.update(chunk(f"{i} "))
+    assert out.writes == 0 and len(loop.ready) == 1
+    loop.idle()
+    assert (out.writes, out.flushes) == (1, 1)
+    assert out.getvalue() == "".join(f"{i} " for i in range(1000))
+
+
+class FullDisk(io.StringIO):
+    def flush(self):
+        raise OSError(28, "No space left on device")
+
+
+def test_a_failed_deferred_flush_is_reported_once_and_nothing_more_is_written():
+    errors = []
+    loop = Loop()
+    state = SessionState()
+    out = FullDisk()
+    renderer = PlainRenderer(out, state, defer=loop.call_soon, on_error=errors.append)
+    renderer.update(chunk("one"))
+    loop.idle()
+    renderer.update(chunk("two"))
+    loop.idle()
+    renderer.close()
+    assert [e.errno for e in errors] == [28]
+    assert out.getvalue() == "one"  # what the failed flush held; nothing after it
+
+
 # -- the terminal ---------------------------------------------------------------------
 
 

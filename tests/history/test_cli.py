@@ -175,7 +175,7 @@ def test_import_of_a_bad_file_says_where_and_imports_nothing(store_path, tmp_pat
     assert f"{bad}:2.seq: expected" in proc.stderr
     assert "Traceback" not in proc.stderr
     proc = run_cli("history", "import", str(tmp_path / "missing.json"))
-    assert proc.returncode == 2 and "cannot read" in proc.stderr
+    assert proc.returncode == 2 and "missing.json does not exist" in proc.stderr
     with HistoryStore.open(str(store_path)) as store:
         assert store.list_sessions() == []
 

@@ -99,7 +99,10 @@ def test_times_are_normalised_to_utc_on_import():
 def test_markdown_keeps_fences_intact():
     md = export_session(sample(), "md")
     assert "```diff\n@@ -1 +1 @@\n-x = 1\n+x = 2\n```" in md
-    assert "- [permission] Edit `a.py`: allow (allow_once)" in md
+    assert r"- \[permission\] Edit \`a.py\`: allow (allow\_once)" in md
+    # The prompt and the answer hold ``` runs of their own: longer fences keep them inside.
+    assert "````\n> change ```x```\n````" in md
+    assert "````\nDone: ```python\nx = 2\n```\n````" in md
     assert "- **Usage** tokens 15 (input 10, output 5) · cost 0.0100 EUR" in md
 
 

@@ -134,9 +134,9 @@ def test_choices_follow_the_agents_options_by_kind():
         ),
     )
     choices = choices_for(req)
-    assert [(c.key, c.label, c.kind) for c in choices] == [
-        ("a", "Yes", "allow_once"),
-        ("r", "No", "reject_once"),
+    assert [(c.key, c.label, c.kind, c.agent_name) for c in choices] == [
+        ("a", "Allow once", "allow_once", "Yes"),
+        ("r", "Reject", "reject_once", "No"),
     ]
     assert choices[0].verdict == Verdict.allow("allowed by the user")
     mediated = choices_for(PermissionRequest.for_fs_write("s", "/w/a.txt"))

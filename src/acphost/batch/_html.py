@@ -1,15 +1,19 @@
 """``report.html``: one self-contained page (inline style, no script, nothing fetched).
 
 Every string that is not this module's own literal goes through :func:`_e`
-(HTML-escaped, terminal controls made visible), agent text included.
+(:func:`acphost.safetext.html_text`: HTML-escaped, terminal controls made
+visible), agent text included; links to a run's files are percent-encoded
+relative paths. The page's Content-Security-Policy
+(:data:`acphost.safetext.HTML_CSP`) forbids scripts and fetches even if an
+escape were missed.
 """
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
-from ..safetext import sanitize
+from ..safetext import HTML_CSP, html_text
 from ._model import STATUSES
 
 if TYPE_CHECKING:
@@ -31,7 +35,7 @@ summary{cursor:pointer;font-weight:600}.rate{font-weight:600}
 
 
 def _e(text: object) -> str:
-    return html.escape(sanitize(str(text)), quote=True)
+    return html_text(str(text))
 
 
 def _diff_html(text: str) -> str:
@@ -75,7 +79,7 @@ def _run(report: Report, o: RunOutcome) -> list[str]:
         f"<p>Agent {_e(o.agent)}, prompt {_e(o.prompt_id)}, repeat {o.repeat}, on {_e(o.node)}.",
     ]
     links = [
-        f'<a href="{_e(rel)}">{name}</a>'
+        f'<a href="{_e(quote(rel))}">{name}</a>'
         for name, rel in (("trace", o.trace), ("diff", o.diff))
         if rel
     ]
@@ -98,7 +102,7 @@ def _run(report: Report, o: RunOutcome) -> list[str]:
     if diff:
         out.append(f"<p>Diff:</p><pre>{_diff_html(diff)}</pre>")
         if cut:
-            link = f'<a href="{_e(o.diff)}">{_e(o.diff)}</a>'
+            link = f'<a href="{_e(quote(o.diff or ""))}">{_e(o.diff)}</a>'
             out.append(f'<p class="meta">Cut here: the whole patch is in {link}.</p>')
     out.append("</details>")
     return out
@@ -114,6 +118,7 @@ def render_html(report: Report) -> str:
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f'<meta http-equiv="Content-Security-Policy" content="{HTML_CSP}">',
         "<title>acphost batch report</title>",
         f"<style>{_STYLE}</style></head><body>",
         "<h1>acphost batch report</h1>",

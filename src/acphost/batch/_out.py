@@ -27,12 +27,15 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
+from ..config import InputFileError, loads_strict, read_input
 from ._model import OutcomeError, RunOutcome
 
 __all__ = ["FORMAT", "VERSION", "BatchError", "OutDir"]
 
 FORMAT = "acphost-batch"
 VERSION = 1
+
+_FIX = "the batch output directory was changed by hand; run the batch again"
 
 
 class BatchError(Exception):
@@ -116,12 +119,11 @@ class OutDir:
         """
         path = os.path.join(self.run_dir(run_id), "result.json")
         try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as exc:
-            raise OutcomeError(f"{path}: {exc}") from None
+            data = loads_strict(read_input(path, what="run result"), where=path, fix=_FIX)
+        except InputFileError as exc:
+            if exc.missing:
+                return None
+            raise OutcomeError(str(exc)) from None
         return RunOutcome.from_json(data, path)
 
     def read_plan(self) -> dict[str, Any]:
@@ -133,14 +135,13 @@ class OutDir:
         """
         path = os.path.join(self.path, "batch.json")
         try:
-            with open(path, encoding="utf-8") as f:
-                data = json.load(f)
-        except FileNotFoundError:
-            raise BatchError(
-                f"{self.path} is not a batch's output directory (no batch.json)"
-            ) from None
-        except (OSError, ValueError) as exc:
-            raise BatchError(f"{path}: {exc}") from None
+            data = loads_strict(read_input(path, what="batch file"), where=path, fix=_FIX)
+        except InputFileError as exc:
+            if exc.missing:
+                raise BatchError(
+                    f"{self.path} is not a batch's output directory (no batch.json)"
+                ) from None
+            raise BatchError(str(exc)) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise BatchError(f"{path} is not an acphost batch file")
         if not isinstance(data.get("version"), int) or data["version"] > VERSION:

@@ -9,13 +9,13 @@ agent.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..config import InputFileError, loads_strict, read_input
 from ._model import HostFactory, Limits, Run, WorkspaceSource, redactor_for
 
 if TYPE_CHECKING:
@@ -200,10 +200,14 @@ def read_prompts(path: str, *, start: int = 1) -> list[Prompt]:
 
     """
     try:
-        with open(os.path.expanduser(path), encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PlanError(f"cannot read the prompts file {path}: {exc}") from None
+        text = read_input(os.path.expanduser(path), what="the --prompts file").decode("utf-8")
+    except InputFileError as exc:
+        raise PlanError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise PlanError(
+            f"the --prompts file {path} is not UTF-8 (byte {exc.start} is invalid)"
+        ) from None
+    lines = text.splitlines()
     content = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
     if not content:
         raise PlanError(f"the prompts file {path} has no prompt")
@@ -216,9 +220,11 @@ def read_prompts(path: str, *, start: int = 1) -> list[Prompt]:
     for n, line in content:
         where = f"{path}:{n}"
         try:
-            data = json.loads(line)
-        except ValueError as exc:
-            raise PlanError(f"{where}: not a JSON object ({exc})") from None
+            data = loads_strict(
+                line, where=path, first_line=n, fix='expected {"id": ..., "prompt": "..."}'
+            )
+        except InputFileError as exc:
+            raise PlanError(str(exc)) from None
         if not isinstance(data, dict) or not isinstance(data.get("prompt"), str):
             raise PlanError(f'{where}: expected {{"id": ..., "prompt": "..."}}')
         raw_id = data.get("id", f"p{n}")

@@ -8,21 +8,23 @@ with ``end_turn``), median duration, mean tokens and cost per run.
 
 What the agent wrote (final text, diffs, error messages) is untrusted: in
 Markdown it only appears inside code fences longer than any backtick run in
-it or behind backslash escapes, in HTML only escaped, and in both its
-terminal controls are made visible (:func:`acphost.safetext.sanitize`).
+it or behind backslash escapes (:func:`acphost.safetext.markdown_fence`,
+:func:`~acphost.safetext.markdown_inline`), in HTML only escaped
+(:func:`~acphost.safetext.html_text`, under a Content-Security-Policy that
+runs no script), and in all its terminal controls are made visible.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
+from urllib.parse import quote
 
-from ..safetext import sanitize, sanitize_line
+from ..safetext import markdown_fence, markdown_inline, sanitize_line
 from ._model import STATUSES, RunOutcome
 from ._out import FORMAT, VERSION, OutDir
 
@@ -221,26 +223,22 @@ def load_report(out: str) -> Report:
 
 # -- Markdown ------------------------------------------------------------------------------
 
-# Characters that start Markdown markup anywhere in a line (links need "[", images "![").
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
-
-
 def md_inline(text: str, limit: int = 200) -> str:
-    """Untrusted text as inert Markdown on one line (escaped, cut at ``limit``)."""
+    """Untrusted text as inert Markdown on one line (markdown_inline), cut at ``limit``."""
     one = sanitize_line(text)
     if len(one) > limit:
         one = one[: limit - 1] + "…"
-    return _MD_SPECIAL.sub(r"\\\1", one)
+    return markdown_inline(one)
 
 
 def md_fence(text: str, info: str = "") -> str:
-    """Untrusted text in a code fence no backtick run inside can close."""
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    body = sanitize(text)
-    if not body.endswith("\n"):
-        body += "\n"
-    return f"{fence}{info}\n{body}{fence}\n"
+    """Untrusted text in a code fence no backtick run inside can close, then a newline."""
+    return markdown_fence(text, info) + "\n"
+
+
+def md_link(name: str, rel: str) -> str:
+    """A link to a run's file: the target percent-encoded, so it stays a relative path."""
+    return f"[{name}](<{quote(rel)}>)"
 
 
 def render_markdown(report: Report) -> str:
@@ -276,18 +274,20 @@ def render_markdown(report: Report) -> str:
 
 def _md_run(report: Report, o: RunOutcome) -> list[str]:
     stop = f" ({md_inline(o.stop_reason)})" if o.stop_reason else ""
-    out = [f"### {md_inline(o.id)}: {o.status}{stop}, {o.duration_s:.2f} s", ""]
+    out = [f"### {md_inline(o.id)}: {md_inline(o.status)}{stop}, {o.duration_s:.2f} s", ""]
     out.append(
         f"Agent {md_inline(o.agent)}, prompt {md_inline(o.prompt_id)}, repeat {o.repeat}, "
         f"on {md_inline(o.node)}."
     )
-    links = [f"[{name}](<{rel}>)" for name, rel in (("trace", o.trace), ("diff", o.diff)) if rel]
+    links = [md_link(name, rel) for name, rel in (("trace", o.trace), ("diff", o.diff)) if rel]
     if o.history_id:
-        links.append(f"history `{o.history_id}`")
+        links.append(f"history {md_inline(o.history_id)}")
     if links:
         out.append("Files: " + ", ".join(links) + ".")
     if o.changed_files:
-        changed = ", ".join(f"{md_inline(f.path, 120)} ({f.change})" for f in o.changed_files[:50])
+        changed = ", ".join(
+            f"{md_inline(f.path, 120)} ({md_inline(f.change)})" for f in o.changed_files[:50]
+        )
         more = f" and {len(o.changed_files) - 50} more" if len(o.changed_files) > 50 else ""
         out.append(f"Changed: {changed}{more}.")
     out.append("")
@@ -303,5 +303,6 @@ def _md_run(report: Report, o: RunOutcome) -> list[str]:
     if diff:
         out += ["Diff:", "", md_fence(diff, "diff")]
         if cut:
-            out += [f"(cut at {MAX_INLINE_DIFF // 1024} KB: the whole patch is in {o.diff})", ""]
+            where = md_inline(o.diff or "")
+            out += [f"(cut at {MAX_INLINE_DIFF // 1024} KB: the whole patch is in {where})", ""]
     return out

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import shutil
 import stat
@@ -32,6 +31,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..config import InputFileError, loads_strict, read_input
 from ._diff import Changes, git_changes, tree_changes
 from ._model import WorkspaceSource
 
@@ -352,8 +352,7 @@ def _rmtree(path: str) -> None:
 def read_marker(path: str) -> dict[str, Any] | None:
     """A workspace marker file's content, or None when it is missing or unreadable."""
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
+        data = loads_strict(read_input(path, what="workspace marker"), where=path)
+    except InputFileError:
         return None
     return data if isinstance(data, dict) else None

@@ -30,15 +30,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments (default: ``sys.argv[1:]``).
 
     """
-    from ._main import run_cli  # noqa: PLC0415 - keeps `import acphost.cli` instant
+    from . import _collector  # noqa: PLC0415
 
+    _collector.pause(freeze=argv is None)  # until the run's modules are imported
     try:
+        from ._main import run_cli  # noqa: PLC0415 - keeps `import acphost.cli` instant
+
         code = run_cli(list(sys.argv[1:] if argv is None else argv))
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (`acphost ... | head`): not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 1
+    finally:
+        _collector.resume()  # whichever way the run ended
     if argv is None and sys.gettrace() is None and sys.getprofile() is None:
         # (Profilers and coverage tools write their results at exit: they get one.)
         try:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal, TextIO
 
+from ..config import MAX_IMPORT_BYTES, InputFileError, read_input
 from ..history import (
     EXPORT_FORMATS,
     GROUPINGS,
@@ -349,12 +350,21 @@ def _import(args: argparse.Namespace, out: _Out) -> int:
     for name in args.files:
         try:
             if name == "-":
-                texts.append((name, sys.stdin.read()))
+                data = sys.stdin.buffer.read(MAX_IMPORT_BYTES + 1)
+                if len(data) > MAX_IMPORT_BYTES:
+                    raise _Problem(
+                        f"history import: stdin is larger than the {MAX_IMPORT_BYTES >> 20} MiB"
+                        " limit"
+                    )
             else:
-                with open(name, encoding="utf-8") as f:
-                    texts.append((name, f.read()))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise _Problem(f"cannot read {name}: {exc}") from None
+                data = read_input(name, what="history import file", limit=MAX_IMPORT_BYTES)
+            texts.append((name, data.decode("utf-8")))
+        except InputFileError as exc:
+            raise _Problem(str(exc)) from None
+        except UnicodeDecodeError as exc:
+            raise _Problem(
+                f"history import file {name}: not UTF-8 (byte {exc.start} is invalid)"
+            ) from None
     store = _open(create=True)
     assert store is not None
     with store:

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 
 from ..launch import EXIT_USAGE
+from . import _collector
 from ._parser import Parser, build_parser, sub_parser
 
 __all__ = ["SUBCOMMANDS", "build_parser", "run_cli", "subcommand_at"]
@@ -235,10 +236,12 @@ def subcommand_at(argv: list[str], parser: argparse.ArgumentParser) -> int | Non
 def run_cli(argv: list[str]) -> int:
     """Parse ``argv`` and run; return the exit code."""
     if argv and argv[0] in SUBCOMMANDS:
+        _collector.resume()  # a subcommand may run for long (the TUI): it gets the collector back
         return SUBCOMMANDS[argv[0]](argv[1:])
     parser = build_parser()
     at = subcommand_at(argv, parser)
     if at is not None:
+        _collector.resume()
         # Global options before the word go to the subcommand: `acphost -a demo doctor`.
         return SUBCOMMANDS[argv[at]](argv[:at] + argv[at + 1 :])
     args = parser.parse_args(argv)

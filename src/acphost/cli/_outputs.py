@@ -19,7 +19,6 @@ import argparse
 import contextlib
 import json
 import os
-import tempfile
 from typing import IO, TYPE_CHECKING, Any
 
 from .._errors import OutputFileError
@@ -194,6 +193,8 @@ class RunOutputs:
 def write_json_atomic(path: str, data: dict[str, Any]) -> None:
     """Write ``data`` as JSON to ``path`` whole or not at all (a temporary file, renamed)."""
     target = os.path.abspath(os.path.expanduser(path))
+    import tempfile  # noqa: PLC0415 - only --save-session writes one
+
     fd, tmp = tempfile.mkstemp(prefix=".acphost-", dir=os.path.dirname(target))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

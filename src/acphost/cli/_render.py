@@ -17,7 +17,6 @@ blank line between consecutive messages.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO
 
@@ -98,6 +97,8 @@ def _text_lines(text: str) -> list[str]:
 
 def diff_lines(diff: s.DiffToolCallContent) -> list[str]:
     """A unified diff of one ``diff`` content item (``oldText`` may be absent: a new file)."""
+    import difflib  # noqa: PLC0415 - only a turn with a diff needs it
+
     old = _text_lines(diff.old_text or "")
     new = _text_lines(diff.new_text)
     return list(
@@ -280,11 +281,16 @@ class PlainRenderer:
         state: the session state, for tool-call titles on partial updates.
         simple: write only the assistant's text.
         terminal: ``out`` is a terminal: agent text is sanitised.
-        defer: schedules a flush for when the event loop is idle (a burst of
-            chunks then costs one write); None flushes after every update.
+        defer: schedules a flush for when the event loop is idle: the text
+            of a burst of chunks is joined and written with one ``write``
+            and one ``flush`` per turn of the loop; None writes and flushes
+            after every update.
         err: where ``stderr`` lines go.
         on_closed: called once when the reader of ``out`` went away (a
-            deferred flush met a broken pipe).
+            deferred flush met a broken pipe or a closed file).
+        on_error: called once with the error when a deferred flush could not
+            write (a full disk, an I/O error); None raises it from the flush.
+            Nothing more is written after either.
 
     """
 
@@ -298,9 +304,13 @@ class PlainRenderer:
         defer: Defer | None = None,
         err: TextIO | None = None,
         on_closed: Callable[[], None] | None = None,
+        on_error: Callable[[OSError], None] | None = None,
     ) -> None:
         self.out = out
         self._on_closed = on_closed
+        self._on_error = on_error
+        self._pending: list[str] = []  # written at the next flush
+        self._gone = False  # a flush failed: the output is dropped from now on
         self.err = err
         self.state = state
         self.simple = simple
@@ -308,7 +318,10 @@ class PlainRenderer:
         self._clean = ChunkCleaner(self.edge)
         self._defer = defer
         self._flush_scheduled = False
-        self._at_line_start = True
+        self._tail = "\n"  # the last text written (not empty): where the cursor is
+        # A chunk of the streaming message goes straight to the pending text
+        # (piped output is exact, so there is nothing to clean).
+        self._exact_batches = defer is not None and not terminal
         self._stream: str | None = None  # "agent" or "thought" while one streams
         self._message_id: str | None = None
         self._gap = False  # a blank line is due before the next message
@@ -319,26 +332,53 @@ class PlainRenderer:
     def _write(self, text: str) -> None:
         if not text:
             return
-        self.out.write(text)
-        self._at_line_start = text[-1] == "\n"
+        self._tail = text
         if self._defer is None:
-            self.out.flush()
-        elif not self._flush_scheduled:
+            if not self._gone:
+                self.out.write(text)
+                self.out.flush()
+            return
+        # Joined and written once per turn of the event loop: a flood of
+        # small chunks then costs one write and one system call per read of
+        # the pipe, not one per chunk (the bytes are the same).
+        self._pending.append(text)
+        if not self._flush_scheduled:
             self._flush_scheduled = True
             self._defer(self._flush)
 
     def _flush(self) -> None:
         self._flush_scheduled = False
+        pending = self._pending
+        if self._gone:
+            pending.clear()
+            return
         try:
+            if pending:
+                text = "".join(pending)
+                pending.clear()
+                self.out.write(text)
             self.out.flush()
         except (BrokenPipeError, ValueError):
             # The reader went away (`acphost ... | head`): the run stops quietly.
+            self._gone = True
             on_closed, self._on_closed = self._on_closed, None
             if on_closed is not None:
                 on_closed()
+        except OSError as exc:
+            # A full disk, an I/O error: in a deferred flush there is no
+            # caller to raise to (the event loop would only log it), so the
+            # run is told once and stops.
+            self._gone = True
+            on_error, self._on_error = self._on_error, None
+            if on_error is None:
+                raise
+            on_error(exc)
+
+    def _at_line_start(self) -> bool:
+        return self._tail[-1] == "\n"
 
     def _newline(self) -> None:
-        if not self._at_line_start:
+        if not self._at_line_start():
             self._write("\n")
 
     def _end_stream(self) -> None:
@@ -368,6 +408,13 @@ class PlainRenderer:
             text = update.text
             mid = update.message_id
             if text and (mid is None or mid == self._message_id):
+                if self._exact_batches:  # what _write would do, inline
+                    self._pending.append(text)
+                    self._tail = text
+                    if not self._flush_scheduled:
+                        self._flush_scheduled = True
+                        self._defer(self._flush)  # type: ignore[misc]
+                    return
                 self._write(self._clean.feed(text))
                 return
         if isinstance(update, s.AgentMessageChunk):
@@ -402,7 +449,7 @@ class PlainRenderer:
         else:
             self._end_stream()
         if self._gap:
-            self._write("\n" if self._at_line_start else "\n\n")
+            self._write("\n" if self._at_line_start() else "\n\n")
             self._gap = False
         self._stream = "agent"
         self._message_id = mid
@@ -414,7 +461,7 @@ class PlainRenderer:
         if self._stream != "thought":
             self._end_stream()
             self._stream = "thought"
-        start = self._at_line_start
+        start = self._at_line_start()
         pieces: list[str] = []
         for i, part in enumerate(self._clean.feed(text).split("\n")):
             if i:

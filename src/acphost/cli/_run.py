@@ -27,6 +27,7 @@ from ..launch import (
     start_agent,
 )
 from ..safetext import escape_json_for_terminal
+from . import _collector
 from ._edge import Edge, is_terminal, warn
 
 if TYPE_CHECKING:
@@ -48,7 +49,11 @@ class _Interrupted(Exception):
 
 
 class _OutputClosed(Exception):
-    pass
+    """The run stopped because stdout cannot be written.
+
+    ``args[0]`` is the write error to report, or None when the reader went
+    away (`acphost ... | head`), which is not worth a message.
+    """
 
 
 class PromptRun:
@@ -70,6 +75,7 @@ class PromptRun:
         self.transport: StdioTransport | None = None
         self.strict_failure: AcpError | None = None
         self.output_closed = False
+        self.output_error: OSError | None = None
         self.asker: TtyAsker | None = None
         self.listed = False
 
@@ -137,6 +143,11 @@ class PromptRun:
         self.output_closed = True
         self.kill_agent()
 
+    def output_failed(self, exc: OSError) -> None:
+        """Stdout could not be written (a full disk): stop the agent; the run fails with ``exc``."""
+        self.output_error = exc
+        self.output_gone()
+
     def selected_agent_line(self) -> None:
         # Name and command only: args and env may carry secrets.
         frame = {
@@ -194,6 +205,7 @@ class PromptRun:
             defer=loop.call_soon,
             err=sys.stderr,
             on_closed=self.output_gone,
+            on_error=self.output_failed,
         )
 
     async def turn(
@@ -217,6 +229,7 @@ class PromptRun:
         if budget is not None and before is None:
             warn(NO_USAGE_YET)
         renderer = self.renderer(session)
+        _collector.resume()  # the run's modules are all imported now
         turn = session.prompt(blocks, budget=budget)
         if recording is not None:
             recording.begin_turn(blocks)
@@ -238,7 +251,7 @@ class PromptRun:
             if self.interrupted:
                 raise _Interrupted from None
             if self.output_closed:
-                raise _OutputClosed from None
+                raise _OutputClosed(self.output_error) from None
             if self.strict_failure is not None:
                 raise self.strict_failure from None
             raise
@@ -251,6 +264,8 @@ class PromptRun:
             # Retrieve their outcome (often AgentExited after a second Ctrl-C),
             # or asyncio prints "Task exception was never retrieved".
             await asyncio.gather(*pending, return_exceptions=True)
+        if self.output_error is not None:  # the last flush failed
+            raise _OutputClosed(self.output_error)
         exceeded = result.budget_exceeded
         if recording is not None:
             stop = (
@@ -294,7 +309,7 @@ class PromptRun:
             return await self._connected(prompt, self.transport)
         except AcpError:
             if self.output_closed:  # the end of the agent we stopped ourselves
-                raise _OutputClosed from None
+                raise _OutputClosed(self.output_error) from None
             raise
         finally:
             if self.asker is not None:
@@ -414,7 +429,12 @@ def _attempts(p: Prepared) -> int:
             return asyncio.run(run.main(p.prompt))
         except (KeyboardInterrupt, _Interrupted):
             return EXIT_INTERRUPTED
-        except _OutputClosed:
+        except _OutputClosed as exc:
+            error = exc.args[0] if exc.args else None
+            if error is not None:
+                fail(f"cannot write the output: {error.strerror or error}")
+                # What is still buffered would fail again when Python exits.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return EXIT_ERROR
         except OutputFileError as exc:
             fail(str(p.outputs.usage_problem(exc)))

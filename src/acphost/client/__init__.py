@@ -9,22 +9,10 @@ exported by :mod:`acphost` itself.
 
 from __future__ import annotations
 
-from ._budget import Budget, BudgetExceeded
-from ._client import AcpClient, ClientContext
-from ._host_bridge import ElicitationHandler, HostConfig
-from ._lifecycle import LifecycleState
-from ._options import (
-    USE_DEFAULT,
-    ClientOptions,
-    UseDefault,
-    auth_method_id,
-    option_id,
-    option_values,
-)
-from ._session import Session, UpdateListener
-from ._state import Compaction, Message, SessionState, ToolCallState
-from ._sync import DEMO_AGENT, RunResult, run
-from ._turn import Turn, TurnResult
+import importlib
+
+# Not `from typing import TYPE_CHECKING` (see acphost/__init__.py).
+TYPE_CHECKING = False
 
 __all__ = [
     "DEMO_AGENT",
@@ -52,3 +40,65 @@ __all__ = [
     "option_values",
     "run",
 ]
+
+# Each name loads its own module on first use: the command line's run needs
+# the client, not the synchronous runner or everything else re-exported here.
+_LAZY = {
+    "Budget": "._budget",
+    "BudgetExceeded": "._budget",
+    "AcpClient": "._client",
+    "ClientContext": "._client",
+    "ElicitationHandler": "._host_bridge",
+    "HostConfig": "._host_bridge",
+    "LifecycleState": "._lifecycle",
+    "USE_DEFAULT": "._options",
+    "ClientOptions": "._options",
+    "UseDefault": "._options",
+    "auth_method_id": "._options",
+    "option_id": "._options",
+    "option_values": "._options",
+    "Session": "._session",
+    "UpdateListener": "._session",
+    "Compaction": "._state",
+    "Message": "._state",
+    "SessionState": "._state",
+    "ToolCallState": "._state",
+    "DEMO_AGENT": "._sync",
+    "RunResult": "._sync",
+    "run": "._sync",
+    "Turn": "._turn",
+    "TurnResult": "._turn",
+}
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._budget import Budget, BudgetExceeded
+    from ._client import AcpClient, ClientContext
+    from ._host_bridge import ElicitationHandler, HostConfig
+    from ._lifecycle import LifecycleState
+    from ._options import (
+        USE_DEFAULT,
+        ClientOptions,
+        UseDefault,
+        auth_method_id,
+        option_id,
+        option_values,
+    )
+    from ._session import Session, UpdateListener
+    from ._state import Compaction, Message, SessionState, ToolCallState
+    from ._sync import DEMO_AGENT, RunResult, run
+    from ._turn import Turn, TurnResult
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'acphost.client' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,11 +1,21 @@
 """Agent configuration: settings.json, presets from the ACP registry, the demo agent.
 
-Also the user's folders (:func:`config_dir`, :func:`state_dir`,
+Also the one safe way to read a file the user named or an agent could have
+written, and its strict JSON (:func:`read_input`, :func:`loads_strict`); the
+user's folders (:func:`config_dir`, :func:`state_dir`,
 :func:`data_dir`) and the store of trusted project settings (:func:`trust`).
 """
 
 from ._budget import parse_cost, parse_tokens
 from ._dirs import config_dir, data_dir, state_dir
+from ._files import (
+    MAX_IMPORT_BYTES,
+    MAX_INPUT_BYTES,
+    InputFileError,
+    loads_strict,
+    open_input,
+    read_input,
+)
 from ._presets import DEMO, all_agents, command_found, presets, resolve_agent
 from ._settings import (
     find_settings,
@@ -20,7 +30,10 @@ from ._trust import TrustEntry, revoke, trust, trust_status, trust_store_path, t
 
 __all__ = [
     "DEMO",
+    "MAX_IMPORT_BYTES",
+    "MAX_INPUT_BYTES",
     "AgentSpec",
+    "InputFileError",
     "Settings",
     "SettingsError",
     "TrustEntry",
@@ -30,6 +43,9 @@ __all__ = [
     "config_dir",
     "data_dir",
     "find_settings",
+    "loads_strict",
+    "open_input",
+    "read_input",
     "load_settings",
     "parse_cost",
     "parse_settings",

@@ -22,7 +22,6 @@ or changed one is skipped with one warning naming the command that trusts it.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shlex
@@ -32,6 +31,7 @@ from typing import Any
 from ..safetext import sanitize_line
 from ._budget import parse_cost, parse_tokens
 from ._dirs import config_dir
+from ._files import InputFileError, loads_strict, read_input
 from ._mcp import check_env_name, expect, parse_mcp
 from ._presets import presets
 from ._spec import AgentSpec, Settings, SettingsError
@@ -80,9 +80,9 @@ def _warn_once(path: Path, why: str) -> None:
 def _project_usable(path: Path) -> bool:
     """Whether the project file is trusted as it is now; warns once when not."""
     try:
-        data = path.read_bytes()
+        data = read_input(path, what="project settings file")
         status = trust_status(path, data)
-    except OSError:
+    except InputFileError:
         return True  # unreadable: load_settings reports it, naming the file
     except SettingsError as exc:
         _warn_once(path, f"project settings need trust, and {exc}")
@@ -145,7 +145,7 @@ def load_settings(path: Path | None, *, explicit: bool = True) -> Settings:
         return Settings(None, {}, [])
     if not explicit and not os.path.lexists(path):
         return Settings(None, {}, [])
-    data, settings = read_settings(path)
+    data, settings = read_settings(path, what=_label(path) if explicit else "settings file")
     if not explicit and path != user_settings_path() and trust_status(path, data) != "trusted":
         # Checked on the very bytes parsed: a swap after the lookup's check is caught.
         raise SettingsError(
@@ -155,59 +155,51 @@ def load_settings(path: Path | None, *, explicit: bool = True) -> Settings:
     return settings
 
 
-def read_settings(path: Path) -> tuple[bytes, Settings]:
+def read_settings(path: Path, *, what: str = "settings file") -> tuple[bytes, Settings]:
     """Read and validate a settings file, trusted or not (``acphost trust`` shows it first).
 
     Args:
         path: the file.
+        what: how messages name it (``--settings file`` when the user named it).
 
     Returns:
         The file's bytes (what a trust records the digest of) and the settings.
 
     Raises:
-        SettingsError: missing, unreadable, not JSON, or malformed; one line
-            naming the file and the key.
+        SettingsError: missing, unreadable, not a regular file, too large, not
+            strict JSON, or malformed; one line naming the file and the key.
 
     """
-    where = str(path)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise SettingsError(f"settings file {where} does not exist") from None
-    except IsADirectoryError:
-        raise SettingsError(f"settings file {where} is a directory, not a file") from None
-    except OSError as exc:
-        raise SettingsError(f"cannot read settings file {where}: {exc.strerror}") from None
-    return data, parse_settings(decode_settings(data, where), path)
+        data = read_input(path, what=what)
+    except InputFileError as exc:
+        raise SettingsError(str(exc)) from None
+    return data, parse_settings(decode_settings(data, f"{what} {path}"), path)
 
 
 def decode_settings(data: bytes, where: str) -> Any:
-    """Decode a settings file's bytes as strict JSON.
+    """Decode a settings file's bytes as strict JSON (:func:`~._files.loads_strict`).
 
     Raises:
-        SettingsError: not UTF-8, not JSON, or nested beyond reason.
+        SettingsError: not UTF-8, not JSON, NaN, a duplicate key, or nested beyond reason.
 
     """
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SettingsError(
-            f"settings file {where} is not UTF-8 (byte {exc.start} is invalid)"
-        ) from None
-    try:
-        return json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise SettingsError(
-            f"settings file {where}: invalid JSON at line {exc.lineno} "
-            f"column {exc.colno}: {exc.msg}"
-            " (settings are strict JSON: no comments or trailing commas)"
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise SettingsError(f"settings file {where}: invalid JSON: {exc}") from None
+        return loads_strict(
+            data,
+            where=where,
+            fix="settings are strict JSON: no comments, trailing commas or repeated keys",
+        )
+    except InputFileError as exc:
+        raise SettingsError(str(exc)) from None
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+def _label(path: Path) -> str:
+    """How an explicitly named settings file is named in errors: by the flag or variable."""
+    env = os.environ.get("ACPHOST_SETTINGS")
+    if env and Path(os.path.expanduser(env)) == path:
+        return "$ACPHOST_SETTINGS file"
+    return "--settings file"
 
 
 def _str_list(value: Any) -> bool:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ._dirs import config_dir
+from ._files import InputFileError, loads_strict, read_input
 from ._spec import SettingsError
 
 __all__ = [
@@ -80,17 +81,14 @@ def _canonical(path: str | os.PathLike[str]) -> str:
 def _read_store(path: Path) -> dict[str, dict[str, Any]]:
     """The recorded entries; raises SettingsError when the store is unreadable."""
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return {}
-    except OSError as exc:
-        raise SettingsError(f"cannot read the trust store {path}: {exc.strerror}") from None
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError):
-        raise SettingsError(
-            f"the trust store {path} is not valid JSON; move it away and trust again"
-        ) from None
+        raw = read_input(path, what="the trust store")
+        data = loads_strict(
+            raw, where=f"the trust store {path}", fix="move it away and trust again"
+        )
+    except InputFileError as exc:
+        if exc.missing:
+            return {}
+        raise SettingsError(str(exc)) from None
     entries = data.get("trusted") if isinstance(data, dict) else None
     if not isinstance(entries, dict) or not all(
         isinstance(v, dict) and isinstance(v.get("sha256"), str) for v in entries.values()
@@ -195,8 +193,8 @@ def trusted_files() -> list[TrustEntry]:
     out = []
     for path, entry in sorted(_read_store(trust_store_path()).items()):
         try:
-            data = Path(path).read_bytes()
-        except OSError:
+            data = read_input(path, what="trusted settings file")
+        except InputFileError:
             state: Literal["ok", "changed", "missing"] = "missing"
         else:
             state = "ok" if digest(data) == entry["sha256"] else "changed"

@@ -4,18 +4,23 @@
   with the turns inside; ``jsonl``: a ``{"type": "session", ...}`` line, then one
   ``{"type": "turn", ...}`` line per turn (several sessions may follow each other).
   Both hold everything the store keeps, so an import gives back the same session.
-- ``md``: for people; the agent's text is Markdown already and goes in as is.
-- ``html``: one self-contained page (inline style, no script, nothing fetched),
-  diffs rendered; every string from the record is HTML-escaped.
+- ``md``: for people; the agent's text goes in fenced code blocks and every
+  inline value is escaped (:func:`acphost.safetext.markdown_fence`,
+  :func:`~acphost.safetext.markdown_inline`): an agent cannot put a link, an
+  image or raw HTML into the document.
+- ``html``: one self-contained page (inline style, no script, nothing fetched,
+  and a Content-Security-Policy that forbids both), diffs rendered; every
+  string from the record goes through :func:`acphost.safetext.html_text`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 from typing import Any
 
+from ..config import InputFileError, loads_strict
+from ..safetext import HTML_CSP, html_text, markdown_fence, markdown_inline
 from ..trace import Redactor
 from ._errors import HistoryError
 from ._model import FORMAT, FORMAT_VERSION, SessionRecord
@@ -62,23 +67,21 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _fence(text: str, info: str = "") -> str:
-    ticks = "```"
-    while ticks in text:
-        ticks += "`"
-    return f"{ticks}{info}\n{text}\n{ticks}"
-
-
 def _markdown(record: SessionRecord) -> str:
+    # Everything from the record is the agent's or the user's text: inline
+    # values are escaped (markdown_inline), blocks fenced (markdown_fence), so
+    # the document has no link, image or raw HTML that the agent wrote.
+    md = markdown_inline
     heading = (
         _one_line(record.title or (record.turns[0].prompt if record.turns else "")) or "Session"
     )
-    out = [f"# {heading}", ""]
-    out.append(f"- **Session** `{record.id}` ({record.origin})")
-    out.append(f"- **Agent** {record.agent}: `{_one_line(' '.join(record.command))}`")
-    out.append(f"- **Directory** `{record.cwd}`")
+    out = [f"# {md(heading)}", ""]
+    out.append(f"- **Session** {md(record.id)} ({md(record.origin)})")
+    out.append(f"- **Agent** {md(record.agent)}: {md(_one_line(' '.join(record.command)))}")
+    out.append(f"- **Directory** {md(record.cwd)}")
     out.append(
-        f"- **Started** {local_time(record.started_at)}, ended {local_time(record.ended_at)}"
+        f"- **Started** {md(local_time(record.started_at))}, "
+        f"ended {md(local_time(record.ended_at))}"
     )
     totals = usage_text(
         dataclasses.replace(
@@ -88,9 +91,9 @@ def _markdown(record: SessionRecord) -> str:
         )
     )
     if totals:
-        out.append(f"- **Usage** {totals}")
+        out.append(f"- **Usage** {md(totals)}")
     for turn in record.turns:
-        out += ["", f"## Turn {turn.seq} · {local_time(turn.started_at)}", ""]
+        out += ["", f"## Turn {turn.seq} · {md(local_time(turn.started_at))}", ""]
         listing = False
         for piece in transcript(dataclasses.replace(record, turns=(turn,)))[1:]:
             item = piece.tag not in ("prompt", "text", "diff", "plan")
@@ -98,14 +101,12 @@ def _markdown(record: SessionRecord) -> str:
                 out.append("")
             listing = item
             if item:
-                out.append(f"- {piece.text}")
+                out.append(f"- {md(piece.text)}")
             elif piece.tag == "diff":
                 head, _, body = piece.text.partition("\n")
-                out += [f"`{head}`", "", _fence(body, "diff"), ""]
-            elif piece.tag == "plan":
-                out += [_fence(piece.text), ""]
-            else:
-                out += [piece.text.rstrip("\n"), ""]
+                out += [md(head), "", markdown_fence(body, "diff"), ""]
+            else:  # the prompt, the agent's answer, a plan: as written, inert
+                out += [markdown_fence(piece.text), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -137,12 +138,12 @@ def _diff_html(text: str) -> str:
             if line.startswith("-")
             else "ctx"
         )
-        lines.append(f'<span class="{cls}">{html.escape(line) or " "}</span>')
-    return f'<p class="tag">{html.escape(head)}</p><pre class="diff">{"".join(lines)}</pre>'
+        lines.append(f'<span class="{cls}">{html_text(line) or " "}</span>')
+    return f'<p class="tag">{html_text(head)}</p><pre class="diff">{"".join(lines)}</pre>'
 
 
 def _html(record: SessionRecord) -> str:
-    e = html.escape
+    e = html_text
     title = record.title or (record.turns[0].prompt if record.turns else "") or "Session"
     facts = [
         ("Session", f"<code>{e(record.id)}</code> ({e(record.origin)})"),
@@ -169,14 +170,13 @@ def _html(record: SessionRecord) -> str:
             elif piece.tag == "plan":
                 body.append(f'<pre class="tag">{e(piece.text)}</pre>')
             else:
-                cls = e(piece.status or "", quote=True)
+                cls = e(piece.status or "")
                 body.append(f'<p class="tag {cls}">{e(piece.text)}</p>')
         body.append("</section>")
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'\">"
+        f'<meta http-equiv="Content-Security-Policy" content="{HTML_CSP}">'
         f"<title>{e(_one_line(title))}</title><style>{_STYLE}</style></head>\n<body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
@@ -214,17 +214,34 @@ def parse_sessions(text: str, source: str = "input") -> list[SessionRecord]:
     stripped = text.strip()
     if not stripped:
         raise HistoryError(f"{source}: empty file")
+    # A jsonl export's first line is a whole object with a "type"; a json
+    # export is one document. Deciding on the first line keeps a strict error
+    # in either (a repeated key, NaN) reported as itself, not as "not JSONL".
+    first = stripped.split("\n", 1)[0]
     try:
-        whole = json.loads(stripped)
-    except ValueError:
-        whole = None
-    if isinstance(whole, dict) and "type" not in whole:
-        _check_version(whole, source)
-        if "sessions" in whole and isinstance(whole["sessions"], list):
-            items = whole["sessions"]
-            return [session_from_json(d, f"{source}: sessions[{i}]") for i, d in enumerate(items)]
-        return [session_from_json(whole.get("session", whole), f"{source}: session")]
-    return _parse_jsonl(stripped, source)
+        head = loads_strict(first, where=source, fix=_FIX)
+    except InputFileError:
+        head = None
+    if isinstance(head, dict) and "type" in head:
+        return _parse_jsonl(stripped, source)
+    whole = _loads(stripped, source)
+    if not isinstance(whole, dict) or "type" in whole:
+        return _parse_jsonl(stripped, source)  # says which line is not a session or turn
+    _check_version(whole, source)
+    if "sessions" in whole and isinstance(whole["sessions"], list):
+        items = whole["sessions"]
+        return [session_from_json(d, f"{source}: sessions[{i}]") for i, d in enumerate(items)]
+    return [session_from_json(whole.get("session", whole), f"{source}: session")]
+
+
+_FIX = "expected a json or jsonl export written by acphost history export"
+
+
+def _loads(text: str, where: str, line: int = 1) -> Any:
+    try:
+        return loads_strict(text, where=where, fix=_FIX, first_line=line)
+    except InputFileError as exc:
+        raise HistoryError(str(exc)) from None
 
 
 def _parse_jsonl(text: str, source: str) -> list[SessionRecord]:
@@ -233,12 +250,7 @@ def _parse_jsonl(text: str, source: str) -> list[SessionRecord]:
         if not line.strip():
             continue
         where = f"{source}:{number}"
-        try:
-            data = json.loads(line)
-        except ValueError as exc:
-            raise HistoryError(
-                f"{where}: not JSON ({exc}); expected a json or jsonl export"
-            ) from None
+        data = _loads(line, source, number)
         kind = data.get("type") if isinstance(data, dict) else None
         if kind == "session":
             _check_version(data, where)

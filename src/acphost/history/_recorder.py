@@ -18,8 +18,11 @@ The per-update listener only appends to lists in memory; the store is
 written twice per turn (its start, then the whole turn in one transaction)
 and once when the session ends. A store that cannot be used (damaged,
 locked, unwritable) costs one warning on stderr: the run goes on and nothing
-more is written. The optional :meth:`HistoryRecorder.tap` sees the frames of
-the connection and records the answers to ``session/request_permission``.
+more is written. The optional :attr:`HistoryRecorder.tap` sees the frames of
+the connection and records the answers to ``session/request_permission``;
+it takes a block of received frames in one call (see ``acphost.rpc``'s
+taps), so a flood of updates costs it one search per block, not one call
+per frame.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from ._store import DEFAULT_TIMEOUT, HistoryStore
 if TYPE_CHECKING:
     from ..client import Session
 
-__all__ = ["HistoryRecorder"]
+__all__ = ["HistoryRecorder", "PermissionTap"]
 
 Warn = Callable[[str], None]
 
@@ -51,6 +54,45 @@ def _warn_stderr(message: str) -> None:
     print(f"acphost: warning: {message}", file=sys.stderr, flush=True)
 
 
+class PermissionTap:
+    """A recorder's frame tap (:attr:`HistoryRecorder.tap`): records permission answers.
+
+    It parses only ``session/request_permission`` requests and, while one is
+    pending, the frames the host sends. Called as a tap, one frame at a
+    time, or with :meth:`receive_block`, a block of received frames at once.
+
+    Args:
+        recorder: the recorder whose recordings the answers belong to.
+
+    """
+
+    __slots__ = ("_recorder",)
+
+    def __init__(self, recorder: HistoryRecorder) -> None:
+        self._recorder = recorder
+
+    def __call__(self, direction: str, line: bytes) -> None:
+        """See one frame (``"receive"`` or ``"send"``), its exact bytes."""
+        recorder = self._recorder
+        if direction == "receive":
+            if _PERMISSION_METHOD in line and recorder._recordings:
+                recorder._asked_permission(line)
+        elif recorder._asked:
+            recorder._answered_permission(line)
+
+    def receive_block(self, block: bytes) -> None:
+        """See a block of received frames (whole lines, each ending with a newline).
+
+        One search of the whole block: a flood of updates holds no
+        permission request, and its lines are never split or looked at.
+        """
+        recorder = self._recorder
+        if _PERMISSION_METHOD in block and recorder._recordings:
+            for line in block.split(b"\n"):
+                if _PERMISSION_METHOD in line:
+                    recorder._asked_permission(line)
+
+
 class HistoryRecorder:
     """Records the sessions of one run into a :class:`HistoryStore`.
 
@@ -58,6 +100,10 @@ class HistoryRecorder:
         store: the open store, or ``None`` for a recorder that records nothing.
         redactor: the host's redactor; every record passes it before it is stored.
         warn: how to tell the user the store failed (default: one line on stderr).
+
+    Attributes:
+        tap: the frame tap that records permission answers
+            (``AcpClient.start(..., tap=recorder.tap)``); see :class:`PermissionTap`.
 
     """
 
@@ -74,6 +120,7 @@ class HistoryRecorder:
         self.failed = False
         self._recordings: dict[str, SessionRecording] = {}
         self._asked: dict[Any, tuple[str, str | None, dict[str, str | None]]] = {}
+        self.tap = PermissionTap(self)
 
     @classmethod
     def open(
@@ -162,18 +209,6 @@ class HistoryRecorder:
         if self.enabled:
             self._recordings[session.id] = recording
         return recording
-
-    def tap(self, direction: str, line: bytes) -> None:
-        """A frame tap (``AcpClient.start(..., tap=recorder.tap)``) recording permission answers.
-
-        It parses only ``session/request_permission`` requests and, while one
-        is pending, the frames the host sends.
-        """
-        if direction == "receive":
-            if _PERMISSION_METHOD in line and self._recordings:
-                self._asked_permission(line)
-        elif self._asked:
-            self._answered_permission(line)
 
     def _asked_permission(self, line: bytes) -> None:
         try:

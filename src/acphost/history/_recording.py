@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Recorder", "SessionRecording"]
 
+_MESSAGE = s.AgentMessageChunk
+_THOUGHT = s.AgentThoughtChunk
+
 
 class Recorder(Protocol):
     """What a recording needs of the recorder that made it (:class:`HistoryRecorder`)."""
@@ -117,6 +120,19 @@ def _tool_record(call: ToolCallState) -> ToolCallRecord:
     )
 
 
+def _scrub_shared_text(redactor: Redactor, turn: TurnRecord) -> TurnRecord:
+    """:func:`scrub_turn` for a turn whose text is its one text event: that text read once.
+
+    The message text is stored twice, as the turn's text and as its text
+    event, and the redactor's time grows with the text it reads (a flood of
+    100,000 chunks is a megabyte). Both copies are the same string, so the
+    redacted event gives the redacted text.
+    """
+    scrubbed = scrub_turn(redactor, dataclasses.replace(turn, text=""))
+    text = next(e["text"] for e in scrubbed.events if e.get("kind") == "text")
+    return dataclasses.replace(scrubbed, text=text)
+
+
 class SessionRecording:
     """The recording of one session; made by :meth:`HistoryRecorder.open_session`.
 
@@ -135,6 +151,10 @@ class SessionRecording:
         self._turn_start: str | None = None
         self._turn_prompt: PromptInput = ""
         self._events: list[list[Any]] = []
+        # The text run being appended to (the last event's list of pieces) and
+        # its chunk class; None once another event follows it.
+        self._run: list[str] | None = None
+        self._run_cls: type | None = None
         self._plan_at: int | None = None
         self._tools: dict[str, None] = {}
         self._permissions: list[PermissionRecord] = []
@@ -154,20 +174,23 @@ class SessionRecording:
 
     def _on_update(self, session: Session, update: s.SessionUpdate) -> None:
         cls = type(update)
-        if cls is s.AgentMessageChunk or cls is s.AgentThoughtChunk:
+        if cls is self._run_cls:
+            # The hot path: one more chunk of the text being streamed.
             text = update.text
             if text:
-                kind = "text" if cls is s.AgentMessageChunk else "thought"
-                events = self._events
-                if events and events[-1][0] == kind:
-                    events[-1][1].append(text)
-                else:
-                    events.append([kind, [text]])
+                self._run.append(text)  # type: ignore[union-attr]
+        elif cls is _MESSAGE or cls is _THOUGHT:
+            text = update.text
+            if text:
+                self._run = [text]
+                self._run_cls = cls
+                self._events.append(["text" if cls is _MESSAGE else "thought", self._run])
         elif cls is s.ToolCallStart or cls is s.ToolCallProgress:
             call_id = update.tool_call_id  # type: ignore[union-attr]
             if call_id not in self._tools:
                 self._tools[call_id] = None
                 self._events.append(["tool", call_id])
+                self._run = self._run_cls = None
         elif cls is s.PlanUpdate:
             entries = [
                 {"content": e.content, "status": e.status, "priority": e.priority}
@@ -176,6 +199,7 @@ class SessionRecording:
             if self._plan_at is None:
                 self._plan_at = len(self._events)
                 self._events.append(["plan", entries])
+                self._run = self._run_cls = None
             else:
                 self._events[self._plan_at][1] = entries
         elif cls is s.UsageUpdate:
@@ -287,8 +311,10 @@ class SessionRecording:
             else {"kind": kind, "entries": value}
             for kind, value in self._events
         )
+        texts = [e["text"] for e in events if e["kind"] == "text"]
+        shared = not text and len(texts) == 1  # the turn's text is its one text event
         if not text:  # keep_history=False clients keep no message text; the events do
-            text = "".join(e["text"] for e in events if e["kind"] == "text")
+            text = "".join(texts)
         turn = TurnRecord(
             seq=self._seq,
             started_at=self._turn_start or now(),
@@ -307,6 +333,7 @@ class SessionRecording:
         )
         self._turn_start = None
         self._events = []
+        self._run = self._run_cls = None
         self._plan_at = None
         self._tools = {}
         self._permissions = []
@@ -314,9 +341,10 @@ class SessionRecording:
         redactor = self._recorder.redactor
         title = state.title
         session_usage = self._session_usage()
+        scrub = _scrub_shared_text if shared else scrub_turn
         self._recorder.write(
             lambda store: store.save_turn(
-                self.id, scrub_turn(redactor, turn), title=title, session_usage=session_usage
+                self.id, scrub(redactor, turn), title=title, session_usage=session_usage
             )
         )
 

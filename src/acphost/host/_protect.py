@@ -16,6 +16,15 @@ Anywhere: the host's own output files (audit log, trace, saved session, the
 history store), registered by whoever opens them; an entry protects the path
 and everything below it.
 
+A name counts by what a file system may take it for, not by its bytes
+(:func:`_fold`, the one normalisation, as git's own ``is_hfs_dotgit`` and
+``is_ntfs_dotgit`` guard its index): case variants (``.GIT``, ``.Git``; on
+a case-insensitive volume they are ``.git``), names with default-ignorable
+characters (``.g\u200cit``: HFS+ ignores them), with trailing dots or
+spaces or an NTFS stream suffix (``.git.``, ``.git ``, ``.git::$INDEX_ALLOCATION``:
+Windows drops or resolves them) and 8.3 short names (``GIT~1``,
+``ACPHOS~1``). The host's output files are compared folded too.
+
 A write there is refused unless a permission rule *names* the protected area:
 its ``path`` glob spells the area out literally before any wildcard
 (:func:`names_area`), so ``/repo/.git/hooks/pre-commit`` or
@@ -25,6 +34,8 @@ its ``path`` glob spells the area out literally before any wildcard
 from __future__ import annotations
 
 import os
+import re
+import unicodedata
 from collections.abc import Iterable
 
 __all__ = ["ProtectedPaths", "names_area"]
@@ -36,6 +47,37 @@ def _within(path: str, area: str) -> bool:
     return path == area or path.startswith(area.rstrip("/") + "/")
 
 
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode
+# 15.1): characters a file system or a renderer may drop from a name.
+_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+
+# The protected names once folded: ".git" and ".acphost", and the 8.3 short
+# names Windows gives them (the first six characters of the name without its
+# dot, "~" and a number).
+_PROTECTED_NAME = re.compile(r"\.git|\.acphost|git~\d+|acphos~\d+")
+
+
+def _fold(name: str) -> str:
+    """A path component as a permissive file system may read it (see the module docstring).
+
+    Ignorable characters go, compatibility forms are unified (NFKC), an NTFS
+    stream suffix (from the first ``:``) and trailing dots and spaces are
+    cut, and case is folded.
+    """
+    name = _IGNORABLE.sub("", name)
+    name = unicodedata.normalize("NFKC", name)
+    name = name.split(":", 1)[0].rstrip(" .")
+    return name.casefold()
+
+
+def _fold_path(path: str) -> str:
+    return "/".join(_fold(part) for part in path.split("/"))
+
+
 class ProtectedPaths:
     """Tells which paths are protected, and the protected area each lies in.
 
@@ -45,11 +87,12 @@ class ProtectedPaths:
 
     """
 
-    __slots__ = ("_outputs", "_roots")
+    __slots__ = ("_folded_outputs", "_outputs", "_roots")
 
     def __init__(self, roots: Iterable[str], outputs: Iterable[str] = ()) -> None:
         self._roots = tuple(os.path.normpath(r) for r in roots)
         self._outputs = tuple(os.path.realpath(os.path.abspath(o)) for o in outputs)
+        self._folded_outputs = tuple(_fold_path(o) for o in self._outputs)
 
     def area(self, path: str) -> str | None:
         """Return the protected area ``path`` lies in, or ``None``.
@@ -62,15 +105,16 @@ class ProtectedPaths:
             and including ``.acphost`` or ``.git``.
 
         """
-        for output in self._outputs:
-            if _within(path, output):
+        folded = _fold_path(path)
+        for output, folded_output in zip(self._outputs, self._folded_outputs, strict=True):
+            if _within(path, output) or _within(folded, folded_output):
                 return output
         for root in self._roots:
             if not _within(path, root) or path == root:
                 continue
             parts = path[len(root) :].strip("/").split("/")
             for index, part in enumerate(parts):
-                if part in (".acphost", ".git"):
+                if _PROTECTED_NAME.fullmatch(_fold(part)):
                     return os.path.join(root, *parts[: index + 1])
         return None
 

@@ -48,7 +48,6 @@ host's own file reads included: a file that rejects by default needs a
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -56,6 +55,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from .._errors import AcpError, RequestError
+from ..config import InputFileError, loads_strict, read_input
 from ._commands import command_words, match_words, pattern_words, shell_line_of
 from ._jail import resolve_path
 from ._policy import Decision, PermissionRequest, Verdict
@@ -220,17 +220,13 @@ class RulesPolicy:
         """
         name = os.fspath(path)
         try:
-            with open(name, encoding="utf-8") as stream:
-                text = stream.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise PolicyFileError(f"permission rules file {name!r} cannot be read: {exc}") from exc
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise PolicyFileError(
-                f"permission rules file {name!r} is not valid JSON: {exc.msg} "
-                f"at line {exc.lineno}, column {exc.colno}"
-            ) from exc
+            data = loads_strict(
+                read_input(name, what="permission rules file (--permission-policy)"),
+                where=f"permission rules file {name}",
+                fix='expected {"rules": [...], "default": ...} in strict JSON',
+            )
+        except InputFileError as exc:
+            raise PolicyFileError(str(exc)) from None
         return cls.from_dict(data, source=os.path.basename(name) or name)
 
     @classmethod

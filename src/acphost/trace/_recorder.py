@@ -4,7 +4,11 @@ One line per frame, in the JSONL trace format acphost's fixtures use: the
 frame's own members plus ``direction`` (``outgoing`` = client→agent,
 ``incoming`` = agent→client, from the host's side) and ``timestamp`` (UTC,
 ISO 8601). Secrets are redacted before anything reaches the disk; a frame
-with nothing to redact is written byte for byte as it was on the wire.
+with nothing to redact is written byte for byte as it was on the wire. A
+configured value the agent streams split across message chunks is redacted
+across them (:mod:`._carry`): a chunk that ends with the start of one waits,
+with the frames behind it, until the next chunk of its stream shows whether
+the value goes on.
 
 A line the JSON-RPC reader refuses (not JSON, invalid UTF-8, a lone
 surrogate, ``1e999``, nesting past its limit) is kept as ``{"direction": …,
@@ -24,13 +28,18 @@ import orjson
 
 from .._outfile import open_output_fd
 from ..rpc import ProtocolViolation
-from ._redact import Redactor, encode_json
+from ._carry import ChunkCarry, Entry
+from ._redact import REDACTED, Redactor, encode_json
 
 __all__ = ["TraceWriter"]
 
 logger = logging.getLogger("acphost.trace")
 
 _OWN_KEYS = frozenset({"direction", "timestamp"})
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
 class TraceWriter:
@@ -67,6 +76,9 @@ class TraceWriter:
             self._file = target
             self.name = str(getattr(target, "name", "<stream>"))
         self._redactor = redactor or Redactor()
+        # Without configured values there is nothing to join across chunks.
+        secrets = self._redactor.secrets
+        self._carry = ChunkCarry(secrets, REDACTED) if secrets else None
         self.closed = False
         self.frames = 0
         #: The error that stopped recording, if one did.
@@ -76,12 +88,13 @@ class TraceWriter:
         """Record one frame (the client's tap signature: ``"send"``/``"receive"``)."""
         if self.closed:
             return
+        entry = Entry("outgoing" if direction == "send" else "incoming", _now(), line.strip())
         try:
-            data = self._record("outgoing" if direction == "send" else "incoming", line)
-        except Exception:  # a bug here must cost one frame, never the connection
-            logger.exception("could not record a frame in the trace %s", self.name)
-            return
-        self._write(data)
+            entry.frame = orjson.loads(entry.raw)
+            entry.parsed = True
+        except orjson.JSONDecodeError:
+            pass  # recorded as "unparsed"
+        self._push(entry)
 
     def record_violation(self, violation: ProtocolViolation) -> None:
         """Record a line the agent sent that is not a frame (taps only see frames).
@@ -91,28 +104,55 @@ class TraceWriter:
         """
         if self.closed:
             return
-        stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds")
         text = self._redactor.redact_text(violation.excerpt.decode("utf-8", "backslashreplace"))
-        self._write(
-            b'{"direction":"incoming","timestamp":"'
-            + stamp.encode()
-            + b'","unparsed":'
+        record = (
+            b'","unparsed":'
             + orjson.dumps(text)
             + b',"violation":'
             + orjson.dumps(violation.message)
             + b"}\n"
         )
+        self._push(Entry("incoming", _now(), record=record))
 
-    def _record(self, direction: str, line: bytes) -> bytes:
-        stamp = datetime.now(timezone.utc).isoformat(timespec="microseconds")
-        head = b'{"direction":"' + direction.encode() + b'","timestamp":"' + stamp.encode() + b'"'
-        raw = line.strip()
-        try:
-            frame = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+    def _push(self, entry: Entry) -> None:
+        ready = [entry]
+        if self._carry is not None:
+            try:
+                ready = self._carry.push(entry)
+            except Exception:  # a bug here must never cost the connection
+                logger.exception("could not order a frame in the trace %s", self.name)
+                held, self._carry = self._carry.drain(), None
+                ready = held if any(e is entry for e in held) else [*held, entry]
+        self._write_all(ready)
+
+    def _write_all(self, entries: list[Entry]) -> None:
+        for entry in entries:
+            if self.closed:
+                return
+            head = (
+                b'{"direction":"' + entry.direction.encode() + b'","timestamp":"'
+                + entry.stamp.encode()
+            )  # fmt: skip
+            if entry.record is not None:
+                self._write(head + entry.record)
+                continue
+            try:
+                data = self._record(head + b'"', entry)
+            except Exception:  # a bug here must cost one frame, never the connection
+                logger.exception("could not record a frame in the trace %s", self.name)
+                continue
+            self._write(data)
+
+    def _record(self, head: bytes, entry: Entry) -> bytes:
+        raw = entry.raw
+        if not entry.parsed:
             text = self._redactor.redact_text(raw.decode("utf-8", "backslashreplace"))
             return head + b',"unparsed":' + orjson.dumps(text) + b"}\n"
-        redacted, changed = self._redactor.redact_parsed(raw, frame)
+        frame = entry.final_frame()
+        if entry.changed:
+            redacted, changed = self._redactor.redact_frame(frame), True
+        else:
+            redacted, changed = self._redactor.redact_parsed(raw, frame)
         if isinstance(redacted, dict) and not changed and not (_OWN_KEYS & redacted.keys()):
             # The frame's own bytes (the empty object has no member to follow a comma).
             return head + (b"," + raw[1:] if redacted else b"}") + b"\n"
@@ -151,8 +191,12 @@ class TraceWriter:
         self.frames += 1
 
     def close(self) -> None:
-        """Flush and close the file (if this writer opened it)."""
+        """Write the frames still held, flush and close the file (if this writer opened it)."""
         if self.closed:
+            return
+        if self._carry is not None:
+            self._write_all(self._carry.drain())
+        if self.closed:  # the writes failed
             return
         self.closed = True
         if self._fd is not None:

@@ -5,16 +5,20 @@ Lines are read as bytes with the live reader's size cap
 bounded memory, and decoded by the same JSON parser as the live reader, so
 what it refuses (invalid UTF-8, lone surrogates, ``1e999``, nesting past its
 limit) a trace check refuses too. A line that cannot be read is reported
-with its number and the reading goes on.
+with its number and the reading goes on. The file is opened by
+:func:`acphost.config.open_input`: a FIFO or a device (``/dev/zero`` has
+no end) is refused before anything is read.
 """
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
+from ..config import InputFileError, open_input
 from ..rpc._core import DEFAULT_MAX_LINE_BYTES
 from ._validate import Direction
 
@@ -25,7 +29,12 @@ _CHUNK = 1 << 20
 
 def _lines(path: str, max_line_bytes: int) -> Iterator[tuple[int, bytes | None]]:
     """``(number, line)``; ``line`` is None for a line longer than the cap (skipped)."""
-    with open(path, "rb") as f:
+    try:
+        opened = open_input(path, what="trace file")
+    except InputFileError as exc:
+        # Callers report an unreadable trace as an OSError (exit 2 for validate).
+        raise OSError(errno.ENOENT if exc.missing else errno.EINVAL, str(exc), path) from None
+    with opened as f:
         number = 0
         while True:
             line = f.readline(max_line_bytes + 1)

@@ -39,6 +39,7 @@ from ._history import AppHistory
 from ._history_actions import HistoryActions
 from ._keys import KeysScreen, priority_keys
 from ._lifecycle import AgentLifecycle
+from ._links import LinkScreen, link_problem
 from ._modal import OnceModal
 from ._model import ConnectionState, StartInfo, StatusInfo, format_usage, home_relative
 from ._protocol_log import ProtocolLogScreen
@@ -214,6 +215,32 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
             hint=hint if not self.choices else "",
             choices=[(c.name, c.description or " ".join(c.argv)) for c in self.choices],
         )
+
+    # -- links -------------------------------------------------------------------------
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        """Open a link, the agent's or not, only if it is http(s) and the user says so.
+
+        The one path every link takes (Markdown link clicks, the URL card, a URL
+        elicitation): anything but http/https is refused with a notice; the rest
+        is shown whole in a confirmation dialog first (see :mod:`acphost.tui._links`).
+
+        Args:
+            url: the URL.
+            new_tab: passed on to Textual (a web-served app opens a new tab).
+
+        """
+        problem = link_problem(url)
+        if problem:
+            self.say(f"link not opened: {problem}", "warning")
+            return
+        open_now = super().open_url
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                open_now(url, new_tab=new_tab)
+
+        self.push_screen(LinkScreen(url, guard=self.key_guard), answered)
 
     # -- notices -----------------------------------------------------------------------
 

@@ -32,12 +32,18 @@ AnswerT = TypeVar("AnswerT")
 class Choice:
     """One answer the permission dialog offers.
 
+    The label is the host's, from the kind: the agent's option name is
+    its own text (an option of kind ``allow_always`` may be named
+    "Reject"), so it is only shown beside the label, attributed to the
+    agent, never in its place.
+
     Attributes:
         key: the key that picks it.
-        label: what to show (the agent's option name when it sent options).
+        label: what the choice does, in the host's words ("Always allow").
         kind: the ``PermissionOptionKind`` it stands for.
         verdict: what the broker gets; it maps the verdict back to the
             agent's option *by kind*.
+        agent_name: the agent's name for the option (``""`` when it sent none).
 
     """
 
@@ -45,6 +51,7 @@ class Choice:
     label: str
     kind: str
     verdict: Verdict
+    agent_name: str = ""
 
 
 _KIND_KEYS = {"allow_once": "a", "allow_always": "A", "reject_once": "r", "reject_always": "R"}
@@ -77,11 +84,14 @@ def choices_for(request: PermissionRequest) -> list[Choice]:
         for option in request.options:
             if option.kind in _KIND_KEYS and option.kind not in seen:
                 seen.add(option.kind)
-                kinds.append((option.kind, option.name or _KIND_LABELS[option.kind]))
-        kinds.sort(key=lambda kl: _KIND_ORDER.index(kl[0]))
+                kinds.append((option.kind, option.name or ""))
+        kinds.sort(key=lambda kn: _KIND_ORDER.index(kn[0]))
     if not kinds:
-        kinds = [(k, _KIND_LABELS[k]) for k in _KIND_ORDER]
-    return [Choice(_KIND_KEYS[kind], label, kind, _VERDICTS[kind]) for kind, label in kinds]
+        kinds = [(k, "") for k in _KIND_ORDER]
+    return [
+        Choice(_KIND_KEYS[kind], _KIND_LABELS[kind], kind, _VERDICTS[kind], name)
+        for kind, name in kinds
+    ]
 
 
 @dataclass(eq=False, slots=True)

@@ -121,6 +121,7 @@ class CrashScreen(OnceModal[str]):
     """
 
     _KEYS: ClassVar[dict[str, str]] = {"r": "restart", "q": "quit", "escape": "dismiss"}
+    AUTO_FOCUS: ClassVar[str | None] = ""  # keys go to the screen, which guards them
 
     def __init__(self, message: str, stderr_tail: str, *, guard: float | None = 0.5) -> None:
         super().__init__(guard=guard)
@@ -143,10 +144,12 @@ class CrashScreen(OnceModal[str]):
     def on_key(self, event: Key) -> None:
         """``r``, ``q`` or Esc, guarded against keys typed before the crash showed."""
         what = self._KEYS.get(event.character or "") or self._KEYS.get(event.key)
-        if what is None or not self.accepts_key(event):
+        if what is None:
+            self.note_key(event)
             return
-        event.stop()
-        self.answer(what)
+        if self.accepts_key(event):
+            event.stop()
+            self.answer(what)
 
 
 class TextScreen(OnceModal[str | None]):

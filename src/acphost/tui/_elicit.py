@@ -107,7 +107,9 @@ class FormScreen(OnceModal[dict[str, Any]]):
     FormScreen SelectionList { height: auto; max-height: 8; }
     """
     )
-    AUTO_FOCUS: ClassVar[str | None] = None  # nothing takes keys until the guard has passed
+    # Nothing takes keys until the guard has passed ("" disables auto focus;
+    # None would inherit the app's "*" and focus the first field at once).
+    AUTO_FOCUS: ClassVar[str | None] = ""
 
     def __init__(self, request: s.CreateElicitationRequest, *, guard: float | None = 0.5) -> None:
         super().__init__(guard=guard)
@@ -150,18 +152,19 @@ class FormScreen(OnceModal[dict[str, Any]]):
 
     def _field_widget(self, f: FormField) -> Widget:
         if f.kind == "boolean":
-            return Checkbox(agent_line(f.title).plain, value=bool(f.default))
+            # Labels are Text, never str: a str label is parsed as markup.
+            return Checkbox(agent_line(f.title), value=bool(f.default))
         if f.kind == "choice":
             return RadioSet(
                 *[
-                    RadioButton(agent_line(label).plain, value=value == f.default)
+                    RadioButton(agent_line(label), value=value == f.default)
                     for value, label in f.choices
                 ]
             )
         if f.kind == "multi":
             chosen = set(f.default or ())
             return SelectionList[str](
-                *[(agent_line(label).plain, value, value in chosen) for value, label in f.choices]
+                *[(agent_line(label), value, value in chosen) for value, label in f.choices]
             )
         if f.kind == "unsupported":
             return Static(Text("(a field of a kind this client cannot show)", style="dim"))
@@ -179,6 +182,12 @@ class FormScreen(OnceModal[dict[str, Any]]):
             self._focus_first()
 
     def _focus_first(self) -> None:
+        if self.answered:
+            return
+        if not self.armed:  # still typing (see OnceModal): look again in a moment
+            self.set_timer(0.1, self._focus_first)
+            return
+        self.engage()  # typing into the field is filling the form: no pause before Enter
         for widget in self.widgets.values():
             if widget.can_focus:
                 widget.focus()
@@ -243,6 +252,12 @@ class FormScreen(OnceModal[dict[str, Any]]):
 
     def on_key(self, event: Key) -> None:
         """Guarded keys; Ctrl+S accepts, Esc cancels."""
+        if event.key not in ("ctrl+s", "escape"):
+            self.note_key(event)
+            if self.focused is None:  # not armed yet: Tab must not reach a field
+                event.stop()
+                event.prevent_default()
+            return
         if not self.accepts_key(event):
             return
         if event.key == "ctrl+s":
@@ -262,7 +277,7 @@ class UrlScreen(OnceModal[dict[str, Any]]):
     UrlScreen .el-url { text-style: bold; background: $boost; padding: 0 1; }
     """
     )
-    AUTO_FOCUS: ClassVar[str | None] = None
+    AUTO_FOCUS: ClassVar[str | None] = ""
 
     _KEYS: ClassVar[dict[str, str]] = {"o": "open", "a": ACCEPT, "d": DECLINE, "escape": CANCEL}
 
@@ -294,7 +309,10 @@ class UrlScreen(OnceModal[dict[str, Any]]):
     def on_key(self, event: Key) -> None:
         """``o``, ``a``, ``d`` or Esc, guarded."""
         what = self._KEYS.get(event.character or "") or self._KEYS.get(event.key)
-        if what is None or not self.accepts_key(event):
+        if what is None:
+            self.note_key(event)
+            return
+        if not self.accepts_key(event):
             return
         event.stop()
         if what == "open":

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
-from ._safe import agent_text, sanitize
+from ._safe import InertCollapsible, agent_text
 
 __all__ = ["CompactionBlock", "Marker", "Notice", "stop_note"]
 
@@ -43,7 +43,7 @@ class Marker(Static):
     """
 
 
-class CompactionBlock(Collapsible):
+class CompactionBlock(InertCollapsible):
     """A compaction marker: the agent summarised earlier turns; the summary, collapsed."""
 
     DEFAULT_CSS = """
@@ -73,8 +73,8 @@ class CompactionBlock(Collapsible):
         self._body.update(agent_text("".join(self.parts) or "(no summary)"))
 
     def set_status(self, status: str, error: str = "") -> None:
-        """Title the marker by the compaction's status."""
+        """Title the marker by the compaction's status (the error is the agent's: inert)."""
         title = self._TITLES.get(status, f"⟲ context compaction: {status}")
         if error:
             title += f": {error}"
-        self.title = sanitize(title)
+        self.title = title

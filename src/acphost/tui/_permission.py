@@ -1,20 +1,30 @@
 """The permission dialog: exactly what will be approved, and the user's answer.
 
 Keyboard-driven: ``a`` allow once, ``A`` always allow, ``r`` reject, ``R``
-always reject (``y``/``n`` too), or the arrows and Enter; Esc rejects once.
-The options offered are the agent's, by kind; "always" answers are
-remembered per session by the :class:`~acphost.host.PermissionBroker`.
+always reject (``y``/``n`` too), or the arrows and Enter; Esc rejects once;
+PageUp/PageDown scroll the description. The options offered are the agent's,
+by kind; "always" answers are remembered per session by the
+:class:`~acphost.host.PermissionBroker`.
+
+Everything the agent wrote is untrusted, so the dialog states what an answer
+does in its own words: a choice is labelled by its *kind* ("Always allow"),
+and the agent's name for it follows, dim, quoted and attributed (an option of
+kind ``allow_always`` named "Reject" shows as ``Always allow  agent's name:
+"Reject"``). What is approved is the host's own description
+(:func:`acphost.host.describe_request`, the rows the command line's ``--ask``
+shows: the whole command line, cwd, environment overrides, every path),
+sanitised, in an area that scrolls while the choices stay on screen however
+long it is.
 
 The dialog is guarded (:class:`~acphost.tui._modal.OnceModal`): keys typed
-before it appeared, or in the first moment after, never answer it, and it
-takes one answer only. Requests are shown one at a time, oldest first; the
-title says how many more wait.
+before it appeared, in the first moment after, or before a pause in typing
+never answer it, and it takes one answer only. Requests are shown one at a
+time, oldest first; the title says how many more wait.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
@@ -26,13 +36,13 @@ from textual.widgets.option_list import Option
 
 from .. import schema as s
 from ..client import ToolCallState
-from ..host import PermissionRequest, Verdict
+from ..host import PermissionRequest, Verdict, describe_request
 from ._asks import Choice, choices_for
 from ._diff import diff_text
 from ._modal import OnceModal
-from ._safe import agent_line, agent_text, clip
+from ._safe import agent_line, clip
 
-__all__ = ["PermissionScreen", "describe_request"]
+__all__ = ["PermissionScreen", "choice_text", "description_text"]
 
 _KIND_STYLE = {
     "allow_once": "green",
@@ -48,32 +58,41 @@ _OPERATION = {
 _ALIASES = {"y": "a", "n": "r"}
 
 
-def describe_request(request: PermissionRequest) -> list[tuple[str, str]]:
-    """What an approval covers, as ``(label, value)`` rows, values as the agent sent them.
+# Rows whose value is what runs: shown bold.
+_RUNS = frozenset({"argv", "shell line", "command"})
 
-    One function decides what the dialog promises: the full command line
-    (environment assignments first, then the shell-quoted argv, as the
-    policy judges it), the working directory and the paths concerned.
+
+def description_text(request: PermissionRequest) -> Text:
+    """:func:`acphost.host.describe_request` as inert text, one row a line, labels dim.
+
+    The rows are the command line's (``--ask``): one description of what an
+    answer approves, for both faces. Each is made safe on one line, so a
+    value cannot forge a row of its own.
     """
-    rows: list[tuple[str, str]] = []
-    if request.command:
-        rows.append(("command", request.command))
-    path_label = "cwd" if request.operation == "terminal_create" else "path"
-    rows.extend((path_label, path) for path in request.paths)
-    return rows
-
-
-def describe_text(request: PermissionRequest) -> Text:
-    """:func:`describe_request` as aligned, inert text (controls visible)."""
     out = Text()
-    rows = describe_request(request)
-    width = max((len(label) for label, _ in rows), default=0)
-    for i, (label, value) in enumerate(rows):
+    for i, line in enumerate(describe_request(request)):
         if i:
             out.append("\n")
-        out.append(f"{label:>{width}}  ", style="dim")
-        out.append_text(agent_line(value, "bold" if label == "command" else ""))
+        label, sep, value = line.partition(": ")
+        if not sep:
+            out.append_text(agent_line(line))
+            continue
+        out.append(f"{label}: ", style="dim")
+        out.append_text(agent_line(value, "bold" if label in _RUNS else ""))
     return out
+
+
+def choice_text(choice: Choice) -> Text:
+    """``[A] Always allow  agent's name: "Reject"``: the host's label, then the agent's.
+
+    A name that only repeats the label is left out.
+    """
+    text = Text.assemble((f"[{choice.key}] ", "bold"), (choice.label, _KIND_STYLE[choice.kind]))
+    name = " ".join(choice.agent_name.split())
+    if name and name.casefold() != choice.label.casefold():
+        text.append("  agent's name: ", style="dim")
+        text.append_text(agent_line(f"\u201c{clip(name, 60)}\u201d", "dim italic"))
+    return text
 
 
 class PermissionScreen(OnceModal[Verdict]):
@@ -81,16 +100,17 @@ class PermissionScreen(OnceModal[Verdict]):
 
     Args:
         request: the request (with the agent's options).
-        call: the tool call's merged state, for its input and diff preview.
+        call: the tool call's merged state, for its diff preview.
         waiting: how many other requests wait behind this one.
         session_label: which session asks (there may be several tabs).
-        guard: seconds during which keys are ignored after the dialog shows.
+        guard: seconds during which keys are ignored after the dialog shows
+            (and the pause in typing that must come before a first answer).
 
     """
 
     DEFAULT_CSS = """
     PermissionScreen { align: center middle; }
-    PermissionScreen > Vertical {
+    PermissionScreen > #perm-box {
         width: 90%;
         max-width: 100;
         height: auto;
@@ -98,13 +118,14 @@ class PermissionScreen(OnceModal[Verdict]):
         border: thick $warning;
         background: $surface;
         padding: 0 1;
+        scrollbar-size-vertical: 1;
     }
-    PermissionScreen .perm-title { text-style: bold; color: $warning; }
-    PermissionScreen .perm-what { margin-bottom: 1; }
-    PermissionScreen VerticalScroll { height: auto; max-height: 12; }
-    PermissionScreen OptionList { height: auto; margin-top: 1; }
+    PermissionScreen .perm-title { dock: top; text-style: bold; color: $warning; }
+    PermissionScreen .perm-choices { dock: bottom; height: auto; }
+    PermissionScreen OptionList { height: auto; border: none; padding: 0; margin-top: 1; }
     PermissionScreen .perm-hint { color: $text-muted; }
     """
+    AUTO_FOCUS: ClassVar[str | None] = ""  # nothing takes keys: the screen guards them
 
     def __init__(
         self,
@@ -123,28 +144,24 @@ class PermissionScreen(OnceModal[Verdict]):
         self.choices: list[Choice] = choices_for(request)
 
     def compose(self) -> ComposeResult:
-        """Title, what is asked, preview, the choices."""
-        with Vertical():
+        """Title (docked), what is asked and the diffs (scrolling), the choices (docked)."""
+        # One scrolling box with the title and the choices docked in it: the
+        # description scrolls between them, and however long it is (an agent
+        # can make it as long as it likes) the choices stay on screen.
+        box = VerticalScroll(id="perm-box")
+        box.can_focus = False
+        with box:
             yield Static(self._title(), classes="perm-title")
-            yield Static(self._summary(), classes="perm-what")
-            preview = self._preview()
-            if preview:
-                with VerticalScroll():
-                    yield from preview
-            menu = OptionList(
-                *[
-                    Option(
-                        Text.assemble(
-                            (f"[{c.key}] ", "bold"), agent_line(c.label, _KIND_STYLE[c.kind])
-                        ),
-                        id=c.kind,
-                    )
-                    for c in self.choices
-                ]
-            )
-            menu.can_focus = False  # keys go to the screen, which guards them
-            yield menu
-            yield Static(Text("keys in [ ] · ↑↓ Enter · Esc rejects once"), classes="perm-hint")
+            yield Static(description_text(self.request), classes="perm-what")
+            yield from self._preview()
+            with Vertical(classes="perm-choices"):
+                menu = OptionList(*[Option(choice_text(c), id=c.kind) for c in self.choices])
+                menu.can_focus = False  # keys go to the screen, which guards them
+                yield menu
+                yield Static(
+                    Text("keys in [ ] · ↑↓ Enter · PgUp PgDn scroll · Esc rejects once"),
+                    classes="perm-hint",
+                )
 
     def on_mount(self) -> None:
         """Highlight the safe default (reject once, when offered)."""
@@ -168,62 +185,52 @@ class PermissionScreen(OnceModal[Verdict]):
             if self.is_mounted:
                 self.query_one(".perm-title", Static).update(self._title())
 
-    def _summary(self) -> Text:
-        req = self.request
-        call = self.call
-        title = req.title or (call.title if call is not None else "") or "(untitled)"
-        kind = req.kind or (call.kind if call is not None else None) or "other"
-        text = agent_line(title, "bold")
-        text.append("  ")
-        text.append_text(agent_line(f"[{kind}]", "dim"))
-        what = describe_text(req)
-        if what:
-            text.append("\n")
-            text.append_text(what)
-        return text
-
     def _preview(self) -> list[Static]:
-        out: list[Static] = []
         call = self.call
-        raw: Any = self.request.raw_input
-        if raw is None and call is not None:
-            raw = call.raw_input
-        if raw is not None:
-            dumped = json.dumps(raw, indent=2, ensure_ascii=False, default=str)
-            if len(dumped) > 4000:
-                dumped = dumped[:4000] + "\n… (truncated)"
-            out.append(Static(agent_text(dumped, "dim")))
-        if call is not None:
-            for item in call.content:
-                if isinstance(item, s.DiffToolCallContent):
-                    out.append(Static(diff_text(item)))
-        return out
+        if call is None:
+            return []
+        return [
+            Static(diff_text(item))
+            for item in call.content
+            if isinstance(item, s.DiffToolCallContent)
+        ]
 
     def _choose(self, choice: Choice) -> None:
         self.answer(choice.verdict)
 
     def on_key(self, event: Key) -> None:
-        """Every key of the dialog, guarded: letters, arrows, Enter, Esc."""
-        if not self.accepts_key(event):
-            return
-        options = self.query_one(OptionList)
+        """Every key of the dialog, guarded: letters, arrows, Enter, Esc, paging."""
         key = event.key
+        if key in ("pageup", "pagedown"):  # reading is not answering: never guarded
+            self.note_key(event)
+            box = self.query_one("#perm-box", VerticalScroll)
+            if key == "pageup":
+                box.scroll_page_up(animate=False)
+            else:
+                box.scroll_page_down(animate=False)
+            event.stop()
+            return
         char = _ALIASES.get(event.character or "", event.character or "")
         picked = next((c for c in self.choices if c.key == char), None)
+        if picked is None and key not in ("escape", "enter", "up", "down"):
+            self.note_key(event)
+            return
+        if not self.accepts_key(event):
+            return
+        event.stop()
+        event.prevent_default()
+        options = self.query_one(OptionList)
         if picked is not None:
             self._choose(picked)
         elif key == "escape":
             self.answer(Verdict.reject("dismissed by the user"))
-        elif key == "enter" and options.highlighted is not None:
-            self._choose(self.choices[options.highlighted])
-        elif key in ("up", "down"):
+        elif key == "enter":
+            if options.highlighted is not None:
+                self._choose(self.choices[options.highlighted])
+        else:
             current = options.highlighted or 0
             step = -1 if key == "up" else 1
             options.highlighted = (current + step) % len(self.choices)
-        else:
-            return
-        event.stop()
-        event.prevent_default()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

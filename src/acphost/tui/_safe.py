@@ -10,17 +10,32 @@ does not parse markup, such as ``Markdown`` or ``Log``), so ``[bold]`` or
 Widgets call :func:`agent_text` / :func:`agent_line` for anything that came
 from the agent (names, titles, paths, output, error messages) and
 :func:`agent_markdown` for message text; the app's :meth:`notify_agent`
-helpers pass ``markup=False``.
+helpers pass ``markup=False``. A widget that takes a *string* and parses it
+as markup gets a ``Text`` instead (checkbox, radio and selection labels) or
+has an inert variant here (:class:`InertCollapsible`).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.style import StyleType
 from rich.text import Text
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Collapsible
 
 from ..safetext import sanitize, sanitize_line
 
-__all__ = ["agent_line", "agent_markdown", "agent_text", "clip", "sanitize", "sanitize_line"]
+__all__ = [
+    "InertCollapsible",
+    "agent_line",
+    "agent_markdown",
+    "agent_text",
+    "clip",
+    "sanitize",
+    "sanitize_line",
+]
 
 
 def agent_text(text: str, style: StyleType = "") -> Text:
@@ -43,3 +58,27 @@ def clip(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     return text[: max(width - 1, 0)] + "…"
+
+
+class InertCollapsible(Collapsible):
+    """A ``Collapsible`` whose title is shown as written: one safe line, never markup.
+
+    Textual parses a ``Collapsible`` title string as markup (its title widget
+    makes ``Content`` from it with ``Content.from_text``): an agent's
+    ``[@click=app.quit]`` in a thought or a compaction error would be a live
+    action, and a stray ``[/]`` an exception. Every title set here, at
+    construction or later, is made safe on one line and handed over as plain
+    ``Content``.
+    """
+
+    def __init__(self, *children: Widget, title: str = "", **kwargs: Any) -> None:
+        super().__init__(*children, title="", **kwargs)  # "" is no markup
+        self.title = title
+
+    def validate_title(self, title: str) -> str:
+        """One safe line (controls visible, no newlines)."""
+        return sanitize_line(title)
+
+    def _watch_title(self, title: str) -> None:
+        # Replaces Collapsible's watcher, which hands the string over as markup.
+        self._title.label = Content(title)

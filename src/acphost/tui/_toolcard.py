@@ -1,7 +1,10 @@
 """Tool call cards: title, kind, status, follow-along locations, content.
 
 A card takes a :class:`~acphost.ToolCallState` (merged by the session state,
-never by the UI) and re-reads it on :meth:`ToolCard.refresh_call`.
+never by the UI) and re-reads it on :meth:`ToolCard.refresh_call`. The agent
+decides how many updates a call gets: a flood of them (thousands a second)
+asks for one redraw per frame, not one per update; an update that arrives
+for a card no longer on screen is ignored.
 """
 
 from __future__ import annotations
@@ -13,17 +16,20 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
-from textual.widgets import Collapsible, Log, Static
+from textual.widgets import Log, Static
 
 from .. import schema as s
 from ..client import ToolCallState
 from ._blocks import MediaCard, is_card
-from ._diff import diff_text, unified_diff
+from ._diff import diff_lines, render_diff, unified_diff
 from ._model import location_text
-from ._safe import agent_line, agent_text, sanitize
+from ._safe import InertCollapsible, agent_line, agent_text, sanitize
 from ._terminals import TerminalBuffers
 
 __all__ = ["DiffView", "TerminalView", "ToolCard", "status_of", "unified_diff"]
+
+#: Seconds between two redraws of a card at most once per (60 Hz) frame.
+FRAME = 1 / 60
 
 _ICONS = {
     "pending": "○",
@@ -61,8 +67,10 @@ class DiffView(Static):
 
     def __init__(self, item: s.DiffToolCallContent, **kwargs: Any) -> None:
         self.item = item
-        self.diff_text = unified_diff(item)
-        super().__init__(diff_text(item), **kwargs)
+        lines = diff_lines(item)  # computed once: it can be the costly part
+        #: The whole diff as text (what is drawn stops at ``MAX_SHOWN_LINES``).
+        self.diff_text = "\n".join(lines)
+        super().__init__(render_diff(lines), **kwargs)
 
 
 class TerminalOutput(Log):
@@ -179,6 +187,7 @@ class ToolCard(Vertical):
         self._content_keys: list[tuple[Any, ...]] = []
         self._has_raw = False
         self._ready = False  # set in on_mount (is_mounted is still False there)
+        self._redraw_due = False
 
     def compose(self) -> ComposeResult:
         """Header, locations and an empty body (filled by :meth:`refresh_call`)."""
@@ -189,7 +198,7 @@ class ToolCard(Vertical):
     def on_mount(self) -> None:
         """Show the call as it is now."""
         self._ready = True
-        self.refresh_call()
+        self.redraw()
 
     def header_text(self) -> Text:
         """``◐ ✎ Editing hello.py  edit · in_progress``."""
@@ -209,8 +218,20 @@ class ToolCard(Vertical):
         return text
 
     def refresh_call(self) -> None:
-        """Re-read the call's state: status, locations, content, raw input."""
-        if not self._ready:
+        """Re-read the call's state at the next frame (updates in between coalesce).
+
+        Nothing happens for a card not yet mounted (it draws itself when it
+        is) or no longer on screen.
+        """
+        if not self._ready or self._redraw_due or not self.is_attached:
+            return
+        self._redraw_due = True
+        self.set_timer(FRAME, self.redraw)
+
+    def redraw(self) -> None:
+        """Re-read the call's state now: status, locations, content, raw input."""
+        self._redraw_due = False
+        if not self._ready or not self.is_attached:
             return
         call = self.call
         status = status_of(call)
@@ -234,7 +255,7 @@ class ToolCard(Vertical):
         if call.raw_input is not None and not self._has_raw:
             self._has_raw = True
             raw = json.dumps(call.raw_input, indent=2, ensure_ascii=False, default=str)
-            self.mount(Collapsible(Static(agent_text(raw)), title="raw input", collapsed=True))
+            self.mount(InertCollapsible(Static(agent_text(raw)), title="raw input", collapsed=True))
 
     def _content_widgets(self) -> list[Widget]:
         out: list[Widget] = []

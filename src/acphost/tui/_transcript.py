@@ -17,13 +17,13 @@ from rich.text import Text
 from textual import events
 from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Markdown, Static
 
 from .. import schema as s
 from ..client import SessionState
 from ._blocks import MediaCard, UserBubble, annotations_text, is_card
 from ._notes import CompactionBlock, Marker, Notice
-from ._safe import agent_line, agent_markdown, agent_text, sanitize
+from ._safe import InertCollapsible, agent_line, agent_markdown, agent_text, sanitize
 from ._terminals import TerminalBuffers
 from ._toolcard import ToolCard
 
@@ -103,7 +103,7 @@ class StreamingMarkdown(Markdown):
                 await asyncio.sleep(0)
 
 
-class ThoughtBlock(Collapsible):
+class ThoughtBlock(InertCollapsible):
     """The agent's reasoning: dimmed, collapsible, expanded while it streams."""
 
     DEFAULT_CSS = """

@@ -1,0 +1,216 @@
+"""Configured secrets an agent streams split across message chunks.
+
+The redactor looks at one frame at a time, so an agent that sends a
+configured value in pieces (``"...sk-live-12"`` then ``"34abcd..."``, each
+an ``agent_message_chunk``) would leave both halves in a trace, to be joined
+by anyone who reads it. :class:`ChunkCarry` sits in front of the writer and
+looks at the text of consecutive chunks of one session and kind (ACP
+``ContentChunk`` updates: ``agent_message_chunk``, ``agent_thought_chunk``,
+``user_message_chunk``) as the one stream they are:
+
+* a configured value (in any spelling the redactor knows) found across
+  chunks is replaced: the chunk where it starts shows ``[REDACTED]``, the
+  others lose their part of it;
+* a chunk whose text ends with the beginning of a configured value is held
+  back, with every frame after it (the trace keeps wire order), until the
+  next chunk of that stream shows whether the value goes on, or until the
+  stream ends: any other update of that session, a response from the agent
+  (the turn's end), :data:`MAX_HELD` frames, or the writer's close.
+
+So at most the frames behind one unfinished prefix wait in memory, and a
+crash loses only those. Nothing else about a frame changes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from ._patterns import trie_pattern
+
+__all__ = ["MAX_HELD", "ChunkCarry", "Entry"]
+
+#: The most frames held back behind an unfinished prefix before all are written.
+MAX_HELD = 1024
+
+_CHUNKS = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
+
+
+@dataclass(slots=True)
+class Entry:
+    """One frame on its way to the trace.
+
+    Attributes:
+        direction: ``outgoing`` or ``incoming``.
+        stamp: when it passed (ISO 8601), taken on arrival, not on writing.
+        raw: its bytes as on the wire (stripped).
+        frame: the decoded frame (when ``parsed``).
+        parsed: ``raw`` is JSON.
+        record: a record already encoded (a protocol violation), written as is.
+        key: a text chunk's stream: its session id and kind.
+        text: a text chunk's text, as it will be written.
+        changed: ``text`` differs from the frame's (re-encode before writing).
+        held: it must wait for the chunks after it.
+
+    """
+
+    direction: str
+    stamp: str
+    raw: bytes = b""
+    frame: Any = None
+    parsed: bool = False
+    record: bytes | None = None
+    key: tuple[str, str] | None = None
+    text: str = ""
+    changed: bool = False
+    held: bool = False
+
+    def final_frame(self) -> Any:
+        """The frame to write: the decoded one, with its chunk text replaced if it changed."""
+        if not self.changed:
+            return self.frame
+        params = self.frame["params"]
+        update = params["update"]
+        content = {**update["content"], "text": self.text}
+        return {**self.frame, "params": {**params, "update": {**update, "content": content}}}
+
+
+def chunk_of(frame: Any) -> tuple[tuple[str, str], str] | None:
+    """``((session id, kind), text)`` of a text chunk notification, else None."""
+    if not isinstance(frame, dict) or frame.get("method") != "session/update":
+        return None
+    params = frame.get("params")
+    if not isinstance(params, dict) or not isinstance(params.get("sessionId"), str):
+        return None
+    update = params.get("update")
+    if not isinstance(update, dict) or update.get("sessionUpdate") not in _CHUNKS:
+        return None
+    content = update.get("content")
+    if not isinstance(content, dict) or content.get("type") != "text":
+        return None
+    text = content.get("text")
+    if not isinstance(text, str):
+        return None
+    return (params["sessionId"], update["sessionUpdate"]), text
+
+
+def _session_of(frame: Any) -> str | None:
+    if isinstance(frame, dict) and frame.get("method") == "session/update":
+        params = frame.get("params")
+        if isinstance(params, dict) and isinstance(params.get("sessionId"), str):
+            return str(params["sessionId"])
+    return None
+
+
+class ChunkCarry:
+    """Orders frames for the trace, redacting configured values split across chunks.
+
+    Feed every frame to :meth:`push` in wire order and write what it returns,
+    in order; call :meth:`drain` at the end and write that too.
+
+    Args:
+        secrets: the configured values, in every spelling to look for
+            (:attr:`Redactor.secrets`).
+        replacement: what a value becomes (``[REDACTED]``).
+
+    """
+
+    def __init__(self, secrets: Iterable[str], replacement: str) -> None:
+        spellings = sorted(set(secrets), key=len, reverse=True)
+        self._pattern = re.compile(trie_pattern(spellings))
+        self._spellings = spellings
+        self._first = re.compile("|".join(sorted({re.escape(w[0]) for w in spellings})))
+        self._longest = max(map(len, spellings))
+        self._replacement = replacement
+        self._queue: deque[Entry] = deque()
+        self._runs: dict[tuple[str, str], list[Entry]] = {}
+
+    def push(self, entry: Entry) -> list[Entry]:
+        """Take the next frame; return the frames that may be written now, in order."""
+        found = chunk_of(entry.frame) if entry.direction == "incoming" else None
+        self._queue.append(entry)
+        if found is not None:
+            entry.key, entry.text = found
+            run = self._runs.setdefault(entry.key, [])
+            run.append(entry)
+            self._scan(run)
+            if not run:
+                del self._runs[entry.key]
+        elif entry.direction == "incoming":
+            self._end_streams(entry.frame)
+        if len(self._queue) > MAX_HELD:
+            return self.drain()
+        return self._release()
+
+    def drain(self) -> list[Entry]:
+        """Every frame still held, in order (the stream is over: the writer closes)."""
+        for run in self._runs.values():
+            for held in run:
+                held.held = False
+        self._runs.clear()
+        out = list(self._queue)
+        self._queue.clear()
+        return out
+
+    def _end_streams(self, frame: Any) -> None:
+        """A frame that is not a chunk ends the chunk streams it concerns."""
+        session = _session_of(frame)
+        if session is None and not (isinstance(frame, dict) and "method" in frame):
+            ended = list(self._runs)  # a response (a turn's end) or unreadable: all of them
+        else:
+            ended = [key for key in self._runs if key[0] == session]
+        for key in ended:
+            for held in self._runs.pop(key):
+                held.held = False
+
+    def _release(self) -> list[Entry]:
+        out = []
+        while self._queue and not self._queue[0].held:
+            out.append(self._queue.popleft())
+        return out
+
+    def _scan(self, run: list[Entry]) -> None:
+        """Redact values across the run's texts; hold the chunks a value could still span."""
+        combined = "".join(e.text for e in run)
+        matches = [m.span() for m in self._pattern.finditer(combined)]
+        if matches:
+            self._cut(run, matches)
+            combined = "".join(e.text for e in run)
+        # Every value still to come starts at or after the longest suffix that
+        # is the beginning of one: the chunks wholly before it are final.
+        hold_from = len(combined)
+        for first in self._first.finditer(combined, max(0, len(combined) - self._longest + 1)):
+            suffix = combined[first.start() :]
+            if any(len(w) > len(suffix) and w.startswith(suffix) for w in self._spellings):
+                hold_from = first.start()  # the leftmost is the longest suffix
+                break
+        end = 0
+        keep = 0
+        for index, e in enumerate(run):
+            end += len(e.text)
+            e.held = end > hold_from
+            if not e.held:
+                keep = index + 1
+        del run[:keep]
+
+    def _cut(self, run: list[Entry], matches: list[tuple[int, int]]) -> None:
+        start = 0
+        for e in run:
+            stop = start + len(e.text)
+            pieces = []
+            at = start
+            for m_start, m_end in matches:
+                if m_end <= start or m_start >= stop:
+                    continue
+                pieces.append(e.text[at - start : max(m_start, start) - start])
+                if m_start >= start:  # the chunk where the value starts shows it went
+                    pieces.append(self._replacement)
+                at = min(m_end, stop)
+            if pieces:
+                pieces.append(e.text[at - start :])
+                e.text = "".join(pieces)
+                e.changed = True
+            start = stop

@@ -1,0 +1,57 @@
+"""Agent text in report.md and report.html stays text: a real batch whose agent echoes an attack."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from markdown_it import MarkdownIt
+
+from acphost.safetext import HTML_CSP
+
+from .conftest import acphost
+
+ATTACK = (
+    "</pre><script>alert(1)</script>\n"
+    "```\n# Injected heading\n"
+    "[click](javascript:alert(1)) ![i](https://evil.example/p.png)\n"
+    "<img src=x onerror=alert(1)> <https://evil.example> www.evil.example"
+)
+
+
+def _tags(rendered: str) -> list[str]:
+    return [m.lower() for m in re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", rendered)]
+
+
+def _hrefs(rendered: str) -> list[str]:
+    return re.findall(r'href="([^"]*)"', rendered)
+
+
+def test_reports_keep_the_agents_text_inert(plain_ws, tmp_path):
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text(json.dumps({"id": "attack", "prompt": "echo " + ATTACK}) + "\n")
+    out = tmp_path / "out"
+    r = acphost(
+        ["batch", "--prompts", str(prompts), "--workspace", str(plain_ws), "--out", str(out),
+         "--no-history"],
+        cwd=tmp_path,
+        env={"ACPHOST_DEMO_STEP": "0"},
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    result = json.loads(next(out.glob("runs/*/result.json")).read_text())
+    assert result["final_text"] == ATTACK  # the agent did send it, exactly
+
+    md = (out / "report.md").read_text()
+    viewer = MarkdownIt("commonmark", {"linkify": True}).enable(
+        ["table", "strikethrough", "linkify"]
+    )
+    rendered = viewer.render(md)
+    assert "script" not in _tags(rendered) and "img" not in _tags(rendered)
+    assert _tags(rendered).count("h1") == 1  # ours; the agent's "# Injected heading" is code
+    assert all(h.startswith("runs/") for h in _hrefs(rendered)), _hrefs(rendered)
+
+    page = (out / "report.html").read_text()
+    assert f'<meta http-equiv="Content-Security-Policy" content="{HTML_CSP}">' in page
+    assert "script" not in _tags(page) and "img" not in _tags(page)
+    assert all(h.startswith("runs/") for h in _hrefs(page)), _hrefs(page)
+    assert "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page

@@ -1,0 +1,196 @@
+"""The recorder's fast paths store exactly what the plain ones would.
+
+A flood's text is redacted once (it is stored twice); the permission tap
+takes a block of frames in one search; the listener appends to the text run
+it is in. Each is checked against the general way on the same input.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from acphost import schema as s
+from acphost.client import SessionState
+from acphost.history import HistoryRecorder, TurnRecord
+from acphost.history._recording import _scrub_shared_text
+from acphost.history._scrub import scrub_turn
+from acphost.trace import Redactor
+
+from .conftest import record
+from .test_recorder import only_session
+
+SECRET = "sk-" + "a1b2c3d4" * 4
+
+
+class FakeSession:
+    """What a recording uses of a Session: its id, state and listeners."""
+
+    def __init__(self, sid="s-1"):
+        self.id = sid
+        self.state = SessionState()
+        self.listeners = []
+
+    def add_listener(self, fn):
+        self.listeners.append(fn)
+        return lambda: self.listeners.remove(fn)
+
+    def receive(self, update):
+        self.state.apply(update)
+        for fn in self.listeners:
+            fn(self, update)
+
+
+class Result:
+    stop_reason = "end_turn"
+    text = ""  # a keep_history=False client keeps no message text
+    tool_calls = ()
+    usage = None
+
+
+def chunk(text):
+    return s.AgentMessageChunk(content=s.TextContentBlock(text=text))
+
+
+def thought(text):
+    return s.AgentThoughtChunk(content=s.TextContentBlock(text=text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "plain words, nothing secret",
+        f"my key is {SECRET} and again {SECRET}",
+        "password=hunter2 token: abcdefghijklmnop1234 Bearer eyJabc.def.ghi",
+        "the configured value topsecretvalue42 at the start and end topsecretvalue42",
+        "\nlines\nand\r\ncontrols \x1b[31m " + SECRET + "\n",
+    ],
+)
+def test_a_shared_text_is_redacted_as_the_whole_turn_would_be(text):
+    redactor = Redactor(["topsecretvalue42"], value_patterns=[r"hunter\d"])
+    turn = TurnRecord(
+        seq=1,
+        started_at="2026-11-24T09:00:00.000+00:00",
+        prompt=f"echo {SECRET}",
+        text=text,
+        events=(
+            {"kind": "thought", "text": f"thinking of {SECRET}"},
+            {"kind": "text", "text": text},
+            {"kind": "tool", "id": "t1"},
+            {"kind": "plan", "entries": [{"content": "topsecretvalue42", "status": "pending"}]},
+        ),
+    )
+    shared = _scrub_shared_text(redactor, turn)
+    assert shared == scrub_turn(redactor, turn)
+    assert SECRET not in repr(shared) and "topsecretvalue42" not in repr(shared)
+
+
+def events_of(path):
+    (turn,) = only_session(path).turns
+    return turn
+
+
+def test_the_listener_keeps_runs_of_text_and_thought_as_before(store_path):
+    recorder = HistoryRecorder.open(str(store_path))
+    session = FakeSession()
+    recording = recorder.open_session("fake", ["fake"], "/tmp", session)
+    recording.begin_turn("go")
+    plan = s.PlanUpdate(entries=[s.PlanEntry(content="a", priority="low", status="pending")])
+    plan2 = s.PlanUpdate(entries=[s.PlanEntry(content="b", priority="low", status="completed")])
+    usage = s.UsageUpdate(used=1, size=10)
+    start = s.ToolCallStart(tool_call_id="t1", title="Read", kind="read", status="pending")
+    progress = s.ToolCallProgress(tool_call_id="t1", status="completed")
+    for update in [
+        thought("a"), thought(""), thought("b"),
+        chunk("one "), chunk(""), usage, chunk("two "),
+        plan, chunk("three "), plan2, chunk("four "),  # a plan replaced in place ends no run
+        start, progress, chunk("five"), thought("c"), chunk("six"),
+    ]:
+        session.receive(update)
+    recording.record_turn("go", Result())
+    recording.close()
+    recorder.close()
+    turn = events_of(store_path)
+    assert [dict(e) for e in turn.events] == [
+        {"kind": "thought", "text": "ab"},
+        {"kind": "text", "text": "one two "},
+        {"kind": "plan", "entries": [{"content": "b", "status": "completed", "priority": "low"}]},
+        {"kind": "text", "text": "three four "},
+        {"kind": "tool", "id": "t1"},
+        {"kind": "text", "text": "five"},
+        {"kind": "thought", "text": "c"},
+        {"kind": "text", "text": "six"},
+    ]
+    assert turn.text == "one two three four fivesix"
+
+
+def frame(obj):
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def permission_frames():
+    update = frame({
+        "jsonrpc": "2.0", "method": "session/update",
+        "params": {"sessionId": "s-1", "update": {
+            "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}},
+    })
+    ask = frame({
+        "jsonrpc": "2.0", "id": 7, "method": "session/request_permission",
+        "params": {
+            "sessionId": "s-1",
+            "toolCall": {"toolCallId": "t1"},
+            "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}],
+        },
+    })
+    answer = frame({"jsonrpc": "2.0", "id": 7, "result": {
+        "outcome": {"outcome": "selected", "optionId": "ok"}}})
+    return update, ask, answer
+
+
+@pytest.mark.parametrize("as_block", [False, True])
+def test_a_permission_in_a_block_of_frames_is_recorded_as_one_by_one(store_path, as_block):
+    update, ask, answer = permission_frames()
+    recorder = HistoryRecorder.open(str(store_path))
+    session = FakeSession()
+    recording = recorder.open_session("fake", ["fake"], "/tmp", session)
+    recording.begin_turn("go")
+    lines = [update] * 3 + [ask] + [update] * 2
+    if as_block:
+        recorder.tap.receive_block(b"".join(line + b"\n" for line in lines))
+    else:
+        for line in lines:
+            recorder.tap("receive", line)
+    recorder.tap("send", answer)
+    recording.record_turn("go", Result())
+    recording.close()
+    recorder.close()
+    (decision,) = events_of(store_path).permissions
+    assert (decision.tool_call_id, decision.decision, decision.option_id) == ("t1", "allow", "ok")
+
+
+def test_a_block_without_a_permission_request_is_not_split(store_path):
+    recorder = HistoryRecorder.open(str(store_path))
+    recorder.open_session("fake", ["fake"], "/tmp", FakeSession())
+
+    class NoSplit(bytes):
+        def split(self, *args):
+            raise AssertionError("split")
+
+    update, _, _ = permission_frames()
+    recorder.tap.receive_block(NoSplit((update + b"\n") * 1000))
+    recorder.close()
+
+
+async def test_a_streamed_secret_is_redacted_in_the_text_and_its_event(store_path, workspace):
+    """keep_history=False (the command line): the text stored twice, redacted once, through real pipes."""
+    await record(
+        store_path, [f"echo my key is {SECRET}"], cwd=workspace,
+        client_options={"keep_history": False},
+    )
+    raw = b"".join(p.read_bytes() for p in store_path.parent.iterdir())
+    assert SECRET.encode() not in raw
+    turn = only_session(store_path).turns[0]
+    assert turn.text == "my key is [REDACTED]"
+    assert [e["text"] for e in turn.events if e["kind"] == "text"] == [turn.text]

@@ -1,0 +1,113 @@
+"""A dialog the agent opens is never answered by someone still typing.
+
+Keys carry the time the driver read them (``Message.time``); the dialog
+decides by that clock. Posting keys with chosen times (as the driver posts
+what it reads) drives the clock without waiting for it: steady typing at ten
+keys a second for seconds on end, then a pause, then an answer.
+"""
+
+from __future__ import annotations
+
+import time
+
+from textual import events
+from textual.widgets import Input
+
+from acphost.tui._elicit import FormScreen
+from acphost.tui._permission import PermissionScreen
+
+from .conftest import SIZE, answer, ready, send, transcript_source, wait_for
+
+#: What a message typed at the keyboard looks like, with the dialog's own keys in it.
+MESSAGE = "yes a A r enter\r"
+
+
+def typed(text: str, start: float, every: float = 0.1) -> list[events.Key]:
+    """Key events for ``text`` typed steadily, one key every ``every`` seconds."""
+    out = []
+    for i, char in enumerate(text):
+        key = {"\r": "enter", " ": "space"}.get(char, char)
+        event = events.Key(key, char)
+        event.time = start + i * every
+        out.append(event)
+    return out
+
+
+async def post(pilot, keys: list[events.Key]) -> None:
+    for event in keys:
+        pilot.app.post_message(event)  # as the driver posts the keys it read
+    await pilot.pause()
+
+
+async def test_steady_typing_never_answers_then_a_pause_does(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "permission", wait=False)
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        screen = app.screen
+        # Typing since a second before the dialog showed, for 4.8 s: far past the guard.
+        keys = typed(MESSAGE * 3, screen.shown_at - 1.0)
+        await post(pilot, keys)
+        assert app.screen is screen and not screen.answered
+        # A pause after the guard, then more of a message: a key that means
+        # nothing to the dialog is not an answer, and the next ones come too fast.
+        after_pause = keys[-1].time + 2 * app.key_guard
+        await post(pilot, typed("hello a", after_pause))
+        assert app.screen is screen and not screen.answered
+        last = after_pause + 0.6
+        await post(pilot, typed("r", last + 2 * app.key_guard))  # a pause, then an answer
+        view = app.active_view
+        await wait_for(pilot, lambda: view.stop_reason == "end_turn")
+        await view.transcript.settled()
+        assert "You chose reject_once." in transcript_source(app)
+
+
+async def test_a_burst_of_170_keys_neither_crashes_nor_answers(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "permission", wait=False)
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        screen = app.screen
+        # The typist was at it when the dialog showed (however long this test
+        # took to see it), then the burst: real presses, as fast as the pilot types.
+        start = screen.shown_at - 1.0
+        await post(pilot, typed("x" * int((time.monotonic() - start) / 0.1 + 1), start))
+        burst = ["a", "y", "enter", "A", "up", "down", "escape", "r", "R", "n", "space", "x"]
+        keys = (burst * 15)[:170]
+        await pilot.press(*keys)
+        assert app.is_running
+        assert app.screen is screen and not screen.answered
+        assert len(app.asks) == 1
+        await answer(pilot, "r", "a", "enter", "escape")  # after a pause: one answer only
+        view = app.active_view
+        await wait_for(pilot, lambda: view.stop_reason == "end_turn")
+        await view.transcript.settled()
+        assert "You chose reject_once." in transcript_source(app)
+        assert app.is_running
+
+
+async def test_a_form_gives_no_focus_to_a_typist(make_app):
+    """The first field takes the focus only after a pause; Tab before that reaches nothing."""
+    app = make_app()
+    app.key_guard = 3.0  # the test sees the form well within it, however slow the machine
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "elicit", wait=False)
+        await wait_for(pilot, lambda: isinstance(app.screen, FormScreen))
+        screen = app.screen
+        assert app.focused is None
+        await pilot.press("tab", "A", "d", "a", "enter", "tab", "enter")
+        assert app.focused is None and not screen.answered
+        keys = typed("still typing\r", screen.shown_at - 1.0)
+        await post(pilot, keys)
+        await wait_for(pilot, lambda: isinstance(app.focused, Input))
+        assert time.monotonic() >= keys[-1].time + app.key_guard  # not before the pause
+        field = app.focused
+        assert field.value == "" and not screen.answered
+        await pilot.press(*"Ada", "enter")
+        view = app.active_view
+        await wait_for(pilot, lambda: view.stop_reason == "end_turn")
+        assert "Nice to meet you, Ada." in view.session.state.last_agent_text()
+        assert app.is_running
