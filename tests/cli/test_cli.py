@@ -579,3 +579,37 @@ def test_a_full_disk_ends_the_run_with_one_clear_line(tmp_path, output):
         )
     assert r.returncode == 1
     assert r.stderr == "acphost: cannot write the output: No space left on device\n", r.stderr
+
+
+def test_approve_all_and_an_allowing_rule_offer_writes(tmp_path):
+    """Writes are offered whenever something can allow one (not only --write)."""
+    run(["--approve-all", f"write {tmp_path}/a.txt data"], cwd=tmp_path)
+    assert (tmp_path / "a.txt").read_text() == "data"
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"rules": [{"kind": "edit", "decision": "allow"}]}))
+    run(["--permission-policy", str(policy), f"write {tmp_path}/b.txt data"], cwd=tmp_path)
+    assert (tmp_path / "b.txt").read_text() == "data"
+
+
+def test_the_agent_cannot_rewrite_the_settings_or_the_rules_it_runs_under(tmp_path):
+    """The settings file chooses the next run's agent command and the rules file
+    what is allowed: neither may be rewritten by the agent, even with --write."""
+    settings = tmp_path / "mysettings.json"
+    original = json.dumps({"agent_servers": {"d": {"command": "acphost-demo-never-used"}}})
+    settings.write_text(original)
+    policy = tmp_path / "pol.json"
+    rules = json.dumps({"rules": [{"kind": "edit", "decision": "allow"}], "default": "reject"})
+    policy.write_text(rules)
+    evil = json.dumps({"default": "allow"})
+    for target, flags in (
+        (settings, ["--settings", str(settings), "-a", "demo", "--write"]),
+        (policy, ["--permission-policy", str(policy), "--write"]),
+    ):
+        r = run([*flags, "-o", "simple", f"write {target} {evil}"], cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        assert target.read_text() in (original, rules), target
+    env_settings = tmp_path / "env-settings.json"
+    env_settings.write_text(original)
+    r = run(["-a", "demo", "--write", f"write {env_settings} {evil}"], cwd=tmp_path,
+            env={"ACPHOST_SETTINGS": str(env_settings)})
+    assert env_settings.read_text() == original

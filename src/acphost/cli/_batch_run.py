@@ -185,6 +185,7 @@ def configure(args: argparse.Namespace, view: View) -> Batch:
         audit_log=args.audit_log,
         fs=not args.no_fs,
         terminal=not args.no_terminal,
+        settings_file=args.settings,
     )
     if args.permission_policy:  # a bad rules file is a usage error now, not 64 failed runs later
         RulesPolicy.from_file(os.path.expanduser(args.permission_policy))

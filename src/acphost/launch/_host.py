@@ -35,6 +35,9 @@ class HostChoices:
         output_files: the face's other output files (``--trace``,
             ``--save-session``, the history store); with ``audit_log`` they
             become ``HostConfig.protected_paths``: the agent cannot write them.
+        settings_file: the settings file the face read (``--settings``,
+            ``$ACPHOST_SETTINGS``): it chooses the agent's command, so the
+            agent may neither rewrite nor read it (nor ``policy_file``).
 
     """
 
@@ -47,6 +50,7 @@ class HostChoices:
     fs: bool = True
     terminal: bool = True
     output_files: tuple[str, ...] = ()
+    settings_file: str | None = None
 
 
 def build_host_config(
@@ -76,6 +80,11 @@ def build_host_config(
 
     """
     write = choices.write or choices.yolo
+    # Writes are offered whenever something could allow one: the flags, a
+    # user to ask, or a rules file; the policy still judges each write.
+    offer_write = (
+        write or choices.approve == "all" or asker is not None or choices.policy_file is not None
+    )
     broker = build_broker(
         approve=choices.approve,
         policy_file=choices.policy_file,
@@ -97,13 +106,19 @@ def build_host_config(
     outputs = [os.path.expanduser(p) for p in choices.output_files]
     if choices.audit_log is not None:
         outputs.append(os.path.expanduser(choices.audit_log))
+    # The files that decide what the host runs and allows: an agent that
+    # rewrote them would choose the next run's command or rules.
+    env_settings = os.environ.get("ACPHOST_SETTINGS")
+    for chosen in (choices.policy_file, choices.settings_file, env_settings):
+        if chosen:
+            outputs.append(os.path.abspath(os.path.expanduser(chosen)))
     # acphost's own folders: the user's settings (which choose the agent
     # command), trusted project files, the history store. An agent working
     # in the home directory must not rewrite them.
     outputs.extend(str(d) for d in (config_dir(), state_dir(), data_dir()))
     return HostConfig(
         fs=fs,
-        allow_write=write and fs is not None,
+        allow_write=offer_write and fs is not None,
         terminals=terminals,
         permissions=broker,
         protected_paths=tuple(outputs),

@@ -23,6 +23,7 @@ from textual import work
 from .. import schema as s
 from .._errors import AcpError, AgentExited, AuthRequired
 from ..client import AcpClient, HostConfig, Session, auth_method_id
+from ..config import Settings
 from ..history import SessionRecord
 from ..launch import HostChoices, build_host_config
 from ._base import AppBase
@@ -44,7 +45,12 @@ class AgentLifecycle(AppBase):
     def _host_config(self) -> HostConfig:
         outputs = (self.history.path,) if self.history.enabled else ()
         config = build_host_config(
-            HostChoices(write=self.write, yolo=self.yolo, output_files=outputs),
+            HostChoices(
+                write=self.write,
+                yolo=self.yolo,
+                output_files=outputs,
+                settings_file=_settings_file(self.settings),
+            ),
             self.spec,
             asker=self.asks.ask,
             on_terminal_event=self.terminals.on_event,
@@ -264,3 +270,8 @@ class AgentLifecycle(AppBase):
         for view in views:
             view.busy = view.cancelling = False
         self.connect(reopen=views or None)
+
+
+def _settings_file(settings: Settings | None) -> str | None:
+    path = settings.path if settings is not None else None
+    return str(path) if path is not None else None
