@@ -4,8 +4,11 @@
   are waiting. An answer can only apply to the question on screen.
 - The question shows what would be approved, with control characters made
   visible (:func:`question_lines`).
-- Keys typed before the question appeared are discarded (a user typing
-  ahead must not approve a command by accident).
+- The answer line (``allow? [y/N/a=always]``) appears only after the
+  question has been on screen for :data:`GUARD` seconds (longer, with a
+  note, right after the agent withdrew a question), and keys typed before
+  it are discarded: a user typing ahead, or answering a question the agent
+  has just swapped for another, must not approve a command by accident.
 - The terminal is read without a thread: when the turn is cancelled (Ctrl-C
   sends SIGINT, the run cancels the turn, the broker cancels this question)
   the question goes away at once and its request is answered ``cancelled``.
@@ -39,6 +42,13 @@ __all__ = ["TtyAsker", "TtyForms", "question_lines"]
 T = TypeVar("T")
 
 _SETTLE = 0.05  # seconds between a question's turn coming and its display
+# Seconds a question is on screen before its answer line appears; keys typed
+# until then are discarded. Someone answering the question before (which the
+# agent may withdraw and replace just before the key lands) must not answer
+# this one. Longer right after the agent withdrew a question.
+GUARD = 0.5
+GUARD_AFTER_WITHDRAWAL = 1.5
+_WITHDRAWAL_WINDOW = 5.0
 
 
 def question_lines(request: PermissionRequest) -> list[str]:
@@ -62,7 +72,7 @@ def question_lines(request: PermissionRequest) -> list[str]:
 def _question(request: PermissionRequest, waiting: int) -> str:
     more = f" ({waiting} more waiting)" if waiting else ""
     body = "\n".join(f"  {line}" for line in question_lines(request))
-    return f"\nacphost: the agent asks permission{more}\n{body}\nallow? [y/N/a=always] "
+    return f"\nacphost: the agent asks permission{more}\n{body}\n"
 
 
 class TtyAsker:
@@ -76,6 +86,7 @@ class TtyAsker:
         self._fd = fd
         self._lock = asyncio.Lock()  # FIFO: questions in arrival order
         self._waiting = 0
+        self._withdrawn_at: float | None = None  # loop time the agent last withdrew one
 
     @classmethod
     def open(cls, path: str = "/dev/tty") -> TtyAsker:
@@ -152,19 +163,39 @@ class TtyAsker:
             # as waiting, and keys pressed just before the question are discarded.
             await asyncio.sleep(_SETTLE)
             with terminal_held():  # a live display on this terminal steps aside and waits
-                return await ask(fd)
+                try:
+                    return await ask(fd)
+                except asyncio.CancelledError:
+                    self._withdrawn_at = asyncio.get_running_loop().time()
+                    with contextlib.suppress(OSError):
+                        os.write(fd, b"\nacphost: cancelled; the request is answered 'cancelled'\n")
+                    raise
         finally:
             if acquired:
                 self._lock.release()
             else:
                 self._waiting -= 1
 
-    async def _read_reply(self, fd: int, text: str) -> bytes:
-        """Show ``text`` and wait for a line (``b""`` at end of input)."""
+    async def _show(self, fd: int, text: str) -> None:
+        """Show a new question; its answer line comes after :meth:`_guard`."""
+        loop = asyncio.get_running_loop()
+        recent = self._withdrawn_at is not None and (
+            loop.time() - self._withdrawn_at < _WITHDRAWAL_WINDOW
+        )
+        if recent:
+            text = "\nacphost: the agent withdrew its last question; this one is different" + text
+        os.write(fd, text.encode("utf-8", "replace"))
+        await asyncio.sleep(GUARD_AFTER_WITHDRAWAL if recent else GUARD)
+
+    async def _read_reply(self, fd: int, prompt: str) -> bytes:
+        """Show the answer line ``prompt`` and wait for a line (``b""`` at end of input).
+
+        Keys typed before the answer line appeared are discarded first.
+        """
         loop = asyncio.get_running_loop()
         with contextlib.suppress(termios.error):
             termios.tcflush(fd, termios.TCIFLUSH)  # typed-ahead keys never answer
-        os.write(fd, text.encode("utf-8", "replace"))
+        os.write(fd, prompt.encode("utf-8", "replace"))
         answered: asyncio.Future[bytes] = loop.create_future()
 
         def readable() -> None:
@@ -178,10 +209,6 @@ class TtyAsker:
         loop.add_reader(fd, readable)
         try:
             data = await answered
-        except asyncio.CancelledError:
-            with contextlib.suppress(OSError):
-                os.write(fd, b"\nacphost: cancelled; the request is answered 'cancelled'\n")
-            raise
         finally:
             loop.remove_reader(fd)
         if not data.endswith(b"\n"):
@@ -189,7 +216,8 @@ class TtyAsker:
         return data
 
     async def _answer(self, fd: int, request: PermissionRequest) -> Verdict:
-        data = await self._read_reply(fd, _question(request, self._waiting))
+        await self._show(fd, _question(request, self._waiting))
+        data = await self._read_reply(fd, "allow? [y/N/a=always] ")
         answer = data.decode("utf-8", "replace").strip().lower()
         if answer in ("a", "always"):
             return Verdict.allow("allowed always by the user", always=True)
@@ -205,7 +233,7 @@ class TtyAsker:
         head = [f"\nacphost: the agent asks you to fill in a form{more}"]
         head += [f"  {sanitize_line(line)}" for line in request.message.split("\n")]
         head.append("  (Enter keeps the value in brackets; Ctrl-D declines the form)\n")
-        os.write(fd, "\n".join(head).encode("utf-8", "replace"))
+        await self._show(fd, "\n".join(head))
         raw: dict[str, Any] = {}
         for f in fields:
             if f.kind == "unsupported":
