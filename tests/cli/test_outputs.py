@@ -53,7 +53,7 @@ def test_configured_secrets_never_reach_the_trace_audit_log_history_or_reports(t
     assert b"correct-horse" not in stored and ARG_SECRET.encode() not in stored
 
 
-def test_doctor_and_agents_show_no_configured_secret(tmp_path):
+def test_doctor_agents_and_sessions_show_no_configured_secret(tmp_path):
     settings = settings_file(tmp_path)
     r = run(["--settings", str(settings), "agents"], cwd=tmp_path)
     assert r.returncode == 0 and "--api-key [REDACTED]" in r.stdout
@@ -61,6 +61,28 @@ def test_doctor_and_agents_show_no_configured_secret(tmp_path):
     r = run(["--settings", str(settings), "-a", "leaky", "doctor"], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert ARG_SECRET not in r.stdout + r.stderr
+    assert "leaky-[REDACTED]" in r.stdout and SECRET not in r.stdout  # its name quotes it
+    for output in ("text", "jsonl"):
+        r = run(["--settings", str(settings), "-a", "leaky", "sessions", "-o", output],
+                cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        assert "about [REDACTED]" in r.stdout and SECRET not in r.stdout + r.stderr
+
+
+def test_what_the_host_says_about_a_session_shows_no_configured_secret(tmp_path):
+    """Notices, compactions, the stop reason (stderr), and the title and currency
+    the history keeps, all quote the secret; none of them may show it."""
+    settings = settings_file(tmp_path)
+    r = run(["--settings", str(settings), "-a", "leaky", "-o", "text", "talk"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "notice [REDACTED]" in r.stderr and "stop-[REDACTED]" in r.stderr
+    assert SECRET not in r.stdout + r.stderr
+    r = run(["history", "list"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert SECRET not in r.stdout
+    store = Path(os.environ["XDG_DATA_HOME"]) / "acphost"
+    stored = b"".join(p.read_bytes() for p in store.iterdir())
+    assert SECRET.encode() not in stored
 
 
 @pytest.mark.parametrize("flag", ["--trace", "--audit-log"])

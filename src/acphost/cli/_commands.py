@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._errors import AcpError, AgentExited, CapabilityNotSupported
@@ -85,7 +86,8 @@ def tsv_cell(value: str) -> str:
 _SESSION_COLUMNS = ("SESSION ID", "UPDATED", "TITLE", "CWD")
 
 
-def _print_sessions(rows: list[tuple[str, str, str, str]]) -> None:
+def _print_sessions(rows: list[tuple[str, str, str, str]], redact: Callable[[str], str]) -> None:
+    rows = [(a, b, redact(c), redact(d)) for a, b, c, d in rows]
     if is_terminal(sys.stdout):
         from rich.console import Console  # noqa: PLC0415 - rich loads only for a TTY
         from rich.table import Table  # noqa: PLC0415
@@ -104,7 +106,9 @@ def _print_sessions(rows: list[tuple[str, str, str, str]]) -> None:
         print("\t".join(tsv_cell(cell) for cell in row))
 
 
-async def _sessions(args: argparse.Namespace, cwd: str, spec: AgentSpec) -> int:
+async def _sessions(
+    args: argparse.Namespace, cwd: str, spec: AgentSpec, redact: Callable[[str], str]
+) -> int:
     from ..client import AcpClient  # noqa: PLC0415
 
     async with AcpClient.start(
@@ -113,12 +117,12 @@ async def _sessions(args: argparse.Namespace, cwd: str, spec: AgentSpec) -> int:
         rows = []
         async for info in client.iter_sessions(cwd=None if args.all else cwd):
             if args.output == "jsonl":
-                print(json.dumps(info.to_wire()))
+                print(redact(json.dumps(info.to_wire())))
             else:
                 rows.append((info.session_id, info.updated_at or "-", info.title or "", info.cwd))
     if args.output == "text":
         if rows:
-            _print_sessions(rows)
+            _print_sessions(rows, redact)
         else:
             print("(no sessions)", file=sys.stderr)
     return EXIT_OK
@@ -128,7 +132,8 @@ def list_sessions(args: argparse.Namespace) -> int:
     """Print the agent's sessions (all pages)."""
     try:
         cwd, settings, spec = resolve(args)
-        return asyncio.run(_sessions(args, cwd, spec))
+        redact = run_redactor(spec, settings).redact_text
+        return asyncio.run(_sessions(args, cwd, spec, redact))
     except UsageProblem as exc:
         fail(str(exc))
         return EXIT_USAGE
@@ -149,10 +154,11 @@ def _indented(text: str, indent: str) -> str:
 async def _doctor(args: argparse.Namespace) -> int:
     from ..client import AcpClient, auth_method_id  # noqa: PLC0415
 
-    edge = Edge(is_terminal(sys.stdout))
     cwd, settings, spec = resolve(args)
     redactor = run_redactor(spec, settings)
     redact = redactor.redact_text
+    # What the agent says about itself may hold a configured secret too.
+    edge = Edge(is_terminal(sys.stdout), redact=redact)
     pad = " " * 14
     print(f"agent:        {edge.field(spec.name)} ({edge.field(spec.source)})")
     print(f"command:      {edge.field(shown_argv(spec, redactor))}")

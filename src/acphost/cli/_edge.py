@@ -35,6 +35,8 @@ __all__ = [
     "set_log_redactor",
     "set_stderr_hook",
     "stderr_log_handler",
+    "stderr_redacted",
+    "stderr_text",
     "terminal_held",
     "warn",
 ]
@@ -78,6 +80,8 @@ class Edge:
 
     Args:
         terminal: the output is a terminal: escape controls; else keep text exact.
+        redact: masks the configured secrets first (reports about the agent:
+            ``doctor``, ``sessions``; not the answer a prompt run prints).
 
     Attributes:
         text: cleans multi-line text (messages, diff lines, stderr tails).
@@ -87,10 +91,21 @@ class Edge:
 
     __slots__ = ("field", "terminal", "text")
 
-    def __init__(self, terminal: bool) -> None:
+    def __init__(self, terminal: bool, redact: Callable[[str], str] | None = None) -> None:
         self.terminal = terminal
-        self.text: Callable[[str], str] = sanitize if terminal else _same
-        self.field: Callable[[str], str] = sanitize_line if terminal else _same
+        text: Callable[[str], str] = sanitize if terminal else _same
+        field: Callable[[str], str] = sanitize_line if terminal else _same
+        self.text: Callable[[str], str] = text
+        self.field: Callable[[str], str] = field
+        if redact is not None:
+
+            def redacted_text(value: str) -> str:
+                return text(redact(value))
+
+            def redacted_field(value: str) -> str:
+                return field(redact(value))
+
+            self.text, self.field = redacted_text, redacted_field
 
 
 class ChunkCleaner:
@@ -163,18 +178,31 @@ def is_held() -> bool:
     return _held > 0
 
 
+_log_redactor: Callable[[str], str] | None = None
+
+
+def stderr_redacted(text: str) -> str:
+    """``text`` with the configured secrets masked (every stderr line passes here).
+
+    Masking starts once the run named its redactor (:func:`set_log_redactor`).
+    """
+    return _log_redactor(text) if _log_redactor is not None else text
+
+
+def stderr_text(text: str) -> str:
+    """Text for stderr: the configured secrets masked, terminal controls made visible."""
+    return sanitize(stderr_redacted(text))
+
+
 def warn(message: str, *, stream: TextIO | None = None) -> None:
-    """Print ``acphost: message`` on stderr, sanitised (it may quote the agent)."""
+    """Print ``acphost: message`` on stderr, redacted and sanitised (it may quote the agent)."""
     before_stderr()
     out = stream if stream is not None else sys.stderr
     try:
-        out.write(f"acphost: {sanitize(message)}\n")
+        out.write(f"acphost: {stderr_text(message)}\n")
         out.flush()
     except (OSError, ValueError):
         pass  # stderr is gone: nothing more can be said
-
-
-_log_redactor: Callable[[str], str] | None = None
 
 
 def set_log_redactor(redactor: Callable[[str], str]) -> None:

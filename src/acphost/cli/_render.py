@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO
 
 from .. import schema as s
-from ._edge import ChunkCleaner, Edge, before_stderr
+from ._edge import ChunkCleaner, Edge, before_stderr, stderr_redacted
 
 if TYPE_CHECKING:
     from ..client import SessionState, ToolCallState
@@ -396,7 +396,7 @@ class PlainRenderer:
             if line.stderr and self.err is not None:
                 self._flush()
                 before_stderr()
-                self.err.write(line.text + "\n")
+                self.err.write(stderr_redacted(line.text) + "\n")
                 self.err.flush()
 
     # -- updates ---------------------------------------------------------------

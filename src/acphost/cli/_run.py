@@ -289,7 +289,8 @@ class PromptRun:
             cost_before = before.cost if before is not None else None
             fresh = self.target is None or self.target.transcript is not None
             line = usage_line(result, session.state.usage, cost_before, fresh=fresh)
-            if line:
+            if line:  # the currency is the agent's word: redacted like a report
+                line = self.outputs.redactor.redact_text(line)
                 self.out.write(f"[usage] {self.edge.field(line)}\n")
                 self.out.flush()
         if self.interrupted:

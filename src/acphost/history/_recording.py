@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .. import schema as s
 from ..content import PromptInput, to_blocks
 from ._model import PermissionRecord, SessionRecord, ToolCallRecord, TurnRecord, Usage, now
-from ._scrub import scrub_session, scrub_turn
+from ._scrub import scrub_session, scrub_title_and_usage, scrub_turn
 
 if TYPE_CHECKING:
     from ..client import Session, ToolCallState, TurnResult
@@ -339,8 +339,7 @@ class SessionRecording:
         self._permissions = []
         self._usage_seen = False
         redactor = self._recorder.redactor
-        title = state.title
-        session_usage = self._session_usage()
+        title, session_usage = scrub_title_and_usage(redactor, state.title, self._session_usage())
         scrub = _scrub_shared_text if shared else scrub_turn
         self._recorder.write(
             lambda store: store.save_turn(
@@ -401,8 +400,9 @@ class SessionRecording:
             self._remove()
             self._remove = None
         self._recorder._forget(self)
-        title = self._session.state.title
-        usage = self._session_usage()
+        title, usage = scrub_title_and_usage(
+            self._recorder.redactor, self._session.state.title, self._session_usage()
+        )
         ended = now()
         self._recorder.write(
             lambda store: store.end_session(

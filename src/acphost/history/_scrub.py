@@ -9,14 +9,15 @@ looks secret (``--api-key X``, ``--token=X``, ``API_KEY=X``) is redacted too.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
 from ..trace import Redactor
-from ._model import SessionRecord, TurnRecord
+from ._model import SessionRecord, TurnRecord, Usage
 from ._portable import session_from_json, turn_from_json
 
-__all__ = ["scrub_session", "scrub_turn"]
+__all__ = ["scrub_session", "scrub_title_and_usage", "scrub_turn"]
 
 _ASSIGNMENT = re.compile(r"^(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=(.*)$", re.DOTALL)
 
@@ -88,3 +89,27 @@ def scrub_turn(redactor: Redactor, turn: TurnRecord) -> TurnRecord:
 
     """
     return turn_from_json(_redact(redactor, turn.to_json()))
+
+
+def scrub_title_and_usage(
+    redactor: Redactor, title: str | None, usage: Usage
+) -> tuple[str | None, Usage]:
+    """A session's title and usage, which the store keeps beside its turns, redacted.
+
+    Both are the agent's words (``session_info_update``, the cost's currency).
+
+    Args:
+        redactor: the host's redactor.
+        title: the session's title, if any.
+        usage: the session's usage so far.
+
+    Returns:
+        Redacted copies.
+
+    """
+    if title is not None:
+        title = str(_redact(redactor, title))
+    if usage.cost_currency is not None:
+        currency = str(_redact(redactor, usage.cost_currency))
+        usage = dataclasses.replace(usage, cost_currency=currency)
+    return title, usage
