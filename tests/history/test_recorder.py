@@ -276,3 +276,21 @@ def test_the_store_passes_an_integrity_check_after_recording(store_path):
     conn = sqlite3.connect(str(store_path))
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+
+
+async def test_a_turn_keeps_at_most_its_text_limit_and_says_how_much_it_left_out(
+    store_path, workspace, monkeypatch
+):
+    """Whatever an agent streams, the history keeps a bounded amount of a turn's
+    text (memory stays flat under a flood) and says how many characters it left out."""
+    from acphost.history import _recording
+
+    monkeypatch.setattr(_recording, "TURN_TEXT_LIMIT", 1000)
+    await record(store_path, ["flood 500"], cwd=workspace)
+    (turn,) = only_session(store_path).turns
+    streamed = sum(len(f"flood {i}\n") for i in range(1, 501))
+    kept = "".join(e["text"] for e in turn.events if e["kind"] == "text")
+    body, note = kept.split("\n\n[acphost: ")
+    assert 900 < len(body) <= 1000  # whole chunks, as streamed, up to the limit
+    assert body == "".join(f"flood {i}\n" for i in range(1, 501))[: len(body)]
+    assert note.startswith(f"{streamed - len(body):,} more characters of this turn's text")

@@ -25,6 +25,9 @@ __all__ = ["Recorder", "SessionRecording"]
 
 _MESSAGE = s.AgentMessageChunk
 _THOUGHT = s.AgentThoughtChunk
+#: Characters of message and thought text one turn keeps; what an agent streams
+#: beyond that is counted, not kept (memory stays bounded whatever it sends).
+TURN_TEXT_LIMIT = 8 * 1024 * 1024
 
 
 class Recorder(Protocol):
@@ -155,6 +158,8 @@ class SessionRecording:
         # its chunk class; None once another event follows it.
         self._run: list[str] | None = None
         self._run_cls: type | None = None
+        self._room = TURN_TEXT_LIMIT  # characters the turn may still keep
+        self._dropped = 0  # characters it did not keep
         self._plan_at: int | None = None
         self._tools: dict[str, None] = {}
         self._permissions: list[PermissionRecord] = []
@@ -178,11 +183,20 @@ class SessionRecording:
             # The hot path: one more chunk of the text being streamed.
             text = update.text
             if text:
-                self._run.append(text)  # type: ignore[union-attr]
+                self._room -= len(text)
+                if self._room >= 0:
+                    self._run.append(text)  # type: ignore[union-attr]
+                else:
+                    self._dropped += len(text)
         elif cls is _MESSAGE or cls is _THOUGHT:
             text = update.text
             if text:
-                self._run = [text]
+                self._room -= len(text)
+                if self._room >= 0:
+                    self._run = [text]
+                else:
+                    self._run = []
+                    self._dropped += len(text)
                 self._run_cls = cls
                 self._events.append(["text" if cls is _MESSAGE else "thought", self._run])
         elif cls is s.ToolCallStart or cls is s.ToolCallProgress:
@@ -311,6 +325,8 @@ class SessionRecording:
             else {"kind": kind, "entries": value}
             for kind, value in self._events
         )
+        if self._dropped:
+            events += ({"kind": "text", "text": _not_kept(self._dropped)},)
         texts = [e["text"] for e in events if e["kind"] == "text"]
         shared = not text and len(texts) == 1  # the turn's text is its one text event
         if not text:  # keep_history=False clients keep no message text; the events do
@@ -334,6 +350,8 @@ class SessionRecording:
         self._turn_start = None
         self._events = []
         self._run = self._run_cls = None
+        self._room = TURN_TEXT_LIMIT
+        self._dropped = 0
         self._plan_at = None
         self._tools = {}
         self._permissions = []
@@ -409,3 +427,10 @@ class SessionRecording:
                 self.id, ended_at=ended, title=title, session_usage=usage
             )
         )
+
+
+def _not_kept(characters: int) -> str:
+    return (
+        f"\n\n[acphost: {characters:,} more characters of this turn's text were not kept "
+        f"in the history (at most {TURN_TEXT_LIMIT:,} are)]\n"
+    )
