@@ -21,8 +21,13 @@ visible, inert escape the user can read:
 * bidirectional embeddings, overrides, isolates and marks (U+202A to
   U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C): ``<U+202E>``;
 * invisible characters that only hide or split what is shown (zero-width
-  space U+200B, word joiners U+2060 to U+2064, the byte order mark U+FEFF);
-  the zero-width joiner and non-joiner stay (scripts and emoji need them);
+  space U+200B, word joiners and invisible operators U+2060 to U+2065, the
+  byte order mark U+FEFF, the soft hyphen U+00AD, the combining grapheme
+  joiner U+034F, the Mongolian vowel separator U+180E, the Hangul and Khmer
+  fillers, the interlinear annotation marks U+FFF9 to U+FFFB, and the tag
+  characters U+E0000 to U+E007F, which can carry a whole hidden text); the
+  zero-width joiner and non-joiner and the variation selectors stay
+  (scripts and emoji need them);
 * lone surrogates, which no terminal encoding can carry: ``<U+D800>``.
 
 Once ESC is visible, the rest of any escape sequence is plain printable text,
@@ -48,6 +53,7 @@ inert in the format:
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = [
@@ -61,9 +67,15 @@ __all__ = [
 ]
 
 # Everything that can act on a terminal or hide what follows it.
-_UNSAFE = (
-    "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u2028-\u202e"
-    "\u2060-\u2064\u2066-\u2069\ufeff\ud800-\udfff"
+_UNSAFE_RANGES = (
+    (0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x34F, 0x34F), (0x61C, 0x61C),
+    (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180E, 0x180E), (0x200B, 0x200B), (0x200E, 0x200F),
+    (0x2028, 0x202E), (0x2060, 0x2069), (0x3164, 0x3164), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0),
+    (0xFFF9, 0xFFFB), (0xD800, 0xDFFF), (0xE0000, 0xE007F),
+)  # fmt: skip
+_UNSAFE = "".join(
+    re.escape(chr(low)) + (f"-{re.escape(chr(high))}" if high > low else "")
+    for low, high in _UNSAFE_RANGES
 )
 _MULTILINE = re.compile(f"\r\n|[{_UNSAFE}]")
 # On one line (a title, a table cell, a tab name), newline and tab would let
@@ -127,10 +139,22 @@ def sanitize_line(text: str) -> str:
 # In valid JSON these can only stand inside strings (raw C0 controls cannot
 # at all), where a ``\uXXXX`` escape means the same character: escaping them
 # keeps every value of the frame equal and the bytes inert on a terminal.
-_JSON_UNSAFE = re.compile(
-    rb"(?:\x7f|\xc2[\x80-\x9f]|\xd8\x9c|\xe2\x80[\x8b\x8e\x8f\xa8-\xae]"
-    rb"|\xe2\x81[\xa0-\xa4\xa6-\xa9]|\xef\xbb\xbf)"
-)
+# The same characters as :func:`sanitize` shows, as UTF-8 (no surrogates:
+# valid UTF-8 has none); built when first used.
+@functools.cache
+def _json_unsafe() -> re.Pattern[bytes]:
+    encoded = sorted(
+        (
+            chr(code).encode("utf-8")
+            for low, high in _UNSAFE_RANGES
+            if low >= 0x7F
+            for code in range(low, high + 1)
+            if not 0xD800 <= code <= 0xDFFF
+        ),
+        key=len,
+        reverse=True,
+    )
+    return re.compile(b"|".join(re.escape(e) for e in encoded))
 
 
 def escape_json_for_terminal(line: bytes) -> bytes:
@@ -149,10 +173,15 @@ def escape_json_for_terminal(line: bytes) -> bytes:
         there is nothing to escape).
 
     """
-    if _JSON_UNSAFE.search(line) is None:
+    pattern = _json_unsafe()
+    if pattern.search(line) is None:
         return line
-    return _JSON_UNSAFE.sub(
-        lambda m: f"\\u{ord(m.group().decode('utf-8')):04x}".encode("ascii"), line
+    import json  # noqa: PLC0415 - only for a frame that needs it
+
+    return pattern.sub(
+        # json.dumps spells a character beyond U+FFFF as its surrogate pair.
+        lambda m: json.dumps(m.group().decode("utf-8")).strip('"').encode("ascii"),
+        line,
     )
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from acphost.safetext import sanitize, sanitize_line
+from acphost.safetext import escape_json_for_terminal, sanitize, sanitize_line
 
 ATTACKS = [
     # (input, expected)
@@ -80,3 +82,24 @@ def test_a_json_frame_for_a_terminal_keeps_its_value_and_loses_its_controls():
     assert "é 😀" in text  # ordinary characters stay as they are
     plain = b'{"a":"b"}'
     assert escape_json_for_terminal(plain) is plain
+
+
+@pytest.mark.parametrize(
+    "char",
+    ["\xad", "\u034f", "\u115f", "\u17b4", "\u180e", "\u2065", "\u3164", "\uffa0", "\ufff9",
+     "\U000e0001", "\U000e0041", "\U000e007f"],
+)
+def test_invisible_characters_that_hide_text_are_visible(char):
+    """Soft hyphens, fillers, annotation marks and tag characters (which can spell a
+    whole hidden text) are shown, on stdout, one-line fields and the jsonl mirror."""
+    shown = f"<U+{ord(char):04X}>"
+    assert sanitize(f"a{char}b") == f"a{shown}b"
+    assert sanitize_line(f"a{char}b") == f"a{shown}b"
+    frame = json.dumps({"text": f"a{char}b"}, ensure_ascii=False).encode()
+    escaped = escape_json_for_terminal(frame)
+    assert escaped.isascii() and json.loads(escaped) == {"text": f"a{char}b"}
+
+
+def test_joiners_and_variation_selectors_stay():
+    for text in ("👩\u200d💻", "क्\u200dष", "❤\ufe0f"):
+        assert sanitize(text) == text
