@@ -10,7 +10,7 @@ from acphost.tui._permission import PermissionScreen
 from acphost.tui._toolcard import ToolCard
 from tests.interop.conftest import na
 from tests.interop.fake_model import Text
-from tests.tui.conftest import SIZE, ready, transcript_source, wait_for
+from tests.tui.conftest import SIZE, answer, ready, transcript_source, wait_for
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(150)]
 
@@ -49,8 +49,9 @@ async def finish_turn(pilot, prompt: str) -> None:
     for _ in range(10):
         await wait_for(pilot, done_or_asking, timeout=90)
         if isinstance(app.screen, PermissionScreen):
-            await pilot.press("a")
-            await pilot.pause(0.1)
+            dialog = app.screen
+            await answer(pilot, "a")  # once the dialog takes keys (guard and pause)
+            await wait_for(pilot, lambda d=dialog: app.screen is not d)
             continue
         break
     await view.transcript.settled()

@@ -11,8 +11,10 @@ from __future__ import annotations
 import time
 
 from textual import events
+from textual.containers import VerticalScroll
 from textual.widgets import Input
 
+from acphost.tui._dialogs import CrashScreen
 from acphost.tui._elicit import FormScreen
 from acphost.tui._permission import PermissionScreen
 
@@ -72,8 +74,10 @@ async def test_a_burst_of_170_keys_neither_crashes_nor_answers(make_app):
         screen = app.screen
         # The typist was at it when the dialog showed (however long this test
         # took to see it), then the burst: real presses, as fast as the pilot types.
+        # (The filler runs a second into the future: a slow machine pausing
+        # between it and the burst must not make a pause in the typing.)
         start = screen.shown_at - 1.0
-        await post(pilot, typed("x" * int((time.monotonic() - start) / 0.1 + 1), start))
+        await post(pilot, typed("x" * int((time.monotonic() + 1.0 - start) / 0.1), start))
         burst = ["a", "y", "enter", "A", "up", "down", "escape", "r", "R", "n", "space", "x"]
         keys = (burst * 15)[:170]
         await pilot.press(*keys)
@@ -110,4 +114,27 @@ async def test_a_form_gives_no_focus_to_a_typist(make_app):
         view = app.active_view
         await wait_for(pilot, lambda: view.stop_reason == "end_turn")
         assert "Nice to meet you, Ada." in view.session.state.last_agent_text()
+        assert app.is_running
+
+
+async def test_the_crash_report_scrolls_without_being_answered(scripted):
+    """Nothing in a guarded dialog has the focus; its arrows still scroll, and answer nothing."""
+    script = {
+        "prompts": {
+            "die": [{"stderr": "".join(f"trace line {i}\n" for i in range(200))}, {"exit": 3}]
+        }
+    }
+    app = scripted(script)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "die", wait=False)
+        await wait_for(pilot, lambda: isinstance(app.screen, CrashScreen))
+        screen = app.screen
+        assert app.focused is None
+        tail = screen.query_one(VerticalScroll)
+        await pilot.press("pagedown", "down")
+        await wait_for(pilot, lambda: tail.scroll_y > 0)
+        assert app.screen is screen and not screen.answered
+        await answer(pilot, "escape")
+        await wait_for(pilot, lambda: app.screen is not screen)
         assert app.is_running

@@ -10,6 +10,7 @@ from __future__ import annotations
 import webbrowser
 
 import pytest
+from textual import events
 from textual.widgets._markdown import MarkdownParagraph
 
 from acphost.tui._elicit import UrlScreen
@@ -98,8 +99,12 @@ async def test_a_link_the_user_declines_is_not_opened(scripted, opened):
         await send(pilot, "spoof")
         await click_the_link(pilot)
         await wait_for(pilot, lambda: isinstance(app.screen, LinkScreen))
-        await pilot.press("o")  # at once: within the guard, not an answer
-        assert isinstance(app.screen, LinkScreen)
+        screen = app.screen
+        early = events.Key("o", "o")  # read within the guard time: not an answer
+        early.time = screen.shown_at + screen.guard / 2
+        app.post_message(early)
+        await pilot.pause()
+        assert app.screen is screen and not screen.answered
         await answer(pilot, "escape")
         await wait_for(pilot, lambda: not isinstance(app.screen, LinkScreen))
         assert opened == []

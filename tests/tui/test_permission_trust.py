@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from textual import events
 from textual.containers import VerticalScroll
 from textual.widgets import OptionList
 
@@ -130,3 +131,46 @@ async def test_a_huge_description_scrolls_and_the_choices_stay_on_screen(scripte
         await view.transcript.settled()
         outcome = json.loads(transcript_source(app).strip().splitlines()[-1])
         assert outcome == {"outcome": {"optionId": "no", "outcome": "selected"}}
+
+
+async def test_keys_meant_for_one_request_never_answer_the_next(scripted):
+    """Requests come one at a time, oldest first; the extra keys of an answer are not
+    an answer to the request that shows next."""
+    options = [
+        {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+        {"optionId": "no", "name": "No", "kind": "reject_once"},
+    ]
+
+    def nowait(call_id: str) -> dict:
+        call = {"toolCallId": call_id, "title": call_id, "kind": "execute"}
+        return {**ask(call, options), "nowait": True}
+
+    script = {"prompts": {"two": [nowait("first"), nowait("second"), {"say_responses": 2}]}}
+    app = scripted(script)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "two", wait=False)
+        await wait_for(
+            pilot, lambda: len(app.asks) == 2 and isinstance(app.screen, PermissionScreen)
+        )
+        first = app.screen
+        assert first.request.title == "first"
+        await wait_for(pilot, lambda: "1 more waiting" in screen_text(app))
+        await answer(pilot, "a", "a", "a", "enter", "a")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, PermissionScreen) and app.screen is not first
+        )
+        second = app.screen
+        assert second.request.title == "second" and not second.answered
+        for key, char in (("a", "a"), ("enter", "\r")):  # typed for the first, read late
+            late = events.Key(key, char)
+            late.time = second.shown_at - 0.05
+            app.post_message(late)
+        await pilot.pause()
+        assert app.screen is second and not second.answered
+        await answer(pilot, "r")
+        view = app.active_view
+        await wait_for(pilot, lambda: view.stop_reason == "end_turn")
+        await view.transcript.settled()
+        outcomes = json.loads(transcript_source(app).strip().splitlines()[-1])
+        assert [o["outcome"]["optionId"] for o in outcomes] == ["yes", "no"]

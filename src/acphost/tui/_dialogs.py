@@ -142,14 +142,27 @@ class CrashScreen(OnceModal[str]):
             )
 
     def on_key(self, event: Key) -> None:
-        """``r``, ``q`` or Esc, guarded against keys typed before the crash showed."""
+        """``r``, ``q`` or Esc, guarded (keys typed before it showed never count); arrows scroll."""
         what = self._KEYS.get(event.character or "") or self._KEYS.get(event.key)
         if what is None:
             self.note_key(event)
+            scroll = _SCROLL_KEYS.get(event.key)
+            if scroll is not None:  # reading the stderr tail answers nothing
+                getattr(self.query_one(VerticalScroll), scroll)(animate=False)
+                event.stop()
             return
         if self.accepts_key(event):
             event.stop()
             self.answer(what)
+
+
+# Keys that scroll a guarded dialog's text (nothing has the focus to take them).
+_SCROLL_KEYS = {
+    "up": "scroll_up",
+    "down": "scroll_down",
+    "pageup": "scroll_page_up",
+    "pagedown": "scroll_page_down",
+}
 
 
 class TextScreen(OnceModal[str | None]):
