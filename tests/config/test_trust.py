@@ -165,3 +165,47 @@ def test_cli_trust_refuses_a_broken_or_missing_file(project, user_dirs, tmp_path
     assert not trust_store_path().exists()
     r = _cli(["trust", str(tmp_path / "nowhere.json")], tmp_path, user_dirs)
     assert r.returncode == 2 and "does not exist" in r.stderr
+
+
+REVIEWED = {
+    "agent_servers": {
+        "mine": {
+            "command": "my-agent",
+            "args": ["--acp", "--api-key", "sk-live-zq-canary-a1b2c3"],
+            "env": {"OPENAI_API_KEY": "zq-canary-env-d4e5f6", "LD_PRELOAD": "/tmp/evil.so"},
+        },
+        "gemini": {"args": ["--yolo"], "env": {"GEMINI_API_KEY": "zq-canary-preset-778899"}},
+    },
+    "mcp_servers": {
+        "gh": {"command": "gh-mcp", "env": {"GITHUB_TOKEN": "zq-canary-mcp-112233"}},
+        "web": {"url": "https://mcp.example/x", "headers": {"Authorization": "Bearer zq-hdr-4455"}},
+    },
+}
+
+
+def test_cli_trust_shows_what_the_file_would_apply_with_secrets_redacted(project, user_dirs):
+    """Trusting and listing name every env override and added argument, never a secret value."""
+    ws, path = project
+    path.write_text(json.dumps(REVIEWED))
+    for args in (["trust"], ["trust", "--list"]):
+        r = _cli(args, ws, user_dirs)
+        assert r.returncode == 0, r.stderr
+        out = r.stdout
+        assert "zq-canary" not in out and "zq-hdr" not in out, out
+        for shown in [
+            "  agent mine: my-agent --acp --api-key [REDACTED]",
+            "    env LD_PRELOAD=/tmp/evil.so",  # not a secret: the user must see it
+            "    env OPENAI_API_KEY=[REDACTED]",
+            "  agent gemini: the preset, adjusted",
+            "    adds arguments: --yolo",
+            "    env GEMINI_API_KEY=[REDACTED]",
+            "  mcp server gh: gh-mcp",
+            "    env GITHUB_TOKEN=[REDACTED]",
+            "  mcp server web: https://mcp.example/x",
+            "    header Authorization: [REDACTED]",
+        ]:
+            assert shown in out.splitlines(), (shown, out)
+    # Once the file changes, the list shows the change and nothing of the new content.
+    path.write_text(json.dumps({"agent_servers": {"evil": {"command": "evil-agent"}}}))
+    r = _cli(["trust", "--list"], ws, user_dirs)
+    assert r.stdout.startswith("changed ") and "evil" not in r.stdout

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -45,17 +44,20 @@ STATUSES = ("ok", "error", "timeout", "cancelled", "budget")
 HostFactory = Callable[["AgentSpec"], "HostConfig"]
 
 
-def redactor_for(agents: Iterable[AgentSpec]) -> Redactor:
-    """The redactor of what a batch stores: the usual patterns plus the agents' environment values.
+def redactor_for(
+    agents: Iterable[AgentSpec], mcp_servers: Iterable[Mapping[str, Any]] = ()
+) -> Redactor:
+    """The redactor of what a batch stores, built as the command line builds its own.
 
-    Values set for an agent (API keys, tokens) are secrets whatever their
-    name, wherever they show up (the agent's answer, its errors, a prompt);
-    short ones (flags such as ``1``) would redact ordinary text.
+    :meth:`Redactor.from_config` over every agent of the batch and the MCP
+    servers its sessions get (what ``settings.json`` configured): their
+    environment values, secret arguments, headers, and the host's own
+    credential-named variables, which the agents inherit. So a batch's
+    traces, patches, outcomes and reports hide what ``acphost --trace`` hides.
     """
     from ..trace import Redactor  # noqa: PLC0415 - loads the redaction patterns
 
-    values = {re.escape(v) for agent in agents for v in agent.env.values() if len(v) >= 8}
-    return Redactor(value_patterns=sorted(values))
+    return Redactor.from_config(agents=agents, mcp_servers=mcp_servers)
 
 
 class OutcomeError(ValueError):

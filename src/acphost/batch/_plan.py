@@ -67,7 +67,10 @@ class Plan:
     def to_json(self) -> dict[str, Any]:
         """The plan as ``batch.json`` keeps it (no agent command or environment; redacted)."""
         sources = dict.fromkeys(r.workspace.describe() for r in self.runs)
-        redact = redactor_for({r.agent.name: r.agent for r in self.runs}.values())
+        redact = redactor_for(
+            {r.agent.name: r.agent for r in self.runs}.values(),
+            {id(s): s for r in self.runs for s in r.mcp_servers}.values(),
+        )
         return {
             "workspace": ", ".join(sources),
             "agents": list(self.agents),

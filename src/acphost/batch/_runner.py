@@ -18,7 +18,7 @@ import os
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -338,7 +338,7 @@ async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) ->
     """
     started, t0 = _now(), time.monotonic()
     os.makedirs(place.out_dir, exist_ok=True)
-    redactor = redactor_for([run.agent])
+    redactor = redactor_for([run.agent], run.mcp_servers)
     talk = _Talk()
     checkout: Checkout | None = None
     trace_rel: str | None = None
@@ -361,9 +361,13 @@ async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) ->
             trace.close()
         talk = conv.talk
         changes = await asyncio.to_thread(made.changes)
-        changed = changes.files
+        # What the agent wrote may hold a configured secret: the patch and the
+        # file names are shown in reports, so they are redacted as the trace is.
+        changed = tuple(
+            replace(f, path=redactor.redact_text(f.path)) for f in changes.files
+        )
         if changes.patch:
-            _write_text(os.path.join(place.out_dir, DIFF_FILE), changes.patch)
+            _write_text(os.path.join(place.out_dir, DIFF_FILE), redactor.redact_text(changes.patch))
             diff_rel = f"{place.rel_dir}/{DIFF_FILE}"
     except (WorkspaceError, DiffError, OSError) as exc:
         talk.status = "error"

@@ -6,8 +6,11 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 from ..config import (
+    Settings,
     SettingsError,
     project_settings_path,
     read_settings,
@@ -19,7 +22,7 @@ from ..config import (
 from ..launch import EXIT_OK, EXIT_USAGE
 from ..safetext import sanitize_line
 
-__all__ = ["trust_main"]
+__all__ = ["describe_settings", "trust_main"]
 
 _DESCRIPTION = """\
 Trust a project's settings file. A checkout's .acphost/settings.json names the
@@ -62,20 +65,74 @@ def _err(message: str) -> int:
     return EXIT_USAGE
 
 
+def _pairs(items: Any) -> list[tuple[str, str]]:
+    """An env or headers map, or its wire form ``[{name, value}]``, as sorted pairs."""
+    if isinstance(items, dict):
+        return sorted((str(k), str(v)) for k, v in items.items())
+    return sorted((str(i.get("name", "")), str(i.get("value", ""))) for i in items or ())
+
+
+def describe_settings(settings: Settings) -> list[str]:
+    """What trusting a settings file lets it do, one indented line each, secrets redacted.
+
+    Each agent's command line, the environment variables it sets and the
+    arguments it adds to a preset; each MCP server's command or URL, its
+    environment and headers. Values the redactor counts as secrets (the way
+    ``--trace`` would hide them) show as ``[REDACTED]``; the rest are shown
+    so the user sees exactly what would run (``LD_PRELOAD=/tmp/x.so``).
+
+    Args:
+        settings: the parsed file.
+
+    Returns:
+        Lines for a terminal (sanitised).
+
+    """
+    from ..trace import Redactor  # noqa: PLC0415 - only acphost trust needs it
+
+    adjusted = [
+        SimpleNamespace(env=extra["env"], args=extra["args"])
+        for extra in settings.partial.values()
+    ]
+    redactor = Redactor.from_config(
+        agents=[*settings.agents.values(), *adjusted], settings=settings, host_env=None
+    )
+
+    def line(text: str) -> str:
+        return sanitize_line(redactor.redact_text(text))
+
+    def env(items: Any, label: str = "env", sep: str = "=") -> list[str]:
+        return [f"    {label} {line(k)}{sep}{line(v)}" for k, v in _pairs(items)]
+
+    out = []
+    for name, spec in settings.agents.items():
+        out.append(f"  agent {line(name)}: {line(' '.join(redactor.redact_argv(spec.argv)))}")
+        out += env(spec.env)
+    for name, extra in settings.partial.items():
+        out.append(f"  agent {line(name)}: the preset, adjusted")
+        if extra["args"]:
+            added = " ".join(redactor.redact_argv(list(extra["args"])))
+            out.append(f"    adds arguments: {line(added)}")
+        out += env(extra["env"])
+    for server in settings.mcp_servers:
+        target = server.get("url") or " ".join(
+            redactor.redact_argv([server["command"], *server["args"]])
+        )
+        out.append(f"  mcp server {line(server['name'])}: {line(target)}")
+        out += env(server.get("env"))
+        out += env(server.get("headers"), "header", ": ")
+    return out
+
+
 def _trust(path: Path) -> int:
     try:
         data, settings = read_settings(path)
         recorded = trust(path, data)
     except SettingsError as exc:
         return _err(str(exc))
-    print(f"trusted {sanitize_line(recorded)}")
-    for name, spec in settings.agents.items():
-        print(f"  agent {sanitize_line(name)}: {sanitize_line(' '.join(spec.argv))}")
-    for name, extra in settings.partial.items():
-        print(f"  agent {sanitize_line(name)}: the preset, adjusted ({len(extra['env'])} env)")
-    for server in settings.mcp_servers:
-        target = server.get("url") or " ".join([server["command"], *server["args"]])
-        print(f"  mcp server {sanitize_line(server['name'])}: {sanitize_line(target)}")
+    print(f"trusted {sanitize_line(recorded)}, which may run:")
+    for text in describe_settings(settings) or ["  (no agent and no MCP server)"]:
+        print(text)
     return EXIT_OK
 
 
@@ -88,6 +145,15 @@ def _list() -> int:
         print("(no trusted project settings)", file=sys.stderr)
     for e in entries:
         print(f"{e.state:<8} {e.trusted_at:<26} {sanitize_line(e.path)}")
+        if e.state != "ok":
+            continue  # its content now is not what was trusted: nothing of it applies
+        try:
+            _, settings = read_settings(Path(e.path))
+        except SettingsError as exc:
+            print(f"  (cannot show it: {sanitize_line(str(exc))})")
+            continue
+        for text in describe_settings(settings):
+            print(text)
     return EXIT_OK
 
 

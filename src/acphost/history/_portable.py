@@ -18,6 +18,7 @@ from ._model import (
     Usage,
     normalize_time,
 )
+from ._store import fit_amount, fit_count
 
 __all__ = ["session_from_json", "turn_from_json"]
 
@@ -63,8 +64,8 @@ class _Fields:
 
     def time(self, key: str, required: bool = True) -> str | None:
         value = self._get(key, (str,), required)
-        if value is None:
-            return None
+        if value is None or (value == "" and not required):
+            return None  # "" is how a record without the time is written back
         try:
             return normalize_time(value)
         except ValueError:
@@ -79,19 +80,23 @@ class _Fields:
 
 
 def _usage(f: _Fields | None) -> Usage:
+    # Usage is the agent's report: a value the store cannot keep (negative,
+    # fractional, past 2**63, not finite) is unknown, as when it was recorded.
     if f is None:
         return Usage()
+    d = f.data
+    currency = d.get("cost_currency")
     return Usage(
-        input=f.opt_int("input"),
-        output=f.opt_int("output"),
-        thought=f.opt_int("thought"),
-        cached_read=f.opt_int("cached_read"),
-        cached_write=f.opt_int("cached_write"),
-        total=f.opt_int("total"),
-        context_used=f.opt_int("context_used"),
-        context_size=f.opt_int("context_size"),
-        cost_amount=f.opt_float("cost_amount"),
-        cost_currency=f.opt_str("cost_currency"),
+        input=fit_count(d.get("input")),
+        output=fit_count(d.get("output")),
+        thought=fit_count(d.get("thought")),
+        cached_read=fit_count(d.get("cached_read")),
+        cached_write=fit_count(d.get("cached_write")),
+        total=fit_count(d.get("total")),
+        context_used=fit_count(d.get("context_used")),
+        context_size=fit_count(d.get("context_size")),
+        cost_amount=fit_amount(d.get("cost_amount")),
+        cost_currency=currency if isinstance(currency, str) else None,
     )
 
 

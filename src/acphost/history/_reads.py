@@ -252,7 +252,7 @@ class StoreReads:
             "(SELECT count(*) FROM turns t WHERE t.session_id = s.id), "
             "coalesce((SELECT prompt FROM turns t WHERE t.session_id = s.id "
             "ORDER BY seq LIMIT 1), ''), "
-            "(SELECT sum(total_tokens) FROM turns t WHERE t.session_id = s.id), "
+            f"(SELECT {_sum('total_tokens')} FROM turns t WHERE t.session_id = s.id), "
             "s.cost_amount, s.cost_currency, "
             "(SELECT count(*) FROM turns t WHERE t.session_id = s.id AND NOT t.complete) "
             f"FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''} "
@@ -354,9 +354,8 @@ class StoreReads:
         condition = f"WHERE {' AND '.join(where)}" if where else ""
         counts = (
             f"SELECT {key} AS k, count(DISTINCT s.id), count(*), "
-            "sum(t.input_tokens), sum(t.output_tokens), sum(t.thought_tokens), "
-            "sum(t.cached_read_tokens), sum(t.cached_write_tokens), sum(t.total_tokens) "
-            f"{source} {condition} GROUP BY k ORDER BY k"
+            + ", ".join(_split_sum(f"t.{kind}_tokens") for kind in _KINDS)
+            + f" {source} {condition} GROUP BY k ORDER BY k"
         )
         costs = (
             f"SELECT {key} AS k, t.cost_currency, sum(t.cost_amount) {source} "
@@ -365,9 +364,38 @@ class StoreReads:
         )
         with self._guard() as conn:
             return (
-                [tuple(row) for row in conn.execute(counts, params)],
+                [(*row[:3], *_joined(row[3:])) for row in conn.execute(counts, params)],
                 [tuple(row) for row in conn.execute(costs, params)],
             )
+
+
+_KINDS = ("input", "output", "thought", "cached_read", "cached_write", "total")
+
+
+def _sum(column: str) -> str:
+    """SQL summing token counts without SQLite's ``integer overflow`` error (a listing's total).
+
+    ``sum()`` of INTEGERs fails past 2**63; ``total()`` sums as a float and a
+    CAST back saturates at the largest INTEGER. NULL when no row has a count.
+    """
+    return f"(CASE WHEN count({column}) THEN CAST(total({column}) AS INTEGER) END)"
+
+
+def _split_sum(column: str) -> str:
+    """Two exact SQL sums of a count column, its high and low 32 bits (see :func:`_joined`).
+
+    Each stays far below 2**63 (under 2**31 rows), so the ledger sums any
+    counts the store holds exactly, where ``sum()`` would fail past 2**63.
+    """
+    return f"sum({column} >> 32), sum({column} & 4294967295)"
+
+
+def _joined(halves: Sequence[Any]) -> list[int | None]:
+    """The sums of :func:`_split_sum` pairs, joined as Python integers (None: no count)."""
+    return [
+        None if high is None else (high << 32) + low
+        for high, low in zip(halves[::2], halves[1::2], strict=True)
+    ]
 
 
 def _filters(

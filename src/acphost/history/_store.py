@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -29,18 +30,46 @@ DEFAULT_TIMEOUT = 5.0
 _TURN_PLACEHOLDERS = ", ".join("?" * (TURN_COLUMNS.count(",") + 1))
 
 
+#: The largest count kept: SQLite's INTEGER is a signed 64-bit number (and
+#: the ledger sums them, see ``StoreReads.usage_rows``).
+MAX_COUNT = 2**63 - 1
+
+
+def fit_count(value: Any) -> int | None:
+    """A token count or window size as the store keeps it: None unless ``0 <= value <= 2**63-1``.
+
+    The agent reports usage; a negative number, a float, a bool or a number
+    past SQLite's INTEGER is recorded as unknown rather than failing the write.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
+        return value
+    return None
+
+
+def fit_amount(value: Any) -> float | None:
+    """A cost as the store keeps it: None unless a finite number ``>= 0``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            amount = float(value)
+        except OverflowError:  # an int past the float range
+            return None
+        if math.isfinite(amount) and amount >= 0:
+            return amount
+    return None
+
+
 def _usage_values(usage: Usage) -> tuple[Any, ...]:
     return (
-        usage.input,
-        usage.output,
-        usage.thought,
-        usage.cached_read,
-        usage.cached_write,
-        usage.total,
-        usage.context_used,
-        usage.context_size,
-        usage.cost_amount,
-        usage.cost_currency,
+        fit_count(usage.input),
+        fit_count(usage.output),
+        fit_count(usage.thought),
+        fit_count(usage.cached_read),
+        fit_count(usage.cached_write),
+        fit_count(usage.total),
+        fit_count(usage.context_used),
+        fit_count(usage.context_size),
+        fit_amount(usage.cost_amount),
+        usage.cost_currency if isinstance(usage.cost_currency, str) else None,
     )
 
 

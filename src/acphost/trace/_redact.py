@@ -127,12 +127,14 @@ class Redactor:
         mcp_servers: Iterable[Mapping[str, Any]] = (),
         extra: Iterable[str] = (),
         host_env: Mapping[str, str] | None = os.environ,
+        agents: Iterable[AgentLike] = (),
     ) -> Redactor:
         """The redactor for a run: every value the host was configured with.
 
         Args:
             agent: the agent launched (an ``AgentSpec``): its env values and
                 secret arguments.
+            agents: more agents, for a host that runs several (a batch).
             settings: the settings in use: MCP server env values and headers.
             mcp_servers: MCP servers passed another way (ACP wire form).
             extra: values that are secret whatever they look like (auth inputs).
@@ -144,15 +146,13 @@ class Redactor:
             A redactor knowing those values (see :func:`configured_secrets`).
 
         """
-        return cls(
-            configured_secrets(
-                agent=agent,
-                settings=settings,
-                mcp_servers=mcp_servers,
-                host_env=host_env,
-                extra=extra,
-            )
+        servers = list(mcp_servers)
+        secrets = configured_secrets(
+            agent=agent, settings=settings, mcp_servers=servers, host_env=host_env, extra=extra
         )
+        for more in agents:
+            secrets += configured_secrets(agent=more, mcp_servers=servers)
+        return cls(secrets)
 
     # -- text -----------------------------------------------------------------------
 
