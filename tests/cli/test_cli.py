@@ -568,7 +568,7 @@ def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path, output):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.parametrize("output", ["text", "simple"])
+@pytest.mark.parametrize("output", ["text", "simple", "jsonl"])
 def test_a_full_disk_ends_the_run_with_one_clear_line(tmp_path, output):
     """The deferred write fails (ENOSPC): exit 1, one line on stderr, no traceback."""
     with open("/dev/full", "w") as full:
@@ -613,3 +613,18 @@ def test_the_agent_cannot_rewrite_the_settings_or_the_rules_it_runs_under(tmp_pa
     r = run(["-a", "demo", "--write", f"write {env_settings} {evil}"], cwd=tmp_path,
             env={"ACPHOST_SETTINGS": str(env_settings)})
     assert env_settings.read_text() == original
+
+
+def test_jsonl_mirrors_a_flood_frame_by_frame_in_order(tmp_path):
+    """The updates of a flood reach the mirror in blocks: every frame is still there, whole, in order."""
+    r = run(["-o", "jsonl", "flood 5000"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = check_jsonl(r.stdout)
+    texts = [
+        m["params"]["update"]["content"]["text"]
+        for m in lines
+        if m.get("method") == "session/update"
+        and m["params"]["update"]["sessionUpdate"] == "agent_message_chunk"
+    ]
+    assert texts == [f"flood {i}\n" for i in range(1, 5001)]
+    assert r.stdout.endswith("\n") and "\n\n" not in r.stdout

@@ -56,6 +56,21 @@ class _OutputClosed(Exception):
     """
 
 
+class _Mirror:
+    """The ``-o jsonl`` tap: frames one by one, or a block of them at once (see ``acphost.rpc``)."""
+
+    __slots__ = ("_run",)
+
+    def __init__(self, run: PromptRun) -> None:
+        self._run = run
+
+    def __call__(self, direction: str, line: bytes) -> None:
+        self._run.tap(direction, line)
+
+    def receive_block(self, block: bytes) -> None:
+        self._run.mirror_block(block)
+
+
 class PromptRun:
     """The state of one ``acphost [prompt]`` invocation."""
 
@@ -128,16 +143,37 @@ class PromptRun:
             return  # stdout stays JSON only: non-JSON agent output is reported on stderr
         if self.jsonl_terminal:
             line = escape_json_for_terminal(line)  # the same JSON, inert on a terminal
+        self._mirror(line + b"\n")
+
+    def mirror_block(self, block: bytes) -> None:
+        """``-o jsonl``: mirror a block of received frames (whole lines) with one write.
+
+        The same bytes as :meth:`tap` on each line: a flood of updates then
+        costs one write and one flush per block, not per frame.
+        """
+        if self.output_closed:
+            return
+        lines = [line for line in block.split(b"\n") if line.lstrip()[:1] == b"{"]
+        if not lines:
+            return
+        if self.jsonl_terminal:
+            lines = [escape_json_for_terminal(line) for line in lines]
+        lines.append(b"")
+        self._mirror(b"\n".join(lines))
+
+    def _mirror(self, data: bytes) -> None:
         buffer = getattr(self.out, "buffer", None)
         try:
             if buffer is not None:
-                buffer.write(line + b"\n")
+                buffer.write(data)
                 buffer.flush()
             else:
-                self.out.write(line.decode("utf-8", "replace") + "\n")
+                self.out.write(data.decode("utf-8", "replace"))
         except (BrokenPipeError, ValueError):
             # The reader of our stdout went away (`acphost -o jsonl | head`): stop quietly.
             self.output_gone()
+        except OSError as exc:  # a full disk: the run stops and says so
+            self.output_failed(exc)
 
     def output_gone(self) -> None:
         """The reader of stdout went away: stop the agent; the run ends quietly."""
@@ -342,7 +378,7 @@ class PromptRun:
         jsonl = None
         if self.jsonl:
             self.selected_agent_line()
-            jsonl = self.tap
+            jsonl = _Mirror(self)
         self.live = LiveCheck(strict=a.strict, on_abort=self._abort, redactor=outputs.redactor)
         options["tap"] = chain_taps(
             self.live, recorder.tap if recorder is not None else None, jsonl
