@@ -328,7 +328,7 @@ def request_facts(request: PermissionRequest) -> list[tuple[str, str]]:
     facts = [("action", _ACTIONS.get(request.operation, request.operation))]
     if request.argv is not None:
         facts.append(("argv", shlex.join(request.argv)))
-        wrapped = shell_line_of(request.argv, None)
+        wrapped = shell_line_of(request.argv, None, request.env)
         if wrapped is not None:
             facts.append(("shell line", wrapped))
     elif request.shell_line is not None:
