@@ -65,3 +65,61 @@ def test_a_program_named_bash_in_the_workspace_is_not_a_shell(tmp_path):
     assert [denied(a) for a in answers] == [True, True, True, False, False], answers
     assert "terminalId" in answers[3]["result"] and "terminalId" in answers[4]["result"]
     assert not marker.exists()
+
+
+def test_a_bare_repository_cannot_be_planted_in_the_workspace(tmp_path):
+    """``vendor/{config,objects/,refs/,HEAD}`` makes ``git status`` in ``vendor``
+    run the agent's ``core.fsmonitor``: the ``HEAD`` that completes the
+    repository is refused, in either order, and a directory already holding a
+    git ``HEAD`` is protected; files named ``HEAD``/``config`` git would not
+    take for its own stay writable."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    marker = tmp_path / "PWNED"
+    config = f'[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch {marker}; false"\n'
+
+    def write(rel, content):
+        return ["fs/write_text_file", {"sessionId": "$SID", "path": f"$CWD/{rel}", "content": content}]
+
+    steps = [
+        # config first, then HEAD
+        write("vendor/config", config),
+        write("vendor/objects/info/.keep", ""),
+        write("vendor/refs/heads/.keep", ""),
+        write("vendor/HEAD", "ref: refs/heads/main\n"),
+        write("vendor/Head", "ref:refs/heads/main"),
+        # HEAD first: a detached HEAD is a git HEAD too
+        write("lib/HEAD", "0123456789abcdef0123456789abcdef01234567\n"),
+        # legit files named HEAD and config
+        write("docs/HEAD", "# Heading\n"),
+        write("docs/config", "[app]\nname = x\n"),
+    ]  # fmt: skip
+    answers = run_hostile(tmp_path, ws, steps, "--yolo")
+    refused = [bool(a.get("error")) for a in answers]
+    assert refused == [False, False, False, True, True, True, False, False], answers
+    assert "is protected" in answers[3]["error"]["message"]
+    git = subprocess.run(["git", "status"], cwd=ws / "vendor", capture_output=True, text=True,
+                         env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)})  # fmt: skip
+    assert git.returncode != 0 and not marker.exists()
+    assert (ws / "docs" / "HEAD").read_text() == "# Heading\n"
+
+
+def test_a_directory_with_a_git_head_is_protected_below_it(tmp_path):
+    from acphost.host import ProtectedPaths
+
+    root = tmp_path / "ws"
+    (root / "bare").mkdir(parents=True)
+    (root / "bare" / "HEAD").write_text("ref: refs/heads/main\n")
+    (root / "fifo").mkdir()
+    os.mkfifo(root / "fifo" / "HEAD")  # never opened: the check must not block
+    (root / "link").mkdir()
+    (root / "link" / "HEAD").symlink_to("refs/heads/main")
+    protect = ProtectedPaths([str(root)])
+    assert protect.area(f"{root}/bare/config") == f"{root}/bare"
+    assert protect.area(f"{root}/bare/commondir") == f"{root}/bare"
+    assert protect.area(f"{root}/bare/x/y") == f"{root}/bare"
+    assert protect.area(f"{root}/link/config") == f"{root}/link"
+    assert protect.area(f"{root}/fifo/config") is None
+    assert protect.area(f"{root}/other/HEAD", "ref: refs/heads/x") == f"{root}/other"
+    assert protect.area(f"{root}/other/HEAD", "see refs/heads/x") is None
+    assert protect.area(f"{root}/other/config") is None

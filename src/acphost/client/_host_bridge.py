@@ -292,7 +292,7 @@ class HostBridge:
             # The canonical path the jail will replace, before anything is created.
             await self.broker.check(
                 PermissionRequest.for_fs_write(
-                    req.session_id, path, requested=req.path, protect=protect
+                    req.session_id, path, requested=req.path, protect=protect, content=req.content
                 )
             )
 

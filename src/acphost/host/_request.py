@@ -230,6 +230,7 @@ class PermissionRequest:
         requested: str | None = None,
         tool_call_id: str | None = None,
         protect: ProtectedPaths | None = None,
+        content: str | None = None,
     ) -> PermissionRequest:
         """Describe an ``fs/write_text_file`` for mediation by the broker.
 
@@ -239,6 +240,9 @@ class PermissionRequest:
             requested: the path as the agent wrote it.
             tool_call_id: the tool call it belongs to, when known.
             protect: the protected paths of the session's workspace.
+            content: the text to be written: a git ``HEAD`` makes its
+                directory a git directory, a protected area
+                (:meth:`~acphost.host.ProtectedPaths.area`).
 
         Returns:
             A request with operation ``fs_write`` and tool kind ``edit``.
@@ -253,7 +257,7 @@ class PermissionRequest:
             paths=(path,),
             operation=OPERATION_FS_WRITE,
             requested_paths=(requested,) if requested not in (None, path) else (),
-            protected=protect.areas((path,)) if protect is not None else (),
+            protected=protect.areas((path,), content) if protect is not None else (),
         )
 
     @classmethod
