@@ -123,3 +123,53 @@ def test_a_directory_with_a_git_head_is_protected_below_it(tmp_path):
     assert protect.area(f"{root}/other/HEAD", "ref: refs/heads/x") == f"{root}/other"
     assert protect.area(f"{root}/other/HEAD", "see refs/heads/x") is None
     assert protect.area(f"{root}/other/config") is None
+
+
+def test_the_agent_cannot_read_acphost_s_own_files(tmp_path):
+    """Run in a home directory, the workspace holds acphost's folders: other agents'
+    API keys in ``settings.json``, the trust store, the history, the trace. With
+    default flags every read of them is refused like a write; other files read."""
+    home = tmp_path / "home"
+    folders = {"XDG_CONFIG_HOME": home / ".config", "XDG_STATE_HOME": home / ".local/state",
+               "XDG_DATA_HOME": home / ".local/share"}  # fmt: skip
+    for base in folders.values():
+        (base / "acphost").mkdir(parents=True)
+    secret = "sk-other-agent-secret-123456"
+    settings = home / ".config/acphost/settings.json"
+    settings.write_text(json.dumps({"agent_servers": {"o": {"command": "true",
+                                                            "env": {"K": secret}}}}))  # fmt: skip
+    (home / ".config/acphost/trusted.json").write_text(secret)
+    (home / ".local/state/acphost/history.sqlite3").write_text(secret)
+    (home / ".local/share/acphost/notes").write_text(secret)
+    (home / "notes.txt").write_text("mine\n")
+
+    def read(path):
+        return ["fs/read_text_file", {"sessionId": "$SID", "path": path}]
+
+    steps = [
+        read("$CWD/.config/acphost/settings.json"),
+        read("$CWD/.config/acphost/trusted.json"),
+        read("$CWD/.local/state/acphost/history.sqlite3"),
+        read("$CWD/.local/share/acphost/notes"),
+        read("$CWD/.config/../.config/acphost/settings.json"),
+        read("$CWD/trace.jsonl"),
+        read("$CWD/notes.txt"),
+    ]
+    env = {name: str(path) for name, path in folders.items()}
+    answers = run_hostile(tmp_path, home, steps, "--trace", str(home / "trace.jsonl"), env=env)
+    assert [denied(a) for a in answers] == [True] * 6 + [False], answers
+    assert secret not in json.dumps(answers)
+    assert answers[-1]["result"] == {"content": "mine\n"}
+
+
+def test_a_read_tool_call_on_the_host_s_files_is_protected():
+    from acphost.host import PermissionRequest, ProtectedPaths
+
+    protect = ProtectedPaths(["/ws"], ["/ws/.config/acphost"])
+    call = PermissionRequest.for_tool_call(
+        "s", "t", title="Read", kind="read", cwd="/ws", protect=protect,
+        locations=["/ws/.config/acphost/settings.json", "/ws/.git/config", "/ws/a"],
+    )  # fmt: skip
+    assert call.protected == ("/ws/.config/acphost",)
+    read = PermissionRequest.for_fs_read("s", "/ws/.git/config", protect=protect)
+    assert read.protected == ()

@@ -26,8 +26,10 @@ submodules count too):
   for its own stay writable.
 
 Anywhere: the host's own output files (audit log, trace, saved session, the
-history store), registered by whoever opens them; an entry protects the path
-and everything below it.
+history store) and folders (acphost's configuration, state and data folders:
+settings with other agents' keys, the trust store, the history), registered
+by whoever opens them; an entry protects the path and everything below it,
+from reads as well as writes (:meth:`ProtectedPaths.output_area`).
 
 A name counts by what a file system may take it for, not by its bytes
 (:func:`_fold`, the one normalisation, as git's own ``is_hfs_dotgit`` and
@@ -160,10 +162,9 @@ class ProtectedPaths:
             take for a git directory (see the module docstring).
 
         """
-        folded = _fold_path(path)
-        for output, folded_output in zip(self._outputs, self._folded_outputs, strict=True):
-            if _within(path, output) or _within(folded, folded_output):
-                return output
+        output = self.output_area(path)
+        if output is not None:
+            return output
         for root in self._roots:
             if not _within(path, root) or path == root:
                 continue
@@ -182,6 +183,27 @@ class ProtectedPaths:
                 directory = os.path.join(root, *parts[:index])
                 if _has_git_head(directory):
                     return directory
+        return None
+
+    def output_area(self, path: str) -> str | None:
+        """Return the host's own file or folder ``path`` lies in, or ``None``.
+
+        These are protected from reads as well as writes: acphost's folders
+        hold other agents' settings (API keys in their ``env``), the trust
+        store and the history, and its output files what other sessions said.
+        The workspace's ``.git`` and ``.acphost`` stay readable.
+
+        Args:
+            path: a canonical absolute path.
+
+        Returns:
+            The output file or folder, as registered (canonical).
+
+        """
+        folded = _fold_path(path)
+        for output, folded_output in zip(self._outputs, self._folded_outputs, strict=True):
+            if _within(path, output) or _within(folded, folded_output):
+                return output
         return None
 
     def areas(self, paths: Iterable[str], content: str | None = None) -> tuple[str, ...]:

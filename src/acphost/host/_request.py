@@ -41,6 +41,8 @@ _KIND_OF_OPERATION = {
 # Tool kinds whose paths are never judged as protected writes: they read, or
 # they run a command (which no path rule can confine; commands are gated).
 _UNPROTECTED_KINDS = frozenset({"read", "search", "think", "switch_mode", "execute"})
+# Tool kinds that read their paths: the host's own files are protected from them.
+_READING_KINDS = frozenset({"read", "search"})
 # Keys agents use for the working directory in an execute tool's raw input.
 _CWD_KEYS = ("cwd", "workdir", "directory")
 
@@ -179,7 +181,14 @@ class PermissionRequest:
         paths = tuple(_resolve_loosely(p, cwd) for p in requested)
         argv, line = _command_of(raw_input)
         run_dir = _cwd_of(raw_input, cwd) if (argv or line) else None
-        guarded = protect is not None and kind not in _UNPROTECTED_KINDS
+        protected: tuple[str, ...] = ()
+        if protect is not None and kind not in _UNPROTECTED_KINDS:
+            protected = protect.areas(paths)
+        elif protect is not None and kind in _READING_KINDS:
+            # A read of the host's own files is protected like a write there.
+            protected = tuple(
+                dict.fromkeys(a for a in map(protect.output_area, paths) if a is not None)
+            )
         return cls(
             session_id=session_id,
             tool_call_id=tool_call_id,
@@ -194,12 +203,17 @@ class PermissionRequest:
             shell_line=line,
             cwd=run_dir,
             requested_paths=requested if requested != paths else (),
-            protected=protect.areas(paths) if guarded and protect is not None else (),
+            protected=protected,
         )
 
     @classmethod
     def for_fs_read(
-        cls, session_id: str, path: str, *, requested: str | None = None
+        cls,
+        session_id: str,
+        path: str,
+        *,
+        requested: str | None = None,
+        protect: ProtectedPaths | None = None,
     ) -> PermissionRequest:
         """Describe an ``fs/read_text_file`` for mediation by the broker.
 
@@ -207,11 +221,16 @@ class PermissionRequest:
             session_id: the session reading.
             path: the canonical path the jail opened.
             requested: the path as the agent wrote it.
+            protect: the protected paths: a read of the host's own files and
+                folders (settings, trust store, history, output files) is
+                protected like a write there
+                (:meth:`~acphost.host.ProtectedPaths.output_area`).
 
         Returns:
             A request with operation ``fs_read`` and tool kind ``read``.
 
         """
+        area = protect.output_area(os.path.normpath(path)) if protect is not None else None
         return cls(
             session_id=session_id,
             title=f"read {path}",
@@ -219,6 +238,7 @@ class PermissionRequest:
             paths=(path,),
             operation=OPERATION_FS_READ,
             requested_paths=(requested,) if requested not in (None, path) else (),
+            protected=(area,) if area is not None else (),
         )
 
     @classmethod
