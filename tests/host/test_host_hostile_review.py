@@ -173,3 +173,21 @@ def test_a_read_tool_call_on_the_host_s_files_is_protected():
     assert call.protected == ("/ws/.config/acphost",)
     read = PermissionRequest.for_fs_read("s", "/ws/.git/config", protect=protect)
     assert read.protected == ()
+
+
+def test_a_line_window_in_a_huge_sparse_file_is_refused_promptly(tmp_path):
+    """``line: 2`` in a 1 TiB file of zeros (``truncate -s 1T``) kept a worker
+    thread reading for minutes; the scan stops at the documented cap."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    with open(ws / "big.bin", "wb") as f:
+        f.truncate(1 << 40)
+    (ws / "small.txt").write_text("one\ntwo\nthree\n")
+    steps = [
+        ["fs/read_text_file", {"sessionId": "$SID", "path": "$CWD/big.bin", "line": 2, "limit": 1}],
+        ["fs/read_text_file", {"sessionId": "$SID", "path": "$CWD/small.txt", "line": 2, "limit": 1}],
+    ]  # fmt: skip
+    answers = run_hostile(tmp_path, ws, steps)
+    assert answers[0]["error"]["code"] == -32602
+    assert "the most the host scans to find a line" in answers[0]["error"]["message"]
+    assert answers[1]["result"] == {"content": "two\n"}
