@@ -366,7 +366,7 @@ def request_facts(request: PermissionRequest) -> list[tuple[str, str]]:
     for index, path in enumerate(shown_paths):
         facts.append(("path", os.path.normpath(path)))
         if index < len(request.requested_paths) and request.requested_paths[index] != path:
-            facts.append(("  requested as", request.requested_paths[index]))
+            facts.append((_REQUESTED_AS, request.requested_paths[index]))
     facts.extend(("protected", area) for area in request.protected)
     if request.tool_name:
         facts.append(("tool", request.tool_name))
@@ -379,14 +379,26 @@ def request_facts(request: PermissionRequest) -> list[tuple[str, str]]:
 
 
 def describe_request(request: PermissionRequest) -> list[str]:
-    """Return the lines a permission prompt shows: exactly what is approved.
+    """Return the lines a permission prompt shows: what is approved, readable.
 
-    The facts of :func:`request_facts`, in that order, made impossible to
-    hide things in by their sheer size: a run of blank or invisible
-    characters (spaces, zero-width and format characters, the Braille
-    blank) shows as ``⟨N blank characters⟩``, and a value longer than a few
-    lines shows its head and tail around ``⟨N characters left out⟩``. The
-    lines are raw otherwise: the face sanitises each before a terminal.
+    The facts of :func:`request_facts`, in that order: what will run (the
+    action, argv or shell line, cwd, environment overrides) comes first.
+    Nothing can hide in it by its sheer size:
+
+    * a run of blank or invisible characters (spaces, zero-width and format
+      characters, the Braille blank) shows as ``⟨N blank characters⟩``, and
+      a value longer than a few lines shows its head and tail around
+      ``⟨N characters left out⟩``;
+    * a repeated row (``path``, ``env``, ``protected``) shows its first
+      few, then ``… and N more paths`` (N counted): 120 paths cannot push
+      the command and the rows after them (kind, input, title) off the
+      screen, and the count says there is more.
+
+    What an "always" answer covers is every fact in full (the broker's key
+    is :func:`request_facts`, not these lines): the very request described,
+    with each row left out here, and no other.
+
+    The lines are raw otherwise: the face sanitises each before a terminal.
 
     Args:
         request: the request to show.
@@ -395,7 +407,38 @@ def describe_request(request: PermissionRequest) -> list[str]:
         Lines of the form ``label: value``, without trailing newlines.
 
     """
-    return [f"{label}: {_shown(value)}" for label, value in request_facts(request)]
+    lines: list[str] = []
+    shown: dict[str, int] = {}
+    left_out: dict[str, int] = {}
+    last = ""
+    for label, value in request_facts(request):
+        group = "path" if label == _REQUESTED_AS else label
+        if group != last:
+            _count_left_out(lines, last, left_out)
+            last = group
+        if label in _REPEATED:
+            shown[label] = shown.get(label, 0) + 1
+            if shown[label] > _MAX_REPEATED:
+                left_out[label] = left_out.get(label, 0) + 1
+                continue
+        elif label == _REQUESTED_AS and shown.get("path", 0) > _MAX_REPEATED:
+            continue  # it belongs to a path left out
+        lines.append(f"{label}: {_shown(value)}")
+    _count_left_out(lines, last, left_out)
+    return lines
+
+
+# Rows an agent can repeat at will (one per path or variable), and how many
+# of each a description shows before it counts the rest.
+_REPEATED = {"path": "paths", "env": "environment overrides", "protected": "protected areas"}
+_MAX_REPEATED = 5
+_REQUESTED_AS = "  requested as"
+
+
+def _count_left_out(lines: list[str], label: str, left_out: dict[str, int]) -> None:
+    count = left_out.pop(label, 0)
+    if count:
+        lines.append(f"{label}: … and {count} more {_REPEATED[label]}")
 
 
 # Characters that show nothing: with enough of them, a value can push what
