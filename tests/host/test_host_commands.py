@@ -12,6 +12,7 @@ from acphost.host import (
     RulesPolicy,
 )
 from acphost.host._commands import command_key, command_words, match_words, pattern_words
+from acphost.host._request import request_facts
 
 
 def allows(pattern, request, **rule):
@@ -169,3 +170,24 @@ def test_a_shell_option_that_changes_words_is_not_unwrapped(flag):
     assert command_words(["bash", flag, line], None) == ("bash", flag, line)
     assert command_words(["bash", "-lc", "git status"], None) == ("git", "status")
     assert command_words(["sh", "-ec", "git status"], None) == ("git", "status")
+
+
+def test_only_a_real_system_shell_is_unwrapped(tmp_path):
+    """A program is judged by what it is, not by its name: ``/ws/tools/bash -c LINE``
+    is the agent's own program, its words are its argv and no line is shown."""
+    fake = tmp_path / "bash"
+    fake.write_text("#!/bin/sh\n")
+    line = "git status"
+    assert command_words([str(fake), "-c", line], None) == (str(fake), "-c", line)
+    assert command_words(["./bash", "-c", line], None) == ("./bash", "-c", line)
+    assert command_words(["bash", "-c", line], None, (("PATH", str(tmp_path)),)) == (
+        f"PATH={tmp_path}", "bash", "-c", line)  # fmt: skip
+    assert command_words(["/bin/bash", "-c", line], None) == ("git", "status")
+    assert command_words(["/usr/bin/sh", "-c", line], None) == ("git", "status")
+    assert command_words(["bash", "-c", line], None, (("A", "1"),)) == ("A=1", "git", "status")
+    assert not allows("git status", terminal(str(fake), ["-c", line]))
+    assert not allows("git status", terminal(str(fake), ["-c", line]), shell=True)
+    assert allows("git status", terminal("/bin/bash", ["-c", line]))
+    assert command_key([str(fake), "-c", line], None) != command_key(None, line)
+    facts = dict(request_facts(terminal(str(fake), ["-c", line])))
+    assert "shell line" not in facts and facts["argv"] == f"{fake} -c 'git status'"

@@ -550,3 +550,33 @@ async def test_logs_never_contain_contents(fs, workspace, ws_dir, caplog):
     assert all(r.name == "acphost.host.fs" for r in caplog.records)
     assert SECRET not in caplog.text
     assert "s.txt" in caplog.text
+
+
+@pytest.mark.parametrize("seed", range(40))
+async def test_window_agrees_with_splitting_lines(ws_dir, workspace, seed):
+    """The chunked window (newlines counted per chunk) returns what splitting gives."""
+    import random
+    import re
+
+    rng = random.Random(seed)
+    parts = [rng.choice([b"\n", b"x", b"yy\n", b"z" * rng.randint(0, 70000) + b"\n"])
+             for _ in range(rng.randint(0, 30))]  # fmt: skip
+    if rng.random() < 0.5:
+        parts.append(b"tail")
+    data = b"".join(parts)
+    (ws_dir / "f").write_bytes(data)
+    lines = re.findall(rb"[^\n]*\n|[^\n]+$", data)
+    fs = FileSystemProvider(max_read_bytes=1 << 30, max_scan_bytes=1 << 30)
+    for _ in range(5):
+        line, limit = rng.randint(1, len(lines) + 2), rng.choice([None, 0, 1, 2, 7])
+        want = lines[line - 1 : None if limit is None else line - 1 + limit]
+        got = await fs.read_text_file(workspace, str(ws_dir / "f"), line, limit)
+        assert got.encode() == b"".join(want), (line, limit)
+
+
+async def test_the_scan_for_a_line_stops_at_its_cap(ws_dir, workspace):
+    (ws_dir / "f").write_bytes(b"a" * 5000 + b"\nsecond\n")
+    fs = FileSystemProvider(max_scan_bytes=4096)
+    with pytest.raises(InvalidParams, match="not within the first 4096 bytes"):
+        await fs.read_text_file(workspace, str(ws_dir / "f"), 2, 1)
+    assert await fs.read_text_file(workspace, str(ws_dir / "f"), 1, 1) == "a" * 5000 + "\n"

@@ -231,3 +231,48 @@ def test_unknown_error_code_keeps_code_and_data():
     err = RequestError.from_wire({"code": -31999, "message": "m", "data": {"k": 1}})
     assert type(err) is RequestError and err.code == -31999 and err.data == {"k": 1}
     assert RequestError.from_wire("garbage").code == -32603
+
+
+@pytest.mark.parametrize(
+    ("frame", "why"),
+    [
+        (b'{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn","x":NaN}}', "not valid JSON"),
+        (b'{"result":{"x":Infinity},"id":%d,"jsonrpc":"2.0"}', "not valid JSON"),
+        (b'{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"', "not valid JSON"),
+        (b'{"jsonrpc":"2.0","id":%d,"result":{"text":"' + b"A" * 200 + b'"}}', "line limit"),
+    ],
+)
+def test_a_broken_response_fails_its_pending_request(frame, why):
+    """A response that cannot be decoded but whose id can be read ends its request
+    with a RemoteProtocolError saying what was wrong, instead of leaving it pending."""
+    from acphost import RemoteProtocolError
+
+    core = RpcCore(max_line_bytes=128)
+    rid = core.send_request("session/prompt", {"sessionId": "s", "prompt": []})
+    other = core.send_request("session/new", {"cwd": "/", "mcpServers": []})
+    core.receive_data(frame % rid + b"\n")
+    bad, failed = core.events_received()
+    assert isinstance(bad, ProtocolViolation)
+    assert isinstance(failed, ErrorResponse) and (failed.id, failed.method) == (rid, "session/prompt")
+    assert isinstance(failed.error, RemoteProtocolError)
+    assert str(failed.error).startswith("the agent's response to session/prompt ")
+    assert why in str(failed.error)
+    assert list(core.pending_requests) == [other]
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        b'{"jsonrpc":"2.0","id":%d,"method":"fs/read_text_file","params":{"x":NaN}}',
+        b'{"jsonrpc":"2.0","method":"session/update","params":{"id":%d,"result":NaN}}',
+        b'{"jsonrpc":"2.0","id":"%d","result":NaN}',
+        b'{"jsonrpc":"2.0","id":%d.0,"result":NaN}',
+        b'[{"jsonrpc":"2.0","id":%d,"result":NaN}]',
+    ],
+)
+def test_a_broken_frame_that_is_not_the_response_fails_nothing(frame):
+    core = RpcCore()
+    rid = core.send_request("session/prompt", {"sessionId": "s", "prompt": []})
+    core.receive_data(frame % rid + b"\n")
+    assert [type(e) for e in core.events_received()] == [ProtocolViolation]
+    assert list(core.pending_requests) == [rid]

@@ -115,7 +115,8 @@ async def test_a_huge_description_scrolls_and_the_choices_stay_on_screen(scripte
         await pilot.pause()
         box = screen.query_one("#perm-box", VerticalScroll)
         menu = screen.query_one(OptionList)
-        assert box.max_scroll_y > 100  # the description is far taller than the screen
+        # Taller than the screen (the host counts paths beyond five, so not by far).
+        assert box.max_scroll_y > 0
         for widget in (menu, screen.query_one(".perm-hint")):
             assert box.region.contains_region(widget.region), widget
             assert app.screen.region.contains_region(widget.region)

@@ -88,10 +88,10 @@ class HostConfig:
             give each client its own.
         elicitation: the elicitation handler (``None``: not advertised).
         protected_paths: the host's own output files (audit log, trace,
-            saved session, history store; a directory protects everything
-            below it). The agent's writes there are refused unless a
-            permission rule names them, like ``.git/hooks``, ``.git/config``
-            and ``.acphost`` in the workspace. Open them with
+            saved session, history store, acphost's own folders; a directory
+            protects everything below it). The agent's reads and writes there
+            are refused unless a permission rule names them (writes to
+            ``.git`` and ``.acphost`` in the workspace likewise). Open them with
             :func:`acphost.host.open_output`.
 
     """
@@ -270,11 +270,16 @@ class HostBridge:
         req = _decode(s.ReadTextFileRequest, params)
         ws = self._workspace(req.session_id)
         assert self.config.fs is not None
+        protect = self._protected(req.session_id)
 
         async def authorize(path: str) -> None:
-            # The policy judges the canonical path of the file the jail opened.
+            # The policy judges the canonical path of the file the jail opened;
+            # the host's own files (settings with other agents' keys, the
+            # history, output files) are protected from reads as from writes.
             await self.broker.check(
-                PermissionRequest.for_fs_read(req.session_id, path, requested=req.path)
+                PermissionRequest.for_fs_read(
+                    req.session_id, path, requested=req.path, protect=protect
+                )
             )
 
         content = await self.config.fs.read_text_file(
@@ -292,7 +297,7 @@ class HostBridge:
             # The canonical path the jail will replace, before anything is created.
             await self.broker.check(
                 PermissionRequest.for_fs_write(
-                    req.session_id, path, requested=req.path, protect=protect
+                    req.session_id, path, requested=req.path, protect=protect, content=req.content
                 )
             )
 

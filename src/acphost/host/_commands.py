@@ -10,7 +10,13 @@ call whose command is a string), or an argv that wraps a shell line
   ``sh`` would split it (:func:`shell_words`); a line holding any (``;``,
   ``|``, ``$``, redirections, globbing, comments, ``~``, backslashes, control
   characters...) has no words: what it runs cannot be told without a shell;
-* ``sh|bash|zsh|dash|ksh -c LINE`` is the words of ``LINE``;
+* ``sh|bash|zsh|dash|ksh -c LINE`` is the words of ``LINE`` when the program
+  is a real system shell (:func:`is_system_shell`): a bare name while the
+  request's environment leaves ``PATH`` alone, or an absolute path whose real
+  path lies in ``/bin``, ``/usr/bin`` or ``/usr/local/bin``. Any other
+  program named ``bash`` (``/ws/tools/bash``, ``./sh``, ``bash`` with the
+  agent's ``PATH``) is the agent's own program: its argv is what is judged
+  and shown, never the line it claims to run;
 * the environment overrides come first, as ``NAME=value`` words, the way a
   shell spells them (they can change what a program runs: ``PATH``,
   ``LD_PRELOAD``, ``GIT_CONFIG_*``).
@@ -40,6 +46,7 @@ __all__ = [
     "CommandKey",
     "command_key",
     "command_words",
+    "is_system_shell",
     "match_words",
     "pattern_words",
     "shell_line_of",
@@ -57,6 +64,10 @@ _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox
 # ``bash -kc 'git status GIT_CONFIG_PARAMETERS=...'`` would run git with the
 # agent's configuration): such a line has no words, and only an exact
 # ``"shell": true`` rule can match it.
+# Where a real shell lives. A workspace never covers these in practice; one
+# that did would let the agent replace ``git`` itself there, so a shell found
+# there is no weaker than a bare ``git`` a rule allows.
+_SYSTEM_BIN = ("/bin", "/usr/bin", "/usr/local/bin")
 _SHELL_FLAG = re.compile(r"-[elxuf]*c[elxuf]*")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _GLOB = frozenset("*?[")
@@ -90,30 +101,70 @@ def shell_words(line: str) -> tuple[str, ...] | None:
         return None
 
 
-def _unwrap(argv: Sequence[str]) -> str | None:
-    """The shell line of ``[sh, -c, LINE]``, or ``None`` for any other argv."""
+def is_system_shell(program: str, env: Sequence[tuple[str, str]] = ()) -> bool:
+    """Tell whether ``program`` runs a real system shell, not one of the agent's.
+
+    A shell's name is no proof: ``/ws/tools/bash -c 'git status'`` runs the
+    agent's own program, which may ignore its line. So only these count:
+
+    * a bare name (``bash``) looked up in the host's ``PATH``: the
+      environment overrides must not set ``PATH``;
+    * an absolute path whose real path (symbolic links resolved) is a
+      regular file in ``/bin``, ``/usr/bin`` or ``/usr/local/bin``.
+
+    Args:
+        program: the program of an argv (``argv[0]``).
+        env: the environment overrides the command runs with.
+
+    Returns:
+        ``True`` for a real shell (the name must also be a shell's).
+
+    """
+    if os.path.basename(program) not in _SHELLS:
+        return False
+    if "/" not in program:
+        return not any(name == "PATH" for name, _value in env)
+    if not os.path.isabs(program):
+        return False  # ./bash, tools/bash: relative to a directory the agent chose
+    real = os.path.realpath(program)
+    return os.path.dirname(real) in _system_dirs() and os.path.isfile(real)
+
+
+def _system_dirs() -> frozenset[str]:
+    # /bin is a link to /usr/bin on merged-usr systems: compare real paths.
+    return frozenset(os.path.realpath(d) for d in _SYSTEM_BIN)
+
+
+def _unwrap(argv: Sequence[str], env: Sequence[tuple[str, str]] = ()) -> str | None:
+    """The shell line of ``[sh, -c, LINE]`` run by a real shell, or ``None``."""
     if len(argv) != 3:
         return None
     program, flag, line = argv
-    if os.path.basename(program) not in _SHELLS or not _SHELL_FLAG.fullmatch(flag):
+    if not _SHELL_FLAG.fullmatch(flag) or not is_system_shell(program, env):
         return None
     return line
 
 
-def shell_line_of(argv: Sequence[str] | None, shell_line: str | None) -> str | None:
+def shell_line_of(
+    argv: Sequence[str] | None,
+    shell_line: str | None,
+    env: Sequence[tuple[str, str]] = (),
+) -> str | None:
     """The shell line a command runs: the line itself, or the one ``sh -c`` wraps.
 
     Args:
         argv: the argv, when the command is one.
         shell_line: the shell line, when the command is one.
+        env: the environment overrides (a ``PATH`` among them makes a bare
+            ``sh`` the agent's choice, see :func:`is_system_shell`).
 
     Returns:
-        The line, or ``None`` for an argv that is not a shell wrapper.
+        The line, or ``None`` for an argv that is not a real shell wrapper.
 
     """
     if shell_line is not None:
         return shell_line
-    return _unwrap(argv) if argv is not None else None
+    return _unwrap(argv, env) if argv is not None else None
 
 
 def command_words(
@@ -134,7 +185,7 @@ def command_words(
         shell syntax.
 
     """
-    line = shell_line_of(argv, shell_line)
+    line = shell_line_of(argv, shell_line, env)
     if line is not None:
         words = shell_words(line)
     elif argv is not None:
@@ -167,10 +218,10 @@ def command_key(
 
     """
     env_words = tuple(f"{name}={value}" for name, value in env)
-    words = command_words(argv, shell_line, ())
+    words = command_words(argv, shell_line, env)
     if words is not None:
-        return env_words, words
-    line = shell_line_of(argv, shell_line)
+        return env_words, words[len(env_words) :]
+    line = shell_line_of(argv, shell_line, env)
     if line is not None and line.strip():
         return env_words, line.strip()
     if argv:

@@ -36,7 +36,7 @@ from typing import BinaryIO
 from .._errors import InternalError, InvalidParams, RequestError, ResourceNotFound
 from ._jail import Jail, Workspace, _os_error, _shown, check_path
 
-__all__ = ["DEFAULT_MAX_READ_BYTES", "Authorizer", "FileSystemProvider"]
+__all__ = ["DEFAULT_MAX_READ_BYTES", "DEFAULT_MAX_SCAN_BYTES", "Authorizer", "FileSystemProvider"]
 
 Authorizer = Callable[[str], Awaitable[None]]
 """Called with the canonical path the jail resolved, before it is read or written.
@@ -50,10 +50,26 @@ DEFAULT_MAX_READ_BYTES = 8 * 1024 * 1024
 
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-# Skipped lines are read in bounded pieces so a single huge line costs no memory.
+DEFAULT_MAX_SCAN_BYTES = 128 * 1024 * 1024
+"""The default cap on the bytes read to find the first line of a window (128 MiB).
+
+``fs/read_text_file`` with ``line`` must read every byte before that line;
+beyond this the request fails with an error (a worker thread cannot be
+interrupted, so the host must never start a read it cannot finish promptly).
+"""
+
+# Files are read in bounded pieces so a single huge line costs no memory.
 _CHUNK = 64 * 1024
 
 _log = logging.getLogger("acphost.host.fs")
+
+
+def _past_newlines(data: bytes, count: int) -> int:
+    """The offset just past the ``count``-th newline of ``data`` (it has that many)."""
+    end = -1
+    for _ in range(count):
+        end = data.index(b"\n", end + 1)
+    return end + 1
 
 
 def _kind(mode: int) -> str:
@@ -97,12 +113,15 @@ class FileSystemProvider:
             ``""`` instead of ``ResourceNotFound`` (Gemini CLI expects that).
         max_read_bytes: the largest response a read may produce, in bytes of
             UTF-8; larger answers fail with an error suggesting ``line``/``limit``.
+        max_scan_bytes: the most bytes read to find the first line of a
+            window (:data:`DEFAULT_MAX_SCAN_BYTES`); a line beyond them fails
+            with an error.
         logger: where requests and decisions are logged (never contents);
             ``acphost.host.fs`` by default.
 
     """
 
-    __slots__ = ("_allow_outside", "_log", "_max_read", "_missing_empty")
+    __slots__ = ("_allow_outside", "_log", "_max_read", "_max_scan", "_missing_empty")
 
     def __init__(
         self,
@@ -110,10 +129,12 @@ class FileSystemProvider:
         allow_read_outside_workspace: bool = False,
         missing_file_returns_empty: bool = False,
         max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
+        max_scan_bytes: int = DEFAULT_MAX_SCAN_BYTES,
         logger: logging.Logger | None = None,
     ) -> None:
-        if max_read_bytes <= 0:
-            raise ValueError("max_read_bytes must be positive")
+        if max_read_bytes <= 0 or max_scan_bytes <= 0:
+            raise ValueError("max_read_bytes and max_scan_bytes must be positive")
+        self._max_scan = max_scan_bytes
         self._allow_outside = allow_read_outside_workspace
         self._missing_empty = missing_file_returns_empty
         self._max_read = max_read_bytes
@@ -147,7 +168,8 @@ class FileSystemProvider:
 
         Raises:
             InvalidParams: bad path, ``line`` < 1 or ``limit`` < 0, outside the
-                jail, not a regular file, not UTF-8, or over the size cap.
+                jail, not a regular file, not UTF-8, over the size cap, or
+                ``line`` not within the first ``max_scan_bytes``.
             ResourceNotFound: the file does not exist (unless
                 ``missing_file_returns_empty``).
             InternalError: the operating system refused.
@@ -304,27 +326,53 @@ class FileSystemProvider:
         )
 
     def _window(self, stream: BinaryIO, first: int, limit: int | None, shown: str) -> bytes:
-        """Stream to line ``first`` and collect ``limit`` lines, within the cap."""
+        """Skip to line ``first`` and collect ``limit`` lines, within both caps.
+
+        Chunks are read and their newlines counted (memchr speed, never a
+        Python call per line), so a file of a million empty lines costs what
+        its bytes cost. Skipping stops after ``max_scan_bytes``: a huge or
+        sparse file (``truncate -s 1T``) with no newline would otherwise keep
+        a worker thread reading for minutes, which nothing can interrupt.
+        """
         if limit == 0:
             return b""
-        skipped = 1
-        while skipped < first:
-            piece = stream.readline(_CHUNK)
-            if not piece:
+        need = first - 1  # newlines to pass before the window starts
+        scanned = 0
+        piece = b""
+        while need:
+            if scanned >= self._max_scan:
+                raise InvalidParams(
+                    f"line {first} of file {shown} is not within the first {self._max_scan} "
+                    "bytes, the most the host scans to find a line; read a file this large "
+                    "with an earlier line, or from a terminal"
+                )
+            chunk = stream.read(min(_CHUNK, self._max_scan - scanned))
+            if not chunk:
                 return b""
-            if piece.endswith(b"\n"):
-                skipped += 1
+            scanned += len(chunk)
+            count = chunk.count(b"\n")
+            if count < need:
+                need -= count
+                continue
+            piece = chunk[_past_newlines(chunk, need) :]
+            need = 0
         out = bytearray()
         taken = 0
-        while limit is None or taken < limit:
-            piece = stream.readline(_CHUNK)
-            if not piece:
-                break
+        while True:
+            if limit is not None:
+                count = piece.count(b"\n")
+                if taken + count >= limit:
+                    out += piece[: _past_newlines(piece, limit - taken)]
+                    break
+                taken += count
             out += piece
             if len(out) > self._max_read:
                 raise self._too_big(shown)
-            if piece.endswith(b"\n"):
-                taken += 1
+            piece = stream.read(_CHUNK)
+            if not piece:
+                break
+        if len(out) > self._max_read:
+            raise self._too_big(shown)
         return bytes(out)
 
     def _canonical_for_write(self, workspace: Workspace, path: str) -> str:

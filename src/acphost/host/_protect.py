@@ -10,11 +10,26 @@ submodules count too):
   the user's next ``git status``, and its metadata has more indirections than
   hooks and config (``commondir``, ``info/``, ``modules/*/``, ``worktrees/``,
   ``objects/info/alternates``, a ``.git`` file naming another directory): git
-  metadata is never a legitimate target of an agent's file write.
+  metadata is never a legitimate target of an agent's file write;
+* any directory git would take for a git directory, whatever its name: git
+  looks for a bare repository in the working directory and each parent
+  (``setup.c``: ``is_git_directory``), and what makes one is a ``HEAD`` file
+  that is a git HEAD (``validate_headref``: ``ref: refs/...`` or a hex
+  object id; or a symbolic link to ``refs/...``) beside ``objects/`` and
+  ``refs/``, which any write can create. So a directory holding such a
+  ``HEAD`` is protected with everything below it (its ``config`` runs
+  ``core.fsmonitor`` on ``git status`` there), and so is a write of a file
+  named ``HEAD`` whose content is a git HEAD: whichever order the agent
+  writes ``config``, ``objects/``, ``refs/`` and ``HEAD`` in, the ``HEAD``
+  that completes the repository is refused (:meth:`ProtectedPaths.area`,
+  ``content``). Files named ``HEAD`` or ``config`` that git would not take
+  for its own stay writable.
 
 Anywhere: the host's own output files (audit log, trace, saved session, the
-history store), registered by whoever opens them; an entry protects the path
-and everything below it.
+history store) and folders (acphost's configuration, state and data folders:
+settings with other agents' keys, the trust store, the history), registered
+by whoever opens them; an entry protects the path and everything below it,
+from reads as well as writes (:meth:`ProtectedPaths.output_area`).
 
 A name counts by what a file system may take it for, not by its bytes
 (:func:`_fold`, the one normalisation, as git's own ``is_hfs_dotgit`` and
@@ -35,6 +50,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import unicodedata
 from collections.abc import Iterable
 
@@ -59,6 +75,43 @@ _IGNORABLE = re.compile(
 # names Windows gives them (the first six characters of the name without its
 # dot, "~" and a number).
 _PROTECTED_NAME = re.compile(r"\.git|\.acphost|git~\d+|acphos~\d+")
+
+
+# validate_headref (git's setup.c) reads at most this much of HEAD.
+_HEAD_BYTES = 256
+# A symbolic ref ("ref:", blanks, "refs/") or a detached HEAD (a SHA-1 or
+# SHA-256 object id in hex). Case and leading blanks are forgiven: wider
+# than git, never narrower.
+_GIT_HEAD = re.compile(rb"\s*(?:ref:\s*refs/|[0-9a-f]{40})", re.IGNORECASE)
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
+
+
+def _is_git_head(data: bytes) -> bool:
+    """Tell whether git would accept ``data`` as the content of a ``HEAD`` file."""
+    return _GIT_HEAD.match(data[:_HEAD_BYTES]) is not None
+
+
+def _has_git_head(directory: str) -> bool:
+    """Tell whether ``directory`` holds a ``HEAD`` git accepts (it is, or becomes, a git dir).
+
+    Never blocks: a FIFO named ``HEAD`` is not opened for reading.
+    """
+    head = os.path.join(directory, "HEAD")
+    try:
+        st = os.lstat(head)
+        if stat.S_ISLNK(st.st_mode):
+            return os.readlink(head).startswith("refs/")
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        fd = os.open(head, _READ_FLAGS)
+    except OSError:
+        return False
+    try:
+        return _is_git_head(os.read(fd, _HEAD_BYTES))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _fold(name: str) -> str:
@@ -94,21 +147,24 @@ class ProtectedPaths:
         self._outputs = tuple(os.path.realpath(os.path.abspath(o)) for o in outputs)
         self._folded_outputs = tuple(_fold_path(o) for o in self._outputs)
 
-    def area(self, path: str) -> str | None:
+    def area(self, path: str, content: str | None = None) -> str | None:
         """Return the protected area ``path`` lies in, or ``None``.
 
         Args:
             path: a canonical absolute path (resolved the way the jail resolves).
+            content: the text about to be written there, when known: a file
+                named ``HEAD`` whose content is a git HEAD makes its
+                directory a git directory, so its directory is the area.
 
         Returns:
-            The area: the output file, or the workspace directory prefix up to
-            and including ``.acphost`` or ``.git``.
+            The area: the output file, the workspace directory prefix up to
+            and including ``.acphost`` or ``.git``, or a directory git would
+            take for a git directory (see the module docstring).
 
         """
-        folded = _fold_path(path)
-        for output, folded_output in zip(self._outputs, self._folded_outputs, strict=True):
-            if _within(path, output) or _within(folded, folded_output):
-                return output
+        output = self.output_area(path)
+        if output is not None:
+            return output
         for root in self._roots:
             if not _within(path, root) or path == root:
                 continue
@@ -116,13 +172,46 @@ class ProtectedPaths:
             for index, part in enumerate(parts):
                 if _PROTECTED_NAME.fullmatch(_fold(part)):
                     return os.path.join(root, *parts[: index + 1])
+            if (
+                content is not None
+                and _fold(parts[-1]) == "head"
+                and _is_git_head(content[:_HEAD_BYTES].encode("utf-8", "replace"))
+            ):
+                return os.path.dirname(path)
+            # The outermost git directory on the way down, the root included.
+            for index in range(len(parts)):
+                directory = os.path.join(root, *parts[:index])
+                if _has_git_head(directory):
+                    return directory
         return None
 
-    def areas(self, paths: Iterable[str]) -> tuple[str, ...]:
+    def output_area(self, path: str) -> str | None:
+        """Return the host's own file or folder ``path`` lies in, or ``None``.
+
+        These are protected from reads as well as writes: acphost's folders
+        hold other agents' settings (API keys in their ``env``), the trust
+        store and the history, and its output files what other sessions said.
+        The workspace's ``.git`` and ``.acphost`` stay readable.
+
+        Args:
+            path: a canonical absolute path.
+
+        Returns:
+            The output file or folder, as registered (canonical).
+
+        """
+        folded = _fold_path(path)
+        for output, folded_output in zip(self._outputs, self._folded_outputs, strict=True):
+            if _within(path, output) or _within(folded, folded_output):
+                return output
+        return None
+
+    def areas(self, paths: Iterable[str], content: str | None = None) -> tuple[str, ...]:
         """Return the protected areas the paths lie in, each once, in order.
 
         Args:
             paths: canonical absolute paths.
+            content: the text about to be written to each (see :meth:`area`).
 
         Returns:
             The areas (empty when nothing is protected).
@@ -130,7 +219,7 @@ class ProtectedPaths:
         """
         found: list[str] = []
         for path in paths:
-            area = self.area(path)
+            area = self.area(path, content)
             if area is not None and area not in found:
                 found.append(area)
         return tuple(found)

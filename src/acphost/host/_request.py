@@ -41,6 +41,8 @@ _KIND_OF_OPERATION = {
 # Tool kinds whose paths are never judged as protected writes: they read, or
 # they run a command (which no path rule can confine; commands are gated).
 _UNPROTECTED_KINDS = frozenset({"read", "search", "think", "switch_mode", "execute"})
+# Tool kinds that read their paths: the host's own files are protected from them.
+_READING_KINDS = frozenset({"read", "search"})
 # Keys agents use for the working directory in an execute tool's raw input.
 _CWD_KEYS = ("cwd", "workdir", "directory")
 
@@ -179,7 +181,14 @@ class PermissionRequest:
         paths = tuple(_resolve_loosely(p, cwd) for p in requested)
         argv, line = _command_of(raw_input)
         run_dir = _cwd_of(raw_input, cwd) if (argv or line) else None
-        guarded = protect is not None and kind not in _UNPROTECTED_KINDS
+        protected: tuple[str, ...] = ()
+        if protect is not None and kind not in _UNPROTECTED_KINDS:
+            protected = protect.areas(paths)
+        elif protect is not None and kind in _READING_KINDS:
+            # A read of the host's own files is protected like a write there.
+            protected = tuple(
+                dict.fromkeys(a for a in map(protect.output_area, paths) if a is not None)
+            )
         return cls(
             session_id=session_id,
             tool_call_id=tool_call_id,
@@ -194,12 +203,17 @@ class PermissionRequest:
             shell_line=line,
             cwd=run_dir,
             requested_paths=requested if requested != paths else (),
-            protected=protect.areas(paths) if guarded and protect is not None else (),
+            protected=protected,
         )
 
     @classmethod
     def for_fs_read(
-        cls, session_id: str, path: str, *, requested: str | None = None
+        cls,
+        session_id: str,
+        path: str,
+        *,
+        requested: str | None = None,
+        protect: ProtectedPaths | None = None,
     ) -> PermissionRequest:
         """Describe an ``fs/read_text_file`` for mediation by the broker.
 
@@ -207,11 +221,16 @@ class PermissionRequest:
             session_id: the session reading.
             path: the canonical path the jail opened.
             requested: the path as the agent wrote it.
+            protect: the protected paths: a read of the host's own files and
+                folders (settings, trust store, history, output files) is
+                protected like a write there
+                (:meth:`~acphost.host.ProtectedPaths.output_area`).
 
         Returns:
             A request with operation ``fs_read`` and tool kind ``read``.
 
         """
+        area = protect.output_area(os.path.normpath(path)) if protect is not None else None
         return cls(
             session_id=session_id,
             title=f"read {path}",
@@ -219,6 +238,7 @@ class PermissionRequest:
             paths=(path,),
             operation=OPERATION_FS_READ,
             requested_paths=(requested,) if requested not in (None, path) else (),
+            protected=(area,) if area is not None else (),
         )
 
     @classmethod
@@ -230,6 +250,7 @@ class PermissionRequest:
         requested: str | None = None,
         tool_call_id: str | None = None,
         protect: ProtectedPaths | None = None,
+        content: str | None = None,
     ) -> PermissionRequest:
         """Describe an ``fs/write_text_file`` for mediation by the broker.
 
@@ -239,6 +260,9 @@ class PermissionRequest:
             requested: the path as the agent wrote it.
             tool_call_id: the tool call it belongs to, when known.
             protect: the protected paths of the session's workspace.
+            content: the text to be written: a git ``HEAD`` makes its
+                directory a git directory, a protected area
+                (:meth:`~acphost.host.ProtectedPaths.area`).
 
         Returns:
             A request with operation ``fs_write`` and tool kind ``edit``.
@@ -253,7 +277,7 @@ class PermissionRequest:
             paths=(path,),
             operation=OPERATION_FS_WRITE,
             requested_paths=(requested,) if requested not in (None, path) else (),
-            protected=protect.areas((path,)) if protect is not None else (),
+            protected=protect.areas((path,), content) if protect is not None else (),
         )
 
     @classmethod
@@ -328,7 +352,7 @@ def request_facts(request: PermissionRequest) -> list[tuple[str, str]]:
     facts = [("action", _ACTIONS.get(request.operation, request.operation))]
     if request.argv is not None:
         facts.append(("argv", shlex.join(request.argv)))
-        wrapped = shell_line_of(request.argv, None)
+        wrapped = shell_line_of(request.argv, None, request.env)
         if wrapped is not None:
             facts.append(("shell line", wrapped))
     elif request.shell_line is not None:
@@ -342,7 +366,7 @@ def request_facts(request: PermissionRequest) -> list[tuple[str, str]]:
     for index, path in enumerate(shown_paths):
         facts.append(("path", os.path.normpath(path)))
         if index < len(request.requested_paths) and request.requested_paths[index] != path:
-            facts.append(("  requested as", request.requested_paths[index]))
+            facts.append((_REQUESTED_AS, request.requested_paths[index]))
     facts.extend(("protected", area) for area in request.protected)
     if request.tool_name:
         facts.append(("tool", request.tool_name))
@@ -355,14 +379,26 @@ def request_facts(request: PermissionRequest) -> list[tuple[str, str]]:
 
 
 def describe_request(request: PermissionRequest) -> list[str]:
-    """Return the lines a permission prompt shows: exactly what is approved.
+    """Return the lines a permission prompt shows: what is approved, readable.
 
-    The facts of :func:`request_facts`, in that order, made impossible to
-    hide things in by their sheer size: a run of blank or invisible
-    characters (spaces, zero-width and format characters, the Braille
-    blank) shows as ``⟨N blank characters⟩``, and a value longer than a few
-    lines shows its head and tail around ``⟨N characters left out⟩``. The
-    lines are raw otherwise: the face sanitises each before a terminal.
+    The facts of :func:`request_facts`, in that order: what will run (the
+    action, argv or shell line, cwd, environment overrides) comes first.
+    Nothing can hide in it by its sheer size:
+
+    * a run of blank or invisible characters (spaces, zero-width and format
+      characters, the Braille blank) shows as ``⟨N blank characters⟩``, and
+      a value longer than a few lines shows its head and tail around
+      ``⟨N characters left out⟩``;
+    * a repeated row (``path``, ``env``, ``protected``) shows its first
+      few, then ``… and N more paths`` (N counted): 120 paths cannot push
+      the command and the rows after them (kind, input, title) off the
+      screen, and the count says there is more.
+
+    What an "always" answer covers is every fact in full (the broker's key
+    is :func:`request_facts`, not these lines): the very request described,
+    with each row left out here, and no other.
+
+    The lines are raw otherwise: the face sanitises each before a terminal.
 
     Args:
         request: the request to show.
@@ -371,7 +407,38 @@ def describe_request(request: PermissionRequest) -> list[str]:
         Lines of the form ``label: value``, without trailing newlines.
 
     """
-    return [f"{label}: {_shown(value)}" for label, value in request_facts(request)]
+    lines: list[str] = []
+    shown: dict[str, int] = {}
+    left_out: dict[str, int] = {}
+    last = ""
+    for label, value in request_facts(request):
+        group = "path" if label == _REQUESTED_AS else label
+        if group != last:
+            _count_left_out(lines, last, left_out)
+            last = group
+        if label in _REPEATED:
+            shown[label] = shown.get(label, 0) + 1
+            if shown[label] > _MAX_REPEATED:
+                left_out[label] = left_out.get(label, 0) + 1
+                continue
+        elif label == _REQUESTED_AS and shown.get("path", 0) > _MAX_REPEATED:
+            continue  # it belongs to a path left out
+        lines.append(f"{label}: {_shown(value)}")
+    _count_left_out(lines, last, left_out)
+    return lines
+
+
+# Rows an agent can repeat at will (one per path or variable), and how many
+# of each a description shows before it counts the rest.
+_REPEATED = {"path": "paths", "env": "environment overrides", "protected": "protected areas"}
+_MAX_REPEATED = 5
+_REQUESTED_AS = "  requested as"
+
+
+def _count_left_out(lines: list[str], label: str, left_out: dict[str, int]) -> None:
+    count = left_out.pop(label, 0)
+    if count:
+        lines.append(f"{label}: … and {count} more {_REPEATED[label]}")
 
 
 # Characters that show nothing: with enough of them, a value can push what

@@ -73,6 +73,57 @@ DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024
 
 _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
+_NO_ID = object()
+_BLANK = frozenset(" \t\n\r")
+# How much of a frame that is not JSON is searched for its id.
+_ID_SCAN = 64 * 1024
+
+
+def _response_id(line: bytes | memoryview) -> object:
+    """The ``id`` of a broken frame that is a response, or ``_NO_ID``.
+
+    The frame's top-level members are read in order with the lenient
+    standard decoder (it takes ``NaN`` and ``Infinity``) until one cannot be
+    read. It is a response when ``result`` or ``error`` was reached (its value
+    may be the broken part) and no ``method`` was seen; the ``id`` must have
+    been read whole. Nested ``id`` keys never count.
+    """
+    import json  # noqa: PLC0415 - only for frames that are not JSON
+
+    text = bytes(line[:_ID_SCAN]).decode("utf-8", "replace")
+    decoder = json.JSONDecoder()
+
+    def space(i: int) -> int:
+        while text[i : i + 1] in _BLANK:
+            i += 1
+        return i
+
+    keys: set[str] = set()
+    rid: object = _NO_ID
+    i = space(0)
+    if text[i : i + 1] != "{":
+        return _NO_ID
+    try:
+        while True:
+            i = space(i + 1)
+            if text[i : i + 1] != '"':
+                break
+            key, i = decoder.raw_decode(text, i)
+            i = space(i)
+            if text[i : i + 1] != ":":
+                break
+            keys.add(str(key))
+            value, i = decoder.raw_decode(text, space(i + 1))
+            if key == "id":
+                rid = value
+            i = space(i)
+            if text[i : i + 1] != ",":
+                break
+    except (ValueError, RecursionError):  # the broken part, or nesting too deep to read
+        pass
+    if "method" in keys or not keys & {"result", "error"}:
+        return _NO_ID
+    return rid
 
 
 class RpcCore(Outgoing):
@@ -292,6 +343,9 @@ class RpcCore(Outgoing):
                     yield bad
                     if self.failure is not None:
                         return
+                    failed = self._broken_response(line, exc)
+                    if failed is not None:
+                        yield failed
                 continue
             if tap is not None:
                 self._tap_received(tap, line)  # type: ignore[arg-type]
@@ -347,6 +401,29 @@ class RpcCore(Outgoing):
         bad = self._violation(f"malformed JSON: {exc}", line)
         self._reply_error(None, ParseError("Parse error: the frame is not valid JSON"))
         return bad
+
+    def _broken_response(self, line: Line, exc: ValueError) -> ErrorResponse | None:
+        """Fail the pending request a frame that is not JSON answers, if its id can be read.
+
+        A response whose result holds ``NaN`` (not JSON: RFC 8259 §6) or that
+        is over the line limit cannot be decoded, but it is plainly the
+        answer: left pending, the request (a turn's ``session/prompt``) would
+        wait forever. Only the invalid path pays for this.
+        """
+        oversized = isinstance(line, _Oversized)
+        head = line.excerpt if isinstance(line, _Oversized) else line
+        rid = _response_id(head)
+        if rid is _NO_ID or not valid_id(rid) or rid not in self._pending:
+            return None
+        method = self._pending.pop(rid)
+        self._prelude = None
+        what = (
+            f"is longer than the {self.max_line_bytes}-byte line limit"
+            if oversized
+            else f"is not valid JSON ({exc})"
+        )
+        error = RemoteProtocolError(f"the agent's response to {method} {what}")
+        return ErrorResponse(rid, method, error)
 
     def _violation(
         self, message: str, line: bytes | memoryview, size: int = 0

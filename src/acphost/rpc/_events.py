@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Union
 
-from .._errors import RequestError
+from .._errors import RemoteProtocolError, RequestError
 
 __all__ = [
     "CancelRequested",
@@ -99,15 +99,25 @@ class Response(_Frozen):
 
 
 class ErrorResponse(_Frozen):
-    """The peer answered one of our requests with an error."""
+    """One of our requests failed: the peer answered it with an error, or broke it.
+
+    Attributes:
+        error: the peer's JSON-RPC error (a :class:`~acphost.RequestError`),
+            or a :class:`~acphost.RemoteProtocolError` when its answer could
+            be told apart (its id read) but not decoded: malformed JSON, or
+            longer than the line limit. Either way the request is over.
+
+    """
 
     __slots__ = ("error", "id", "method")
     __match_args__ = ("id", "method", "error")
     id: RequestId
     method: str
-    error: RequestError
+    error: RequestError | RemoteProtocolError
 
-    def __init__(self, id: RequestId, method: str, error: RequestError) -> None:
+    def __init__(
+        self, id: RequestId, method: str, error: RequestError | RemoteProtocolError
+    ) -> None:
         _set(self, "id", id)
         _set(self, "method", method)
         _set(self, "error", error)
