@@ -23,6 +23,7 @@ LAYERS: dict[str, int] = {
     "_version": 0,
     "_errors": 0,
     "_outfile": 0,
+    "_difftext": 0,
     "safetext": 0,
     "agents": 0,
     "schema": 1,

@@ -19,6 +19,8 @@ scenario:
 - ``form``: a form (``elicitation/create``) with attacks in its message,
   titles, descriptions, choices and defaults; the answer is recorded like
   a permission outcome;
+- ``bigdiff``: a diff of 30,000 lines of a few hundred distinct values
+  (difflib's slow case), then ``end_turn``;
 - ``error``: answer the prompt with a JSON-RPC error carrying ``data``;
 - ``crash``: write to stderr and exit 3;
 - ``junk``: a non-JSON line and a notification with a hostile method, then ``all``.
@@ -137,6 +139,13 @@ def prompt(rid, words):
                 "pick": {"type": "string", "title": "pick",
                          "oneOf": [{"const": "a", "title": "first " + EVIL},
                                    {"const": "b", "title": "second"}]}}}}})
+    elif scenario == "bigdiff":
+        old = "".join(f"v{i % 300}\n" for i in range(15000))
+        new = "".join(f"v{(i * 7) % 301}\n" for i in range(15000))
+        update({"sessionUpdate": "tool_call", "toolCallId": "d1", "title": "edit", "kind": "edit",
+                "status": "completed", "content": [
+                    {"type": "diff", "path": "/tmp/big.txt", "oldText": old, "newText": new}]})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
     elif scenario == "error":
         send({"jsonrpc": "2.0", "id": rid, "error": {
             "code": -32603, "message": "failed " + EVIL, "data": {"why": EVIL}}})

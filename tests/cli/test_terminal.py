@@ -239,3 +239,24 @@ def test_crash_report_and_agent_stderr_are_redacted(tmp_path, env, verbose):
     assert r.returncode == 1
     assert "ghp_" not in r.stderr and "token [REDACTED]" in r.stderr, r.stderr
 
+
+
+def test_a_diff_too_large_to_compare_is_summarised_not_computed(tmp_path, env):
+    """difflib is quadratic in the worst case: the agent cannot stall the host with one
+    diff; the output and the history say it was too large to compare."""
+    r = subprocess.run(
+        [sys.executable, "-m", "acphost", "-o", "text", "bigdiff"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "(too large to compare: 15,000 lines before, 15,000 after" in r.stdout
+    listed = subprocess.run(
+        [sys.executable, "-m", "acphost", "history", "list"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )
+    history_id = listed.stdout.splitlines()[1].split("\t")[0]
+    shown = subprocess.run(
+        [sys.executable, "-m", "acphost", "history", "show", history_id],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert "(too large to compare" in shown.stdout, shown.stdout + shown.stderr

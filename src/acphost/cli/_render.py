@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO
 
 from .. import schema as s
+from .._difftext import hunk_lines
 from ._edge import ChunkCleaner, Edge, before_stderr, stderr_redacted
 
 if TYPE_CHECKING:
@@ -87,25 +88,13 @@ def plan_lines(entries: list[s.PlanEntry], edge: Edge) -> list[Line]:
     return lines
 
 
-def _text_lines(text: str) -> list[str]:
-    r"""Lines split at ``\n`` only (a CRLF ending is one line end; any other control stays)."""
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
 def diff_lines(diff: s.DiffToolCallContent) -> list[str]:
-    """A unified diff of one ``diff`` content item (``oldText`` may be absent: a new file)."""
-    import difflib  # noqa: PLC0415 - only a turn with a diff needs it
+    """A unified diff of one ``diff`` content item (``oldText`` may be absent: a new file).
 
-    old = _text_lines(diff.old_text or "")
-    new = _text_lines(diff.new_text)
-    return list(
-        difflib.unified_diff(
-            old, new, fromfile=f"a/{diff.path}", tofile=f"b/{diff.path}", lineterm=""
-        )
-    )[2:]  # the ---/+++ header repeats the path the [diff] line already shows
+    The ``---``/``+++`` header is left out: it repeats the path the ``[diff]``
+    line already shows. Bounded in time (:func:`acphost._difftext.hunk_lines`).
+    """
+    return hunk_lines(diff.old_text, diff.new_text)
 
 
 def _diff_style(line: str) -> str | None:

@@ -9,11 +9,11 @@ unchanged: it is data here, not yet shown on a terminal.
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from .._difftext import hunk_lines
 from ._model import SessionRecord, TurnRecord, Usage
 
 __all__ = [
@@ -57,12 +57,8 @@ def local_time(iso: str | None) -> str:
 
 def diff_text_lines(diff: dict[str, Any]) -> list[str]:
     """A unified diff of a recorded ``{"path", "old_text", "new_text"}`` (no file header)."""
-    old = (diff.get("old_text") or "").splitlines()
-    new = (diff.get("new_text") or "").splitlines()
-    path = diff.get("path", "")
-    return list(
-        difflib.unified_diff(old, new, fromfile=f"a/{path}", tofile=f"b/{path}", lineterm="")
-    )[2:]
+    old = diff.get("old_text")
+    return hunk_lines(old if isinstance(old, str) else None, str(diff.get("new_text") or ""))
 
 
 def _number(value: int) -> str:

@@ -21,11 +21,10 @@ The agent also chooses the sizes, so everything here is bounded:
 
 from __future__ import annotations
 
-import difflib
-
 from rich.text import Text
 
 from .. import schema as s
+from .._difftext import MAX_INPUT_CHARS, MAX_INPUT_LINES, hunk_lines, split_lines
 from ._safe import clip, sanitize
 
 __all__ = [
@@ -40,10 +39,6 @@ __all__ = [
     "unified_diff",
 ]
 
-#: Old and new lines together beyond which no diff is computed.
-MAX_INPUT_LINES = 20_000
-#: Old and new characters together beyond which no diff is computed.
-MAX_INPUT_CHARS = 4_000_000
 #: Diff lines drawn before ``… N more lines``.
 MAX_SHOWN_LINES = 400
 #: Characters drawn of one diff line.
@@ -52,42 +47,19 @@ MAX_LINE_CHARS = 1_000
 _STYLES = {"@": "dim blue", "-": "red", "+": "green"}
 
 
-def split_lines(text: str) -> list[str]:
-    r"""``text``'s lines, split on ``\n`` only; a final newline ends the last line."""
-    if not text:
-        return []
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
-
-
 def diff_lines(item: s.DiffToolCallContent) -> list[str]:
     """The hunks of a ``diff`` content item, without the file header lines.
 
     Returns:
         The unified diff's lines (``@@`` headers, then `` ``, ``-`` and
-        ``+`` lines); ``["(no changes)"]``; or one summary line when the
-        input is too large to compare.
+        ``+`` lines); ``["(no changes)"]``; ``["(empty new file)"]``; or one
+        summary line when the input is too large to compare.
 
     """
-    old_text = item.old_text
-    new_text = item.new_text
-    new = split_lines(new_text)
-    if old_text is None:  # a new file: every line is added, nothing to compare
-        return (
-            [f"@@ -0,0 +1,{len(new)} @@", *(f"+{line}" for line in new)]
-            if new
-            else ["(empty new file)"]
-        )
-    old = split_lines(old_text)
-    if len(old) + len(new) > MAX_INPUT_LINES or len(old_text) + len(new_text) > MAX_INPUT_CHARS:
-        return [
-            f"(too large to compare: {len(old):,} lines before, {len(new):,} after;"
-            f" the limit is {MAX_INPUT_LINES:,} lines)"
-        ]
-    lines = list(difflib.unified_diff(old, new, lineterm="", n=3))[2:]
-    return lines or ["(no changes)"]
+    lines = hunk_lines(item.old_text, item.new_text)
+    if lines:
+        return lines
+    return ["(empty new file)"] if item.old_text is None else ["(no changes)"]
 
 
 def unified_diff(item: s.DiffToolCallContent) -> str:
