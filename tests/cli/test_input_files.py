@@ -112,3 +112,14 @@ def test_a_damaged_trust_store_is_named(tmp_path):
     r = run(["trust", "--list"], cwd=tmp_path)
     assert r.returncode == 2
     assert str(store) in r.stderr and "NaN" in r.stderr and "move it away" in r.stderr
+
+
+def test_a_resume_file_is_read_like_every_other_input(tmp_path):
+    saved = tmp_path / "saved.json"
+    saved.write_text('{"sessionId": "a", "sessionId": "b"}')
+    r = run(["--resume", str(saved), "hi"], cwd=tmp_path)
+    assert r.returncode == 2 and len(r.stderr.splitlines()) == 1, r.stderr
+    assert str(saved) in r.stderr and "sessionId" in r.stderr
+    saved.write_text("x" * (2 << 20))
+    r = run(["--resume", str(saved), "hi"], cwd=tmp_path)
+    assert r.returncode == 2 and "limit" in r.stderr, r.stderr

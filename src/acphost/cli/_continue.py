@@ -24,7 +24,6 @@ program started with ``python ...`` is not the same agent.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 from dataclasses import dataclass
@@ -124,11 +123,18 @@ def _continue(agent: str, cwd: str, path: str, replay: bool) -> Reopen:
 
 def _saved_file(value: str) -> tuple[str, str | None]:
     """The session id (and history id) a ``--save-session`` file holds."""
+    from ..config import InputFileError, loads_strict, read_input  # noqa: PLC0415
+
     try:
-        with open(value, encoding="utf-8") as f:
-            data = json.load(f)
+        # A saved session is a few hundred bytes: the bounded, strict reader of
+        # every file a user names (not a FIFO, device or huge file; plain JSON).
+        data = loads_strict(
+            read_input(value, what="the --resume file", limit=1 << 20), where=value
+        )
         sid = data["sessionId"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except InputFileError as exc:
+        raise UsageProblem(f"--resume {value}: {exc}") from None
+    except (KeyError, TypeError) as exc:
         raise UsageProblem(f"--resume {value}: not a saved session file ({exc})") from None
     if not isinstance(sid, str):
         raise UsageProblem(f"--resume {value}: sessionId is not a string")
