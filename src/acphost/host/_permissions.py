@@ -425,9 +425,9 @@ def _choose(request: PermissionRequest, verdict: Verdict) -> PermissionOutcome:
 def _protected_reason(request: PermissionRequest) -> str:
     areas = ", ".join(request.protected)
     return (
-        f"{areas} is protected (git hooks and config, acphost settings and the host's own "
-        "output files are never written on a general permission); only a permission rule "
-        "whose path names it can allow this"
+        f"{areas} is protected (git metadata, acphost's settings, history and own files are "
+        "never touched on a general permission); only a permission rule whose path names "
+        "it can allow this"
     )
 
 
