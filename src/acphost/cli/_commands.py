@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 from .._errors import AcpError, AgentExited, CapabilityNotSupported
 from ..config import all_agents, command_found, find_settings, load_settings
 from ..config._settings import SettingsError
-from ..launch import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageProblem, fail, resolve
+from ..launch import EXIT_ERROR, EXIT_OK, UsageProblem, fail, resolve
 from ._edge import Edge, is_terminal
+from ._parser import usage_error
 
 if TYPE_CHECKING:
     from ..config import AgentSpec, Settings
@@ -54,8 +55,7 @@ def list_agents(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(path, explicit=explicit)
     except SettingsError as exc:
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(str(exc), "acphost agents")
     field = Edge(is_terminal(sys.stdout)).field
     default = next(iter(settings.agents), "demo")
     rows = []
@@ -135,8 +135,7 @@ def list_sessions(args: argparse.Namespace) -> int:
         redact = run_redactor(spec, settings).redact_text
         return asyncio.run(_sessions(args, cwd, spec, redact))
     except UsageProblem as exc:
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(str(exc), "acphost sessions")
     except CapabilityNotSupported:
         fail("this agent does not support listing sessions (sessionCapabilities.list)")
         return EXIT_ERROR
@@ -201,7 +200,6 @@ def doctor(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_doctor(args))
     except UsageProblem as exc:
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(str(exc), "acphost doctor")
     except KeyboardInterrupt:
         return 130

@@ -24,7 +24,8 @@ from .._errors import (
     RequestError,
 )
 from ..client import auth_method_id
-from ..launch import EXIT_ERROR, EXIT_USAGE, UsageProblem, fail
+from ..launch import EXIT_ERROR, UsageProblem, fail
+from ._parser import usage_error
 
 if TYPE_CHECKING:
     from .._errors import AuthRequired
@@ -90,8 +91,7 @@ def report(exc: Exception, spec: AgentSpec, redactor: Redactor) -> int:
     if isinstance(exc, (UsageProblem, PolicyFileError, LocalProtocolError)):
         # LocalProtocolError covers CapabilityNotSupported and refused
         # --mode/--config values: the command line asked for the impossible.
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(str(exc))
     if isinstance(exc, AgentStartError):
         fail(f"{exc} (agent {spec.name!r} from {spec.source})")
     elif isinstance(exc, (AgentExited, NotAnAcpAgent)):

@@ -19,8 +19,9 @@ from ..config import (
     trust_store_path,
     trusted_files,
 )
-from ..launch import EXIT_OK, EXIT_USAGE
+from ..launch import EXIT_OK
 from ..safetext import sanitize_line
+from ._parser import Parser, add_global_flags, setup_logging, usage_error
 
 __all__ = ["describe_settings", "trust_main"]
 
@@ -32,7 +33,7 @@ trusted it, and again only after you trust each change (like direnv's allow).
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="acphost trust",
         description=_DESCRIPTION,
         epilog=f"trusted files are recorded (path and SHA-256) in {trust_store_path()}",
@@ -48,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         "--list", action="store_true", help="list trusted files and whether they changed"
     )
     x.add_argument("--revoke", metavar="PATH", help="stop trusting this settings file")
+    add_global_flags(p)
     return p
 
 
@@ -61,8 +63,7 @@ def _target(path: str | None) -> Path:
 
 
 def _err(message: str) -> int:
-    print(f"acphost: {sanitize_line(message)}", file=sys.stderr)
-    return EXIT_USAGE
+    return usage_error(message, "acphost trust")
 
 
 def _pairs(items: Any) -> list[tuple[str, str]]:
@@ -160,6 +161,7 @@ def _list() -> int:
 def trust_main(argv: list[str]) -> int:
     """Run ``acphost trust [PATH | --list | --revoke PATH]``; return the exit code."""
     args = _parser().parse_args(argv)
+    setup_logging(args.verbose)
     if args.list:
         return _list()
     if args.revoke is not None:

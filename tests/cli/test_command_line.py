@@ -1,0 +1,115 @@
+"""The command line's shape, run as the real ``acphost``: global options before any
+subcommand, usage errors, a reader of stdout that goes away."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from .runner import run
+
+
+@pytest.fixture
+def home(tmp_path):
+    """An isolated history store and settings file; the test runs in ``tmp_path``."""
+    settings = tmp_path / "s.json"
+    settings.write_text(json.dumps({"agent_servers": {}}))
+    return {"ACPHOST_HISTORY": str(tmp_path / "history.sqlite3")}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-v", "history", "info"],
+        ["-a", "demo", "history", "list"],
+        ["--settings", "s.json", "history", "list"],
+        ["history", "-v", "info"],
+        ["--cwd", ".", "history"],
+        ["-v", "usage"],
+        ["-a", "demo", "--settings", "s.json", "usage", "--by", "day"],
+        ["-v", "trust", "--list"],
+        ["--settings", "s.json", "agents"],
+        ["-v", "validate", "--help"],
+        ["-v", "batch", "--help"],
+        ["-v", "batch", "report", "--help"],
+        ["-a", "demo", "replay", "--help"],
+    ],
+)
+def test_global_options_before_any_subcommand(argv, tmp_path, home):
+    """Every subcommand takes the global options given before its name, as doctor does."""
+    r = run(argv, cwd=tmp_path, env=home)
+    assert r.returncode == 0, r.stderr
+    assert "unrecognized" not in r.stderr
+
+
+def test_global_filter_options_keep_their_meaning(tmp_path, home):
+    """``acphost -a NAME history list`` is ``acphost history list -a NAME``: the filter applies."""
+    assert run(["-o", "simple", "echo one"], cwd=tmp_path, env=home).returncode == 0
+    listed = run(["-a", "demo", "history", "list"], cwd=tmp_path, env=home).stdout
+    assert len(listed.splitlines()) == 2  # the header and the one session
+    listed = run(["-a", "other", "history", "list"], cwd=tmp_path, env=home).stdout
+    assert len(listed.splitlines()) == 1
+
+
+_HINT = re.compile(r"^(acphost(?: [a-z]+)*): [^\n]+; see '\1 --help'\n$")
+
+
+@pytest.mark.parametrize(
+    ("argv", "prog"),
+    [
+        (["history", "bogus"], "acphost history"),
+        (["history", "show"], "acphost history show"),
+        (["history", "prune"], "acphost history prune"),
+        (["history", "prune", "--older-than", "soon"], "acphost history prune"),
+        (["usage", "--by", "nope"], "acphost usage"),
+        (["usage", "-o", "xml"], "acphost usage"),
+        (["replay"], "acphost replay"),
+        (["trust", "--bogus"], "acphost trust"),
+        (["batch", "--bogus"], "acphost batch"),
+        (["batch", "report"], "acphost batch report"),
+        (["validate"], "acphost validate"),
+        (["doctor", "--bogus"], "acphost doctor"),
+        ([""], "acphost"),
+        (["--replay-context", "hi"], "acphost"),
+        (["-a", "demo", "--agent-command", "python -m acphost.agents.demo", "hi"], "acphost"),
+        (["-a", "nosuchagent", "hi"], "acphost"),
+        (["--bogus"], "acphost"),
+    ],
+)
+def test_a_usage_error_is_one_line_and_a_pointer_to_help(argv, prog, tmp_path, home):
+    r = run(argv, cwd=tmp_path, env=home, input="")
+    assert r.returncode == 2
+    match = _HINT.match(r.stderr)
+    assert match is not None, r.stderr
+    assert match.group(1) == prog
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["usage"], ["history", "list"], ["history", "info"], ["agents"], ["trust", "--list"]],
+)
+def test_a_listing_whose_reader_went_away_ends_quietly(argv, tmp_path, home):
+    """``acphost usage | true``: no "Broken pipe" message; exit 1, as a prompt run's."""
+    assert run(["-o", "simple", "echo one"], cwd=tmp_path, env=home).returncode == 0
+    (tmp_path / ".acphost").mkdir()
+    (tmp_path / ".acphost" / "settings.json").write_text('{"agent_servers": {}}')
+    assert run(["trust", str(tmp_path)], cwd=tmp_path, env=home).returncode == 0
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first write
+    proc = subprocess.run(
+        [sys.executable, "-m", "acphost", *argv],
+        cwd=tmp_path,
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "ACPHOST_SETTINGS": "", "XDG_CONFIG_HOME": str(tmp_path / ".xdg"), **home},
+        timeout=60,
+    )
+    os.close(write)
+    assert (proc.returncode, proc.stderr) == (1, "")
