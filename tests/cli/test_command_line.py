@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -113,3 +114,14 @@ def test_a_listing_whose_reader_went_away_ends_quietly(argv, tmp_path, home):
     )
     os.close(write)
     assert (proc.returncode, proc.stderr) == (1, "")
+
+
+def test_the_claude_preset_is_claude_agent_acp(tmp_path, home):
+    """`-a claude` runs the package tests/interop runs against, not its superseded predecessor."""
+    r = run(["agents"], cwd=tmp_path, env=home)
+    rows = {line.split()[0]: line.split()[3:] for line in r.stdout.splitlines()[1:] if line.strip()}
+    for name in ("claude", "claude-code", "claude-code-acp", "claude-acp"):
+        assert rows[name] == ["npx", "-y", "@agentclientprotocol/claude-agent-acp@0.101.0"], name
+    assert "@zed-industries/claude-code-acp" not in r.stdout
+    interop = (Path(__file__).parents[1] / "interop" / "packages.txt").read_text()
+    assert "@agentclientprotocol/claude-agent-acp@0.101.0" in interop.splitlines()
