@@ -53,9 +53,14 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _target(path: str | None) -> Path:
+def _target(path: str | None, cwd: str | None = None) -> Path:
+    """The settings file meant by a path trust or --revoke was given (both take the same forms).
+
+    A project directory, its ``.acphost`` directory or the file itself; none:
+    the project at ``--cwd``, else the current directory.
+    """
     if path is None:
-        return project_settings_path(os.getcwd())
+        return project_settings_path(os.path.abspath(os.path.expanduser(cwd or os.getcwd())))
     p = Path(os.path.expanduser(path))
     if p.is_dir():
         return p / "settings.json" if p.name == ".acphost" else project_settings_path(p)
@@ -166,10 +171,11 @@ def trust_main(argv: list[str]) -> int:
         return _list()
     if args.revoke is not None:
         try:
-            found = revoke(args.revoke)
+            target = _target(args.revoke, args.cwd)
+            found = revoke(target)
         except SettingsError as exc:
             return _err(str(exc))
-        shown = sanitize_line(args.revoke)
+        shown = sanitize_line(os.path.abspath(target))
         print(f"revoked {shown}" if found else f"{shown} was not trusted", file=sys.stderr)
         return EXIT_OK
-    return _trust(_target(args.path))
+    return _trust(_target(args.path, args.cwd))
