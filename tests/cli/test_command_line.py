@@ -125,3 +125,15 @@ def test_the_claude_preset_is_claude_agent_acp(tmp_path, home):
     assert "@zed-industries/claude-code-acp" not in r.stdout
     interop = (Path(__file__).parents[1] / "interop" / "packages.txt").read_text()
     assert "@agentclientprotocol/claude-agent-acp@0.101.0" in interop.splitlines()
+
+
+def test_slash_commands_sent_during_a_turn_are_not_printed_amid_the_answer(tmp_path, home):
+    """The demo's `commands` turn sends available_commands_update mid-turn, as its start-up
+    update may arrive (or not) during any turn: -o text shows the same answer either way."""
+    r = run(["commands"], cwd=tmp_path, env=home)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "Sent the list of slash commands.\n"
+    r = run(["--list-commands", "echo x"], cwd=tmp_path, env=home)
+    section, answer = r.stdout.split("\n\n", 1)
+    assert section.startswith("commands") and "/" in section
+    assert answer == "x\n"
