@@ -137,3 +137,24 @@ def test_slash_commands_sent_during_a_turn_are_not_printed_amid_the_answer(tmp_p
     section, answer = r.stdout.split("\n\n", 1)
     assert section.startswith("commands") and "/" in section
     assert answer == "x\n"
+
+
+def test_a_huge_agent_error_is_printed_bounded(tmp_path, hostile_env):
+    """A 4 MB error.message and 4 MB of error.data reach stderr as a few KB, saying what was cut."""
+    r = subprocess.run(
+        [sys.executable, "-m", "acphost", "hugeerror"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=hostile_env,
+        timeout=120,
+    )
+    assert r.returncode == 1
+    assert len(r.stderr) < 10_000, len(r.stderr)
+    message, data = r.stderr.splitlines()
+    assert message.startswith("acphost: the agent answered an error: huge mmm")
+    assert re.search(r"m… \(\d+ more characters\)$", message), message[-80:]
+    cut = int(re.search(r"\((\d+) more characters\)$", message).group(1))
+    assert cut == len("huge ") + (4 << 20) + len(" (JSON-RPC error -32603)") - 2000
+    assert data.startswith('  data: {"why": "ddd')
+    assert re.search(r"d… \(\d+ more characters\)$", data), data[-80:]
