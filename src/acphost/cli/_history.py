@@ -115,7 +115,10 @@ class _Out:
         """A rich table on a terminal, else a header and tab-separated rows.
 
         On a terminal, the ``flex`` columns share what room is left (cut with
-        an ellipsis); every other column keeps its width.
+        an ellipsis); every other column keeps its width, up to
+        :data:`_CELL_MAX` characters: a longer cell (an agent-chosen currency
+        or name) is cut with an ellipsis, so one long string cannot take the
+        room of every other column. Piped rows stay exact.
         """
         if not self.tty:
             for row in (headers, *rows):
@@ -124,17 +127,42 @@ class _Out:
         from rich.table import Table  # noqa: PLC0415
         from rich.text import Text  # noqa: PLC0415
 
+        cells = [
+            [
+                sanitize_line(c) if i in flex else _cut(sanitize_line(c), _CELL_MAX)
+                for i, c in enumerate(row)
+            ]
+            for row in rows
+        ]
+        widths = [
+            max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
+            for i, h in enumerate(headers)
+        ]
+        # The flex columns share the room the others leave (two spaces between columns).
+        fixed = sum(w for i, w in enumerate(widths) if i not in flex) + 2 * (len(headers) - 1)
+        share = max(10, (self.console.width - fixed) // max(len(flex), 1))
         table = Table(box=None, header_style="bold", pad_edge=False)
         for i, header in enumerate(headers):
             justify: Literal["left", "right"] = "right" if i in numeric else "left"
             if i in flex:
-                table.add_column(header, justify=justify, no_wrap=True, ratio=1, min_width=10)
+                for row in cells:
+                    row[i] = _cut(row[i], share)
+                width = max(len(header), *(len(r[i]) for r in cells)) if cells else len(header)
+                table.add_column(header, justify=justify, no_wrap=True, max_width=width)
             else:
-                width = max(len(header), *(len(r[i]) for r in rows)) if rows else len(header)
-                table.add_column(header, justify=justify, no_wrap=True, min_width=width)
-        for row in rows:
-            table.add_row(*(Text(sanitize_line(c), overflow="ellipsis") for c in row))
+                table.add_column(header, justify=justify, no_wrap=True, width=widths[i])
+        for row in cells:
+            table.add_row(*(Text(c, overflow="ellipsis") for c in row))
         self.console.print(table)
+
+
+#: The widest a terminal table's fixed column gets, in characters.
+_CELL_MAX = 32
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text``, or its first ``limit - 1`` characters and an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # -- history -----------------------------------------------------------------------------------
