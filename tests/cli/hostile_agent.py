@@ -22,6 +22,7 @@ scenario:
 - ``bigdiff``: a diff of 30,000 lines of a few hundred distinct values
   (difflib's slow case), then ``end_turn``;
 - ``error``: answer the prompt with a JSON-RPC error carrying ``data``;
+- ``hugeerror``: the same with a 4 MB ``message`` and a 4 MB string in ``data``;
 - ``crash``: write to stderr and exit 3;
 - ``junk``: a non-JSON line and a notification with a hostile method, then ``all``.
 """
@@ -149,6 +150,10 @@ def prompt(rid, words):
     elif scenario == "error":
         send({"jsonrpc": "2.0", "id": rid, "error": {
             "code": -32603, "message": "failed " + EVIL, "data": {"why": EVIL}}})
+    elif scenario == "hugeerror":
+        send({"jsonrpc": "2.0", "id": rid, "error": {
+            "code": -32603, "message": "huge " + "m" * (4 << 20),
+            "data": {"why": "d" * (4 << 20)}}})
     elif scenario == "crash":
         sys.stderr.write("token ghp_" + "x" * 30 + "\n")
         sys.stderr.write("dying " + EVIL + "\n")

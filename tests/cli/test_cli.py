@@ -53,7 +53,7 @@ def check_jsonl(stdout: str) -> list[dict]:
 def test_text_output_default_demo(tmp_path):
     r = run(["show me around"], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    for tag in ("[plan]", "[tool]", "[diff]", "[commands]"):
+    for tag in ("[plan]", "[tool]", "[diff]"):
         assert tag in r.stdout
     assert "\x1b[" not in r.stdout  # piped: plain
 

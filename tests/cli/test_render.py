@@ -87,8 +87,7 @@ def test_plain_tags_start_their_own_line_and_text_streams():
         "[tool] Read (read) pending @ /a.py:3\n"
         "[tool] Read (read) completed @ /a.py:3\n"
         "[diff] /a.py\n@@ -1 +1 @@\n-a\n+b\n"
-        "[commands] /help\n"
-        "bye\n"
+        "bye\n"  # the commands are session state: --list-commands shows them
     )
 
 

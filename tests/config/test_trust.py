@@ -157,6 +157,27 @@ def test_cli_trust_round_trip(project, user_dirs):
     assert "proj" not in _cli(["agents"], ws, user_dirs).stdout
 
 
+@pytest.mark.parametrize("form", ["dir", "dot-acphost", "file", "relative", "cwd"])
+def test_cli_revoke_takes_the_forms_trust_takes(project, user_dirs, tmp_path, form):
+    """`acphost trust DIR` then `acphost trust --revoke DIR` revokes it, whichever form names it."""
+    ws, path = project
+    r = _cli(["trust", str(ws)], tmp_path, user_dirs)
+    assert r.returncode == 0, r.stderr
+    argv, cwd = {
+        "dir": (["--revoke", str(ws)], tmp_path),
+        "dot-acphost": (["--revoke", str(ws / ".acphost")], tmp_path),
+        "file": (["--revoke", str(path)], tmp_path),
+        "relative": (["--revoke", "ws"], tmp_path),
+        "cwd": (["--revoke", "."], ws),
+    }[form]
+    r = _cli(["trust", *argv], cwd, user_dirs)
+    assert r.returncode == 0
+    assert r.stderr == f"revoked {path}\n"
+    assert _cli(["trust", "--list"], ws, user_dirs).stdout == ""
+    r = _cli(["trust", *argv], cwd, user_dirs)
+    assert r.stderr == f"{path} was not trusted\n"
+
+
 def test_cli_trust_refuses_a_broken_or_missing_file(project, user_dirs, tmp_path):
     ws, path = project
     path.write_text('{"agent_servers": {"x": {}}}')

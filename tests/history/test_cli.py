@@ -290,3 +290,29 @@ async def test_history_show_on_a_terminal_has_no_hyperlinks(store_path, workspac
     shown = run_on_pty("history", "show", only_id(store_path)[:8])
     assert "\x1b]8;" not in shown
     assert "http://evil.example/MDLINK" in shown  # the target is shown as text
+
+
+def test_one_long_agent_string_leaves_the_other_columns_their_room(store_path, tmp_path):
+    """A 5,000-character currency and title are cut with an ellipsis; every other cell shows."""
+    usage = {"input": 1234, "output": 56, "total": 1290, "cost_amount": 0.25,
+             "cost_currency": "Z" * 5000}  # fmt: skip
+    for sid, title, agent in (("a" * 32, "T" * 5000, "longagent"), ("b" * 32, "short", "other")):
+        path = export_file(tmp_path, sid, agent=agent, title=title)
+        data = json.loads(path.read_text())
+        data["session"]["usage"] = usage
+        data["session"]["turns"][0]["usage"] = usage
+        path.write_text(json.dumps(data))
+        assert run_cli("history", "import", str(path)).returncode == 0
+    listing = run_on_pty("history", columns=250)
+    rows = [line for line in listing.splitlines() if line.startswith(("aaaaaaaa", "bbbbbbbb"))]
+    assert len(rows) == 2, listing
+    for row, agent in zip(sorted(rows), ("longagent", "other"), strict=True):
+        assert agent in row and "1,290" in row and "0.2500 ZZZ" in row and "/w" in row, row
+        assert "…" in row and len(row) <= 250
+    assert "short" in listing
+    table = run_on_pty("usage", columns=250)
+    rows = [line for line in table.splitlines() if line.startswith(("longagent", "other"))]
+    assert len(rows) == 2, table
+    for row in rows:
+        assert "1,234" in row and "56" in row and "1,290" in row and "0.2500 ZZZ" in row, row
+        assert "Z…" in row and len(row) <= 250

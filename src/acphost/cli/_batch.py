@@ -10,12 +10,14 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from ._parser import Parser, first_word
+
 __all__ = ["batch_main", "build_batch_parser"]
 
 
 def build_batch_parser() -> argparse.ArgumentParser:
     """The parser of ``acphost batch``."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="acphost batch",
         description="Run prompts x agents x repeats in parallel, each run in its own copy of "
         "the workspace, and write a report (OUT/report.json, .md, .html). "
@@ -37,7 +39,12 @@ def build_batch_parser() -> argparse.ArgumentParser:
     g.add_argument("--repeat", type=int, metavar="N", help="runs per agent and prompt (default 1)")
     g.add_argument("--settings", metavar="PATH", help="settings.json for agent names")
     g = p.add_argument_group("where and how")
-    g.add_argument("--workspace", metavar="DIR", help="where runs start (default: the cwd)")
+    g.add_argument(
+        "--workspace",
+        "--cwd",
+        metavar="DIR",
+        help="where runs start, copied for each (default: the current directory)",
+    )
     g.add_argument("--out", metavar="DIR", help="results (default ./acphost-batch)")
     g.add_argument("-j", "--jobs", type=int, metavar="K", help="runs at once (default: CPUs)")
     g.add_argument("--timeout", type=float, metavar="S", help="seconds per run")
@@ -93,11 +100,15 @@ def batch_main(argv: list[str], setup_logging: Callable[[int], None] | None = No
         setup_logging: the command line's logging set-up, given ``-v``'s count.
 
     """
-    if argv and argv[0] == "report":
+    parser = build_batch_parser()
+    # `acphost -v batch report OUT` hands `-v report OUT` here: options may
+    # come before the word.
+    at = first_word(argv, parser)
+    if at is not None and argv[at] == "report":
         from ._batch_run import report_main  # noqa: PLC0415
 
-        return report_main(argv[1:])
-    args = build_batch_parser().parse_args(argv)
+        return report_main(argv[:at] + argv[at + 1 :])
+    args = parser.parse_args(argv)
     if setup_logging is not None:
         setup_logging(args.verbose)
     from ._batch_run import run_batch_command  # noqa: PLC0415

@@ -53,6 +53,7 @@ from ..launch import (
     resolve,
 )
 from ._batch_view import View, make_view
+from ._parser import usage_error
 
 __all__ = ["agent_from_command", "configure", "report_main", "run_batch_command"]
 
@@ -278,8 +279,7 @@ def run_batch_command(args: argparse.Namespace) -> int:
     try:
         batch = configure(args, view)
     except (UsageProblem, PlanError, WorkspaceError, PolicyFileError) as exc:
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(str(exc), "acphost batch")
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     try:
@@ -298,18 +298,21 @@ def run_batch_command(args: argparse.Namespace) -> int:
 
 def report_main(argv: list[str]) -> int:
     """``acphost batch report OUT``: render report.json, .md and .html again."""
-    p = argparse.ArgumentParser(
+    from ._parser import Parser, add_global_flags, setup_logging  # noqa: PLC0415 - report only
+
+    p = Parser(
         prog="acphost batch report",
         description="Render OUT/report.json, report.md and report.html again from the results.",
     )
     p.add_argument("out", help="a batch's output directory")
+    add_global_flags(p)
     args = p.parse_args(argv)
+    setup_logging(args.verbose)
     try:
         report = load_report(args.out)
         paths = write_reports(report)
     except (BatchError, OutcomeError) as exc:
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(str(exc), "acphost batch report")
     except OSError as exc:
         fail(f"cannot write the reports: {exc}")
         return EXIT_ERROR

@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 from .._errors import AcpError, AgentExited, CapabilityNotSupported
 from ..config import all_agents, command_found, find_settings, load_settings
 from ..config._settings import SettingsError
-from ..launch import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageProblem, fail, resolve
+from ..launch import EXIT_ERROR, EXIT_OK, UsageProblem, fail, resolve
 from ._edge import Edge, is_terminal
+from ._failure import agent_text
+from ._parser import usage_error
 
 if TYPE_CHECKING:
     from ..config import AgentSpec, Settings
@@ -54,8 +56,7 @@ def list_agents(args: argparse.Namespace) -> int:
     try:
         settings = load_settings(path, explicit=explicit)
     except SettingsError as exc:
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(str(exc), "acphost agents")
     field = Edge(is_terminal(sys.stdout)).field
     default = next(iter(settings.agents), "demo")
     rows = []
@@ -135,13 +136,12 @@ def list_sessions(args: argparse.Namespace) -> int:
         redact = run_redactor(spec, settings).redact_text
         return asyncio.run(_sessions(args, cwd, spec, redact))
     except UsageProblem as exc:
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(str(exc), "acphost sessions")
     except CapabilityNotSupported:
         fail("this agent does not support listing sessions (sessionCapabilities.list)")
         return EXIT_ERROR
     except AcpError as exc:  # its stderr tail may quote the configured secrets
-        fail(run_redactor(spec, settings).redact_text(str(exc)))
+        fail(agent_text(str(exc), run_redactor(spec, settings).redact_text))
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
@@ -184,12 +184,13 @@ async def _doctor(args: argparse.Namespace) -> int:
             print(f"auth methods: {methods or 'none'}")
             tail = client.stderr_tail(10)
     except AgentExited as exc:
-        print(f"initialize:   FAILED: {edge.text(redact(exc.message))}")
+        print(f"initialize:   FAILED: {edge.text(agent_text(exc.message, redact))}")
         if exc.stderr_tail:
-            print("stderr tail:\n  " + _indented(edge.text(redact(exc.stderr_tail)), "  "))
+            tail = edge.text(agent_text(exc.stderr_tail, redact))
+            print("stderr tail:\n  " + _indented(tail, "  "))
         return EXIT_ERROR
     except AcpError as exc:
-        print(f"initialize:   FAILED: {edge.text(redact(str(exc)))}")
+        print(f"initialize:   FAILED: {edge.text(agent_text(str(exc), redact))}")
         return EXIT_ERROR
     shown_tail = _indented(edge.text(redact(tail)), pad) if tail else "(empty)"
     print("stderr tail:  " + shown_tail)
@@ -201,7 +202,6 @@ def doctor(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_doctor(args))
     except UsageProblem as exc:
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(str(exc), "acphost doctor")
     except KeyboardInterrupt:
         return 130

@@ -1,7 +1,8 @@
 """How a prompt run that failed is reported: one line (or a short block) on stderr.
 
 Agent text in a report (its error message and ``error.data``, its stderr
-tail) passes the run's one redactor, then the sanitiser of
+tail) passes the run's one redactor, is cut to :data:`AGENT_TEXT_LIMIT`
+characters by :func:`bounded`, then passes the sanitiser of
 :func:`~acphost.launch.fail`.
 """
 
@@ -12,6 +13,7 @@ import logging
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .. import schema as s
@@ -24,14 +26,32 @@ from .._errors import (
     RequestError,
 )
 from ..client import auth_method_id
-from ..launch import EXIT_ERROR, EXIT_USAGE, UsageProblem, fail
+from ..launch import EXIT_ERROR, UsageProblem, fail
+from ._parser import usage_error
 
 if TYPE_CHECKING:
     from .._errors import AuthRequired
     from ..config import AgentSpec
     from ..trace import Redactor
 
-__all__ = ["auth_message", "report", "terminal_login"]
+__all__ = ["AGENT_TEXT_LIMIT", "agent_text", "auth_message", "bounded", "report", "terminal_login"]
+
+#: The most characters of one agent-supplied text (an error's message, its
+#: ``data``, its stderr tail) a diagnostic prints: enough for any real error,
+#: while a 4 MB ``error.message`` would bury the terminal.
+AGENT_TEXT_LIMIT = 2000
+
+
+def bounded(text: str, limit: int = AGENT_TEXT_LIMIT) -> str:
+    """``text``, or its first ``limit`` characters and ``… (N more characters)``."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def agent_text(text: str, redact: Callable[[str], str]) -> str:
+    """Agent-supplied text for stderr: redacted whole (no secret is cut in two), then bounded."""
+    return bounded(redact(text))
 
 
 def auth_message(exc: AuthRequired, spec: AgentSpec) -> str:
@@ -39,7 +59,8 @@ def auth_message(exc: AuthRequired, spec: AgentSpec) -> str:
     methods = exc.auth_methods
     if not methods:
         return (
-            f"the agent {spec.name!r} requires authentication but offers no method: {exc.message}"
+            f"the agent {spec.name!r} requires authentication but offers no method: "
+            + bounded(exc.message)
         )
     lines = [f"the agent {spec.name!r} requires authentication. Methods:"]
     for m in methods:
@@ -86,12 +107,13 @@ def report(exc: Exception, spec: AgentSpec, redactor: Redactor) -> int:
     """
     from ..host import PolicyFileError  # noqa: PLC0415
 
-    redact = redactor.redact_text
+    def redact(text: str) -> str:
+        return agent_text(text, redactor.redact_text)
+
     if isinstance(exc, (UsageProblem, PolicyFileError, LocalProtocolError)):
         # LocalProtocolError covers CapabilityNotSupported and refused
         # --mode/--config values: the command line asked for the impossible.
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(bounded(str(exc)))
     if isinstance(exc, AgentStartError):
         fail(f"{exc} (agent {spec.name!r} from {spec.source})")
     elif isinstance(exc, (AgentExited, NotAnAcpAgent)):

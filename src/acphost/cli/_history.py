@@ -37,8 +37,9 @@ from ..history import (
     transcript_text,
     usage_summary,
 )
-from ..launch import EXIT_ERROR, EXIT_OK, EXIT_USAGE, fail
+from ..launch import EXIT_ERROR, EXIT_OK, fail
 from ..safetext import sanitize, sanitize_line
+from ._parser import Parser, add_global_flags, first_word, setup_logging, usage_error
 
 __all__ = ["history_main", "usage_main"]
 
@@ -114,7 +115,10 @@ class _Out:
         """A rich table on a terminal, else a header and tab-separated rows.
 
         On a terminal, the ``flex`` columns share what room is left (cut with
-        an ellipsis); every other column keeps its width.
+        an ellipsis); every other column keeps its width, up to
+        :data:`_CELL_MAX` characters: a longer cell (an agent-chosen currency
+        or name) is cut with an ellipsis, so one long string cannot take the
+        room of every other column. Piped rows stay exact.
         """
         if not self.tty:
             for row in (headers, *rows):
@@ -123,23 +127,49 @@ class _Out:
         from rich.table import Table  # noqa: PLC0415
         from rich.text import Text  # noqa: PLC0415
 
+        cells = [
+            [
+                sanitize_line(c) if i in flex else _cut(sanitize_line(c), _CELL_MAX)
+                for i, c in enumerate(row)
+            ]
+            for row in rows
+        ]
+        widths = [
+            max(len(h), *(len(r[i]) for r in cells)) if cells else len(h)
+            for i, h in enumerate(headers)
+        ]
+        # The flex columns share the room the others leave (two spaces between columns).
+        fixed = sum(w for i, w in enumerate(widths) if i not in flex) + 2 * (len(headers) - 1)
+        share = max(10, (self.console.width - fixed) // max(len(flex), 1))
         table = Table(box=None, header_style="bold", pad_edge=False)
         for i, header in enumerate(headers):
             justify: Literal["left", "right"] = "right" if i in numeric else "left"
             if i in flex:
-                table.add_column(header, justify=justify, no_wrap=True, ratio=1, min_width=10)
+                for row in cells:
+                    row[i] = _cut(row[i], share)
+                width = max(len(header), *(len(r[i]) for r in cells)) if cells else len(header)
+                table.add_column(header, justify=justify, no_wrap=True, max_width=width)
             else:
-                width = max(len(header), *(len(r[i]) for r in rows)) if rows else len(header)
-                table.add_column(header, justify=justify, no_wrap=True, min_width=width)
-        for row in rows:
-            table.add_row(*(Text(sanitize_line(c), overflow="ellipsis") for c in row))
+                table.add_column(header, justify=justify, no_wrap=True, width=widths[i])
+        for row in cells:
+            table.add_row(*(Text(c, overflow="ellipsis") for c in row))
         self.console.print(table)
+
+
+#: The widest a terminal table's fixed column gets, in characters.
+_CELL_MAX = 32
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text``, or its first ``limit - 1`` characters and an ellipsis."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # -- history -----------------------------------------------------------------------------------
 
 
 def _filter_flags(p: argparse.ArgumentParser, what: str) -> None:
+    add_global_flags(p, skip=("agent", "cwd"))
     p.add_argument("-a", "--agent", metavar="NAME", help="only this agent's sessions")
     p.add_argument("--cwd", metavar="DIR", help="only sessions in DIR or below it")
     p.add_argument(
@@ -153,7 +183,7 @@ def _filter_flags(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def _history_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="acphost history",
         description="The local history of every session acphost ran (the store at "
         "$ACPHOST_HISTORY, else $XDG_DATA_HOME/acphost/history.sqlite3). IDs may be "
@@ -176,12 +206,16 @@ def _history_parser() -> argparse.ArgumentParser:
     export.add_argument("-O", "--out", metavar="FILE", help="write to FILE (default: stdout)")
     imp = sub.add_parser("import", help="add sessions from json or jsonl exports")
     imp.add_argument("files", nargs="+", metavar="FILE", help="export files ('-': stdin)")
-    sub.add_parser("delete", help="delete sessions").add_argument("ids", nargs="+", metavar="ID")
+    delete = sub.add_parser("delete", help="delete sessions")
+    delete.add_argument("ids", nargs="+", metavar="ID")
     prune = sub.add_parser("prune", help="delete old sessions and give the space back")
     prune.add_argument("--older-than", required=True, metavar="AGE", help="e.g. 30d, 12h, 2w")
     prune.add_argument("--dry-run", action="store_true", help="only say what would go")
     info = sub.add_parser("info", help="where the store is, its size and what it holds")
     info.add_argument("-o", "--output", choices=("text", "json"), default="text")
+    for name, action in sub.choices.items():
+        if name not in ("list",):  # list has them, -a and --cwd as filters
+            add_global_flags(action)
     return p
 
 
@@ -431,15 +465,19 @@ def _info(args: argparse.Namespace, out: _Out) -> int:
     return EXIT_OK
 
 
-def _run(action: Callable[[argparse.Namespace, _Out], int], args: argparse.Namespace) -> int:
+def _run(
+    action: Callable[[argparse.Namespace, _Out], int], args: argparse.Namespace, prog: str
+) -> int:
+    setup_logging(args.verbose)
     try:
         return action(args, _Out(sys.stdout))
     except _Problem as exc:
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(str(exc), prog)
     except HistoryError as exc:
         fail(str(exc))
         return EXIT_ERROR
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: cli.main ends the run quietly
     except OSError as exc:
         fail(str(exc))
         return EXIT_ERROR
@@ -447,9 +485,18 @@ def _run(action: Callable[[argparse.Namespace, _Out], int], args: argparse.Names
 
 def history_main(argv: list[str]) -> int:
     """``acphost history [ACTION] ...``: run one action on the store; return the exit code."""
-    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+    parser = _history_parser()
+    actions_parsers = next(
+        a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+    ).choices.values()
+    # Options may come before the action (`acphost -v history info` hands
+    # `-v info` here): the action word goes first, whose parser takes them.
+    at = first_word(argv, *actions_parsers)
+    if at is not None:
+        argv = [argv[at], *argv[:at], *argv[at + 1 :]]
+    elif not {"-h", "--help"} & set(argv):
         argv = ["list", *argv]
-    args = _history_parser().parse_args(argv)
+    args = parser.parse_args(argv)
     actions = {
         "list": _list,
         "show": _show,
@@ -459,7 +506,7 @@ def history_main(argv: list[str]) -> int:
         "prune": _prune,
         "info": _info,
     }
-    return _run(actions[args.action], args)
+    return _run(actions[args.action], args, f"acphost history {args.action}")
 
 
 # -- usage -------------------------------------------------------------------------------------
@@ -520,11 +567,11 @@ def _usage(args: argparse.Namespace, out: _Out) -> int:
 
 def usage_main(argv: list[str]) -> int:
     """``acphost usage``: the usage ledger by agent, day or directory; return the exit code."""
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="acphost usage",
         description="Tokens by kind, turns and cost of the recorded sessions, summed by "
         "agent, day or directory (costs are summed per currency, never converted).",
     )
     p.add_argument("--by", choices=GROUPINGS, default="agent", help="the grouping (default agent)")
     _filter_flags(p, "turns")
-    return _run(_usage, p.parse_args(argv))
+    return _run(_usage, p.parse_args(argv), "acphost usage")

@@ -12,26 +12,12 @@ from collections.abc import Callable
 
 from ..launch import EXIT_USAGE
 from . import _collector
-from ._parser import Parser, build_parser, sub_parser
+from ._parser import build_parser, first_word, setup_logging, sub_parser
 
 __all__ = ["SUBCOMMANDS", "build_parser", "run_cli", "subcommand_at"]
 
 
-def _setup_logging(verbose: int) -> None:
-    import logging  # noqa: PLC0415 - not for --help
-
-    from ._edge import stderr_log_handler  # noqa: PLC0415
-
-    handler = stderr_log_handler()
-    handler.setFormatter(logging.Formatter("acphost: %(name)s: %(message)s"))
-    root = logging.getLogger("acphost")
-    root.addHandler(handler)
-    root.propagate = False
-    root.setLevel(
-        logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    )
-    if verbose < 2:
-        logging.getLogger("acphost.agent.stderr").setLevel(logging.WARNING)
+_setup_logging = setup_logging
 
 
 def _agents(argv: list[str]) -> int:
@@ -133,13 +119,11 @@ def _tui(argv: list[str]) -> int:
 
 
 def _validate(argv: list[str]) -> int:
-    p = Parser(
-        prog="acphost validate",
-        description="Check a JSONL trace against the ACP schema and ordering rules.",
-    )
+    p = sub_parser("validate", "Check a JSONL trace against the ACP schema and ordering rules.")
     p.add_argument("trace", nargs="+", help="trace files (from --trace)")
     p.add_argument("--no-schema", action="store_true", help="check only the ordering rules")
     args = p.parse_args(argv)
+    _setup_logging(args.verbose)
     from ._trace import validate  # noqa: PLC0415
 
     return validate(args.trace, schema=not args.no_schema)
@@ -147,8 +131,13 @@ def _validate(argv: list[str]) -> int:
 
 def _replay(argv: list[str]) -> int:
     from ..agents.replay import main  # noqa: PLC0415
+    from ._parser import Parser, add_global_flags  # noqa: PLC0415
 
-    code: int = main(argv, prog="acphost replay")
+    def global_flags(p: argparse.ArgumentParser) -> None:
+        # Its own -v lists the differences; the other global options are accepted, unused.
+        add_global_flags(p, skip=("verbose",))
+
+    code: int = main(argv, prog="acphost replay", parser_class=Parser, add_flags=global_flags)
     return code
 
 
@@ -205,32 +194,8 @@ def subcommand_at(argv: list[str], parser: argparse.ArgumentParser) -> int | Non
         The index of the subcommand word in ``argv``.
 
     """
-    takes_value = {
-        option: action.nargs != 0
-        for action in parser._actions
-        for option in action.option_strings
-    }
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word == "--":
-            return None
-        if word.startswith("--"):
-            name = word.partition("=")[0]
-            known = [o for o in takes_value if o == name] or [
-                o for o in takes_value if o.startswith(name)  # argparse's abbreviations
-            ]
-            if "=" not in word and len(known) == 1 and takes_value[known[0]]:
-                i += 1
-        elif word.startswith("-") and len(word) > 1:
-            for j, letter in enumerate(word[1:], start=2):
-                if takes_value.get("-" + letter):
-                    i += j == len(word)  # the value is the next word unless attached
-                    break
-        else:
-            return i if word in SUBCOMMANDS else None
-        i += 1
-    return None
+    at = first_word(argv, parser)
+    return at if at is not None and argv[at] in SUBCOMMANDS else None
 
 
 def run_cli(argv: list[str]) -> int:
@@ -242,7 +207,8 @@ def run_cli(argv: list[str]) -> int:
     at = subcommand_at(argv, parser)
     if at is not None:
         _collector.resume()
-        # Global options before the word go to the subcommand: `acphost -a demo doctor`.
+        # Global options before the word go to the subcommand, which takes
+        # them as its own (`acphost -a demo doctor` is `acphost doctor -a demo`).
         return SUBCOMMANDS[argv[at]](argv[:at] + argv[at + 1 :])
     args = parser.parse_args(argv)
     _setup_logging(args.verbose)

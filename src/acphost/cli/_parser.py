@@ -13,7 +13,15 @@ from typing import NoReturn
 from .._version import __version__
 from ..launch import EXIT_USAGE
 
-__all__ = ["Parser", "build_parser", "sub_parser"]
+__all__ = [
+    "Parser",
+    "add_global_flags",
+    "build_parser",
+    "first_word",
+    "setup_logging",
+    "sub_parser",
+    "usage_error",
+]
 
 _EPILOG = """\
 subcommands:
@@ -45,19 +53,125 @@ Every prompt run is recorded in the local history (see `acphost history`);
 --no-history or ACPHOST_NO_HISTORY=1 turns that off."""
 
 
+def usage_error(message: str, prog: str = "acphost") -> int:
+    """Print a usage error as every command spells it; return the exit code (2).
+
+    One line on stderr, ``PROG: MESSAGE; see 'PROG --help'``: argparse's
+    errors (through :class:`Parser`) and the checks made after parsing (an
+    empty prompt, flags that exclude each other, a bad date) look the same.
+    The message may quote what the user typed, or a file's name: sanitised.
+
+    Args:
+        message: what is wrong (one line; newlines are shown escaped).
+        prog: the command whose ``--help`` explains it (``acphost history show``).
+
+    Returns:
+        :data:`~acphost.launch.EXIT_USAGE`.
+
+    """
+    import sys  # noqa: PLC0415
+
+    from ..safetext import sanitize_line  # noqa: PLC0415 - not for --help
+
+    print(f"{prog}: {sanitize_line(message)}; see '{prog} --help'", file=sys.stderr)
+    return EXIT_USAGE
+
+
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are one line and a pointer to ``--help``."""
+    """An argument parser whose usage errors are one line and a pointer to ``--help``.
+
+    Every parser of the command line is one (subparsers inherit the class),
+    so no usage error prints argparse's usage block.
+    """
 
     def error(self, message: str) -> NoReturn:
         """Print ``PROG: MESSAGE; see 'PROG --help'`` on stderr and exit 2."""
-        self.exit(EXIT_USAGE, f"{self.prog}: {message}; see '{self.prog} --help'\n")
+        raise SystemExit(usage_error(message, self.prog))
+
+
+def setup_logging(verbose: int) -> None:
+    """Log ``acphost.*`` to stderr: warnings, ``-v`` info, ``-vv`` debug and the agent's stderr."""
+    import logging  # noqa: PLC0415 - not for --help
+
+    from ._edge import stderr_log_handler  # noqa: PLC0415
+
+    handler = stderr_log_handler()
+    handler.setFormatter(logging.Formatter("acphost: %(name)s: %(message)s"))
+    root = logging.getLogger("acphost")
+    root.addHandler(handler)
+    root.propagate = False
+    root.setLevel(
+        logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    )
+    if verbose < 2:
+        logging.getLogger("acphost.agent.stderr").setLevel(logging.WARNING)
+
+
+def first_word(argv: list[str], *parsers: argparse.ArgumentParser) -> int | None:
+    """The index of the first word that is neither an option nor an option's value, or None.
+
+    ``-a demo list`` gives 2: the parsers say which options take a value
+    (``-a`` does, ``-v`` does not), so the value is skipped; argparse's
+    abbreviations (``--sett``) count. After ``--`` there is no such word.
+
+    Args:
+        argv: the arguments.
+        parsers: the parsers whose options may come before the word.
+
+    Returns:
+        The index in ``argv``, or None.
+
+    """
+    takes_value = {
+        option: action.nargs != 0
+        for parser in parsers
+        for action in parser._actions
+        for option in action.option_strings
+    }
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            return None
+        if word.startswith("--"):
+            name = word.partition("=")[0]
+            known = [o for o in takes_value if o == name] or [
+                o for o in takes_value if o.startswith(name)  # argparse's abbreviations
+            ]
+            if "=" not in word and len(known) == 1 and takes_value[known[0]]:
+                i += 1
+        elif word.startswith("-") and len(word) > 1:
+            for j, letter in enumerate(word[1:], start=2):
+                if takes_value.get("-" + letter):
+                    i += j == len(word)  # the value is the next word unless attached
+                    break
+        else:
+            return i
+        i += 1
+    return None
 
 
 _AGENT_HELP = "the agent (default: the first in settings, else demo)"
 
 
-def _common(p: argparse.ArgumentParser, agent_help: str = _AGENT_HELP) -> None:
-    p.add_argument("-a", "--agent", metavar="NAME", help=agent_help)
+def add_global_flags(
+    p: argparse.ArgumentParser, agent_help: str = _AGENT_HELP, *, skip: tuple[str, ...] = ()
+) -> None:
+    """Add the options every command takes: agent, settings, cwd, verbosity, init timeout.
+
+    ``acphost -a demo history list`` hands ``-a demo`` to the subcommand, so
+    every subcommand accepts them (a shell alias with global options works
+    with each); where one means nothing to it, it is accepted and unused.
+
+    Args:
+        p: the parser.
+        agent_help: the help of ``-a``.
+        skip: destinations the parser defines itself, with its own meaning
+            (``history list -a NAME`` filters by agent).
+
+    """
+    if "agent" not in skip:
+        p.add_argument("-a", "--agent", metavar="NAME", help=agent_help)
     p.add_argument(
         "--agent-command",
         metavar='"CMD ARGS..."',
@@ -66,16 +180,18 @@ def _common(p: argparse.ArgumentParser, agent_help: str = _AGENT_HELP) -> None:
     p.add_argument(
         "--settings", metavar="PATH", help="settings.json to use (also $ACPHOST_SETTINGS)"
     )
-    p.add_argument(
-        "--cwd", metavar="DIR", help="the session's workspace (default: the current directory)"
-    )
-    p.add_argument(
-        "-v",
-        "--verbose",
-        action="count",
-        default=0,
-        help="log to stderr (-vv: also the agent's stderr)",
-    )
+    if "cwd" not in skip:
+        p.add_argument(
+            "--cwd", metavar="DIR", help="the session's workspace (default: the current directory)"
+        )
+    if "verbose" not in skip:
+        p.add_argument(
+            "-v",
+            "--verbose",
+            action="count",
+            default=0,
+            help="log to stderr (-vv: also the agent's stderr)",
+        )
     p.add_argument(
         "--init-timeout",
         type=float,
@@ -97,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "prompt", nargs="*", help="the prompt; @path and @url mentions become resource links"
     )
-    _common(p)
+    add_global_flags(p)
     p.add_argument(
         "-o",
         "--output",
@@ -263,5 +379,5 @@ def sub_parser(
 ) -> argparse.ArgumentParser:
     """A subcommand's parser with the options every command shares (agent, settings, cwd...)."""
     p = Parser(prog=f"acphost {name}", description=description)
-    _common(p, agent_help)
+    add_global_flags(p, agent_help)
     return p

@@ -4,8 +4,8 @@ Rendering is kept apart from data (after rich and Textual): the
 renderers read typed updates and the session state, never frames.
 
 What an update shows is decided once, in :func:`describe`, as tagged
-:class:`Line` items (``[plan]``, ``[tool]``, ``[diff]``, ``[commands]``, and
-for stderr ``[notice]`` and ``[compaction]``);
+:class:`Line` items (``[plan]``, ``[tool]``, ``[diff]``, and for stderr
+``[notice]`` and ``[compaction]``);
 :class:`PlainRenderer` writes them as text, the terminal renderer
 (``_live.RichRenderer``) styles the same lines. A new kind of update is one
 entry in ``_DESCRIBERS``.
@@ -186,11 +186,6 @@ def _tool(update: Any, state: SessionState, edge: Edge) -> list[Line]:
     return lines
 
 
-def _commands(update: s.AvailableCommandsUpdate, state: SessionState, edge: Edge) -> list[Line]:
-    names = " ".join("/" + edge.field(c.name) for c in update.available_commands)
-    return [Line(f"[commands] {names}", "dim")]
-
-
 def _notice(update: s.Notice, state: SessionState, edge: Edge) -> list[Line]:
     return [notice_line(update.severity, update.text, edge)]
 
@@ -203,11 +198,14 @@ def _compaction(update: s.CompactionUpdate, state: SessionState, edge: Edge) -> 
 _Describer = Callable[[Any, "SessionState", Edge], list[Line]]
 
 # What each kind of update shows (message and thought chunks stream instead).
+# The agent's slash commands are session state, not part of the answer: an
+# available_commands_update may arrive before the turn or during it, as the
+# agent's timing goes, so printing it would make the same run's output differ
+# from one run to the next. --list-commands lists them (waiting for them).
 _DESCRIBERS: dict[type, _Describer] = {
     s.PlanUpdate: _plan,
     s.ToolCallStart: _tool,
     s.ToolCallProgress: _tool,
-    s.AvailableCommandsUpdate: _commands,
     s.Notice: _notice,
     s.CompactionUpdate: _compaction,
 }

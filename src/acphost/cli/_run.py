@@ -21,7 +21,6 @@ from ..launch import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
-    EXIT_USAGE,
     UsageProblem,
     fail,
     start_agent,
@@ -29,6 +28,7 @@ from ..launch import (
 from ..safetext import escape_json_for_terminal
 from . import _collector
 from ._edge import Edge, is_terminal, warn
+from ._parser import usage_error
 
 if TYPE_CHECKING:
     from ..client import AcpClient, HostConfig, Session, TurnResult
@@ -447,8 +447,7 @@ def run_prompt(args: argparse.Namespace) -> int:
     try:
         prepared = prepare_run(args)
     except UsageProblem as exc:
-        fail(str(exc))
-        return EXIT_USAGE
+        return usage_error(str(exc))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     try:
@@ -475,8 +474,7 @@ def _attempts(p: Prepared) -> int:
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return EXIT_ERROR
         except OutputFileError as exc:
-            fail(str(p.outputs.usage_problem(exc)))
-            return EXIT_USAGE
+            return usage_error(str(p.outputs.usage_problem(exc)))
         except AuthRequired as exc:
             from ._failure import auth_message, terminal_login  # noqa: PLC0415
 

@@ -19,8 +19,9 @@ from ..config import (
     trust_store_path,
     trusted_files,
 )
-from ..launch import EXIT_OK, EXIT_USAGE
+from ..launch import EXIT_OK
 from ..safetext import sanitize_line
+from ._parser import Parser, add_global_flags, setup_logging, usage_error
 
 __all__ = ["describe_settings", "trust_main"]
 
@@ -32,7 +33,7 @@ trusted it, and again only after you trust each change (like direnv's allow).
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="acphost trust",
         description=_DESCRIPTION,
         epilog=f"trusted files are recorded (path and SHA-256) in {trust_store_path()}",
@@ -48,12 +49,18 @@ def _parser() -> argparse.ArgumentParser:
         "--list", action="store_true", help="list trusted files and whether they changed"
     )
     x.add_argument("--revoke", metavar="PATH", help="stop trusting this settings file")
+    add_global_flags(p)
     return p
 
 
-def _target(path: str | None) -> Path:
+def _target(path: str | None, cwd: str | None = None) -> Path:
+    """The settings file meant by a path trust or --revoke was given (both take the same forms).
+
+    A project directory, its ``.acphost`` directory or the file itself; none:
+    the project at ``--cwd``, else the current directory.
+    """
     if path is None:
-        return project_settings_path(os.getcwd())
+        return project_settings_path(os.path.abspath(os.path.expanduser(cwd or os.getcwd())))
     p = Path(os.path.expanduser(path))
     if p.is_dir():
         return p / "settings.json" if p.name == ".acphost" else project_settings_path(p)
@@ -61,8 +68,7 @@ def _target(path: str | None) -> Path:
 
 
 def _err(message: str) -> int:
-    print(f"acphost: {sanitize_line(message)}", file=sys.stderr)
-    return EXIT_USAGE
+    return usage_error(message, "acphost trust")
 
 
 def _pairs(items: Any) -> list[tuple[str, str]]:
@@ -160,14 +166,16 @@ def _list() -> int:
 def trust_main(argv: list[str]) -> int:
     """Run ``acphost trust [PATH | --list | --revoke PATH]``; return the exit code."""
     args = _parser().parse_args(argv)
+    setup_logging(args.verbose)
     if args.list:
         return _list()
     if args.revoke is not None:
         try:
-            found = revoke(args.revoke)
+            target = _target(args.revoke, args.cwd)
+            found = revoke(target)
         except SettingsError as exc:
             return _err(str(exc))
-        shown = sanitize_line(args.revoke)
+        shown = sanitize_line(os.path.abspath(target))
         print(f"revoked {shown}" if found else f"{shown} was not trusted", file=sys.stderr)
         return EXIT_OK
-    return _trust(_target(args.path))
+    return _trust(_target(args.path, args.cwd))

@@ -35,10 +35,12 @@ DEMO = AgentSpec(
 # (pinned to the version tests/interop runs against, newer than the snapshot);
 # "version": shown in the description.
 _OVERLAY: dict[str, dict[str, Any]] = {
-    "claude-code-acp": {
-        "alias": ["claude", "claude-code"],
-        "npx": "@zed-industries/claude-code-acp@0.16.2",
-        "version": "0.16.2",
+    # claude-agent-acp succeeded @zed-industries/claude-code-acp (last 0.16.2),
+    # whose registry id stays an alias; docs/INTEROP.md has the history.
+    "claude-acp": {
+        "alias": ["claude", "claude-code", "claude-code-acp"],
+        "npx": "@agentclientprotocol/claude-agent-acp@0.101.0",
+        "version": "0.101.0",
     },
     "gemini": {
         "alias": ["gemini-cli"],

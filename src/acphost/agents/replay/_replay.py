@@ -36,6 +36,7 @@ from ...safetext import sanitize_line
 
 TYPE_CHECKING = False  # not typing's: the replay agent starts without importing typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import IO, Any
 
     Frame = dict[str, Any]
@@ -314,14 +315,18 @@ Exit status: 0 the client behaved as recorded, 1 it differed, 2 the trace
 cannot be replayed."""
 
 
-def _parser(prog: str) -> Any:
+def _parser(prog: str, parser_class: Any, add_flags: Callable[[Any], None] | None) -> Any:
     import argparse  # noqa: PLC0415 - the agent's other start-up stays small
 
-    p = argparse.ArgumentParser(
+    p = (parser_class or argparse.ArgumentParser)(
         prog=prog, description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     p.add_argument("trace", help="the JSONL trace to replay")
-    p.add_argument("-v", "--verbose", action="store_true", help="list every difference on stderr")
+    p.add_argument(
+        "-v", "--verbose", action="count", default=0, help="list every difference on stderr"
+    )
+    if add_flags is not None:
+        add_flags(p)
     p.add_argument(
         "--report",
         metavar="FILE",
@@ -358,12 +363,22 @@ def _write_report(path: str, report: dict[str, Any]) -> None:
         raise
 
 
-def main(argv: list[str] | None = None, *, prog: str = "python -m acphost.agents.replay") -> int:
+def main(
+    argv: list[str] | None = None,
+    *,
+    prog: str = "python -m acphost.agents.replay",
+    parser_class: Any = None,
+    add_flags: Callable[[Any], None] | None = None,
+) -> int:
     """``replay TRACE [-v] [--report FILE]``; returns the exit status.
 
     Args:
         argv: the arguments (default: ``sys.argv[1:]``).
         prog: the command name shown in usage and help.
+        parser_class: the ``argparse.ArgumentParser`` subclass to parse with
+            (``acphost replay`` passes the command line's, whose usage
+            errors are one line).
+        add_flags: adds the options the calling command accepts everywhere.
 
     Returns:
         0 the client behaved as recorded, 1 it differed, 2 the trace (or
@@ -371,7 +386,8 @@ def main(argv: list[str] | None = None, *, prog: str = "python -m acphost.agents
 
     """
     try:
-        args = _parser(prog).parse_args(sys.argv[1:] if argv is None else argv)
+        parser = _parser(prog, parser_class, add_flags)
+        args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as exc:  # --help, or a usage error argparse printed
         return int(exc.code or 0)
     shown = sanitize_line(args.trace)

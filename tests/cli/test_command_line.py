@@ -1,0 +1,160 @@
+"""The command line's shape, run as the real ``acphost``: global options before any
+subcommand, usage errors, a reader of stdout that goes away."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .runner import run
+
+
+@pytest.fixture
+def home(tmp_path):
+    """An isolated history store and settings file; the test runs in ``tmp_path``."""
+    settings = tmp_path / "s.json"
+    settings.write_text(json.dumps({"agent_servers": {}}))
+    return {"ACPHOST_HISTORY": str(tmp_path / "history.sqlite3")}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["-v", "history", "info"],
+        ["-a", "demo", "history", "list"],
+        ["--settings", "s.json", "history", "list"],
+        ["history", "-v", "info"],
+        ["--cwd", ".", "history"],
+        ["-v", "usage"],
+        ["-a", "demo", "--settings", "s.json", "usage", "--by", "day"],
+        ["-v", "trust", "--list"],
+        ["--settings", "s.json", "agents"],
+        ["-v", "validate", "--help"],
+        ["-v", "batch", "--help"],
+        ["-v", "batch", "report", "--help"],
+        ["-a", "demo", "replay", "--help"],
+    ],
+)
+def test_global_options_before_any_subcommand(argv, tmp_path, home):
+    """Every subcommand takes the global options given before its name, as doctor does."""
+    r = run(argv, cwd=tmp_path, env=home)
+    assert r.returncode == 0, r.stderr
+    assert "unrecognized" not in r.stderr
+
+
+def test_global_filter_options_keep_their_meaning(tmp_path, home):
+    """``acphost -a NAME history list`` is ``acphost history list -a NAME``: the filter applies."""
+    assert run(["-o", "simple", "echo one"], cwd=tmp_path, env=home).returncode == 0
+    listed = run(["-a", "demo", "history", "list"], cwd=tmp_path, env=home).stdout
+    assert len(listed.splitlines()) == 2  # the header and the one session
+    listed = run(["-a", "other", "history", "list"], cwd=tmp_path, env=home).stdout
+    assert len(listed.splitlines()) == 1
+
+
+_HINT = re.compile(r"^(acphost(?: [a-z]+)*): [^\n]+; see '\1 --help'\n$")
+
+
+@pytest.mark.parametrize(
+    ("argv", "prog"),
+    [
+        (["history", "bogus"], "acphost history"),
+        (["history", "show"], "acphost history show"),
+        (["history", "prune"], "acphost history prune"),
+        (["history", "prune", "--older-than", "soon"], "acphost history prune"),
+        (["usage", "--by", "nope"], "acphost usage"),
+        (["usage", "-o", "xml"], "acphost usage"),
+        (["replay"], "acphost replay"),
+        (["trust", "--bogus"], "acphost trust"),
+        (["batch", "--bogus"], "acphost batch"),
+        (["batch", "report"], "acphost batch report"),
+        (["validate"], "acphost validate"),
+        (["doctor", "--bogus"], "acphost doctor"),
+        ([""], "acphost"),
+        (["--replay-context", "hi"], "acphost"),
+        (["-a", "demo", "--agent-command", "python -m acphost.agents.demo", "hi"], "acphost"),
+        (["-a", "nosuchagent", "hi"], "acphost"),
+        (["--bogus"], "acphost"),
+    ],
+)
+def test_a_usage_error_is_one_line_and_a_pointer_to_help(argv, prog, tmp_path, home):
+    r = run(argv, cwd=tmp_path, env=home, input="")
+    assert r.returncode == 2
+    match = _HINT.match(r.stderr)
+    assert match is not None, r.stderr
+    assert match.group(1) == prog
+    assert r.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["usage"], ["history", "list"], ["history", "info"], ["agents"], ["trust", "--list"]],
+)
+def test_a_listing_whose_reader_went_away_ends_quietly(argv, tmp_path, home):
+    """``acphost usage | true``: no "Broken pipe" message; exit 1, as a prompt run's."""
+    assert run(["-o", "simple", "echo one"], cwd=tmp_path, env=home).returncode == 0
+    (tmp_path / ".acphost").mkdir()
+    (tmp_path / ".acphost" / "settings.json").write_text('{"agent_servers": {}}')
+    assert run(["trust", str(tmp_path)], cwd=tmp_path, env=home).returncode == 0
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the first write
+    proc = subprocess.run(
+        [sys.executable, "-m", "acphost", *argv],
+        cwd=tmp_path,
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "ACPHOST_SETTINGS": "", "XDG_CONFIG_HOME": str(tmp_path / ".xdg"), **home},
+        timeout=60,
+    )
+    os.close(write)
+    assert (proc.returncode, proc.stderr) == (1, "")
+
+
+def test_the_claude_preset_is_claude_agent_acp(tmp_path, home):
+    """`-a claude` runs the package tests/interop runs against, not its superseded predecessor."""
+    r = run(["agents"], cwd=tmp_path, env=home)
+    rows = {line.split()[0]: line.split()[3:] for line in r.stdout.splitlines()[1:] if line.strip()}
+    for name in ("claude", "claude-code", "claude-code-acp", "claude-acp"):
+        assert rows[name] == ["npx", "-y", "@agentclientprotocol/claude-agent-acp@0.101.0"], name
+    assert "@zed-industries/claude-code-acp" not in r.stdout
+    interop = (Path(__file__).parents[1] / "interop" / "packages.txt").read_text()
+    assert "@agentclientprotocol/claude-agent-acp@0.101.0" in interop.splitlines()
+
+
+def test_slash_commands_sent_during_a_turn_are_not_printed_amid_the_answer(tmp_path, home):
+    """The demo's `commands` turn sends available_commands_update mid-turn, as its start-up
+    update may arrive (or not) during any turn: -o text shows the same answer either way."""
+    r = run(["commands"], cwd=tmp_path, env=home)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "Sent the list of slash commands.\n"
+    r = run(["--list-commands", "echo x"], cwd=tmp_path, env=home)
+    section, answer = r.stdout.split("\n\n", 1)
+    assert section.startswith("commands") and "/" in section
+    assert answer == "x\n"
+
+
+def test_a_huge_agent_error_is_printed_bounded(tmp_path, hostile_env):
+    """A 4 MB error.message and 4 MB of error.data reach stderr as a few KB, saying what was cut."""
+    r = subprocess.run(
+        [sys.executable, "-m", "acphost", "hugeerror"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=hostile_env,
+        timeout=120,
+    )
+    assert r.returncode == 1
+    assert len(r.stderr) < 10_000, len(r.stderr)
+    message, data = r.stderr.splitlines()
+    assert message.startswith("acphost: the agent answered an error: huge mmm")
+    assert re.search(r"m… \(\d+ more characters\)$", message), message[-80:]
+    cut = int(re.search(r"\((\d+) more characters\)$", message).group(1))
+    assert cut == len("huge ") + (4 << 20) + len(" (JSON-RPC error -32603)") - 2000
+    assert data.startswith('  data: {"why": "ddd')
+    assert re.search(r"d… \(\d+ more characters\)$", data), data[-80:]
