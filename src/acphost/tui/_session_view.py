@@ -11,8 +11,7 @@ from textual.message import Message
 
 from .. import schema as s
 from .._errors import AcpError, AgentExited, RequestError
-from ..client import Message as StateMessage
-from ..client import Session
+from ..client import Session, SessionState
 from ._blocks import MediaCard, block_markdown, is_card
 from ._model import StartInfo, first_words, reported_tokens
 from ._notes import stop_note
@@ -104,15 +103,24 @@ class SessionView(Vertical):
             show_record(self.transcript, self.past)
             self.transcript.add_marker("resumed from the local history")
             self.first_prompt = next((t.prompt for t in self.past.turns if t.prompt), "")
-        self._show_history(self.session.state.messages)
+        self._show_history(self.session.state)
         for call_id in self.session.state.tool_calls:
             self.transcript.on_update(s.ToolCallProgress(tool_call_id=call_id))
         self.plan.show_plan(self.session.state.plan)
         self._follow()
 
-    def _show_history(self, messages: list[StateMessage]) -> None:
+    def _show_history(self, state: SessionState) -> None:
+        """Show a loaded session's state: its messages, each compaction where it appeared.
+
+        A compaction's ``position`` is the number of messages before it, so
+        its marker (and collapsed summary) sits where it was shown live; the
+        sort is stable, so compactions at one place keep their arrival order.
+        """
         transcript = self.transcript
-        for msg in messages:
+        marks = sorted(state.compactions.values(), key=lambda c: c.position)
+        for index, msg in enumerate(state.messages):
+            while marks and marks[0].position <= index:
+                transcript.show_state_compaction(marks.pop(0).compaction_id)
             if msg.role == "user":
                 transcript.add_user(list(msg.content))
                 if not self.first_prompt:
@@ -127,6 +135,8 @@ class SessionView(Vertical):
             for block in msg.content:
                 if is_card(block):
                     transcript.mount(MediaCard(block))
+        for mark in marks:
+            transcript.show_state_compaction(mark.compaction_id)
         transcript.end_turn()
 
     def _follow(self) -> None:

@@ -250,7 +250,7 @@ class Transcript(VerticalScroll):
                 title = f"{title}: {update.description}"
             self.show_agent_notice(update.severity, title)
         elif isinstance(update, (s.CompactionUpdate, s.CompactionSummaryChunk)):
-            self._compaction(update.compaction_id)
+            self.show_state_compaction(update.compaction_id)
         elif isinstance(update, s.UnknownSessionUpdate):
             self.add_notice(
                 f"(ignored an update of a kind this version does not know: {update.kind})"
@@ -305,7 +305,8 @@ class Transcript(VerticalScroll):
         else:
             card.refresh_call()
 
-    def _compaction(self, compaction_id: str) -> None:
+    def show_state_compaction(self, compaction_id: str) -> None:
+        """Show a compaction as the session state has it now (its marker, the first time)."""
         # The session state owns the patch rules; the block shows its result.
         compaction = self.state.compactions.get(compaction_id)
         if compaction is not None:
