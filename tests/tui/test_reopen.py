@@ -3,6 +3,8 @@ shows what it showed live: its compaction markers in place, and its name on the 
 
 from __future__ import annotations
 
+from textual.widgets import Tab
+
 from acphost.tui import AcpApp
 from acphost.tui._blocks import UserBubble
 from acphost.tui._history_screen import HistoryScreen
@@ -73,3 +75,16 @@ async def test_a_reloaded_session_shows_its_compaction_where_it_happened(tmp_pat
         assert block.collapsed  # collapsible, collapsed, as live
         assert block.title.startswith("⟲ context compacted")
         assert "".join(block.parts) == summaries[0]
+
+
+async def test_a_reopened_session_is_named_on_its_tab(tmp_path, workspace):
+    """A session reopened from the history was named "new session" until a
+    prompt was sent, though its first prompt was in the replayed history."""
+    label, _ = await _record(tmp_path, workspace, "echo remembered words", "echo more")
+    assert "remembered words" in label
+    app = AcpApp(demo_spec(tmp_path), str(workspace))
+    async with app.run_test(size=SIZE) as pilot:
+        view = await _reopen(pilot)
+        assert view.label == label
+        tabs = [str(t.label) for t in app.query(Tab)]
+        assert f"2 {label}" in tabs

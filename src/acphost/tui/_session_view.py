@@ -11,6 +11,7 @@ from textual.message import Message
 
 from .. import schema as s
 from .._errors import AcpError, AgentExited, RequestError
+from ..client import Message as StateMessage
 from ..client import Session, SessionState
 from ._blocks import MediaCard, block_markdown, is_card
 from ._model import StartInfo, first_words, reported_tokens
@@ -80,7 +81,9 @@ class SessionView(Vertical):
         self.stop_reason = ""
         self.busy = False
         self.cancelling = False
-        self.first_prompt = ""
+        #: The first prompt's text, for the tab label: a reopened session's
+        #: is in its history (the replayed messages, or the recorded turns).
+        self.first_prompt = _first_prompt(session.state.messages, past)
         #: The history's recording of this session, when recording is on.
         self.recording: SessionRecording | None = None
         #: Tokens the agent reported for this view's turns (``PromptResponse.usage``).
@@ -102,7 +105,6 @@ class SessionView(Vertical):
         if self.past is not None:
             show_record(self.transcript, self.past)
             self.transcript.add_marker("resumed from the local history")
-            self.first_prompt = next((t.prompt for t in self.past.turns if t.prompt), "")
         self._show_history(self.session.state)
         for call_id in self.session.state.tool_calls:
             self.transcript.on_update(s.ToolCallProgress(tool_call_id=call_id))
@@ -123,8 +125,6 @@ class SessionView(Vertical):
                 transcript.show_state_compaction(marks.pop(0).compaction_id)
             if msg.role == "user":
                 transcript.add_user(list(msg.content))
-                if not self.first_prompt:
-                    self.first_prompt = msg.text
                 continue
             text = agent_markdown("".join(block_markdown(b) for b in msg.content))
             if text:
@@ -268,3 +268,12 @@ class SessionView(Vertical):
         if result.stop_reason == "cancelled" and self.cancelling:
             return "cancelled by the user"
         return None
+
+
+def _first_prompt(messages: list[StateMessage], past: SessionRecord | None) -> str:
+    """The text of a session's first prompt: the recorded turns', else the replayed messages'."""
+    if past is not None:
+        recorded = next((t.prompt for t in past.turns if t.prompt), "")
+        if recorded:
+            return recorded
+    return next((m.text for m in messages if m.role == "user" and m.text), "")
