@@ -88,3 +88,14 @@ async def test_a_reopened_session_is_named_on_its_tab(tmp_path, workspace):
         assert view.label == label
         tabs = [str(t.label) for t in app.query(Tab)]
         assert f"2 {label}" in tabs
+
+
+async def test_a_reopened_session_with_a_title_is_named_by_it(tmp_path, workspace):
+    """The title the agent replays on session/load names the tab, before any prompt."""
+    label, _ = await _record(tmp_path, workspace, "echo first", "title Alpha notes")
+    assert label == "Alpha notes"
+    app = AcpApp(demo_spec(tmp_path), str(workspace))
+    async with app.run_test(size=SIZE) as pilot:
+        view = await _reopen(pilot)
+        assert view.label == "Alpha notes"
+        assert "2 Alpha notes" in [str(t.label) for t in app.query(Tab)]
