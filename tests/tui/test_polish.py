@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import itertools
 
-from textual.widget import Widget
 from textual.widgets import Tab
 
 from acphost import schema as s
@@ -269,17 +268,3 @@ async def test_media_notices_and_compaction_in_the_transcript(scripted):
         block = transcript.query_one(CompactionBlock)
         assert block.title.startswith("⟲ context compacted")
         assert block.collapsed and "".join(block.parts) == "We refactored the parser."
-
-
-async def test_a_conversation_that_fits_again_is_shown_from_its_top(make_app):
-    """A streaming block that overflowed the pane, then settled shorter, left the
-    view anchored and scrolled past the conversation's start (a blank line at the top)."""
-    app = make_app()
-    async with app.run_test(size=(120, 35)) as pilot:
-        await ready(pilot)
-        transcript = app.active_view.transcript
-        transcript.anchor()  # as after a block overflowed the pane while streaming
-        # where Textual's layout puts an anchored view whose content is short
-        transcript.set_reactive(Widget.scroll_y, -1)
-        await wait_for(pilot, lambda: not transcript.is_anchored)
-        assert transcript.scroll_y == 0

@@ -72,7 +72,7 @@ async def _settle(pilot) -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + 10
     last, same = None, 0
-    while same < 6:  # longer than the transcript's 0.2 s layout check
+    while same < 6:  # six unchanged frames: streaming, layout and scrolling done
         await pilot.wait_for_scheduled_animations()
         await pilot.pause(0.05)
         text = screen_text(pilot.app)

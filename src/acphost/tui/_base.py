@@ -89,6 +89,10 @@ class AppBase(App[int]):
         """Open a session in a new tab (defined by the lifecycle)."""
         raise NotImplementedError
 
+    def no_session_note(self) -> str:
+        """Why no session is active, for an action that needs one (defined by the lifecycle)."""
+        raise NotImplementedError
+
     def session_options(self) -> dict[str, Any]:
         """The options every opened session gets (MCP servers; defined by the lifecycle)."""
         raise NotImplementedError

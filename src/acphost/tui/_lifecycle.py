@@ -42,6 +42,9 @@ CLOSE_GRACE = 0.5
 class AgentLifecycle(AppBase):
     """Connecting, authenticating, opening sessions, crashes and restarts."""
 
+    #: Sessions being opened now (``session/new``, ``/load``, ``/resume`` and their tab).
+    _opening = 0
+
     def _host_config(self) -> HostConfig:
         outputs = (self.history.path,) if self.history.enabled else ()
         config = build_host_config(
@@ -149,12 +152,32 @@ class AgentLifecycle(AppBase):
         ``past`` is the session's recorded turns, shown above the new ones
         (a session resumed from the history, which the agent does not replay).
         """
-        session = await self._open_with_auth(opener)
-        if session is None:
-            return None
-        if not self.auth_state:
-            self.auth_state = "no login needed"
-        return await self.add_session(session, past)
+        self._opening += 1
+        try:
+            session = await self._open_with_auth(opener)
+            if session is None:
+                return None
+            if not self.auth_state:
+                self.auth_state = "no login needed"
+            return await self.add_session(session, past)
+        finally:
+            self._opening -= 1
+
+    def no_session_note(self) -> str:
+        """Why no session is active, for an action that needs one.
+
+        Never "the agent has none": the modes, the options and the commands
+        come with the session (``session/new`` response), so before it opens
+        nothing is known about them yet.
+        """
+        connection = self.connection
+        if connection is ConnectionState.WAITING:
+            return "pick an agent first"
+        if connection in (ConnectionState.CRASHED, ConnectionState.CLOSED):
+            return "the agent is not running: restart it with Ctrl+R"
+        if connection is not ConnectionState.CONNECTED or self._opening:
+            return "still connecting: no session is open yet"
+        return "no session is open: Ctrl+N opens one"
 
     def attach(self, view: SessionView) -> None:
         """Give a view's session the run's budget, and record it in the history."""

@@ -29,6 +29,7 @@ class SessionActions(AppBase):
         """Ctrl+N: open a new session in a new tab."""
         client = self.client
         if client is None:
+            self.say(self.no_session_note(), "warning")
             return
         await self.open_session(lambda: client.new_session(self.cwd, **self.session_options()))
 
@@ -128,8 +129,11 @@ class SessionActions(AppBase):
     async def action_pick_mode(self) -> None:
         """F2: choose the session mode."""
         view = self.active_view
-        modes = view.session.state.modes if view else None
-        if view is None or modes is None or not modes.available_modes:
+        if view is None:
+            self.say(self.no_session_note(), "warning")
+            return
+        modes = view.session.state.modes
+        if modes is None or not modes.available_modes:
             self.say("this agent offers no modes", "warning")
             return
         items = [
@@ -149,8 +153,11 @@ class SessionActions(AppBase):
     async def action_pick_config(self) -> None:
         """F3: choose a config option's value (model first)."""
         view = self.active_view
-        options = view.session.state.config_options if view else []
-        if view is None or not options:
+        if view is None:
+            self.say(self.no_session_note(), "warning")
+            return
+        options = view.session.state.config_options
+        if not options:
             self.say("this agent offers no configuration options", "warning")
             return
         ordered = sorted(options, key=lambda o: getattr(o, "category", None) != "model")

@@ -12,7 +12,7 @@ from textual.message import Message
 from .. import schema as s
 from .._errors import AcpError, AgentExited, RequestError
 from ..client import Message as StateMessage
-from ..client import Session
+from ..client import Session, SessionState
 from ._blocks import MediaCard, block_markdown, is_card
 from ._model import StartInfo, first_words, reported_tokens
 from ._notes import stop_note
@@ -81,7 +81,9 @@ class SessionView(Vertical):
         self.stop_reason = ""
         self.busy = False
         self.cancelling = False
-        self.first_prompt = ""
+        #: The first prompt's text, for the tab label: a reopened session's
+        #: is in its history (the replayed messages, or the recorded turns).
+        self.first_prompt = _first_prompt(session.state.messages, past)
         #: The history's recording of this session, when recording is on.
         self.recording: SessionRecording | None = None
         #: Tokens the agent reported for this view's turns (``PromptResponse.usage``).
@@ -103,20 +105,26 @@ class SessionView(Vertical):
         if self.past is not None:
             show_record(self.transcript, self.past)
             self.transcript.add_marker("resumed from the local history")
-            self.first_prompt = next((t.prompt for t in self.past.turns if t.prompt), "")
-        self._show_history(self.session.state.messages)
+        self._show_history(self.session.state)
         for call_id in self.session.state.tool_calls:
             self.transcript.on_update(s.ToolCallProgress(tool_call_id=call_id))
         self.plan.show_plan(self.session.state.plan)
         self._follow()
 
-    def _show_history(self, messages: list[StateMessage]) -> None:
+    def _show_history(self, state: SessionState) -> None:
+        """Show a loaded session's state: its messages, each compaction where it appeared.
+
+        A compaction's ``position`` is the number of messages before it, so
+        its marker (and collapsed summary) sits where it was shown live; the
+        sort is stable, so compactions at one place keep their arrival order.
+        """
         transcript = self.transcript
-        for msg in messages:
+        marks = sorted(state.compactions.values(), key=lambda c: c.position)
+        for index, msg in enumerate(state.messages):
+            while marks and marks[0].position <= index:
+                transcript.show_state_compaction(marks.pop(0).compaction_id)
             if msg.role == "user":
                 transcript.add_user(list(msg.content))
-                if not self.first_prompt:
-                    self.first_prompt = msg.text
                 continue
             text = agent_markdown("".join(block_markdown(b) for b in msg.content))
             if text:
@@ -127,6 +135,8 @@ class SessionView(Vertical):
             for block in msg.content:
                 if is_card(block):
                     transcript.mount(MediaCard(block))
+        for mark in marks:
+            transcript.show_state_compaction(mark.compaction_id)
         transcript.end_turn()
 
     def _follow(self) -> None:
@@ -258,3 +268,12 @@ class SessionView(Vertical):
         if result.stop_reason == "cancelled" and self.cancelling:
             return "cancelled by the user"
         return None
+
+
+def _first_prompt(messages: list[StateMessage], past: SessionRecord | None) -> str:
+    """The text of a session's first prompt: the recorded turns', else the replayed messages'."""
+    if past is not None:
+        recorded = next((t.prompt for t in past.turns if t.prompt), "")
+        if recorded:
+            return recorded
+    return next((m.text for m in messages if m.role == "user" and m.text), "")

@@ -166,25 +166,35 @@ class Transcript(VerticalScroll):
         self._current_mid: str | None = None
         self._compactions: dict[str, CompactionBlock] = {}
 
+    # Following the newest output is Textual's anchor: the layout keeps an
+    # anchored view at its end, a scroll by the user releases it, and a scroll
+    # back to the end takes it up again (``Widget.release_anchor``,
+    # ``_check_anchor``). The transcript is anchored only while its content
+    # overflows: Textual scrolls an anchored view to its end even when that end
+    # is above the first line, so a short conversation would start below the
+    # top of the pane, or sit at its bottom.
+    #
+    # A growing transcript changes its virtual size, not its size, and Textual
+    # sends ``Resize`` only when a widget's region changes: the virtual size is
+    # watched as well, or following never starts when a conversation first
+    # overflows a pane that keeps its size.
+
     def on_resize(self, event: events.Resize) -> None:
-        """Follow the end of the conversation once it overflows, until the user scrolls up.
+        """The pane changed size: follow the end if the conversation overflows it now."""
+        self._follow_if_overflowing()
 
-        Anchored earlier, a short conversation would sit at the bottom of the
-        pane (Textual scrolls an anchored view to its end, even a negative one).
-        """
-        if not self.is_anchored and event.virtual_size.height > event.size.height:
+    def watch_virtual_size(self) -> None:
+        """The content grew or shrank: decide again whether to follow its end."""
+        # Called inside the layout pass, before the container size is updated:
+        # decide once the pass is over.
+        self.call_later(self._follow_if_overflowing)
+
+    def _follow_if_overflowing(self) -> None:
+        overflows = self.virtual_size.height > self.scrollable_content_region.height
+        if overflows and not self.is_anchored:
             self.anchor()
-
-    def on_mount(self) -> None:
-        """Watch for an anchored view that starts above its first line (below)."""
-        self.set_interval(0.2, self._unanchor_if_short)
-
-    def _unanchor_if_short(self) -> None:
-        # Textual keeps an anchored view's last line at the bottom even when the
-        # content is shorter than the pane (a block overflowed while streaming,
-        # then settled shorter): the view then starts above the first line. No
-        # event says when a late layout does that, so it is checked on a timer.
-        if self.is_anchored and self.scroll_y < 0:
+        elif not overflows and self.is_anchored:
+            # It fits again (a streamed block settled shorter): shown from its top.
             self.anchor(False)
             self.scroll_target_y = self.scroll_y = 0
 
@@ -240,7 +250,7 @@ class Transcript(VerticalScroll):
                 title = f"{title}: {update.description}"
             self.show_agent_notice(update.severity, title)
         elif isinstance(update, (s.CompactionUpdate, s.CompactionSummaryChunk)):
-            self._compaction(update.compaction_id)
+            self.show_state_compaction(update.compaction_id)
         elif isinstance(update, s.UnknownSessionUpdate):
             self.add_notice(
                 f"(ignored an update of a kind this version does not know: {update.kind})"
@@ -295,7 +305,8 @@ class Transcript(VerticalScroll):
         else:
             card.refresh_call()
 
-    def _compaction(self, compaction_id: str) -> None:
+    def show_state_compaction(self, compaction_id: str) -> None:
+        """Show a compaction as the session state has it now (its marker, the first time)."""
         # The session state owns the patch rules; the block shows its result.
         compaction = self.state.compactions.get(compaction_id)
         if compaction is not None:

@@ -17,7 +17,6 @@ from ..content import prompt_with_mentions
 from ._base import AppBase
 from ._composer import PromptArea
 from ._elicit import CANCEL, response
-from ._model import ConnectionState
 from ._session_view import SessionView
 
 __all__ = ["INTERRUPT_WINDOW", "TurnActions"]
@@ -35,10 +34,7 @@ class TurnActions(AppBase):
     def _submitted(self, event: PromptArea.Submitted) -> None:
         view = self.active_view
         if view is None or self.client is None:
-            if self.connection is ConnectionState.CRASHED:
-                self.say("the agent is not running: restart it with Ctrl+R", "warning")
-            else:
-                self.say("no session yet: wait for the agent to start", "warning")
+            self.say(self.no_session_note(), "warning")
             return
         if view.busy:
             self.say("a turn is running: cancel it first (Esc)", "warning")
