@@ -113,6 +113,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
         "ALTER TABLE sessions ADD COLUMN reported_cost_amount REAL",
         "ALTER TABLE sessions ADD COLUMN reported_cost_currency TEXT",
+        # Every run that records looks its agent session up here before its first turn.
+        "CREATE INDEX sessions_by_agent_session ON sessions (agent_session_id)",
     ),
 )
 
