@@ -12,6 +12,9 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
+from acphost.cli._budget import NO_USAGE_YET
 from acphost.history import HistoryStore
 from acphost.launch import EXIT_BUDGET
 from tests.cli.runner import run
@@ -148,3 +151,41 @@ def test_unstable_shows_the_auth_status_with_the_capabilities(tmp_path):
     assert "\n\nauth status\n  not_required\n" in r.stdout
     r = run(["--list-caps"], cwd=tmp_path)
     assert "auth status" not in r.stdout
+
+
+def test_a_continued_sessions_turn_is_held_to_its_budget_and_recorded_once(tmp_path):
+    """The first cost a continued session reports already holds the turn's first step.
+
+    Counting from it let a turn spend 0.03 USD under a 0.025 budget; the history
+    recorded each run with the session's whole cost (0.16 USD for 0.08 spent).
+    """
+    assert run(["spend 3"], cwd=tmp_path).returncode == 0
+    r = run(["--continue", "--max-cost", "0.025", "spend 2"], cwd=tmp_path)
+    assert r.returncode == 0 and "budget" not in r.stderr.replace(NO_USAGE_YET, ""), r.stderr
+    assert r.stdout.splitlines()[-1].endswith(" · cost 0.0200 USD")  # the turn's, not the session's
+    r = run(["--continue", "--max-cost", "0.025", "spend 3"], cwd=tmp_path)
+    assert r.returncode == EXIT_BUDGET, r.stderr
+    assert re.search(r"cost budget exceeded: 0\.030*\d* USD spent > 0\.025 USD", r.stderr)
+    usage = json.loads(run(["usage", "--by", "cwd", "-o", "json"], cwd=tmp_path).stdout)
+    (row,) = usage["rows"]
+    assert row["turns"] == 3 and row["cost"]["USD"] == pytest.approx(0.08, abs=1e-4)
+    listed = run(["history", "list"], cwd=tmp_path).stdout.splitlines()[1:]
+    assert [line.split("\t")[4:6] for line in listed] == [
+        ["3000", "0.0300 USD"], ["2000", "0.0200 USD"], ["3000", "0.0300 USD"]
+    ]
+
+
+def test_without_a_record_a_continued_turn_warns_that_its_count_began_late(tmp_path):
+    assert run(["spend 3"], cwd=tmp_path).returncode == 0
+    r = run(["--continue", "--no-history", "--max-cost", "0.025", "spend 3"], cwd=tmp_path)
+    assert r.returncode == 0
+    assert r.stderr.count("acphost: the session's cost before the turn is unknown") == 1
+
+
+def test_a_budget_in_another_currency_is_said_to_be_unenforceable(tmp_path):
+    r = run(["--max-cost", "0.01 EUR", "-o", "simple", "spend 3"], cwd=tmp_path)
+    assert r.returncode == 0 and "Spent 3000 tokens" in r.stdout
+    assert r.stderr.splitlines() == [
+        f"acphost: {NO_USAGE_YET}",
+        "acphost: the agent reports its cost in USD, not in EUR: the cost budget cannot be enforced",
+    ]

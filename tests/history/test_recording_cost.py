@@ -11,14 +11,15 @@ import json
 
 import pytest
 
+from acphost import AcpClient
 from acphost import schema as s
 from acphost.client import SessionState
-from acphost.history import HistoryRecorder, TurnRecord
+from acphost.history import HistoryRecorder, HistoryStore, TurnRecord
 from acphost.history._recording import _scrub_shared_text
 from acphost.history._scrub import scrub_turn
 from acphost.trace import Redactor
 
-from .conftest import record
+from .conftest import DEMO, record
 from .test_recorder import only_session
 
 SECRET = "sk-" + "a1b2c3d4" * 4
@@ -194,3 +195,81 @@ async def test_a_streamed_secret_is_redacted_in_the_text_and_its_event(store_pat
     turn = only_session(store_path).turns[0]
     assert turn.text == "my key is [REDACTED]"
     assert [e["text"] for e in turn.events if e["kind"] == "text"] == [turn.text]
+
+
+# -- a turn's cost on a continued session: real demo agent processes ------------------------
+
+
+async def _continue(store_path, sid, cwd, prompts, *, agent="demo"):
+    """A second run on the agent session ``sid``: a new agent process, ``session/resume``."""
+    recorder = HistoryRecorder.open(str(store_path))
+    starts = []
+    async with AcpClient.start(list(DEMO)) as client:
+        session = await client.resume_session(sid, str(cwd))
+        recording = recorder.open_session(agent, DEMO, str(cwd), session)
+        for prompt in prompts:
+            turn = session.prompt(prompt)
+            recording.begin_turn(prompt)
+            recording.record_turn(prompt, await turn)
+            starts.append(session.cost_start)
+        recording.close()
+    recorder.close()
+    return starts
+
+
+def _runs(store_path):
+    with HistoryStore.open(str(store_path)) as store:
+        summaries = sorted(store.list_sessions(), key=lambda x: x.started_at)
+        return [store.get(x.id) for x in summaries]
+
+
+async def test_each_run_of_a_continued_session_records_only_what_it_spent(store_path, workspace):
+    """The agent's cost is the session's cumulative one: a resumed run recorded it whole."""
+    _, first, _ = await record(store_path, ["spend 3"], cwd=workspace)
+    sid = first.agent_session_id
+    starts = await _continue(store_path, sid, workspace, ["spend 2", "spend 1"])
+    # The first turn counts from what the history recorded, the next from the agent's report.
+    assert [x.source for x in starts] == ["recorded", "reported"]
+    assert starts[0].amount == pytest.approx(0.03, abs=1e-4)
+    runs = _runs(store_path)
+    costs = [[t.usage.cost_amount for t in run.turns] for run in runs]
+    assert costs == [
+        [pytest.approx(0.03, abs=1e-4)],
+        [pytest.approx(0.02, abs=1e-4), pytest.approx(0.01, abs=1e-4)],
+    ]
+    # The sessions' costs are their turns' sums, so the ledger adds up to the agent's total.
+    assert [run.usage.cost_amount for run in runs] == [
+        pytest.approx(0.03, abs=1e-4), pytest.approx(0.03, abs=1e-4)
+    ]
+    with HistoryStore.open(str(store_path)) as store:
+        amount, currency = store.reported_cost("demo", sid)
+        assert (round(amount, 4), currency) == (0.06, "USD")
+        assert store.reported_cost("other agent", sid) is None
+
+
+async def test_without_a_recorded_cost_a_turn_records_a_count_from_the_first_report(
+    store_path, workspace
+):
+    """A session the history never saw report a cost: never its whole cost as the turn's."""
+    _, first, _ = await record(store_path, ["echo no cost reported"], cwd=workspace)
+    starts = await _continue(store_path, first.agent_session_id, workspace, ["spend 3"])
+    assert starts[0].source == "unknown"
+    runs = _runs(store_path)
+    (turn,) = runs[-1].turns
+    assert turn.usage.cost_amount == pytest.approx(0.02, abs=1e-4)  # steps 2 and 3 of 3
+
+
+async def test_a_new_session_ignores_a_record_of_the_same_agent_session_id(store_path, workspace):
+    """An agent may hand out an id again: a session opened new has cost nothing yet."""
+    recorder = HistoryRecorder.open(str(store_path))
+    async with AcpClient.start(list(DEMO)) as client:
+        session = await client.new_session(str(workspace))
+        session.set_recorded_cost(s.Cost(amount=5.0, currency="USD"))
+        recording = recorder.open_session("demo", DEMO, str(workspace), session)
+        turn = session.prompt("spend 1")
+        recording.record_turn("spend 1", await turn)
+        recording.close()
+    recorder.close()
+    assert session.cost_start.source == "new"
+    runs = _runs(store_path)
+    assert runs[-1].turns[0].usage.cost_amount == pytest.approx(0.01, abs=1e-4)

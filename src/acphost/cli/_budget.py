@@ -10,8 +10,9 @@ says so at the start and, if none came, at the end.
 The usage line of ``-o text`` shows what the agent reported for the turn:
 the tokens of ``PromptResponse.usage`` (schema.unstable.json ``Usage``), the
 context window and the cost from the last ``usage_update`` (schema
-``UsageUpdate``), the cost as spent during this turn when the amount before
-it is known.
+``UsageUpdate``), the cost as spent during this turn when the session knows
+the amount before it (:attr:`acphost.client.Session.cost_start`; for a
+continued session, from the history), else the session's total, said so.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .. import schema as s
     from ..client import Budget, TurnResult
+    from ..client._budget import CostStart
     from ..config import AgentSpec
 
 __all__ = [
@@ -94,15 +96,18 @@ def _count(value: Any) -> int | None:
 
 
 def usage_line(
-    result: TurnResult, usage: s.UsageUpdate | None, cost_before: s.Cost | None, *, fresh: bool
+    result: TurnResult,
+    usage: s.UsageUpdate | None,
+    turn_cost: s.Cost | None,
+    start: CostStart | None,
 ) -> str:
     """``tokens 3,000 (input 2,400, output 600) · context 3,000/200,000 · cost 0.0300 USD``.
 
     Args:
         result: the turn's result (its ``usage``, as the agent answered it).
         usage: the session's last ``usage_update``, if any.
-        cost_before: the session's cost reported before the turn.
-        fresh: the session is new, so it cost nothing before this turn.
+        turn_cost: what the turn cost (``Session.turn_cost``), when known.
+        start: the session's cost at the turn's start (``Session.cost_start``).
 
     Returns:
         The line without a tag, or ``""`` when the agent reported nothing.
@@ -114,15 +119,15 @@ def usage_line(
     raw = result.usage if isinstance(result.usage, dict) else {}
     tokens = {kind: _count(raw.get(wire)) for kind, wire in _TOKENS}
     amount = currency = None
-    session_total = False
+    note = ""
     cost = usage.cost if usage is not None else None
-    if cost is not None:
-        currency = cost.currency
-        if cost_before is not None and cost_before.currency == cost.currency:
-            amount = cost.amount - cost_before.amount
-        else:
-            amount = cost.amount
-            session_total = not fresh  # the session's cost: what came before is unknown
+    if turn_cost is not None and start is not None and start.exact:
+        amount, currency = turn_cost.amount, turn_cost.currency
+    elif cost is not None:
+        # What came before the turn is unknown: the session's total is exact, a
+        # count from the turn's first report would be only a lower bound.
+        amount, currency = cost.amount, cost.currency
+        note = " (session total)"
     line: str = usage_text(
         Usage(
             **tokens,
@@ -133,4 +138,4 @@ def usage_line(
         )
     )
     # The cost is the line's last part: say when it is the session's, not the turn's.
-    return f"{line} (session total)" if session_total else line
+    return f"{line}{note}" if amount is not None else line

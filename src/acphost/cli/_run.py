@@ -322,9 +322,9 @@ class PromptRun:
         from ._budget import NO_USAGE_AT_END, usage_line  # noqa: PLC0415
 
         if self.args.output == "text" and not self.output_closed:
-            cost_before = before.cost if before is not None else None
-            fresh = self.target is None or self.target.transcript is not None
-            line = usage_line(result, session.state.usage, cost_before, fresh=fresh)
+            line = usage_line(
+                result, session.state.usage, session.turn_cost, session.cost_start
+            )
             if line:  # the currency is the agent's word: redacted like a report
                 line = self.outputs.redactor.redact_text(line)
                 self.out.write(f"[usage] {self.edge.field(line)}\n")
@@ -336,6 +336,8 @@ class PromptRun:
             return EXIT_BUDGET
         if budgeted and not result.usage_reported:
             warn(NO_USAGE_AT_END)
+        elif result.budget_warning is not None:  # the agent's words: cleaned by warn
+            warn(result.budget_warning)
         if result.stop_reason != "end_turn":
             warn(f"stop reason: {result.stop_reason}")
         return EXIT_OK

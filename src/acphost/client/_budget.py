@@ -6,12 +6,37 @@ enforces. Two figures are reported (schema ``UsageUpdate``):
 - ``used``: the tokens currently in the context window. A token budget is a
   bound on it: the turn is cancelled once the agent reports more in use.
 - ``cost``: the session's *cumulative* cost (``amount`` in ``currency``). A
-  cost budget bounds what is spent from when the budget started watching:
-  the amount reported then (or 0 for a session this client opened and has
-  not prompted yet) is the baseline.
+  cost budget bounds what is spent from when the budget started watching
+  (the start of the turn, or of the first turn of a session budget): the
+  reported cost minus the session's cost at that start.
 
-A budget can only be enforced if the agent reports usage: :class:`Meter`
-says whether it ever did, so a face can warn instead of pretending.
+The cost at a turn's start (:class:`CostStart`) comes, in order, from:
+
+1. the agent's last report before the turn;
+2. a record of the session's cost that the host holds, such as the history
+   (:meth:`Session.set_recorded_cost`): for a session reopened with
+   ``session/load`` or ``session/resume``, which report no cost (schema
+   ``UsageUpdate`` is sent when the agent chooses, typically after work);
+3. zero, for a session this client opened and has not prompted yet;
+4. the turn's first cost report, *if* it comes before any of the turn's
+   work (a message or thought chunk, a tool call, a plan): an agent reports
+   what it spent after spending it, so a report that precedes all work is
+   the cost before the turn.
+
+Failing all four, the cost before the turn is unknown: the budget counts
+from the turn's first report, which leaves out what the turn spent before
+it, and :attr:`Meter.warning` says so. The first report must not silently be
+taken as the start: a continued session would then never count the turn's
+first step (nor, with one report per turn, anything).
+
+A cumulative cost never falls; a report below the start means the agent's
+count began anew (say, a new agent process that counts only its own
+spending), so everything it reports then was spent since the start.
+
+A budget can only be enforced if the agent reports usage in the budget's
+units: :class:`Meter` says whether it ever reported, and
+:attr:`Meter.warning` why a cost limit could not be held (a cost in another
+currency), so a face can warn instead of pretending.
 """
 
 from __future__ import annotations
@@ -20,7 +45,7 @@ from dataclasses import dataclass
 
 from .. import schema as s
 
-__all__ = ["Budget", "BudgetExceeded", "Meter"]
+__all__ = ["Budget", "BudgetExceeded", "CostStart", "Meter", "spent_since"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,24 +105,104 @@ class BudgetExceeded:
         return f"cost budget exceeded: {self.value:g}{unit} spent > {self.maximum:g}{unit}"
 
 
+@dataclass(frozen=True, slots=True)
+class CostStart:
+    """The session's cumulative cost when a turn started (see the module's notes).
+
+    Attributes:
+        amount: the cost then.
+        currency: its unit; None for a new session's zero, which fits any.
+        source: where it came from: ``reported`` (the agent's report before
+            the turn), ``recorded`` (the host's record, such as the history),
+            ``new`` (a session not prompted yet), ``first report`` (the
+            turn's first report, which came before any of its work) or
+            ``unknown`` (the turn's first report came after work: a lower
+            bound of what the turn spent is counted from it).
+
+    """
+
+    amount: float
+    currency: str | None
+    source: str
+
+    @property
+    def exact(self) -> bool:
+        """False when the cost before the turn is unknown and counting began late."""
+        return self.source != "unknown"
+
+
+def spent_since(start: CostStart, cost: s.Cost) -> float | None:
+    """What was spent from ``start`` to the cumulative ``cost``; None in another currency.
+
+    A report below the start means the agent's count began anew: all of it
+    was spent since (a cumulative cost never falls).
+    """
+    if start.currency is not None and start.currency != cost.currency:
+        return None
+    spent = cost.amount - start.amount
+    return cost.amount if spent < 0 else spent
+
+
+def unknown_start_warning(start: CostStart | None) -> str | None:
+    """The warning for a cost counted from a late first report, else None."""
+    if start is None or start.exact:
+        return None
+    return (
+        "the session's cost before the turn is unknown (the agent reported it only after "
+        "the turn's first output): the cost budget counted from that report, "
+        "so the turn's first step was not counted"
+    )
+
+
 class Meter:
     """Follows a session's reported usage against one :class:`Budget`.
 
     Args:
         budget: the limits.
-        baseline: the cumulative cost already reported when watching starts,
-            or None when unknown (the first cost reported then becomes the
-            baseline).
+        start: the session's cost when counting starts, or None until the
+            session learns it from the turn's first report (:meth:`begin`).
+
+    Attributes:
+        budget: the limits.
+        start: the cost counting started from, once known.
+        exceeded: the crossing, once a limit was crossed.
+        reported: whether the agent reported any usage.
+        foreign_currency: the currency of a reported cost the budget could
+            not count (another currency than the budget's, or than the
+            start's); None while every cost could be counted.
 
     """
 
-    __slots__ = ("_baseline", "budget", "exceeded", "reported")
+    __slots__ = ("budget", "exceeded", "foreign_currency", "reported", "start")
 
-    def __init__(self, budget: Budget, baseline: float | None) -> None:
+    def __init__(self, budget: Budget, start: CostStart | None) -> None:
         self.budget = budget
-        self._baseline = baseline
+        self.start = start
         self.exceeded: BudgetExceeded | None = None
         self.reported = False
+        self.foreign_currency: str | None = None
+
+    def begin(self, start: CostStart) -> None:
+        """Set the start the session learnt from the turn's first report, if none is set."""
+        if self.start is None:
+            self.start = start
+
+    @property
+    def warning(self) -> str | None:
+        """Why the cost limit was not held, or held only in part; None when it was.
+
+        Not a crossing: the turn ran on. A face shows it once, at the end of
+        the turn.
+        """
+        if self.budget.max_cost is None:
+            return None
+        if self.foreign_currency is not None:
+            wanted = self.budget.currency or (self.start.currency if self.start else None)
+            return (
+                f"the agent reports its cost in {self.foreign_currency}, not in {wanted}: "
+                "the cost budget cannot be enforced"
+            )
+        return unknown_start_warning(self.start)
 
     def observe(self, update: s.UsageUpdate) -> BudgetExceeded | None:
         """Take one usage report; return the crossing the first time a limit is crossed."""
@@ -109,13 +214,15 @@ class Meter:
             self.exceeded = BudgetExceeded("tokens", budget.max_tokens, update.used)
             return self.exceeded
         cost = update.cost
-        if budget.max_cost is None or cost is None:
+        if budget.max_cost is None or cost is None or self.start is None:
             return None
-        if budget.currency is not None and cost.currency != budget.currency:
+        spent = None
+        if budget.currency is None or cost.currency == budget.currency:
+            spent = spent_since(self.start, cost)
+        if spent is None:
+            # Amounts in two units cannot be compared: say so, never guess a rate.
+            self.foreign_currency = self.foreign_currency or cost.currency
             return None
-        if self._baseline is None:
-            self._baseline = cost.amount
-        spent = cost.amount - self._baseline
         if spent > budget.max_cost:
             self.exceeded = BudgetExceeded("cost", budget.max_cost, spent, cost.currency)
             return self.exceeded

@@ -18,7 +18,7 @@ from .._errors import (
     UsageError,
 )
 from ..content import PromptInput, to_blocks
-from ._budget import Budget, Meter
+from ._budget import Budget, CostStart, Meter, spent_since
 from ._lifecycle import Lifecycle, LifecycleState
 from ._options import option_id, option_values
 from ._peer import Peer
@@ -30,6 +30,17 @@ __all__ = ["Session", "UpdateListener"]
 logger = logging.getLogger("acphost.session")
 
 UpdateListener = Callable[["Session", s.SessionUpdate], None]
+
+#: Updates that are not the agent's work: a cost reported before any other
+#: update of a turn is the cost before the turn (see ``_budget``).
+_NOT_WORK = (
+    s.UsageUpdate,
+    s.AvailableCommandsUpdate,
+    s.CurrentModeUpdate,
+    s.ConfigOptionUpdate,
+    s.SessionInfoUpdate,
+    s.UserMessageChunk,
+)
 
 #: How long :meth:`Session.cancel` waits for the agent to end the turn.
 DEFAULT_CANCEL_TIMEOUT = 10.0
@@ -72,11 +83,18 @@ class Session:
         self._life = Lifecycle(f"session {session_id}")
         # A session this client opened and has not prompted yet has cost nothing.
         self._fresh = fresh
+        self._opened_new = fresh  # its cost is this client's to know: no record applies
         self._budget: Budget | None = None
         self._session_meter: Meter | None = None
         self._turn_meter: Meter | None = None
         self._meters: tuple[Meter, ...] = ()
         self._budget_stop: asyncio.Task[Any] | None = None
+        # The session's cost at the start of the running (or last) turn; while
+        # _start_pending, the turn's first report may still tell it.
+        self._recorded_cost: s.Cost | None = None
+        self._cost_start: CostStart | None = None
+        self._start_pending = False
+        self._turn_worked = False
 
     def __repr__(self) -> str:
         return f"<Session {self.id} cwd={self.cwd!r} {self._life.state.value}>"
@@ -109,6 +127,8 @@ class Session:
         state = self.state
         if type(update) not in state.inert:  # a chunk, when no history is kept: no call
             state.apply(update)
+        if self._start_pending:
+            self._learn_start(update)
         if self._meters and isinstance(update, s.UsageUpdate):
             self._observe_usage(update)
         if self._listeners:
@@ -184,11 +204,13 @@ class Session:
         turn = Turn(UpdateQueue(self._queue_limit))
         self._turn = turn
         self._cancelling = False
-        self._turn_meter = (
-            None if budget is None or budget.empty else Meter(budget, self._cost_so_far())
-        )
+        start = self._cost_before()
+        self._cost_start = start
+        self._start_pending = start is None
+        self._turn_worked = False
+        self._turn_meter = None if budget is None or budget.empty else Meter(budget, start)
         if self._budget is not None and self._session_meter is None:
-            self._session_meter = Meter(self._budget, self._cost_so_far())
+            self._session_meter = Meter(self._budget, start)
         self._meters = tuple(m for m in (self._turn_meter, self._session_meter) if m is not None)
         self._fresh = False
         self._peer.host.begin_turn(self.id)
@@ -276,11 +298,70 @@ class Session:
         self._budget = budget if budget is not None and not budget.empty else None
         self._session_meter = None
 
-    def _cost_so_far(self) -> float | None:
+    def set_recorded_cost(self, cost: s.Cost | None) -> None:
+        """Tell the session its cumulative cost as a record of it (the history) last saw it.
+
+        For a session reopened with ``session/load`` or ``session/resume``,
+        which report no cost: budgets and :attr:`turn_cost` count the next
+        turn from it, unless the agent reports its cost before the turn. A
+        session this client opened new ignores it (an agent may reuse ids).
+        A record older than the truth (someone spent since) makes the turn
+        look dearer, never cheaper: a budget errs on the safe side.
+
+        Args:
+            cost: the agent's last reported cumulative cost, or None to forget it.
+
+        """
+        self._recorded_cost = cost
+
+    @property
+    def cost_start(self) -> CostStart | None:
+        """The session's cost when the running (or last) turn started; None while unknown."""
+        return self._cost_start
+
+    @property
+    def turn_cost(self) -> s.Cost | None:
+        """What the running (or last) turn has cost, from the agent's cumulative reports.
+
+        The last reported cost minus :attr:`cost_start`. None when either is
+        unknown or they are in different currencies. When ``cost_start`` is
+        not ``exact``, this is a lower bound.
+        """
+        start = self._cost_start
+        usage = self.state.usage
+        cost = usage.cost if usage is not None else None
+        if start is None or cost is None:
+            return None
+        spent = spent_since(start, cost)
+        return None if spent is None else s.Cost(amount=spent, currency=cost.currency)
+
+    def _cost_before(self) -> CostStart | None:
         usage = self.state.usage
         if usage is not None and usage.cost is not None:
-            return usage.cost.amount
-        return 0.0 if self._fresh else None
+            return CostStart(usage.cost.amount, usage.cost.currency, "reported")
+        if self._fresh:
+            return CostStart(0.0, None, "new")
+        recorded = self._recorded_cost
+        if recorded is not None and not self._opened_new:
+            return CostStart(recorded.amount, recorded.currency, "recorded")
+        return None
+
+    def _learn_start(self, update: s.SessionUpdate) -> None:
+        # Inline in the reader, only until the turn's start cost is known.
+        if isinstance(update, s.UsageUpdate):
+            cost = update.cost
+            if cost is None:
+                return
+            # Before any work, the first report is the cost before the turn;
+            # after it, that is unknown and counting starts late (``_budget``).
+            source = "unknown" if self._turn_worked else "first report"
+            start = CostStart(cost.amount, cost.currency, source)
+            self._cost_start = start
+            self._start_pending = False
+            for meter in self._meters:
+                meter.begin(start)
+        elif not isinstance(update, _NOT_WORK):
+            self._turn_worked = True
 
     def _observe_usage(self, update: s.UsageUpdate) -> None:
         # Inline in the reader: only for usage updates, only with a budget.
@@ -303,9 +384,11 @@ class Session:
     def _budget_outcome(self) -> dict[str, Any]:
         meters = self._meters
         exceeded = next((m.exceeded for m in meters if m.exceeded is not None), None)
+        warning = next((m.warning for m in meters if m.warning is not None), None)
         return {
             "budget_exceeded": exceeded,
             "usage_reported": any(m.reported for m in meters) or self._usage_seen_in_turn(),
+            "budget_warning": warning,
         }
 
     def _usage_seen_in_turn(self) -> bool:

@@ -181,6 +181,10 @@ class TurnResult:
             then ``cancelled``).
         usage_reported: whether the agent reported any usage during the
             turn; without it, a budget cannot be enforced.
+        budget_warning: why a cost budget was not enforced, or only in
+            part, though usage was reported: the agent's cost is in another
+            currency, or the cost before the turn was unknown (see
+            :mod:`acphost.client._budget`). None when it was held.
 
     """
 
@@ -192,6 +196,7 @@ class TurnResult:
     response: s.PromptResponse | None = field(default=None, repr=False)
     budget_exceeded: BudgetExceeded | None = None
     usage_reported: bool = False
+    budget_warning: str | None = None
 
 
 class Turn:

@@ -108,6 +108,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE sessions ADD COLUMN cost_currency TEXT",
         "CREATE INDEX turns_by_start ON turns (started_at)",
     ),
+    # 3: the agent's last reported cumulative cost of its session, apart from what the
+    # run spent (cost_amount): where a later run on the same agent session starts counting.
+    (
+        "ALTER TABLE sessions ADD COLUMN reported_cost_amount REAL",
+        "ALTER TABLE sessions ADD COLUMN reported_cost_currency TEXT",
+        # Every run that records looks its agent session up here before its first turn.
+        "CREATE INDEX sessions_by_agent_session ON sessions (agent_session_id)",
+    ),
 )
 
 #: The version this code reads and writes.

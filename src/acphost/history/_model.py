@@ -208,7 +208,9 @@ class SessionRecord:
         title: the title the agent gave it.
         ended_at: when it was closed (``None``: never closed cleanly).
         origin: ``recorded`` or ``imported``.
-        usage: context window and cumulative cost (token totals are the turns' sums).
+        usage: the context window, and what this run of the session cost: its
+            turns' sum, as are the token totals (the agent's cumulative cost
+            counts earlier runs of the same agent session too).
         turns: its turns, in order.
 
     """
@@ -268,7 +270,7 @@ class SessionSummary:
         turns: how many turns it has.
         first_prompt: the first turn's prompt text.
         total_tokens: all tokens of its turns, when reported.
-        cost_amount: its cumulative cost, when reported.
+        cost_amount: what this run of the session cost (its turns' sum), when reported.
         cost_currency: the cost's unit.
         incomplete: how many turns were cut short.
 

@@ -284,6 +284,29 @@ class StoreReads:
         found = [s for s in self.list_sessions(agent=agent, cwd=cwd) if s.id == row[0]]
         return found[0] if found else None
 
+    def reported_cost(self, agent: str, agent_session_id: str) -> tuple[float, str] | None:
+        """The cumulative cost the agent last reported for its session, as recorded.
+
+        What a run on that agent session recorded last (newest first); it
+        is where a later run's turn starts counting its cost (see
+        :meth:`acphost.client.Session.set_recorded_cost`).
+
+        Returns:
+            ``(amount, currency)``, or None when no run recorded one.
+
+        Raises:
+            HistoryError: the store cannot be read.
+
+        """
+        with self._guard() as conn:
+            row = conn.execute(
+                "SELECT reported_cost_amount, reported_cost_currency FROM sessions "
+                "WHERE agent = ? AND agent_session_id = ? AND reported_cost_amount IS NOT NULL "
+                "AND reported_cost_currency IS NOT NULL ORDER BY started_at DESC LIMIT 1",
+                (agent, agent_session_id),
+            ).fetchone()
+        return None if row is None else (float(row[0]), str(row[1]))
+
     def size(self) -> int:
         """Bytes the store takes on disk (database, ``-wal`` and ``-shm`` files)."""
         total = 0

@@ -195,7 +195,20 @@ class HistoryRecorder:
         Returns:
             The recording: call ``record_turn`` after each turn, ``close`` at the end.
 
+        A session that earlier runs recorded (``--continue``) is told the cost
+        the agent last reported for it (:meth:`Session.set_recorded_cost`),
+        unless the agent has reported one since: ``session/load`` and
+        ``session/resume`` report none, and without it the next turn's cost,
+        and a budget on it, would have no start to count from.
+
         """
+        usage = session.state.usage
+        if usage is None or usage.cost is None:
+            found: list[tuple[float, str] | None] = []
+            self.write(lambda store: found.append(store.reported_cost(agent_name, session.id)))
+            if found and found[0] is not None:
+                amount, currency = found[0]
+                session.set_recorded_cost(s.Cost(amount=amount, currency=currency))
         record = SessionRecord(
             id=uuid.uuid4().hex,
             agent=agent_name,

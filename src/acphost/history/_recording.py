@@ -165,10 +165,10 @@ class SessionRecording:
         self._permissions: list[PermissionRecord] = []
         self._usage_seen = False
         self._closed = False
-        usage = session.state.usage
-        # What the agent had already reported (a loaded session) is not this run's cost.
-        self._base_cost = usage.cost if usage is not None else None
-        self._turn_cost = self._base_cost
+        # What this run of the session cost: the sum of its turns' own costs
+        # (the session's client counts each from the turn's start; see
+        # ``acphost.client._budget``), in the currency of the first.
+        self._run_cost: tuple[float, str] | None = None
         self._remove: Callable[[], None] | None = None
         if recorder.write(
             lambda store: store.add_session(scrub_session(recorder.redactor, record))
@@ -359,9 +359,14 @@ class SessionRecording:
         redactor = self._recorder.redactor
         title, session_usage = scrub_title_and_usage(redactor, state.title, self._session_usage())
         scrub = _scrub_shared_text if shared else scrub_turn
+        reported = self._reported_cost()
         self._recorder.write(
             lambda store: store.save_turn(
-                self.id, scrub(redactor, turn), title=title, session_usage=session_usage
+                self.id,
+                scrub(redactor, turn),
+                title=title,
+                session_usage=session_usage,
+                reported_cost=reported,
             )
         )
 
@@ -372,13 +377,18 @@ class SessionRecording:
         if update is None:
             return tokens
         amount = currency = None
-        cost = update.cost
+        # The agent's cost is the session's cumulative one (schema ``UsageUpdate``):
+        # the turn's own is what it added since the turn started. Unknown (None)
+        # when the cost before the turn is, or is in another currency: never the
+        # session's whole cost, which earlier runs have recorded already.
+        cost = self._session.turn_cost if update.cost is not None else None
         if cost is not None:
-            before = self._turn_cost
-            same = before is not None and before.currency == cost.currency
-            amount = cost.amount - before.amount if same and before is not None else cost.amount
-            currency = cost.currency
-            self._turn_cost = cost
+            amount, currency = cost.amount, cost.currency
+            run = self._run_cost
+            if run is None:
+                self._run_cost = (amount, currency)
+            elif run[1] == currency:
+                self._run_cost = (run[0] + amount, currency)
         return dataclasses.replace(
             tokens,
             context_used=update.used,
@@ -391,18 +401,25 @@ class SessionRecording:
         update = self._session.state.usage
         if update is None:
             return Usage()
-        cost, base = update.cost, self._base_cost
-        amount = currency = None
-        if cost is not None:
-            currency = cost.currency
-            same = base is not None and base.currency == cost.currency
-            amount = cost.amount - base.amount if same and base is not None else cost.amount
+        amount, currency = self._run_cost if self._run_cost is not None else (None, None)
         return Usage(
             context_used=update.used,
             context_size=update.size,
             cost_amount=amount,
             cost_currency=currency,
         )
+
+    def _reported_cost(self) -> tuple[float, str] | None:
+        """The agent's last cumulative cost of the session: where a later run starts counting."""
+        update = self._session.state.usage
+        cost = update.cost if update is not None else None
+        if cost is None:
+            return None
+        # The currency is the agent's word, redacted as the session's own cost is.
+        _, kept = scrub_title_and_usage(
+            self._recorder.redactor, None, Usage(cost_currency=cost.currency)
+        )
+        return cost.amount, kept.cost_currency or ""
 
     def close(self) -> None:
         """Stop recording and write the session's end. Idempotent.
@@ -422,9 +439,10 @@ class SessionRecording:
             self._recorder.redactor, self._session.state.title, self._session_usage()
         )
         ended = now()
+        reported = self._reported_cost()
         self._recorder.write(
             lambda store: store.end_session(
-                self.id, ended_at=ended, title=title, session_usage=usage
+                self.id, ended_at=ended, title=title, session_usage=usage, reported_cost=reported
             )
         )
 

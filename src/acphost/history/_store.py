@@ -188,6 +188,7 @@ class HistoryStore(StoreReads):
         *,
         title: str | None = None,
         session_usage: Usage | None = None,
+        reported_cost: tuple[float, str] | None = None,
     ) -> None:
         """Write a whole turn, replacing its started row, in one transaction.
 
@@ -195,7 +196,10 @@ class HistoryStore(StoreReads):
             session_id: the history id of the session.
             turn: the finished turn (already redacted).
             title: the session's title now, if known.
-            session_usage: the session's context window and cumulative cost now.
+            session_usage: the session's context window now, and what this
+                run of it cost (its turns' sum).
+            reported_cost: the agent's last cumulative cost of its session
+                (amount, currency), the start of a later run's count.
 
         Raises:
             HistoryError: the store cannot be written.
@@ -206,7 +210,9 @@ class HistoryStore(StoreReads):
                 "DELETE FROM turns WHERE session_id = ? AND seq = ?", (session_id, turn.seq)
             )
             self._insert_turn(conn, session_id, turn)
-            self._update_session(conn, session_id, title, session_usage, None)
+            self._update_session(
+                conn, session_id, title, session_usage, None, reported=reported_cost
+            )
 
     def end_session(
         self,
@@ -215,15 +221,18 @@ class HistoryStore(StoreReads):
         ended_at: str,
         title: str | None = None,
         session_usage: Usage | None = None,
+        reported_cost: tuple[float, str] | None = None,
     ) -> None:
-        """Record the end of a session (and its last title and usage).
+        """Record the end of a session (and its last title, usage and reported cost).
 
         Raises:
             HistoryError: the store cannot be written.
 
         """
         with self._write() as conn:
-            self._update_session(conn, session_id, title, session_usage, ended_at)
+            self._update_session(
+                conn, session_id, title, session_usage, ended_at, reported=reported_cost
+            )
 
     @staticmethod
     def _update_session(
@@ -232,14 +241,21 @@ class HistoryStore(StoreReads):
         title: str | None,
         usage: Usage | None,
         ended_at: str | None,
+        *,
+        reported: tuple[float, str] | None,
     ) -> None:
         u = usage or Usage()
+        amount, currency = reported if reported is not None else (None, None)
+        amount = fit_amount(amount)
+        currency = currency if amount is not None and isinstance(currency, str) else None
         conn.execute(
             "UPDATE sessions SET title = coalesce(?, title), ended_at = coalesce(?, ended_at), "
             "context_used = coalesce(?, context_used), context_size = coalesce(?, context_size), "
-            "cost_amount = coalesce(?, cost_amount), cost_currency = coalesce(?, cost_currency) "
+            "cost_amount = coalesce(?, cost_amount), cost_currency = coalesce(?, cost_currency), "
+            "reported_cost_amount = coalesce(?, reported_cost_amount), "
+            "reported_cost_currency = coalesce(?, reported_cost_currency) "
             "WHERE id = ?",
-            (title, ended_at, *_usage_values(u)[6:], session_id),
+            (title, ended_at, *_usage_values(u)[6:], amount, currency, session_id),
         )
 
     @staticmethod
