@@ -46,8 +46,8 @@ examples:
 
 exit codes: 0 turn completed, 1 agent/protocol error, 2 usage/configuration
 error, 3 a budget (--max-tokens, --max-cost) was crossed and the turn
-cancelled, 130 interrupted. Use `acphost -- WORD` to send a subcommand's name
-as the prompt.
+cancelled, 130 interrupted (143 SIGTERM, 129 SIGHUP). Use `acphost -- WORD`
+to send a subcommand's name as the prompt.
 
 Every prompt run is recorded in the local history (see `acphost history`);
 --no-history or ACPHOST_NO_HISTORY=1 turns that off."""
