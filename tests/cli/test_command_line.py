@@ -3,11 +3,15 @@ subcommand, usage errors, a reader of stdout that goes away."""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -158,3 +162,83 @@ def test_a_huge_agent_error_is_printed_bounded(tmp_path, hostile_env):
     assert cut == len("huge ") + (4 << 20) + len(" (JSON-RPC error -32603)") - 2000
     assert data.startswith('  data: {"why": "ddd')
     assert re.search(r"d… \(\d+ more characters\)$", data), data[-80:]
+
+
+def _alive(pid):
+    """Whether ``pid`` runs (a zombie waiting for a reaper has ended; ours is reaped)."""
+    with contextlib.suppress(ChildProcessError):  # not our child: another process reaps it
+        os.waitpid(pid, os.WNOHANG)
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _poll(predicate, what, timeout=15.0):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(what)
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def subreaper():
+    """Orphans are re-parented to this process, not to an init that may end them itself.
+
+    A container's init (or systemd --user) may kill what is re-parented to it;
+    then a process acphost left behind would vanish anyway. As the subreaper,
+    the test sees what acphost really left running.
+    """
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_CHILD_SUBREAPER is Linux's")
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    if prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+        pytest.skip("cannot become a subreaper")
+    left = []
+    yield left
+    prctl(36, 0, 0, 0, 0)
+    for pid in left:  # whatever a failing run left behind
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_or_sighup_stops_the_agent_its_children_and_terminals(
+    tmp_path, home, sig, subreaper
+):
+    """Like a second Ctrl-C: the agent's process group and the terminals end, the turn is
+    recorded as interrupted, and acphost exits 128 + the signal."""
+    agent = Path(__file__).with_name("forking_agent.py")
+    settings = tmp_path / "s.json"
+    settings.write_text(json.dumps(
+        {"agent_servers": {"forking": {"command": sys.executable, "args": [str(agent)]}}}
+    ))  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acphost", "--settings", str(settings), "--approve-all", "go"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / ".xdg"), **home},
+    )
+    names = ("agent", "child", "term")
+    _poll(lambda: all((tmp_path / f"{n}.pid").exists() for n in names), "the agent never got going")
+    pids = {n: int((tmp_path / f"{n}.pid").read_text()) for n in names}
+    subreaper.extend(pids.values())
+    assert all(_alive(pid) for pid in pids.values())
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 128 + sig, err
+    assert "Traceback" not in err, err
+    for name, pid in pids.items():
+        _poll(lambda pid=pid: not _alive(pid), f"the {name} ({pid}) survived")
+    (record,) = json.loads(run(["history", "list", "-o", "json"], cwd=tmp_path, env=home).stdout)
+    sid = record["id"]
+    (turn,) = json.loads(
+        run(["history", "export", sid, "-f", "json"], cwd=tmp_path, env=home).stdout
+    )["session"]["turns"]
+    assert turn["host_stop"] == "interrupted" and turn["error"], turn

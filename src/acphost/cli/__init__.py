@@ -6,7 +6,7 @@ prompt is given); a first word naming a subcommand runs that instead, and
 
 Exit codes: 0 the turn completed; 1 agent, protocol or transport error;
 2 usage or configuration error; 3 a budget was crossed (the turn was
-cancelled); 130 interrupted.
+cancelled); 130 interrupted (128 + the signal for SIGTERM, SIGHUP).
 """
 
 from __future__ import annotations

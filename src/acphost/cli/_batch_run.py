@@ -305,7 +305,7 @@ def report_main(argv: list[str]) -> int:
         description="Render OUT/report.json, report.md and report.html again from the results.",
     )
     p.add_argument("out", help="a batch's output directory")
-    add_global_flags(p)
+    add_global_flags(p, unused=True)
     args = p.parse_args(argv)
     setup_logging(args.verbose)
     try:

@@ -169,7 +169,7 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _filter_flags(p: argparse.ArgumentParser, what: str) -> None:
-    add_global_flags(p, skip=("agent", "cwd"))
+    add_global_flags(p, skip=("agent", "cwd"), unused=True)
     p.add_argument("-a", "--agent", metavar="NAME", help="only this agent's sessions")
     p.add_argument("--cwd", metavar="DIR", help="only sessions in DIR or below it")
     p.add_argument(
@@ -215,7 +215,7 @@ def _history_parser() -> argparse.ArgumentParser:
     info.add_argument("-o", "--output", choices=("text", "json"), default="text")
     for name, action in sub.choices.items():
         if name not in ("list",):  # list has them, -a and --cwd as filters
-            add_global_flags(action)
+            add_global_flags(action, unused=True)
     return p
 
 

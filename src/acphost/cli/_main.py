@@ -119,7 +119,9 @@ def _tui(argv: list[str]) -> int:
 
 
 def _validate(argv: list[str]) -> int:
-    p = sub_parser("validate", "Check a JSONL trace against the ACP schema and ordering rules.")
+    p = sub_parser(
+        "validate", "Check a JSONL trace against the ACP schema and ordering rules.", unused=True
+    )
     p.add_argument("trace", nargs="+", help="trace files (from --trace)")
     p.add_argument("--no-schema", action="store_true", help="check only the ordering rules")
     args = p.parse_args(argv)
@@ -135,7 +137,7 @@ def _replay(argv: list[str]) -> int:
 
     def global_flags(p: argparse.ArgumentParser) -> None:
         # Its own -v lists the differences; the other global options are accepted, unused.
-        add_global_flags(p, skip=("verbose",))
+        add_global_flags(p, skip=("verbose",), unused=True)
 
     code: int = main(argv, prog="acphost replay", parser_class=Parser, add_flags=global_flags)
     return code

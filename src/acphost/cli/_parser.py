@@ -46,8 +46,8 @@ examples:
 
 exit codes: 0 turn completed, 1 agent/protocol error, 2 usage/configuration
 error, 3 a budget (--max-tokens, --max-cost) was crossed and the turn
-cancelled, 130 interrupted. Use `acphost -- WORD` to send a subcommand's name
-as the prompt.
+cancelled, 130 interrupted (143 SIGTERM, 129 SIGHUP). Use `acphost -- WORD`
+to send a subcommand's name as the prompt.
 
 Every prompt run is recorded in the local history (see `acphost history`);
 --no-history or ACPHOST_NO_HISTORY=1 turns that off."""
@@ -155,7 +155,11 @@ _AGENT_HELP = "the agent (default: the first in settings, else demo)"
 
 
 def add_global_flags(
-    p: argparse.ArgumentParser, agent_help: str = _AGENT_HELP, *, skip: tuple[str, ...] = ()
+    p: argparse.ArgumentParser,
+    agent_help: str = _AGENT_HELP,
+    *,
+    skip: tuple[str, ...] = (),
+    unused: bool = False,
 ) -> None:
     """Add the options every command takes: agent, settings, cwd, verbosity, init timeout.
 
@@ -168,21 +172,29 @@ def add_global_flags(
         agent_help: the help of ``-a``.
         skip: destinations the parser defines itself, with its own meaning
             (``history list -a NAME`` filters by agent).
+        unused: the command starts no agent: only ``-v`` means something to
+            it, the others are accepted but left out of its ``--help``.
 
     """
+
+    def shown(text: str) -> str:
+        return argparse.SUPPRESS if unused else text
+
     if "agent" not in skip:
-        p.add_argument("-a", "--agent", metavar="NAME", help=agent_help)
+        p.add_argument("-a", "--agent", metavar="NAME", help=shown(agent_help))
     p.add_argument(
         "--agent-command",
         metavar='"CMD ARGS..."',
-        help="run this agent command instead (split like a shell would, never run by one)",
+        help=shown("run this agent command instead (split like a shell would, never run by one)"),
     )
     p.add_argument(
-        "--settings", metavar="PATH", help="settings.json to use (also $ACPHOST_SETTINGS)"
+        "--settings", metavar="PATH", help=shown("settings.json to use (also $ACPHOST_SETTINGS)")
     )
     if "cwd" not in skip:
         p.add_argument(
-            "--cwd", metavar="DIR", help="the session's workspace (default: the current directory)"
+            "--cwd",
+            metavar="DIR",
+            help=shown("the session's workspace (default: the current directory)"),
         )
     if "verbose" not in skip:
         p.add_argument(
@@ -190,14 +202,14 @@ def add_global_flags(
             "--verbose",
             action="count",
             default=0,
-            help="log to stderr (-vv: also the agent's stderr)",
+            help="log to stderr" if unused else "log to stderr (-vv: also the agent's stderr)",
         )
     p.add_argument(
         "--init-timeout",
         type=float,
         default=60.0,
         metavar="SEC",
-        help="seconds to wait for initialize and session setup (default 60)",
+        help=shown("seconds to wait for initialize and session setup (default 60)"),
     )
 
 
@@ -375,9 +387,12 @@ def _cost(value: str) -> tuple[float, str | None]:
 
 
 def sub_parser(
-    name: str, description: str, agent_help: str = _AGENT_HELP
+    name: str, description: str, agent_help: str = _AGENT_HELP, *, unused: bool = False
 ) -> argparse.ArgumentParser:
-    """A subcommand's parser with the options every command shares (agent, settings, cwd...)."""
+    """A subcommand's parser with the options every command shares (agent, settings, cwd...).
+
+    ``unused``: the subcommand starts no agent (see :func:`add_global_flags`).
+    """
     p = Parser(prog=f"acphost {name}", description=description)
-    add_global_flags(p, agent_help)
+    add_global_flags(p, agent_help, unused=unused)
     return p

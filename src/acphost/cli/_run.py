@@ -43,6 +43,13 @@ __all__ = ["run_prompt"]
 # Seconds the agent gets to exit after EOF at the end of a run (then SIGTERM, SIGKILL).
 _CLOSE_GRACE = 0.5
 
+# Signals that end a run at once, as a second Ctrl-C does: a service manager
+# stopping us (SIGTERM), the terminal going away (SIGHUP). Left to their
+# default action, they would end acphost alone: the agent runs in its own
+# process group (its children with it) and so do the terminals, so nothing
+# else would stop them.
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
 
 class _Interrupted(Exception):
     pass
@@ -93,6 +100,7 @@ class PromptRun:
         self.output_error: OSError | None = None
         self.asker: TtyAsker | None = None
         self.listed = False
+        self.stop_signal: int | None = None
 
     def _abort(self, error: AcpError) -> None:
         """--strict: the agent broke the protocol; end it now."""
@@ -103,6 +111,22 @@ class PromptRun:
         """SIGKILL the agent's whole process group now (the run is over)."""
         if self.transport is not None:
             self.transport.kill_now()
+
+    def stop_now(self, sig: signal.Signals) -> None:
+        """SIGTERM or SIGHUP: end the run as a second Ctrl-C does.
+
+        The agent's process group is killed at once; the turn ends with the
+        agent gone, is recorded as interrupted, and the client's close ends
+        the terminals. The run exits ``128 + sig``, as a shell reports it.
+        """
+        if self.stop_signal is None:
+            self.stop_signal = int(sig)
+            self.interrupted += 1
+        self.kill_agent()
+
+    def interrupted_code(self) -> int:
+        """The exit code of an interrupted run: 130 for Ctrl-C, else 128 + the signal."""
+        return EXIT_INTERRUPTED if self.stop_signal is None else 128 + self.stop_signal
 
     # -- setup -------------------------------------------------------------------
 
@@ -330,7 +354,7 @@ class PromptRun:
                 self.out.write(f"[usage] {self.edge.field(line)}\n")
                 self.out.flush()
         if self.interrupted:
-            return EXIT_INTERRUPTED
+            return self.interrupted_code()
         if result.budget_exceeded is not None:
             warn(str(result.budget_exceeded))
             return EXIT_BUDGET
@@ -343,15 +367,24 @@ class PromptRun:
         return EXIT_OK
 
     async def main(self, prompt: str | None) -> int:
-        # The agent starts first: its start-up overlaps the imports below.
-        self.transport = await start_agent(self.spec, self.cwd, close_grace=_CLOSE_GRACE)
+        loop = asyncio.get_running_loop()
+        for sig in _STOP_SIGNALS:
+            loop.add_signal_handler(sig, self.stop_now, sig)
         try:
+            # The agent starts first: its start-up overlaps the imports below.
+            self.transport = await start_agent(self.spec, self.cwd, close_grace=_CLOSE_GRACE)
+            if self.stop_signal is not None:  # it came while the agent started
+                self.kill_agent()
             return await self._connected(prompt, self.transport)
         except AcpError:
+            if self.stop_signal is not None:  # the end of the agent we stopped
+                raise _Interrupted from None
             if self.output_closed:  # the end of the agent we stopped ourselves
                 raise _OutputClosed(self.output_error) from None
             raise
         finally:
+            for sig in _STOP_SIGNALS:
+                loop.remove_signal_handler(sig)
             if self.asker is not None:
                 self.asker.close()
 
@@ -467,7 +500,7 @@ def _attempts(p: Prepared) -> int:
                 p.outputs.reopen_trace()
             return asyncio.run(run.main(p.prompt))
         except (KeyboardInterrupt, _Interrupted):
-            return EXIT_INTERRUPTED
+            return run.interrupted_code()
         except _OutputClosed as exc:
             error = exc.args[0] if exc.args else None
             if error is not None:

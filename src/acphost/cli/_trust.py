@@ -49,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         "--list", action="store_true", help="list trusted files and whether they changed"
     )
     x.add_argument("--revoke", metavar="PATH", help="stop trusting this settings file")
-    add_global_flags(p)
+    add_global_flags(p, unused=True)
     return p
 
 
