@@ -9,7 +9,7 @@ import pytest
 PINNED = {
     "acphost.client": [
         "DEMO_AGENT", "USE_DEFAULT", "AcpClient", "Budget", "BudgetExceeded", "ClientContext",
-        "ClientOptions", "Compaction", "ElicitationHandler", "HostConfig", "LifecycleState", "Message",
+        "ClientOptions", "CostStart", "Compaction", "ElicitationHandler", "HostConfig", "LifecycleState", "Message",
         "RunResult", "Session", "SessionState", "ToolCallState", "Turn", "TurnResult",
         "UpdateListener", "UseDefault", "auth_method_id", "option_id", "option_values", "run",
     ],

@@ -10,8 +10,8 @@ import pytest
 import acphost
 from acphost import AcpClient, HostConfig
 from acphost import schema as s
-from acphost.client import Budget, BudgetExceeded
-from acphost.client._budget import CostStart, Meter, spent_since
+from acphost.client import Budget, BudgetExceeded, CostStart
+from acphost.client._budget import Meter, spent_since
 from acphost.host import Interactive
 from tests.support.fake_agent import pair_with
 

@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .. import schema as s
-    from ..client import Budget, TurnResult
-    from ..client._budget import CostStart
+    from ..client import Budget, CostStart, TurnResult
     from ..config import AgentSpec
 
 __all__ = [

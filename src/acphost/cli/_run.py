@@ -286,8 +286,7 @@ class PromptRun:
                 self.kill_agent()
 
         budget = run_budget(self.args, self.spec)
-        before = session.state.usage
-        if budget is not None and before is None:
+        if budget is not None and session.state.usage is None:
             warn(NO_USAGE_YET)
         renderer = self.renderer(session)
         _collector.resume()  # the run's modules are all imported now
@@ -337,11 +336,9 @@ class PromptRun:
                 else None
             )
             recording.record_turn(blocks, result, host_stop=stop)
-        return self.outcome(result, session, before, budget is not None)
+        return self.outcome(result, session, budget is not None)
 
-    def outcome(
-        self, result: TurnResult, session: Session, before: Any, budgeted: bool
-    ) -> int:
+    def outcome(self, result: TurnResult, session: Session, budgeted: bool) -> int:
         """Report how the turn ended (usage line, budget, stop reason); the exit code."""
         from ._budget import NO_USAGE_AT_END, usage_line  # noqa: PLC0415
 

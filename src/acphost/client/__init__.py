@@ -21,6 +21,7 @@ __all__ = [
     "Budget",
     "BudgetExceeded",
     "ClientContext",
+    "CostStart",
     "ClientOptions",
     "Compaction",
     "ElicitationHandler",
@@ -46,6 +47,7 @@ __all__ = [
 _LAZY = {
     "Budget": "._budget",
     "BudgetExceeded": "._budget",
+    "CostStart": "._budget",
     "AcpClient": "._client",
     "ClientContext": "._client",
     "ElicitationHandler": "._host_bridge",
@@ -73,7 +75,7 @@ _LAZY = {
 if TYPE_CHECKING:
     from typing import Any
 
-    from ._budget import Budget, BudgetExceeded
+    from ._budget import Budget, BudgetExceeded, CostStart
     from ._client import AcpClient, ClientContext
     from ._host_bridge import ElicitationHandler, HostConfig
     from ._lifecycle import LifecycleState

@@ -31,7 +31,9 @@ first step (nor, with one report per turn, anything).
 
 A cumulative cost never falls; a report below the start means the agent's
 count began anew (say, a new agent process that counts only its own
-spending), so everything it reports then was spent since the start.
+spending), so everything it reports then was spent since the start. (Such a
+count that has not yet fallen below the start cannot be told apart from a
+continuing one: a recorded start then makes the turn look cheaper.)
 
 A budget can only be enforced if the agent reports usage in the budget's
 units: :class:`Meter` says whether it ever reported, and
