@@ -13,7 +13,8 @@ The script is a JSON file named by ``SCRIPTED_AGENT_SCRIPT``::
      "prompts": {"<first word of the prompt>": [action, ...]}}
 
 New sessions are named ``<session_prefix><n>``; ``session/list`` answers
-``sessions`` in one page (only when the script has that key).
+``sessions`` in one page (only when the script has that key); ``session/load``
+first replays the updates of ``load_replay`` (a list of update objects).
 
 Actions, run in order for a prompt (``{sid}`` in any string is replaced by the
 session id, a string ``{last.KEY}`` by that key of the last response's result):
@@ -182,6 +183,10 @@ def main() -> None:
         elif method == "session/list" and "sessions" in script:
             send({"id": rid, "result": {"sessions": script["sessions"]}})
         elif method in ("session/load", "session/resume"):
+            if method == "session/load":
+                for update in script.get("load_replay", []):
+                    send({"method": "session/update", "params": {
+                        "sessionId": msg["params"]["sessionId"], "update": update}})
             send({"id": rid, "result": {}})
         elif method == "session/prompt":
             _cancelled.pop(msg["params"]["sessionId"], None)

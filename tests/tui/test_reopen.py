@@ -10,6 +10,7 @@ from acphost.tui._blocks import UserBubble
 from acphost.tui._history_screen import HistoryScreen
 from acphost.tui._notes import CompactionBlock
 from acphost.tui._past import PastSessionScreen
+from acphost.tui._toolcard import ToolCard
 from acphost.tui._transcript import StreamingMarkdown
 
 from .conftest import SIZE, demo_spec, ready, send, sent_methods, wait_for
@@ -99,3 +100,47 @@ async def test_a_reopened_session_with_a_title_is_named_by_it(tmp_path, workspac
         view = await _reopen(pilot)
         assert view.label == "Alpha notes"
         assert "2 Alpha notes" in [str(t.label) for t in app.query(Tab)]
+
+
+def _text(text: str, kind: str = "agent_message_chunk") -> dict:
+    return {"sessionUpdate": kind, "content": {"type": "text", "text": text}}
+
+
+async def test_a_loaded_session_shows_its_tool_calls_where_they_happened(scripted, workspace):
+    """Replayed tool calls were all drawn after the last message: each card now
+    sits among the messages where the agent sent it."""
+    app = scripted({
+        "capabilities": {"loadSession": True, "sessionCapabilities": {"list": {}}},
+        "sessions": [{"sessionId": "old-1", "cwd": str(workspace), "title": "earlier work"}],
+        "load_replay": [
+            _text("look at the code", "user_message_chunk"),
+            _text("first answer"),
+            {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Reading main.py",
+             "kind": "read", "status": "completed"},
+            _text("second answer"),
+            _text("and now tests", "user_message_chunk"),
+            {"sessionUpdate": "tool_call", "toolCallId": "t2", "title": "Running tests",
+             "kind": "execute", "status": "completed"},
+        ],
+    })
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press(*"earlier")
+        await wait_for(pilot, lambda: app.screen.highlighted is not None
+                       and app.screen.highlighted.value == "old-1")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.active_view.session.id == "old-1")
+        view = app.active_view
+        await view.transcript.settled()
+        order = []
+        for w in view.transcript.children:
+            if isinstance(w, ToolCard):
+                order.append(w.call.title)
+            elif isinstance(w, (UserBubble, StreamingMarkdown)):
+                order.append(w.source.strip())
+        assert order == [
+            "look at the code", "first answer", "Reading main.py", "second answer",
+            "and now tests", "Running tests",
+        ], order

@@ -71,6 +71,8 @@ class ToolCallState:
     Attributes:
         cancelled: set by the host when the turn was cancelled while the call
             was still pending or running (the protocol has no such status).
+        position: how many messages preceded it when it first appeared: where
+            a replayed session (``session/load``) shows it among them.
 
     """
 
@@ -86,6 +88,7 @@ class ToolCallState:
     meta: dict[str, Any] | None = None
     cancelled: bool = False
     announced: bool = True
+    position: int = 0
 
     @property
     def shown_name(self) -> str | None:
@@ -187,7 +190,8 @@ class SessionState:
     """Everything the host knows about one session, updated in wire order.
 
     Attributes:
-        messages: the conversation, chunks coalesced.
+        messages: the conversation, chunks coalesced (a tool call or compaction between
+            two chunks of one role ends the message before it).
         tool_calls: every tool call by id, merged.
         plan: the current plan entries (replaced whole).
         modes: the mode state, if the agent has modes.
@@ -210,6 +214,9 @@ class SessionState:
 
     def __init__(self, *, keep_history: bool = True) -> None:
         self.messages: list[Message] = []
+        # len(messages) when a tool call or a compaction last appeared: a chunk
+        # after it starts a new message, so each sits between the text around it.
+        self._break_at = -1
         self.tool_calls: dict[str, ToolCallState] = {}
         self.plan: list[s.PlanEntry] = []
         self.modes: s.SessionModeState | None = None
@@ -255,7 +262,12 @@ class SessionState:
             self._add_chunk(_CHUNK_ROLES[update.session_update], update)
 
     def _apply_tool_call(self, update: s.ToolCallStart) -> None:
-        call = ToolCallState(update.tool_call_id)
+        # A repeated tool_call (some agents send one again) starts the call
+        # afresh but keeps its place in the conversation.
+        before = self.tool_calls.get(update.tool_call_id)
+        position = before.position if before is not None else len(self.messages)
+        self._break_at = len(self.messages)
+        call = ToolCallState(update.tool_call_id, position=position)
         call.merge(update)
         self.tool_calls[update.tool_call_id] = call
 
@@ -290,6 +302,7 @@ class SessionState:
         found = self.compactions.get(compaction_id)
         if found is None:
             found = Compaction(compaction_id, position=len(self.messages))
+            self._break_at = len(self.messages)
             self.compactions[compaction_id] = found
         return found
 
@@ -300,7 +313,10 @@ class SessionState:
         """Merge a partial tool-call update, creating the call if it is new."""
         call = self.tool_calls.get(update.tool_call_id)
         if call is None:
-            call = ToolCallState(update.tool_call_id, announced=False)
+            call = ToolCallState(
+                update.tool_call_id, announced=False, position=len(self.messages)
+            )
+            self._break_at = len(self.messages)
             self.tool_calls[update.tool_call_id] = call
         call.merge(update)
         return call
@@ -310,7 +326,7 @@ class SessionState:
     ) -> None:
         msgs = self.messages
         mid = chunk.message_id
-        if msgs:
+        if msgs and self._break_at != len(msgs):
             last = msgs[-1]
             if last.role == role and (mid is None or mid == last.message_id):
                 last.content.append(chunk.content)

@@ -106,23 +106,36 @@ class SessionView(Vertical):
             show_record(self.transcript, self.past)
             self.transcript.add_marker("resumed from the local history")
         self._show_history(self.session.state)
-        for call_id in self.session.state.tool_calls:
-            self.transcript.on_update(s.ToolCallProgress(tool_call_id=call_id))
         self.plan.show_plan(self.session.state.plan)
         self._follow()
 
     def _show_history(self, state: SessionState) -> None:
-        """Show a loaded session's state: its messages, each compaction where it appeared.
+        """Show a loaded session's state: messages, and tool calls and compactions among them.
 
-        A compaction's ``position`` is the number of messages before it, so
-        its marker (and collapsed summary) sits where it was shown live; the
-        sort is stable, so compactions at one place keep their arrival order.
+        A tool call's or compaction's ``position`` is the number of messages
+        before it, so its card or marker (and collapsed summary) sits where it
+        was shown live; the sort is stable, so those at one place keep their
+        arrival order (compactions, then tool calls).
         """
         transcript = self.transcript
-        marks = sorted(state.compactions.values(), key=lambda c: c.position)
+
+        def show_compaction(compaction_id: str) -> None:
+            transcript.show_state_compaction(compaction_id)
+
+        def show_call(call_id: str) -> None:
+            transcript.on_update(s.ToolCallProgress(tool_call_id=call_id))
+
+        marks: list[tuple[int, Callable[[str], None], str]] = [
+            *((c.position, show_compaction, c.compaction_id) for c in state.compactions.values()),
+            *((c.position, show_call, c.tool_call_id) for c in state.tool_calls.values()),
+        ]
+        marks.sort(key=lambda mark: mark[0])
+        at = 0
         for index, msg in enumerate(state.messages):
-            while marks and marks[0].position <= index:
-                transcript.show_state_compaction(marks.pop(0).compaction_id)
+            while at < len(marks) and marks[at][0] <= index:
+                _, show, key = marks[at]
+                show(key)
+                at += 1
             if msg.role == "user":
                 transcript.add_user(list(msg.content))
                 continue
@@ -135,8 +148,8 @@ class SessionView(Vertical):
             for block in msg.content:
                 if is_card(block):
                     transcript.mount(MediaCard(block))
-        for mark in marks:
-            transcript.show_state_compaction(mark.compaction_id)
+        for _, show, key in marks[at:]:
+            show(key)
         transcript.end_turn()
 
     def _follow(self) -> None:
