@@ -90,6 +90,19 @@ async def test_an_agent_that_reports_no_usage_is_said_to_make_the_budget_unenfor
         assert len(warned) == 1  # once per session
 
 
+async def test_a_budget_in_another_currency_is_said_to_be_unenforceable(tmp_path, workspace):
+    """The demo reports its cost in USD: a budget in EUR cannot be held, and the
+    transcript says so (once), rather than pretending."""
+    app = AcpApp(demo_spec(tmp_path), str(workspace), budget=Budget(max_cost=0.01, currency="EUR"))
+    async with app.run_test(size=(100, 24)) as pilot:
+        await ready(pilot)
+        await send(pilot, "spend 3")
+        await send(pilot, "spend 3")
+        assert app.active_view.stop_reason == "end_turn"
+        warned = [n for n in notices(app) if "not in EUR" in n]
+        assert len(warned) == 1, notices(app)
+
+
 @pytest.mark.parametrize(
     ("flag", "value", "says"),
     [

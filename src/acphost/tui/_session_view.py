@@ -91,6 +91,7 @@ class SessionView(Vertical):
         #: Set once a turn was stopped by the session's budget.
         self.budget_spent: BudgetExceeded | None = None
         self._no_usage = False
+        self._budget_warning: str | None = None
         self._remove_listener: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
@@ -278,6 +279,10 @@ class SessionView(Vertical):
                 "the budget cannot be enforced while it does not",
                 "warning",
             )
+        warning = result.budget_warning
+        if warning is not None and warning != self._budget_warning:
+            self._budget_warning = warning  # said once, as long as it stays the same
+            self.transcript.add_notice(f"⚠ {warning}", "warning")
         if result.stop_reason == "cancelled" and self.cancelling:
             return "cancelled by the user"
         return None
