@@ -314,3 +314,17 @@ def test_live_progress_on_a_terminal_shows_agent_text_inert(plain_ws, tmp_path):
     assert "\x1b]0;pwned" not in text and "\\x1b]0;pwned\\x07" in text
     assert "2 of 2 runs: 1 error, 1 ok" in stdout
     assert Path(tmp_path / "out" / "report.html").is_file()
+
+
+def test_a_huge_agent_error_is_shown_bounded(plain_ws, tmp_path):
+    """A run whose agent answers with a 4 MB error.message is one line of a few KB."""
+    hostile = Path(__file__).parents[1] / "cli" / "hostile_agent.py"
+    r = acphost(
+        ["batch", "--agent-command", f"{sys.executable} {hostile}", "-p", "hugeerror",
+         "--workspace", str(plain_ws), "--out", str(tmp_path / "out"), "--no-history"],
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == 1, r.stderr[-500:]
+    (line,) = [x for x in r.stderr.splitlines() if x.startswith("acphost batch: [")]
+    assert "the agent answered an error: huge mmm" in line and len(line) < 3000, len(line)
+    assert line.endswith("more characters)")

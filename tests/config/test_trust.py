@@ -157,7 +157,7 @@ def test_cli_trust_round_trip(project, user_dirs):
     assert "proj" not in _cli(["agents"], ws, user_dirs).stdout
 
 
-@pytest.mark.parametrize("form", ["dir", "dot-acphost", "file", "relative", "cwd"])
+@pytest.mark.parametrize("form", ["dir", "dot-acphost", "file", "relative", "cwd", "none"])
 def test_cli_revoke_takes_the_forms_trust_takes(project, user_dirs, tmp_path, form):
     """`acphost trust DIR` then `acphost trust --revoke DIR` revokes it, whichever form names it."""
     ws, path = project
@@ -169,6 +169,7 @@ def test_cli_revoke_takes_the_forms_trust_takes(project, user_dirs, tmp_path, fo
         "file": (["--revoke", str(path)], tmp_path),
         "relative": (["--revoke", "ws"], tmp_path),
         "cwd": (["--revoke", "."], ws),
+        "none": (["--revoke"], ws),
     }[form]
     r = _cli(["trust", *argv], cwd, user_dirs)
     assert r.returncode == 0

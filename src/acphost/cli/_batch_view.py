@@ -44,7 +44,9 @@ def outcome_line(o: RunOutcome) -> str:
     if o.changed_files:
         line += f", {len(o.changed_files)} file(s) changed"
     if o.error is not None:
-        line += f": {o.error.message.splitlines()[0] if o.error.message else ''}"
+        from ._failure import bounded  # noqa: PLC0415 - the runs have loaded the client already
+
+        line += f": {bounded(o.error.message.splitlines()[0]) if o.error.message else ''}"
     return sanitize_line(line)
 
 

@@ -48,7 +48,13 @@ def _parser() -> argparse.ArgumentParser:
     x.add_argument(
         "--list", action="store_true", help="list trusted files and whether they changed"
     )
-    x.add_argument("--revoke", metavar="PATH", help="stop trusting this settings file")
+    x.add_argument(
+        "--revoke",
+        metavar="PATH",
+        nargs="?",
+        const="",
+        help="stop trusting this settings file (the same forms as PATH; none: this project's)",
+    )
     add_global_flags(p, unused=True)
     return p
 
@@ -171,7 +177,7 @@ def trust_main(argv: list[str]) -> int:
         return _list()
     if args.revoke is not None:
         try:
-            target = _target(args.revoke, args.cwd)
+            target = _target(args.revoke or None, args.cwd)
             found = revoke(target)
         except SettingsError as exc:
             return _err(str(exc))
