@@ -55,7 +55,7 @@ async def test_f2_and_f3_while_connecting_say_so_then_open_the_pickers(tmp_path,
         assert not isinstance(app.screen, PickerScreen)
         await wait_for(pilot, lambda: _release(gate))  # the agent starts now
         await wait_for(pilot, lambda: app.active_view is not None, timeout=20)
-        assert app.status_info.mode  # the status bar shows the mode...
+        await wait_for(pilot, lambda: app.status_info.mode)  # the status bar shows the mode...
         await pilot.press("f2")  # ...and F2 offers it
         await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
         assert not any("offers no" in m for m in _said(app))

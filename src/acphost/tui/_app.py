@@ -290,14 +290,16 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
 
     def _activated(self) -> None:
         view = self.active_view
-        composer = self.query_one(Composer)
-        composer.set_commands(view.session.state.available_commands if view else [])
+        # A tab activated while the app is closing comes after its widgets left.
+        for composer in self.query(Composer):
+            composer.set_commands(view.session.state.available_commands if view else [])
         self.refresh_status()
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self) -> None:
         self._activated()
-        self.query_one(PromptArea).focus()
+        for area in self.query(PromptArea):
+            area.focus()
 
     @on(SessionView.Changed)
     def _view_changed(self, event: SessionView.Changed) -> None:
