@@ -8,23 +8,42 @@ face shows it as a unified diff, and the agent chooses both texts, so:
   one line end): ``str.splitlines`` also breaks at ``\x0b``, ``\x0c``,
   ``\x1c``-``\x1e``, ``\x85``, U+2028 and U+2029, so a file holding one of
   those would be shown with lines it does not have;
-- ``difflib`` takes time quadratic in the worst case (20,000 lines of a few
-  hundred distinct values take seconds, on the one thread that also reads
-  the agent): texts over :data:`MAX_INPUT_LINES` lines (old and new
-  together) or :data:`MAX_INPUT_CHARS` characters are not compared, and one
-  summary line says so.
+- ``difflib`` takes time quadratic in the worst case (20,000 lines of a
+  hundred distinct values take 17 s, on the one thread that also reads the
+  agent and answers Ctrl-C): the lines both texts share at the start and at
+  the end are set aside first (linear), and only a changed region of at
+  most :data:`MAX_COMPARE_LINES` lines (old and new together) is compared;
+  a larger one is shown as what it is, its old lines removed and its new
+  lines added, in one hunk. Texts over :data:`MAX_INPUT_LINES` lines or
+  :data:`MAX_INPUT_CHARS` characters are not shown at all: one summary line
+  says so.
 
 What comes out is the agent's text: the faces make it safe for their output.
 """
 
 from __future__ import annotations
 
-__all__ = ["MAX_INPUT_CHARS", "MAX_INPUT_LINES", "hunk_lines", "split_lines"]
+import re
+
+__all__ = [
+    "MAX_COMPARE_LINES",
+    "MAX_INPUT_CHARS",
+    "MAX_INPUT_LINES",
+    "hunk_lines",
+    "split_lines",
+]
 
 #: Old and new lines together beyond which no diff is computed.
 MAX_INPUT_LINES = 20_000
 #: Old and new characters together beyond which no diff is computed.
 MAX_INPUT_CHARS = 4_000_000
+#: Lines of a changed region (old and new together) difflib may compare
+#: (its worst case here: about 20 ms).
+MAX_COMPARE_LINES = 2_000
+#: Unchanged lines shown around a change.
+CONTEXT = 3
+
+_HUNK = re.compile(r"@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@")
 
 
 def split_lines(text: str) -> list[str]:
@@ -63,6 +82,54 @@ def hunk_lines(old_text: str | None, new_text: str) -> list[str]:
             f"(too large to compare: {len(old):,} lines before, {len(new):,} after;"
             f" the limit is {MAX_INPUT_LINES:,} lines)"
         ]
-    import difflib  # noqa: PLC0415 - only a turn with a diff needs it
+    # The lines both share at the start and at the end (linear), then the region between.
+    shortest = min(len(old), len(new))
+    head = 0
+    while head < shortest and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < shortest - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    if head == len(old) == len(new):
+        return []
+    start = max(0, head - CONTEXT)
+    a = old[start : len(old) - max(0, tail - CONTEXT)]
+    b = new[start : len(new) - max(0, tail - CONTEXT)]
+    if len(a) + len(b) <= MAX_COMPARE_LINES:
+        import difflib  # noqa: PLC0415 - only a turn with a diff needs it
 
-    return list(difflib.unified_diff(old, new, lineterm="", n=3))[2:]
+        lines = list(difflib.unified_diff(a, b, lineterm="", n=CONTEXT))[2:]
+        return [_shifted(line, start) if line.startswith("@@") else line for line in lines]
+    # Too much changed to compare in bounded time: the region, replaced whole.
+    before = old[start:head]
+    after = old[len(old) - tail : len(old) - tail + CONTEXT]
+    gone = old[head : len(old) - tail]
+    added = new[head : len(new) - tail]
+    shown_old = len(before) + len(gone) + len(after)
+    shown_new = len(before) + len(added) + len(after)
+    return [
+        f"@@ -{_range(start, shown_old)} +{_range(start, shown_new)} @@",
+        *(f" {line}" for line in before),
+        *(f"-{line}" for line in gone),
+        *(f"+{line}" for line in added),
+        *(f" {line}" for line in after),
+    ]
+
+
+def _range(start: int, length: int) -> str:
+    """A unified diff range, as difflib writes it (``start`` counts from 0)."""
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start + 1 if length else start},{length}"
+
+
+def _shifted(header: str, offset: int) -> str:
+    """A hunk header of a diff of a slice, renumbered for the whole text."""
+    match = _HUNK.match(header)
+    if match is None or not offset:
+        return header
+    old_at, old_len, new_at, new_len = match.groups()
+    return (
+        f"@@ -{int(old_at) + offset}{old_len or ''} +{int(new_at) + offset}{new_len or ''} @@"
+        + header[match.end() :]
+    )
