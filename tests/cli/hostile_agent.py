@@ -19,6 +19,8 @@ scenario:
 - ``form``: a form (``elicitation/create``) with attacks in its message,
   titles, descriptions, choices and defaults; the answer is recorded like
   a permission outcome;
+- ``bigform``: a form whose message has 50,000 lines, with a 100,000-character
+  default and 500 choices;
 - ``bigdiff``: a diff of 30,000 lines of a few hundred distinct values
   (difflib's slow case), then ``end_turn``;
 - ``error``: answer the prompt with a JSON-RPC error carrying ``data``;
@@ -140,6 +142,15 @@ def prompt(rid, words):
                 "pick": {"type": "string", "title": "pick",
                          "oneOf": [{"const": "a", "title": "first " + EVIL},
                                    {"const": "b", "title": "second"}]}}}}})
+    elif scenario == "bigform":
+        pending[100] = rid
+        send({"jsonrpc": "2.0", "id": 100, "method": "elicitation/create", "params": {
+            "sessionId": state["session"], "mode": "form",
+            "message": "\n".join(f"line {i}" for i in range(50_000)),
+            "requestedSchema": {"type": "object", "properties": {
+                "who": {"type": "string", "title": "who", "default": "d" * 100_000},
+                "pick": {"type": "string", "title": "pick",
+                         "enum": [f"c{i}" for i in range(500)]}}}}})
     elif scenario == "bigdiff":
         old = "".join(f"v{i % 300}\n" for i in range(15000))
         new = "".join(f"v{(i * 7) % 301}\n" for i in range(15000))

@@ -100,3 +100,21 @@ def test_ctrl_c_at_a_form_withdraws_it_and_cancels_the_turn(tmp_path, hostile_en
     assert run.wait() == 130, run.text()
     assert outcomes(tmp_path)["100"] == {"action": "cancel"}
     assert "Traceback" not in run.text()
+
+
+def test_a_huge_form_is_shown_bounded_and_answered_whole(tmp_path, hostile_env):
+    """A 50,000-line message, a 100,000-character default and 500 choices would
+    scroll the question away: what is shown is bounded, what is sent is whole."""
+    run = PtyRun(["--ask", "bigform"], cwd=tmp_path, env=hostile_env, cols=200)
+    at = run.read_until(b"who: ")
+    assert b"(49980 more lines)" in run.output
+    run.write(b"\n")  # Enter keeps the agent's default, whole
+    at = run.read_until(b"number ", start=at)
+    assert b"and 470 more (type the number or the value)" in run.output
+    run.write(b"c499\n")
+    asked = run.read_until(b"[Y/n] ", start=at)
+    assert asked < 20_000  # the whole form, as shown (the agent's reply follows)
+    run.write(b"\n")
+    assert run.wait() == 0, run.text()
+    assert outcomes(tmp_path)["100"] == {
+        "action": "accept", "content": {"who": "d" * 100_000, "pick": "c499"}}

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ..host import PermissionRequest, Verdict, describe_request
 from ..safetext import sanitize_line
 from ._edge import terminal_held, warn
+from ._failure import bounded
 
 if TYPE_CHECKING:
     from .. import schema as s
@@ -231,7 +232,7 @@ class TtyAsker:
         fields = form_fields(request.requested_schema)
         more = f" ({self._waiting} more waiting)" if self._waiting else ""
         head = [f"\nacphost: the agent asks you to fill in a form{more}"]
-        head += [f"  {sanitize_line(line)}" for line in request.message.split("\n")]
+        head += [f"  {line}" for line in _message_lines(request.message)]
         head.append("  (Enter keeps the value in brackets; Ctrl-D declines the form)\n")
         await self._show(fd, "\n".join(head))
         raw: dict[str, Any] = {}
@@ -263,6 +264,27 @@ class TtyAsker:
         return {"action": "accept", "content": content}
 
 
+# What a form shows of the agent's strings: enough to answer, never so much
+# that the question scrolls away (a value sent back is the agent's own, whole).
+_FIELD_LIMIT = 200
+_TEXT_LIMIT = 1_000
+_MESSAGE_LINES = 20
+_CHOICES_SHOWN = 30
+
+
+def _field(text: str, limit: int = _FIELD_LIMIT) -> str:
+    """One line of the agent's, bounded, then made safe for the terminal."""
+    return sanitize_line(bounded(text, limit))
+
+
+def _message_lines(message: str) -> list[str]:
+    lines = message.split("\n")
+    shown = [_field(line, _TEXT_LIMIT) for line in lines[:_MESSAGE_LINES]]
+    if len(lines) > _MESSAGE_LINES:
+        shown.append(f"… ({len(lines) - _MESSAGE_LINES} more lines)")
+    return shown
+
+
 _BAD = object()
 _BAD_WORDS = {
     "boolean": "y or n",
@@ -274,21 +296,24 @@ _HOW = {"boolean": "[y/n]", "choice": "number", "multi": "numbers, comma-separat
 
 def _field_line(f: FormField, rest: str) -> str:
     required = " (required)" if f.required else ""
-    return f"  {sanitize_line(f.title)}{required}: {rest}"
+    return f"  {_field(f.title)}{required}: {rest}"
 
 
 def _field_prompt(f: FormField) -> str:
     lines = []
     if f.description:
-        lines.append(f"  {sanitize_line(f.description)}")
+        lines.append(f"  {_field(f.description, _TEXT_LIMIT)}")
     hint = f.hint()
     if hint:
-        lines.append(f"  ({sanitize_line(hint)})")
-    for n, (_, label) in enumerate(f.choices, 1):
-        lines.append(f"    {n}) {sanitize_line(label)}")
+        lines.append(f"  ({_field(hint)})")
+    for n, (_, label) in enumerate(f.choices[:_CHOICES_SHOWN], 1):
+        lines.append(f"    {n}) {_field(label)}")
+    if len(f.choices) > _CHOICES_SHOWN:
+        more = len(f.choices) - _CHOICES_SHOWN
+        lines.append(f"    … and {more} more (type the number or the value)")
     default = _default_words(f)
     ask = _HOW.get(f.kind, "")
-    tail = " ".join(p for p in (ask, f"[{sanitize_line(default)}]" if default else "") if p)
+    tail = " ".join(p for p in (ask, f"[{_field(default)}]" if default else "") if p)
     lines.append(_field_line(f, f"{tail} " if tail else ""))
     return "\n".join(lines)
 
