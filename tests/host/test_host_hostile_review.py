@@ -231,3 +231,54 @@ def test_ask_shows_the_command_on_screen_despite_120_paths(tmp_path):
     assert any("… and 115 more paths" in row for row in visible), visible
     run.write(b"n\r")
     assert run.wait() == 0, run.text()
+
+
+def _edit_call(path: str, text: str, **raw: Any) -> dict[str, Any]:
+    """A ``session/request_permission`` for the agent's own edit tool writing ``text``."""
+    call = {"toolCallId": f"t-{path}", "title": "Edit", "kind": "edit", "status": "pending",
+            "locations": [{"path": path}],
+            "content": [{"type": "diff", "path": path, "oldText": None, "newText": text}],
+            "rawInput": {"file_path": path, "content": text, **raw}}  # fmt: skip
+    options = [{"optionId": "ok", "name": "Allow", "kind": "allow_once"},
+               {"optionId": "no", "name": "Reject", "kind": "reject_once"}]  # fmt: skip
+    return {"sessionId": "$SID", "toolCall": call, "options": options}
+
+
+def test_the_agent_s_own_edit_tool_cannot_complete_a_bare_repository(tmp_path):
+    """Under ``{"kind": "edit", "path": "$WS/**", "decision": "allow"}`` the agent
+    asked to write ``vend/config`` then ``vend/HEAD`` (``ref: refs/heads/main``)
+    with its own tool, and wrote them once allowed: ``git tag -l`` there ran its
+    pager. The text a tool call shows (diff ``newText``, raw input ``content``)
+    is judged as an ``fs/write_text_file`` of it: the ``HEAD`` is refused."""
+    ws = tmp_path / "ws"
+    (ws / "vend" / "objects").mkdir(parents=True)
+    (ws / "vend" / "refs").mkdir()
+    marker = tmp_path / "PWNED"
+    config = f"[core]\n\tpager = touch {marker}; cat\n"
+    head = "ref: refs/heads/main\n"
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"rules": [{"kind": "edit", "path": f"{ws}/**",
+                                             "decision": "allow"}], "default": "reject"}))  # fmt: skip
+    raw_only = _edit_call("$CWD/raw/HEAD", "x")
+    raw_only["toolCall"]["content"] = []  # only the raw input says what is written
+    raw_only["toolCall"]["rawInput"]["content"] = head
+    unknown = _edit_call("$CWD/frag/HEAD", "x")
+    del unknown["toolCall"]["content"]  # a fragment edit: the whole file is unknown
+    unknown["toolCall"]["rawInput"] = {"file_path": "$CWD/frag/HEAD", "old_string": "x",
+                                       "new_string": "ref: refs/heads/main"}  # fmt: skip
+    steps = [
+        ["session/request_permission", _edit_call("$CWD/vend/config", config)],
+        ["session/request_permission", _edit_call("$CWD/vend/HEAD", head)],
+        ["session/request_permission", _edit_call("vend/HEAD", "0" * 40 + "\n")],
+        ["session/request_permission", raw_only],
+        ["session/request_permission", unknown],
+        ["session/request_permission", _edit_call("$CWD/docs/HEAD", "# Heading\n")],
+    ]
+    answers = run_hostile(tmp_path, ws, steps, "--permission-policy", str(policy))
+    chosen = [a["result"]["outcome"].get("optionId") for a in answers]
+    assert chosen == ["ok", "no", "no", "no", "no", "ok"], answers
+    # What the agent may write after these answers is no repository git runs.
+    (ws / "vend" / "config").write_text(config)
+    git = subprocess.run(["git", "tag", "-l"], cwd=ws / "vend", capture_output=True, text=True,
+                         env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)})  # fmt: skip
+    assert git.returncode != 0 and not marker.exists()

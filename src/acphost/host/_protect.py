@@ -22,8 +22,11 @@ submodules count too):
   named ``HEAD`` whose content is a git HEAD: whichever order the agent
   writes ``config``, ``objects/``, ``refs/`` and ``HEAD`` in, the ``HEAD``
   that completes the repository is refused (:meth:`ProtectedPaths.area`,
-  ``content``). Files named ``HEAD`` or ``config`` that git would not take
-  for its own stay writable.
+  ``content``), whether the host writes it (``fs/write_text_file``) or the
+  agent's own edit tool does once allowed (the text its tool call shows,
+  or, when it shows none, any: :meth:`ProtectedPaths.written_areas`).
+  Files named ``HEAD`` or ``config`` that git would not take for its own
+  stay writable.
 
 Anywhere: the host's own output files (audit log, trace, saved session, the
 history store) and folders (acphost's configuration, state and data folders:
@@ -83,6 +86,8 @@ _HEAD_BYTES = 256
 # SHA-256 object id in hex). Case and leading blanks are forgiven: wider
 # than git, never narrower.
 _GIT_HEAD = re.compile(rb"\s*(?:ref:\s*refs/|[0-9a-f]{40})", re.IGNORECASE)
+# What an unknown content written to a file named HEAD is taken for.
+_SOME_HEAD = "ref: refs/"
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
 
 
@@ -205,6 +210,33 @@ class ProtectedPaths:
             if _within(path, output) or _within(folded, folded_output):
                 return output
         return None
+
+    def written_areas(self, writes: Iterable[tuple[str, str | None]]) -> tuple[str, ...]:
+        """Return the protected areas a tool call's writes reach, each once, in order.
+
+        An agent's own edit tool writes what its tool call claims (a diff's
+        ``newText``, a raw input's ``content``), so that text is judged as
+        :meth:`area` judges an ``fs/write_text_file``'s. When the claim does
+        not say what the whole file becomes (no content, or only an edit's
+        ``new_string`` fragment), a file named ``HEAD`` is taken as a git
+        ``HEAD``: what the agent writes there is unknown, and a git ``HEAD``
+        completes a bare repository.
+
+        Args:
+            writes: ``(path, text)`` pairs: a canonical absolute path and the
+                whole text the tool would leave there, or ``None`` if unknown.
+
+        Returns:
+            The areas (empty when nothing is protected).
+
+        """
+        found: list[str] = []
+        for path, text in writes:
+            unknown_head = text is None and _fold(os.path.basename(path)) == "head"
+            area = self.area(path, _SOME_HEAD if unknown_head else text)
+            if area is not None and area not in found:
+                found.append(area)
+        return tuple(found)
 
     def areas(self, paths: Iterable[str], content: str | None = None) -> tuple[str, ...]:
         """Return the protected areas the paths lie in, each once, in order.
