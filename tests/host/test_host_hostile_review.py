@@ -282,3 +282,72 @@ def test_the_agent_s_own_edit_tool_cannot_complete_a_bare_repository(tmp_path):
     git = subprocess.run(["git", "tag", "-l"], cwd=ws / "vend", capture_output=True, text=True,
                          env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)})  # fmt: skip
     assert git.returncode != 0 and not marker.exists()
+
+
+def test_in_the_home_directory_git_and_shell_startup_files_are_protected(tmp_path):
+    """With the workspace at ``$HOME``, the agent wrote ``~/.gitconfig``
+    (``core.fsmonitor``) and ``~/.bash_profile`` under a general edit rule, and
+    an allowed ``git status`` or ``bash -lc 'git status'`` ran its code. The
+    user's git configuration, shell startup files and ``~/.ssh`` are protected
+    from reads and writes, and a login shell is not the line it wraps."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY\n")
+    (home / "notes.txt").write_text("mine\n")
+    subprocess.run(["git", "init", "-q", str(home)], check=True)
+    marker = tmp_path / "PWNED"
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"rules": [
+        {"kind": "edit", "path": f"{home}/**", "decision": "allow"},
+        {"kind": "read", "path": f"{home}/**", "decision": "allow"},
+        {"kind": "execute", "command": "git status", "decision": "allow"}],
+        "default": "reject"}))  # fmt: skip
+    fsmonitor = f'[core]\n\tfsmonitor = "touch {marker}; false"\n'
+
+    def write(rel, content):
+        return ["fs/write_text_file", {"sessionId": "$SID", "path": f"$CWD/{rel}",
+                                       "content": content}]  # fmt: skip
+
+    steps = [
+        write(".gitconfig", fsmonitor),
+        write(".config/git/config", fsmonitor),
+        write(".bash_profile", f"touch {marker}\n"),
+        write(".profile", f"touch {marker}\n"),
+        write(".zshenv", f"touch {marker}\n"),
+        write(".ssh/config", f"Host *\n  ProxyCommand touch {marker}\n"),
+        ["fs/read_text_file", {"sessionId": "$SID", "path": "$CWD/.ssh/id_ed25519"}],
+        ["session/request_permission", _edit_call("$CWD/.bashrc", f"touch {marker}\n")],
+        ["terminal/create", {"sessionId": "$SID", "command": "bash", "args": ["-lc", "git status"]}],
+        write("notes.txt", "still mine\n"),
+        ["terminal/create", {"sessionId": "$SID", "command": "git", "args": ["status"]}],
+    ]
+    answers = run_hostile(tmp_path, home, steps, "--permission-policy", str(policy),
+                          env={"HOME": str(home)})  # fmt: skip
+    assert [denied(a) for a in answers[:7]] == [True] * 7, answers
+    assert answers[7]["result"]["outcome"]["optionId"] == "no", answers[7]
+    assert denied(answers[8]), answers[8]
+    assert answers[9]["result"] == {} and "terminalId" in answers[10]["result"], answers[9:]
+    assert "PRIVATE KEY" not in json.dumps(answers)
+    for name in (".gitconfig", ".config/git/config", ".bash_profile", ".profile", ".zshenv",
+                 ".ssh/config", ".bashrc"):  # fmt: skip
+        assert not (home / name).exists(), name
+    git = subprocess.run(["git", "status"], cwd=home, capture_output=True, text=True,
+                         env={**os.environ, "HOME": str(home)})  # fmt: skip
+    assert git.returncode == 0 and not marker.exists()
+
+
+def test_startup_files_follow_the_environment_and_count_inside_a_root_only():
+    from acphost.host import ProtectedPaths, startup_files
+
+    env = {"HOME": "/h", "XDG_CONFIG_HOME": "/x", "ZDOTDIR": "/z", "GIT_CONFIG_GLOBAL": "/g/cfg"}
+    files = startup_files(env)
+    for path in ("/h/.gitconfig", "/x/git", "/h/.config/git", "/h/.bash_profile", "/h/.ssh",
+                 "/z/.zshenv", "/g/cfg"):  # fmt: skip
+        assert path in files, path
+    assert startup_files({"HOME": "relative"}) == ()
+    inside = ProtectedPaths(["/h"], (), files)
+    assert inside.area("/h/.ssh/id_rsa") == "/h/.ssh"
+    assert inside.area("/h/.BASHRC") == "/h/.bashrc"  # folded, as on a case-insensitive volume
+    assert inside.output_area("/h/.gitconfig") == "/h/.gitconfig"  # reads too
+    assert inside.area("/h/src/.bashrc") is None
+    assert ProtectedPaths(["/w"], (), files).output_area("/h/.gitconfig") is None

@@ -30,6 +30,7 @@ from ..host import (
     TerminalManager,
     Workspace,
     check_terminal_params,
+    startup_files,
 )
 from ._state import SessionState
 
@@ -266,8 +267,16 @@ class HostBridge:
         return {"outcome": {"outcome": "selected", "optionId": outcome.option_id}}
 
     def _protected(self, session_id: str) -> ProtectedPaths:
-        """The protected paths of a session: its workspace's and the host's output files."""
-        return ProtectedPaths(self._workspace(session_id).roots, self.config.protected_paths)
+        """The protected paths of a session: its workspace's and the host's output files.
+
+        With them, the user's git configuration and shell startup files
+        when the workspace holds them (it is the home directory): an agent
+        that wrote ``~/.gitconfig`` or ``~/.bash_profile`` would run its code
+        on the next allowed ``git status`` or login shell.
+        """
+        return ProtectedPaths(
+            self._workspace(session_id).roots, self.config.protected_paths, startup_files()
+        )
 
     # -- files -------------------------------------------------------------------
 
