@@ -351,3 +351,14 @@ def test_startup_files_follow_the_environment_and_count_inside_a_root_only():
     assert inside.output_area("/h/.gitconfig") == "/h/.gitconfig"  # reads too
     assert inside.area("/h/src/.bashrc") is None
     assert ProtectedPaths(["/w"], (), files).output_area("/h/.gitconfig") is None
+
+
+def test_a_read_tool_call_s_raw_input_file_counts_as_read():
+    from acphost.host import PermissionRequest, ProtectedPaths
+
+    protect = ProtectedPaths(["/h"], (), ["/h/.ssh"])
+    call = PermissionRequest.for_tool_call(
+        "s", "t", title="Read", kind="read", cwd="/h", protect=protect, locations=[],
+        raw_input={"file_path": ".ssh/id_rsa"},
+    )  # fmt: skip
+    assert call.protected == ("/h/.ssh",)

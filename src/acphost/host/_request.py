@@ -193,9 +193,11 @@ class PermissionRequest:
         if protect is not None and kind not in _UNPROTECTED_KINDS:
             protected = protect.written_areas(_claimed_writes(paths, writes, raw_input, cwd))
         elif protect is not None and kind in _READING_KINDS:
-            # A read of the host's own files is protected like a write there.
+            # A read of the host's own files is protected like a write there
+            # (the file the raw input names counts too: the agent reads it).
+            read = (*paths, *_raw_file(raw_input, cwd))
             protected = tuple(
-                dict.fromkeys(a for a in map(protect.output_area, paths) if a is not None)
+                dict.fromkeys(a for a in map(protect.output_area, read) if a is not None)
             )
         return cls(
             session_id=session_id,
@@ -518,6 +520,16 @@ _TEXT_KEYS = ("content", "newText", "new_text", "contents", "file_text", "text")
 _FRAGMENT_KEYS = ("new_string", "newString", "new_str", "old_string", "oldString", "edits")
 
 
+def _raw_file(raw_input: object, cwd: str) -> tuple[str, ...]:
+    """The file a tool's raw input names (``file_path``, ``path``...), resolved; or none."""
+    if isinstance(raw_input, dict):
+        for key in _PATH_KEYS:
+            value = raw_input.get(key)
+            if isinstance(value, str) and value:
+                return (_resolve_loosely(value, cwd),)
+    return ()
+
+
 def _claimed_writes(
     paths: Sequence[str], writes: Iterable[tuple[str, str]], raw_input: object, cwd: str
 ) -> list[tuple[str, str | None]]:
@@ -532,11 +544,11 @@ def _claimed_writes(
     for path, text in writes:
         known.setdefault(_resolve_loosely(path, cwd), []).append(text)
     if isinstance(raw_input, dict):
-        named = next((v for k in _PATH_KEYS if isinstance(v := raw_input.get(k), str) and v), None)
         whole = next((v for k in _TEXT_KEYS if isinstance(v := raw_input.get(k), str)), None)
-        if named is not None:
-            resolved = _resolve_loosely(named, cwd)
-            if whole is not None and not any(k in raw_input for k in _FRAGMENT_KEYS):
+        if any(k in raw_input for k in _FRAGMENT_KEYS):
+            whole = None  # an edit's fragment: what the whole file becomes is unknown
+        for resolved in _raw_file(raw_input, cwd):
+            if whole is not None:
                 known.setdefault(resolved, []).append(whole)
             else:
                 unknown.append(resolved)
