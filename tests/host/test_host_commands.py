@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 
 from acphost.host import (
@@ -63,13 +65,13 @@ def test_a_glob_never_matches_an_option(attack):
         terminal("git status # comment"),
         terminal("git log *"),  # a file named "--output=..." would become an option
         terminal("git log ~/.ssh"),
-        terminal("bash", ["-lc", "git status; rm -rf ~"]),
+        terminal("bash", ["-c", "git status; rm -rf ~"]),
         tool_call("git status; rm -rf ~"),
         tool_call(["bash", "-c", "git status | sh"]),
     ],
 )
 def test_a_shell_line_with_shell_syntax_has_no_words(attack):
-    for pattern in ("git status*", "git status **", "git **", "git *", "bash -lc *"):
+    for pattern in ("git status*", "git status **", "git **", "git *", "bash -c *"):
         assert not allows(pattern, attack), pattern
 
 
@@ -78,14 +80,15 @@ def test_the_same_command_in_every_spelling_matches():
         terminal("git", ["status"]),
         terminal("git status"),
         terminal("  git   'status' "),
-        terminal("bash", ["-lc", "git status"]),
+        terminal("bash", ["-c", "git status"]),
+        terminal("bash", ["-ec", "git status"]),
         terminal("/bin/sh", ["-c", "git status"]),
         tool_call("git status"),
         tool_call(["git", "status"]),
-        tool_call(["bash", "-lc", "git status"]),
+        tool_call(["bash", "-c", "git status"]),
     ):
         assert allows("git status", request), request
-        assert allows("bash -lc 'git status'", request), request
+        assert allows("bash -c 'git status'", request), request
         assert request.command_key == terminal("git", ["status"]).command_key
 
 
@@ -168,8 +171,30 @@ def test_a_shell_option_that_changes_words_is_not_unwrapped(flag):
     rule like ``git status *`` must not see three harmless words, only bash's."""
     line = "git status GIT_CONFIG_PARAMETERS='core.fsmonitor'='touch PWNED'"
     assert command_words(["bash", flag, line], None) == ("bash", flag, line)
-    assert command_words(["bash", "-lc", "git status"], None) == ("git", "status")
+    assert command_words(["bash", "-xc", "git status"], None) == ("git", "status")
     assert command_words(["sh", "-ec", "git status"], None) == ("git", "status")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bash", "-lc", "git status"],
+        ["bash", "-cl", "git status"],
+        ["bash", "-elc", "git status"],
+        ["bash", "-l", "-c", "git status"],
+        ["bash", "--login", "-c", "git status"],
+        ["/bin/sh", "-lc", "git status"],
+        ["bash", "-ic", "git status"],
+    ],
+)
+def test_a_login_shell_is_not_its_line(argv):
+    """``bash -lc 'git status'`` first sources ``~/.bash_profile`` (or
+    ``~/.profile``), which a workspace in the home directory lets the agent
+    write: a ``git status`` rule must not allow it, and its words are bash's."""
+    assert command_words(argv, None) == tuple(argv)
+    assert not allows("git status", terminal(argv[0], argv[1:]))
+    assert not allows("git status", tool_call(argv))
+    assert allows(shlex.join(argv), terminal(argv[0], argv[1:]))  # spelled out, it may be allowed
 
 
 def test_only_a_real_system_shell_is_unwrapped(tmp_path):

@@ -231,3 +231,134 @@ def test_ask_shows_the_command_on_screen_despite_120_paths(tmp_path):
     assert any("… and 115 more paths" in row for row in visible), visible
     run.write(b"n\r")
     assert run.wait() == 0, run.text()
+
+
+def _edit_call(path: str, text: str, **raw: Any) -> dict[str, Any]:
+    """A ``session/request_permission`` for the agent's own edit tool writing ``text``."""
+    call = {"toolCallId": f"t-{path}", "title": "Edit", "kind": "edit", "status": "pending",
+            "locations": [{"path": path}],
+            "content": [{"type": "diff", "path": path, "oldText": None, "newText": text}],
+            "rawInput": {"file_path": path, "content": text, **raw}}  # fmt: skip
+    options = [{"optionId": "ok", "name": "Allow", "kind": "allow_once"},
+               {"optionId": "no", "name": "Reject", "kind": "reject_once"}]  # fmt: skip
+    return {"sessionId": "$SID", "toolCall": call, "options": options}
+
+
+def test_the_agent_s_own_edit_tool_cannot_complete_a_bare_repository(tmp_path):
+    """Under ``{"kind": "edit", "path": "$WS/**", "decision": "allow"}`` the agent
+    asked to write ``vend/config`` then ``vend/HEAD`` (``ref: refs/heads/main``)
+    with its own tool, and wrote them once allowed: ``git tag -l`` there ran its
+    pager. The text a tool call shows (diff ``newText``, raw input ``content``)
+    is judged as an ``fs/write_text_file`` of it: the ``HEAD`` is refused."""
+    ws = tmp_path / "ws"
+    (ws / "vend" / "objects").mkdir(parents=True)
+    (ws / "vend" / "refs").mkdir()
+    marker = tmp_path / "PWNED"
+    config = f"[core]\n\tpager = touch {marker}; cat\n"
+    head = "ref: refs/heads/main\n"
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"rules": [{"kind": "edit", "path": f"{ws}/**",
+                                             "decision": "allow"}], "default": "reject"}))  # fmt: skip
+    raw_only = _edit_call("$CWD/raw/HEAD", "x")
+    raw_only["toolCall"]["content"] = []  # only the raw input says what is written
+    raw_only["toolCall"]["rawInput"]["content"] = head
+    unknown = _edit_call("$CWD/frag/HEAD", "x")
+    del unknown["toolCall"]["content"]  # a fragment edit: the whole file is unknown
+    unknown["toolCall"]["rawInput"] = {"file_path": "$CWD/frag/HEAD", "old_string": "x",
+                                       "new_string": "ref: refs/heads/main"}  # fmt: skip
+    steps = [
+        ["session/request_permission", _edit_call("$CWD/vend/config", config)],
+        ["session/request_permission", _edit_call("$CWD/vend/HEAD", head)],
+        ["session/request_permission", _edit_call("vend/HEAD", "0" * 40 + "\n")],
+        ["session/request_permission", raw_only],
+        ["session/request_permission", unknown],
+        ["session/request_permission", _edit_call("$CWD/docs/HEAD", "# Heading\n")],
+    ]
+    answers = run_hostile(tmp_path, ws, steps, "--permission-policy", str(policy))
+    chosen = [a["result"]["outcome"].get("optionId") for a in answers]
+    assert chosen == ["ok", "no", "no", "no", "no", "ok"], answers
+    # What the agent may write after these answers is no repository git runs.
+    (ws / "vend" / "config").write_text(config)
+    git = subprocess.run(["git", "tag", "-l"], cwd=ws / "vend", capture_output=True, text=True,
+                         env={**os.environ, "GIT_CEILING_DIRECTORIES": str(tmp_path)})  # fmt: skip
+    assert git.returncode != 0 and not marker.exists()
+
+
+def test_in_the_home_directory_git_and_shell_startup_files_are_protected(tmp_path):
+    """With the workspace at ``$HOME``, the agent wrote ``~/.gitconfig``
+    (``core.fsmonitor``) and ``~/.bash_profile`` under a general edit rule, and
+    an allowed ``git status`` or ``bash -lc 'git status'`` ran its code. The
+    user's git configuration, shell startup files and ``~/.ssh`` are protected
+    from reads and writes, and a login shell is not the line it wraps."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id_ed25519").write_text("PRIVATE KEY\n")
+    (home / "notes.txt").write_text("mine\n")
+    subprocess.run(["git", "init", "-q", str(home)], check=True)
+    marker = tmp_path / "PWNED"
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"rules": [
+        {"kind": "edit", "path": f"{home}/**", "decision": "allow"},
+        {"kind": "read", "path": f"{home}/**", "decision": "allow"},
+        {"kind": "execute", "command": "git status", "decision": "allow"}],
+        "default": "reject"}))  # fmt: skip
+    fsmonitor = f'[core]\n\tfsmonitor = "touch {marker}; false"\n'
+
+    def write(rel, content):
+        return ["fs/write_text_file", {"sessionId": "$SID", "path": f"$CWD/{rel}",
+                                       "content": content}]  # fmt: skip
+
+    steps = [
+        write(".gitconfig", fsmonitor),
+        write(".config/git/config", fsmonitor),
+        write(".bash_profile", f"touch {marker}\n"),
+        write(".profile", f"touch {marker}\n"),
+        write(".zshenv", f"touch {marker}\n"),
+        write(".ssh/config", f"Host *\n  ProxyCommand touch {marker}\n"),
+        ["fs/read_text_file", {"sessionId": "$SID", "path": "$CWD/.ssh/id_ed25519"}],
+        ["session/request_permission", _edit_call("$CWD/.bashrc", f"touch {marker}\n")],
+        ["terminal/create", {"sessionId": "$SID", "command": "bash", "args": ["-lc", "git status"]}],
+        write("notes.txt", "still mine\n"),
+        ["terminal/create", {"sessionId": "$SID", "command": "git", "args": ["status"]}],
+    ]
+    answers = run_hostile(tmp_path, home, steps, "--permission-policy", str(policy),
+                          env={"HOME": str(home)})  # fmt: skip
+    assert [denied(a) for a in answers[:7]] == [True] * 7, answers
+    assert answers[7]["result"]["outcome"]["optionId"] == "no", answers[7]
+    assert denied(answers[8]), answers[8]
+    assert answers[9]["result"] == {} and "terminalId" in answers[10]["result"], answers[9:]
+    assert "PRIVATE KEY" not in json.dumps(answers)
+    for name in (".gitconfig", ".config/git/config", ".bash_profile", ".profile", ".zshenv",
+                 ".ssh/config", ".bashrc"):  # fmt: skip
+        assert not (home / name).exists(), name
+    git = subprocess.run(["git", "status"], cwd=home, capture_output=True, text=True,
+                         env={**os.environ, "HOME": str(home)})  # fmt: skip
+    assert git.returncode == 0 and not marker.exists()
+
+
+def test_startup_files_follow_the_environment_and_count_inside_a_root_only():
+    from acphost.host import ProtectedPaths, startup_files
+
+    env = {"HOME": "/h", "XDG_CONFIG_HOME": "/x", "ZDOTDIR": "/z", "GIT_CONFIG_GLOBAL": "/g/cfg"}
+    files = startup_files(env)
+    for path in ("/h/.gitconfig", "/x/git", "/h/.config/git", "/h/.bash_profile", "/h/.ssh",
+                 "/z/.zshenv", "/g/cfg"):  # fmt: skip
+        assert path in files, path
+    assert startup_files({"HOME": "relative"}) == ()
+    inside = ProtectedPaths(["/h"], (), files)
+    assert inside.area("/h/.ssh/id_rsa") == "/h/.ssh"
+    assert inside.area("/h/.BASHRC") == "/h/.bashrc"  # folded, as on a case-insensitive volume
+    assert inside.output_area("/h/.gitconfig") == "/h/.gitconfig"  # reads too
+    assert inside.area("/h/src/.bashrc") is None
+    assert ProtectedPaths(["/w"], (), files).output_area("/h/.gitconfig") is None
+
+
+def test_a_read_tool_call_s_raw_input_file_counts_as_read():
+    from acphost.host import PermissionRequest, ProtectedPaths
+
+    protect = ProtectedPaths(["/h"], (), ["/h/.ssh"])
+    call = PermissionRequest.for_tool_call(
+        "s", "t", title="Read", kind="read", cwd="/h", protect=protect, locations=[],
+        raw_input={"file_path": ".ssh/id_rsa"},
+    )  # fmt: skip
+    assert call.protected == ("/h/.ssh",)

@@ -650,6 +650,7 @@ def test_host_exports_pinned():
             "PermissionRequest",
             "PolicyFileError",
             "ProtectedPaths",
+            "startup_files",
             "check_form",
             "form_fields",
             "parse_field",

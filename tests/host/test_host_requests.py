@@ -38,9 +38,9 @@ def test_a_terminal_is_described_by_what_will_run():
     ]
     line = PermissionRequest.for_terminal("s", "make && rm -rf build", cwd="/ws")
     assert "shell line: make && rm -rf build" in describe_request(line)
-    wrapped = PermissionRequest.for_terminal("s", "bash", ["-lc", "make; make install"], cwd="/ws")
+    wrapped = PermissionRequest.for_terminal("s", "bash", ["-c", "make; make install"], cwd="/ws")
     assert describe_request(wrapped)[1:3] == [
-        "argv: bash -lc 'make; make install'",
+        "argv: bash -c 'make; make install'",
         "shell line: make; make install",
     ]
 

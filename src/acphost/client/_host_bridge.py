@@ -30,6 +30,7 @@ from ..host import (
     TerminalManager,
     Workspace,
     check_terminal_params,
+    startup_files,
 )
 from ._state import SessionState
 
@@ -242,7 +243,8 @@ class HostBridge:
         # Some agents (Qwen Code) put workspace-relative paths in diff content;
         # the request resolves them against the session's cwd, as the jail would.
         locations = [loc.path for loc in call.locations]
-        locations += [c.path for c in call.content if isinstance(c, s.DiffToolCallContent)]
+        diffs = [c for c in call.content if isinstance(c, s.DiffToolCallContent)]
+        locations += [d.path for d in diffs]
         request = PermissionRequest.for_tool_call(
             req.session_id,
             call.tool_call_id,
@@ -254,6 +256,10 @@ class HostBridge:
             tool_name=call.name,
             options=[PermissionOption(o.option_id, o.name, o.kind) for o in req.options],
             protect=self._protected(req.session_id),
+            # The agent's own tool writes what it shows: a diff's newText is
+            # the file's whole new content (schema ``Diff.newText``), judged
+            # like an fs/write_text_file's (a git HEAD completes a repository).
+            writes=[(d.path, d.new_text) for d in diffs],
         )
         outcome = await self.broker.request(request)
         if outcome.option_id is None:
@@ -261,8 +267,16 @@ class HostBridge:
         return {"outcome": {"outcome": "selected", "optionId": outcome.option_id}}
 
     def _protected(self, session_id: str) -> ProtectedPaths:
-        """The protected paths of a session: its workspace's and the host's output files."""
-        return ProtectedPaths(self._workspace(session_id).roots, self.config.protected_paths)
+        """The protected paths of a session: its workspace's and the host's output files.
+
+        With them, the user's git configuration and shell startup files
+        when the workspace holds them (it is the home directory): an agent
+        that wrote ``~/.gitconfig`` or ``~/.bash_profile`` would run its code
+        on the next allowed ``git status`` or login shell.
+        """
+        return ProtectedPaths(
+            self._workspace(session_id).roots, self.config.protected_paths, startup_files()
+        )
 
     # -- files -------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ from ._policy import (
     PermissionRequest,
     Verdict,
 )
-from ._protect import ProtectedPaths
+from ._protect import ProtectedPaths, startup_files
 from ._request import describe_request, request_facts
 from ._rules import PolicyFileError, Rule, RulesPolicy
 from ._terminals import (
@@ -72,4 +72,5 @@ __all__ = [
     "open_output",
     "parse_field",
     "resolve_path",
+    "startup_files",
 ]

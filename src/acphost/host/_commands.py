@@ -4,7 +4,7 @@ A command reaches the host in three spellings: an argv (``terminal/create``
 with ``args``, or a tool call whose ``rawInput.command`` is a list), a shell
 line (``terminal/create`` without ``args``, run by ``/bin/sh -c``, or a tool
 call whose command is a string), or an argv that wraps a shell line
-(``bash -lc "git status"``). They are reduced to one form here:
+(``bash -c "git status"``). They are reduced to one form here:
 
 * a shell line holding no shell syntax at all is split into words the way
   ``sh`` would split it (:func:`shell_words`); a line holding any (``;``,
@@ -16,7 +16,9 @@ call whose command is a string), or an argv that wraps a shell line
   path lies in ``/bin``, ``/usr/bin`` or ``/usr/local/bin``. Any other
   program named ``bash`` (``/ws/tools/bash``, ``./sh``, ``bash`` with the
   agent's ``PATH``) is the agent's own program: its argv is what is judged
-  and shown, never the line it claims to run;
+  and shown, never the line it claims to run. A login shell (``bash -lc
+  LINE``, ``bash --login -c LINE``) is not unwrapped either: it first runs
+  the user's profile, which is not the line;
 * the environment overrides come first, as ``NAME=value`` words, the way a
   shell spells them (they can change what a program runs: ``PATH``,
   ``LD_PRELOAD``, ``GIT_CONFIG_*``).
@@ -59,16 +61,19 @@ __all__ = [
 _SHELL_SYNTAX = frozenset(";&|`$<>()*?[]{}~#\\")
 _SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox-sh"})
 # ``-c`` with only options that leave the words of the line as they are:
-# errexit, xtrace, nounset, noglob, login. Others change what a word means
-# (``-k`` makes any ``NAME=value`` word an environment assignment, so
+# errexit, xtrace, nounset, noglob. Others change what a word means (``-k``
+# makes any ``NAME=value`` word an environment assignment, so
 # ``bash -kc 'git status GIT_CONFIG_PARAMETERS=...'`` would run git with the
-# agent's configuration): such a line has no words, and only an exact
-# ``"shell": true`` rule can match it.
+# agent's configuration) or run more than the line (``-l``, a login shell,
+# first sources ``~/.bash_profile`` or ``~/.profile``, which a workspace in
+# the home directory lets the agent write; ``-i`` sources ``~/.bashrc``):
+# such a line has no words, and only an exact ``"shell": true`` rule can
+# match it.
 # Where a real shell lives. A workspace never covers these in practice; one
 # that did would let the agent replace ``git`` itself there, so a shell found
 # there is no weaker than a bare ``git`` a rule allows.
 _SYSTEM_BIN = ("/bin", "/usr/bin", "/usr/local/bin")
-_SHELL_FLAG = re.compile(r"-[elxuf]*c[elxuf]*")
+_SHELL_FLAG = re.compile(r"-[exuf]*c[exuf]*")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _GLOB = frozenset("*?[")
 REST = "**"
@@ -205,7 +210,7 @@ def command_key(
     """Identify a command so that two spellings of the same one compare equal.
 
     ``git status`` as a shell line, as the argv ``["git", "status"]`` and as
-    ``bash -lc "git status"`` have one key; a line with shell syntax keeps
+    ``bash -c "git status"`` have one key; a line with shell syntax keeps
     its exact text. The environment is part of the key.
 
     Args:

@@ -425,8 +425,9 @@ def _choose(request: PermissionRequest, verdict: Verdict) -> PermissionOutcome:
 def _protected_reason(request: PermissionRequest) -> str:
     areas = ", ".join(request.protected)
     return (
-        f"{areas} is protected (git metadata, acphost's settings, history and own files are "
-        "never touched on a general permission); only a permission rule whose path names "
+        f"{areas} is protected (git metadata, the user's git and shell startup files, "
+        "acphost's settings, history and own files are never touched on a general "
+        "permission); only a permission rule whose path names "
         "it can allow this"
     )
 

@@ -22,8 +22,20 @@ submodules count too):
   named ``HEAD`` whose content is a git HEAD: whichever order the agent
   writes ``config``, ``objects/``, ``refs/`` and ``HEAD`` in, the ``HEAD``
   that completes the repository is refused (:meth:`ProtectedPaths.area`,
-  ``content``). Files named ``HEAD`` or ``config`` that git would not take
-  for its own stay writable.
+  ``content``), whether the host writes it (``fs/write_text_file``) or the
+  agent's own edit tool does once allowed (the text its tool call shows,
+  or, when it shows none, any: :meth:`ProtectedPaths.written_areas`).
+  Files named ``HEAD`` or ``config`` that git would not take for its own
+  stay writable.
+
+In a workspace root that holds them (the agent working in the home
+directory): the user's files that the next ``git status`` or login shell
+runs code from (:func:`startup_files`): git's global configuration
+(``~/.gitconfig``, ``$XDG_CONFIG_HOME/git/``: ``core.fsmonitor``,
+``core.pager``, aliases), the shell startup files (``~/.bashrc``,
+``~/.bash_profile``, ``~/.profile``, ``~/.zshenv``...) and ``~/.ssh/``
+(``ProxyCommand``, keys). They are protected from reads as well as writes,
+like the host's own files.
 
 Anywhere: the host's own output files (audit log, trace, saved session, the
 history store) and folders (acphost's configuration, state and data folders:
@@ -52,9 +64,9 @@ import os
 import re
 import stat
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
-__all__ = ["ProtectedPaths", "names_area"]
+__all__ = ["ProtectedPaths", "names_area", "startup_files"]
 
 _GLOB = "*?["
 
@@ -83,6 +95,8 @@ _HEAD_BYTES = 256
 # SHA-256 object id in hex). Case and leading blanks are forgiven: wider
 # than git, never narrower.
 _GIT_HEAD = re.compile(rb"\s*(?:ref:\s*refs/|[0-9a-f]{40})", re.IGNORECASE)
+# What an unknown content written to a file named HEAD is taken for.
+_SOME_HEAD = "ref: refs/"
 _READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
 
 
@@ -131,20 +145,72 @@ def _fold_path(path: str) -> str:
     return "/".join(_fold(part) for part in path.split("/"))
 
 
+# The files in the home directory that a shell reads at startup: bash's
+# (login: .bash_profile, .bash_login, .profile; interactive: .bashrc; at
+# logout: .bash_logout), sh's .profile, zsh's (.zshenv for every zsh, even
+# ``zsh -c``), and ssh's folder (``ProxyCommand`` runs on ``git fetch``).
+_HOME_STARTUP = (".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+                 ".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout", ".ssh",
+                 ".gitconfig")  # fmt: skip
+_ZSH_STARTUP = (".zshenv", ".zprofile", ".zshrc", ".zlogin", ".zlogout")
+
+
+def startup_files(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The user's files that git and shells run code from, for this environment.
+
+    git's global configuration (``$GIT_CONFIG_GLOBAL``, ``~/.gitconfig``,
+    ``$XDG_CONFIG_HOME/git/`` or ``~/.config/git/``; git's ``config.c``
+    reads each), the shell startup files in the home directory (and in
+    ``$ZDOTDIR``), and ``~/.ssh/``.
+
+    Args:
+        environ: the environment the host's commands run with (``os.environ``
+            by default): ``HOME``, ``XDG_CONFIG_HOME``, ``ZDOTDIR``,
+            ``GIT_CONFIG_GLOBAL``.
+
+    Returns:
+        Absolute paths (files, or folders protecting everything below them).
+
+    """
+    env = os.environ if environ is None else environ
+    home = env.get("HOME") or os.path.expanduser("~")
+    if not os.path.isabs(home):
+        return ()
+    found = [os.path.join(home, name) for name in _HOME_STARTUP]
+    xdg = env.get("XDG_CONFIG_HOME") or ""
+    found.append(os.path.join(xdg if os.path.isabs(xdg) else os.path.join(home, ".config"), "git"))
+    found.append(os.path.join(home, ".config", "git"))
+    zdotdir = env.get("ZDOTDIR") or ""
+    if os.path.isabs(zdotdir):
+        found += [os.path.join(zdotdir, name) for name in _ZSH_STARTUP]
+    git_global = env.get("GIT_CONFIG_GLOBAL") or ""
+    if os.path.isabs(git_global):
+        found.append(git_global)
+    return tuple(dict.fromkeys(os.path.normpath(p) for p in found))
+
+
 class ProtectedPaths:
     """Tells which paths are protected, and the protected area each lies in.
 
     Args:
         roots: the canonical workspace roots.
         outputs: the host's output files (made absolute and canonical here).
+        startup: the user's files that git and shells run code from
+            (:func:`startup_files`): protected like ``outputs`` when they lie
+            inside a workspace root (outside one, the jail refuses them).
 
     """
 
     __slots__ = ("_folded_outputs", "_outputs", "_roots")
 
-    def __init__(self, roots: Iterable[str], outputs: Iterable[str] = ()) -> None:
+    def __init__(
+        self, roots: Iterable[str], outputs: Iterable[str] = (), startup: Iterable[str] = ()
+    ) -> None:
         self._roots = tuple(os.path.normpath(r) for r in roots)
+        canonical = [os.path.realpath(os.path.abspath(p)) for p in startup]
+        inside = [p for p in canonical if any(_within(p, r) for r in self._roots)]
         self._outputs = tuple(os.path.realpath(os.path.abspath(o)) for o in outputs)
+        self._outputs += tuple(dict.fromkeys(inside))
         self._folded_outputs = tuple(_fold_path(o) for o in self._outputs)
 
     def area(self, path: str, content: str | None = None) -> str | None:
@@ -205,6 +271,33 @@ class ProtectedPaths:
             if _within(path, output) or _within(folded, folded_output):
                 return output
         return None
+
+    def written_areas(self, writes: Iterable[tuple[str, str | None]]) -> tuple[str, ...]:
+        """Return the protected areas a tool call's writes reach, each once, in order.
+
+        An agent's own edit tool writes what its tool call claims (a diff's
+        ``newText``, a raw input's ``content``), so that text is judged as
+        :meth:`area` judges an ``fs/write_text_file``'s. When the claim does
+        not say what the whole file becomes (no content, or only an edit's
+        ``new_string`` fragment), a file named ``HEAD`` is taken as a git
+        ``HEAD``: what the agent writes there is unknown, and a git ``HEAD``
+        completes a bare repository.
+
+        Args:
+            writes: ``(path, text)`` pairs: a canonical absolute path and the
+                whole text the tool would leave there, or ``None`` if unknown.
+
+        Returns:
+            The areas (empty when nothing is protected).
+
+        """
+        found: list[str] = []
+        for path, text in writes:
+            unknown_head = text is None and _fold(os.path.basename(path)) == "head"
+            area = self.area(path, _SOME_HEAD if unknown_head else text)
+            if area is not None and area not in found:
+                found.append(area)
+        return tuple(found)
 
     def areas(self, paths: Iterable[str], content: str | None = None) -> tuple[str, ...]:
         """Return the protected areas the paths lie in, each once, in order.

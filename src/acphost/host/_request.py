@@ -151,6 +151,7 @@ class PermissionRequest:
         tool_name: str | None = None,
         options: Sequence[PermissionOption] = (),
         protect: ProtectedPaths | None = None,
+        writes: Iterable[tuple[str, str]] = (),
     ) -> PermissionRequest:
         """Describe the agent's ``session/request_permission``.
 
@@ -172,6 +173,13 @@ class PermissionRequest:
             tool_name: its ``name``.
             options: the agent's options.
             protect: the protected paths of the session's workspace.
+            writes: ``(path, text)`` pairs the tool call says it writes (each
+                diff's ``path`` and ``newText``). With the file path and
+                whole content a raw input names (``file_path``/``path``/...,
+                ``content``/``newText``/...), they are judged as an
+                ``fs/write_text_file`` of that text would be: the agent's
+                edit tool writes what it was allowed to write
+                (:meth:`~acphost.host.ProtectedPaths.written_areas`).
 
         Returns:
             The request (operation ``tool_call``).
@@ -183,11 +191,13 @@ class PermissionRequest:
         run_dir = _cwd_of(raw_input, cwd) if (argv or line) else None
         protected: tuple[str, ...] = ()
         if protect is not None and kind not in _UNPROTECTED_KINDS:
-            protected = protect.areas(paths)
+            protected = protect.written_areas(_claimed_writes(paths, writes, raw_input, cwd))
         elif protect is not None and kind in _READING_KINDS:
-            # A read of the host's own files is protected like a write there.
+            # A read of the host's own files is protected like a write there
+            # (the file the raw input names counts too: the agent reads it).
+            read = (*paths, *_raw_file(raw_input, cwd))
             protected = tuple(
-                dict.fromkeys(a for a in map(protect.output_area, paths) if a is not None)
+                dict.fromkeys(a for a in map(protect.output_area, read) if a is not None)
             )
         return cls(
             session_id=session_id,
@@ -499,6 +509,52 @@ def _command_of(raw_input: object) -> tuple[tuple[str, ...] | None, str | None]:
     if isinstance(cmd, list) and cmd and all(isinstance(c, str) for c in cmd):
         return tuple(cmd), None
     return None, None
+
+
+# Keys agents use in an edit tool's raw input for the file it writes
+# (Claude Code, Gemini CLI, Qwen Code: ``file_path``; OpenCode: ``filePath``),
+# for the whole text it leaves there (``content``; ``newText`` as in a diff),
+# and for a fragment of it (``new_string``, ``edits``: the file is unknown).
+_PATH_KEYS = ("file_path", "filePath", "path", "abs_path", "absolute_path", "file", "target_file")
+_TEXT_KEYS = ("content", "newText", "new_text", "contents", "file_text", "text")
+_FRAGMENT_KEYS = ("new_string", "newString", "new_str", "old_string", "oldString", "edits")
+
+
+def _raw_file(raw_input: object, cwd: str) -> tuple[str, ...]:
+    """The file a tool's raw input names (``file_path``, ``path``...), resolved; or none."""
+    if isinstance(raw_input, dict):
+        for key in _PATH_KEYS:
+            value = raw_input.get(key)
+            if isinstance(value, str) and value:
+                return (_resolve_loosely(value, cwd),)
+    return ()
+
+
+def _claimed_writes(
+    paths: Sequence[str], writes: Iterable[tuple[str, str]], raw_input: object, cwd: str
+) -> list[tuple[str, str | None]]:
+    """Each path a tool call writes, with the whole text it says it leaves there.
+
+    The texts come from the diffs (``writes``) and from the raw input's file
+    path and content; a path with no whole text known is paired with ``None``
+    (see :meth:`~acphost.host.ProtectedPaths.written_areas`).
+    """
+    known: dict[str, list[str]] = {}
+    unknown: list[str] = list(paths)
+    for path, text in writes:
+        known.setdefault(_resolve_loosely(path, cwd), []).append(text)
+    if isinstance(raw_input, dict):
+        whole = next((v for k in _TEXT_KEYS if isinstance(v := raw_input.get(k), str)), None)
+        if any(k in raw_input for k in _FRAGMENT_KEYS):
+            whole = None  # an edit's fragment: what the whole file becomes is unknown
+        for resolved in _raw_file(raw_input, cwd):
+            if whole is not None:
+                known.setdefault(resolved, []).append(whole)
+            else:
+                unknown.append(resolved)
+    pairs: list[tuple[str, str | None]] = [(p, t) for p, texts in known.items() for t in texts]
+    pairs += [(p, None) for p in dict.fromkeys(unknown) if p not in known]
+    return pairs
 
 
 def _cwd_of(raw_input: object, session_cwd: str) -> str:
