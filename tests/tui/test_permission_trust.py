@@ -158,8 +158,10 @@ async def test_keys_meant_for_one_request_never_answer_the_next(scripted):
         assert first.request.title == "first"
         await wait_for(pilot, lambda: "1 more waiting" in screen_text(app))
         await answer(pilot, "a", "a", "a", "enter", "a")
-        await wait_for(
-            pilot, lambda: isinstance(app.screen, PermissionScreen) and app.screen is not first
+        await wait_for(  # a loaded machine may take a while to show the next dialog
+            pilot,
+            lambda: isinstance(app.screen, PermissionScreen) and app.screen is not first,
+            timeout=30,
         )
         second = app.screen
         assert second.request.title == "second" and not second.answered
