@@ -11,10 +11,11 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.waiting import eventually_sync
 
 from .runner import run
 
@@ -175,14 +176,6 @@ def _alive(pid):
         return False
 
 
-def _poll(predicate, what, timeout=15.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            pytest.fail(what)
-        time.sleep(0.02)
-
-
 @pytest.fixture
 def subreaper():
     """Orphans are re-parented to this process, not to an init that may end them itself.
@@ -226,7 +219,11 @@ def test_sigterm_or_sighup_stops_the_agent_its_children_and_terminals(
         env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path / ".xdg"), **home},
     )
     names = ("agent", "child", "term")
-    _poll(lambda: all((tmp_path / f"{n}.pid").exists() for n in names), "the agent never got going")
+    eventually_sync(
+        lambda: all((tmp_path / f"{n}.pid").exists() for n in names),
+        timeout=15.0,
+        what="the agent and its child writing their pids",
+    )
     pids = {n: int((tmp_path / f"{n}.pid").read_text()) for n in names}
     subreaper.extend(pids.values())
     assert all(_alive(pid) for pid in pids.values())
@@ -235,7 +232,9 @@ def test_sigterm_or_sighup_stops_the_agent_its_children_and_terminals(
     assert proc.returncode == 128 + sig, err
     assert "Traceback" not in err, err
     for name, pid in pids.items():
-        _poll(lambda pid=pid: not _alive(pid), f"the {name} ({pid}) survived")
+        eventually_sync(
+            lambda pid=pid: not _alive(pid), timeout=15.0, what=f"the {name} ({pid}) ending"
+        )
     (record,) = json.loads(run(["history", "list", "-o", "json"], cwd=tmp_path, env=home).stdout)
     sid = record["id"]
     (turn,) = json.loads(
