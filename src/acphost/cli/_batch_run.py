@@ -111,9 +111,11 @@ def agent_from_command(text: str, name: str | None = None) -> AgentSpec:
 
 def _agents(
     args: argparse.Namespace, workspace: str, spec: dict[str, Any]
-) -> tuple[list[AgentSpec], list[Any]]:
+) -> tuple[list[AgentSpec], list[Any], str | None]:
+    """The batch's agents, the settings' MCP servers, and the settings file read, if any."""
     agents: list[AgentSpec] = []
     mcp: list[Any] = []
+    settings_file: str | None = None
     names = list(args.agent or [])
     commands = list(args.agent_command or [])
     inline = list(spec.get("agent_specs", []))
@@ -123,6 +125,7 @@ def _agents(
         )
         agents.append(agent)
         mcp = list(settings.mcp_servers)
+        settings_file = str(settings.path) if settings.path is not None else None
     taken = {a.name for a in [*agents, *inline]}
     for text in commands:
         agent = agent_from_command(text)
@@ -139,7 +142,7 @@ def _agents(
             n += 1
         taken.add(agent.name)
         agents.append(agent)
-    return [*agents, *inline], mcp
+    return [*agents, *inline], mcp, settings_file
 
 
 def _prompts(args: argparse.Namespace, spec: dict[str, Any]) -> list[Prompt]:
@@ -177,7 +180,7 @@ def configure(args: argparse.Namespace, view: View) -> Batch:
             if source.commit
             else "the workspace has uncommitted changes"
         )
-    agents, mcp = _agents(args, source.path, spec)
+    agents, mcp, settings_file = _agents(args, source.path, spec)
     choices = HostChoices(
         write=args.write,
         yolo=args.yolo,
@@ -186,7 +189,7 @@ def configure(args: argparse.Namespace, view: View) -> Batch:
         audit_log=args.audit_log,
         fs=not args.no_fs,
         terminal=not args.no_terminal,
-        settings_file=args.settings,
+        settings_file=settings_file,
     )
     if args.permission_policy:  # a bad rules file is a usage error now, not 64 failed runs later
         RulesPolicy.from_file(os.path.expanduser(args.permission_policy))

@@ -108,8 +108,7 @@ def build_host_config(
         outputs.append(os.path.expanduser(choices.audit_log))
     # The files that decide what the host runs and allows: an agent that
     # rewrote them would choose the next run's command or rules.
-    env_settings = os.environ.get("ACPHOST_SETTINGS")
-    for chosen in (choices.policy_file, choices.settings_file, env_settings):
+    for chosen in (choices.policy_file, choices.settings_file):
         if chosen:
             outputs.append(os.path.abspath(os.path.expanduser(chosen)))
     # acphost's own folders: the user's settings (which choose the agent
