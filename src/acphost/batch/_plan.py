@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..config import InputFileError, loads_strict, read_input
+from ..config import InputFileError, loads_strict, read_text_input
 from ._model import HostFactory, Limits, Run, WorkspaceSource, redactor_for
 
 if TYPE_CHECKING:
@@ -203,13 +203,9 @@ def read_prompts(path: str, *, start: int = 1) -> list[Prompt]:
 
     """
     try:
-        text = read_input(os.path.expanduser(path), what="the --prompts file").decode("utf-8")
+        text = read_text_input(os.path.expanduser(path), what="the --prompts file")
     except InputFileError as exc:
         raise PlanError(str(exc)) from None
-    except UnicodeDecodeError as exc:
-        raise PlanError(
-            f"the --prompts file {path} is not UTF-8 (byte {exc.start} is invalid)"
-        ) from None
     lines = text.splitlines()
     content = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
     if not content:

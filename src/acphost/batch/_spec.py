@@ -41,7 +41,7 @@ import importlib
 import os
 from typing import Any
 
-from ..config import AgentSpec, InputFileError, read_input
+from ..config import AgentSpec, InputFileError, read_text_input
 from ._plan import PlanError, Prompt
 from ._workspace import WorkspaceError, inspect_workspace
 
@@ -131,11 +131,9 @@ def load_spec(path: str) -> dict[str, Any]:
     toml = _toml()
     full = os.path.abspath(os.path.expanduser(path))
     try:
-        data = toml.loads(read_input(full, what="the --spec file").decode("utf-8"))
+        data = toml.loads(read_text_input(full, what="the --spec file"))
     except InputFileError as exc:
         raise SpecError(str(exc)) from None
-    except UnicodeDecodeError as exc:
-        raise SpecError(f"{path}: not UTF-8 (byte {exc.start} is invalid)") from None
     except toml.TOMLDecodeError as exc:
         raise SpecError(f"{path}: not valid TOML: {exc}") from None
     base = os.path.dirname(full)

@@ -15,6 +15,7 @@ from ._files import (
     loads_strict,
     open_input,
     read_input,
+    read_text_input,
 )
 from ._presets import DEMO, all_agents, command_found, presets, resolve_agent
 from ._settings import (
@@ -46,6 +47,7 @@ __all__ = [
     "loads_strict",
     "open_input",
     "read_input",
+    "read_text_input",
     "load_settings",
     "parse_cost",
     "parse_settings",

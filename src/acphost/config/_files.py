@@ -159,6 +159,25 @@ def read_input(
     return b"".join(chunks)
 
 
+def read_text_input(
+    path: str | os.PathLike[str], *, what: str, limit: int = MAX_INPUT_BYTES
+) -> str:
+    """:func:`read_input` for a text file: its contents decoded as UTF-8.
+
+    Raises:
+        InputFileError: as :func:`read_input`, or the bytes are not UTF-8
+            (the message names the first invalid byte).
+
+    """
+    data = read_input(path, what=what, limit=limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(
+            f"{what} {os.fspath(path)} is not UTF-8 (byte {exc.start} is invalid)"
+        ) from None
+
+
 def open_input(
     path: str | os.PathLike[str], *, what: str, limit: int | None = None
 ) -> IO[bytes]:
