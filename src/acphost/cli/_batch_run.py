@@ -15,6 +15,7 @@ import functools
 import os
 import signal
 import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -111,11 +112,11 @@ def agent_from_command(text: str, name: str | None = None) -> AgentSpec:
 
 def _agents(
     args: argparse.Namespace, workspace: str, spec: dict[str, Any]
-) -> tuple[list[AgentSpec], list[Any], str | None]:
+) -> tuple[list[AgentSpec], list[Any], Path | None]:
     """The batch's agents, the settings' MCP servers, and the settings file read, if any."""
     agents: list[AgentSpec] = []
     mcp: list[Any] = []
-    settings_file: str | None = None
+    settings_file: Path | None = None
     names = list(args.agent or [])
     commands = list(args.agent_command or [])
     inline = list(spec.get("agent_specs", []))
@@ -125,7 +126,7 @@ def _agents(
         )
         agents.append(agent)
         mcp = list(settings.mcp_servers)
-        settings_file = str(settings.path) if settings.path is not None else None
+        settings_file = settings.path
     taken = {a.name for a in [*agents, *inline]}
     for text in commands:
         agent = agent_from_command(text)

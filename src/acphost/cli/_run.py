@@ -144,7 +144,7 @@ class PromptRun:
             fs=not a.no_fs,
             terminal=not a.no_terminal,
             output_files=self.outputs.protected,
-            settings_file=str(self.settings.path) if self.settings.path else None,
+            settings_file=self.settings.path,
         )
         forms = None
         if a.ask:

@@ -50,7 +50,7 @@ class HostChoices:
     fs: bool = True
     terminal: bool = True
     output_files: tuple[str, ...] = ()
-    settings_file: str | None = None
+    settings_file: str | os.PathLike[str] | None = None
 
 
 def build_host_config(

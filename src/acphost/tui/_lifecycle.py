@@ -23,7 +23,6 @@ from textual import work
 from .. import schema as s
 from .._errors import AcpError, AgentExited, AuthRequired
 from ..client import AcpClient, HostConfig, Session, auth_method_id
-from ..config import Settings
 from ..history import SessionRecord
 from ..launch import HostChoices, build_host_config
 from ._base import AppBase
@@ -52,7 +51,7 @@ class AgentLifecycle(AppBase):
                 write=self.write,
                 yolo=self.yolo,
                 output_files=outputs,
-                settings_file=_settings_file(self.settings),
+                settings_file=self.settings.path if self.settings is not None else None,
             ),
             self.spec,
             asker=self.asks.ask,
@@ -293,8 +292,3 @@ class AgentLifecycle(AppBase):
         for view in views:
             view.busy = view.cancelling = False
         self.connect(reopen=views or None)
-
-
-def _settings_file(settings: Settings | None) -> str | None:
-    path = settings.path if settings is not None else None
-    return str(path) if path is not None else None
