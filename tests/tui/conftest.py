@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from textual import events
 
 from acphost.config import AgentSpec
 from acphost.tui import AcpApp
@@ -176,6 +177,26 @@ async def answer(pilot, *keys: str) -> None:
     screen = pilot.app.screen
     await wait_for(pilot, lambda: screen.armed)
     await pilot.press(*keys)
+
+
+async def burst(pilot, *keys: str) -> None:
+    """Keys typed in one quick burst at the dialog on screen, once its guard has passed.
+
+    A terminal stamps each key with the time it was read, so a fast
+    typist's keys all carry nearly the same time however late the app
+    handles them. ``pilot.press`` stamps each key only once the previous one
+    was handled, which on a loaded machine spreads them over seconds; a test
+    about keys typed together posts them as the terminal would.
+    """
+    app = pilot.app
+    screen = app.screen
+    await wait_for(pilot, lambda: screen.armed)
+    chars = {"enter": "\r", "escape": "\x1b", "space": " ", "tab": "\t"}
+    for key in keys:
+        event = events.Key(key, chars.get(key, key if len(key) == 1 else None))
+        event.set_sender(app)
+        app.post_message(event)
+    await pilot.pause()
 
 
 def run_on_pty(

@@ -17,7 +17,7 @@ from textual.widgets import OptionList
 from acphost.cli._ask import question_lines
 from acphost.tui._permission import PermissionScreen
 
-from .conftest import SIZE, answer, ready, screen_text, send, transcript_source, wait_for
+from .conftest import SIZE, answer, burst, ready, screen_text, send, transcript_source, wait_for
 
 #: Options whose names lie about what they do.
 LYING_OPTIONS = [
@@ -157,7 +157,7 @@ async def test_keys_meant_for_one_request_never_answer_the_next(scripted):
         first = app.screen
         assert first.request.title == "first"
         await wait_for(pilot, lambda: "1 more waiting" in screen_text(app))
-        await answer(pilot, "a", "a", "a", "enter", "a")
+        await burst(pilot, "a", "a", "a", "enter", "a")  # one answer and four extra keys
         await wait_for(  # a loaded machine may take a while to show the next dialog
             pilot,
             lambda: isinstance(app.screen, PermissionScreen) and app.screen is not first,
