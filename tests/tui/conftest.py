@@ -179,6 +179,27 @@ async def answer(pilot, *keys: str) -> None:
     await pilot.press(*keys)
 
 
+def key_event(key: str, at: float) -> events.Key:
+    """The key event a terminal read of ``key`` at time ``at`` makes (``a``, ``enter``...)."""
+    chars = {"enter": "\r", "escape": "\x1b", "space": " ", "tab": "\t"}
+    event = events.Key(key, chars.get(key, key if len(key) == 1 else None))
+    event.time = at
+    return event
+
+
+def typed(text: str, start: float, every: float = 0.1) -> list[events.Key]:
+    """Key events for ``text`` typed steadily, one key every ``every`` seconds."""
+    names = {"\r": "enter", " ": "space"}
+    return [key_event(names.get(char, char), start + i * every) for i, char in enumerate(text)]
+
+
+async def post(pilot, keys: list[events.Key]) -> None:
+    """Post key events as the driver posts the keys it read, then let the app handle them."""
+    for event in keys:
+        pilot.app.post_message(event)
+    await pilot.pause()
+
+
 async def burst(pilot, *keys: str) -> None:
     """Keys typed in one quick burst at the dialog on screen, once its guard has passed.
 
@@ -188,15 +209,10 @@ async def burst(pilot, *keys: str) -> None:
     was handled, which on a loaded machine spreads them over seconds; a test
     about keys typed together posts them as the terminal would.
     """
-    app = pilot.app
-    screen = app.screen
+    screen = pilot.app.screen
     await wait_for(pilot, lambda: screen.armed)
-    chars = {"enter": "\r", "escape": "\x1b", "space": " ", "tab": "\t"}
-    for key in keys:
-        event = events.Key(key, chars.get(key, key if len(key) == 1 else None))
-        event.set_sender(app)
-        app.post_message(event)
-    await pilot.pause()
+    now = time.monotonic()
+    await post(pilot, [key_event(key, now) for key in keys])
 
 
 def run_on_pty(

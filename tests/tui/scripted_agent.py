@@ -185,8 +185,12 @@ def main() -> None:
         elif method in ("session/load", "session/resume"):
             if method == "session/load":
                 for update in script.get("load_replay", []):
-                    send({"method": "session/update", "params": {
-                        "sessionId": msg["params"]["sessionId"], "update": update}})
+                    send(
+                        {
+                            "method": "session/update",
+                            "params": {"sessionId": msg["params"]["sessionId"], "update": update},
+                        }
+                    )
             send({"id": rid, "result": {}})
         elif method == "session/prompt":
             _cancelled.pop(msg["params"]["sessionId"], None)

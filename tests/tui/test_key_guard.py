@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 
-from textual import events
 from textual.containers import VerticalScroll
 from textual.widgets import Input
 
@@ -18,27 +17,20 @@ from acphost.tui._dialogs import CrashScreen
 from acphost.tui._elicit import FormScreen
 from acphost.tui._permission import PermissionScreen
 
-from .conftest import SIZE, answer, ready, send, transcript_source, wait_for
+from .conftest import (
+    SIZE,
+    answer,
+    key_event,
+    post,
+    ready,
+    send,
+    transcript_source,
+    typed,
+    wait_for,
+)
 
 #: What a message typed at the keyboard looks like, with the dialog's own keys in it.
 MESSAGE = "yes a A r enter\r"
-
-
-def typed(text: str, start: float, every: float = 0.1) -> list[events.Key]:
-    """Key events for ``text`` typed steadily, one key every ``every`` seconds."""
-    out = []
-    for i, char in enumerate(text):
-        key = {"\r": "enter", " ": "space"}.get(char, char)
-        event = events.Key(key, char)
-        event.time = start + i * every
-        out.append(event)
-    return out
-
-
-async def post(pilot, keys: list[events.Key]) -> None:
-    for event in keys:
-        pilot.app.post_message(event)  # as the driver posts the keys it read
-    await pilot.pause()
 
 
 async def test_steady_typing_never_answers_then_a_pause_does(make_app):
@@ -73,14 +65,15 @@ async def test_a_burst_of_170_keys_neither_crashes_nor_answers(make_app):
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
         screen = app.screen
         # The typist was at it when the dialog showed (however long this test
-        # took to see it), then the burst: real presses, as fast as the pilot types.
-        # (The filler runs a second into the future: a slow machine pausing
-        # between it and the burst must not make a pause in the typing.)
+        # took to see it), then the burst: 170 keys 5 ms apart, all in the
+        # app's queue at once. (The keys carry the times a terminal would
+        # stamp them with: a slow machine handling them late makes no pause.)
         start = screen.shown_at - 1.0
-        await post(pilot, typed("x" * int((time.monotonic() + 1.0 - start) / 0.1), start))
+        filler = typed("x" * int((time.monotonic() - start) / 0.1 + 1), start)
         burst = ["a", "y", "enter", "A", "up", "down", "escape", "r", "R", "n", "space", "x"]
-        keys = (burst * 15)[:170]
-        await pilot.press(*keys)
+        after = filler[-1].time + 0.005
+        keys = [key_event(key, after + i * 0.005) for i, key in enumerate((burst * 15)[:170])]
+        await post(pilot, filler + keys)
         assert app.is_running
         assert app.screen is screen and not screen.answered
         assert len(app.asks) == 1

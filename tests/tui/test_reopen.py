@@ -109,27 +109,41 @@ def _text(text: str, kind: str = "agent_message_chunk") -> dict:
 async def test_a_loaded_session_shows_its_tool_calls_where_they_happened(scripted, workspace):
     """Replayed tool calls were all drawn after the last message: each card now
     sits among the messages where the agent sent it."""
-    app = scripted({
-        "capabilities": {"loadSession": True, "sessionCapabilities": {"list": {}}},
-        "sessions": [{"sessionId": "old-1", "cwd": str(workspace), "title": "earlier work"}],
-        "load_replay": [
-            _text("look at the code", "user_message_chunk"),
-            _text("first answer"),
-            {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Reading main.py",
-             "kind": "read", "status": "completed"},
-            _text("second answer"),
-            _text("and now tests", "user_message_chunk"),
-            {"sessionUpdate": "tool_call", "toolCallId": "t2", "title": "Running tests",
-             "kind": "execute", "status": "completed"},
-        ],
-    })
+    app = scripted(
+        {
+            "capabilities": {"loadSession": True, "sessionCapabilities": {"list": {}}},
+            "sessions": [{"sessionId": "old-1", "cwd": str(workspace), "title": "earlier work"}],
+            "load_replay": [
+                _text("look at the code", "user_message_chunk"),
+                _text("first answer"),
+                {
+                    "sessionUpdate": "tool_call",
+                    "toolCallId": "t1",
+                    "title": "Reading main.py",
+                    "kind": "read",
+                    "status": "completed",
+                },
+                _text("second answer"),
+                _text("and now tests", "user_message_chunk"),
+                {
+                    "sessionUpdate": "tool_call",
+                    "toolCallId": "t2",
+                    "title": "Running tests",
+                    "kind": "execute",
+                    "status": "completed",
+                },
+            ],
+        }
+    )
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         await pilot.press(*"earlier")
-        await wait_for(pilot, lambda: app.screen.highlighted is not None
-                       and app.screen.highlighted.value == "old-1")
+        await wait_for(
+            pilot,
+            lambda: app.screen.highlighted is not None and app.screen.highlighted.value == "old-1",
+        )
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.active_view.session.id == "old-1")
         view = app.active_view
@@ -141,6 +155,10 @@ async def test_a_loaded_session_shows_its_tool_calls_where_they_happened(scripte
             elif isinstance(w, (UserBubble, StreamingMarkdown)):
                 order.append(w.source.strip())
         assert order == [
-            "look at the code", "first answer", "Reading main.py", "second answer",
-            "and now tests", "Running tests",
+            "look at the code",
+            "first answer",
+            "Reading main.py",
+            "second answer",
+            "and now tests",
+            "Running tests",
         ], order
