@@ -24,11 +24,13 @@ What comes out is the agent's text: the faces make it safe for their output.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 __all__ = [
     "MAX_COMPARE_LINES",
     "MAX_INPUT_CHARS",
     "MAX_INPUT_LINES",
+    "diff_lines",
     "hunk_lines",
     "split_lines",
 ]
@@ -82,6 +84,27 @@ def hunk_lines(old_text: str | None, new_text: str) -> list[str]:
             f"(too large to compare: {len(old):,} lines before, {len(new):,} after;"
             f" the limit is {MAX_INPUT_LINES:,} lines)"
         ]
+    return diff_lines(old, new)
+
+
+def diff_lines(old: Sequence[str], new: Sequence[str]) -> list[str]:
+    r"""The hunks of a unified diff of two lists of lines, in bounded time.
+
+    The lines both lists share at the start and at the end are set aside
+    (linear); ``difflib`` compares the region between when it has at most
+    :data:`MAX_COMPARE_LINES` lines, else the region is shown replaced whole.
+    Lines are compared as they are: a caller keeping line ends in them gets
+    a diff that tells ``a\n`` from ``a`` (a patch file needs that).
+
+    Args:
+        old: the lines before.
+        new: the lines after.
+
+    Returns:
+        The ``@@`` headers with their `` ``, ``-`` and ``+`` lines (each the
+        prefix and the line as given); ``[]`` when the lists are equal.
+
+    """
     # The lines both share at the start and at the end (linear), then the region between.
     shortest = min(len(old), len(new))
     head = 0

@@ -185,8 +185,129 @@ def test_file_names_with_spaces_and_non_ascii_come_back_exactly(git_ws, tmp_path
     (root / "new file ü.txt").write_text("x\n")
     changes = checkout.changes()
     assert [(c.path, c.change) for c in changes.files] == [
-        ("b c.txt", "modified"), ("new file ü.txt", "added"), ("ü.txt", "deleted")]
+        ("b c.txt", "modified"),
+        ("new file ü.txt", "added"),
+        ("ü.txt", "deleted"),
+    ]
     checkout.remove()
-    subprocess.run(["git", "apply", "--index", "-"], input=changes.patch.encode(), cwd=git_ws, check=True)
+    subprocess.run(
+        ["git", "apply", "--index", "-"], input=changes.patch.encode(), cwd=git_ws, check=True
+    )
     assert (git_ws / "b c.txt").read_text() == "new\n" and not (git_ws / "ü.txt").exists()
     assert (git_ws / "new file ü.txt").read_text() == "x\n"
+
+
+#: Files whose lines a careless diff gets wrong: a form feed, a vertical tab, a
+#: U+2028 and a CR inside lines (``str.splitlines`` breaks at each), CRLF line
+#: ends changed to LF, and a final newline taken away.
+AWKWARD_BEFORE = {
+    "feed.py": "def a():\n    pass\n\x0c\ndef b():\n    return '\x0b'\n",
+    "crlf.txt": "one\r\ntwo\r\nthree\r\n",
+    "tail.txt": "keep\nlast line\n",
+    "odd.txt": "a\u2028b\nc\rd\n",
+}
+AWKWARD_AFTER = {
+    "feed.py": "def a():\n    return 1\n\x0c\ndef b():\n    return '\x0b\x0b'\n",
+    "crlf.txt": "one\ntwo\r\nthree\n",
+    "tail.txt": "keep\nlast line",
+    "odd.txt": "a\u2028B\nc\rD\n",
+}
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).write_bytes(text.encode())
+
+
+def applied(tmp_path: Path, before: dict[str, str], patch: str) -> dict[str, bytes]:
+    """The files ``before`` after ``git apply`` of ``patch``, byte for byte."""
+    target = tmp_path / "apply"
+    target.mkdir()
+    write_files(target, before)
+    subprocess.run(["git", "apply", "-"], input=patch.encode(), cwd=target, check=True)
+    return {p.name: p.read_bytes() for p in target.iterdir()}
+
+
+@pytest.mark.parametrize("kind", ["git", "copy"])
+def test_patches_keep_every_character_of_every_line(kind, tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    write_files(ws, AWKWARD_BEFORE)
+    if kind == "git":
+        git(ws, "init", "-q")
+        git(ws, "add", "-A")
+        git(ws, "commit", "-qm", "start")
+    source = inspect_workspace(str(ws))
+    baseline = None
+    if kind == "copy":
+        baseline = str(tmp_path / "baseline")
+        make_baseline(source, baseline, exclude=[])
+    checkout = open_checkout(source, str(tmp_path / "run"), baseline)
+    write_files(Path(checkout.root), AWKWARD_AFTER)
+    changes = checkout.changes()
+    checkout.remove()
+    assert sorted(c.path for c in changes.files) == sorted(AWKWARD_AFTER)
+    expected = {name: text.encode() for name, text in AWKWARD_AFTER.items()}
+    assert applied(tmp_path, AWKWARD_BEFORE, changes.patch) == expected
+
+
+def test_a_file_rewritten_whole_gives_a_patch_that_applies(plain_ws, tmp_path):
+    """Every line of a long file changed: the hunks are made without comparing them
+    all pairwise (difflib's worst case), and still turn the old file into the new."""
+    old = "".join(f"value {i % 997} {i}\n" for i in range(40_000))
+    new = "".join(f"other {i % 991} {i}\n" for i in range(40_000))
+    (plain_ws / "big.txt").write_text(old)
+    source = inspect_workspace(str(plain_ws))
+    baseline = str(tmp_path / "baseline")
+    make_baseline(source, baseline, exclude=[])
+    checkout = open_checkout(source, str(tmp_path / "run"), baseline)
+    (Path(checkout.root) / "big.txt").write_text(new)
+    patch = checkout.changes().patch
+    checkout.remove()
+    target = tmp_path / "apply"
+    make_baseline(source, str(target), exclude=[])
+    subprocess.run(["git", "apply", "-"], input=patch.encode(), cwd=target, check=True)
+    assert (target / "big.txt").read_text() == new
+
+
+@pytest.mark.parametrize("kind", ["git", "copy"])
+def test_a_file_over_the_limit_is_shown_as_binary(kind, git_ws, plain_ws, tmp_path):
+    """Two different files over the limit are a change (not "the same"), shown as git
+    shows a file it does not diff; the patch stays small."""
+    from acphost.batch._diff import MAX_DIFF_BYTES
+
+    ws = git_ws if kind == "git" else plain_ws
+    line = "x" * 99 + "\n"
+    big = line * (MAX_DIFF_BYTES // len(line) + 10)
+    (ws / "huge.txt").write_text(big)
+    if kind == "git":
+        git(ws, "add", "huge.txt")
+        git(ws, "commit", "-qm", "huge")
+    source = inspect_workspace(str(ws))
+    baseline = None
+    if kind == "copy":
+        baseline = str(tmp_path / "baseline")
+        make_baseline(source, baseline, exclude=[])
+    checkout = open_checkout(source, str(tmp_path / "run"), baseline)
+    (Path(checkout.root) / "huge.txt").write_text(big.replace("x", "y", 1))
+    changes = checkout.changes()
+    checkout.remove()
+    assert [(c.path, c.change) for c in changes.files] == [("huge.txt", "modified")]
+    assert "Binary files a/huge.txt and b/huge.txt differ" in changes.patch
+    assert len(changes.patch) < 1000
+
+
+def test_a_fifo_in_the_run_is_not_read(plain_ws, tmp_path):
+    """A named pipe the agent left behind is no file (git does not list one either):
+    comparing never opens it, and a file it replaced is gone."""
+    source = inspect_workspace(str(plain_ws))
+    baseline = str(tmp_path / "baseline")
+    make_baseline(source, baseline, exclude=[])
+    checkout = open_checkout(source, str(tmp_path / "run"), baseline)
+    (Path(checkout.root) / "hello.py").unlink()
+    os.mkfifo(Path(checkout.root) / "hello.py")
+    os.mkfifo(Path(checkout.root) / "pipe")
+    changes = checkout.changes()
+    checkout.remove()
+    assert [(c.path, c.change) for c in changes.files] == [("hello.py", "deleted")]
+    assert "deleted file mode 100644" in changes.patch

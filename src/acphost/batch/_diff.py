@@ -1,4 +1,4 @@
-"""What a run changed: the list of files and a unified diff in git's format.
+r"""What a run changed: the list of files and a unified diff in git's format.
 
 Two ways to the same result. In a git worktree, git compares the commit the
 run started from with the work tree (untracked files included, ignored ones
@@ -6,17 +6,26 @@ not). For a copy, :func:`tree_changes` compares the run's tree with the
 pristine baseline itself, and writes the patch as git would (``a/`` and
 ``b/`` prefixes, ``/dev/null`` for added and deleted files, "Binary files
 ... differ"), so ``git apply`` and ``patch -p1`` take either.
+
+The agent wrote the files, so each is read with a bound: a file over
+:data:`MAX_DIFF_BYTES` is shown as binary (as git shows a file it does not
+diff), anything but a regular file is not opened (a FIFO swapped in would
+block the read), and the hunks come from :func:`acphost._difftext.diff_lines`,
+bounded in time however many lines changed. Lines end at ``\n`` only, their
+ends kept, so a form feed or a CR inside a line stays in it and a change of
+line ends or of the final newline is in the patch.
 """
 
 from __future__ import annotations
 
-import difflib
 import filecmp
 import os
+import stat
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .._difftext import diff_lines
 from ._model import ChangedFile
 
 __all__ = ["Changes", "git_changes", "tree_changes"]
@@ -66,44 +75,75 @@ def git_changes(run_git: GitRunner, root: str, commit: str) -> Changes:
             raise DiffError(f"git {args[0]} failed in the run's worktree: {message}")
         return done.stdout
 
-    # One call: the raw listing (NUL-separated: ":modes shas STATUS\0path\0"...), an
-    # empty field, then the patch (git diff's --patch-with-raw with -z).
-    out = ok(
-        [
-            "-c",
-            "diff.noprefix=false",
-            "-c",
-            "diff.mnemonicPrefix=false",
-            "-c",
-            "core.quotePath=false",
-            "diff",
-            "--patch-with-raw",
-            "-z",
-            "--no-renames",
-            "--no-ext-diff",
-            "--no-textconv",
-            "--no-color",
-            commit,
-        ]
-    )
+    settings = ["-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false"]
+    settings += ["-c", "core.quotePath=false"]
+    options = ["-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color"]
+    # First the listing (NUL-separated ":modes shas STATUS\0path\0"...), which reads
+    # no file whole; then the patch, without the files too large to diff.
+    out = ok([*settings, "diff", "--raw", *options, commit])
     files = []
+    listed: list[tuple[str, str, str]] = []  # path, old blob, status
     at = 0
     while out.startswith(b":", at):
         meta_end = out.index(b"\0", at)
         path_end = out.index(b"\0", meta_end + 1)
-        kind = out[at:meta_end].rsplit(b" ", 1)[-1][:1].decode("ascii", "replace")
+        meta = out[at + 1 : meta_end].decode("ascii", "replace").split(" ")
         path = out[meta_end + 1 : path_end].decode("utf-8", "surrogateescape")
-        files.append(ChangedFile(path, _CHANGE.get(kind, "modified")))
+        files.append(ChangedFile(path, _CHANGE.get(meta[-1][:1], "modified")))
+        listed.append((path, meta[2] if len(meta) > 2 else "", meta[-1][:1]))
         at = path_end + 1
-    if out.startswith(b"\0", at):
-        at += 1
-    patch = out[at:].decode("utf-8", "surrogateescape")
+    large = _too_large(ok, root, commit, listed)
+    patch = ""
+    if len(large) < len(listed):
+        excluded = [f":(exclude,literal){path}" for path in sorted(large)]
+        diff = ok([*settings, "diff", "--patch", *options, commit, "--", *excluded])
+        patch = diff.decode("utf-8", "surrogateescape")
+    patch += "".join(_large_patch(path, large[path]) for path in sorted(large))
     untracked = ok(["ls-files", "-z", "--others", "--exclude-standard"]).split(b"\0")
     added = sorted(p.decode("utf-8", "surrogateescape") for p in untracked if p)
     files += [ChangedFile(path, "added") for path in added]
     patch += "".join(_file_patch(path, None, os.path.join(root, path)) for path in added)
     files.sort(key=lambda c: c.path)
     return Changes(tuple(files), patch)
+
+
+def _too_large(
+    ok: Callable[[Sequence[str]], bytes], root: str, commit: str, listed: list[tuple[str, str, str]]
+) -> dict[str, str]:
+    """The listed files too large to diff line by line (path -> status).
+
+    Git diffs a file of any size as text; the patch of a run that wrote a
+    huge file would be as large. A file is too large on either side: its
+    blob at ``commit`` or its file in the work tree.
+    """
+    if not listed:
+        return {}
+    sizes: dict[str, int] = {}
+    old = [path for path, blob, _ in listed if blob.strip("0")]
+    if old:
+        tree = ok(["ls-tree", "-r", "-z", "--long", commit, "--", *[f":(literal){p}" for p in old]])
+        for entry in tree.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            size = meta.split()[-1] if meta else b"-"
+            if size.isdigit():
+                sizes[name.decode("utf-8", "surrogateescape")] = int(size)
+    large: dict[str, str] = {}
+    for path, _, status in listed:
+        try:
+            info = os.lstat(os.path.join(root, path))
+            new_size = info.st_size if stat.S_ISREG(info.st_mode) else 0
+        except OSError:
+            new_size = 0  # deleted
+        if max(sizes.get(path, 0), new_size) > MAX_DIFF_BYTES:
+            large[path] = status
+    return large
+
+
+def _large_patch(path: str, status: str) -> str:
+    """The patch of a file too large to diff, as git writes one it does not diff."""
+    from_name = "/dev/null" if status == "A" else f"a/{path}"
+    to_name = "/dev/null" if status == "D" else f"b/{path}"
+    return f"diff --git a/{path} b/{path}\nBinary files {from_name} and {to_name} differ\n"
 
 
 def _entries(root: str) -> dict[str, str]:
@@ -155,26 +195,40 @@ def _same(a: str, b: str, kind_a: str, kind_b: str) -> bool:
     return filecmp.cmp(a, b, shallow=False)
 
 
-def _content(path: str | None) -> tuple[bytes, str]:
-    """The bytes to compare and the git mode of an entry (a link's content is its target)."""
+def _content(path: str | None) -> tuple[bytes | None, str]:
+    """The bytes to compare and the git mode of an entry (a link's content is its target).
+
+    The bytes are None for a file not to diff line by line: one too large,
+    or one that is no longer a regular file.
+    """
     if path is None:
         return b"", ""
     if os.path.islink(path):
         return os.fsencode(os.readlink(path)), "120000"
-    mode = "100755" if os.access(path, os.X_OK) else "100644"
-    if os.path.getsize(path) > MAX_DIFF_BYTES:
-        return b"\0", mode  # shown as binary: too large to diff line by line
-    with open(path, "rb") as f:
-        return f.read(), mode
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None, "100644"  # swapped or removed since the listing
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        mode = "100755" if info.st_mode & stat.S_IXUSR else "100644"  # as git decides
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_DIFF_BYTES:
+            return None, mode
+        data = f.read(MAX_DIFF_BYTES + 1)
+    return (None if len(data) > MAX_DIFF_BYTES else data), mode
 
 
-def _text(data: bytes) -> list[str] | None:
-    if b"\0" in data[:8192]:
+def _text(data: bytes | None) -> list[str] | None:
+    r"""``data``'s lines, each with its ``\n``; None for binary or non-UTF-8 data."""
+    if data is None or b"\0" in data[:8192]:
         return None
     try:
-        return data.decode("utf-8").splitlines(keepends=True)
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
+    lines = text.split("\n")
+    last = lines.pop()
+    return [line + "\n" for line in lines] + ([last] if last else [])
 
 
 def _file_patch(path: str, a: str | None, b: str | None) -> str:
@@ -191,14 +245,16 @@ def _file_patch(path: str, a: str | None, b: str | None) -> str:
     to_name = f"b/{path}" if b is not None else "/dev/null"
     old_lines, new_lines = _text(old), _text(new)
     if old_lines is None or new_lines is None:
-        if old == new:
+        if old is not None and old == new:
             return "".join(head)
         return "".join(head) + f"Binary files {from_name} and {to_name} differ\n"
     if old_lines == new_lines:
         return "".join(head)  # only the mode changed
-    body = []
-    for line in difflib.unified_diff(old_lines, new_lines, from_name, to_name, n=3):
-        if line.endswith("\n"):
+    body = [f"--- {from_name}\n", f"+++ {to_name}\n"]
+    for line in diff_lines(old_lines, new_lines):
+        if line.startswith("@@"):
+            body.append(line + "\n")
+        elif line.endswith("\n"):
             body.append(line)
         else:
             body.append(line + "\n\\ No newline at end of file\n")
