@@ -57,7 +57,9 @@ import functools
 import re
 
 __all__ = [
+    "AGENT_TEXT_LIMIT",
     "HTML_CSP",
+    "bounded",
     "escape_json_for_terminal",
     "html_text",
     "markdown_fence",
@@ -275,3 +277,22 @@ def markdown_fence(text: str, info: str = "") -> str:
     longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{body.rstrip(chr(10))}\n{fence}"
+
+
+#: The most characters of one agent-supplied text (an error's message, its
+#: ``data``, its stderr tail) a diagnostic or a report keeps: enough for any
+#: real error, while a 4 MB ``error.message`` would bury a terminal or a report.
+AGENT_TEXT_LIMIT = 2000
+
+
+def bounded(text: str, limit: int = AGENT_TEXT_LIMIT) -> str:
+    """``text``, or its first ``limit`` characters and ``… (N more characters)``.
+
+    Args:
+        text: the text (redact it first: a secret cut in two is no longer recognised).
+        limit: the most characters kept.
+
+    """
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"

@@ -55,3 +55,45 @@ def test_reports_keep_the_agents_text_inert(plain_ws, tmp_path):
     assert "script" not in _tags(page) and "img" not in _tags(page)
     assert all(h.startswith("runs/") for h in _hrefs(page)), _hrefs(page)
     assert "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+#: An agent whose every prompt fails with a megabyte-long error message.
+LOUD_AGENT = r"""
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    rid, method = msg.get("id"), msg.get("method")
+    if method == "initialize":
+        result = {"protocolVersion": 1, "agentCapabilities": {}, "authMethods": []}
+    elif method == "session/new":
+        result = {"sessionId": "s1"}
+    elif method == "session/prompt":
+        error = {"code": -32603, "message": "boom " + "x" * 1_000_000 + " END"}
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": rid, "error": error}) + "\n")
+        sys.stdout.flush()
+        continue
+    else:
+        continue
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}) + "\n")
+    sys.stdout.flush()
+"""
+
+
+def test_an_agents_huge_error_is_kept_bounded_in_every_report(plain_ws, tmp_path):
+    agent = tmp_path / "loud_agent.py"
+    agent.write_text(LOUD_AGENT)
+    out = tmp_path / "out"
+    r = acphost(
+        ["batch", "--agent-command", f"python3 {agent}", "--prompt", "hi",
+         "--workspace", str(plain_ws), "--out", str(out), "--no-history"],
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode != 0
+    [run] = json.loads((out / "report.json").read_text())["runs"]
+    message = run["error"]["message"]
+    assert run["status"] == "error" and "boom xxx" in message
+    assert "END" not in message and "more characters)" in message
+    assert len(message) < 3000
+    for name in ("report.md", "report.html"):
+        assert (out / name).stat().st_size < 100_000, name
+    assert len(r.stderr) < 10_000

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import AcpError, AgentExited, AgentStartError, AuthRequired, RequestError
 from ..client import AcpClient, Session, TurnResult
 from ..content import prompt_with_mentions
+from ..safetext import bounded
 from ..trace import Redactor, TraceWriter
 from ._diff import DiffError
 from ._model import Run, RunError, RunOutcome, redactor_for
@@ -208,7 +209,12 @@ class _Conversation:
         return self.host_stop
 
     def failed(self, exc: BaseException) -> None:
-        """Turn an exception into the outcome's error (secrets redacted)."""
+        """Turn an exception into the outcome's error (secrets redacted, then bounded).
+
+        The agent chooses its error message and its stderr: each is kept up to
+        :data:`~acphost.safetext.AGENT_TEXT_LIMIT` characters in the report, as
+        the CLI prints them.
+        """
         tail = ""
         if isinstance(exc, AgentStartError):
             message = f"cannot start the agent {self.run.agent.name!r}: {exc}"
@@ -229,7 +235,7 @@ class _Conversation:
         if not tail and self.client is not None:
             tail = self.client.stderr_tail()
         self.talk.status = "error"
-        self.talk.error = RunError(self.redactor(message), self.redactor(tail))
+        self.talk.error = RunError(bounded(self.redactor(message)), bounded(self.redactor(tail)))
 
 
 async def _stop(

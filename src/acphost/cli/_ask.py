@@ -30,9 +30,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..host import PermissionRequest, Verdict, describe_request
-from ..safetext import sanitize_line
+from ..safetext import bounded, sanitize_line
 from ._edge import terminal_held, warn
-from ._failure import bounded
 
 if TYPE_CHECKING:
     from .. import schema as s

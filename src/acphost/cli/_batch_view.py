@@ -11,7 +11,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
-from ..safetext import sanitize_line
+from ..safetext import bounded, sanitize_line
 
 if TYPE_CHECKING:
     from ..batch import Batch, Progress, RunOutcome
@@ -44,8 +44,6 @@ def outcome_line(o: RunOutcome) -> str:
     if o.changed_files:
         line += f", {len(o.changed_files)} file(s) changed"
     if o.error is not None:
-        from ._failure import bounded  # noqa: PLC0415 - the runs have loaded the client already
-
         line += f": {bounded(o.error.message.splitlines()[0]) if o.error.message else ''}"
     return sanitize_line(line)
 

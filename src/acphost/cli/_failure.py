@@ -1,8 +1,9 @@
 """How a prompt run that failed is reported: one line (or a short block) on stderr.
 
 Agent text in a report (its error message and ``error.data``, its stderr
-tail) passes the run's one redactor, is cut to :data:`AGENT_TEXT_LIMIT`
-characters by :func:`bounded`, then passes the sanitiser of
+tail) passes the run's one redactor, is cut to
+:data:`~acphost.safetext.AGENT_TEXT_LIMIT` characters by
+:func:`~acphost.safetext.bounded`, then passes the sanitiser of
 :func:`~acphost.launch.fail`.
 """
 
@@ -27,6 +28,7 @@ from .._errors import (
 )
 from ..client import auth_method_id
 from ..launch import EXIT_ERROR, UsageProblem, fail
+from ..safetext import bounded
 from ._parser import usage_error
 
 if TYPE_CHECKING:
@@ -34,20 +36,7 @@ if TYPE_CHECKING:
     from ..config import AgentSpec
     from ..trace import Redactor
 
-__all__ = ["AGENT_TEXT_LIMIT", "agent_text", "auth_message", "bounded", "report", "terminal_login"]
-
-#: The most characters of one agent-supplied text (an error's message, its
-#: ``data``, its stderr tail) a diagnostic prints: enough for any real error,
-#: while a 4 MB ``error.message`` would bury the terminal.
-AGENT_TEXT_LIMIT = 2000
-
-
-def bounded(text: str, limit: int = AGENT_TEXT_LIMIT) -> str:
-    """``text``, or its first ``limit`` characters and ``… (N more characters)``."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}… ({len(text) - limit} more characters)"
-
+__all__ = ["agent_text", "auth_message", "report", "terminal_login"]
 
 def agent_text(text: str, redact: Callable[[str], str]) -> str:
     """Agent-supplied text for stderr: redacted whole (no secret is cut in two), then bounded."""
