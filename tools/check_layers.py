@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "_errors": 0,
     "_outfile": 0,
     "_difftext": 0,
+    "_infile": 0,
     "safetext": 0,
     "agents": 0,
     "schema": 1,

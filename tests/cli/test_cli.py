@@ -101,6 +101,17 @@ def test_empty_stdin_is_a_usage_error(tmp_path):
     assert r.returncode == 2 and "empty" in r.stderr
 
 
+def test_a_stdin_that_never_ends_is_a_usage_error(tmp_path):
+    """``acphost < /dev/zero``: the prompt read from a pipe is bounded like any input."""
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / ".xdg"), "ACPHOST_SETTINGS": ""}
+    with open("/dev/zero", "rb") as zero:
+        r = subprocess.run([sys.executable, "-m", "acphost", "-a", "demo"], stdin=zero,
+                           cwd=tmp_path, capture_output=True, env=env, timeout=120)  # fmt: skip
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "Traceback" not in err
+    assert "the prompt on stdin is larger than the 64 MiB limit" in err and err.count("\n") == 1
+
+
 def test_mentions_become_resource_links(tmp_path):
     (tmp_path / "notes.md").write_text("x")
     (tmp_path / "with space.txt").write_text("y")

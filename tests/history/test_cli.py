@@ -316,3 +316,35 @@ def test_one_long_agent_string_leaves_the_other_columns_their_room(store_path, t
     for row in rows:
         assert "1,234" in row and "56" in row and "1,290" in row and "0.2500 ZZZ" in row, row
         assert "Z…" in row and len(row) <= 250
+
+
+@pytest.mark.parametrize(
+    ("kind", "needle"),
+    [
+        ("fifo", "is a FIFO (named pipe), not a regular file; name a file"),
+        ("directory", "is a directory, not a regular file; name a file"),
+        ("latin1", "is not UTF-8 (byte 16 is invalid)"),
+        ("stdin-latin1", "acphost history import: stdin is not UTF-8 (byte 16 is invalid)"),
+    ],
+)
+def test_imports_that_are_no_text_file_are_refused_in_one_line(tmp_path, kind, needle):
+    """Files and stdin are read by the one bounded reader: nothing blocks, nothing half-decodes."""
+    path = tmp_path / "in"
+    data = None
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "latin1":
+        path.write_bytes(b'{"session": "caf\xe9"}')
+    else:
+        path, data = "-", b'{"session": "caf\xe9"}'
+    proc = subprocess.run(
+        [sys.executable, "-m", "acphost", "history", "import", str(path)],
+        input=data,
+        capture_output=True,
+        timeout=60,
+    )
+    err = proc.stderr.decode()
+    assert proc.returncode == 2 and "Traceback" not in err, err
+    assert needle in err and err.count("\n") == 1, err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -95,6 +96,28 @@ def test_an_unusable_trace_line_is_named_without_a_traceback(tmp_path, line, nee
     err = r.stderr.decode()
     assert r.returncode == 2 and "Traceback" not in err
     assert f"cannot replay {trace}: line 13 " in err and needle in err
+
+
+@pytest.mark.parametrize(
+    ("kind", "needle"),
+    [
+        ("fifo", "is a FIFO (named pipe), not a regular file"),
+        ("device", "is a character device, not a regular file"),
+        ("directory", "is a directory, not a regular file"),
+        ("missing", "does not exist"),
+    ],
+)
+def test_a_trace_that_is_no_file_is_refused_at_once(tmp_path, kind, needle):
+    """A FIFO with no writer would block the replay forever, /dev/zero never ends."""
+    path = {"device": "/dev/zero", "directory": str(tmp_path)}.get(kind, str(tmp_path / "t"))
+    if kind == "fifo":
+        os.mkfifo(path)
+    r = _replay([path], b"")
+    err = r.stderr.decode()
+    assert r.returncode == 2 and "Traceback" not in err
+    assert err == f"replay: the trace {path} {needle}" + (
+        "; name a file\n" if kind != "missing" else "\n"
+    )
 
 
 def test_hostile_client_frames_get_parse_errors_and_the_replay_goes_on():

@@ -18,7 +18,13 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any, Literal, TextIO
 
-from ..config import MAX_IMPORT_BYTES, InputFileError, read_input
+from ..config import (
+    MAX_IMPORT_BYTES,
+    InputFileError,
+    decode_text,
+    read_stream,
+    read_text_input,
+)
 from ..history import (
     EXPORT_FORMATS,
     GROUPINGS,
@@ -384,21 +390,13 @@ def _import(args: argparse.Namespace, out: _Out) -> int:
     for name in args.files:
         try:
             if name == "-":
-                data = sys.stdin.buffer.read(MAX_IMPORT_BYTES + 1)
-                if len(data) > MAX_IMPORT_BYTES:
-                    raise _Problem(
-                        f"history import: stdin is larger than the {MAX_IMPORT_BYTES >> 20} MiB"
-                        " limit"
-                    )
+                data = read_stream(sys.stdin.buffer, what="stdin", limit=MAX_IMPORT_BYTES)
+                texts.append((name, decode_text(data, "stdin")))
             else:
-                data = read_input(name, what="history import file", limit=MAX_IMPORT_BYTES)
-            texts.append((name, data.decode("utf-8")))
+                what = "history import file"
+                texts.append((name, read_text_input(name, what=what, limit=MAX_IMPORT_BYTES)))
         except InputFileError as exc:
             raise _Problem(str(exc)) from None
-        except UnicodeDecodeError as exc:
-            raise _Problem(
-                f"history import file {name}: not UTF-8 (byte {exc.start} is invalid)"
-            ) from None
     store = _open(create=True)
     assert store is not None
     with store:

@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..config import InputFileError, read_stream
 from ..launch import UsageProblem, resolve
 from ._outputs import OUTPUT_FLAGS, RunOutputs
 
@@ -99,9 +100,11 @@ def read_prompt(args: argparse.Namespace) -> str | None:
         raise UsageProblem("no prompt: pass it as an argument or pipe it on stdin")
     else:
         try:
-            text = sys.stdin.read()
+            text = read_stream(sys.stdin, what="the prompt on stdin")
         except UnicodeDecodeError:
             raise UsageProblem("the prompt on stdin is not valid UTF-8") from None
+        except InputFileError as exc:
+            raise UsageProblem(f"{exc}; name a file in the prompt with @path instead") from None
         if not text.strip():
             if listing:
                 return None

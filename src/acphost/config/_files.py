@@ -1,204 +1,53 @@
-"""Reading the files a user names or an agent could have written, and decoding their JSON.
+"""Decoding the JSON of the files a user names or an agent could have written.
 
-Settings, the trust store, permission rules, batch prompt files, history
-imports, traces: each names a path the user typed (``--settings``,
-``--prompts``, ``--spec``, ``history import FILE``) or a file in a folder
-the agent can write to. Two functions make every such read safe the same way:
-
-* :func:`read_input` (and :func:`open_input` for readers that stream) opens
-  the path without blocking and checks with ``fstat`` that it is a regular
-  file: a FIFO would block the open or the read forever, ``/dev/zero`` or
-  ``/dev/urandom`` would never end, and a directory has no bytes. The size is
-  capped (:data:`MAX_INPUT_BYTES`, more for history imports) and the read
-  never takes more than the cap plus one byte, so a file that grows under us
-  is refused too.
-* :func:`loads_strict` decodes JSON as RFC 8259 says it is, no more: no
-  ``NaN``/``Infinity`` (and no number that overflows to infinity, ``1e999``),
-  no duplicate keys (RFC 8259 §4: names "SHOULD be unique"; two readers may
-  keep different ones, so a reviewed file could mean something else to us),
-  and no nesting deeper than :data:`MAX_DEPTH`.
-
-Both raise :class:`InputFileError`: one line naming the file (and the line
-and column for JSON) and saying what to do. Callers re-raise it as their own
-error class so each face keeps its exit code.
+The files are read by :mod:`acphost._infile` (no blocking, bounded; its names
+are exported here too). :func:`loads_strict` decodes JSON as RFC 8259 says it
+is, no more: no ``NaN``/``Infinity`` (and no number that overflows to
+infinity, ``1e999``), no duplicate keys (RFC 8259 §4: names "SHOULD be
+unique"; two readers may keep different ones, so a reviewed file could mean
+something else to us), and no nesting deeper than :data:`MAX_DEPTH`. It
+raises :class:`InputFileError`: one line naming the file, the line and the
+column, and saying what to do.
 """
 
 from __future__ import annotations
 
-import errno
 import json
 import json.scanner
 import math
-import os
 import re
-import stat
 from contextlib import suppress
-from typing import IO, Any
+from typing import Any
 
-from .._errors import AcpError
+from .._infile import (
+    MAX_IMPORT_BYTES,
+    MAX_INPUT_BYTES,
+    InputFileError,
+    decode_text,
+    open_input,
+    read_input,
+    read_stream,
+    read_text_input,
+)
 
 __all__ = [
     "MAX_DEPTH",
     "MAX_IMPORT_BYTES",
     "MAX_INPUT_BYTES",
     "InputFileError",
+    "decode_text",
     "loads_strict",
     "open_input",
     "read_input",
+    "read_stream",
+    "read_text_input",
 ]
-
-#: The largest input file read whole: far above any settings, rules or prompts file.
-MAX_INPUT_BYTES = 64 << 20
-
-#: History imports hold whole transcripts, so they may be larger.
-MAX_IMPORT_BYTES = 1 << 30
 
 #: The deepest nesting of arrays and objects accepted. Far beyond any real file
 #: (an agent's tool input is kept as sent, so leave room), and well below the
 #: recursion limit of the decoder, which would otherwise fail with a bare
 #: ``RecursionError``.
 MAX_DEPTH = 256
-
-_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
-
-_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-class InputFileError(AcpError, ValueError):
-    """An input file cannot be used: unreadable, not a regular file, too large, or bad JSON.
-
-    The message is one line naming the file and saying what to do.
-
-    Attributes:
-        missing: the file does not exist (some callers treat that as "empty").
-
-    """
-
-    def __init__(self, message: str, *, missing: bool = False) -> None:
-        super().__init__(message)
-        self.missing = missing
-
-
-def _mib(n: int) -> str:
-    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n} bytes"
-
-
-def _open_checked(path: str | os.PathLike[str], what: str, limit: int) -> tuple[int, int]:
-    """Open ``path`` for reading; return ``(fd, size)`` once it is known to be a regular file."""
-    name = os.fspath(path)
-    try:
-        # O_NONBLOCK: opening a FIFO with no writer must not wait for one.
-        fd = os.open(name, _OPEN_FLAGS)
-    except FileNotFoundError:
-        raise InputFileError(f"{what} {name} does not exist", missing=True) from None
-    except OSError as exc:
-        reason = "permission denied" if exc.errno in (errno.EACCES, errno.EPERM) else exc.strerror
-        raise InputFileError(f"cannot read {what} {name}: {reason}") from None
-    try:
-        st = os.fstat(fd)
-        for test, kind in _KINDS:
-            if test(st.st_mode):
-                raise InputFileError(f"{what} {name} is {kind}, not a regular file; name a file")
-        if not stat.S_ISREG(st.st_mode):
-            raise InputFileError(f"{what} {name} is not a regular file; name a file")
-        if st.st_size > limit:
-            raise InputFileError(
-                f"{what} {name} is larger than the {_mib(limit)} limit ({st.st_size} bytes)"
-            )
-        # A regular file never blocks; clear the flag so reads behave as usual.
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd, st.st_size
-
-
-def read_input(
-    path: str | os.PathLike[str], *, what: str, limit: int = MAX_INPUT_BYTES
-) -> bytes:
-    """Read a whole input file, refusing what is not a regular file of bounded size.
-
-    Args:
-        path: the file (``~`` is not expanded here).
-        what: how the message names it, e.g. ``"the --settings file"``.
-        limit: the most bytes accepted.
-
-    Returns:
-        The file's bytes.
-
-    Raises:
-        InputFileError: missing (``missing`` is set), unreadable, a directory,
-            FIFO, device or socket, or larger than ``limit``.
-
-    """
-    fd, size = _open_checked(path, what, limit)
-    try:
-        chunks: list[bytes] = []
-        total = 0
-        while True:
-            # Read to EOF, never past limit + 1: a file that grows while read is caught.
-            chunk = os.read(fd, min(max(size, 1 << 16), limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                raise InputFileError(
-                    f"{what} {os.fspath(path)} is larger than the {_mib(limit)} limit"
-                )
-    except OSError as exc:
-        raise InputFileError(f"cannot read {what} {os.fspath(path)}: {exc.strerror}") from None
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
-
-
-def read_text_input(
-    path: str | os.PathLike[str], *, what: str, limit: int = MAX_INPUT_BYTES
-) -> str:
-    """:func:`read_input` for a text file: its contents decoded as UTF-8.
-
-    Raises:
-        InputFileError: as :func:`read_input`, or the bytes are not UTF-8
-            (the message names the first invalid byte).
-
-    """
-    data = read_input(path, what=what, limit=limit)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputFileError(
-            f"{what} {os.fspath(path)} is not UTF-8 (byte {exc.start} is invalid)"
-        ) from None
-
-
-def open_input(
-    path: str | os.PathLike[str], *, what: str, limit: int | None = None
-) -> IO[bytes]:
-    """Open an input file for a streaming reader (a trace), with the checks of :func:`read_input`.
-
-    Args:
-        path: the file.
-        what: how messages name it.
-        limit: the most bytes accepted, or None for no cap (the reader
-            bounds its own memory, e.g. a line at a time).
-
-    Returns:
-        The file, opened in binary mode; the caller closes it (``with``).
-
-    Raises:
-        InputFileError: as :func:`read_input`.
-
-    """
-    fd, _ = _open_checked(path, what, limit if limit is not None else 1 << 62)
-    return os.fdopen(fd, "rb")
-
 
 # -- strict JSON ------------------------------------------------------------
 

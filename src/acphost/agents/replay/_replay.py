@@ -32,6 +32,7 @@ import queue
 import sys
 import threading
 
+from ..._infile import InputFileError, open_input
 from ...safetext import sanitize_line
 
 TYPE_CHECKING = False  # not typing's: the replay agent starts without importing typing
@@ -87,12 +88,13 @@ def _load(path: str) -> list[Step]:
     """The frames of a trace, in order.
 
     Raises:
-        OSError: the file cannot be read.
+        InputFileError: the file cannot be read, or is no regular file (a FIFO
+            would block the replay, ``/dev/zero`` would never end).
         TraceError: a line is not a frame (the message names it).
 
     """
     steps: list[Step] = []
-    with open(path, "rb") as f:
+    with open_input(path, what="the trace") as f:
         number = 0
         while True:
             raw = _read_line(f)
@@ -393,7 +395,10 @@ def main(
     shown = sanitize_line(args.trace)
     try:
         steps = _load(args.trace)
-    except OSError as exc:
+    except InputFileError as exc:
+        sys.stderr.write(f"replay: {sanitize_line(str(exc))}\n")
+        return 2
+    except OSError as exc:  # a read error after the open
         sys.stderr.write(f"replay: cannot read trace {shown}: {exc.strerror or exc}\n")
         return 2
     except TraceError as exc:
