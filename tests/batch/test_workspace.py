@@ -311,3 +311,32 @@ def test_a_fifo_in_the_run_is_not_read(plain_ws, tmp_path):
     checkout.remove()
     assert [(c.path, c.change) for c in changes.files] == [("hello.py", "deleted")]
     assert "deleted file mode 100644" in changes.patch
+
+
+def test_hundreds_of_changes_beside_a_huge_file_all_reach_the_patch(git_ws, tmp_path):
+    """Files are named to git a bounded number a call; names that look like globs or
+    pathspec magic are taken literally."""
+    from acphost.batch._diff import MAX_DIFF_BYTES
+
+    names = [f"f{i:03}.txt" for i in range(600)] + ["*.txt", ":(glob)x", "[ab].txt"]
+    for name in names:
+        (git_ws / name).write_text("before\n")
+    (git_ws / "huge.txt").write_text("x" * (MAX_DIFF_BYTES + 1))
+    git(git_ws, "add", "-A")
+    git(git_ws, "commit", "-qm", "many")
+    checkout = open_checkout(inspect_workspace(str(git_ws)), str(tmp_path / "run"), None)
+    root = Path(checkout.root)
+    for name in names:
+        (root / name).write_text("after\n")
+    (root / "huge.txt").write_text("y" * (MAX_DIFF_BYTES + 1))
+    changes = checkout.changes()
+    checkout.remove()
+    assert len(changes.files) == len(names) + 1
+    assert changes.patch.count("diff --git") == len(names) + 1
+    subprocess.run(
+        ["git", "apply", "--exclude=huge.txt", "-"],
+        input=changes.patch.encode(),
+        cwd=git_ws,
+        check=True,
+    )
+    assert all((git_ws / name).read_text() == "after\n" for name in names)

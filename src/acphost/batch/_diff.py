@@ -94,10 +94,15 @@ def git_changes(run_git: GitRunner, root: str, commit: str) -> Changes:
         at = path_end + 1
     large = _too_large(ok, root, commit, listed)
     patch = ""
-    if len(large) < len(listed):
-        excluded = [f":(exclude,literal){path}" for path in sorted(large)]
-        diff = ok([*settings, "diff", "--patch", *options, commit, "--", *excluded])
-        patch = diff.decode("utf-8", "surrogateescape")
+    if not large:
+        patch = ok([*settings, "diff", "--patch", *options, commit]).decode(
+            "utf-8", "surrogateescape"
+        )
+    else:  # the others by name, a bounded number a call (argv has a size limit)
+        rest = [path for path, _, _ in listed if path not in large]
+        for names in _batches(rest):
+            diff = ok([*settings, "diff", "--patch", *options, commit, "--", *names])
+            patch += diff.decode("utf-8", "surrogateescape")
     patch += "".join(_large_patch(path, large[path]) for path in sorted(large))
     untracked = ok(["ls-files", "-z", "--others", "--exclude-standard"]).split(b"\0")
     added = sorted(p.decode("utf-8", "surrogateescape") for p in untracked if p)
@@ -120,8 +125,8 @@ def _too_large(
         return {}
     sizes: dict[str, int] = {}
     old = [path for path, blob, _ in listed if blob.strip("0")]
-    if old:
-        tree = ok(["ls-tree", "-r", "-z", "--long", commit, "--", *[f":(literal){p}" for p in old]])
+    for names in _batches(old):
+        tree = ok(["ls-tree", "-r", "-z", "--long", commit, "--", *names])
         for entry in tree.split(b"\0"):
             meta, _, name = entry.partition(b"\t")
             size = meta.split()[-1] if meta else b"-"
@@ -137,6 +142,12 @@ def _too_large(
         if max(sizes.get(path, 0), new_size) > MAX_DIFF_BYTES:
             large[path] = status
     return large
+
+
+def _batches(paths: list[str], size: int = 256) -> list[list[str]]:
+    """``paths`` as literal pathspecs (no glob, no magic), ``size`` a batch, in order."""
+    specs = [f":(literal){path}" for path in sorted(paths)]
+    return [specs[i : i + size] for i in range(0, len(specs), size)]
 
 
 def _large_patch(path: str, status: str) -> str:
