@@ -22,8 +22,6 @@ schema until one of them is used (the CLI's start-up time depends on it).
 
 from __future__ import annotations
 
-import importlib
-
 # The error classes are cheap (no typing at run time) and wanted by every
 # caller's except clauses: imported eagerly, unlike the rest.
 from ._errors import (
@@ -47,6 +45,7 @@ from ._errors import (
     ResourceNotFound,
     UsageError,
 )
+from ._lazy import lazy_exports
 from ._version import __version__
 
 # Not `from typing import TYPE_CHECKING`: typing pulls in re and enum (~6 ms),
@@ -99,8 +98,6 @@ _LAZY = {
     "run": ".client._sync",
 }
 if TYPE_CHECKING:
-    from typing import Any
-
     from .client._client import AcpClient
     from .client._host_bridge import HostConfig
     from .client._session import Session
@@ -108,15 +105,4 @@ if TYPE_CHECKING:
     from .client._sync import RunResult, run
     from .client._turn import Turn, TurnResult
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'acphost' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

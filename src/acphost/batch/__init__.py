@@ -29,7 +29,7 @@ Importing this package is cheap; each part loads on first use.
 
 from __future__ import annotations
 
-import importlib
+from .._lazy import lazy_exports
 
 TYPE_CHECKING = False
 
@@ -104,8 +104,6 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ._batch import Batch, Progress, run_batch
     from ._executor import Executor, ExecutorError, RunHandle, Setup
     from ._local import LocalExecutor
@@ -128,15 +126,4 @@ if TYPE_CHECKING:
     from ._spec import load_spec
     from ._workspace import WorkspaceError, inspect_workspace, uncommitted_changes
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'acphost.batch' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -9,7 +9,7 @@ exported by :mod:`acphost` itself.
 
 from __future__ import annotations
 
-import importlib
+from .._lazy import lazy_exports
 
 # Not `from typing import TYPE_CHECKING` (see acphost/__init__.py).
 TYPE_CHECKING = False
@@ -73,8 +73,6 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ._budget import Budget, BudgetExceeded, CostStart
     from ._client import AcpClient, ClientContext
     from ._host_bridge import ElicitationHandler, HostConfig
@@ -92,15 +90,4 @@ if TYPE_CHECKING:
     from ._sync import DEMO_AGENT, RunResult, run
     from ._turn import Turn, TurnResult
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'acphost.client' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -15,7 +15,7 @@ Importing this package is cheap; each part loads on first use.
 
 from __future__ import annotations
 
-import importlib
+from .._lazy import lazy_exports
 
 TYPE_CHECKING = False
 
@@ -82,8 +82,6 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ._config import default_path, history_enabled
     from ._errors import HistoryError, HistoryIdError
     from ._export import EXPORT_FORMATS, export_session, import_sessions
@@ -103,15 +101,4 @@ if TYPE_CHECKING:
     from ._transcript import Piece, local_time, transcript, transcript_text, usage_text
     from ._when import parse_age, parse_when
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'acphost.history' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

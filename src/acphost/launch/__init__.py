@@ -12,7 +12,7 @@ import them without the rest; everything else is imported on first use.
 
 from __future__ import annotations
 
-import importlib
+from .._lazy import lazy_exports
 
 TYPE_CHECKING = False
 
@@ -57,21 +57,8 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from ._host import HostChoices, build_host_config
     from ._policy import AskPolicy, DefaultPolicy, build_broker
     from ._setup import UsageProblem, fail, resolve, start_agent
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'acphost.launch' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
