@@ -211,6 +211,7 @@ def test_import_loads_only_the_generated_modules(module):
     expected = {
         "acphost",
         "acphost._errors",
+        "acphost._lazy",
         "acphost._version",
         "acphost.schema",
         "acphost.schema._errors",
