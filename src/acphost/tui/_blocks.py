@@ -17,10 +17,10 @@ from urllib.parse import unquote, urlparse
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from .. import schema as s
-from ._safe import agent_line, agent_markdown, clip
+from ._safe import AgentMarkdown, agent_line, agent_markdown, clip
 
 __all__ = [
     "MediaCard",
@@ -181,7 +181,7 @@ class UserBubble(Vertical):
     def compose(self) -> ComposeResult:
         """Text, chips, then cards for other media."""
         if self.source:
-            yield Markdown(agent_markdown(self.source))
+            yield AgentMarkdown(agent_markdown(self.source))
         chips = Text()
         for block in self.blocks:
             if isinstance(block, s.ResourceLinkContentBlock):

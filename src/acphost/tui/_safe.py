@@ -19,15 +19,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from markdown_it import MarkdownIt
 from rich.style import StyleType
 from rich.text import Text
 from textual.content import Content
 from textual.widget import Widget
-from textual.widgets import Collapsible
+from textual.widgets import Collapsible, Markdown
 
 from ..safetext import sanitize, sanitize_line
 
 __all__ = [
+    "AgentMarkdown",
     "InertCollapsible",
     "agent_line",
     "agent_markdown",
@@ -51,6 +53,25 @@ def agent_line(text: str, style: StyleType = "") -> Text:
 def agent_markdown(text: str) -> str:
     """Message text for the ``Markdown`` widget (which never parses Textual markup)."""
     return sanitize(text)
+
+
+def markdown_parser() -> MarkdownIt:
+    """The Markdown parser of every transcript widget: Textual's own, without HTML.
+
+    Markdown allows inline and block HTML, which the ``Markdown`` widget does not
+    draw: ``List<String>`` would show as ``List`` and ``<div>hi</div>`` as ``hi``.
+    Message text is never HTML to us, so with ``html`` off the parser keeps those
+    characters as text.
+    """
+    return MarkdownIt("gfm-like", {"html": False})
+
+
+class AgentMarkdown(Markdown):
+    """A ``Markdown`` widget for message text: no Textual markup, and no HTML (shown as text)."""
+
+    def __init__(self, markdown: str | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("parser_factory", markdown_parser)
+        super().__init__(markdown, **kwargs)
 
 
 def clip(text: str, width: int) -> str:

@@ -17,13 +17,13 @@ from rich.text import Text
 from textual import events
 from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from .. import schema as s
 from ..client import SessionState
 from ._blocks import MediaCard, UserBubble, annotations_text, is_card
 from ._notes import CompactionBlock, Marker, Notice
-from ._safe import InertCollapsible, agent_line, agent_markdown, agent_text, sanitize
+from ._safe import AgentMarkdown, InertCollapsible, agent_line, agent_markdown, agent_text, sanitize
 from ._terminals import TerminalBuffers
 from ._toolcard import ToolCard
 
@@ -46,7 +46,7 @@ _MARKDOWN_CSS = """
 """
 
 
-class StreamingMarkdown(Markdown):
+class StreamingMarkdown(AgentMarkdown):
     """A Markdown widget fed chunk by chunk without a render per chunk."""
 
     DEFAULT_CSS = _MARKDOWN_CSS
