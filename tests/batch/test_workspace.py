@@ -13,7 +13,7 @@ import pytest
 
 from acphost.batch import WorkspaceError, inspect_workspace, uncommitted_changes
 from acphost.batch._pack import pack, unpack
-from acphost.batch._workspace import make_baseline, open_checkout, remove_leftover
+from acphost.batch._workspace import make_baseline, open_checkout
 
 from .conftest import FILES, git, tree
 
@@ -23,6 +23,13 @@ def change_everything(root: Path) -> None:
     (root / "README.md").unlink()
     (root / "new.txt").write_text("no newline at the end")
     (root / "blob.bin").write_bytes(b"\x00\x01\x02")
+
+
+def checkout_of(source, tmp_path: Path, name: str = "run"):
+    """A run's workspace with its baseline, as the local executor makes them."""
+    baseline = str(tmp_path / f"{name}.baseline")
+    make_baseline(source, baseline, exclude=[])
+    return open_checkout(source, str(tmp_path / name), baseline)
 
 
 EXPECTED = [
@@ -54,7 +61,7 @@ def test_uncommitted_changes_are_noticed(git_ws):
 def test_worktree_changes_and_removal_leave_the_repository_as_it_was(git_ws, tmp_path):
     source = inspect_workspace(str(git_ws))
     objects_before = git(git_ws, "count-objects", "-v")
-    checkout = open_checkout(source, str(tmp_path / "run"), None)
+    checkout = checkout_of(source, tmp_path)
     assert tree(Path(checkout.root)) == FILES
     assert len(git(git_ws, "worktree", "list").splitlines()) == 2
     change_everything(Path(checkout.root))
@@ -75,7 +82,7 @@ def test_worktree_changes_and_removal_leave_the_repository_as_it_was(git_ws, tmp
 
 
 def test_worktree_patch_applies_to_the_commit(git_ws, tmp_path):
-    checkout = open_checkout(inspect_workspace(str(git_ws)), str(tmp_path / "run"), None)
+    checkout = checkout_of(inspect_workspace(str(git_ws)), tmp_path)
     change_everything(Path(checkout.root))
     patch = checkout.changes().patch
     checkout.remove()
@@ -117,9 +124,11 @@ def test_copy_changes_and_patch_apply_with_git(plain_ws, tmp_path):
 def test_concurrent_worktrees_of_one_repository_all_succeed(git_ws, tmp_path):
     # Unserialised, `git worktree add` fails here: it reads half-made entries.
     source = inspect_workspace(str(git_ws))
+    baseline = str(tmp_path / "baseline")
+    make_baseline(source, baseline)
     with ThreadPoolExecutor(16) as pool:
         checkouts = list(
-            pool.map(lambda i: open_checkout(source, str(tmp_path / f"w{i}"), None), range(24))
+            pool.map(lambda i: open_checkout(source, str(tmp_path / f"w{i}"), baseline), range(24))
         )
         assert all(tree(Path(c.root)) == FILES for c in checkouts)
         list(pool.map(lambda c: c.remove(), checkouts))
@@ -127,25 +136,18 @@ def test_concurrent_worktrees_of_one_repository_all_succeed(git_ws, tmp_path):
 
 
 def test_a_worktree_whose_git_file_was_deleted_is_still_compared_and_removed(git_ws, tmp_path):
-    checkout = open_checkout(inspect_workspace(str(git_ws)), str(tmp_path / "run"), None)
+    checkout = checkout_of(inspect_workspace(str(git_ws)), tmp_path)
     for entry in Path(checkout.root).iterdir():  # what `rm -rf .* *` does
         subprocess.run(["rm", "-rf", str(entry)], check=True)
     changes = checkout.changes()
     assert sorted(c.path for c in changes.files) == sorted(FILES)
     assert {c.change for c in changes.files} == {"deleted"}
-    remove_leftover(checkout.marker())
+    checkout.remove()
     assert len(git(git_ws, "worktree", "list").splitlines()) == 1
 
 
-def test_remove_leftover_never_deletes_outside_the_worktrees_directory(git_ws, tmp_path):
-    victim = tmp_path / "victim"
-    victim.mkdir()
-    remove_leftover({"root": None, "git_dir": str(victim), "common_dir": str(git_ws / ".git")})
-    assert victim.exists()
-
-
 def test_subdirectory_workspace_runs_in_the_same_subdirectory(git_ws, tmp_path):
-    checkout = open_checkout(inspect_workspace(str(git_ws / "src")), str(tmp_path / "run"), None)
+    checkout = checkout_of(inspect_workspace(str(git_ws / "src")), tmp_path)
     assert checkout.cwd == os.path.join(checkout.root, "src")
     checkout.remove()
 
@@ -178,7 +180,7 @@ def test_file_names_with_spaces_and_non_ascii_come_back_exactly(git_ws, tmp_path
         (git_ws / name).write_text("old\n")
     git(git_ws, "add", ".")
     git(git_ws, "commit", "-qm", "names")
-    checkout = open_checkout(inspect_workspace(str(git_ws)), str(tmp_path / "run"), None)
+    checkout = checkout_of(inspect_workspace(str(git_ws)), tmp_path)
     root = Path(checkout.root)
     (root / "b c.txt").write_text("new\n")
     (root / "ü.txt").unlink()
@@ -238,11 +240,7 @@ def test_patches_keep_every_character_of_every_line(kind, tmp_path):
         git(ws, "add", "-A")
         git(ws, "commit", "-qm", "start")
     source = inspect_workspace(str(ws))
-    baseline = None
-    if kind == "copy":
-        baseline = str(tmp_path / "baseline")
-        make_baseline(source, baseline, exclude=[])
-    checkout = open_checkout(source, str(tmp_path / "run"), baseline)
+    checkout = checkout_of(source, tmp_path)
     write_files(Path(checkout.root), AWKWARD_AFTER)
     changes = checkout.changes()
     checkout.remove()
@@ -284,11 +282,7 @@ def test_a_file_over_the_limit_is_shown_as_binary(kind, git_ws, plain_ws, tmp_pa
         git(ws, "add", "huge.txt")
         git(ws, "commit", "-qm", "huge")
     source = inspect_workspace(str(ws))
-    baseline = None
-    if kind == "copy":
-        baseline = str(tmp_path / "baseline")
-        make_baseline(source, baseline, exclude=[])
-    checkout = open_checkout(source, str(tmp_path / "run"), baseline)
+    checkout = checkout_of(source, tmp_path)
     (Path(checkout.root) / "huge.txt").write_text(big.replace("x", "y", 1))
     changes = checkout.changes()
     checkout.remove()
@@ -324,7 +318,7 @@ def test_hundreds_of_changes_beside_a_huge_file_all_reach_the_patch(git_ws, tmp_
     (git_ws / "huge.txt").write_text("x" * (MAX_DIFF_BYTES + 1))
     git(git_ws, "add", "-A")
     git(git_ws, "commit", "-qm", "many")
-    checkout = open_checkout(inspect_workspace(str(git_ws)), str(tmp_path / "run"), None)
+    checkout = checkout_of(inspect_workspace(str(git_ws)), tmp_path)
     root = Path(checkout.root)
     for name in names:
         (root / name).write_text("after\n")

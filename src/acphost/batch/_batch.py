@@ -30,8 +30,6 @@ from ._model import OutcomeError, Run, RunOutcome
 from ._out import FORMAT, VERSION, BatchError, OutDir
 from ._render import write_reports
 from ._report import Report
-from ._runner import MARKER_FILE
-from ._workspace import WorkspaceError, read_marker, remove_leftover
 
 if TYPE_CHECKING:
     from ..history import HistoryStore
@@ -165,18 +163,15 @@ class Batch:
             return None
         return outcome
 
-    def _clean_leftovers(self, runs: list[Run]) -> None:
-        """Remove the workspaces an earlier batch left behind for these runs (a crash, a kill)."""
+    def _own_run_dirs(self, runs: list[Run]) -> None:
+        """Make each run's directory, or find it a real one (a planted link is refused).
+
+        Raises:
+            BatchError: a run's directory is a symbolic link or not a directory.
+
+        """
         for run in runs:
-            marker = os.path.join(self.out.run_dir(run.id), MARKER_FILE)
-            data = read_marker(marker)
-            if data is None:
-                continue
-            try:
-                remove_leftover(data)
-                os.unlink(marker)
-            except (WorkspaceError, OSError) as exc:
-                self._warn_once(f"cannot remove the workspace an earlier batch left: {exc}")
+            self.out.own_dir(f"runs/{run.id}")
 
     async def _iterate(self) -> AsyncIterator[RunOutcome]:
         with self.out.lock():
@@ -188,7 +183,7 @@ class Batch:
                 else:
                     todo.append(run)
             self.skipped = len(self.outcomes)
-            await asyncio.to_thread(self._clean_leftovers, todo)
+            await asyncio.to_thread(self._own_run_dirs, todo)
             self.out.write_json("batch.json", self._plan_json())
             self._started = time.monotonic()
             try:
@@ -209,6 +204,7 @@ class Batch:
             history=self.history,
             exclude=(self.out.path,),
             warn=self._warn_once,
+            sources=tuple(dict.fromkeys(r.workspace for r in self.plan.runs)),
         )
 
     def _plan_json(self) -> dict[str, Any]:

@@ -1,11 +1,13 @@
 r"""What a run changed: the list of files and a unified diff in git's format.
 
-Two ways to the same result. In a git worktree, git compares the commit the
-run started from with the work tree (untracked files included, ignored ones
-not). For a copy, :func:`tree_changes` compares the run's tree with the
-pristine baseline itself, and writes the patch as git would (``a/`` and
-``b/`` prefixes, ``/dev/null`` for added and deleted files, "Binary files
-... differ"), so ``git apply`` and ``patch -p1`` take either.
+:func:`tree_changes` compares the run's tree with the pristine baseline it
+started from (a copy's, or the commit checked out for a git worktree) and
+writes the patch as git would (``a/`` and ``b/`` prefixes, ``/dev/null``
+for added and deleted files, "Binary files ... differ"), so ``git apply``
+and ``patch -p1`` take it. It never runs git: nothing the agent wrote
+(``.gitattributes``, a ``diff=`` or ``filter=`` driver, the index) decides
+what the patch shows; a file is binary by its content alone (a NUL byte,
+not UTF-8, or too large).
 
 The agent wrote the files, so each is read with a bound: a file over
 :data:`MAX_DIFF_BYTES` is shown as binary (as git shows a file it does not
@@ -21,21 +23,16 @@ from __future__ import annotations
 import filecmp
 import os
 import stat
-import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from .._difftext import diff_lines
 from ._model import ChangedFile
 
-__all__ = ["Changes", "git_changes", "tree_changes"]
+__all__ = ["Changes", "tree_changes"]
 
 #: Files larger than this are not diffed line by line.
 MAX_DIFF_BYTES = 2 * 1024 * 1024
-
-_CHANGE = {"A": "added", "M": "modified", "D": "deleted", "T": "modified"}
-
-GitRunner = Callable[[Sequence[str]], "subprocess.CompletedProcess[bytes]"]
 
 
 class DiffError(Exception):
@@ -56,115 +53,33 @@ class Changes:
     patch: str
 
 
-def git_changes(run_git: GitRunner, root: str, commit: str) -> Changes:
-    """The changes of the worktree at ``root`` against ``commit`` (``run_git`` is bound to it).
-
-    Git compares the tracked files; untracked ones (not ignored) are added
-    files, written here as git would, so that nothing is hashed into the
-    repository's object store.
-
-    Raises:
-        DiffError: git failed.
-
-    """
-
-    def ok(args: Sequence[str]) -> bytes:
-        done = run_git(args)
-        if done.returncode != 0:
-            message = done.stderr.decode("utf-8", "replace").strip()
-            raise DiffError(f"git {args[0]} failed in the run's worktree: {message}")
-        return done.stdout
-
-    settings = ["-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false"]
-    settings += ["-c", "core.quotePath=false"]
-    options = ["-z", "--no-renames", "--no-ext-diff", "--no-textconv", "--no-color"]
-    # First the listing (NUL-separated ":modes shas STATUS\0path\0"...), which reads
-    # no file whole; then the patch, without the files too large to diff.
-    out = ok([*settings, "diff", "--raw", *options, commit])
-    files = []
-    listed: list[tuple[str, str, str]] = []  # path, old blob, status
-    at = 0
-    while out.startswith(b":", at):
-        meta_end = out.index(b"\0", at)
-        path_end = out.index(b"\0", meta_end + 1)
-        meta = out[at + 1 : meta_end].decode("ascii", "replace").split(" ")
-        path = out[meta_end + 1 : path_end].decode("utf-8", "surrogateescape")
-        files.append(ChangedFile(path, _CHANGE.get(meta[-1][:1], "modified")))
-        listed.append((path, meta[2] if len(meta) > 2 else "", meta[-1][:1]))
-        at = path_end + 1
-    large = _too_large(ok, root, commit, listed)
-    patch = ""
-    if not large:
-        patch = ok([*settings, "diff", "--patch", *options, commit]).decode(
-            "utf-8", "surrogateescape"
-        )
-    else:  # the others by name, a bounded number a call (argv has a size limit)
-        rest = [path for path, _, _ in listed if path not in large]
-        for names in _batches(rest):
-            diff = ok([*settings, "diff", "--patch", *options, commit, "--", *names])
-            patch += diff.decode("utf-8", "surrogateescape")
-    patch += "".join(_large_patch(path, large[path]) for path in sorted(large))
-    untracked = ok(["ls-files", "-z", "--others", "--exclude-standard"]).split(b"\0")
-    added = sorted(p.decode("utf-8", "surrogateescape") for p in untracked if p)
-    files += [ChangedFile(path, "added") for path in added]
-    patch += "".join(_file_patch(path, None, os.path.join(root, path)) for path in added)
-    files.sort(key=lambda c: c.path)
-    return Changes(tuple(files), patch)
-
-
-def _too_large(
-    ok: Callable[[Sequence[str]], bytes], root: str, commit: str, listed: list[tuple[str, str, str]]
+def _entries(
+    root: str,
+    ignored: Collection[str] = (),
+    keep: Collection[str] = (),
+    skip_top: Collection[str] = (),
 ) -> dict[str, str]:
-    """The listed files too large to diff line by line (path -> status).
+    """Relative path -> ``f`` (file) or ``l`` (symbolic link) for every entry under ``root``.
 
-    Git diffs a file of any size as text; the patch of a run that wrote a
-    huge file would be as large. A file is too large on either side: its
-    blob at ``commit`` or its file in the work tree.
+    Paths in ``ignored`` (directories with a trailing ``/``) are left out,
+    unless they are in ``keep`` (files and directories of the baseline);
+    names in ``skip_top`` are left out at the top.
     """
-    if not listed:
-        return {}
-    sizes: dict[str, int] = {}
-    old = [path for path, blob, _ in listed if blob.strip("0")]
-    for names in _batches(old):
-        tree = ok(["ls-tree", "-r", "-z", "--long", commit, "--", *names])
-        for entry in tree.split(b"\0"):
-            meta, _, name = entry.partition(b"\t")
-            size = meta.split()[-1] if meta else b"-"
-            if size.isdigit():
-                sizes[name.decode("utf-8", "surrogateescape")] = int(size)
-    large: dict[str, str] = {}
-    for path, _, status in listed:
-        try:
-            info = os.lstat(os.path.join(root, path))
-            new_size = info.st_size if stat.S_ISREG(info.st_mode) else 0
-        except OSError:
-            new_size = 0  # deleted
-        if max(sizes.get(path, 0), new_size) > MAX_DIFF_BYTES:
-            large[path] = status
-    return large
-
-
-def _batches(paths: list[str], size: int = 256) -> list[list[str]]:
-    """``paths`` as literal pathspecs (no glob, no magic), ``size`` a batch, in order."""
-    specs = [f":(literal){path}" for path in sorted(paths)]
-    return [specs[i : i + size] for i in range(0, len(specs), size)]
-
-
-def _large_patch(path: str, status: str) -> str:
-    """The patch of a file too large to diff, as git writes one it does not diff."""
-    from_name = "/dev/null" if status == "A" else f"a/{path}"
-    to_name = "/dev/null" if status == "D" else f"b/{path}"
-    return f"diff --git a/{path} b/{path}\nBinary files {from_name} and {to_name} differ\n"
-
-
-def _entries(root: str) -> dict[str, str]:
-    """Relative path -> ``f`` (file) or ``l`` (symbolic link) for every entry under ``root``."""
     found: dict[str, str] = {}
-    for directory, dirs, names in os.walk(root):
+    for directory, dirs, files in os.walk(root):
         rel_dir = os.path.relpath(directory, root)
+        prefix = "" if rel_dir == "." else f"{rel_dir}/"
+        names = files
+        if not prefix:
+            dirs[:] = [d for d in dirs if d not in skip_top]
+            names = [n for n in files if n not in skip_top]
+        if ignored:
+            dirs[:] = [d for d in dirs if f"{prefix}{d}/" not in ignored or f"{prefix}{d}" in keep]
         for name in [*dirs, *names]:
             full = os.path.join(directory, name)
-            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+            rel = prefix + name
+            if rel in ignored and rel not in keep:
+                continue
             if os.path.islink(full):
                 found[rel] = "l"
             elif os.path.isfile(full):
@@ -173,18 +88,41 @@ def _entries(root: str) -> dict[str, str]:
     return found
 
 
-def tree_changes(before: str, after: str) -> Changes:
-    """Compare a run's tree with its baseline.
+def _with_parents(paths: Collection[str]) -> set[str]:
+    """``paths`` and every directory above each."""
+    out = set(paths)
+    for path in paths:
+        parent = path
+        while "/" in parent:
+            parent = parent.rpartition("/")[0]
+            out.add(parent)
+    return out
+
+
+def tree_changes(
+    before: str,
+    after: str,
+    *,
+    ignored: Collection[str] = (),
+    skip_top: Collection[str] = (),
+) -> Changes:
+    """Compare a run's tree with its baseline, by content.
 
     Args:
         before: the pristine baseline.
         after: the run's workspace.
+        ignored: paths of ``after`` to leave out (untracked files git
+            ignores; directories end with ``/``), unless the baseline has them.
+        skip_top: names at the top of ``after`` that are not content (a
+            worktree's ``.git``).
 
     Returns:
         The changed files and a git-style patch.
 
     """
-    old, new = _entries(before), _entries(after)
+    old = _entries(before)
+    keep = _with_parents(old) if ignored else set()
+    new = _entries(after, ignored, keep, skip_top)
     files: list[ChangedFile] = []
     pieces: list[str] = []
     for path in sorted(old.keys() | new.keys()):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from ..history import HistoryStore
-    from ._model import Run, RunOutcome
+    from ._model import Run, RunOutcome, WorkspaceSource
 
 __all__ = ["Executor", "RunHandle", "Setup"]
 
@@ -32,6 +32,8 @@ class Setup:
         exclude: absolute paths never copied into a workspace (the output
             directory when it is inside the workspace).
         warn: how to tell the user something non-fatal.
+        sources: the workspaces the plan's runs start from (the repositories
+            whose worktree entries a killed batch's clean-up looks at).
 
     """
 
@@ -40,6 +42,7 @@ class Setup:
     history: HistoryStore | None = None
     exclude: Sequence[str] = ()
     warn: Callable[[str], None] | None = None
+    sources: Sequence[WorkspaceSource] = ()
 
 
 class RunHandle(Protocol):

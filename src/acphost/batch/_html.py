@@ -80,7 +80,7 @@ def _run(report: Report, o: RunOutcome) -> list[str]:
     ]
     links = [
         f'<a href="{_e(quote(rel))}">{name}</a>'
-        for name, rel in (("trace", o.trace), ("diff", o.diff))
+        for name, rel in (("trace", report.own(o.trace)), ("diff", report.own(o.diff)))
         if rel
     ]
     if o.history_id:
@@ -98,7 +98,9 @@ def _run(report: Report, o: RunOutcome) -> list[str]:
         out.append(f"<p>Error:</p><pre>{_e(o.error.message + tail)}</pre>")
     if o.final_text:
         out.append(f"<p>Final text:</p><pre>{_e(o.final_text)}</pre>")
-    diff, cut = report.read_file(o.diff)
+    diff, cut, refused = report.read_file(o.diff)
+    if refused is not None:
+        out.append(f'<p class="meta">Diff not shown: {_e(refused)}</p>')
     if diff:
         out.append(f"<p>Diff:</p><pre>{_diff_html(diff)}</pre>")
         if cut:

@@ -2,9 +2,10 @@
 
 Runs wait on their agents (a model, a network) far more than they compute,
 so one event loop carries dozens at once; the blocking parts (git, copies,
-diffs) go to worker threads. Workspaces are made in a temporary directory
-(under ``OUT/workspaces/`` when they are kept); a plain directory is copied
-once into a baseline that every run copies and is compared to.
+diffs) go to worker threads. Workspaces are made in the executor's own work
+directory (:mod:`._workdir`; under ``OUT/workspaces/`` when they are kept);
+each workspace source gets one baseline that every run is compared to (and a
+plain directory's runs are copied from).
 """
 
 from __future__ import annotations
@@ -13,18 +14,15 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import shutil
-import tempfile
 
 from ._executor import Setup
 from ._model import Run, RunError, RunOutcome, WorkspaceSource
-from ._runner import MARKER_FILE, Place, carry_out, make_workspace
+from ._out import BatchError, OutDir
+from ._runner import Place, carry_out, make_workspace
+from ._workdir import WORKDIR_NOTE, WorkDir, free_path, remove_stale
 from ._workspace import Checkout, WorkspaceError, make_baseline
 
 __all__ = ["WORKDIR_NOTE", "LocalExecutor", "error_outcome", "run_place"]
-
-#: The file in the output directory that names the executor's work directory.
-WORKDIR_NOTE = ".workdir"
 
 
 def error_outcome(run: Run, message: str, node: str = "local") -> RunOutcome:
@@ -42,51 +40,23 @@ def error_outcome(run: Run, message: str, node: str = "local") -> RunOutcome:
     )
 
 
-_WORKDIR_PREFIX = "acphost-batch-"
-
-
-def _new_workdir(out: str) -> str:
-    """Remove the work directory a dead batch left for ``out``; make and note a new one.
-
-    The caller holds the output directory's lock: no live batch uses the old one.
-    """
-    note = os.path.join(out, WORKDIR_NOTE)
-    try:
-        with open(note, encoding="utf-8") as f:
-            old = f.read().strip()
-    except OSError:
-        old = ""
-    # Only ever a directory this executor made: a temporary one with our prefix.
-    if (
-        os.path.basename(old).startswith(_WORKDIR_PREFIX)
-        and os.path.dirname(old) == tempfile.gettempdir()
-    ):
-        shutil.rmtree(old, ignore_errors=True)
-    new = tempfile.mkdtemp(prefix=_WORKDIR_PREFIX)
-    with open(note, "w", encoding="utf-8") as f:
-        f.write(new + "\n")
-    return new
-
-
-def _drop_workdir(out: str, workdir: str) -> None:
-    shutil.rmtree(workdir, ignore_errors=True)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(os.path.join(out, WORKDIR_NOTE))
-
-
-def _discard(checkout: Checkout, place: Place) -> None:
-    """Remove a workspace that no run used, and its mark."""
+def _discard(checkout: Checkout) -> None:
+    """Remove a workspace that no run used."""
     with contextlib.suppress(WorkspaceError):
         checkout.remove()
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(os.path.join(place.out_dir, MARKER_FILE))
 
 
 def run_place(run: Run, setup: Setup, out_dir: str, work_dir: str) -> Place:
-    """Where a run's files go (``runs/<id>/``) and where its workspace is made."""
+    """Where a run's files go (``runs/<id>/``) and where its workspace is made.
+
+    A kept workspace goes to ``OUT/workspaces/<id>``, or beside it when an
+    earlier batch left one there (never removed: this batch did not make it).
+    """
     keep = setup.keep_workspaces
     workspace = (
-        os.path.join(setup.out, "workspaces", run.id) if keep else os.path.join(work_dir, run.id)
+        free_path(os.path.join(setup.out, "workspaces"), run.id, setup.warn)
+        if keep
+        else os.path.join(work_dir, run.id)
     )
     return Place(
         out_dir=out_dir,
@@ -124,20 +94,40 @@ class LocalExecutor:
 
     def __init__(self) -> None:
         self._setup: Setup | None = None
+        self._workdir: WorkDir | None = None
         self._tmp: str | None = None
         self._baselines: dict[WorkspaceSource, asyncio.Task[str]] = {}
         self._prepared: dict[str, tuple[Place, asyncio.Task[Checkout]]] = {}
 
     async def open(self, setup: Setup) -> None:
-        """Make the temporary directory workspaces and baselines go in.
+        """Make the work directory workspaces and baselines go in.
 
-        Its path is noted in the output directory (``.workdir``), so the next
-        batch there removes it if this process dies before it does.
+        Its id is noted in the output directory (``.workdir``), so the next
+        batch there removes it if this process dies before it does; the
+        one a killed batch noted there is removed first, when it is ours
+        (:func:`~acphost.batch._workdir.remove_stale`).
+
+        Raises:
+            BatchError: ``OUT/workspaces`` is not a directory acphost made, or
+                the work directory cannot be made.
+
         """
         self._setup = setup
-        self._tmp = await asyncio.to_thread(_new_workdir, setup.out)
+        for message in await asyncio.to_thread(remove_stale, setup.out, setup.sources):
+            if setup.warn is not None:
+                setup.warn(message)
         if setup.keep_workspaces:
-            os.makedirs(os.path.join(setup.out, "workspaces"), exist_ok=True)
+            OutDir(setup.out).own_dir("workspaces")
+        try:
+            workdir = await asyncio.to_thread(WorkDir.make)
+        except WorkspaceError as exc:
+            raise BatchError(str(exc)) from None
+        try:
+            workdir.note(setup.out)
+        except OSError as exc:
+            workdir.remove()
+            raise BatchError(f"cannot write {WORKDIR_NOTE} in {setup.out}: {exc}") from None
+        self._workdir, self._tmp = workdir, workdir.path
 
     def _place(self, run: Run) -> Place:
         assert self._setup is not None and self._tmp is not None, "open() the executor first"
@@ -151,8 +141,7 @@ class LocalExecutor:
             self._prepared[run.id] = (place, task)
 
     async def _make_workspace(self, run: Run, place: Place) -> Checkout:
-        if not run.workspace.is_git:
-            place.baseline = await asyncio.shield(self._baseline(run.workspace))
+        place.baseline = await asyncio.shield(self._baseline(run.workspace))
         return await asyncio.to_thread(make_workspace, run, place)
 
     def submit(self, run: Run) -> _LocalHandle:
@@ -172,7 +161,7 @@ class LocalExecutor:
         except WorkspaceError as exc:
             return error_outcome(run, f"workspace: {exc}")
         if place.stop.is_set():  # stopped before it started
-            await asyncio.to_thread(_discard, checkout, place)
+            await asyncio.to_thread(_discard, checkout)
             return dataclasses.replace(error_outcome(run, ""), status="cancelled", error=None)
         return await carry_out(run, place, checkout)
 
@@ -198,16 +187,16 @@ class LocalExecutor:
         # Workspaces made ahead for runs that never started: let each finish, then remove it.
         prepared = list(self._prepared.values())
         self._prepared.clear()
-        for place, made in prepared:
+        for _place, made in prepared:
             try:
                 checkout = await asyncio.shield(made)
             except WorkspaceError:
                 continue
-            await asyncio.to_thread(_discard, checkout, place)
+            await asyncio.to_thread(_discard, checkout)
         for baseline in self._baselines.values():
             if not baseline.done():
                 baseline.cancel()
         await asyncio.gather(*self._baselines.values(), return_exceptions=True)
-        if self._tmp is not None and self._setup is not None:
-            await asyncio.to_thread(_drop_workdir, self._setup.out, self._tmp)
-            self._tmp = None
+        if self._workdir is not None and self._setup is not None:
+            await asyncio.to_thread(self._workdir.remove, self._setup.out)
+            self._workdir = self._tmp = None

@@ -34,8 +34,10 @@ from typing import Any
 from ._executor import ExecutorError, Setup
 from ._local import error_outcome
 from ._model import Run, RunOutcome, WorkspaceSource
+from ._out import OutDir, write_atomic
 from ._pack import pack, unpack
 from ._runner import DIFF_FILE, TRACE_FILE, Place, carry_out
+from ._workdir import free_path, private_dir
 from ._workspace import WorkspaceError
 
 __all__ = ["RayExecutor"]
@@ -197,13 +199,15 @@ class _RayHandle:
         return outcome
 
     def _receive(self, reply: dict[str, Any]) -> RunOutcome:
-        """Write the files that came back (blocking: called in a worker thread)."""
-        run_dir = os.path.join(self._setup.out, "runs", self._run.id)
-        os.makedirs(run_dir, exist_ok=True)
+        """Write the files that came back (blocking: called in a worker thread).
+
+        Each replaces its name (a link planted there is replaced, not followed),
+        in the run's own directory (:meth:`OutDir.own_dir`).
+        """
+        run_dir = OutDir(self._setup.out).own_dir(f"runs/{self._run.id}")
         for name, data in reply["files"].items():
             if name in (TRACE_FILE, DIFF_FILE):
-                with open(os.path.join(run_dir, name), "wb") as f:
-                    f.write(data)
+                write_atomic(os.path.join(run_dir, name), data)
         return RunOutcome.from_json(reply["outcome"], f"the outcome of {self._run.id}")
 
     def _record(self, exported: str | None) -> None:
@@ -259,11 +263,12 @@ async def _worker_main(run: Run, snapshot: bytes, keep: bool, record: bool) -> d
     ray: Any = importlib.import_module("ray")  # present on every worker
     node = str(ray.util.get_node_ip_address())
     tmp = tempfile.mkdtemp(prefix="acphost-ray-")
-    kept = os.path.join(tempfile.gettempdir(), KEPT_DIR, run.id)
+    workspace = os.path.join(tmp, "ws")
     place = Place(
         out_dir=os.path.join(tmp, "out"),
         rel_dir=f"runs/{run.id}",
-        workspace=kept if keep else os.path.join(tmp, "ws"),
+        workspace=workspace,
+        copy_workspace=True,
         keep_workspace=keep,
         node=node,
     )
@@ -272,9 +277,12 @@ async def _worker_main(run: Run, snapshot: bytes, keep: bool, record: bool) -> d
     loop.add_signal_handler(signal.SIGINT, place.stop.set)
     store = None
     try:
-        if keep:  # a kept workspace of an earlier attempt at this run
-            await asyncio.to_thread(shutil.rmtree, kept, True)
         try:
+            if keep:
+                # A fixed name in a shared directory: this user's own, and an
+                # earlier batch's workspace there is left as it is.
+                kept = private_dir(os.path.join(tempfile.gettempdir(), KEPT_DIR))
+                place.workspace = free_path(kept, run.id, lambda m: logger.warning("%s", m))
             place.baseline = os.path.join(tmp, "baseline")
             await asyncio.to_thread(unpack, snapshot, place.baseline)
         except WorkspaceError as exc:

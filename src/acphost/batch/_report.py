@@ -12,11 +12,15 @@ it or behind backslash escapes (:func:`acphost.safetext.markdown_fence`,
 :func:`~acphost.safetext.markdown_inline`), in HTML only escaped
 (:func:`~acphost.safetext.html_text`, under a Content-Security-Policy that
 runs no script), and in all its terminal controls are made visible.
+
+A results folder is data (copied from elsewhere, or crafted): a file a
+``result.json`` names is read, or linked to, only when it is the folder's
+own (:meth:`~acphost.batch._out.OutDir.inside`: relative, no ``..``, no
+link on the way, a regular file), and only its first bytes.
 """
 
 from __future__ import annotations
 
-import os
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -26,7 +30,7 @@ from urllib.parse import quote
 
 from ..safetext import markdown_fence, markdown_inline, sanitize_line
 from ._model import STATUSES, RunOutcome
-from ._out import FORMAT, VERSION, OutDir
+from ._out import FORMAT, VERSION, BatchError, OutDir, check_run_id
 
 __all__ = ["Cell", "Report", "load_report", "render_markdown"]
 
@@ -189,16 +193,36 @@ class Report:
             "runs": [o.to_json() for o in self.outcomes],
         }
 
-    def read_file(self, rel: str | None, limit: int = MAX_INLINE_DIFF) -> tuple[str, bool]:
-        """A run file's text (at most ``limit`` characters) and whether it was cut."""
+    def own(self, rel: str | None) -> str | None:
+        """``rel`` when it names a file of the results folder's own, else None (not linked)."""
         if rel is None:
-            return "", False
+            return None
         try:
-            with open(os.path.join(self.out, rel), encoding="utf-8", errors="replace") as f:
-                text = f.read(limit + 1)
-        except OSError:
-            return "", False
-        return text[:limit], len(text) > limit
+            OutDir(self.out).inside(rel)
+        except BatchError:
+            return None
+        return rel
+
+    def read_file(
+        self, rel: str | None, limit: int = MAX_INLINE_DIFF
+    ) -> tuple[str, bool, str | None]:
+        """A run file's text (at most ``limit`` characters), whether it was cut, and why not.
+
+        Returns:
+            ``(text, cut, refused)``: ``refused`` is one line saying why the
+            file is not shown (outside the folder, a link, a FIFO...), else None.
+
+        """
+        if rel is None:
+            return "", False, None
+        try:
+            with OutDir(self.out).open_file(rel, "the run file") as f:
+                # At most 4 bytes a character: the read is bounded whatever the file's size.
+                data = f.read(4 * limit + 4)
+        except (BatchError, OSError) as exc:
+            return "", False, str(exc)
+        text = data.decode("utf-8", "replace")
+        return text[:limit], len(text) > limit, None
 
 
 def load_report(out: str) -> Report:
@@ -214,14 +238,16 @@ def load_report(out: str) -> Report:
     outcomes = []
     for entry in plan["runs"]:
         run_id = entry.get("id") if isinstance(entry, dict) else None
-        if isinstance(run_id, str):
-            outcome = out_dir.load_outcome(run_id)
+        if run_id is not None:
+            # A path in place of an id would read a result.json outside the folder.
+            outcome = out_dir.load_outcome(check_run_id(run_id, f"{out_dir.path}/batch.json"))
             if outcome is not None:
                 outcomes.append(outcome)
     return Report(out_dir.path, plan, tuple(outcomes))
 
 
 # -- Markdown ------------------------------------------------------------------------------
+
 
 def md_inline(text: str, limit: int = 200) -> str:
     """Untrusted text as inert Markdown on one line (markdown_inline), cut at ``limit``."""
@@ -279,7 +305,11 @@ def _md_run(report: Report, o: RunOutcome) -> list[str]:
         f"Agent {md_inline(o.agent)}, prompt {md_inline(o.prompt_id)}, repeat {o.repeat}, "
         f"on {md_inline(o.node)}."
     )
-    links = [md_link(name, rel) for name, rel in (("trace", o.trace), ("diff", o.diff)) if rel]
+    links = [
+        md_link(name, rel)
+        for name, rel in (("trace", report.own(o.trace)), ("diff", report.own(o.diff)))
+        if rel
+    ]
     if o.history_id:
         links.append(f"history {md_inline(o.history_id)}")
     if links:
@@ -299,7 +329,9 @@ def _md_run(report: Report, o: RunOutcome) -> list[str]:
         ]
     if o.final_text:
         out += ["Final text:", "", md_fence(o.final_text, "text")]
-    diff, cut = report.read_file(o.diff)
+    diff, cut, refused = report.read_file(o.diff)
+    if refused is not None:
+        out += [f"Diff not shown: {md_inline(refused, 400)}", ""]
     if diff:
         out += ["Diff:", "", md_fence(diff, "diff")]
         if cut:

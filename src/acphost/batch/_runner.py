@@ -11,8 +11,6 @@ does not end it within the grace period loses its process group.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import logging
 import os
 import re
@@ -23,6 +21,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from .._errors import AcpError, AgentExited, AgentStartError, AuthRequired, RequestError
+from .._outfile import open_output
 from ..client import AcpClient, Session, TurnResult
 from ..content import prompt_with_mentions
 from ..safetext import bounded
@@ -44,7 +43,6 @@ CLOSE_GRACE = 0.5
 
 DIFF_FILE = "diff.patch"
 TRACE_FILE = "trace.jsonl"
-MARKER_FILE = "workspace.json"
 
 
 @dataclass
@@ -56,7 +54,9 @@ class Place:
         rel_dir: the same, relative to the batch's output directory (for the
             paths the outcome names).
         workspace: the path the run's workspace is created at.
-        baseline: the pristine tree a copy starts from (None: a git worktree).
+        baseline: the pristine tree the run starts from or is compared to.
+        copy_workspace: copy the baseline even for a git workspace (on a
+            machine without the repository).
         keep_workspace: leave the workspace in place after the run.
         history: the history store to record into, or None.
         node: where this is (``local``, a Ray node's address).
@@ -70,6 +70,7 @@ class Place:
     rel_dir: str
     workspace: str
     baseline: str | None = None
+    copy_workspace: bool = False
     keep_workspace: bool = False
     history: HistoryStore | None = None
     node: str = "local"
@@ -302,28 +303,23 @@ async def _converse(conv: _Conversation, trace: TraceWriter) -> None:
 
 
 def _write_text(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
-        f.write(text)
+    # A run's file is never written through a link planted in its place.
+    with open_output(path, append=False, binary=True) as f:
+        f.write(text.encode("utf-8", "surrogateescape"))
 
 
 def make_workspace(run: Run, place: Place) -> Checkout:
-    """Create the run's workspace and mark it in its result directory (blocking).
+    """Create the run's workspace (blocking).
 
-    The mark (``workspace.json``) lets a later batch remove the workspace if
-    this process dies before it does.
+    Nothing about it is written to the results folder: a killed batch's
+    workspaces are found again by the work directory's id alone (see
+    :mod:`acphost.batch._workdir`).
 
     Raises:
         WorkspaceError: it could not be created (nothing is left behind).
 
     """
-    os.makedirs(place.out_dir, exist_ok=True)
-    checkout = open_checkout(run.workspace, place.workspace, place.baseline)
-    try:
-        _write_text(os.path.join(place.out_dir, MARKER_FILE), json.dumps(checkout.marker()))
-    except OSError as exc:
-        checkout.remove()
-        raise WorkspaceError(f"cannot write {MARKER_FILE}: {exc}") from None
-    return checkout
+    return open_checkout(run.workspace, place.workspace, place.baseline, copy=place.copy_workspace)
 
 
 async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) -> RunOutcome:
@@ -350,7 +346,6 @@ async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) ->
     trace_rel: str | None = None
     changed: tuple[Any, ...] = ()
     diff_rel: str | None = None
-    marker = os.path.join(place.out_dir, MARKER_FILE)
     try:
         made = (
             prepared
@@ -369,9 +364,7 @@ async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) ->
         changes = await asyncio.to_thread(made.changes)
         # What the agent wrote may hold a configured secret: the patch and the
         # file names are shown in reports, so they are redacted as the trace is.
-        changed = tuple(
-            replace(f, path=redactor.redact_text(f.path)) for f in changes.files
-        )
+        changed = tuple(replace(f, path=redactor.redact_text(f.path)) for f in changes.files)
         if changes.patch:
             _write_text(os.path.join(place.out_dir, DIFF_FILE), redactor.redact_text(changes.patch))
             diff_rel = f"{place.rel_dir}/{DIFF_FILE}"
@@ -385,9 +378,6 @@ async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) ->
             except WorkspaceError as exc:
                 if place.warn is not None:
                     place.warn(str(exc))
-            else:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(marker)
     return RunOutcome(
         id=run.id,
         agent=run.agent.name,

@@ -6,6 +6,18 @@ directory is copied, once into a pristine *baseline* and from it into each
 run. After the run, :meth:`Checkout.changes` lists what the agent changed
 against that starting point, with a patch.
 
+The comparison never asks git to read the run's files. The agent wrote
+them, and with them ``.gitattributes`` (``* -diff`` makes every change
+"Binary files differ", a ``diff=`` or ``filter=`` driver runs a program or
+rewrites what git compares), the index and ``.gitignore``. So a worktree is
+compared, byte for byte, with a baseline checked out of the same commit once
+per batch (:func:`make_baseline`), by the same code as a copy
+(:func:`~acphost.batch._diff.tree_changes`): binary is decided by content,
+no attribute, driver, filter or external diff applies. Git only lists the
+untracked files its ignore rules leave out (``ls-files``, which runs
+nothing); a file the commit has is never left out, and if the agent added
+or changed a ``.gitignore`` nothing is left out at all.
+
 ``git worktree add`` is not safe to run concurrently on one repository (it
 reads the other worktrees' half-written administrative files), so every
 change to a repository's worktree list holds an exclusive ``flock`` on its
@@ -29,19 +41,20 @@ import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
-from ..config import InputFileError, loads_strict, read_input
-from ._diff import Changes, git_changes, tree_changes
+from ..config import InputFileError, read_input
+from ._diff import Changes, tree_changes
 from ._model import WorkspaceSource
 
 __all__ = [
     "Checkout",
     "WorkspaceError",
+    "forget_worktrees",
     "inspect_workspace",
     "make_baseline",
     "open_checkout",
-    "remove_leftover",
+    "remove_tree",
     "uncommitted_changes",
 ]
 
@@ -91,12 +104,22 @@ def git(
         raise WorkspaceError(f"git {args[0]} took more than {_GIT_TIMEOUT:g} s") from None
 
 
-def _git_ok(args: Sequence[str], **kw: Any) -> str:
+@overload
+def _git_ok(args: Sequence[str], *, raw: Literal[False] = False, **kw: Any) -> str: ...
+@overload
+def _git_ok(args: Sequence[str], *, raw: Literal[True], **kw: Any) -> bytes: ...
+def _git_ok(args: Sequence[str], *, raw: bool = False, **kw: Any) -> str | bytes:
     done = git(args, **kw)
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip() or f"exit code {done.returncode}"
         raise WorkspaceError(f"git {' '.join(args[:2])} failed: {message}")
+    if raw:
+        return done.stdout
     return done.stdout.decode("utf-8", "surrogateescape").strip()
+
+
+def _is_ignore_file(path: str) -> bool:
+    return path.rpartition("/")[2] == ".gitignore"
 
 
 def inspect_workspace(path: str) -> WorkspaceSource:
@@ -140,19 +163,37 @@ def uncommitted_changes(source: WorkspaceSource) -> bool:
 
 
 def make_baseline(source: WorkspaceSource, dest: str, exclude: Sequence[str] = ()) -> None:
-    """Copy a plain directory once: the pristine tree runs are copied from and compared to.
+    """Make the pristine tree runs are compared to (and a copy's runs are copied from).
+
+    A plain directory is copied; a git workspace's commit is checked out
+    (with a temporary index, as the runs' worktrees are: same attributes,
+    same line ends), without any ``.git``.
 
     Args:
-        source: a workspace that is not in git.
+        source: the workspace.
         dest: the new directory.
-        exclude: absolute paths inside the source left out (the batch's own
-            output directory, when it is inside the workspace).
+        exclude: absolute paths inside a plain source left out (the batch's
+            own output directory, when it is inside the workspace).
 
     Raises:
-        WorkspaceError: the copy failed.
+        WorkspaceError: the copy or the checkout failed.
 
     """
-    _copy_tree(source.path, dest, exclude)
+    if not source.is_git:
+        _copy_tree(source.path, dest, exclude)
+        return
+    assert source.git_root is not None and source.commit is not None
+    index = dest + ".index"
+    env = {**_git_env(), "GIT_INDEX_FILE": index, "GIT_WORK_TREE": dest}
+    try:
+        os.mkdir(dest, 0o700)
+        _git_ok(["read-tree", source.commit], cwd=source.git_root, env=env)
+        _git_ok(["checkout-index", "--all", "--force"], cwd=source.git_root, env=env)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot make the baseline {dest}: {exc}") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(index)
 
 
 def _copy_tree(src: str, dest: str, exclude: Sequence[str] = ()) -> None:
@@ -200,7 +241,7 @@ class Checkout:
     Attributes:
         root: the directory made for the run (a worktree or a copy).
         cwd: the session's working directory inside it.
-        baseline: the pristine tree a copy is compared to (None for a worktree).
+        baseline: the pristine tree it is compared to (:func:`make_baseline`).
         commit: the commit a worktree started from.
         git_dir: the worktree's administrative directory (in the repository).
         common_dir: the repository's common git directory.
@@ -214,38 +255,79 @@ class Checkout:
     git_dir: str | None = None
     common_dir: str | None = None
 
-    def marker(self) -> dict[str, Any]:
-        """What :func:`remove_leftover` needs to remove it after a crash."""
-        return {"root": self.root, "git_dir": self.git_dir, "common_dir": self.common_dir}
-
     def changes(self) -> Changes:
         """The files the run changed and the patch against its starting point.
 
         Raises:
-            WorkspaceError: git failed to compare a worktree.
+            WorkspaceError: no baseline to compare to, or git failed to list
+                a worktree's ignored files.
 
         """
-        if self.git_dir is not None and self.commit is not None:
-            env = {**_git_env(), "GIT_DIR": self.git_dir, "GIT_WORK_TREE": self.root}
-            return git_changes(
-                lambda args: git(args, cwd=self.root, env=env), self.root, self.commit
-            )
-        assert self.baseline is not None
-        return tree_changes(self.baseline, self.root)
+        if self.baseline is None:
+            raise WorkspaceError("the run's workspace has no baseline to compare to")
+        if self.git_dir is None:
+            return tree_changes(self.baseline, self.root)
+        # The run's own .git (a file naming the worktree's entry) is not content.
+        ignored = self._ignored()
+        changes = tree_changes(self.baseline, self.root, ignored=ignored, skip_top=(".git",))
+        if ignored and any(_is_ignore_file(f.path) for f in changes.files):
+            # The agent changed the rules that left files out: trust none of them.
+            changes = tree_changes(self.baseline, self.root, skip_top=(".git",))
+        return changes
+
+    def _ignored(self) -> frozenset[str]:
+        """Untracked paths git's ignore rules leave out (directories end with ``/``).
+
+        Empty when an ignored ``.gitignore`` exists: a rule the agent wrote
+        could hide the files it added (a ``.gitignore`` that ignores itself).
+        """
+        assert self.git_dir is not None
+        env = {**_git_env(), "GIT_DIR": self.git_dir, "GIT_WORK_TREE": self.root}
+        listing = ["-c", "core.fsmonitor=false", "ls-files", "-z", "--others", "--ignored"]
+        listing.append("--exclude-standard")
+        hidden = _git_ok([*listing, "--", ":(glob)**/.gitignore"], cwd=self.root, env=env, raw=True)
+        if hidden.strip(b"\0"):
+            return frozenset()
+        out = _git_ok([*listing, "--directory"], cwd=self.root, env=env, raw=True)
+        return frozenset(p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p)
 
     def remove(self) -> None:
-        """Delete the workspace (and the worktree's entry in its repository). Idempotent."""
-        remove_leftover(self.marker())
+        """Delete the workspace (and the worktree's entry in its repository). Idempotent.
+
+        Only what this process made: the paths are the checkout's own, never
+        read back from disk.
+
+        Raises:
+            WorkspaceError: the directory could not be removed.
+
+        """
+        if os.path.lexists(self.root):
+            remove_tree(self.root)
+        git_dir, common = self.git_dir, self.common_dir
+        if git_dir is None or common is None:
+            return
+        # Only ever an entry under <common>/worktrees/.
+        if not git_dir.startswith(os.path.join(common, "worktrees") + os.sep):
+            return
+        with _repo_lock(common):
+            if os.path.isdir(git_dir) and not os.path.islink(git_dir):
+                remove_tree(git_dir)
 
 
-def open_checkout(source: WorkspaceSource, dest: str, baseline: str | None) -> Checkout:
+def open_checkout(
+    source: WorkspaceSource, dest: str, baseline: str | None, *, copy: bool = False
+) -> Checkout:
     """Create a run's workspace at ``dest``.
 
     Args:
         source: where runs start from.
         dest: a path that does not exist yet.
-        baseline: the pristine tree to copy (:func:`make_baseline`; an unpacked
-            archive on another machine); None for a git worktree.
+        baseline: the pristine tree (:func:`make_baseline`; an unpacked
+            archive on another machine): copied for a plain directory, or to
+            make a copy on another machine; a git worktree is compared to it.
+            None: a git worktree compared to nothing (``changes`` fails).
+        copy: copy ``baseline`` even for a git workspace (on another
+            machine, where the repository is not).
 
     Returns:
         The checkout; remove it with :meth:`Checkout.remove`.
@@ -254,18 +336,14 @@ def open_checkout(source: WorkspaceSource, dest: str, baseline: str | None) -> C
         WorkspaceError: git or the copy failed (nothing is left behind).
 
     """
-    if baseline is not None:
+    if copy or not source.is_git or source.git_root is None:
+        if baseline is None:
+            raise WorkspaceError("a plain directory needs its baseline copy first")
         _copy_tree(baseline, dest)
         cwd = os.path.join(dest, source.subdir) if source.subdir else dest
         return Checkout(root=dest, cwd=cwd, baseline=baseline)
-    if not source.is_git:
-        raise WorkspaceError("a plain directory needs its baseline copy first")
-    assert source.git_root is not None and source.commit is not None
-    common = os.path.realpath(
-        os.path.join(
-            source.git_root, _git_ok(["rev-parse", "--git-common-dir"], cwd=source.git_root)
-        )
-    )
+    assert source.commit is not None
+    common = _common_dir(source.git_root)
     with _repo_lock(common):
         _git_ok(
             ["worktree", "add", "--detach", "--no-checkout", "--quiet", dest, source.commit],
@@ -277,6 +355,7 @@ def open_checkout(source: WorkspaceSource, dest: str, baseline: str | None) -> C
         checkout = Checkout(
             root=dest,
             cwd=os.path.join(dest, source.subdir) if source.subdir else dest,
+            baseline=baseline,
             commit=source.commit,
             git_dir=git_dir,
             common_dir=common,
@@ -300,33 +379,56 @@ def _read_gitdir(worktree: str) -> str:
     return os.path.realpath(os.path.join(worktree, line[len("gitdir: ") :]))
 
 
-def remove_leftover(marker: dict[str, Any]) -> None:
-    """Remove a run's workspace from its :meth:`Checkout.marker` (also after a crash).
+def _common_dir(git_root: str) -> str:
+    """A repository's common git directory (canonical), asked of git."""
+    return os.path.realpath(
+        os.path.join(git_root, _git_ok(["rev-parse", "--git-common-dir"], cwd=git_root))
+    )
 
-    The directory goes first; then, holding the repository's lock, the
-    worktree's administrative directory (what ``git worktree prune`` would
-    remove for it, and only that).
+
+def forget_worktrees(source: WorkspaceSource, directory: str) -> None:
+    """Remove the worktree entries of ``source``'s repository for worktrees under ``directory``.
+
+    What ``git worktree prune`` does for the worktrees a killed batch made in
+    its work directory (``directory``, gone or being removed), and only for
+    those: an entry is removed when its ``gitdir`` (written by git) names a
+    path under ``directory``. The repository is the one the user named now,
+    never one a file in the results folder names.
 
     Raises:
-        WorkspaceError: the directory could not be removed.
+        WorkspaceError: git failed, or an entry could not be removed.
 
     """
-    root = marker.get("root")
-    if isinstance(root, str) and os.path.lexists(root):
-        _rmtree(root)
-    git_dir, common = marker.get("git_dir"), marker.get("common_dir")
-    if not (isinstance(git_dir, str) and isinstance(common, str)):
+    if not source.is_git or source.git_root is None:
         return
-    worktrees = os.path.join(common, "worktrees") + os.sep
-    # Only ever an entry under <common>/worktrees/, whatever the marker says.
-    if not os.path.realpath(git_dir).startswith(worktrees) or not os.path.isdir(common):
-        return
+    common = _common_dir(source.git_root)
+    worktrees = os.path.join(common, "worktrees")
+    prefix = directory.rstrip(os.sep) + os.sep
     with _repo_lock(common):
-        if os.path.isdir(git_dir):
-            _rmtree(git_dir)
+        try:
+            names = os.listdir(worktrees)
+        except OSError:
+            return
+        for name in names:
+            entry = os.path.join(worktrees, name)
+            if os.path.islink(entry) or not os.path.isdir(entry):
+                continue
+            try:
+                gitdir = read_input(os.path.join(entry, "gitdir"), what="gitdir", limit=4096)
+            except InputFileError:
+                continue
+            if os.fsdecode(gitdir.strip()).startswith(prefix):
+                remove_tree(entry)
 
 
-def _rmtree(path: str) -> None:
+def remove_tree(path: str) -> None:
+    """Remove a directory tree (or a file) at a path this process chose; never follows a link.
+
+    Raises:
+        WorkspaceError: it could not be removed.
+
+    """
+
     def retry_writable(func: Any, target: str, _exc: Any) -> None:
         # A run may leave read-only directories behind: make them writable and retry.
         parent = os.path.dirname(target)
@@ -347,12 +449,3 @@ def _rmtree(path: str) -> None:
             os.unlink(path)
     except OSError as exc:
         raise WorkspaceError(f"cannot remove the run's workspace {path}: {exc}") from None
-
-
-def read_marker(path: str) -> dict[str, Any] | None:
-    """A workspace marker file's content, or None when it is missing or unreadable."""
-    try:
-        data = loads_strict(read_input(path, what="workspace marker"), where=path)
-    except InputFileError:
-        return None
-    return data if isinstance(data, dict) else None
