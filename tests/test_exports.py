@@ -20,7 +20,7 @@ PINNED = {
     "acphost.launch": [
         "EXIT_BUDGET", "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "AskPolicy",
         "DefaultPolicy",
-        "HostChoices", "UsageProblem", "build_broker", "build_host_config", "fail", "resolve",
+        "HostChoices", "Refusals", "UsageProblem", "build_broker", "build_host_config", "fail", "resolve",
         "start_agent",
     ],
 }

@@ -3,7 +3,8 @@
 On ``session/prompt`` it sends the requests listed (as JSON) in the
 environment variable ``HOSTILE_STEPS``, one at a time, each a
 ``[method, params]`` pair in which the strings ``$SID`` and ``$CWD`` are
-replaced by the session id and its cwd. It then reports every response as
+replaced by the session id and its cwd, and ``$TERMINAL`` by the id of the
+last terminal an answer created. It then reports every response as
 one ``agent_message_chunk`` (a JSON list) and ends the turn.
 """
 
@@ -19,13 +20,13 @@ def send(frame: dict) -> None:
     sys.stdout.flush()
 
 
-def substitute(value: object, sid: str, cwd: str) -> object:
+def substitute(value: object, sid: str, cwd: str, terminal: str = "") -> object:
     if isinstance(value, str):
-        return value.replace("$SID", sid).replace("$CWD", cwd)
+        return value.replace("$SID", sid).replace("$CWD", cwd).replace("$TERMINAL", terminal)
     if isinstance(value, list):
-        return [substitute(v, sid, cwd) for v in value]
+        return [substitute(v, sid, cwd, terminal) for v in value]
     if isinstance(value, dict):
-        return {k: substitute(v, sid, cwd) for k, v in value.items()}
+        return {k: substitute(v, sid, cwd, terminal) for k, v in value.items()}
     return value
 
 
@@ -44,19 +45,23 @@ def main() -> None:
         elif method == "session/prompt":
             sid = msg["params"]["sessionId"]
             answers = []
+            terminal = ""
             for number, (step_method, params) in enumerate(steps, start=1):
                 rid = f"hostile-{number}"
                 send(
                     {
                         "id": rid,
                         "method": step_method,
-                        "params": substitute(params, sid, sessions[sid]),
+                        "params": substitute(params, sid, sessions[sid], terminal),
                     }
                 )
                 for reply in lines:
                     frame = json.loads(reply)
                     if frame.get("id") == rid and "method" not in frame:
                         answers.append(frame)
+                        result = frame.get("result")
+                        if isinstance(result, dict) and "terminalId" in result:
+                            terminal = result["terminalId"]
                         break
             chunk = {
                 "sessionUpdate": "agent_message_chunk",

@@ -33,6 +33,7 @@ from ._parser import usage_error
 if TYPE_CHECKING:
     from ..client import AcpClient, HostConfig, Session, TurnResult
     from ..history import SessionRecording
+    from ..launch import Refusals
     from ..transport import StdioTransport
     from ._ask import TtyAsker
     from ._prepare import Prepared
@@ -99,6 +100,7 @@ class PromptRun:
         self.output_closed = False
         self.output_error: OSError | None = None
         self.asker: TtyAsker | None = None
+        self.refusals: Refusals | None = None
         self.listed = False
         self.stop_signal: int | None = None
 
@@ -131,7 +133,7 @@ class PromptRun:
     # -- setup -------------------------------------------------------------------
 
     def host_config(self) -> HostConfig:
-        from ..launch import HostChoices, build_host_config  # noqa: PLC0415 - after the spawn
+        from ..launch import HostChoices, Refusals, build_host_config  # noqa: PLC0415 - after the spawn
 
         a = self.args
         choices = HostChoices(
@@ -146,6 +148,8 @@ class PromptRun:
             output_files=self.outputs.protected,
             settings_file=self.settings.path,
         )
+        # No dialog says what the policy refused: the run's last line does.
+        self.refusals = Refusals()
         forms = None
         if a.ask:
             from ._ask import TtyAsker, TtyForms  # noqa: PLC0415 - only when asking
@@ -159,6 +163,7 @@ class PromptRun:
             asker=self.asker,
             redactor=self.outputs.redactor,
             elicitation=forms,
+            refusals=self.refusals,
         )
 
     def tap(self, direction: str, line: bytes) -> None:
@@ -240,9 +245,7 @@ class PromptRun:
     def styled(self) -> bool:
         """Whether the turn renders styled Markdown (``-o text`` on a capable terminal)."""
         return (
-            self.args.output == "text"
-            and self.edge.terminal
-            and os.environ.get("TERM") != "dumb"
+            self.args.output == "text" and self.edge.terminal and os.environ.get("TERM") != "dumb"
         )
 
     def renderer(self, session: Session) -> Renderer | None:
@@ -343,9 +346,7 @@ class PromptRun:
         from ._budget import NO_USAGE_AT_END, usage_line  # noqa: PLC0415
 
         if self.args.output == "text" and not self.output_closed:
-            line = usage_line(
-                result, session.state.usage, session.turn_cost, session.cost_start
-            )
+            line = usage_line(result, session.state.usage, session.turn_cost, session.cost_start)
             if line:  # the currency is the agent's word: redacted like a report
                 line = self.outputs.redactor.redact_text(line)
                 self.out.write(f"[usage] {self.edge.field(line)}\n")
@@ -384,6 +385,8 @@ class PromptRun:
                 loop.remove_signal_handler(sig)
             if self.asker is not None:
                 self.asker.close()
+            for line in self.refusals.lines() if self.refusals is not None else ():
+                warn(line)
 
     def client_options(self) -> dict[str, Any]:
         """The client's options: host, timeouts, taps (jsonl, history, live check), trace."""

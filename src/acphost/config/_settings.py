@@ -17,7 +17,9 @@ Lookup order (first found wins): ``--settings PATH``, ``$ACPHOST_SETTINGS``,
 exist; the implicit ones are skipped when missing. The project file
 (``./.acphost/settings.json``) comes with the checkout, so it is honoured only
 once the user trusted it (``acphost trust``, see :mod:`._trust`); an untrusted
-or changed one is skipped with one warning naming the command that trusts it.
+or changed one is skipped with one warning naming the command that trusts it,
+and one reached through a symbolic link (the file or its ``.acphost``
+folder) with one warning naming the link: trust is for the project's own file.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ._files import InputFileError, loads_strict, read_input
 from ._mcp import check_env_name, expect, parse_mcp
 from ._presets import presets
 from ._spec import AgentSpec, Settings, SettingsError
-from ._trust import trust_status
+from ._trust import linked_through, trust_status
 
 __all__ = [
     "SettingsError",
@@ -63,22 +65,30 @@ def user_settings_path() -> Path:
     return config_dir() / "settings.json"
 
 
-def _warn_once(path: Path, why: str) -> None:
-    key = os.path.realpath(path)
+def _warn_once(path: Path, why: str, *, fix: str | None = None) -> None:
+    key = os.path.abspath(path)
     if key in _warned:
         return
     _warned.add(key)
     shown = sanitize_line(str(path))
-    logger.warning(
-        "ignoring %s: %s (review it, then run: acphost trust %s)",
-        shown,
-        why,
-        sanitize_line(shlex.quote(str(path))),
-    )
+    if fix is None:
+        fix = f"review it, then run: acphost trust {shlex.quote(str(path))}"
+    logger.warning("ignoring %s: %s (%s)", shown, why, sanitize_line(fix))
+
+
+def _linked_reason(link: str) -> str:
+    return f"it is reached through a symbolic link ({sanitize_line(link)})"
+
+
+_LINKED_FIX = "only a project's own settings file can be trusted: replace the link with a copy"
 
 
 def _project_usable(path: Path) -> bool:
     """Whether the project file is trusted as it is now; warns once when not."""
+    link = linked_through(path)
+    if link is not None:
+        _warn_once(path, _linked_reason(link), fix=_LINKED_FIX)
+        return False
     try:
         data = read_input(path, what="project settings file")
         status = trust_status(path, data)
@@ -89,6 +99,9 @@ def _project_usable(path: Path) -> bool:
         return False
     if status == "trusted":
         return True
+    if status == "linked":  # made a link between the two looks
+        _warn_once(path, _linked_reason(linked_through(path) or str(path)), fix=_LINKED_FIX)
+        return False
     _warn_once(
         path,
         "it changed since you trusted it"
@@ -146,7 +159,12 @@ def load_settings(path: Path | None, *, explicit: bool = True) -> Settings:
     if not explicit and not os.path.lexists(path):
         return Settings(None, {}, [])
     data, settings = read_settings(path, what=_label(path) if explicit else "settings file")
-    if not explicit and path != user_settings_path() and trust_status(path, data) != "trusted":
+    status = "trusted" if explicit or path == user_settings_path() else trust_status(path, data)
+    if status == "linked":
+        raise SettingsError(
+            f"settings file {path} is reached through a symbolic link; {_LINKED_FIX}"
+        )
+    if status != "trusted":
         # Checked on the very bytes parsed: a swap after the lookup's check is caught.
         raise SettingsError(
             f"settings file {path} is not trusted as it is now "

@@ -7,6 +7,14 @@ ships one could make ``acphost`` in its checkout run anything. Like direnv's
 SHA-256 of its content, and a file whose content changed since is untrusted
 again until it is reviewed and trusted anew.
 
+Trust is for a path and its content, and the path is the project's own: a
+settings file that is a symbolic link, or lies in a ``.acphost`` folder that
+is one, is never trusted (:func:`linked_through`). Otherwise a checkout
+could link its ``.acphost/settings.json`` to another project's trusted file
+and be honoured without a review, running that file's relative agent
+command in the new checkout. Links above the project folder are followed:
+they lead to the same project, where the commands run.
+
 The store is ``trusted.json`` in the user config folder (owner-only),
 rewritten atomically under a lock so concurrent ``acphost trust`` runs do
 not lose each other's entries.
@@ -32,6 +40,7 @@ __all__ = [
     "TrustEntry",
     "TrustStatus",
     "digest",
+    "linked_through",
     "revoke",
     "trust",
     "trust_status",
@@ -39,7 +48,7 @@ __all__ = [
     "trusted_files",
 ]
 
-TrustStatus = Literal["trusted", "untrusted", "changed"]
+TrustStatus = Literal["trusted", "untrusted", "changed", "linked"]
 
 _VERSION = 1
 
@@ -76,6 +85,37 @@ def digest(data: bytes) -> str:
 
 def _canonical(path: str | os.PathLike[str]) -> str:
     return os.path.realpath(os.path.expanduser(os.fspath(path)))
+
+
+def linked_through(path: str | os.PathLike[str]) -> str | None:
+    """The symbolic link a settings file is reached through, if any, with its target.
+
+    The file itself and its folder (``.acphost``) are looked at, not the
+    folders above the project, which lead to the same project.
+
+    Args:
+        path: the settings file.
+
+    Returns:
+        ``"LINK -> TARGET"`` for the first of the two that is a link, else None.
+
+    """
+    given = os.path.expanduser(os.fspath(path))
+    for part in (given, os.path.dirname(given) or "."):
+        try:
+            target = os.readlink(part)
+        except OSError:  # not a link (or not there: the read reports it)
+            continue
+        return f"{part} -> {target}"
+    return None
+
+
+def _linked_error(path: str | os.PathLike[str], link: str) -> SettingsError:
+    return SettingsError(
+        f"{os.fspath(path)} is reached through a symbolic link ({link}); only a "
+        "project's own settings file can be trusted: replace the link with a copy, "
+        "review it, then trust it"
+    )
 
 
 def _read_store(path: Path) -> dict[str, dict[str, Any]]:
@@ -150,9 +190,13 @@ def trust(path: str | os.PathLike[str], data: bytes) -> str:
         The canonical path recorded.
 
     Raises:
-        SettingsError: the store cannot be read or written.
+        SettingsError: the file or its folder is a symbolic link
+            (:func:`linked_through`), or the store cannot be read or written.
 
     """
+    link = linked_through(path)
+    if link is not None:
+        raise _linked_error(path, link)
     canonical = _canonical(path)
     with _locked_store() as (_, entries):
         entries[canonical] = {
@@ -211,13 +255,16 @@ def trust_status(path: str | os.PathLike[str], data: bytes) -> TrustStatus:
             no window for a swap between the check and the use).
 
     Returns:
-        ``trusted``, ``untrusted`` (never trusted) or ``changed`` (trusted
-        with another content).
+        ``trusted``, ``untrusted`` (never trusted), ``changed`` (trusted
+        with another content) or ``linked`` (the file or its folder is a
+        symbolic link, :func:`linked_through`: never trusted).
 
     Raises:
         SettingsError: the store cannot be read.
 
     """
+    if linked_through(path) is not None:
+        return "linked"
     entry = _read_store(trust_store_path()).get(_canonical(path))
     if entry is None:
         return "untrusted"

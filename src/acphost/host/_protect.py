@@ -28,6 +28,15 @@ submodules count too):
   Files named ``HEAD`` or ``config`` that git would not take for its own
   stay writable.
 
+Wherever git's effective configuration says (:mod:`._gitconfig`, asked of
+the real ``git`` for each workspace root and each repository on the way down
+to the path): the hooks folder ``core.hooksPath`` names (``.githooks``: its
+``pre-commit`` runs on the user's next commit), the scripts named by keys
+that hold a command (``core.fsmonitor = ./fsmon.sh``), every configuration
+file read and every ``include.path`` / ``includeIf`` target (created or
+not), and the git directories a ``.git`` file points to (worktrees,
+submodules). The answer follows changes made during a run.
+
 In a workspace root that holds them (the agent working in the home
 directory): the user's files that the next ``git status`` or login shell
 runs code from (:func:`startup_files`): git's global configuration
@@ -65,6 +74,8 @@ import re
 import stat
 import unicodedata
 from collections.abc import Iterable, Mapping
+
+from ._gitconfig import git_config_areas
 
 __all__ = ["ProtectedPaths", "names_area", "startup_files"]
 
@@ -249,6 +260,30 @@ class ProtectedPaths:
                 directory = os.path.join(root, *parts[:index])
                 if _has_git_head(directory):
                     return directory
+            configured = self._configured_area(root, parts, path)
+            if configured is not None:
+                return configured
+        return None
+
+    def _configured_area(self, root: str, parts: list[str], path: str) -> str | None:
+        """The area git's configuration makes of ``path``, asked of the repositories that see it.
+
+        Those are the root's repository and each one nested on the way down
+        (a folder holding a ``.git``): their configuration may move the hooks
+        or name a script anywhere in the workspace.
+        """
+        folded = _fold_path(path)
+        repos = [root] + [
+            directory
+            for directory in (os.path.join(root, *parts[:i]) for i in range(1, len(parts)))
+            if os.path.lexists(os.path.join(directory, ".git"))
+        ]
+        for repo in repos:
+            for area in git_config_areas(repo):
+                if any(_within(r, area) for r in self._roots):
+                    continue  # the whole workspace cannot be an area (see _gitconfig)
+                if _within(path, area) or _within(folded, _fold_path(area)):
+                    return area
         return None
 
     def output_area(self, path: str) -> str | None:

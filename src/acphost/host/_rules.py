@@ -40,6 +40,10 @@ host's own file reads included: a file that rejects by default needs a
   has no words, so only a rule with ``"shell": true`` matches it, and only
   when the line is exactly the rule's ``command``. A reject rule also matches
   when its ``command`` glob matches the whole command line.
+* ``command`` judges what will run: where a glob or ``**`` stands for git's
+  subcommand, an allow or ask rule matches only one of git's built-in
+  commands (``git *`` allows ``git status``, never ``git x/../../usr/bin/make``,
+  which runs ``make``, nor an external ``git-lfs`` or an alias).
 * Protected paths (``.git/hooks``, ``.git/config``, ``.acphost``, the host's
   output files; :mod:`acphost.host._protect`): an allow or ask rule applies to
   a write there only if its ``path`` names the protected area literally;
@@ -56,7 +60,13 @@ from typing import Any
 
 from .._errors import AcpError, RequestError
 from ..config import InputFileError, loads_strict, read_input
-from ._commands import command_words, match_words, pattern_words, shell_line_of
+from ._commands import (
+    command_words,
+    match_words,
+    pattern_holds_git_to_builtins,
+    pattern_words,
+    shell_line_of,
+)
 from ._jail import resolve_path
 from ._policy import Decision, PermissionRequest, Verdict
 from ._protect import names_area
@@ -165,7 +175,12 @@ class Rule:
             return run is not None and not request.env and run.strip() == self.command.strip()
         words = command_words(argv, line, request.env)
         if words is not None and match_words(self._words, words):
-            return True
+            if self.decision is Decision.REJECT:
+                return True
+            # What will run: a glob standing for git's subcommand allows only a
+            # built-in, never git-WORD, a path or an alias.
+            if pattern_holds_git_to_builtins(self._words, words):
+                return True
         # A reject rule errs on the side of matching: the glob on the whole line too.
         return (
             self.decision is Decision.REJECT

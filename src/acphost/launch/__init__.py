@@ -36,6 +36,7 @@ __all__ = [
     "AskPolicy",
     "DefaultPolicy",
     "HostChoices",
+    "Refusals",
     "UsageProblem",
     "build_broker",
     "build_host_config",
@@ -47,6 +48,7 @@ __all__ = [
 _LAZY = {
     "AskPolicy": "._policy",
     "DefaultPolicy": "._policy",
+    "Refusals": "._policy",
     "build_broker": "._policy",
     "HostChoices": "._host",
     "build_host_config": "._host",
@@ -58,7 +60,7 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from ._host import HostChoices, build_host_config
-    from ._policy import AskPolicy, DefaultPolicy, build_broker
+    from ._policy import AskPolicy, DefaultPolicy, Refusals, build_broker
     from ._setup import UsageProblem, fail, resolve, start_agent
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

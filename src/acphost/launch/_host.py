@@ -11,7 +11,7 @@ from ..client import ElicitationHandler, HostConfig
 from ..config import AgentSpec, config_dir, data_dir, state_dir
 from ..host import FileSystemProvider, TerminalEvent, TerminalManager
 from ..trace import Redactor
-from ._policy import Asker, build_broker
+from ._policy import Asker, Refusals, build_broker
 
 __all__ = ["HostChoices", "build_host_config"]
 
@@ -61,6 +61,7 @@ def build_host_config(
     on_terminal_event: Callable[[TerminalEvent], None] | None = None,
     redactor: Redactor | None = None,
     elicitation: ElicitationHandler | None = None,
+    refusals: Refusals | None = None,
 ) -> HostConfig:
     """The :class:`~acphost.HostConfig` for the user's choices and this agent.
 
@@ -72,6 +73,8 @@ def build_host_config(
         redactor: the run's redactor, for the audit log.
         elicitation: how to answer the agent's forms, when the face can
             ask (``None``: elicitation is not advertised).
+        refusals: where to count what the policy refuses, for a face that
+            says it at the end of the run (:class:`~._policy.Refusals`).
 
     Raises:
         PolicyFileError: the rules file is unreadable or malformed.
@@ -93,6 +96,7 @@ def build_host_config(
         asker=asker,
         audit_log=choices.audit_stream or choices.audit_log,
         redactor=redactor,
+        refusals=refusals,
     )
     fs = (
         FileSystemProvider(

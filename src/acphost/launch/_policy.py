@@ -7,17 +7,24 @@ anything a write can, and more) are allowed only with ``--write``/``--yolo``,
 ``--approve-all``, an asker (``--ask``, the TUI's dialog) or a rule. Every
 decision still goes through a policy, so ``--deny-all`` and
 ``--permission-policy`` can deny anything, reads included.
+
+A face that shows no dialog (the command line without ``--ask``) passes a
+:class:`Refusals` tally: every refusal is counted there by kind, protected
+paths apart, so that the run can end with one line saying what was refused
+and which flag would allow it, instead of an exit 0 with nothing written.
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import IO
 
 from ..host import (
     AllowAll,
     AllowReads,
+    Decision,
     DenyAll,
     Interactive,
     PermissionBroker,
@@ -28,7 +35,7 @@ from ..host import (
 )
 from ..trace import Redactor
 
-__all__ = ["Asker", "AskPolicy", "DefaultPolicy", "build_broker"]
+__all__ = ["AskPolicy", "Asker", "DefaultPolicy", "Refusals", "build_broker"]
 
 WRITE_KINDS = frozenset({"edit", "delete", "move"})
 EXECUTE_KIND = "execute"
@@ -109,6 +116,105 @@ class AskPolicy:
         return Verdict.ask("the user is asked")
 
 
+_KINDS_SHOWN = ("writes", "commands", "reads", "other")
+
+
+def _what(request: PermissionRequest) -> str:
+    """The kind of refusal a request counts as: ``writes``, ``commands``, ``reads`` or ``other``."""
+    if request.kind in WRITE_KINDS or request.operation == "fs_write":
+        return "writes"
+    if request.kind == EXECUTE_KIND or request.operation == "terminal_create":
+        return "commands"
+    if request.kind == "read" or request.operation == "fs_read":
+        return "reads"
+    return "other"
+
+
+class Refusals:
+    """What the policy refused during a run, by kind, to be said once at its end.
+
+    Without a dialog the agent's requests are answered without a word to the
+    user; a run that wrote nothing and exits 0 must still say why. The
+    tally is filled by the broker's policy (:func:`build_broker` wraps it)
+    and read by the face when the run ends (:meth:`lines`).
+
+    Args:
+        hint: what would allow the refused requests, for the summary line
+            (``use --write, --ask or --approve-all``); empty: no hint.
+
+    """
+
+    __slots__ = ("_kinds", "_protected", "hint")
+
+    def __init__(self, hint: str = "") -> None:
+        self.hint = hint
+        self._kinds: Counter[str] = Counter()
+        self._protected: dict[str, None] = {}
+
+    def note(self, request: PermissionRequest, verdict: Verdict, *, can_ask: bool) -> None:
+        """Count one decision if it refuses the request.
+
+        Args:
+            request: what was asked.
+            verdict: the policy's verdict.
+            can_ask: an ``ask`` verdict reaches a user (else it is refused).
+
+        """
+        if request.protected and not verdict.names_protected:
+            # The broker refuses these whatever the verdict (only a rule naming them opens them).
+            self._protected.update(dict.fromkeys(request.protected))
+            return
+        if verdict.decision is Decision.REJECT or (
+            verdict.decision is Decision.ASK and not can_ask
+        ):
+            self._kinds[_what(request)] += 1
+
+    @property
+    def count(self) -> int:
+        """How many requests were refused (protected paths included)."""
+        return sum(self._kinds.values()) + len(self._protected)
+
+    def lines(self) -> list[str]:
+        """The summary: nothing when nothing was refused, else one line, two with protected paths.
+
+        Returns:
+            Lines for the face to print (without its ``acphost:`` prefix).
+
+        """
+        out = []
+        total = sum(self._kinds.values())
+        if total:
+            kinds = ", ".join(k for k in _KINDS_SHOWN if self._kinds[k])
+            noun = "request" if total == 1 else "requests"
+            hint = f"; {self.hint}" if self.hint else ""
+            out.append(f"rejected {total} {noun} ({kinds}){hint}")
+        if self._protected:
+            areas = ", ".join(self._protected)
+            out.append(
+                f"refused to touch protected paths ({areas}): git metadata and hooks, "
+                "acphost's settings and its own files open only to a --permission-policy "
+                "rule whose path names them"
+            )
+        return out
+
+
+class _Tallied:
+    """A policy whose refusals are also counted in a :class:`Refusals`."""
+
+    __slots__ = ("_can_ask", "_policy", "_refusals")
+
+    def __init__(self, policy: PermissionPolicy, refusals: Refusals, *, can_ask: bool) -> None:
+        self._policy = policy
+        self._refusals = refusals
+        self._can_ask = can_ask
+
+    async def decide(self, request: PermissionRequest) -> Verdict:
+        verdict = await self._policy.decide(request)
+        if isinstance(verdict, Verdict):
+            self._refusals.note(request, verdict, can_ask=self._can_ask)
+        return verdict
+
+
 def build_broker(
     *,
     approve: str | None,
@@ -118,6 +224,7 @@ def build_broker(
     asker: Asker | None,
     audit_log: str | IO[str] | None,
     redactor: Redactor | None = None,
+    refusals: Refusals | None = None,
 ) -> PermissionBroker:
     """The broker for the user's permission flags.
 
@@ -132,6 +239,9 @@ def build_broker(
         audit_log: a JSONL file for every decision (a path, or a stream
             already opened with :func:`acphost.host.open_output`).
         redactor: masks the configured secrets in the audit log.
+        refusals: where to count what is refused (a face with no dialog
+            says it at the end of the run); its hint is set here when the
+            flags chose the default policy.
 
     Raises:
         PolicyFileError: the rules file is unreadable or malformed.
@@ -141,6 +251,8 @@ def build_broker(
     policy: PermissionPolicy
     if policy_file is not None:
         policy = RulesPolicy.from_file(os.path.expanduser(policy_file))
+        if refusals is not None:
+            refusals.hint = f"by the rules in {policy_file}"
     elif approve == "all":
         policy = AllowAll()
     elif approve == "reads":
@@ -149,8 +261,14 @@ def build_broker(
         policy = DenyAll()
     elif asker is not None:
         policy = AskPolicy(write=write, yolo=yolo)
+        if refusals is not None and not write:
+            refusals.hint = "file writes need --write"
     else:
         policy = DefaultPolicy(write=write)
+        if refusals is not None and not write:
+            refusals.hint = "use --write, --ask or --approve-all"
+    if refusals is not None:
+        policy = _Tallied(policy, refusals, can_ask=asker is not None)
     return PermissionBroker(
         policy,
         ask=Interactive(asker) if asker is not None else None,
