@@ -5,6 +5,9 @@ it: a script installed before the page loads keeps a copy of every terminal
 frame the websocket delivers. The test waits for the start screen, types a
 prompt into the page and sees the agent's answer in the transcript.
 
+The page is opened at the address the server printed, token included (the
+token's checks are in ``test_serve_auth.py``).
+
 Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` and
 ``textual-serve`` packages; skipped without them, except under CI.
 """
@@ -13,19 +16,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 
 from acphost.tui._serve import is_loopback, served_command
 
-from .conftest import demo_spec
+from .serving import start
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -68,12 +65,6 @@ def _browser_or_skip():
         pytest.skip(f"no headless browser here: {missing}")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _wait_until(predicate, timeout: float, what: str):
     end = time.monotonic() + timeout
     while True:
@@ -85,47 +76,15 @@ def _wait_until(predicate, timeout: float, what: str):
         time.sleep(0.1)
 
 
-def _page_status(url: str, host: str | None = None) -> int:
-    request = urllib.request.Request(url, headers={"Host": host} if host else {})
-    try:
-        with urllib.request.urlopen(request, timeout=5) as response:
-            return response.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
-    except OSError:
-        return 0
-
-
 @pytest.fixture
 def served(tmp_path, workspace):
     _browser_or_skip()
-    port = _free_port()
-    env = {**os.environ, **demo_spec(tmp_path).env}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "acphost", "tui", str(workspace), "--serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,  # the server, each page's app and its agent: one group
-    )
-    url = f"http://127.0.0.1:{port}/"
+    server = start(tmp_path, workspace)
     try:
-        _wait_until(lambda: _page_status(url) == 200 or server.poll() is not None, 60, "the server")
-        assert server.poll() is None, server.stderr.read().decode()
-        yield url
+        assert server.process.poll() is None, server.err
+        yield server.url  # the address printed, with its token
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-
-
-def test_serve_refuses_other_hosts(served):
-    port = served.rsplit(":", 1)[1].strip("/")
-    assert _page_status(served, host=f"attacker.example:{port}") == 403  # DNS rebinding
-    assert _page_status(served, host=f"localhost:{port}") == 200
+        server.stop()
 
 
 def test_the_page_runs_the_app_and_shows_the_transcript(served, tmp_path):

@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._patterns import trie_pattern
+from ._literals import Literals
 
 __all__ = ["MAX_HELD", "ChunkCarry", "Entry"]
 
@@ -120,7 +120,7 @@ class ChunkCarry:
 
     def __init__(self, secrets: Iterable[str], replacement: str) -> None:
         spellings = sorted(set(secrets), key=len, reverse=True)
-        self._pattern = re.compile(trie_pattern(spellings))
+        self._literals = Literals(spellings)
         self._spellings = spellings
         self._first = re.compile("|".join(sorted({re.escape(w[0]) for w in spellings})))
         self._longest = max(map(len, spellings))
@@ -175,7 +175,7 @@ class ChunkCarry:
     def _scan(self, run: list[Entry]) -> None:
         """Redact values across the run's texts; hold the chunks a value could still span."""
         combined = "".join(e.text for e in run)
-        matches = [m.span() for m in self._pattern.finditer(combined)]
+        matches = list(self._literals.spans(combined))
         if matches:
             self._cut(run, matches)
             combined = "".join(e.text for e in run)

@@ -22,7 +22,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 __all__ = ["MIN_SECRET_LENGTH", "TOKEN_FORMATS", "Rule", "is_secret_name", "trie_pattern"]
 
@@ -151,6 +150,14 @@ def trie_pattern(words: Iterable[str]) -> str:
     position; sharing prefixes (``g(?:h(?:p_|o_)|lpat-)``) makes a search for
     a hundred literals several times faster than the flat alternation.
 
+    The trie is walked over the sorted words with an explicit stack, a run
+    of characters no word branches or ends in as one step: building it takes
+    no recursion and time about linear in the words' total length, whatever
+    one word's length (a configured value may be a megabyte-long document).
+    The expression nests one group per branching point, so keep words that
+    share long prefixes short (:class:`~acphost.trace._literals.Literals`
+    gives this only the first characters of long ones).
+
     Args:
         words: non-empty literals.
 
@@ -158,21 +165,63 @@ def trie_pattern(words: Iterable[str]) -> str:
         The pattern (longer words win over their prefixes).
 
     """
-    trie: dict[str, Any] = {}
-    for word in words:
-        node = trie
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}
+    ordered = sorted(set(words))
+    if not ordered:
+        return "(?!)"
+    pieces: list[str] = []
+    # Items: a string to emit, or a node (lo, hi, depth): the words
+    # ordered[lo:hi] share their first ``depth`` characters.
+    stack: list[str | tuple[int, int, int]] = [(0, len(ordered), 0)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            pieces.append(item)
+            continue
+        lo, hi, depth = item
+        # A word that ends here sorts before the words it is a prefix of.
+        optional = len(ordered[lo]) == depth
+        if optional:
+            lo += 1
+        groups: list[tuple[int, int]] = []
+        start = lo
+        for i in range(lo + 1, hi + 1):
+            if i == hi or ordered[i][depth] != ordered[start][depth]:
+                groups.append((start, i))
+                start = i
+        if not groups:
+            continue
+        todo: list[str | tuple[int, int, int]] = ["(?:"] if optional else []
+        if len(groups) > 1:
+            todo.append("(?:")
+        for index, (g_lo, g_hi) in enumerate(groups):
+            if index:
+                todo.append("|")
+            stop = _shared(ordered[g_lo], ordered[g_hi - 1], depth + 1)
+            todo += [re.escape(ordered[g_lo][depth:stop]), (g_lo, g_hi, stop)]
+        if len(groups) > 1:
+            todo.append(")")
+        if optional:
+            todo.append(")?")
+        stack.extend(reversed(todo))
+    return "".join(pieces)
 
-    def build(node: dict[str, Any]) -> str:
-        alternatives = [re.escape(ch) + build(sub) for ch, sub in sorted(node.items()) if ch]
-        if not alternatives:
-            return ""
-        body = alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
-        return f"(?:{body})?" if "" in node else body
 
-    return build(trie) if trie else "(?!)"
+def _shared(first: str, last: str, start: int) -> int:
+    """How long the common prefix of two words is, known to be at least ``start``.
+
+    The first and last of a sorted group share what every word between them
+    shares. Halving compares slices (in C), never one character at a time.
+    """
+    if first is last:
+        return len(first)
+    low, high = start, min(len(first), len(last))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if first[start:middle] == last[start:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 @dataclass(frozen=True, slots=True)

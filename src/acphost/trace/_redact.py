@@ -35,6 +35,7 @@ from urllib.parse import quote
 import orjson
 
 from ._configured import AgentLike, SettingsLike, argv_secrets, configured_secrets
+from ._literals import Literals
 from ._patterns import MIN_SECRET_LENGTH, TOKEN_FORMATS, Rule, is_secret_name, trie_pattern
 
 __all__ = ["REDACTED", "Redactor", "encode_json"]
@@ -80,8 +81,12 @@ class Redactor:
         self.secrets: tuple[str, ...] = tuple(sorted(spellings))
         rules = list(TOKEN_FORMATS)
         rules += [Rule(f"extra{i}", (), p) for i, p in enumerate(value_patterns)]
-        if spellings:
-            rules.insert(0, Rule("configured", tuple(spellings), trie_pattern(spellings)))
+        # The configured values are found by Literals (any number, any length,
+        # linear in the text), not by this rule's pattern; the rule is there for
+        # its triggers: where no value's head occurs, no value does.
+        self._literals = Literals(spellings) if spellings else None
+        if self._literals is not None:
+            rules.insert(0, Rule("configured", self._literals.heads, "(?!)"))
         self._rule_list = rules
         self._extra_keys = list(key_patterns)
         self._always = tuple(i for i, rule in enumerate(rules) if not rule.triggers)
@@ -93,9 +98,12 @@ class Redactor:
                 self._woken.setdefault(trigger.lower(), set()).add(i)
         # The search returns the longest trigger at each position (a lookahead,
         # so matches may overlap): a trigger also wakes the rules of its prefixes.
+        lengths = sorted({len(t) for t in self._woken})
         for trigger, ids in self._woken.items():
-            for end in range(1, len(trigger)):
-                ids.update(self._woken.get(trigger[:end], ()))
+            for length in lengths:
+                if length >= len(trigger):
+                    break
+                ids.update(self._woken.get(trigger[:length], ()))
         # The expressions are compiled when first used (see __getattr__): a
         # run that never redacts anything (no warning, no trace) pays nothing.
 
@@ -199,7 +207,10 @@ class Redactor:
         out = text
         if len(text) >= MIN_SECRET_LENGTH:
             for i in active:
-                out = self._rules[i][1].sub(self._replace, out)
+                if i == 0 and self._literals is not None:
+                    out = self._literals.sub(REDACTED, out)
+                else:
+                    out = self._rules[i][1].sub(self._replace, out)
         return text if out == text else out
 
     def redact_argv(self, argv: Sequence[str]) -> list[str]:
