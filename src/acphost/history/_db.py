@@ -144,12 +144,24 @@ def translate(exc: BaseException, path: str) -> HistoryError:
             f"cannot open the history store {path} ({text}): check the permissions of the file "
             "and its directory, or point ACPHOST_HISTORY elsewhere"
         )
-    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+    # Only SQLite's own verdict on the file says "damaged": a constraint or a
+    # misuse is a fault of the write, not of the store, and deleting a healthy
+    # store for it would lose the user's history.
+    if getattr(exc, "sqlite_errorname", "") in _DAMAGED or (
+        isinstance(exc, sqlite3.DatabaseError)
+        and ("not a database" in lower or "malformed" in lower)
+    ):
         return HistoryError(
             f"the history store {path} is damaged or not a history database ({text}): "
             "move it away (or delete it) and a new one is created"
         )
     return HistoryError(f"the history store {path}: {text}")
+
+
+#: SQLite's result codes for a file that is not a sound database (sqlite.org/rescode.html).
+_DAMAGED = frozenset(
+    {"SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_CORRUPT_INDEX", "SQLITE_CORRUPT_SEQUENCE"}
+)
 
 
 def _create_private(path: str) -> None:

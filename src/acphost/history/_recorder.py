@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import schema as s
 from ..trace import Redactor
-from ._errors import HistoryError
+from ._errors import HistoryError, SessionRemovedError
 from ._model import SessionRecord, now
 from ._recording import SessionRecording
 from ._store import DEFAULT_TIMEOUT, HistoryStore
@@ -162,7 +162,10 @@ class HistoryRecorder:
         """Stop recording after a store error, warning once."""
         if not self.failed:
             self.failed = True
-            self._warn(f"{exc}; this run is not recorded in the history")
+            if isinstance(exc, SessionRemovedError):  # its message says what is not recorded
+                self._warn(str(exc))
+            else:
+                self._warn(f"{exc}; this run is not recorded in the history")
 
     def write(self, action: Callable[[HistoryStore], object]) -> bool:
         """Run one write on the store; on failure warn once and stop recording.

@@ -46,6 +46,7 @@ class Recorder(Protocol):
 
     def _forget(self, recording: SessionRecording) -> None: ...
 
+
 # The PromptResponse ``usage`` fields (schema.unstable.json, ``Usage``) by kind.
 _TOKEN_FIELDS = (
     ("input", "inputTokens", "input_tokens"),

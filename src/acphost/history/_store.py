@@ -18,7 +18,7 @@ from typing import Any
 
 from ._config import default_path
 from ._db import connect, transaction
-from ._errors import HistoryError, HistoryIdError
+from ._errors import HistoryError, HistoryIdError, SessionRemovedError
 from ._model import SessionRecord, TurnRecord, Usage
 from ._reads import TURN_COLUMNS, StoreReads
 
@@ -75,6 +75,17 @@ def _usage_values(usage: Usage) -> tuple[Any, ...]:
 
 def _dump(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _require(conn: sqlite3.Connection, session_id: str) -> None:
+    """Raise :class:`SessionRemovedError` unless the session is (still) in the store.
+
+    A run records into its session for as long as it runs; ``history delete``
+    or ``prune`` in another process may remove it meanwhile. Without this
+    check the turn's insert fails its foreign key, which says nothing useful.
+    """
+    if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (session_id,)).fetchone() is None:
+        raise SessionRemovedError(session_id)
 
 
 def _fold(text: str | None) -> str:
@@ -175,10 +186,12 @@ class HistoryStore(StoreReads):
         A host that dies during the turn leaves it in the store marked incomplete.
 
         Raises:
+            SessionRemovedError: the session is no longer in the store.
             HistoryError: the store cannot be written.
 
         """
         with self._write() as conn:
+            _require(conn, session_id)
             self._insert_turn(conn, session_id, turn)
 
     def save_turn(
@@ -202,10 +215,12 @@ class HistoryStore(StoreReads):
                 (amount, currency), the start of a later run's count.
 
         Raises:
+            SessionRemovedError: the session is no longer in the store.
             HistoryError: the store cannot be written.
 
         """
         with self._write() as conn:
+            _require(conn, session_id)
             conn.execute(
                 "DELETE FROM turns WHERE session_id = ? AND seq = ?", (session_id, turn.seq)
             )
@@ -226,10 +241,12 @@ class HistoryStore(StoreReads):
         """Record the end of a session (and its last title, usage and reported cost).
 
         Raises:
+            SessionRemovedError: the session is no longer in the store.
             HistoryError: the store cannot be written.
 
         """
         with self._write() as conn:
+            _require(conn, session_id)
             self._update_session(
                 conn, session_id, title, session_usage, ended_at, reported=reported_cost
             )
