@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "_outfile": 0,
     "_difftext": 0,
     "_infile": 0,
+    "_invisible": 0,
     "safetext": 0,
     "agents": 0,
     "schema": 1,
