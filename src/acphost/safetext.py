@@ -37,7 +37,10 @@ visible, inert escape the user can read:
   it, so one after a character stays (``❤\ufe0f``), while one after
   another selector, or with nothing before it in the text, selects nothing
   and is shown (``<U+FE01>``): a letter followed by a run of them (256
-  selectors, a byte each) would carry a hidden text;
+  selectors, a byte each) would carry a hidden text. (Text cleaned in
+  streamed pieces: clean each piece with the previous piece's last
+  character in front and drop that character's cleaned form, or a
+  selector split from its character is shown);
 * lone surrogates, which no terminal encoding can carry: ``<U+D800>``.
 
 Once ESC is visible, the rest of any escape sequence is plain printable text,
