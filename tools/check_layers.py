@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "_difftext": 0,
     "_infile": 0,
     "_lazy": 0,
+    "_invisible": 0,
     "safetext": 0,
     "agents": 0,
     "schema": 1,

@@ -20,14 +20,27 @@ visible, inert escape the user can read:
   reader takes for the host's) and others hide: ``<U+2028>``;
 * bidirectional embeddings, overrides, isolates and marks (U+202A to
   U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C): ``<U+202E>``;
-* invisible characters that only hide or split what is shown (zero-width
-  space U+200B, word joiners and invisible operators U+2060 to U+2065, the
-  byte order mark U+FEFF, the soft hyphen U+00AD, the combining grapheme
-  joiner U+034F, the Mongolian vowel separator U+180E, the Hangul and Khmer
-  fillers, the interlinear annotation marks U+FFF9 to U+FFFB, and the tag
-  characters U+E0000 to U+E007F, which can carry a whole hidden text); the
-  zero-width joiner and non-joiner and the variation selectors stay
-  (scripts and emoji need them);
+* invisible and format characters, which only hide or split what is
+  shown: every character of Unicode's ``Default_Ignorable_Code_Point``
+  property and of the format category ``Cf`` (one generated table,
+  :mod:`acphost._invisible`, shared with the protected-path check): the
+  zero-width space U+200B, word joiners and invisible operators, the
+  deprecated format characters U+206A to U+206F, the byte order mark
+  U+FEFF, the soft hyphen U+00AD, the Hangul and Khmer fillers, the
+  interlinear annotation marks, the shorthand and musical format controls
+  (U+1BCA0 to U+1BCA3, U+1D173 to U+1D17A), the reserved ignorable code
+  points (U+FFF0 to U+FFF8, U+E0000 to U+E0FFF) and the tag characters
+  U+E0020 to U+E007F, which can carry a whole hidden text. The zero-width
+  joiner and non-joiner stay (scripts and emoji sequences need them);
+* variation selectors (U+FE00 to U+FE0F, U+E0100 to U+E01EF, the Mongolian
+  ones) beyond one: a selector chooses the glyph of the character before
+  it, so one after a character stays (``❤\ufe0f``), while one after
+  another selector, or with nothing before it in the text, selects nothing
+  and is shown (``<U+FE01>``): a letter followed by a run of them (256
+  selectors, a byte each) would carry a hidden text. (Text cleaned in
+  streamed pieces: clean each piece with the previous piece's last
+  character in front and drop that character's cleaned form, or a
+  selector split from its character is shown);
 * lone surrogates, which no terminal encoding can carry: ``<U+D800>``.
 
 Once ESC is visible, the rest of any escape sequence is plain printable text,
@@ -55,6 +68,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
+
+from ._invisible import INVISIBLE, VARIATION_SELECTORS, char_class
 
 __all__ = [
     "AGENT_TEXT_LIMIT",
@@ -68,21 +84,53 @@ __all__ = [
     "sanitize_line",
 ]
 
-# Everything that can act on a terminal or hide what follows it.
-_UNSAFE_RANGES = (
-    (0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0xAD, 0xAD), (0x34F, 0x34F), (0x61C, 0x61C),
-    (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180E, 0x180E), (0x200B, 0x200B), (0x200E, 0x200F),
-    (0x2028, 0x202E), (0x2060, 0x2069), (0x3164, 0x3164), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0),
-    (0xFFF9, 0xFFFB), (0xD800, 0xDFFF), (0xE0000, 0xE007F),
+
+def _without(
+    ranges: Iterable[tuple[int, int]], removed: Iterable[tuple[int, int]]
+) -> list[tuple[int, int]]:
+    """The code point ranges less the ``removed`` ones (both sorted)."""
+    out: list[tuple[int, int]] = []
+    cut = sorted(removed)
+    for first, high in ranges:
+        low = first
+        for cut_low, cut_high in cut:
+            if cut_high < low or cut_low > high:
+                continue
+            if cut_low > low:
+                out.append((low, cut_low - 1))
+            low = cut_high + 1
+        if low <= high:
+            out.append((low, high))
+    return out
+
+
+# The zero-width non-joiner and joiner shape scripts (Persian, Indic
+# conjuncts) and join emoji sequences; the variation selectors are kept one
+# at a time (_EXTRA_SELECTOR).
+_KEPT = ((0x200C, 0x200D), *VARIATION_SELECTORS)
+# Everything that can act on a terminal or hide what follows it: C0 and C1
+# controls (newline and tab apart), DEL, the line and paragraph separators,
+# lone surrogates, and the invisible and format characters.
+_UNSAFE_RANGES = sorted(
+    [(0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), (0x2028, 0x2029), (0xD800, 0xDFFF),
+     *_without(INVISIBLE, _KEPT)]
 )  # fmt: skip
-_UNSAFE = "".join(
-    re.escape(chr(low)) + (f"-{re.escape(chr(high))}" if high > low else "")
-    for low, high in _UNSAFE_RANGES
-)
-_MULTILINE = re.compile(f"\r\n|[{_UNSAFE}]")
+_UNSAFE = char_class(_UNSAFE_RANGES)
+_SELECTOR = char_class(VARIATION_SELECTORS)
+# A variation selector after another one, or first in the text: the two
+# characters before the match's end are not "something else, then it".
+# (Starting with the selector's class keeps the engine's quick first-character
+# scan for the whole expression.)
+_EXTRA_SELECTOR = f"[{_SELECTOR}](?<![^{_SELECTOR}][{_SELECTOR}])"
+_MULTILINE = re.compile(f"\r\n|[{_UNSAFE}]|{_EXTRA_SELECTOR}")
 # On one line (a title, a table cell, a tab name), newline and tab would let
 # the text forge rows and columns of its own: they are shown too.
-_ONE_LINE = re.compile(f"[\n\t{_UNSAFE}]")
+_ONE_LINE = re.compile(f"[\n\t{_UNSAFE}]|{_EXTRA_SELECTOR}")
+# The same for ASCII text (str.isascii() costs nothing: CPython knows it): a
+# class of code points below 256 is a bitmap, several times faster to scan
+# than the ranges above U+FFFF the full class needs.
+_MULTILINE_ASCII = re.compile("\r\n|[\x00-\x08\x0b-\x1f\x7f]")
+_ONE_LINE_ASCII = re.compile("[\x00-\x1f\x7f]")
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -115,9 +163,10 @@ def sanitize(text: str) -> str:
         Text that is safe to write to a terminal.
 
     """
-    if _MULTILINE.search(text) is None:
+    pattern = _MULTILINE_ASCII if text.isascii() else _MULTILINE
+    if pattern.search(text) is None:
         return text
-    return _MULTILINE.sub(_visible, text)
+    return pattern.sub(_visible, text)
 
 
 def sanitize_line(text: str) -> str:
@@ -133,39 +182,30 @@ def sanitize_line(text: str) -> str:
         One line of text that is safe to write to a terminal.
 
     """
-    if _ONE_LINE.search(text) is None:
+    pattern = _ONE_LINE_ASCII if text.isascii() else _ONE_LINE
+    if pattern.search(text) is None:
         return text
-    return _ONE_LINE.sub(_visible, text)
+    return pattern.sub(_visible, text)
 
 
 # In valid JSON these can only stand inside strings (raw C0 controls cannot
 # at all), where a ``\uXXXX`` escape means the same character: escaping them
 # keeps every value of the frame equal and the bytes inert on a terminal.
-# The same characters as :func:`sanitize` shows, as UTF-8 (no surrogates:
-# valid UTF-8 has none); built when first used.
+# The same characters as :func:`sanitize` shows (no surrogates: valid UTF-8
+# has none); built when first used.
 @functools.cache
-def _json_unsafe() -> re.Pattern[bytes]:
-    encoded = sorted(
-        (
-            chr(code).encode("utf-8")
-            for low, high in _UNSAFE_RANGES
-            if low >= 0x7F
-            for code in range(low, high + 1)
-            if not 0xD800 <= code <= 0xDFFF
-        ),
-        key=len,
-        reverse=True,
-    )
-    return re.compile(b"|".join(re.escape(e) for e in encoded))
+def _json_unsafe() -> re.Pattern[str]:
+    above = _without(_UNSAFE_RANGES, ((0x00, 0x7E), (0xD800, 0xDFFF)))
+    return re.compile(f"[{char_class(above)}]|{_EXTRA_SELECTOR}")
 
 
 def escape_json_for_terminal(line: bytes) -> bytes:
     r"""Return a JSON frame (UTF-8) with terminal-active characters as ``\uXXXX`` escapes.
 
     For a frame mirrored to a terminal (``-o jsonl``): JSON may carry C1
-    controls, bidirectional overrides and line separators raw inside
-    strings, and a terminal would act on them. The escaped frame decodes to
-    the same value.
+    controls, bidirectional overrides, line separators and invisible
+    characters raw inside strings, and a terminal would act on them or hide
+    them. The escaped frame decodes to the same value.
 
     Args:
         line: one JSON frame, UTF-8 encoded.
@@ -176,15 +216,17 @@ def escape_json_for_terminal(line: bytes) -> bytes:
 
     """
     pattern = _json_unsafe()
-    if pattern.search(line) is None:
+    # Bytes that are not UTF-8 pass through unchanged (as lone surrogates).
+    text = line.decode("utf-8", "surrogateescape")
+    if pattern.search(text) is None:
         return line
     import json  # noqa: PLC0415 - only for a frame that needs it
 
     return pattern.sub(
         # json.dumps spells a character beyond U+FFFF as its surrogate pair.
-        lambda m: json.dumps(m.group().decode("utf-8")).strip('"').encode("ascii"),
-        line,
-    )
+        lambda m: json.dumps(m.group()).strip('"'),
+        text,
+    ).encode("utf-8", "surrogateescape")
 
 
 #: The Content-Security-Policy of every HTML page acphost writes with agent

@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 
 from acphost.trace import REDACTED, Redactor, TraceWriter
+from acphost.trace._configured import configured_secrets, url_passwords
 from acphost.trace._literals import SHORT, Literals
 from acphost.trace._patterns import trie_pattern
 from tests.cli.runner import run
@@ -156,3 +157,21 @@ def test_a_run_whose_agent_env_holds_a_long_document(tmp_path):
     assert r.returncode == 1 and "exited with code 3" in r.stderr, r.stderr[-2000:]
     assert secret not in r.stderr
     assert REDACTED in trace.read_text() and secret[:200] not in trace.read_text()
+
+
+def test_url_passwords_of_any_value_in_linear_time():
+    """The URL-password scan started at every word boundary of a run of scheme
+    characters and read the rest of the run from each: a 1 MB value such as
+    ``a-a-a-...`` took hours before the run started."""
+
+    class Agent:
+        env = {
+            "RUN": "a-" * (MEGABYTE // 2),
+            "COLONS": "a://" * (MEGABYTE // 4),
+            "DB": "postgres://app:pg-pass-123@db/x https://u:" + "p" * MEGABYTE + "@h",
+        }
+        args: list[str] = []
+
+    found = configured_secrets(agent=Agent())
+    assert "pg-pass-123" in found and "p" * MEGABYTE in found
+    assert url_passwords("git+ssh://me:pw:more@host 1a://u:p@h é-x://u:q@h") == ["pw:more", "q"]

@@ -75,6 +75,7 @@ import stat
 import unicodedata
 from collections.abc import Iterable, Mapping
 
+from .._invisible import INVISIBLE, char_class
 from ._gitconfig import git_config_areas
 
 __all__ = ["ProtectedPaths", "names_area", "startup_files"]
@@ -86,13 +87,9 @@ def _within(path: str, area: str) -> bool:
     return path == area or path.startswith(area.rstrip("/") + "/")
 
 
-# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode
-# 15.1): characters a file system or a renderer may drop from a name.
-_IGNORABLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
-    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
-)
+# Unicode's Default_Ignorable_Code_Point and format characters (the one table,
+# acphost._invisible): characters a file system or a renderer may drop from a name.
+_IGNORABLE = re.compile(f"[{char_class(INVISIBLE)}]")
 
 # The protected names once folded: ".git" and ".acphost", and the 8.3 short
 # names Windows gives them (the first six characters of the name without its

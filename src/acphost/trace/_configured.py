@@ -9,12 +9,19 @@ from typing import Any, Protocol
 
 from ._patterns import MIN_SECRET_LENGTH, is_secret_name
 
-__all__ = ["AgentLike", "SettingsLike", "argv_secrets", "configured_secrets"]
+__all__ = ["AgentLike", "SettingsLike", "argv_secrets", "configured_secrets", "url_passwords"]
 
 _FLAG = re.compile(r"(?P<flag>--?[A-Za-z0-9][A-Za-z0-9_.-]*)(?:=(?P<value>.*))?", re.DOTALL)
 _ASSIGN = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)=(?P<value>.*)", re.DOTALL)
-_URL_PASSWORD = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*:([^\s/?#@]+)@")
-# Values that are plainly not secrets whatever their name (booleans, log levels...).
+# A URL's password (``scheme://user:password@host``). A pattern that starts at
+# the scheme tries every word boundary of a long run of scheme characters
+# ("a-a-a-...") and scans the rest of the run from each: hours for a
+# megabyte-long configured value. So the search starts at "://" (a literal
+# the engine scans for), and the scheme is checked in the few characters
+# before it (RFC 3986 §3.1: a letter, then letters, digits, "+", "-", ".").
+_USERINFO = re.compile(r"://(?<=[A-Za-z0-9+.-]://)[^\s/?#@:]*:(?P<password>[^\s/?#@]+)@")
+_SCHEME = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*\Z")
+_SCHEME_LONGEST = 64
 _PUBLIC_WORDS = frozenset(
     {
         *("true", "false", "yes", "no", "on", "off", "null", "none"),
@@ -48,6 +55,27 @@ def argv_secrets(argv: Sequence[str]) -> Iterator[tuple[int, str]]:
         assign = _ASSIGN.fullmatch(arg)
         if assign is not None and assign["value"] and is_secret_name(assign["name"]):
             yield i, assign["name"] + "="
+
+
+def url_passwords(text: str) -> list[str]:
+    """The passwords of the URLs in ``text`` (``scheme://user:password@host``).
+
+    Time linear in the text, whatever it holds: the user information after
+    each ``://`` is read up to the first character that ends it (the next
+    ``://`` starts with one), the scheme in a bounded window before it.
+
+    Args:
+        text: e.g. a configured value or an MCP server's URL.
+
+    Returns:
+        The passwords, in order.
+
+    """
+    return [
+        m["password"]
+        for m in _USERINFO.finditer(text)
+        if _SCHEME.search(text, max(0, m.start() - _SCHEME_LONGEST), m.start()) is not None
+    ]
 
 
 def _looks_public(value: str) -> bool:
@@ -150,7 +178,7 @@ def configured_secrets(
             v for k, v in host_env.items() if is_secret_name(k) and not v.startswith(("/", "~"))
         ]
     for value in [*found, *urls]:
-        found += _URL_PASSWORD.findall(value)
+        found += url_passwords(value)
     out: list[str] = []
     for raw in found:
         value = raw.strip()
