@@ -2,6 +2,7 @@
 
 from .._outfile import open_output
 from ._audit import AuditLog
+from ._commands import workspace_code_note
 from ._forms import FormField, check_form, form_fields, parse_field
 from ._fs import DEFAULT_MAX_READ_BYTES, Authorizer, FileSystemProvider
 from ._jail import Workspace, resolve_path
@@ -73,4 +74,5 @@ __all__ = [
     "parse_field",
     "resolve_path",
     "startup_files",
+    "workspace_code_note",
 ]

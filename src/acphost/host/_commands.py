@@ -45,6 +45,12 @@ stands for git's subcommand, it matches only one of git's built-in commands
 status`` and ``git log``, never ``git x/../../usr/bin/make``, ``git lfs``
 or an alias. A subcommand the pattern spells out (``git lfs``) is the
 user's choice and is matched as written.
+
+Some commands run what is in the workspace: ``npm test`` runs the scripts
+of ``package.json``, ``pytest`` imports ``conftest.py``, ``make`` follows
+the ``Makefile``. While the agent may write those files, allowing such a
+command allows any command. :func:`runs_workspace_code` names them, so that
+the question, ``doctor`` and the documentation can say so.
 """
 
 from __future__ import annotations
@@ -68,6 +74,8 @@ __all__ = [
     "match_words",
     "pattern_holds_git_to_builtins",
     "pattern_words",
+    "runs_workspace_code",
+    "workspace_code_note",
     "shell_line_of",
     "shell_words",
 ]
@@ -402,3 +410,84 @@ def pattern_holds_git_to_builtins(pattern: Sequence[str], words: Sequence[str]) 
     if spelled and not any(c in _GLOB for c in pattern[index]):
         return True  # the user named this subcommand
     return words[index] in git_builtins()
+
+
+# Programs that run what the workspace holds (build files, scripts, tests),
+# and what: a rule allowing them allows whatever the agent writes there.
+_RUNS_WORKSPACE = {
+    **dict.fromkeys(("npm", "pnpm", "yarn", "bun"), "the scripts of package.json"),
+    "npx": "packages and package.json scripts",
+    **dict.fromkeys(("make", "gmake"), "the Makefile"),
+    "just": "the justfile",
+    "rake": "the Rakefile",
+    "ninja": "build.ninja",
+    "cmake": "CMakeLists.txt",
+    **dict.fromkeys(("pytest", "py.test"), "conftest.py and the tests"),
+    "tox": "tox.ini and the tests",
+    "nox": "noxfile.py",
+    "cargo": "build.rs and the crate's code",
+    "go": "the module's code (tests, go generate)",
+    **dict.fromkeys(("gradle", "gradlew", "mvn", "ant", "sbt"), "the build files"),
+    **dict.fromkeys(("node", "deno", "ruby", "perl", "php", "Rscript"), "scripts"),
+    "uv": "the project's code",
+    "poetry": "the project's code",
+}
+_PYTHON = re.compile(r"python[0-9.]*|pypy[0-9.]*")
+
+
+def runs_workspace_code(words: Sequence[str]) -> str | None:
+    """Say what a command runs from the workspace, if it is known to run the workspace's code.
+
+    Args:
+        words: words from :func:`command_words` (environment words first).
+
+    Returns:
+        A phrase such as ``"npm runs the scripts of package.json"``, or
+        ``None`` when the program is not known to.
+
+    """
+    index = 0
+    while index < len(words) and _ASSIGNMENT.match(words[index]):
+        index += 1
+    if index >= len(words):
+        return None
+    program = words[index]
+    name = os.path.basename(program)
+    if "/" in program and not os.path.isabs(program):
+        return f"{program} is a program in the workspace"
+    if _PYTHON.fullmatch(name):
+        rest = words[index + 1 :]
+        module = rest[1] if len(rest) > 1 and rest[0] == "-m" else None
+        if module in _RUNS_WORKSPACE:
+            return f"{name} -m {module} runs {_RUNS_WORKSPACE[module]}"
+        # A script is code, and "-m NAME" finds NAME in the working directory first.
+        return f"{name} runs Python code from the workspace"
+    what = _RUNS_WORKSPACE.get(name)
+    return f"{name} runs {what}" if what is not None else None
+
+
+def workspace_code_note(
+    argv: Sequence[str] | None,
+    shell_line: str | None,
+    env: Sequence[tuple[str, str]] = (),
+) -> str | None:
+    """The warning a question about this command carries when it runs the workspace's code.
+
+    Args:
+        argv: the argv, when the command is one.
+        shell_line: the shell line, when the command is one.
+        env: the environment overrides, in order.
+
+    Returns:
+        One line (``npm runs the scripts of package.json, which the agent
+        can write: ...``), or ``None``.
+
+    """
+    words = command_words(argv, shell_line, env)
+    what = runs_workspace_code(words) if words is not None else None
+    if what is None:
+        return None
+    return (
+        f"{what}, which the agent can write: while it may write files, "
+        "allowing this allows any command"
+    )
