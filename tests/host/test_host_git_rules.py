@@ -99,6 +99,12 @@ def _request(command, args):
         ("git --no-pager *", ["--no-pager", "x/../evil"], False),
         ("* *", ["x/../evil"], False),
         ("git x/../tools/build.sh", ["x/../tools/build.sh"], True),  # spelled out
+        # Options "**" covers before the subcommand: only those that change nothing.
+        ("git **", ["-c", "core.pager=touch PWNED", "log"], False),
+        ("git **", ["--exec-path=./evil", "status"], False),
+        ("git **", ["-C", "/tmp/planted", "status"], False),
+        ("git **", ["--no-pager", "log"], True),
+        ("git -c * log", ["-c", "core.pager=x", "log"], True),  # spelled out by the user
     ],
 )
 def test_a_glob_standing_for_the_subcommand_matches_only_builtins(pattern, args, allowed):

@@ -329,6 +329,15 @@ _GIT_VALUE_OPTIONS = frozenset(
      "--config-env", "--shallow-file", "--attr-source"}
 )  # fmt: skip
 _GIT_LIST_TIMEOUT = 10.0
+# git's options before the subcommand that change nothing of what runs; the
+# others do (``-c``/``--config-env``: any configuration, a pager or an alias;
+# ``--exec-path``: where git-WORD and helpers come from; ``-C``,
+# ``--git-dir``, ``--work-tree``: another repository, with its configuration).
+_GIT_HARMLESS_OPTIONS = frozenset(
+    {"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs",
+     "--no-literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
+     "--icase-pathspecs", "--no-replace-objects", "--no-advice", "--no-lazy-fetch"}
+)  # fmt: skip
 
 
 def git_subcommand(words: Sequence[str]) -> int | None:
@@ -393,7 +402,10 @@ def pattern_holds_git_to_builtins(pattern: Sequence[str], words: Sequence[str]) 
     the words run git and the pattern word standing for the subcommand is a
     glob or the final ``**``, the subcommand must be built in
     (:func:`git_builtins`); a subcommand spelled out in the pattern is
-    taken as written.
+    taken as written. git's own options before the subcommand that the
+    final ``**`` covers must change nothing of what runs (``--no-pager``
+    does; ``-c``, ``--config-env``, ``--exec-path``, ``-C``, ``--git-dir``
+    do not: ``git -c core.pager=CMD log`` runs ``CMD``).
 
     Args:
         pattern: words from :func:`pattern_words`.
@@ -406,6 +418,13 @@ def pattern_holds_git_to_builtins(pattern: Sequence[str], words: Sequence[str]) 
     index = git_subcommand(words)
     if index is None:
         return True
+    # Options before the subcommand that a final "**" covers were never written
+    # by the user: only those that change nothing of what runs pass.
+    fixed = len(pattern) - 1 if pattern and pattern[-1] == REST else len(pattern)
+    program = next(i for i, w in enumerate(words) if not _ASSIGNMENT.match(w))
+    for word in words[max(fixed, program + 1) : index]:
+        if word not in _GIT_HARMLESS_OPTIONS:
+            return False
     spelled = index < len(pattern) and pattern[index] != REST
     if spelled and not any(c in _GLOB for c in pattern[index]):
         return True  # the user named this subcommand
