@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 from acphost.host import Decision, PermissionRequest, Rule
-from acphost.host._commands import git_builtins, git_subcommand
+from acphost.host._programs import git_builtins, git_subcommand
 from tests.host.test_host_hostile_review import denied, run_hostile
 
 

@@ -2,7 +2,6 @@
 
 from .._outfile import open_output
 from ._audit import AuditLog
-from ._commands import workspace_code_note
 from ._forms import FormField, check_form, form_fields, parse_field
 from ._fs import DEFAULT_MAX_READ_BYTES, Authorizer, FileSystemProvider
 from ._jail import Workspace, resolve_path
@@ -21,6 +20,7 @@ from ._policy import (
     PermissionRequest,
     Verdict,
 )
+from ._programs import workspace_code_note
 from ._protect import ProtectedPaths, startup_files
 from ._request import describe_request, request_facts
 from ._rules import PolicyFileError, Rule, RulesPolicy

@@ -49,7 +49,7 @@ host's own file reads included: a file that rejects by default needs a
   the answer covers the same request (every fact the question showed) until
   the next prompt. For commands that run what the agent can write (``npm
   test`` runs ``package.json`` scripts, ``pytest`` runs ``conftest.py``,
-  ``make`` the ``Makefile``; :func:`~._commands.runs_workspace_code`):
+  ``make`` the ``Makefile``; :func:`~._programs.runs_workspace_code`):
   allowed outright while writes are allowed, they allow any command.
 * Protected paths (``.git/hooks``, ``.git/config``, ``.acphost``, the host's
   output files; :mod:`acphost.host._protect`): an allow or ask rule applies to
@@ -67,17 +67,10 @@ from typing import Any
 
 from .._errors import AcpError, RequestError
 from ..config import InputFileError, loads_strict, read_input
-from ._commands import (
-    command_words,
-    match_words,
-    pattern_holds_git_to_builtins,
-    pattern_words,
-    runs_workspace_code,
-    shell_line_of,
-    shell_words,
-)
+from ._commands import command_words, match_words, pattern_words, shell_line_of, shell_words
 from ._jail import resolve_path
 from ._policy import Decision, PermissionRequest, Verdict
+from ._programs import pattern_holds_git_to_builtins, runs_workspace_code
 from ._protect import names_area
 
 __all__ = ["PolicyFileError", "Rule", "RulesPolicy"]
@@ -240,7 +233,7 @@ class RulesPolicy:
 
         A rule allowing ``npm test``, ``pytest`` or ``make`` outright runs
         whatever the agent wrote into ``package.json``, ``conftest.py`` or
-        the ``Makefile`` (:func:`~._commands.runs_workspace_code`).
+        the ``Makefile`` (:func:`~._programs.runs_workspace_code`).
 
         Returns:
             One line per such rule, naming it and the safer form.
