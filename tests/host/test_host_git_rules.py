@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 from acphost.host import Decision, PermissionRequest, Rule
-from acphost.host._commands import git_builtins, git_subcommand
+from acphost.host._programs import git_builtins, git_subcommand
 from tests.host.test_host_hostile_review import denied, run_hostile
 
 
@@ -99,6 +99,12 @@ def _request(command, args):
         ("git --no-pager *", ["--no-pager", "x/../evil"], False),
         ("* *", ["x/../evil"], False),
         ("git x/../tools/build.sh", ["x/../tools/build.sh"], True),  # spelled out
+        # Options "**" covers before the subcommand: only those that change nothing.
+        ("git **", ["-c", "core.pager=touch PWNED", "log"], False),
+        ("git **", ["--exec-path=./evil", "status"], False),
+        ("git **", ["-C", "/tmp/planted", "status"], False),
+        ("git **", ["--no-pager", "log"], True),
+        ("git -c * log", ["-c", "core.pager=x", "log"], True),  # spelled out by the user
     ],
 )
 def test_a_glob_standing_for_the_subcommand_matches_only_builtins(pattern, args, allowed):

@@ -669,6 +669,7 @@ def test_host_exports_pinned():
             "request_facts",
             "open_output",
             "resolve_path",
+            "workspace_code_note",
         ]
     )
     assert all(hasattr(host, name) for name in host.__all__)

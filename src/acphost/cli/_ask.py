@@ -29,7 +29,7 @@ import termios
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..host import PermissionRequest, Verdict, describe_request
+from ..host import PermissionRequest, Verdict, describe_request, workspace_code_note
 from ..safetext import bounded, sanitize_line
 from ._edge import terminal_held, warn
 
@@ -57,7 +57,9 @@ def question_lines(request: PermissionRequest) -> list[str]:
     The host's own description (:func:`acphost.host.describe_request`: the
     action, the whole command line, cwd, environment overrides, every path
     and protected area, the tool, its kind and raw input, the title) is
-    exactly what an answer approves.
+    exactly what an answer approves. A command known to run what the agent
+    can write (``npm test``: the scripts of ``package.json``) gets a last
+    line saying that allowing it while writes are allowed allows any command.
 
     Args:
         request: the request to describe.
@@ -66,7 +68,11 @@ def question_lines(request: PermissionRequest) -> list[str]:
         The lines, in display order, with control characters made visible.
 
     """
-    return [sanitize_line(line) for line in describe_request(request)]
+    lines = describe_request(request)
+    note = workspace_code_note(request.argv, request.shell_line, request.env)
+    if note is not None:
+        lines = [*lines, f"note: {note}"]
+    return [sanitize_line(line) for line in lines]
 
 
 def _question(request: PermissionRequest, waiting: int) -> str:

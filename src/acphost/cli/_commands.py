@@ -160,6 +160,8 @@ async def _doctor(args: argparse.Namespace) -> int:
     # What the agent says about itself may hold a configured secret too.
     edge = Edge(is_terminal(sys.stdout), redact=redact)
     pad = " " * 14
+    if getattr(args, "permission_policy", None):
+        _doctor_rules(args.permission_policy, edge)
     print(f"agent:        {edge.field(spec.name)} ({edge.field(spec.source)})")
     print(f"command:      {edge.field(shown_argv(spec, redactor))}")
     print(f"found:        {'yes' if command_found(spec) else 'no'}")
@@ -195,6 +197,28 @@ async def _doctor(args: argparse.Namespace) -> int:
     shown_tail = _indented(edge.text(redact(tail)), pad) if tail else "(empty)"
     print("stderr tail:  " + shown_tail)
     return EXIT_OK
+
+
+def _doctor_rules(path: str, edge: Edge) -> None:
+    """Print a rules file's summary, and each rule that lets the agent run any command.
+
+    Raises:
+        UsageProblem: the rules file is unreadable or malformed.
+
+    """
+    from ..host import PolicyFileError, RulesPolicy  # noqa: PLC0415 - only with a rules file
+
+    try:
+        policy = RulesPolicy.from_file(os.path.expanduser(path))
+    except PolicyFileError as exc:
+        raise UsageProblem(str(exc)) from None
+    count = len(policy.rules)
+    print(
+        f"rules:        {edge.field(path)}: {count} rule{'' if count == 1 else 's'}, "
+        f"default {policy.default.value}"
+    )
+    for caution in policy.cautions():
+        print(f"  caution: {edge.field(caution)}")
 
 
 def doctor(args: argparse.Namespace) -> int:

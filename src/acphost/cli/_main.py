@@ -43,9 +43,13 @@ def _sessions(argv: list[str]) -> int:
 
 
 def _doctor(argv: list[str]) -> int:
-    args = sub_parser(
-        "doctor", "Check that an agent launches and initializes; show what it offers."
-    ).parse_args(argv)
+    p = sub_parser("doctor", "Check that an agent launches and initializes; show what it offers.")
+    p.add_argument(
+        "--permission-policy",
+        metavar="FILE",
+        help="also check a rules file: name the rules that let the agent run any command",
+    )
+    args = p.parse_args(argv)
     _setup_logging(args.verbose)
     from ._commands import doctor  # noqa: PLC0415
 

@@ -20,6 +20,7 @@ from ._policy import (
     PermissionRequest,
     Verdict,
 )
+from ._programs import workspace_code_note
 from ._protect import ProtectedPaths, startup_files
 from ._request import describe_request, request_facts
 from ._rules import PolicyFileError, Rule, RulesPolicy
@@ -73,4 +74,5 @@ __all__ = [
     "parse_field",
     "resolve_path",
     "startup_files",
+    "workspace_code_note",
 ]

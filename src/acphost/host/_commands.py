@@ -35,26 +35,15 @@ way and matched word by word (:func:`match_words`):
   but not ``git -c alias.x='!sh' x`` nor ``git --exec-path=/tmp x``;
 * a last pattern word ``**`` matches any further words, options included.
 
-A rule judges what will run, not only the words. ``git`` runs ``git-WORD``
-for a subcommand that is not one of its own, and takes a ``WORD`` holding a
-``/`` as a path (``git x/../../usr/bin/make`` runs ``make``, ``git
-x/../tools/build.sh`` a script in the workspace), and an alias from the
-configuration (``git WORD`` may be anything). So where a glob or ``**``
-stands for git's subcommand, it matches only one of git's built-in commands
-(:func:`git_builtins`, which no alias can shadow): ``git *`` allows ``git
-status`` and ``git log``, never ``git x/../../usr/bin/make``, ``git lfs``
-or an alias. A subcommand the pattern spells out (``git lfs``) is the
-user's choice and is matched as written.
+What particular programs run (git's subcommands, the workspace's code) is
+known to :mod:`._programs`, which rules consult after the words matched.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shlex
-import shutil
-import subprocess
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
@@ -62,11 +51,8 @@ __all__ = [
     "CommandKey",
     "command_key",
     "command_words",
-    "git_builtins",
-    "git_subcommand",
     "is_system_shell",
     "match_words",
-    "pattern_holds_git_to_builtins",
     "pattern_words",
     "shell_line_of",
     "shell_words",
@@ -312,93 +298,3 @@ def match_words(pattern: Sequence[str], words: Sequence[str]) -> bool:
             return False
         leading = leading and bool(_ASSIGNMENT.match(word))
     return True
-
-
-# git's options before the subcommand that take the next word as their value
-# (git.c ``handle_options``); the others stand alone or carry ``=value``.
-_GIT_VALUE_OPTIONS = frozenset(
-    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix",
-     "--config-env", "--shallow-file", "--attr-source"}
-)  # fmt: skip
-_GIT_LIST_TIMEOUT = 10.0
-
-
-def git_subcommand(words: Sequence[str]) -> int | None:
-    """Where git's subcommand is among a command's words, when the program is git.
-
-    Args:
-        words: words from :func:`command_words` (environment words first).
-
-    Returns:
-        The subcommand's index: the first word after ``git`` (any path whose
-        last part is ``git``) and git's own options and their values; ``None``
-        when the program is not git or no subcommand follows.
-
-    """
-    index = 0
-    while index < len(words) and _ASSIGNMENT.match(words[index]):
-        index += 1
-    if index >= len(words) or os.path.basename(words[index]) != "git":
-        return None
-    index += 1
-    while index < len(words) and words[index].startswith("-"):
-        index += 2 if words[index] in _GIT_VALUE_OPTIONS else 1
-    return index if index < len(words) else None
-
-
-@functools.cache
-def git_builtins() -> frozenset[str]:
-    """The built-in commands of git, as the installed ``git --list-cmds=builtins`` lists them.
-
-    A built-in runs inside git itself: no ``git-WORD`` program is looked up
-    and no alias can take its name (git ignores aliases that hide commands).
-    Asked once per process, bounded in time; without a working git the set
-    is empty, so a glob allows no subcommand (nothing would run anyway).
-
-    Returns:
-        The command names.
-
-    """
-    git = shutil.which("git")
-    if git is None:
-        return frozenset()
-    try:
-        done = subprocess.run(
-            [git, "--list-cmds=builtins"],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_GIT_LIST_TIMEOUT,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return frozenset()
-    if done.returncode != 0:
-        return frozenset()
-    names = done.stdout.decode("ascii", "replace").split()
-    return frozenset(n for n in names if re.fullmatch(r"[a-z0-9][a-z0-9-]*", n))
-
-
-def pattern_holds_git_to_builtins(pattern: Sequence[str], words: Sequence[str]) -> bool:
-    """Tell whether matched words keep git to its built-in commands where the pattern globs.
-
-    Call it after :func:`match_words` succeeded for an allowing rule. When
-    the words run git and the pattern word standing for the subcommand is a
-    glob or the final ``**``, the subcommand must be built in
-    (:func:`git_builtins`); a subcommand spelled out in the pattern is
-    taken as written.
-
-    Args:
-        pattern: words from :func:`pattern_words`.
-        words: words from :func:`command_words`.
-
-    Returns:
-        ``False`` when a glob would let git run a program, a path or an alias.
-
-    """
-    index = git_subcommand(words)
-    if index is None:
-        return True
-    spelled = index < len(pattern) and pattern[index] != REST
-    if spelled and not any(c in _GLOB for c in pattern[index]):
-        return True  # the user named this subcommand
-    return words[index] in git_builtins()

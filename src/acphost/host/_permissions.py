@@ -25,6 +25,10 @@ Decisions, and why:
   other allow, an "always" remembered earlier, a grant from earlier in the
   turn and a human's answer to a prompt no rule named are all refused, and
   the human is not asked.
+* An ``ask`` verdict marked ``per_turn`` (a rule's ``"once": "turn"``) is
+  asked once per turn: the answer covers the same request (every fact the
+  question showed) until :meth:`PermissionBroker.begin_turn`, never a
+  protected path.
 * ``cancel_session`` resolves every pending request of the session as
   ``cancelled`` at once, and answers new ones ``cancelled`` until
   :meth:`PermissionBroker.begin_turn` (ACP "Cancellation": the client MUST
@@ -111,6 +115,8 @@ class _SessionState:
     write_paths: set[str] = field(default_factory=set)
     read_paths: set[str] = field(default_factory=set)
     commands: set[object] = field(default_factory=set)
+    # This turn's answers to questions asked "once per turn" (Verdict.per_turn).
+    turn_answers: dict[_StickyKey, Verdict] = field(default_factory=dict)
 
 
 def _sticky_key(request: PermissionRequest) -> _StickyKey:
@@ -248,6 +254,7 @@ class PermissionBroker:
         state.write_paths.clear()
         state.read_paths.clear()
         state.commands.clear()
+        state.turn_answers.clear()
 
     def forget_session(self, session_id: str) -> None:
         """Drop everything remembered for a session (its sticky decisions too).
@@ -296,7 +303,13 @@ class PermissionBroker:
                 reason = f"{verdict.reason}; {reason}"
             return Verdict.reject(reason)
         if verdict is not None and verdict.decision is Decision.ASK:
-            if self._ask is None:
+            per_turn = verdict.per_turn and not protected
+            answered = state.turn_answers.get(key) if per_turn else None
+            if answered is not None:
+                verdict = Verdict(
+                    answered.decision, False, f"answered earlier in this turn: {answered.reason}"
+                )
+            elif self._ask is None:
                 verdict = Verdict.reject(
                     f"{verdict.reason + ': ' if verdict.reason else ''}"
                     "asking is not possible (non-interactive)"
@@ -305,6 +318,8 @@ class PermissionBroker:
                 verdict = await self._run(state, self._ask, request)
                 if verdict is not None and verdict.decision is Decision.ASK:
                     verdict = Verdict.reject("the prompt gave no decision")
+                if verdict is not None and per_turn:
+                    state.turn_answers[key] = verdict
         if verdict is not None and verdict.always and not protected:
             state.sticky[key] = verdict
             if self._per_agent:

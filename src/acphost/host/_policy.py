@@ -67,6 +67,9 @@ class Verdict:
         names_protected: the verdict comes from a rule that names every
             protected area of the request (``PermissionRequest.protected``);
             without it the broker refuses to write there, whatever the decision.
+        per_turn: an ``ask`` whose answer the broker keeps for the rest of
+            the turn: the same request (every fact the question showed) is
+            not asked again until the next prompt.
 
     """
 
@@ -74,6 +77,7 @@ class Verdict:
     always: bool = False
     reason: str = ""
     names_protected: bool = False
+    per_turn: bool = False
 
     @classmethod
     def allow(cls, reason: str = "", *, always: bool = False) -> Verdict:
@@ -104,17 +108,18 @@ class Verdict:
         return cls(Decision.REJECT, always, reason)
 
     @classmethod
-    def ask(cls, reason: str = "") -> Verdict:
+    def ask(cls, reason: str = "", *, per_turn: bool = False) -> Verdict:
         """Build an ask verdict: defer to the broker's interactive handler.
 
         Args:
             reason: why, for the audit log.
+            per_turn: keep the answer for the rest of the turn (ask once per turn).
 
         Returns:
             The verdict.
 
         """
-        return cls(Decision.ASK, False, reason)
+        return cls(Decision.ASK, False, reason, per_turn=per_turn)
 
 
 class PermissionPolicy(Protocol):

@@ -9,6 +9,7 @@ The format::
         {"kind": "execute", "command": "git status", "decision": "allow"},
         {"kind": "execute", "command": "npm test 2>&1 | tail -n 50", "shell": true,
          "decision": "allow"},
+        {"kind": "execute", "command": "npm test", "decision": "ask", "once": "turn"},
         {"tool": ["Bash", "mcp__*"], "decision": "ask"},
         {"title": "*rm -rf*", "decision": "reject"}
       ],
@@ -44,6 +45,12 @@ host's own file reads included: a file that rejects by default needs a
   subcommand, an allow or ask rule matches only one of git's built-in
   commands (``git *`` allows ``git status``, never ``git x/../../usr/bin/make``,
   which runs ``make``, nor an external ``git-lfs`` or an alias).
+* ``"once": "turn"`` on an ``ask`` rule: the user is asked once per turn;
+  the answer covers the same request (every fact the question showed) until
+  the next prompt. For commands that run what the agent can write (``npm
+  test`` runs ``package.json`` scripts, ``pytest`` runs ``conftest.py``,
+  ``make`` the ``Makefile``; :func:`~._programs.runs_workspace_code`):
+  allowed outright while writes are allowed, they allow any command.
 * Protected paths (``.git/hooks``, ``.git/config``, ``.acphost``, the host's
   output files; :mod:`acphost.host._protect`): an allow or ask rule applies to
   a write there only if its ``path`` names the protected area literally;
@@ -60,15 +67,10 @@ from typing import Any
 
 from .._errors import AcpError, RequestError
 from ..config import InputFileError, loads_strict, read_input
-from ._commands import (
-    command_words,
-    match_words,
-    pattern_holds_git_to_builtins,
-    pattern_words,
-    shell_line_of,
-)
+from ._commands import command_words, match_words, pattern_words, shell_line_of, shell_words
 from ._jail import resolve_path
 from ._policy import Decision, PermissionRequest, Verdict
+from ._programs import pattern_holds_git_to_builtins, runs_workspace_code
 from ._protect import names_area
 
 __all__ = ["PolicyFileError", "Rule", "RulesPolicy"]
@@ -77,7 +79,7 @@ KNOWN_TOOL_KINDS = frozenset(
     {"read", "edit", "delete", "move", "search", "execute"}
     | {"think", "fetch", "switch_mode", "other"}
 )
-_RULE_KEYS = frozenset({"kind", "tool", "title", "path", "command", "shell", "decision"})
+_RULE_KEYS = frozenset({"kind", "tool", "title", "path", "command", "shell", "decision", "once"})
 _TOP_KEYS = frozenset({"rules", "default"})
 
 
@@ -97,10 +99,13 @@ class Rule:
         command: a word pattern on the command (a shell line with ``shell``).
         tools: globs on the tool's programmatic name.
         shell: ``command`` is an exact shell line, syntax allowed.
+        once: ``"turn"``: an ``ask`` rule asks once per turn (the answer
+            covers the same request until the next prompt).
 
     Raises:
         ValueError: ``command`` has unbalanced quotes, is empty, or has
-            ``**`` anywhere but last; ``shell`` without ``command``.
+            ``**`` anywhere but last; ``shell`` without ``command``;
+            ``once`` other than ``"turn"``, or on a rule that does not ask.
 
     """
 
@@ -111,12 +116,17 @@ class Rule:
     command: str | None = None
     tools: tuple[str, ...] | None = None
     shell: bool = False
+    once: str | None = None
     _words: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
     _path: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.shell and self.command is None:
             raise ValueError("'shell' needs a 'command' (the exact shell line)")
+        if self.once is not None and (self.once != "turn" or self.decision is not Decision.ASK):
+            raise ValueError(
+                '\'once\' may only be "turn", on a rule whose decision is "ask" (ask once per turn)'
+            )
         if self.command is not None and not self.shell:
             object.__setattr__(self, "_words", pattern_words(self.command))
         if self.path is not None:
@@ -218,6 +228,32 @@ class RulesPolicy:
         """The decision when no rule matches."""
         return self._default
 
+    def cautions(self) -> list[str]:
+        """Say which allow rules let the agent run any command once it may write files.
+
+        A rule allowing ``npm test``, ``pytest`` or ``make`` outright runs
+        whatever the agent wrote into ``package.json``, ``conftest.py`` or
+        the ``Makefile`` (:func:`~._programs.runs_workspace_code`).
+
+        Returns:
+            One line per such rule, naming it and the safer form.
+
+        """
+        out = []
+        for index, rule in enumerate(self._rules, start=1):
+            if rule.decision is not Decision.ALLOW or rule.command is None:
+                continue
+            words = shell_words(rule.command) if rule.shell else rule._words
+            what = runs_workspace_code(words) if words else None
+            if what is None:
+                continue
+            out.append(
+                f"rule {index} in {self._source} allows {rule.command!r}: {what}, which the "
+                "agent can write; while it may write files this allows any command "
+                '(use "decision": "ask" with "once": "turn", or allow no writes)'
+            )
+        return out
+
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> RulesPolicy:
         """Load a rules file.
@@ -301,6 +337,9 @@ class RulesPolicy:
             shell = raw.get("shell", False)
             if not isinstance(shell, bool):
                 raise fail(where, "'shell' must be true or false")
+            once = raw.get("once")
+            if once is not None and not isinstance(once, str):
+                raise fail(where, "'once' must be \"turn\"")
             try:
                 rule = Rule(
                     decision,
@@ -310,6 +349,7 @@ class RulesPolicy:
                     globs["command"],
                     tools=tools,
                     shell=shell,
+                    once=once,
                 )
             except ValueError as exc:
                 raise fail(where, str(exc)) from None
@@ -334,7 +374,13 @@ class RulesPolicy:
             if protected and rule.decision is not Decision.REJECT and not named:
                 continue  # only a rule naming a protected area may open it
             reason = f"rule {index} in {self._source}"
-            return Verdict(rule.decision, False, reason, names_protected=named)
+            return Verdict(
+                rule.decision,
+                False,
+                reason,
+                names_protected=named,
+                per_turn=rule.once == "turn",
+            )
         return Verdict(self._default, False, f"default of {self._source}")
 
 

@@ -169,11 +169,6 @@ class Refusals:
         ):
             self._kinds[_what(request)] += 1
 
-    @property
-    def count(self) -> int:
-        """How many requests were refused (protected paths included)."""
-        return sum(self._kinds.values()) + len(self._protected)
-
     def lines(self) -> list[str]:
         """The summary: nothing when nothing was refused, else one line, two with protected paths.
 
