@@ -28,18 +28,27 @@ _WITH_TERMINAL = (
 
 
 class PtyRun:
-    """``python -m acphost ARGS`` on a pty of ``cols`` x ``rows``."""
+    """``python -m acphost ARGS`` on a pty of ``cols`` x ``rows``.
 
-    def __init__(self, args, *, cwd, env, cols=80, rows=24):
+    The terminal is the one the test means, whatever the runner's is:
+    ``term`` is its ``TERM`` (None: no ``TERM`` at all), and the size is set
+    both on the pty and in ``COLUMNS``/``LINES``.
+    """
+
+    def __init__(self, args, *, cwd, env, cols=80, rows=24, term="xterm-256color"):
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+        env = {**env, "COLUMNS": str(cols), "LINES": str(rows)}
+        env.pop("TERM", None)
+        if term is not None:
+            env["TERM"] = term
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _WITH_TERMINAL, *args],
             stdin=slave,
             stdout=slave,
             stderr=slave,
             cwd=cwd,
-            env={**env, "TERM": "xterm-256color", "COLUMNS": str(cols), "LINES": str(rows)},
+            env=env,
             start_new_session=True,
         )
         os.close(slave)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import io
+import os
 
 import pytest
 from rich.console import Console
 
 from acphost import schema as s
-from acphost.cli._edge import Edge
+from acphost.cli._batch_view import RichView, make_view
+from acphost.cli._edge import Edge, is_styled_terminal, is_terminal
 from acphost.cli._live import RichRenderer, block_end
 from acphost.cli._render import (
     PlainRenderer,
@@ -47,6 +49,19 @@ def plain(updates, **kw):
     state = SessionState()
     feed(PlainRenderer(out, state, **kw), state, updates)
     return out.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def capable_terminal(monkeypatch):
+    """The terminal these tests mean (rich reads ``TERM``), not the runner's.
+
+    On ``TERM=dumb`` rich cannot move the cursor, so a redrawn live display
+    would be appended again; acphost never renders with rich there
+    (``test_only_a_terminal_that_can_redraw_is_styled``).
+    """
+    monkeypatch.setenv("TERM", "xterm-256color")
+    for name in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
 
 
 def rich(updates, *, width=60, height=20, interval=0.0):
@@ -317,3 +332,39 @@ def test_describe_ignores_updates_the_transcript_does_not_show():
 )
 def test_block_end(src, expected):
     assert block_end(src) == expected
+
+
+# -- which terminal is styled -----------------------------------------------------------
+
+
+@pytest.fixture
+def pty_stream():
+    """A real terminal (the slave side of a pty) as a text stream."""
+    master, slave = os.openpty()
+    stream = open(slave, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    yield stream
+    stream.close()
+    os.close(master)
+
+
+@pytest.mark.parametrize(
+    ("term", "styled"),
+    [
+        ("xterm-256color", True),
+        ("screen", True),
+        ("dumb", False),
+        ("DUMB", False),
+        ("unknown", False),  # rich takes it as dumb: it would not move the cursor
+        ("", False),
+        (None, False),  # no TERM at all: nothing says the terminal understands escapes
+    ],
+)
+def test_only_a_terminal_that_can_redraw_is_styled(monkeypatch, pty_stream, term, styled):
+    monkeypatch.delenv("TERM", raising=False)
+    if term is not None:
+        monkeypatch.setenv("TERM", term)
+    assert is_terminal(pty_stream)
+    assert is_styled_terminal(pty_stream) is styled
+    # The other faces take the same decision: batch progress, history tables.
+    assert isinstance(make_view(pty_stream), RichView) is styled
+    assert not is_styled_terminal(io.StringIO())  # a pipe or a file never is

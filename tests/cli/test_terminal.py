@@ -261,3 +261,50 @@ def test_a_diff_too_large_to_compare_is_summarised_not_computed(tmp_path, env):
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
     )
     assert "(too large to compare" in shown.stdout, shown.stdout + shown.stderr
+
+
+# -- a terminal that cannot redraw ------------------------------------------------
+# TERM=dumb (an Emacs shell, many CI runners), TERM=unknown, or no TERM at all:
+# the cursor cannot be moved, so a live display would append every redraw.
+
+CANNOT_REDRAW = ["dumb", "unknown", None]
+
+
+@pytest.mark.parametrize("prompt", ["slow", "plan"])
+@pytest.mark.parametrize("term", CANNOT_REDRAW)
+def test_a_terminal_that_cannot_redraw_shows_the_piped_text_once(tmp_path, term, prompt):
+    env = {**os.environ, "ACPHOST_DEMO_STEP": "0", "XDG_CONFIG_HOME": str(tmp_path)}
+    piped = subprocess.run(
+        [sys.executable, "-m", "acphost", prompt],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+    run = PtyRun([prompt], cwd=tmp_path, env=env, term=term)
+    assert run.wait() == 0, run.text()
+    assert b"\x1b" not in run.output  # no styles, no cursor moves
+    assert run.text().replace("\r\n", "\n") == piped.stdout
+
+
+@pytest.mark.parametrize("term", CANNOT_REDRAW)
+def test_a_terminal_that_cannot_redraw_is_still_sanitised(tmp_path, env, term):
+    """Every face prints plain there, as into a pipe, but agent text stays escaped."""
+    runs = [(["all"], True), (["-o", "simple", "all"], True), (["sessions"], True),
+            (["doctor"], True), (["agents"], False), (["history", "list"], False)]
+    listed = subprocess.run(
+        [sys.executable, "-m", "acphost", "all"],
+        cwd=tmp_path, env=env, capture_output=True, timeout=60,
+    )
+    assert listed.returncode == 0, listed.stderr
+    listed = subprocess.run(
+        [sys.executable, "-m", "acphost", "history", "list"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )
+    history_id = listed.stdout.splitlines()[1].split("\t")[0]
+    runs.append((["history", "show", history_id], True))
+    for args, quotes_the_agent in runs:
+        run = PtyRun(args, cwd=tmp_path, env=env, cols=400, term=term)
+        assert run.wait() == 0, (args, run.text())
+        assert b"\x1b" not in run.output, (args, run.text())
+        assert_harmless(bytes(run.output))
+        if quotes_the_agent:
+            assert SHOWN in run.text(), (args, run.text())

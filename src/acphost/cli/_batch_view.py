@@ -7,11 +7,11 @@ with rich, only as ``Text`` (never as markup).
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from ..safetext import bounded, sanitize_line
+from ._edge import is_styled_terminal
 
 if TYPE_CHECKING:
     from ..batch import Batch, Progress, RunOutcome
@@ -163,6 +163,9 @@ def summary_text(batch: Batch) -> str:
 
 
 def make_view(stream: TextIO = sys.stderr, *, verbose: int = 0) -> View:
-    """Rich on a terminal (unless ``TERM=dumb`` or logging is verbose), plain lines otherwise."""
-    tty = hasattr(stream, "isatty") and stream.isatty() and os.environ.get("TERM") != "dumb"
-    return RichView(stream) if tty and not verbose else PlainView(stream)
+    """Rich on a terminal that can redraw (unless logging is verbose), plain lines otherwise.
+
+    The plain lines are sanitised wherever they go (:class:`PlainView`).
+    """
+    styled = is_styled_terminal(stream)
+    return RichView(stream) if styled and not verbose else PlainView(stream)

@@ -21,7 +21,7 @@ from .._errors import AcpError, AgentExited, CapabilityNotSupported
 from ..config import all_agents, command_found, find_settings, load_settings
 from ..config._settings import SettingsError
 from ..launch import EXIT_ERROR, EXIT_OK, UsageProblem, fail, resolve
-from ._edge import Edge, is_terminal
+from ._edge import Edge, is_styled_terminal, is_terminal
 from ._failure import agent_text
 from ._parser import usage_error
 
@@ -89,7 +89,7 @@ _SESSION_COLUMNS = ("SESSION ID", "UPDATED", "TITLE", "CWD")
 
 def _print_sessions(rows: list[tuple[str, str, str, str]], redact: Callable[[str], str]) -> None:
     rows = [(a, b, redact(c), redact(d)) for a, b, c, d in rows]
-    if is_terminal(sys.stdout):
+    if is_styled_terminal(sys.stdout):
         from rich.console import Console  # noqa: PLC0415 - rich loads only for a TTY
         from rich.table import Table  # noqa: PLC0415
         from rich.text import Text  # noqa: PLC0415
@@ -102,9 +102,11 @@ def _print_sessions(rows: list[tuple[str, str, str, str]], redact: Callable[[str
             table.add_row(*(Text(field(cell)) for cell in row))
         Console(markup=False, emoji=False, highlight=False).print(table)
         return
+    # A pipe gets the exact cells; a terminal that cannot be styled, the same rows sanitised.
+    field = Edge(is_terminal(sys.stdout)).field
     print("\t".join(_SESSION_COLUMNS))
     for row in rows:
-        print("\t".join(tsv_cell(cell) for cell in row))
+        print("\t".join(field(tsv_cell(cell)) for cell in row))
 
 
 async def _sessions(

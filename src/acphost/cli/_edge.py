@@ -5,6 +5,12 @@ Agent text is untrusted. Where output is a terminal it goes through
 for one-line fields) exactly once, here; stderr is treated as a terminal
 always. Where stdout is a pipe or a file the text is data and stays exact.
 
+A terminal is styled (rich: Markdown, colours, a live display that is
+redrawn as text streams) only when it can move its cursor; one whose
+``TERM`` is unset, empty, ``dumb`` or ``unknown`` (an Emacs shell, many CI
+runners) cannot, so it gets the plain output a pipe gets, still sanitised:
+:func:`is_styled_terminal` is that one decision.
+
 A live display on stdout (the streaming Markdown tail) owns the last lines
 of the terminal; anything written to stderr while it is shown must erase it
 first, or the two overwrite each other. :func:`before_stderr` is that hook:
@@ -14,6 +20,7 @@ the live display registers itself, every stderr writer calls it.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, TextIO
@@ -31,6 +38,7 @@ __all__ = [
     "agent_markdown",
     "before_stderr",
     "is_held",
+    "is_styled_terminal",
     "is_terminal",
     "set_log_redactor",
     "set_stderr_hook",
@@ -69,6 +77,30 @@ def is_terminal(stream: TextIO | None) -> bool:
         return stream.isatty()
     except (ValueError, OSError):
         return False
+
+
+#: ``TERM`` values of a terminal that cannot move its cursor or show styles
+#: (none at all, or one that says so; rich takes "dumb" and "unknown" alike).
+_DUMB_TERMS = frozenset({"", "dumb", "unknown"})
+
+
+def is_styled_terminal(stream: TextIO | None) -> bool:
+    """Whether ``stream`` is a terminal that acphost styles and redraws (with rich).
+
+    A live display redraws its lines by moving the cursor up; on a terminal
+    that cannot (``TERM`` unset, empty, ``dumb`` or ``unknown``) each redraw
+    would be appended again. Such a terminal gets plain output, as a pipe
+    does, but still sanitised: :func:`is_terminal` decides the cleaning.
+
+    Args:
+        stream: the output (stdout, stderr).
+
+    Returns:
+        True for a terminal whose ``TERM`` names a capable type.
+
+    """
+    term = os.environ.get("TERM", "").strip().lower()
+    return term not in _DUMB_TERMS and is_terminal(stream)
 
 
 def _same(text: str) -> str:

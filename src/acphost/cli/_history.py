@@ -45,6 +45,7 @@ from ..history import (
 )
 from ..launch import EXIT_ERROR, EXIT_OK, fail
 from ..safetext import sanitize, sanitize_line
+from ._edge import is_styled_terminal, is_terminal
 from ._parser import Parser, add_global_flags, first_word, setup_logging, usage_error
 
 __all__ = ["history_main", "usage_main"]
@@ -80,11 +81,16 @@ def _cwd(text: str | None) -> str | None:
 
 
 class _Out:
-    """Where results go: a terminal (rich, sanitised) or a pipe (exact)."""
+    """Where results go: a terminal (rich, sanitised) or a pipe (exact).
+
+    A terminal that cannot be styled (``TERM=dumb``) gets the piped layout,
+    sanitised (:func:`acphost.cli._edge.is_styled_terminal`).
+    """
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
-        self.tty = stream.isatty() and os.environ.get("TERM") != "dumb"
+        self.terminal = is_terminal(stream)  # agent text is sanitised
+        self.tty = is_styled_terminal(stream)  # rich tables and styles
         self._console: Any = None
 
     @property
@@ -102,11 +108,11 @@ class _Out:
 
             self.console.print(Text(sanitize(text), style=style or ""))
         else:
-            self.stream.write(text + "\n")
+            self.stream.write((sanitize(text) if self.terminal else text) + "\n")
 
     def data(self, text: str) -> None:
         """Text that is data (an export): exact on a pipe, sanitised on a terminal."""
-        self.stream.write(sanitize(text) if self.tty else text)
+        self.stream.write(sanitize(text) if self.terminal else text)
 
     def json(self, value: Any) -> None:
         self.stream.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
@@ -127,8 +133,9 @@ class _Out:
         room of every other column. Piped rows stay exact.
         """
         if not self.tty:
+            clean = sanitize_line if self.terminal else str
             for row in (headers, *rows):
-                self.stream.write("\t".join(c.translate(_TSV_ESCAPES) for c in row) + "\n")
+                self.stream.write("\t".join(clean(c.translate(_TSV_ESCAPES)) for c in row) + "\n")
             return
         from rich.table import Table  # noqa: PLC0415
         from rich.text import Text  # noqa: PLC0415

@@ -27,7 +27,7 @@ from ..launch import (
 )
 from ..safetext import escape_json_for_terminal
 from . import _collector
-from ._edge import Edge, is_terminal, warn
+from ._edge import Edge, is_styled_terminal, is_terminal, warn
 from ._parser import usage_error
 
 if TYPE_CHECKING:
@@ -243,12 +243,12 @@ class PromptRun:
     # -- the turn --------------------------------------------------------------------
 
     def styled(self) -> bool:
-        """Whether the turn renders styled Markdown (``-o text`` on a capable terminal)."""
-        return (
-            self.args.output == "text"
-            and self.edge.terminal
-            and os.environ.get("TERM") != "dumb"
-        )
+        """Whether the turn renders styled Markdown (``-o text`` on a capable terminal).
+
+        Elsewhere (a pipe, a file, a terminal that cannot redraw) it is plain
+        text, sanitised when stdout is a terminal.
+        """
+        return self.args.output == "text" and is_styled_terminal(self.out)
 
     def renderer(self, session: Session) -> Renderer | None:
         if self.jsonl:
