@@ -368,3 +368,23 @@ def test_only_a_terminal_that_can_redraw_is_styled(monkeypatch, pty_stream, term
     # The other faces take the same decision: batch progress, history tables.
     assert isinstance(make_view(pty_stream), RichView) is styled
     assert not is_styled_terminal(io.StringIO())  # a pipe or a file never is
+
+
+def test_terminal_shows_text_in_angle_brackets():
+    """Markdown's inline and block HTML is text on a terminal: it used to vanish
+    (``List<String>`` read ``List``, a ``<div>`` line was dropped)."""
+    updates = [chunk("A List<String> and <b>x</b>.\n\n<div>hi</div>\n\nend")]
+    shown = "\n".join(screen(rich(updates), cols=60))
+    assert "List<String>" in shown
+    assert "<b>x</b>" in shown
+    assert "<div>hi</div>" in shown
+    assert "end" in shown
+
+
+def test_a_finished_message_shows_text_in_angle_brackets():
+    from acphost.cli._edge import agent_markdown
+
+    out = io.StringIO()
+    console = Console(file=out, width=60, force_terminal=True, color_system=None)
+    console.print(agent_markdown("<span>a</span> Map<K, V>"))
+    assert "<span>a</span> Map<K, V>" in out.getvalue()

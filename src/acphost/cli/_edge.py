@@ -23,7 +23,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..safetext import sanitize, sanitize_line
 
@@ -40,6 +40,7 @@ __all__ = [
     "is_held",
     "is_styled_terminal",
     "is_terminal",
+    "markdown_class",
     "set_log_redactor",
     "set_stderr_hook",
     "stderr_log_handler",
@@ -64,9 +65,36 @@ def agent_markdown(text: str) -> Markdown:
         A rich renderable.
 
     """
-    from rich.markdown import Markdown  # noqa: PLC0415 - rich loads only for a terminal
+    return markdown_class()(sanitize(text), hyperlinks=False)
 
-    return Markdown(sanitize(text), hyperlinks=False)
+
+_MARKDOWN: type[Markdown] | None = None
+
+
+def markdown_class() -> type[Markdown]:
+    """Rich's ``Markdown``, parsing without HTML: every terminal rendering of agent text uses it.
+
+    Markdown allows inline and block HTML, which rich does not draw: ``List<String>``
+    would show as ``List`` and a ``<div>`` line not at all. Message text is never
+    HTML to us, so with ``html`` off the parser keeps those characters as text.
+    rich builds its parser inside ``Markdown.__init__``, so the subclass parses the
+    source itself (the base is given an empty one, which costs nothing).
+    """
+    global _MARKDOWN  # noqa: PLW0603 - built once, on a terminal's first Markdown
+    if _MARKDOWN is None:
+        from markdown_it import MarkdownIt  # noqa: PLC0415 - rich loads only for a terminal
+        from rich.markdown import Markdown  # noqa: PLC0415
+
+        parser = MarkdownIt("commonmark", {"html": False}).enable(["strikethrough", "table"])
+
+        class TextMarkdown(Markdown):
+            def __init__(self, markup: str, **kwargs: Any) -> None:
+                super().__init__("", **kwargs)
+                self.markup = markup
+                self.parsed = parser.parse(markup)
+
+        _MARKDOWN = TextMarkdown
+    return _MARKDOWN
 
 
 def is_terminal(stream: TextIO | None) -> bool:

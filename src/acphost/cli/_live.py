@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import schema as s
-from ._edge import ChunkCleaner, Edge, is_held, set_stderr_hook
+from ._edge import ChunkCleaner, Edge, is_held, markdown_class, set_stderr_hook
 from ._render import THOUGHT_PREFIX, Line, Shown, describe
 
 if TYPE_CHECKING:
@@ -177,9 +177,7 @@ class _Stream:
         self.printed = 0  # lines of the open block already printed for good
         self.blocks = 0  # finished blocks printed
         if markdown:
-            from rich.markdown import Markdown  # noqa: PLC0415 - rich loads only for a TTY
-
-            self._markdown = Markdown
+            self._markdown = markdown_class()
         else:
             from rich.text import Text  # noqa: PLC0415
 
