@@ -178,9 +178,12 @@ def private_dir(path: str) -> str:
         WorkspaceError: it exists and is not this user's own real directory.
 
     """
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(path, 0o700)
-    info = os.lstat(path)
+    try:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path, 0o700)
+        info = os.lstat(path)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot make {path}: {exc.strerror}") from None
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
         raise WorkspaceError(f"{path} is not a directory of this user's: remove it")
     return path
