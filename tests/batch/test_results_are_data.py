@@ -277,6 +277,15 @@ def test_a_gitignore_that_ignores_itself_hides_no_added_file(git_ws, tmp_path):
     assert "b/evil.py" in patch and "+evil" in patch and "b/.gitignore" in patch
 
 
+def test_files_hidden_in_a_git_directory_the_agent_made_are_in_the_patch(git_ws, tmp_path):
+    """A worktree's own .git file is not content; a .git directory put in its place is."""
+    out = tmp_path / "out"
+    script = "rm .git; mkdir .git; echo evil > .git/evil.py"
+    r = run_batch(git_ws, out, f'terminal sh -c "{script}"', extra=["--write"])
+    assert r.returncode == 0, r.stderr
+    assert "b/.git/evil.py" in _patch(out)
+
+
 def test_ignored_files_stay_out_of_the_patch(git_ws, tmp_path):
     (git_ws / ".gitignore").write_text("build/\n")
     git(git_ws, "add", ".gitignore")
