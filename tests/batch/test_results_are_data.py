@@ -175,7 +175,7 @@ def _set_diff(out: Path, value: str) -> None:
     path.write_text(json.dumps(data))
 
 
-@pytest.mark.parametrize("how", ["absolute", "dotdot", "link"])
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "link", "huge"])
 def test_batch_report_reads_no_file_outside_the_results_folder(how, finished, tmp_path):
     secret = tmp_path / "id_ed25519"
     secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- s3cr3t\n")
@@ -183,16 +183,19 @@ def test_batch_report_reads_no_file_outside_the_results_folder(how, finished, tm
         _set_diff(finished, str(secret))
     elif how == "dotdot":
         _set_diff(finished, "runs/demo--p1--0/../../../id_ed25519")
-    else:
+    elif how == "link":
         patch = finished / "runs" / "demo--p1--0" / "diff.patch"
         patch.unlink()
         os.symlink(secret, patch)
+    else:  # a path of a million characters: the report says so in a bounded line
+        _set_diff(finished, "../" * 333_333 + "id_ed25519")
     r = acphost(["batch", "report", str(finished)], cwd=tmp_path, timeout=60)
     assert r.returncode == 0, r.stderr
     for name in ("report.md", "report.html", "report.json"):
         assert "s3cr3t" not in (finished / name).read_text()
     assert "Diff not shown" in (finished / "report.md").read_text()
     assert "Diff not shown" in (finished / "report.html").read_text()
+    assert (finished / "report.html").stat().st_size < 100_000
 
 
 def test_batch_report_does_not_hang_on_a_fifo(finished, tmp_path):
