@@ -241,17 +241,19 @@ def test_resume_after_the_batch_was_killed(git_ws, tmp_path):
         str(out),
     ]
     proc = _start(args, tmp_path, env)
-    results = lambda: sorted(p.parent.name for p in out.glob("runs/*/result.json"))  # noqa: E731
-    # Runs go p1#0, p2#0, p1#1, p2#1: the two "touch" runs end, the two "block" runs wait.
-    _wait_for(lambda: len(results()) == 2 and len(pids_in(pid_dir)) == 4, proc)
-    # The results folder holds only the work directory's id; the workspaces are in it.
-    ident = (out / ".workdir").read_text().strip()
-    workdir = Path(tempfile.gettempdir()).resolve() / f"acphost-batch-{ident}"
-    runs_in = lambda: [p for p in workdir.iterdir() if not p.name.startswith(".")]  # noqa: E731
-    _wait_for(lambda: len(runs_in()) == 2, proc)
-    finished = {name: (out / "runs" / name / "result.json").read_text() for name in results()}
-    proc.kill()
-    proc.communicate(timeout=30)
+    try:
+        results = lambda: sorted(p.parent.name for p in out.glob("runs/*/result.json"))  # noqa: E731
+        # Runs go p1#0, p2#0, p1#1, p2#1: the two "touch" runs end, the two "block" runs wait.
+        _wait_for(lambda: len(results()) == 2 and len(pids_in(pid_dir)) == 4, proc)
+        # The results folder holds only the work directory's id; the workspaces are in it.
+        ident = (out / ".workdir").read_text().strip()
+        workdir = Path(tempfile.gettempdir()).resolve() / f"acphost-batch-{ident}"
+        runs_in = lambda: [p for p in workdir.iterdir() if not p.name.startswith(".")]  # noqa: E731
+        _wait_for(lambda: len(runs_in()) == 2, proc)
+        finished = {name: (out / "runs" / name / "result.json").read_text() for name in results()}
+    finally:  # killed here as in the test, or on a failure: no batch outlives the test
+        proc.kill()
+        proc.communicate(timeout=30)
     assert wait_gone(pids_in(pid_dir)) == []  # the agents died with their host
     leftovers = runs_in()
     assert len(leftovers) == 2 and len(git(git_ws, "worktree", "list").splitlines()) == 3

@@ -33,13 +33,21 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def ray_address():
+def ray_cluster():
+    """A local cluster: its address and its workers' temporary directory."""
     pytest.importorskip(
         "ray", reason="the Ray executor needs the ray extra: pip install 'acphost[ray]'"
     )
     port = _free_port()
     temp = tempfile.mkdtemp(prefix="acph-ray-", dir="/tmp")  # Ray's socket paths must stay short
-    env = {**os.environ, "ACPHOST_DEMO_STEP": "0", "RAY_USAGE_STATS_ENABLED": "0"}
+    # The workers' temporary directory (kept workspaces go there) is the test's own.
+    os.mkdir(os.path.join(temp, "tmp"))
+    env = {
+        **os.environ,
+        "ACPHOST_DEMO_STEP": "0",
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "TMPDIR": os.path.join(temp, "tmp"),
+    }
     head = subprocess.Popen(
         [
             str(Path(sys.executable).with_name("ray")),
@@ -73,7 +81,7 @@ def ray_address():
     try:
         if not started.wait(180):
             pytest.fail("the Ray head did not start:\n" + "".join(log[-30:]))
-        yield f"127.0.0.1:{port}"
+        yield f"127.0.0.1:{port}", os.path.join(temp, "tmp")
     finally:
         try:
             os.killpg(head.pid, signal.SIGTERM)
@@ -84,6 +92,11 @@ def ray_address():
         except ProcessLookupError:
             pass
         shutil.rmtree(temp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def ray_address(ray_cluster):
+    return ray_cluster[0]
 
 
 @pytest.mark.timeout(300)
@@ -217,3 +230,41 @@ def test_without_ray_the_executor_is_a_one_line_error(plain_ws, tmp_path):
     assert r.stderr.strip().splitlines()[-1] == (
         "acphost: --executor ray needs Ray: pip install 'acphost[ray]'"
     )
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("planted", ["left", "link"])
+def test_a_kept_workspace_on_a_worker_never_removes_what_was_there(
+    planted, ray_cluster, plain_ws, tmp_path
+):
+    """The workers' kept folder has a fixed name in a shared directory: a workspace an
+    earlier batch left there is left (the run's goes beside it), and a link planted in
+    the folder's place is refused, never followed into the directory it names."""
+    address, worker_tmp = ray_cluster
+    kept = Path(worker_tmp) / "acphost-batch-workspaces"
+    victim = tmp_path / "victim"
+    (victim / "demo--p1--0").mkdir(parents=True)
+    (victim / "demo--p1--0" / "mine.txt").write_text("precious\n")
+    if planted == "link":
+        shutil.rmtree(kept, ignore_errors=True)  # the cluster's own, from another test
+        os.symlink(victim, kept)
+    else:
+        kept.mkdir(mode=0o700, exist_ok=True)
+        shutil.rmtree(kept / "demo--p1--0", ignore_errors=True)
+        shutil.copytree(victim / "demo--p1--0", kept / "demo--p1--0")
+    try:
+        out = tmp_path / "out"
+        args = ["batch", "--executor", "ray", "--ray-address", address, "-a", "demo"]
+        args += ["-p", "echo hi", "--keep-workspaces", "--workspace", str(plain_ws)]
+        r = acphost([*args, "--out", str(out)], cwd=tmp_path, env={"ACPHOST_DEMO_STEP": "0"})
+        result = json.loads((out / "runs" / "demo--p1--0" / "result.json").read_text())
+        if planted == "link":
+            assert r.returncode == 1 and "is not a directory of this user's" in r.stderr
+        else:
+            assert r.returncode == 0, r.stderr
+            assert result["workspace"].endswith("acphost-batch-workspaces/demo--p1--0.2")
+            assert (kept / "demo--p1--0" / "mine.txt").read_text() == "precious\n"
+        assert (victim / "demo--p1--0" / "mine.txt").read_text() == "precious\n"
+    finally:
+        if kept.is_symlink():
+            kept.unlink()

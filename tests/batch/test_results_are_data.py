@@ -54,7 +54,7 @@ def test_a_crafted_workspace_marker_deletes_nothing(git_ws, tmp_path):
     assert (victim / "keep.txt").read_text() == "precious\n"
 
 
-@pytest.mark.parametrize("note", ["path", "id-in-use", "link"])
+@pytest.mark.parametrize("note", ["path", "id-in-use", "link", "link-to-id"])
 def test_a_crafted_workdir_note_deletes_and_overwrites_nothing(note, plain_ws, tmp_path):
     """``.workdir`` names a directory acphost would take for its own (an old-style path
     of the right shape, or the id of a batch that is still running), or is a link to a
@@ -73,15 +73,22 @@ def test_a_crafted_workdir_note_deletes_and_overwrites_nothing(note, plain_ws, t
             live = WorkDir.make()  # held by this process, as a running batch holds its own
             (Path(live.path) / "keep.txt").write_text("in use\n")
             (out / ".workdir").write_text(f"{live.ident}\n")
-        else:
+        elif note == "link":
             os.symlink(victim_file, out / ".workdir")
+        else:  # the id of a directory no batch holds, but through a link: not the folder's own
+            live = WorkDir.make()
+            os.close(live._fd)
+            live._fd = None
+            (Path(live.path) / "keep.txt").write_text("in use\n")
+            (tmp_path / "id.txt").write_text(live.ident + "\n")
+            os.symlink(tmp_path / "id.txt", out / ".workdir")
         r = run_batch(plain_ws, out, "echo hi")
         assert r.returncode == 0, r.stderr
         assert (victim / "keep.txt").read_text() == "precious\n"
         assert victim_file.read_text() == "precious\n"
         if live is not None:
             assert (Path(live.path) / "keep.txt").read_text() == "in use\n"
-            assert "a running batch uses it" in r.stderr
+            assert "a running batch uses it" in r.stderr or "symbolic link" in r.stderr
         if note == "path":
             assert "holds no work directory id acphost wrote" in r.stderr
         assert not (out / ".workdir").exists()  # this batch's own note, gone with its directory
@@ -168,7 +175,7 @@ def _set_diff(out: Path, value: str) -> None:
     path.write_text(json.dumps(data))
 
 
-@pytest.mark.parametrize("how", ["absolute", "dotdot", "link"])
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "link", "huge"])
 def test_batch_report_reads_no_file_outside_the_results_folder(how, finished, tmp_path):
     secret = tmp_path / "id_ed25519"
     secret.write_text("-----BEGIN OPENSSH PRIVATE KEY----- s3cr3t\n")
@@ -176,16 +183,19 @@ def test_batch_report_reads_no_file_outside_the_results_folder(how, finished, tm
         _set_diff(finished, str(secret))
     elif how == "dotdot":
         _set_diff(finished, "runs/demo--p1--0/../../../id_ed25519")
-    else:
+    elif how == "link":
         patch = finished / "runs" / "demo--p1--0" / "diff.patch"
         patch.unlink()
         os.symlink(secret, patch)
+    else:  # a path of a million characters: the report says so in a bounded line
+        _set_diff(finished, "../" * 333_333 + "id_ed25519")
     r = acphost(["batch", "report", str(finished)], cwd=tmp_path, timeout=60)
     assert r.returncode == 0, r.stderr
     for name in ("report.md", "report.html", "report.json"):
         assert "s3cr3t" not in (finished / name).read_text()
     assert "Diff not shown" in (finished / "report.md").read_text()
     assert "Diff not shown" in (finished / "report.html").read_text()
+    assert (finished / "report.html").stat().st_size < 100_000
 
 
 def test_batch_report_does_not_hang_on_a_fifo(finished, tmp_path):
@@ -196,6 +206,19 @@ def test_batch_report_does_not_hang_on_a_fifo(finished, tmp_path):
     assert r.returncode == 0, r.stderr
     assert "FIFO" in (finished / "report.md").read_text()
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_batch_file_that_is_a_link_is_not_read(finished, tmp_path):
+    elsewhere = tmp_path / "elsewhere.json"
+    plan = json.loads((finished / "batch.json").read_text())
+    plan["prompts"][0]["prompt"] = "s3cr3t from elsewhere"
+    elsewhere.write_text(json.dumps(plan))
+    (finished / "batch.json").unlink()
+    os.symlink(elsewhere, finished / "batch.json")
+    r = acphost(["batch", "report", str(finished)], cwd=tmp_path, timeout=60)
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "symbolic link" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "s3cr3t" not in (finished / "report.md").read_text()
 
 
 def test_a_run_id_that_is_a_path_is_refused_in_one_line(finished, tmp_path):
@@ -255,6 +278,15 @@ def test_a_gitignore_that_ignores_itself_hides_no_added_file(git_ws, tmp_path):
     assert r.returncode == 0, r.stderr
     patch = _patch(out)
     assert "b/evil.py" in patch and "+evil" in patch and "b/.gitignore" in patch
+
+
+def test_files_hidden_in_a_git_directory_the_agent_made_are_in_the_patch(git_ws, tmp_path):
+    """A worktree's own .git file is not content; a .git directory put in its place is."""
+    out = tmp_path / "out"
+    script = "rm .git; mkdir .git; echo evil > .git/evil.py"
+    r = run_batch(git_ws, out, f'terminal sh -c "{script}"', extra=["--write"])
+    assert r.returncode == 0, r.stderr
+    assert "b/.git/evil.py" in _patch(out)
 
 
 def test_ignored_files_stay_out_of_the_patch(git_ws, tmp_path):

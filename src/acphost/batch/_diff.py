@@ -20,7 +20,6 @@ line ends or of the final newline is in the patch.
 
 from __future__ import annotations
 
-import filecmp
 import os
 import stat
 from collections.abc import Collection
@@ -141,7 +140,40 @@ def _same(a: str, b: str, kind_a: str, kind_b: str) -> bool:
         return False
     if kind_a == "l":
         return os.readlink(a) == os.readlink(b)
-    return filecmp.cmp(a, b, shallow=False)
+    return _same_bytes(a, b)
+
+
+def _open_regular(path: str) -> int | None:
+    """A descriptor of ``path`` if it is still a regular file (never a link or a FIFO)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return None
+    return fd
+
+
+def _same_bytes(a: str, b: str) -> bool:
+    """Whether two files hold the same bytes (a file swapped for a FIFO is never opened)."""
+    fd_a = _open_regular(a)
+    fd_b = _open_regular(b) if fd_a is not None else None
+    try:
+        if fd_a is None or fd_b is None:
+            return False
+        if os.fstat(fd_a).st_size != os.fstat(fd_b).st_size:
+            return False
+        while True:
+            chunk_a, chunk_b = os.read(fd_a, 1 << 16), os.read(fd_b, 1 << 16)
+            if chunk_a != chunk_b:
+                return False
+            if not chunk_a:
+                return True
+    finally:
+        for fd in (fd_a, fd_b):
+            if fd is not None:
+                os.close(fd)
 
 
 def _content(path: str | None) -> tuple[bytes | None, str]:

@@ -261,6 +261,8 @@ class OutDir:
         """
         path = os.path.join(self.path, "batch.json")
         try:
+            if os.path.lexists(path):
+                path = self.inside("batch.json")  # a link to a file elsewhere is refused
             data = loads_strict(read_input(path, what="batch file"), where=path, fix=_FIX)
         except InputFileError as exc:
             if exc.missing:

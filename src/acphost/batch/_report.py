@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote
 
-from ..safetext import markdown_fence, markdown_inline, sanitize_line
+from ..safetext import bounded, markdown_fence, markdown_inline, sanitize_line
 from ._model import STATUSES, RunOutcome
 from ._out import FORMAT, VERSION, BatchError, OutDir, check_run_id
 
@@ -220,7 +220,7 @@ class Report:
                 # At most 4 bytes a character: the read is bounded whatever the file's size.
                 data = f.read(4 * limit + 4)
         except (BatchError, OSError) as exc:
-            return "", False, str(exc)
+            return "", False, bounded(str(exc), 400)  # it quotes the crafted path
         text = data.decode("utf-8", "replace")
         return text[:limit], len(text) > limit, None
 

@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 
 from ..config import InputFileError, read_input
 from ._model import WorkspaceSource
-from ._out import write_atomic
+from ._out import BatchError, OutDir, write_atomic
 from ._workspace import WorkspaceError, forget_worktrees, remove_tree
 
 __all__ = ["WORKDIR_NOTE", "WorkDir", "free_path", "private_dir", "remove_stale"]
@@ -115,10 +115,12 @@ def remove_stale(out: str, sources: Sequence[WorkspaceSource]) -> list[str]:
 
     """
     note = os.path.join(out, WORKDIR_NOTE)
+    if not os.path.lexists(note):
+        return []
     try:
-        text = read_input(note, what="the work directory note", limit=1024)
-    except InputFileError as exc:
-        return [] if exc.missing else [f"{exc}; nothing is removed for it"]
+        text = read_input(OutDir(out).inside(WORKDIR_NOTE), what="the note", limit=1024)
+    except (BatchError, InputFileError) as exc:
+        return [f"{exc}; nothing is removed for it"]
     ident = text.decode("ascii", "replace").strip()
     if not _ID.fullmatch(ident):
         return [f"{note} holds no work directory id acphost wrote: nothing is removed for it"]
@@ -176,9 +178,12 @@ def private_dir(path: str) -> str:
         WorkspaceError: it exists and is not this user's own real directory.
 
     """
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(path, 0o700)
-    info = os.lstat(path)
+    try:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path, 0o700)
+        info = os.lstat(path)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot make {path}: {exc.strerror}") from None
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
         raise WorkspaceError(f"{path} is not a directory of this user's: remove it")
     return path

@@ -267,13 +267,29 @@ class Checkout:
             raise WorkspaceError("the run's workspace has no baseline to compare to")
         if self.git_dir is None:
             return tree_changes(self.baseline, self.root)
-        # The run's own .git (a file naming the worktree's entry) is not content.
+        # The run's own .git (the file git wrote, naming the worktree's entry) is
+        # not content; anything else the agent put there is.
+        skip = (".git",) if self._own_git_file() else ()
         ignored = self._ignored()
-        changes = tree_changes(self.baseline, self.root, ignored=ignored, skip_top=(".git",))
+        changes = tree_changes(self.baseline, self.root, ignored=ignored, skip_top=skip)
         if ignored and any(_is_ignore_file(f.path) for f in changes.files):
             # The agent changed the rules that left files out: trust none of them.
-            changes = tree_changes(self.baseline, self.root, skip_top=(".git",))
+            changes = tree_changes(self.baseline, self.root, skip_top=skip)
         return changes
+
+    def _own_git_file(self) -> bool:
+        """Whether ``ROOT/.git`` is still the file git wrote (or gone), not the agent's."""
+        path = os.path.join(self.root, ".git")
+        if not os.path.lexists(path):
+            return True
+        try:
+            line = read_input(path, what="the worktree's .git", limit=4096).strip()
+        except InputFileError:
+            return False
+        if not line.startswith(b"gitdir: ") or self.git_dir is None:
+            return False
+        named = os.path.join(self.root, os.fsdecode(line[len(b"gitdir: ") :]))
+        return os.path.realpath(named) == self.git_dir
 
     def _ignored(self) -> frozenset[str]:
         """Untracked paths git's ignore rules leave out (directories end with ``/``).
