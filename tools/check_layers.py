@@ -37,13 +37,14 @@ LAYERS: dict[str, int] = {
     "host": 5,
     "content": 6,
     "client": 7,
-    "history": 8,
-    "batch": 9,
-    "launch": 10,
-    "cli": 11,
-    "tui": 11,
-    "__init__": 12,
-    "__main__": 12,
+    "view": 8,
+    "history": 9,
+    "batch": 10,
+    "launch": 11,
+    "cli": 12,
+    "tui": 12,
+    "__init__": 13,
+    "__main__": 13,
 }
 
 __doc__ += "\n".join(

@@ -388,3 +388,15 @@ def test_a_finished_message_shows_text_in_angle_brackets():
     console = Console(file=out, width=60, force_terminal=True, color_system=None)
     console.print(agent_markdown("<span>a</span> Map<K, V>"))
     assert "<span>a</span> Map<K, V>" in out.getvalue()
+
+
+def test_media_blocks_are_placeholder_lines_piped_and_on_a_terminal():
+    """An image, audio or resource in a message printed as a blank line."""
+    image = s.AgentMessageChunk(
+        content=s.ImageContentBlock(data="AAAA", mime_type="image/png", uri="file:///a.png")
+    )
+    updates = [chunk("look:\n"), image, chunk("done")]
+    expected = "[image] file:///a.png · image/png · 3 B"
+    assert expected in plain(updates).splitlines()
+    assert expected in [line.rstrip() for line in screen(rich(updates), cols=60)]
+    assert "[image]" not in plain(updates, simple=True)

@@ -311,13 +311,13 @@ class RichRenderer:
 
     def update(self, update: s.SessionUpdate) -> None:
         """Show one update."""
+        # Text chunks stream; a chunk of other content (an image...) is a line.
         if isinstance(update, s.AgentMessageChunk):
             if update.text:
                 self._append("agent", update.text)
-            return
-        if isinstance(update, s.AgentThoughtChunk):
-            if update.text:
-                self._append("thought", update.text)
+                return
+        elif isinstance(update, s.AgentThoughtChunk) and update.text:
+            self._append("thought", update.text)
             return
         lines = describe(update, self.state, self.edge, self._shown)
         if not lines:

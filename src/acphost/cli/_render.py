@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO
 
 from .. import schema as s
 from .._difftext import hunk_lines
+from ..view import media_line, media_of
 from ._edge import ChunkCleaner, Edge, before_stderr, stderr_redacted
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ __all__ = [
     "compaction_line",
     "describe",
     "diff_lines",
+    "media_lines",
     "notice_line",
     "plan_lines",
     "tool_line",
@@ -183,7 +185,26 @@ def _tool(update: Any, state: SessionState, edge: Edge) -> list[Line]:
     for item in update.content or ():
         if isinstance(item, s.DiffToolCallContent):
             lines.extend(_diff_block(item, edge))
+        elif isinstance(item, s.ContentToolCallContent):
+            lines.extend(media_lines(item.content, edge))
     return lines
+
+
+def media_lines(block: s.ContentBlock, edge: Edge) -> list[Line]:
+    """A non-text block's placeholder line (``[image] shot.png · image/png · 2.0 KB``).
+
+    Text blocks give no line: a message's text streams, and a tool call's text
+    output is the agent's to summarise in its title.
+    """
+    media = media_of(block)
+    if media is None:
+        return []
+    return [Line(edge.text(media_line(media)), "dim")]
+
+
+def _chunk(update: Any, state: SessionState, edge: Edge) -> list[Line]:
+    # Only a chunk whose content is not text: text chunks stream instead.
+    return media_lines(update.content, edge)
 
 
 def _notice(update: s.Notice, state: SessionState, edge: Edge) -> list[Line]:
@@ -203,6 +224,8 @@ _Describer = Callable[[Any, "SessionState", Edge], list[Line]]
 # agent's timing goes, so printing it would make the same run's output differ
 # from one run to the next. --list-commands lists them (waiting for them).
 _DESCRIBERS: dict[type, _Describer] = {
+    s.AgentMessageChunk: _chunk,
+    s.AgentThoughtChunk: _chunk,
     s.PlanUpdate: _plan,
     s.ToolCallStart: _tool,
     s.ToolCallProgress: _tool,
@@ -408,7 +431,10 @@ class PlainRenderer:
             self._message(update)
         elif isinstance(update, s.AgentThoughtChunk):
             if not self.simple:
-                self._thought(update.text)
+                if update.text:
+                    self._thought(update.text)
+                else:
+                    self._lines(describe(update, self.state, self.edge, self._shown))
         elif self.simple:
             lines = describe(update, self.state, self.edge, self._shown)
             # What the transcript would show between two runs of message text
@@ -427,6 +453,8 @@ class PlainRenderer:
     def _message(self, update: s.AgentMessageChunk) -> None:
         text = update.text
         if not text:
+            if not self.simple:
+                self._lines(describe(update, self.state, self.edge, self._shown))
             return
         mid = update.message_id
         if self._stream == "agent":

@@ -20,35 +20,19 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from .. import schema as s
-from ._safe import AgentMarkdown, agent_line, agent_markdown, clip
+from ..view import media_of
+from ._safe import AgentMarkdown, agent_line, agent_markdown
 
 __all__ = [
     "MediaCard",
     "UserBubble",
-    "annotations_text",
     "block_card_text",
     "block_markdown",
-    "human_size",
     "is_card",
     "mention_label",
 ]
 
 _ICONS = {"image": "🖼", "audio": "🔊", "resource_link": "🔗", "resource": "📎"}
-
-
-def human_size(n: int) -> str:
-    """``532 B``, ``12.3 KB``, ``4.1 MB``."""
-    if n < 1024:
-        return f"{n} B"
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n / (1024 * 1024):.1f} MB"
-
-
-def _b64_size(data: str) -> int:
-    """The decoded size of base64 ``data``, without decoding it."""
-    stripped = data.rstrip("=")
-    return len(stripped) * 3 // 4
 
 
 def block_markdown(block: s.ContentBlock) -> str:
@@ -61,66 +45,22 @@ def is_card(block: s.ContentBlock) -> bool:
     return not isinstance(block, s.TextContentBlock)
 
 
-def annotations_text(annotations: s.Annotations | None) -> str:
-    """``for user · priority 0.8 · modified 2025-01-01`` (``""`` without annotations)."""
-    if annotations is None:
-        return ""
-    parts = []
-    if annotations.audience:
-        parts.append("for " + ", ".join(annotations.audience))
-    if annotations.priority is not None:
-        parts.append(f"priority {annotations.priority:g}")
-    if annotations.last_modified:
-        parts.append(f"modified {annotations.last_modified}")
-    return " · ".join(parts)
-
-
-def _uri_name(uri: str) -> str:
-    parsed = urlparse(uri)
-    if parsed.scheme == "file":
-        return os.path.basename(unquote(parsed.path)) or uri
-    return uri
-
-
 def block_card_text(block: s.ContentBlock) -> Text:
     """One or two lines for a non-text block: what it is, its size and name, annotations."""
-    kind = str(getattr(block, "type", "") or "content")
-    head = Text(f"{_ICONS.get(kind, '◇')} {kind}", style="bold")
-    details: list[str] = []
-    name = ""
-    if isinstance(block, (s.ImageContentBlock, s.AudioContentBlock)):
-        details += [block.mime_type, human_size(_b64_size(block.data))]
-        name = getattr(block, "uri", None) or ""
-    elif isinstance(block, s.ResourceLinkContentBlock):
-        if block.mime_type:
-            details.append(block.mime_type)
-        if block.size is not None:
-            details.append(human_size(block.size))
-        name = block.title or block.name
-        if name != block.uri:
-            details.append(block.uri)
-    elif isinstance(block, s.EmbeddedResourceContentBlock):
-        res = block.resource
-        if res.mime_type:
-            details.append(res.mime_type)
-        if isinstance(res, s.TextResourceContents):
-            details.append(f"{len(res.text)} characters")
-        else:
-            details.append(human_size(_b64_size(res.blob)))
-        name = res.uri
-    elif isinstance(block, s.UnknownContentBlock):
-        details.append("unknown content type: shown as a placeholder")
-    line = head
-    if name:
+    media = media_of(block)
+    kind = media.kind if media is not None else "text"
+    line = Text(f"{_ICONS.get(kind, '◇')} {kind}", style="bold")
+    if media is None:
+        return line
+    if media.name:
         line.append(" ")
-        line.append_text(agent_line(clip(name, 80), "bold"))
-    for detail in details:
+        line.append_text(agent_line(media.name, "bold"))
+    for detail in media.details:
         line.append(" · ", style="dim")
-        line.append_text(agent_line(clip(detail, 80), "dim"))
-    notes = annotations_text(getattr(block, "annotations", None))
-    if notes:
+        line.append_text(agent_line(detail, "dim"))
+    if media.notes:
         line.append("\n")
-        line.append_text(agent_line(notes, "dim italic"))
+        line.append_text(agent_line(media.notes, "dim italic"))
     return line
 
 

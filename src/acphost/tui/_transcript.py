@@ -21,7 +21,8 @@ from textual.widgets import Static
 
 from .. import schema as s
 from ..client import SessionState
-from ._blocks import MediaCard, UserBubble, annotations_text, is_card
+from ..view import annotations_text
+from ._blocks import MediaCard, UserBubble, is_card
 from ._notes import CompactionBlock, Marker, Notice
 from ._safe import AgentMarkdown, InertCollapsible, agent_line, agent_markdown, agent_text, sanitize
 from ._terminals import TerminalBuffers
