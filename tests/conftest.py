@@ -42,12 +42,54 @@ def validate_client_frames(request):
     assert not errors, "client frames that break the schema:\n" + "\n".join(errors)
 
 
+#: What describes the runner's terminal and locale; a test that needs a terminal
+#: sets the one it means (``TERM=xterm-256color`` for a capable one, a pty's size).
+_RUNNER_TERMINAL = (
+    "COLUMNS",
+    "LINES",
+    "COLORTERM",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+)
+
+
 @pytest.fixture(autouse=True)
-def isolated_state_home(monkeypatch, tmp_path_factory):
-    """Keep the demo agent's sessions (saved in the XDG state home by default) and
-    the history the command line records (in the XDG data home) per test."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state-home")))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data-home")))
+def bare_user(monkeypatch, tmp_path_factory):
+    """Each test starts as a new user on an unknown terminal, whoever runs the suite.
+
+    HOME and the XDG folders are the test's own, empty (the demo agent saves
+    its sessions in the state home, the command line its history in the data
+    home, settings and trust live in the config home): a developer's
+    ``~/.config/acphost/settings.json`` or trust store never picks the agent a
+    test talks to. No ``ACPHOST_*`` variable of the runner's shell reaches a
+    test. The terminal is ``TERM=dumb`` with no size, colour or locale
+    settings, as in CI (``.ci/run``), so a test that depends on the runner's
+    terminal fails on every machine, not only on some.
+    """
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for var, sub in (
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_CACHE_HOME", ".cache"),
+        ("XDG_STATE_HOME", ".local/state"),
+        ("XDG_DATA_HOME", ".local/share"),
+    ):
+        (home / sub).mkdir(parents=True)
+        monkeypatch.setenv(var, str(home / sub))
+    for name in [n for n in os.environ if n.startswith("ACPHOST_")]:
+        monkeypatch.delenv(name)
+    for name in _RUNNER_TERMINAL:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "dumb")
 
 
 @pytest.fixture

@@ -108,9 +108,13 @@ async def wait_for(pilot, predicate: Callable[[], object], timeout: float = 10.0
 
 
 async def ready(pilot) -> None:
-    """Wait until the app is connected with a session; stop the cursor blinking."""
+    """Wait until the app is connected with a session; stop the cursor blinking.
+
+    An agent may take many seconds to start on a loaded machine (the interop
+    agents are large node programs): the test's own timeout is the bound.
+    """
     app = pilot.app
-    await wait_for(pilot, lambda: app.active_view is not None)
+    await wait_for(pilot, lambda: app.active_view is not None, timeout=120)
     from acphost.tui._composer import PromptArea
 
     app.query_one(PromptArea).cursor_blink = False
