@@ -217,3 +217,17 @@ def test_a_program_is_found_the_way_exec_finds_it(tmp_path):
     assert not passing.agents
     relative = lookup_program("tool", f":{outside}", cwd=None, workspace=roots)
     assert relative.agents
+
+
+def test_a_host_path_into_the_workspace_makes_bash_the_agents(tmp_path):
+    """With a workspace folder first on the host's ``PATH``, ``bash -c 'git status'``
+    runs the agent's ``bash``: it is not the line it claims, so ``git status`` does
+    not allow it (``/bin/sh -c 'git status'`` still is)."""
+    ws, marker = tmp_path / "ws", tmp_path / "PWNED"
+    _program(ws / "bin" / "bash", marker)
+    host_path = {"PATH": f"{ws / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    steps = [_terminal("bash", ["-c", "git status"]), _terminal("/bin/sh", ["-c", "git status"])]
+    policy = _policy(tmp_path, "git status")
+    answers = run_hostile(tmp_path, ws, steps, "--permission-policy", policy, env=host_path)
+    assert [denied(a) for a in answers] == [True, False], answers
+    assert not marker.exists()
