@@ -172,6 +172,8 @@ def _request(command, args):
         ("yarn *", "yarn evil", False),
         ("yarn *", "yarn list", False),  # yarn 1's only: a script for yarn 2+
         ("bun *", "bun evil.ts", False),
+        ("npx *", "npx evil", False),
+        ("npx prettier", "npx prettier", True),
         ("* *", "cargo evil", False),
         ("env * *", "env git x/../evil", False),
         ("env **", "env LD_PRELOAD=/ws/x.so git status", False),

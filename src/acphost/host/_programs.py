@@ -17,7 +17,10 @@ another program for a subcommand that is not one of their own:
 * ``helm WORD`` runs a plugin;
 * ``pnpm WORD``, ``yarn WORD`` and ``bun WORD`` run the ``package.json``
   script (or a package's binary) of that name; ``npm`` does for ``test``,
-  ``start``, ``stop``, ``restart``, which :func:`runs_workspace_code` says.
+  ``start``, ``stop``, ``restart``, which :func:`runs_workspace_code` says;
+* ``npx WORD``, ``bunx WORD``, ``uvx WORD`` run the package ``WORD`` (from
+  ``node_modules/.bin``, which the agent can write, or downloaded): they
+  have no built-in command at all.
 
 So where a glob or ``**`` of a rule stands for such a program's subcommand,
 it matches only one of the program's built-in commands (:func:`builtins`:
@@ -238,6 +241,11 @@ DISPATCHERS: dict[str, Dispatcher] = {
             "why workspace workspaces"
         ),
         _set("--cwd"),
+    ),
+    # Every word is a package to fetch (or take from node_modules/.bin, the
+    # workspace's) and run: none is built in.
+    **dict.fromkeys(
+        ("npx", "bunx", "uvx"), Dispatcher(_table(""), _set("-p --package -c --call --from --with"))
     ),
     "bun": Dispatcher(
         _table(
