@@ -260,6 +260,7 @@ class HostBridge:
             # the file's whole new content (schema ``Diff.newText``), judged
             # like an fs/write_text_file's (a git HEAD completes a repository).
             writes=[(d.path, d.new_text) for d in diffs],
+            workspace=self._workspace(req.session_id).roots,
         )
         outcome = await self.broker.request(request)
         if outcome.option_id is None:
@@ -336,7 +337,9 @@ class HostBridge:
         # runs (GIT_CONFIG_*, PATH, LD_PRELOAD), so it is part of the request;
         # and the directory the command really starts in.
         await self.broker.check(
-            PermissionRequest.for_terminal(req.session_id, req.command, req.args, cwd=cwd, env=env)
+            PermissionRequest.for_terminal(
+                req.session_id, req.command, req.args, cwd=cwd, env=env, workspace=ws.roots
+            )
         )
         terminal_id = await self._terminals.create(
             req.session_id,

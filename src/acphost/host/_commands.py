@@ -116,7 +116,10 @@ def is_system_shell(program: str, env: Sequence[tuple[str, str]] = ()) -> bool:
     agent's own program, which may ignore its line. So only these count:
 
     * a bare name (``bash``) looked up in the host's ``PATH``: the
-      environment overrides must not set ``PATH``;
+      environment overrides must not set ``PATH``, and the lookup must find
+      it in one of the directories below before any relative entry (``.``,
+      an empty one), which the agent's working directory supplies: a host
+      ``PATH`` starting with a workspace folder makes ``bash`` the agent's;
     * an absolute path whose real path (symbolic links resolved) is a
       regular file in ``/bin``, ``/usr/bin`` or ``/usr/local/bin``.
 
@@ -131,11 +134,29 @@ def is_system_shell(program: str, env: Sequence[tuple[str, str]] = ()) -> bool:
     if os.path.basename(program) not in _SHELLS:
         return False
     if "/" not in program:
-        return not any(name == "PATH" for name, _value in env)
+        if any(name == "PATH" for name, _value in env):
+            return False
+        found = _first_on_path(program)
+        return found is not None and _in_system_dir(found)
     if not os.path.isabs(program):
         return False  # ./bash, tools/bash: relative to a directory the agent chose
+    return _in_system_dir(program)
+
+
+def _in_system_dir(program: str) -> bool:
     real = os.path.realpath(program)
     return os.path.dirname(real) in _system_dirs() and os.path.isfile(real)
+
+
+def _first_on_path(name: str) -> str | None:
+    """The file ``execvp`` runs for a bare name on the host's PATH; None past a relative entry."""
+    for entry in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        if not os.path.isabs(entry):
+            return None  # relative to the command's directory: the agent's choice
+        candidate = os.path.join(entry, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
 
 
 def _system_dirs() -> frozenset[str]:

@@ -102,6 +102,8 @@ class PermissionRequest:
             ``paths``; empty when they are the same.
         protected: the protected areas among ``paths`` that this request
             would write (see :class:`~acphost.host.ProtectedPaths`).
+        workspace: the session's canonical workspace roots, when known: a
+            command's program found there is the agent's.
 
     """
 
@@ -121,6 +123,7 @@ class PermissionRequest:
     env: tuple[tuple[str, str], ...] = ()
     requested_paths: tuple[str, ...] = ()
     protected: tuple[str, ...] = ()
+    workspace: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def kind(self) -> str | None:
@@ -152,6 +155,7 @@ class PermissionRequest:
         options: Sequence[PermissionOption] = (),
         protect: ProtectedPaths | None = None,
         writes: Iterable[tuple[str, str]] = (),
+        workspace: Sequence[str] = (),
     ) -> PermissionRequest:
         """Describe the agent's ``session/request_permission``.
 
@@ -180,6 +184,7 @@ class PermissionRequest:
                 ``fs/write_text_file`` of that text would be: the agent's
                 edit tool writes what it was allowed to write
                 (:meth:`~acphost.host.ProtectedPaths.written_areas`).
+            workspace: the session's canonical workspace roots.
 
         Returns:
             The request (operation ``tool_call``).
@@ -214,6 +219,7 @@ class PermissionRequest:
             cwd=run_dir,
             requested_paths=requested if requested != paths else (),
             protected=protected,
+            workspace=tuple(workspace),
         )
 
     @classmethod
@@ -300,6 +306,7 @@ class PermissionRequest:
         cwd: str | None = None,
         env: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
         tool_call_id: str | None = None,
+        workspace: Sequence[str] = (),
     ) -> PermissionRequest:
         """Describe a ``terminal/create`` for mediation by the broker.
 
@@ -317,6 +324,8 @@ class PermissionRequest:
             cwd: the canonical working directory the command will start in.
             env: the environment variables the agent sets, in its order.
             tool_call_id: the tool call it belongs to, when known.
+            workspace: the session's canonical workspace roots (a program
+                found there is the agent's).
 
         Returns:
             A request with operation ``terminal_create``, tool kind
@@ -339,6 +348,7 @@ class PermissionRequest:
             shell_line=line,
             cwd=os.path.normpath(cwd) if cwd else None,
             env=pairs,
+            workspace=tuple(workspace),
         )
 
 

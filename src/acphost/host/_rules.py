@@ -41,10 +41,18 @@ host's own file reads included: a file that rejects by default needs a
   has no words, so only a rule with ``"shell": true`` matches it, and only
   when the line is exactly the rule's ``command``. A reject rule also matches
   when its ``command`` glob matches the whole command line.
-* ``command`` judges what will run: where a glob or ``**`` stands for git's
-  subcommand, an allow or ask rule matches only one of git's built-in
-  commands (``git *`` allows ``git status``, never ``git x/../../usr/bin/make``,
-  which runs ``make``, nor an external ``git-lfs`` or an alias).
+* ``command`` judges what will run (:mod:`._lookup`): for an allow or ask
+  rule, a glob or ``**`` standing for the program matches only a bare name
+  found on the ``PATH`` the command runs with, outside the workspace (never
+  ``./git``, ``sub/git``, ``/ws/git``, nor a name a workspace ``PATH`` entry
+  could supply), and a name the rule spells never matches the agent's file;
+  where one stands for the subcommand of a program that dispatches (``git``,
+  ``cargo``, ``gh``, ``kubectl``, ``docker``, ``helm``, ``npm``, ``pnpm``,
+  ``yarn``, ``bun``; :data:`~._programs.DISPATCHERS`), it matches only a
+  built-in command (``git *`` allows ``git status``, never ``git
+  x/../../usr/bin/make``, which runs ``make``, nor ``git-lfs`` or an alias;
+  ``pnpm *`` no ``package.json`` script); ``env``, ``nice``, ``timeout``...
+  are judged by the command they run.
 * ``"once": "turn"`` on an ``ask`` rule: the user is asked once per turn;
   the answer covers the same request (every fact the question showed) until
   the next prompt. For commands that run what the agent can write (``npm
@@ -69,8 +77,9 @@ from .._errors import AcpError, RequestError
 from ..config import InputFileError, loads_strict, read_input
 from ._commands import command_words, match_words, pattern_words, shell_line_of, shell_words
 from ._jail import resolve_path
+from ._lookup import pattern_holds_what_runs
 from ._policy import Decision, PermissionRequest, Verdict
-from ._programs import pattern_holds_git_to_builtins, runs_workspace_code
+from ._programs import runs_workspace_code
 from ._protect import names_area
 
 __all__ = ["PolicyFileError", "Rule", "RulesPolicy"]
@@ -187,9 +196,11 @@ class Rule:
         if words is not None and match_words(self._words, words):
             if self.decision is Decision.REJECT:
                 return True
-            # What will run: a glob standing for git's subcommand allows only a
-            # built-in, never git-WORD, a path or an alias.
-            if pattern_holds_git_to_builtins(self._words, words):
+            # What will run: a glob stands for no program the agent wrote, no
+            # path, and no plugin, alias or script a subcommand would run.
+            if pattern_holds_what_runs(
+                self._words, words, cwd=request.cwd, workspace=request.workspace
+            ):
                 return True
         # A reject rule errs on the side of matching: the glob on the whole line too.
         return (

@@ -36,7 +36,7 @@ from textual.widgets.option_list import Option
 
 from .. import schema as s
 from ..client import ToolCallState
-from ..host import PermissionRequest, Verdict, describe_request
+from ..host import PermissionRequest, Verdict, describe_request, workspace_code_note
 from ._asks import Choice, choices_for
 from ._diff import diff_text
 from ._modal import OnceModal
@@ -66,8 +66,10 @@ def description_text(request: PermissionRequest) -> Text:
     """:func:`acphost.host.describe_request` as inert text, one row a line, labels dim.
 
     The rows are the command line's (``--ask``): one description of what an
-    answer approves, for both faces. Each is made safe on one line, so a
-    value cannot forge a row of its own.
+    answer approves, for both faces, with its last line when the command is
+    known to run what the agent can write (``npm test``: the scripts of
+    ``package.json``; :func:`acphost.host.workspace_code_note`). Each is
+    made safe on one line, so a value cannot forge a row of its own.
     """
     out = Text()
     for i, line in enumerate(describe_request(request)):
@@ -79,6 +81,10 @@ def description_text(request: PermissionRequest) -> Text:
             continue
         out.append(f"{label}: ", style="dim")
         out.append_text(agent_line(value, "bold" if label in _RUNS else ""))
+    note = workspace_code_note(request.argv, request.shell_line, request.env)
+    if note is not None:  # it may quote the agent's program: inert text too
+        out.append("\nnote: ", style="dim")
+        out.append_text(agent_line(note, "bold yellow"))
     return out
 
 
