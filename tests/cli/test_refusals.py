@@ -74,3 +74,22 @@ def test_nothing_refused_nothing_said(tmp_path):
     answers, stderr = run(tmp_path, ws, [_edit_permission("$CWD/a.txt"), TERMINAL], "--write")
     assert answers[0]["result"]["outcome"]["optionId"] == "y"
     assert stderr == ""
+
+
+def test_many_protected_paths_make_one_bounded_line(tmp_path):
+    """An agent asking for thousands of protected paths made a line of 600 kB."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    deep = "/".join(["d" * 30] * 5)
+    writes = [
+        ["fs/write_text_file",
+         {"sessionId": "$SID", "path": f"$CWD/{deep}{n}/.git/x", "content": "x"}]
+        for n in range(200)
+    ]  # fmt: skip
+    answers, stderr = run(tmp_path, ws, writes, "--write")
+    assert all("error" in a for a in answers)
+    lines = stderr.splitlines()
+    assert len(lines) == 1, stderr[:500]
+    assert len(lines[0]) < 1200, len(lines[0])
+    assert lines[0].count(".git") == 5
+    assert "and 195 more" in lines[0]

@@ -184,13 +184,27 @@ class Refusals:
             hint = f"; {self.hint}" if self.hint else ""
             out.append(f"rejected {total} {noun} ({kinds}){hint}")
         if self._protected:
-            areas = ", ".join(self._protected)
+            # Bounded: an agent can ask for thousands of protected paths, and
+            # one line must not bury the terminal.
+            shown = [_clip(area) for area in list(self._protected)[:_AREAS_SHOWN]]
+            more = len(self._protected) - len(shown)
+            areas = ", ".join(shown) + (f" and {more} more" if more else "")
             out.append(
                 f"refused to touch protected paths ({areas}): git metadata and hooks, "
                 "acphost's settings and its own files open only to a --permission-policy "
                 "rule whose path names them"
             )
         return out
+
+
+#: How many protected areas the summary names, and how long each may be.
+_AREAS_SHOWN = 5
+_AREA_CHARS = 120
+
+
+def _clip(area: str) -> str:
+    # A path's end says what it is (``…/.git``): a long one keeps its end.
+    return area if len(area) <= _AREA_CHARS else "…" + area[-(_AREA_CHARS - 1) :]
 
 
 class _Tallied:
