@@ -279,3 +279,35 @@ def test_a_flipping_settings_file_is_never_taken_for_the_trusted_one(shared, cop
         stop.set()
         flipper.join()
     assert hits == 0
+
+
+@pytest.mark.parametrize("linked", ["project", "folder", "file"])
+def test_the_reader_never_follows_a_link_and_names_it(tmp_path, linked):
+    real = tmp_path / "real"
+    (real / ".acphost").mkdir(parents=True)
+    (real / ".acphost" / "settings.json").write_text("{}")
+    project = tmp_path / "p"
+    if linked == "project":
+        project.symlink_to(real)
+        link = project
+    elif linked == "folder":
+        project.mkdir()
+        link = project / ".acphost"
+        link.symlink_to(real / ".acphost")
+    else:
+        (project / ".acphost").mkdir(parents=True)
+        link = project / ".acphost" / "settings.json"
+        link.symlink_to(real / ".acphost" / "settings.json")
+    found = _project.read_project_file(str(project))
+    assert found is not None and found.data is None
+    assert found.link is not None and found.link.startswith(f"{link} -> ")
+    assert _project.read_project_file(str(real)).data == b"{}"
+
+
+def test_the_reader_refuses_what_is_not_a_regular_file_in_one_line(tmp_path):
+    (tmp_path / ".acphost").mkdir()
+    assert _project.read_project_file(str(tmp_path)) is None  # no file: no project settings
+    os.mkfifo(tmp_path / ".acphost" / "settings.json")
+    with pytest.raises(SettingsError, match=r"settings\.json is a FIFO") as caught:
+        settings_for(None, str(tmp_path))  # neither blocks nor reads forever
+    assert "\n" not in str(caught.value)

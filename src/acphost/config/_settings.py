@@ -41,7 +41,7 @@ from ._mcp import check_env_name, expect, parse_mcp
 from ._presets import presets
 from ._project import ProjectFile, project_dir, read_project_file
 from ._spec import AgentSpec, Settings, SettingsError
-from ._trust import stored_status
+from ._trust import TrustStatus, stored_status
 
 __all__ = [
     "SettingsError",
@@ -96,7 +96,7 @@ def _project_file(project: str) -> ProjectFile | None:
         raise SettingsError(str(exc)) from None
 
 
-def _project_status(found: ProjectFile) -> str:
+def _project_status(found: ProjectFile) -> TrustStatus:
     """``trusted``, ``untrusted``, ``changed`` or ``linked``, judged on the bytes read."""
     if found.data is None:
         return "linked"
@@ -158,7 +158,8 @@ def settings_for(explicit: str | None, project: str) -> Settings:
     data = _usable_bytes(found) if found is not None else None
     if found is not None and data is not None:
         return parse_settings(decode_settings(data, f"settings file {found.path}"), found.path)
-    return load_settings(user_settings_path(), explicit=False)
+    user = user_settings_path()
+    return load_settings(user, explicit=False) if user.is_file() else Settings(None, {}, [])
 
 
 def find_settings(explicit: str | None, cwd: str) -> tuple[Path | None, bool]:
