@@ -35,6 +35,7 @@ __all__ = [
     "decode_text",
     "open_input",
     "read_input",
+    "read_input_fd",
     "read_stream",
     "read_text_input",
 ]
@@ -86,6 +87,11 @@ def _open_checked(path: str | os.PathLike[str], what: str, limit: int) -> tuple[
     except OSError as exc:
         reason = "permission denied" if exc.errno in (errno.EACCES, errno.EPERM) else exc.strerror
         raise InputFileError(f"cannot read {what} {name}: {reason}") from None
+    return fd, _checked(fd, name, what, limit)
+
+
+def _checked(fd: int, name: str, what: str, limit: int) -> int:
+    """The size of the open file ``fd`` once it is known to be a regular file; closes it if not."""
     try:
         st = os.fstat(fd)
         for test, kind in _KINDS:
@@ -102,7 +108,28 @@ def _open_checked(path: str | os.PathLike[str], what: str, limit: int) -> tuple[
     except BaseException:
         os.close(fd)
         raise
-    return fd, st.st_size
+    return st.st_size
+
+
+def _read_all(fd: int, size: int, name: str, what: str, limit: int) -> bytes:
+    """Read the checked file ``fd`` to its end, never past ``limit`` + 1 bytes; closes it."""
+    try:
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            # Read to EOF, never past limit + 1: a file that grows while read is caught.
+            chunk = os.read(fd, min(max(size, 1 << 16), limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise InputFileError(f"{what} {name} is larger than the {_mib(limit)} limit")
+    except OSError as exc:
+        raise InputFileError(f"cannot read {what} {name}: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def read_input(
@@ -124,25 +151,32 @@ def read_input(
 
     """
     fd, size = _open_checked(path, what, limit)
-    try:
-        chunks: list[bytes] = []
-        total = 0
-        while True:
-            # Read to EOF, never past limit + 1: a file that grows while read is caught.
-            chunk = os.read(fd, min(max(size, 1 << 16), limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > limit:
-                raise InputFileError(
-                    f"{what} {os.fspath(path)} is larger than the {_mib(limit)} limit"
-                )
-    except OSError as exc:
-        raise InputFileError(f"cannot read {what} {os.fspath(path)}: {exc.strerror}") from None
-    finally:
-        os.close(fd)
-    return b"".join(chunks)
+    return _read_all(fd, size, os.fspath(path), what, limit)
+
+
+def read_input_fd(fd: int, *, name: str, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """:func:`read_input` for a file the caller opened itself, with the same checks and bound.
+
+    For a caller that must choose how the file is reached: a project's
+    settings file is opened relative to its folder's descriptor and never
+    through a symbolic link (``O_NOFOLLOW``), so what is checked is what is
+    read. Open it with ``O_NONBLOCK`` (a FIFO must not block the open).
+
+    Args:
+        fd: the open file; it is closed here, whatever happens.
+        name: how messages name it (its path).
+        what: how messages call it, e.g. ``"project settings file"``.
+        limit: the most bytes accepted.
+
+    Returns:
+        The file's bytes.
+
+    Raises:
+        InputFileError: not a regular file, unreadable, or larger than ``limit``.
+
+    """
+    size = _checked(fd, name, what, limit)
+    return _read_all(fd, size, name, what, limit)
 
 
 def read_text_input(

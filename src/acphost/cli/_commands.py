@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._errors import AcpError, AgentExited, CapabilityNotSupported
-from ..config import all_agents, command_found, find_settings, load_settings
+from ..config import all_agents, command_found, project_dir, settings_for
 from ..config._settings import SettingsError
 from ..launch import EXIT_ERROR, EXIT_OK, UsageProblem, fail, resolve
 from ._edge import Edge, is_styled_terminal, is_terminal
@@ -51,10 +51,9 @@ def shown_argv(spec: AgentSpec, redactor: Redactor) -> str:
 
 def list_agents(args: argparse.Namespace) -> int:
     """Print every agent with its source, command and whether it is installed."""
-    cwd = os.path.abspath(args.cwd) if args.cwd else os.getcwd()
-    path, explicit = find_settings(args.settings, cwd)
+    cwd = project_dir(args.cwd or os.curdir)
     try:
-        settings = load_settings(path, explicit=explicit)
+        settings = settings_for(args.settings, cwd)
     except SettingsError as exc:
         return usage_error(str(exc), "acphost agents")
     field = Edge(is_terminal(sys.stdout)).field

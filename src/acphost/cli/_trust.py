@@ -12,7 +12,9 @@ from typing import Any
 from ..config import (
     Settings,
     SettingsError,
+    project_dir,
     project_settings_path,
+    read_project_settings,
     read_settings,
     revoke,
     trust,
@@ -138,7 +140,11 @@ def describe_settings(settings: Settings) -> list[str]:
 
 def _trust(path: Path) -> int:
     try:
-        data, settings = read_settings(path)
+        if path.name == "settings.json" and path.parent.name == ".acphost":
+            # Read as a run reads it: the project resolved once, the file never via a link.
+            path, data, settings = read_project_settings(project_dir(path.parent.parent))
+        else:
+            data, settings = read_settings(path)
         recorded = trust(path, data)
     except SettingsError as exc:
         return _err(str(exc))

@@ -20,12 +20,15 @@ from ._files import (
     read_text_input,
 )
 from ._presets import DEMO, all_agents, command_found, presets, resolve_agent
+from ._project import project_dir
 from ._settings import (
     find_settings,
     load_settings,
     parse_settings,
     project_settings_path,
+    read_project_settings,
     read_settings,
+    settings_for,
     user_settings_path,
 )
 from ._spec import AgentSpec, Settings, SettingsError, agent_from_command
@@ -57,10 +60,13 @@ __all__ = [
     "parse_settings",
     "parse_tokens",
     "presets",
+    "project_dir",
     "project_settings_path",
+    "read_project_settings",
     "read_settings",
     "resolve_agent",
     "revoke",
+    "settings_for",
     "state_dir",
     "trust",
     "trust_status",

@@ -26,6 +26,7 @@ from .._infile import (
     decode_text,
     open_input,
     read_input,
+    read_input_fd,
     read_stream,
     read_text_input,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "loads_strict",
     "open_input",
     "read_input",
+    "read_input_fd",
     "read_stream",
     "read_text_input",
 ]

@@ -20,6 +20,9 @@ once the user trusted it (``acphost trust``, see :mod:`._trust`); an untrusted
 or changed one is skipped with one warning naming the command that trusts it,
 and one reached through a symbolic link (the file or its ``.acphost``
 folder) with one warning naming the link: trust is for the project's own file.
+The project folder is resolved once and the file read once, never through a
+link (:mod:`._project`); :func:`settings_for` checks the trust of the very
+bytes it parses.
 """
 
 from __future__ import annotations
@@ -36,8 +39,9 @@ from ._dirs import config_dir
 from ._files import InputFileError, loads_strict, read_input
 from ._mcp import check_env_name, expect, parse_mcp
 from ._presets import presets
+from ._project import ProjectFile, project_dir, read_project_file
 from ._spec import AgentSpec, Settings, SettingsError
-from ._trust import linked_through, trust_status
+from ._trust import TrustStatus, stored_status
 
 __all__ = [
     "SettingsError",
@@ -46,7 +50,9 @@ __all__ = [
     "load_settings",
     "parse_settings",
     "project_settings_path",
+    "read_project_settings",
     "read_settings",
+    "settings_for",
     "user_settings_path",
 ]
 
@@ -83,43 +89,92 @@ def _linked_reason(link: str) -> str:
 _LINKED_FIX = "only a project's own settings file can be trusted: replace the link with a copy"
 
 
-def _project_usable(path: Path) -> bool:
-    """Whether the project file is trusted as it is now; warns once when not."""
-    link = linked_through(path)
-    if link is not None:
-        _warn_once(path, _linked_reason(link), fix=_LINKED_FIX)
-        return False
+def _project_file(project: str) -> ProjectFile | None:
     try:
-        data = read_input(path, what="project settings file")
-        status = trust_status(path, data)
-    except InputFileError:
-        return True  # unreadable: load_settings reports it, naming the file
+        return read_project_file(project)
+    except InputFileError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def _project_status(found: ProjectFile) -> TrustStatus:
+    """``trusted``, ``untrusted``, ``changed`` or ``linked``, judged on the bytes read."""
+    if found.data is None:
+        return "linked"
+    return stored_status(str(found.path), found.data)
+
+
+def _usable_bytes(found: ProjectFile) -> bytes | None:
+    """The project file's bytes when they are trusted as read; else None, warned once."""
+    try:
+        status = _project_status(found)
     except SettingsError as exc:
-        _warn_once(path, f"project settings need trust, and {exc}")
-        return False
+        _warn_once(found.path, f"project settings need trust, and {exc}")
+        return None
     if status == "trusted":
-        return True
-    if status == "linked":  # made a link between the two looks
-        _warn_once(path, _linked_reason(linked_through(path) or str(path)), fix=_LINKED_FIX)
-        return False
+        return found.data
+    if status == "linked":
+        _warn_once(found.path, _linked_reason(found.link or str(found.path)), fix=_LINKED_FIX)
+        return None
     _warn_once(
-        path,
+        found.path,
         "it changed since you trusted it"
         if status == "changed"
         else "project settings take effect only once you trust them",
     )
-    return False
+    return None
+
+
+def _explicit() -> Path | None:
+    """The file ``--settings`` or ``$ACPHOST_SETTINGS`` names, if either does."""
+    env = os.environ.get("ACPHOST_SETTINGS")
+    return Path(os.path.expanduser(env)) if env else None
+
+
+def settings_for(explicit: str | None, project: str) -> Settings:
+    """The settings of a run: found, read once, trust-checked and parsed from the same bytes.
+
+    The lookup of :func:`find_settings`, without its second read: a project
+    file is read by :func:`~._project.read_project_file` and, when trusted
+    with exactly those bytes, those bytes are parsed. An untrusted, changed
+    or linked one is skipped with one warning, as there.
+
+    Args:
+        explicit: the ``--settings`` value, if given.
+        project: the real project folder (:func:`~._project.project_dir`),
+            the very string the agent will be started in.
+
+    Returns:
+        The settings (empty when no file applies).
+
+    Raises:
+        SettingsError: a named file is missing, a file is unreadable or
+            malformed; one line naming the file and the key.
+
+    """
+    named = Path(os.path.expanduser(explicit)) if explicit else _explicit()
+    if named is not None:
+        return load_settings(named, explicit=True)
+    found = _project_file(project)
+    data = _usable_bytes(found) if found is not None else None
+    if found is not None and data is not None:
+        return parse_settings(decode_settings(data, f"settings file {found.path}"), found.path)
+    user = user_settings_path()
+    return load_settings(user, explicit=False) if user.is_file() else Settings(None, {}, [])
 
 
 def find_settings(explicit: str | None, cwd: str) -> tuple[Path | None, bool]:
     """Return the settings path to use and whether it was named explicitly.
 
     An untrusted (or changed) project file is skipped with one warning on the
-    ``acphost.config`` logger, and the lookup goes on to the user's file.
+    ``acphost.config`` logger, and the lookup goes on to the user's file. A
+    run reads the file a second time with :func:`load_settings`;
+    :func:`settings_for` does both with one read.
 
     Args:
         explicit: the ``--settings`` value, if given.
-        cwd: the workspace whose ``.acphost/settings.json`` is looked at.
+        cwd: the workspace whose ``.acphost/settings.json`` is looked at;
+            links are resolved here (:func:`~._project.project_dir`), and the
+            path returned is in the resolved folder: start the agent there.
 
     Returns:
         ``(path, explicit)``: ``path`` is None when no file applies.
@@ -127,12 +182,16 @@ def find_settings(explicit: str | None, cwd: str) -> tuple[Path | None, bool]:
     """
     if explicit:
         return Path(os.path.expanduser(explicit)), True
-    env = os.environ.get("ACPHOST_SETTINGS")
-    if env:
-        return Path(os.path.expanduser(env)), True
-    local = project_settings_path(cwd)
-    if local.is_file() and _project_usable(local):
-        return local, False
+    named = _explicit()
+    if named is not None:
+        return named, True
+    project = project_dir(cwd)
+    try:
+        found = _project_file(project)
+    except SettingsError:
+        return project_settings_path(project), False  # load_settings reports it, naming it
+    if found is not None and _usable_bytes(found) is not None:
+        return found.path, False
     user = user_settings_path()
     if user.is_file():
         return user, False
@@ -146,7 +205,10 @@ def load_settings(path: Path | None, *, explicit: bool = True) -> Settings:
         path: the file, or None for "no settings".
         explicit: the user named this file, so it must exist and needs no
             trust. A file found implicitly, other than the user's own
-            settings, is used only when trusted with exactly these bytes.
+            settings, must be a project's ``.acphost/settings.json``; it is
+            read as :func:`settings_for` reads it (its project folder
+            resolved, never through a link) and used only when trusted with
+            exactly the bytes parsed.
 
     Raises:
         SettingsError: missing (when explicit), unreadable, not JSON, with a
@@ -158,19 +220,57 @@ def load_settings(path: Path | None, *, explicit: bool = True) -> Settings:
         return Settings(None, {}, [])
     if not explicit and not os.path.lexists(path):
         return Settings(None, {}, [])
-    data, settings = read_settings(path, what=_label(path) if explicit else "settings file")
-    status = "trusted" if explicit or path == user_settings_path() else trust_status(path, data)
+    if explicit or path == user_settings_path():
+        return read_settings(path, what=_label(path) if explicit else "settings file")[1]
+    if path.name != "settings.json" or path.parent.name != ".acphost":
+        raise SettingsError(
+            f"settings file {path} is not a project's .acphost/settings.json; "
+            "name it with --settings to use it"
+        )
+    found = _project_file(project_dir(path.parent.parent))
+    if found is None:
+        return Settings(None, {}, [])
+    status = _project_status(found)
     if status == "linked":
         raise SettingsError(
             f"settings file {path} is reached through a symbolic link; {_LINKED_FIX}"
         )
-    if status != "trusted":
+    if status != "trusted" or found.data is None:
         # Checked on the very bytes parsed: a swap after the lookup's check is caught.
         raise SettingsError(
             f"settings file {path} is not trusted as it is now "
             f"(review it, then run: acphost trust {shlex.quote(str(path))})"
         )
-    return settings
+    return parse_settings(decode_settings(found.data, f"settings file {found.path}"), found.path)
+
+
+def read_project_settings(project: str) -> tuple[Path, bytes, Settings]:
+    """Read a project's settings file for review, as a run would read it (``acphost trust``).
+
+    Args:
+        project: the real project folder (:func:`~._project.project_dir`).
+
+    Returns:
+        The path to trust it by, its bytes (what a trust records the digest
+        of) and the settings.
+
+    Raises:
+        SettingsError: missing, reached through a symbolic link, unreadable
+            or malformed; one line naming the file.
+
+    """
+    found = _project_file(project)
+    path = project_settings_path(project)
+    if found is None:
+        raise SettingsError(f"project settings file {path} does not exist")
+    if found.data is None:
+        raise SettingsError(
+            f"{path} is reached through a symbolic link ({found.link}); only a project's "
+            "own settings file can be trusted: replace the link with a copy, review it, "
+            "then trust it"
+        )
+    where = f"project settings file {path}"
+    return path, found.data, parse_settings(decode_settings(found.data, where), path)
 
 
 def read_settings(path: Path, *, what: str = "settings file") -> tuple[bytes, Settings]:

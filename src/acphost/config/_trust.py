@@ -13,7 +13,12 @@ is one, is never trusted (:func:`linked_through`). Otherwise a checkout
 could link its ``.acphost/settings.json`` to another project's trusted file
 and be honoured without a review, running that file's relative agent
 command in the new checkout. Links above the project folder are followed:
-they lead to the same project, where the commands run.
+they lead to the same project, where the commands run. They are followed
+once per run (:func:`~._project.project_dir`): the folder checked is the
+folder read and the folder the agent starts in, so a link changed meanwhile
+cannot lead the trusted commands into another folder; and the path trust is
+recorded and looked up by resolves only the folders above ``.acphost``
+(:func:`stored_status`), never the file or its folder.
 
 The store is ``trusted.json`` in the user config folder (owner-only),
 rewritten atomically under a lock so concurrent ``acphost trust`` runs do
@@ -42,6 +47,7 @@ __all__ = [
     "digest",
     "linked_through",
     "revoke",
+    "stored_status",
     "trust",
     "trust_status",
     "trust_store_path",
@@ -84,7 +90,16 @@ def digest(data: bytes) -> str:
 
 
 def _canonical(path: str | os.PathLike[str]) -> str:
-    return os.path.realpath(os.path.expanduser(os.fspath(path)))
+    """The path a settings file is recorded by: its project folder resolved, not the file.
+
+    The file and its folder are never followed (:func:`linked_through`
+    refuses them), so only the folders above are resolved: a link made
+    there after the check cannot point the record at another file.
+    """
+    given = os.path.expanduser(os.fspath(path))
+    folder, name = os.path.split(given)
+    above, base = os.path.split(folder)
+    return os.path.join(os.path.realpath(above), base, name)
 
 
 def linked_through(path: str | os.PathLike[str]) -> str | None:
@@ -219,7 +234,9 @@ def revoke(path: str | os.PathLike[str]) -> bool:
         SettingsError: the store cannot be read or written.
 
     """
-    candidates = {_canonical(path), os.path.abspath(os.path.expanduser(os.fspath(path)))}
+    given = os.path.expanduser(os.fspath(path))
+    # As recorded, as given, and with every link resolved: whichever form the user has.
+    candidates = {_canonical(given), os.path.abspath(given), os.path.realpath(given)}
     with _locked_store() as (_, entries):
         found = [p for p in candidates if p in entries]
         for p in found:
@@ -265,7 +282,28 @@ def trust_status(path: str | os.PathLike[str], data: bytes) -> TrustStatus:
     """
     if linked_through(path) is not None:
         return "linked"
-    entry = _read_store(trust_store_path()).get(_canonical(path))
+    return stored_status(_canonical(path), data)
+
+
+def stored_status(canonical: str, data: bytes) -> TrustStatus:
+    """What the store says of this content at this canonical path (no look at the disk).
+
+    For a caller that read the file itself, never through a link
+    (:func:`~._project.read_project_file`): the path is the one it read, in
+    its resolved project folder, and the bytes are what it will parse.
+
+    Args:
+        canonical: the settings file's path, its project folder resolved.
+        data: the bytes about to be used.
+
+    Returns:
+        ``trusted``, ``untrusted`` or ``changed``.
+
+    Raises:
+        SettingsError: the store cannot be read.
+
+    """
+    entry = _read_store(trust_store_path()).get(canonical)
     if entry is None:
         return "untrusted"
     return "trusted" if entry["sha256"] == digest(data) else "changed"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from typing import TYPE_CHECKING, Protocol
@@ -12,16 +13,18 @@ from ..config import (
     Settings,
     SettingsError,
     agent_from_command,
-    find_settings,
-    load_settings,
+    project_dir,
     resolve_agent,
+    settings_for,
 )
-from ..safetext import sanitize
+from ..safetext import sanitize, sanitize_line
 
 if TYPE_CHECKING:
     from ..transport import StdioTransport
 
 __all__ = ["AgentChoice", "UsageProblem", "fail", "resolve", "start_agent"]
+
+logger = logging.getLogger("acphost.launch")
 
 
 class UsageProblem(Exception):
@@ -40,18 +43,33 @@ class AgentChoice(Protocol):
 
 
 def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
-    """Return the absolute cwd, the settings and the chosen agent.
+    """Return the real project folder, the settings and the chosen agent.
+
+    The working directory (``--cwd``, else ours) is resolved once, every
+    symbolic link followed (:func:`~acphost.config.project_dir`): the
+    folder returned is the one whose settings were checked and read, so the
+    face must start the agent there and open its session there, never in
+    the path as given, which a link changed meanwhile could lead elsewhere.
+
+    Returns:
+        ``(cwd, settings, spec)``.
 
     Raises:
         UsageProblem: a bad ``--cwd``, settings file or agent name.
 
     """
-    cwd = os.path.abspath(os.path.expanduser(args.cwd)) if args.cwd else os.getcwd()
+    given = os.path.abspath(os.path.expanduser(args.cwd or os.curdir))
+    cwd = project_dir(given)
     if not os.path.isdir(cwd):
-        raise UsageProblem(f"--cwd {cwd} is not a directory")
-    path, explicit = find_settings(args.settings, cwd)
+        raise UsageProblem(f"--cwd {given} is not a directory")
+    if cwd != given:
+        logger.info(
+            "working in %s (%s leads there through a symbolic link)",
+            sanitize_line(cwd),
+            sanitize_line(given),
+        )
     try:
-        settings = load_settings(path, explicit=explicit)
+        settings = settings_for(args.settings, cwd)
     except SettingsError as exc:
         raise UsageProblem(str(exc)) from None
     command: str | None = getattr(args, "agent_command", None)
@@ -82,7 +100,9 @@ async def start_agent(spec: AgentSpec, cwd: str, *, close_grace: float = 2.0) ->
 
     Args:
         spec: the agent.
-        cwd: its working directory (the session's workspace).
+        cwd: its working directory (the session's workspace): the real
+            project folder :func:`resolve` returned, whose settings chose
+            ``spec``.
         close_grace: seconds it gets to exit after EOF, and after SIGTERM.
 
     Returns:
