@@ -7,7 +7,8 @@
 - stdin: written straight to the pipe, with :meth:`drain` for flow control;
 - stderr: split into lines as it arrives, kept in a bounded ring and logged
   on ``acphost.agent.stderr`` (an agent that fills its stderr pipe would
-  otherwise block forever);
+  otherwise block forever); a line longer than 4 KiB is cut there and
+  marked :data:`~acphost.safetext.CUT`, the rest of it dropped;
 - the process's own exit (``process_exited``), which asyncio reports as
   soon as the process is reaped, whoever still holds its pipes.
 """
@@ -18,6 +19,8 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
+
+from ..safetext import cut_utf8
 
 __all__ = ["AgentPipes"]
 
@@ -59,7 +62,8 @@ class AgentPipes(asyncio.SubprocessProtocol):
         self._stdin_lost = False
         self._write_paused = False
         self._drainers: list[asyncio.Future[None]] = []
-        self._stderr_partial = b""
+        self._stderr_partial = bytearray()  # the line being read
+        self._stderr_cut = False  # it was too long: the rest up to its end is dropped
 
     # -- asyncio callbacks --------------------------------------------------------------
 
@@ -87,8 +91,9 @@ class AgentPipes(asyncio.SubprocessProtocol):
             self._wake_reader()
         elif fd == 2:
             if self._stderr_partial:
-                self._stderr_line(self._stderr_partial)
-                self._stderr_partial = b""
+                self._stderr_line(bytes(self._stderr_partial))
+                self._stderr_partial.clear()
+            self._stderr_cut = False
             if not self.stderr_done.done():
                 self.stderr_done.set_result(None)
 
@@ -179,17 +184,36 @@ class AgentPipes(asyncio.SubprocessProtocol):
     # -- stderr ------------------------------------------------------------------------------
 
     def _stderr(self, data: bytes) -> None:
-        parts = (self._stderr_partial + data).split(b"\n")
-        partial = parts.pop()
-        if len(partial) > _STDERR_LINE_MAX:
-            parts.append(partial)
-            partial = b""
-        self._stderr_partial = partial
-        for raw in parts:
-            self._stderr_line(raw)
+        *ended, rest = data.split(b"\n")
+        for piece in ended:
+            self._stderr_take(piece)
+            if self._stderr_cut:
+                self._stderr_cut = False  # shown when it was cut; the next line starts
+            else:
+                self._stderr_line(bytes(self._stderr_partial))
+            self._stderr_partial.clear()
+        self._stderr_take(rest)
+
+    def _stderr_take(self, piece: bytes) -> None:
+        """Add to the line being read; a line past the cap is shown now, cut, and the rest dropped.
+
+        Shown now, since the agent may never end it; the rest is dropped up
+        to its end (not shown as lines of its own: those would be pieces of
+        the middle of whatever it held). The cut is marked (``CUT``) so that
+        the redactor also masks the beginning of a configured value it cut.
+        """
+        if self._stderr_cut:
+            return
+        self._stderr_partial += piece[: _STDERR_LINE_MAX + 1 - len(self._stderr_partial)]
+        if len(self._stderr_partial) > _STDERR_LINE_MAX:
+            self._stderr_line(bytes(self._stderr_partial))
+            self._stderr_partial.clear()
+            self._stderr_cut = True
 
     def _stderr_line(self, raw: bytes) -> None:
-        text = raw[:_STDERR_LINE_MAX].decode("utf-8", "replace").rstrip("\r")
+        text = cut_utf8(raw, _STDERR_LINE_MAX)
+        if len(raw) <= _STDERR_LINE_MAX:
+            text = text.rstrip("\r")
         self.stderr_lines.append(text)
         stderr_logger.debug("%s", text)
         if self.on_stderr is not None:
