@@ -12,6 +12,7 @@ import sys
 import textwrap
 
 from acphost.safetext import CUT
+from acphost.trace import REDACTED, Redactor
 from acphost.transport import StdioTransport
 from acphost.transport._pipes import _STDERR_LINE_MAX
 
@@ -48,3 +49,16 @@ async def test_a_line_of_exactly_the_limit_is_whole_and_the_cut_keeps_whole_char
         """
     )
     assert lines == ["x" * _STDERR_LINE_MAX, "y" * (_STDERR_LINE_MAX - 1) + CUT, "unfinished"]
+
+
+async def test_a_tail_that_starts_inside_a_value_of_several_lines_shows_none_of_it():
+    """A key file of 30 lines on stderr: the last 20 lines are the end of the value,
+    not the whole of it; the tail is marked as starting after lines left out."""
+    key = "\n".join(f"line{i:02d}-" + "Qx7" * 20 for i in range(30))
+    code = f"import sys\nsys.stderr.write('key:\\n' + {key!r} + '\\n')"
+    t = await StdioTransport.spawn([sys.executable, "-c", code])
+    info = await t.exit_info(10)
+    await t.close()
+    assert info.stderr_tail.startswith(CUT + "\nline10-")
+    shown = Redactor([key]).redact_text(info.stderr_tail)
+    assert shown == f"{CUT}{REDACTED}"

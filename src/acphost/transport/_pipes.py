@@ -40,6 +40,7 @@ class AgentPipes(asyncio.SubprocessProtocol):
         exited: resolves when the process has exited (not when its pipes close).
         open_pipes: the output pipes (1, 2) not yet at end of stream.
         stderr_lines: the last lines the agent wrote to stderr.
+        stderr_count: how many lines it wrote.
         on_stderr: called with each stderr line (errors are logged, not raised).
 
     """
@@ -52,6 +53,7 @@ class AgentPipes(asyncio.SubprocessProtocol):
         if not stderr:
             self.stderr_done.set_result(None)
         self.stderr_lines: deque[str] = deque(maxlen=_STDERR_LINES)
+        self.stderr_count = 0
         self.on_stderr: Callable[[str], None] | None = None
         self._loop = loop
         self._chunks: deque[bytes] = deque()
@@ -215,6 +217,7 @@ class AgentPipes(asyncio.SubprocessProtocol):
         if len(raw) <= _STDERR_LINE_MAX:
             text = text.rstrip("\r")
         self.stderr_lines.append(text)
+        self.stderr_count += 1
         stderr_logger.debug("%s", text)
         if self.on_stderr is not None:
             try:
