@@ -66,6 +66,7 @@ inert in the format:
 
 from __future__ import annotations
 
+import codecs
 import functools
 import re
 from collections.abc import Iterable
@@ -74,8 +75,10 @@ from ._invisible import INVISIBLE, VARIATION_SELECTORS, char_class
 
 __all__ = [
     "AGENT_TEXT_LIMIT",
+    "CUT",
     "HTML_CSP",
     "bounded",
+    "cut_utf8",
     "escape_json_for_terminal",
     "html_text",
     "markdown_fence",
@@ -325,6 +328,35 @@ def markdown_fence(text: str, info: str = "") -> str:
 #: ``data``, its stderr tail) a diagnostic or a report keeps: enough for any
 #: real error, while a 4 MB ``error.message`` would bury a terminal or a report.
 AGENT_TEXT_LIMIT = 2000
+
+
+#: Marks where text was cut short before the redactor read it (the rest of an
+#: agent's overlong stderr line, what a turn streamed past the history's
+#: limit, the lines before a stream's last ones). Text is redacted whole and
+#: then cut wherever acphost can (:func:`bounded`); where the cut must come
+#: first, this mark goes where the text was cut, and the redactor
+#: (:class:`acphost.trace.Redactor`) masks the beginning of a configured value
+#: just before it and the end of one just after it: a piece of a secret is
+#: secret too.
+CUT = "[…]"
+
+
+def cut_utf8(data: bytes, limit: int) -> str:
+    """``data`` decoded, cut to its first ``limit`` bytes and marked :data:`CUT` if longer.
+
+    The cut falls between characters: a character the limit splits is left
+    out whole, not shown as U+FFFD (the redactor must see the exact beginning
+    of a value the cut ends in). Invalid bytes elsewhere become U+FFFD.
+
+    Args:
+        data: bytes from an untrusted source.
+        limit: the most bytes kept.
+
+    """
+    if len(data) <= limit:
+        return data.decode("utf-8", "replace")
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    return decoder.decode(data[:limit], final=False) + CUT
 
 
 def bounded(text: str, limit: int = AGENT_TEXT_LIMIT) -> str:

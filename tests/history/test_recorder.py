@@ -10,6 +10,7 @@ from acphost import AcpClient
 from acphost.client import HostConfig
 from acphost.history import HistoryRecorder, HistoryStore, transcript_text
 from acphost.host import AllowAll
+from acphost.safetext import CUT
 from acphost.trace import Redactor
 
 from .conftest import DEMO, USAGE_AGENT, WRITER, record
@@ -291,6 +292,8 @@ async def test_a_turn_keeps_at_most_its_text_limit_and_says_how_much_it_left_out
     streamed = sum(len(f"flood {i}\n") for i in range(1, 501))
     kept = "".join(e["text"] for e in turn.events if e["kind"] == "text")
     body, note = kept.split("\n\n[acphost: ")
+    assert body.endswith(CUT)  # where it was cut, for the redactor
+    body = body.removesuffix(CUT)
     assert 900 < len(body) <= 1000  # whole chunks, as streamed, up to the limit
     assert body == "".join(f"flood {i}\n" for i in range(1, 501))[: len(body)]
     assert note.startswith(f"{streamed - len(body):,} more characters of this turn's text")

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from acphost import AgentStartError
+from acphost.safetext import CUT
 from acphost.transport import StdioTransport
 
 
@@ -72,7 +73,8 @@ async def test_chatty_stderr_is_drained_and_tail_kept():
     assert out.strip() == b"done"
     assert info.returncode == 0
     assert info.stderr_tail.splitlines()[-1] == "noise line 19999"
-    assert len(t.stderr_tail(1000).splitlines()) <= 200  # bounded ring
+    kept = t.stderr_tail(1000).splitlines()
+    assert len(kept) <= 201 and kept[0] == CUT  # a bounded ring, and the mark of what it left out
 
 
 async def test_close_kills_a_stubborn_agent_and_its_children():

@@ -43,17 +43,22 @@ def agent_text(text: str, redact: Callable[[str], str]) -> str:
     return bounded(redact(text))
 
 
-def auth_message(exc: AuthRequired, spec: AgentSpec) -> str:
-    """What to tell a user whose agent wants authentication: the methods, the flag."""
+def auth_message(exc: AuthRequired, spec: AgentSpec, redactor: Redactor) -> str:
+    """What to tell a user whose agent wants authentication: the methods, the flag.
+
+    The agent's words (its error message, its methods' names) pass the run's
+    redactor: an agent that cannot log in may well quote the credential it
+    was given.
+    """
     methods = exc.auth_methods
     if not methods:
         return (
             f"the agent {spec.name!r} requires authentication but offers no method: "
-            + bounded(exc.message)
+            + agent_text(exc.message, redactor.redact_text)
         )
     lines = [f"the agent {spec.name!r} requires authentication. Methods:"]
     for m in methods:
-        name = getattr(m, "name", "")
+        name = redactor.redact_text(getattr(m, "name", ""))
         kind = (
             "runs a login command"
             if isinstance(m, s.AuthMethodTerminal)

@@ -520,7 +520,7 @@ def _attempts(p: Prepared) -> int:
             if attempt == 0 and terminal_login(exc, args.auth, spec):
                 args.auth = None
                 continue  # reconnect with the fresh login
-            fail(auth_message(exc, spec))
+            fail(auth_message(exc, spec, p.outputs.redactor))
             return EXIT_ERROR
         except Exception as exc:
             from ._failure import report  # noqa: PLC0415

@@ -41,6 +41,7 @@ from ..rpc import (
     ProtocolViolation,
     RequestHandler,
 )
+from ..safetext import CUT
 from ..schema.strict import decode_update_line, decode_update_lines
 from ..transport import Transport
 
@@ -199,7 +200,10 @@ class Peer:
     def stderr_tail(self, lines: int = 20) -> str:
         """The agent's last stderr lines (empty for non-process transports)."""
         tail = self.connection.transport.stderr_tail()
-        return "\n".join(tail.splitlines()[-lines:]) if tail else ""
+        kept = tail.splitlines()
+        shown = "\n".join(kept[-lines:])
+        # Lines left out are marked, as the transport marks them (safetext.CUT).
+        return f"{CUT}\n{shown}" if len(kept) > lines > 0 else shown
 
     # -- receiving -----------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import schema as s
 from ..content import PromptInput, to_blocks
+from ..safetext import CUT
 from ._model import PermissionRecord, SessionRecord, ToolCallRecord, TurnRecord, Usage, now
 from ._scrub import scrub_session, scrub_title_and_usage, scrub_turn
 
@@ -188,6 +189,11 @@ class SessionRecording:
                 if self._room >= 0:
                     self._run.append(text)  # type: ignore[union-attr]
                 else:
+                    if not self._dropped:
+                        # The text is cut before it is redacted (at the turn's
+                        # end): marked, so that the beginning of a configured
+                        # value the cut goes through is masked too.
+                        self._run.append(CUT)  # type: ignore[union-attr]
                     self._dropped += len(text)
         elif cls is _MESSAGE or cls is _THOUGHT:
             text = update.text

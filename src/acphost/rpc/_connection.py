@@ -39,6 +39,7 @@ from .._errors import (
     RequestError,
     UsageError,
 )
+from ..safetext import CUT
 from ..transport._base import Transport
 from ._core import DEFAULT_MAX_LINE_BYTES, BlockDecoder, NotificationDecoder, RpcCore
 from ._events import (
@@ -389,7 +390,12 @@ class Connection:
         self._violations += 1
         if self._violations <= _LOGGED_VIOLATIONS:
             # repr() of the excerpt: the peer's bytes never reach a terminal raw.
-            logger.warning("agent protocol violation: %s: %r", ev.message, ev.excerpt)
+            # A cut is marked inside the quotes, right after the last byte
+            # kept, for the redactor of the log lines (safetext.CUT).
+            shown = repr(ev.excerpt)
+            if ev.cut:
+                shown = shown[:-1] + CUT + shown[-1]
+            logger.warning("agent protocol violation: %s: %s", ev.message, shown)
             if self._violations == _LOGGED_VIOLATIONS:
                 logger.warning("further protocol violations of this agent are only counted")
 

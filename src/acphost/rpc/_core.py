@@ -429,11 +429,12 @@ class RpcCore(Outgoing):
         self, message: str, line: bytes | memoryview, size: int = 0
     ) -> ProtocolViolation:
         excerpt = bytes(line[:_EXCERPT])
+        size = size or len(line)
         if self._prelude is not None:
-            failure = self._prelude.junk(excerpt, size or len(line))
+            failure = self._prelude.junk(excerpt, size)
             if failure is not None:
                 self._fail(failure)
-        return ProtocolViolation(message, excerpt)
+        return ProtocolViolation(message, excerpt, cut=size > len(excerpt))
 
     def _fail(self, failure: RemoteProtocolError) -> None:
         self.failure = failure

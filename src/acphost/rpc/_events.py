@@ -144,17 +144,21 @@ class ProtocolViolation(_Frozen):
         message: what was wrong, in a sentence.
         excerpt: the start of the offending line, exact bytes (not safe to
             print as is: pass it through ``repr`` or a sanitiser).
+        cut: the line was longer than the excerpt (whoever shows the
+            excerpt marks it :data:`~acphost.safetext.CUT` before redacting).
 
     """
 
-    __slots__ = ("excerpt", "message")
+    __slots__ = ("cut", "excerpt", "message")
     __match_args__ = ("message", "excerpt")
     message: str
     excerpt: bytes
+    cut: bool
 
-    def __init__(self, message: str, excerpt: bytes) -> None:
+    def __init__(self, message: str, excerpt: bytes, cut: bool = False) -> None:
         _set(self, "message", message)
         _set(self, "excerpt", excerpt)
+        _set(self, "cut", cut)
 
 
 Event = Union[Request, Notification, Response, ErrorResponse, CancelRequested, ProtocolViolation]

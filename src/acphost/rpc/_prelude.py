@@ -24,12 +24,13 @@ _QUOTE = 120
 class Prelude:
     """Counts the junk a peer writes before its first message."""
 
-    __slots__ = ("first", "lines", "size")
+    __slots__ = ("cut", "first", "lines", "size")
 
     def __init__(self) -> None:
         self.lines = 0
         self.size = 0
         self.first = b""
+        self.cut = False  # ``first`` is the start of a longer line
 
     def junk(self, excerpt: bytes, size: int) -> NotAnAcpAgent | None:
         """Count one bad line; return the failure once there is too much.
@@ -44,7 +45,8 @@ class Prelude:
         """
         self.lines += 1
         self.size += size
-        self.first = self.first or excerpt
+        if not self.first:
+            self.first, self.cut = excerpt, size > len(excerpt)
         if self.lines >= NOT_ACP_LINES or self.size >= NOT_ACP_BYTES:
             return self.failure()
         return None
@@ -64,7 +66,8 @@ class Prelude:
         head = bytes(partial[:200]).lstrip()
         if head.startswith(b"{"):
             return None  # may yet be a big frame
-        self.first = self.first or head
+        if not self.first:
+            self.first, self.cut = head, True
         self.size += len(partial)
         return self.failure()
 
@@ -91,8 +94,16 @@ class Prelude:
         )
 
     def quote(self) -> str:
-        """The first bad line, sanitised for a terminal and truncated."""
-        from ..safetext import sanitize_line  # noqa: PLC0415 - only for these reports
+        """The first bad line, sanitised for a terminal and truncated.
+
+        The quote is cut before anything redacts it (it is part of the
+        error's message), so a cut is marked :data:`~acphost.safetext.CUT`:
+        the redactor then masks the beginning of a configured value the
+        line was cut in.
+        """
+        from ..safetext import CUT, sanitize_line  # noqa: PLC0415 - only for these reports
 
         shown = sanitize_line(self.first.decode("utf-8", "backslashreplace"))
-        return shown[:_QUOTE] + ("..." if len(shown) > _QUOTE else "")
+        if len(shown) > _QUOTE or self.cut:
+            return shown[:_QUOTE] + CUT
+        return shown

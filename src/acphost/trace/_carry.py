@@ -23,13 +23,13 @@ crash loses only those. Nothing else about a frame changes.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ._literals import Literals
+from ._overlap import Overlaps
 
 __all__ = ["MAX_HELD", "ChunkCarry", "Entry"]
 
@@ -121,9 +121,7 @@ class ChunkCarry:
     def __init__(self, secrets: Iterable[str], replacement: str) -> None:
         spellings = sorted(set(secrets), key=len, reverse=True)
         self._literals = Literals(spellings)
-        self._spellings = spellings
-        self._first = re.compile("|".join(sorted({re.escape(w[0]) for w in spellings})))
-        self._longest = max(map(len, spellings))
+        self._overlaps = Overlaps(spellings)
         self._replacement = replacement
         self._queue: deque[Entry] = deque()
         self._runs: dict[tuple[str, str], list[Entry]] = {}
@@ -180,13 +178,9 @@ class ChunkCarry:
             self._cut(run, matches)
             combined = "".join(e.text for e in run)
         # Every value still to come starts at or after the longest suffix that
-        # is the beginning of one: the chunks wholly before it are final.
-        hold_from = len(combined)
-        for first in self._first.finditer(combined, max(0, len(combined) - self._longest + 1)):
-            suffix = combined[first.start() :]
-            if any(len(w) > len(suffix) and w.startswith(suffix) for w in self._spellings):
-                hold_from = first.start()  # the leftmost is the longest suffix
-                break
+        # is the beginning of one (linear in the text, whatever the values
+        # repeat: see :mod:`._overlap`): the chunks wholly before it are final.
+        hold_from = len(combined) - self._overlaps.begins(combined, proper=True)
         end = 0
         keep = 0
         for index, e in enumerate(run):

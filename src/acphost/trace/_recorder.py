@@ -28,6 +28,7 @@ import orjson
 
 from .._outfile import open_output_fd
 from ..rpc import ProtocolViolation
+from ..safetext import CUT
 from ._carry import ChunkCarry, Entry
 from ._redact import REDACTED, Redactor, encode_json
 
@@ -104,7 +105,9 @@ class TraceWriter:
         """
         if self.closed:
             return
-        text = self._redactor.redact_text(violation.excerpt.decode("utf-8", "backslashreplace"))
+        text = violation.excerpt.decode("utf-8", "backslashreplace")
+        # Cut before it could be redacted: marked, for the redactor (safetext.CUT).
+        text = self._redactor.redact_text(text + CUT if violation.cut else text)
         record = (
             b'","unparsed":'
             + orjson.dumps(text)

@@ -17,7 +17,14 @@ What it removes (see :mod:`._patterns` for the lists):
   their ``{name, value}`` items, and secret flag values in ``args`` lists;
 - in any text: known token formats, ``Bearer``/``Basic`` credentials, URL
   passwords, ``name=value``/``name: value`` pairs and ``--flag value`` with a
-  credential-like name.
+  credential-like name;
+- beside a cut mark (:data:`~acphost.safetext.CUT`: text cut short before it
+  could be redacted), the beginning of a configured value the text ends
+  with, and the end of one it starts with.
+
+Text is redacted whole and only then cut to a display limit; the mark is
+for the few places where the cut must come first (the transport, below the
+redactor, caps an agent's stderr lines).
 
 Everything is one precompiled regular expression applied in one pass; a
 JSON line with nothing to redact is kept byte for byte.
@@ -34,8 +41,10 @@ from urllib.parse import quote
 
 import orjson
 
+from ..safetext import CUT
 from ._configured import AgentLike, SettingsLike, argv_secrets, configured_secrets
 from ._literals import Literals
+from ._overlap import Overlaps
 from ._patterns import MIN_SECRET_LENGTH, TOKEN_FORMATS, Rule, is_secret_name, trie_pattern
 
 __all__ = ["REDACTED", "Redactor", "encode_json"]
@@ -109,7 +118,7 @@ class Redactor:
 
     def __getattr__(self, name: str) -> Any:
         # Only for attributes not set yet: the compiled expressions.
-        if name not in ("_rules", "_triggers", "_raw_hint", "_extra_key"):
+        if name not in ("_rules", "_triggers", "_raw_hint", "_extra_key", "_overlaps"):
             raise AttributeError(name)
         self._compile()
         return self.__dict__[name]
@@ -125,6 +134,7 @@ class Redactor:
         self._raw_hint = re.compile(trie_pattern(raw).encode())
         extra = self._extra_keys
         self._extra_key = re.compile("|".join(extra), re.I) if extra else None
+        self._overlaps = Overlaps(self.secrets)
 
     @classmethod
     def from_config(
@@ -211,7 +221,40 @@ class Redactor:
                     out = self._literals.sub(REDACTED, out)
                 else:
                     out = self._rules[i][1].sub(self._replace, out)
+            if CUT in out and self.secrets:
+                out = self._mask_cuts(out)
         return text if out == text else out
+
+    def _mask_cuts(self, text: str) -> str:
+        """Mask the pieces of configured values that text cut short still shows.
+
+        Where text had to be cut before it could be redacted (an agent's
+        overlong stderr line, see :data:`~acphost.safetext.CUT`), a value
+        the cut went through is not whole any more, and whole values are
+        all :meth:`redact_text` finds. So the end of the text before each
+        mark is masked when it is the beginning of a configured value, and
+        the start of the text after it when it is the end of one: a piece
+        of a secret is secret too. At least :data:`MIN_SECRET_LENGTH`
+        characters, the length below which whole values are not looked for
+        either: shorter pieces are told apart from ordinary text by nothing,
+        and more than that would leave most of a short password in clear.
+        Masking a few innocent characters beside a mark costs nothing.
+        """
+        pieces = text.split(CUT)
+        overlaps = self._overlaps
+        out = []
+        for i, piece in enumerate(pieces):
+            head = overlaps.ends(piece) if i > 0 else 0
+            tail = overlaps.begins(piece) if i < len(pieces) - 1 else 0
+            head = head if head >= MIN_SECRET_LENGTH else 0
+            tail = tail if tail >= MIN_SECRET_LENGTH else 0
+            if head + tail >= len(piece) and (head or tail):
+                out.append(REDACTED)
+            else:
+                start = REDACTED if head else ""
+                end = REDACTED if tail else ""
+                out.append(start + piece[head : len(piece) - tail] + end)
+        return CUT.join(out)
 
     def redact_argv(self, argv: Sequence[str]) -> list[str]:
         """Redact a command line: values of secret flags and ``NAME=value`` pairs.
@@ -268,7 +311,7 @@ class Redactor:
         configured = [0] if 0 in active and self._rules[0][0].name == "configured" else []
 
         def text(value: str) -> str:
-            return self._apply(value, active) if active else value
+            return self._apply(value, active) if active or CUT in value else value
 
         changed = False
         copy: Any = {} if isinstance(root, dict) else [None] * len(root)

@@ -7,7 +7,8 @@
 - stdin: written straight to the pipe, with :meth:`drain` for flow control;
 - stderr: split into lines as it arrives, kept in a bounded ring and logged
   on ``acphost.agent.stderr`` (an agent that fills its stderr pipe would
-  otherwise block forever);
+  otherwise block forever); a line longer than 4 KiB is cut there and
+  marked :data:`~acphost.safetext.CUT`, the rest of it dropped;
 - the process's own exit (``process_exited``), which asyncio reports as
   soon as the process is reaped, whoever still holds its pipes.
 """
@@ -18,6 +19,8 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
+
+from ..safetext import cut_utf8
 
 __all__ = ["AgentPipes"]
 
@@ -37,6 +40,7 @@ class AgentPipes(asyncio.SubprocessProtocol):
         exited: resolves when the process has exited (not when its pipes close).
         open_pipes: the output pipes (1, 2) not yet at end of stream.
         stderr_lines: the last lines the agent wrote to stderr.
+        stderr_count: how many lines it wrote.
         on_stderr: called with each stderr line (errors are logged, not raised).
 
     """
@@ -49,6 +53,7 @@ class AgentPipes(asyncio.SubprocessProtocol):
         if not stderr:
             self.stderr_done.set_result(None)
         self.stderr_lines: deque[str] = deque(maxlen=_STDERR_LINES)
+        self.stderr_count = 0
         self.on_stderr: Callable[[str], None] | None = None
         self._loop = loop
         self._chunks: deque[bytes] = deque()
@@ -59,7 +64,8 @@ class AgentPipes(asyncio.SubprocessProtocol):
         self._stdin_lost = False
         self._write_paused = False
         self._drainers: list[asyncio.Future[None]] = []
-        self._stderr_partial = b""
+        self._stderr_partial = bytearray()  # the line being read
+        self._stderr_cut = False  # it was too long: the rest up to its end is dropped
 
     # -- asyncio callbacks --------------------------------------------------------------
 
@@ -87,8 +93,9 @@ class AgentPipes(asyncio.SubprocessProtocol):
             self._wake_reader()
         elif fd == 2:
             if self._stderr_partial:
-                self._stderr_line(self._stderr_partial)
-                self._stderr_partial = b""
+                self._stderr_line(bytes(self._stderr_partial))
+                self._stderr_partial.clear()
+            self._stderr_cut = False
             if not self.stderr_done.done():
                 self.stderr_done.set_result(None)
 
@@ -179,18 +186,38 @@ class AgentPipes(asyncio.SubprocessProtocol):
     # -- stderr ------------------------------------------------------------------------------
 
     def _stderr(self, data: bytes) -> None:
-        parts = (self._stderr_partial + data).split(b"\n")
-        partial = parts.pop()
-        if len(partial) > _STDERR_LINE_MAX:
-            parts.append(partial)
-            partial = b""
-        self._stderr_partial = partial
-        for raw in parts:
-            self._stderr_line(raw)
+        *ended, rest = data.split(b"\n")
+        for piece in ended:
+            self._stderr_take(piece)
+            if self._stderr_cut:
+                self._stderr_cut = False  # shown when it was cut; the next line starts
+            else:
+                self._stderr_line(bytes(self._stderr_partial))
+            self._stderr_partial.clear()
+        self._stderr_take(rest)
+
+    def _stderr_take(self, piece: bytes) -> None:
+        """Add to the line being read; a line past the cap is shown now, cut, and the rest dropped.
+
+        Shown now, since the agent may never end it; the rest is dropped up
+        to its end (not shown as lines of its own: those would be pieces of
+        the middle of whatever it held). The cut is marked (``CUT``) so that
+        the redactor also masks the beginning of a configured value it cut.
+        """
+        if self._stderr_cut:
+            return
+        self._stderr_partial += piece[: _STDERR_LINE_MAX + 1 - len(self._stderr_partial)]
+        if len(self._stderr_partial) > _STDERR_LINE_MAX:
+            self._stderr_line(bytes(self._stderr_partial))
+            self._stderr_partial.clear()
+            self._stderr_cut = True
 
     def _stderr_line(self, raw: bytes) -> None:
-        text = raw[:_STDERR_LINE_MAX].decode("utf-8", "replace").rstrip("\r")
+        text = cut_utf8(raw, _STDERR_LINE_MAX)
+        if len(raw) <= _STDERR_LINE_MAX:
+            text = text.rstrip("\r")
         self.stderr_lines.append(text)
+        self.stderr_count += 1
         stderr_logger.debug("%s", text)
         if self.on_stderr is not None:
             try:

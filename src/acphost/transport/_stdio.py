@@ -38,6 +38,7 @@ import termios
 from collections.abc import Callable, Mapping, Sequence
 
 from .._errors import AgentStartError
+from ..safetext import CUT
 from ._base import ExitInfo
 from ._pipes import AgentPipes
 
@@ -234,10 +235,17 @@ class StdioTransport:
         self._io.on_stderr = callback
 
     def stderr_tail(self, lines: int = 20) -> str:
-        """Return the last ``lines`` lines the agent wrote to stderr."""
+        """Return the last ``lines`` lines the agent wrote to stderr.
+
+        When the agent wrote more, the first line is :data:`~acphost.safetext.CUT`:
+        the tail may start inside a value of several lines (a key file),
+        and the redactor masks the end of a configured value after the mark.
+        """
         if lines <= 0:
             return ""
-        return "\n".join(list(self._io.stderr_lines)[-lines:])
+        shown = list(self._io.stderr_lines)[-lines:]
+        text = "\n".join(shown)
+        return f"{CUT}\n{text}" if self._io.stderr_count > len(shown) else text
 
     # -- the byte stream -------------------------------------------------------------
 

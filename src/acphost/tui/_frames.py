@@ -134,9 +134,10 @@ class ProtocolLog:
         except (ValueError, RecursionError):
             pass  # not JSON, or nested too deeply to decode or walk: kept as text
         if rec is None:
-            text = line[:MAX_INVALID_TEXT].decode("utf-8", "replace")
-            if len(line) > MAX_INVALID_TEXT:
-                text += f"… ({len(line)} bytes)"
+            # Redacted whole, then cut: a secret cut in two is not recognised.
+            text = self.redactor(line.decode("utf-8", "replace"))
+            if len(text) > MAX_INVALID_TEXT:
+                text = text[:MAX_INVALID_TEXT] + f"… ({len(line)} bytes)"
             rec = FrameRecord(self._seq, stamp, direction, "invalid", "", None, text, len(line))
         self.records.append(rec)
         for listener in list(self._listeners):
