@@ -1,7 +1,8 @@
 """Going on with an earlier session: ``--continue``, ``--resume``, ``--replay-context``.
 
 - ``--continue`` takes the newest session of this agent in this directory
-  from the local history.
+  that this machine recorded: never one imported (``history import``), whose
+  agent, directory, dates and agent session id are whatever its file said.
 - ``--resume X`` takes a file written by ``--save-session``, a history id
   (or a prefix of one, as git abbreviates), or the agent's own session id.
 - The session is reopened with ``session/resume`` when the agent offers it
@@ -74,6 +75,8 @@ class Reopen:
         history_id: its record in the history, when known.
         transcript: with ``--replay-context``: the transcript to give a new session.
         flag: how the user named it, for messages (``--continue``, ``--resume X``).
+        imported: the history record came from ``history import``, not from a
+            run on this machine (the replayed context says so).
 
     """
 
@@ -81,13 +84,14 @@ class Reopen:
     history_id: str | None
     transcript: str | None
     flag: str
+    imported: bool = False
 
 
 def _open_store(path: str, flag: str) -> HistoryStore | None:
     """The history store for reading, or None when there is none yet."""
     from ..history import HistoryError, HistoryStore  # noqa: PLC0415
 
-    if not os.path.exists(path):
+    if not os.path.lexists(path):  # a link, even dangling, is refused by open
         return None
     try:
         return HistoryStore.open(path)
@@ -128,9 +132,7 @@ def _saved_file(value: str) -> tuple[str, str | None]:
     try:
         # A saved session is a few hundred bytes: the bounded, strict reader of
         # every file a user names (not a FIFO, device or huge file; plain JSON).
-        data = loads_strict(
-            read_input(value, what="the --resume file", limit=1 << 20), where=value
-        )
+        data = loads_strict(read_input(value, what="the --resume file", limit=1 << 20), where=value)
         sid = data["sessionId"]
     except InputFileError as exc:
         raise UsageProblem(f"--resume {value}: {exc}") from None
@@ -152,6 +154,7 @@ def _resume(value: str, agent: str, cwd: str, path: str, replay: bool) -> Reopen
         sid, history_id = _saved_file(value)
     store = _open_store(path, flag) if replay or sid is None else None
     transcript = None
+    imported = False
     if store is not None:
         try:
             if history_id is None:
@@ -168,6 +171,7 @@ def _resume(value: str, agent: str, cwd: str, path: str, replay: bool) -> Reopen
                     f"--cwd {record.cwd}"
                 )
             sid = sid or record.agent_session_id
+            imported = record.origin == "imported"
             transcript = _transcript(store, history_id) if replay else None
         except HistoryIdError as exc:
             if exc.candidates:  # ambiguous: say which, do not guess
@@ -184,12 +188,10 @@ def _resume(value: str, agent: str, cwd: str, path: str, replay: bool) -> Reopen
             f"--replay-context: {value!r} is not a session in acphost's history, "
             "so there is no transcript to give the agent (see: acphost history)"
         )
-    return Reopen(sid or value, history_id, transcript, flag)
+    return Reopen(sid or value, history_id, transcript, flag, imported)
 
 
-def find_target(
-    args: argparse.Namespace, agent: str, cwd: str, history_path: str
-) -> Reopen | None:
+def find_target(args: argparse.Namespace, agent: str, cwd: str, history_path: str) -> Reopen | None:
     """The session the command line asks to go on with, or None for a new one.
 
     Args:
@@ -250,6 +252,13 @@ _INTRO = (
     "This conversation goes on from an earlier session with you, recorded by acphost "
     "(history {id}). Its transcript {where}; the new request follows it."
 )
+# An imported record says what its file said: not a session this machine had with
+# this agent, so it is not presented as one.
+_INTRO_IMPORTED = (
+    "This conversation goes on from a session imported into acphost's history from a "
+    "file (history {id}); it may not have been with you. Its transcript {where}; "
+    "the new request follows it."
+)
 
 
 def context_blocks(client: AcpClient, target: Reopen) -> list[s.ContentBlock]:
@@ -271,6 +280,7 @@ def context_blocks(client: AcpClient, target: Reopen) -> list[s.ContentBlock]:
 
     transcript = target.transcript or ""
     hid = (target.history_id or target.session_id)[:12]
+    intro = _INTRO_IMPORTED if target.imported else _INTRO
     prompt_caps = client.agent_capabilities.prompt_capabilities
     if prompt_caps is not None and prompt_caps.embedded_context:
         resource = s.TextResourceContents(
@@ -279,13 +289,13 @@ def context_blocks(client: AcpClient, target: Reopen) -> list[s.ContentBlock]:
             mime_type="text/plain",
         )
         return [
-            text(_INTRO.format(id=hid, where="is the attached resource")),
+            text(intro.format(id=hid, where="is the attached resource")),
             s.EmbeddedResourceContentBlock(resource=resource),
         ]
     body = transcript if transcript.endswith("\n") else transcript + "\n"
     return [
         text(
-            _INTRO.format(id=hid, where="is between the markers below")
+            intro.format(id=hid, where="is between the markers below")
             + f"\n\n--- transcript of the earlier session ---\n{body}"
             "--- end of the transcript ---"
         )

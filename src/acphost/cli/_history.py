@@ -15,7 +15,6 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
 from typing import Any, Literal, TextIO
 
 from ..config import (
@@ -39,6 +38,7 @@ from ..history import (
     local_time,
     parse_age,
     parse_when,
+    time_before,
     transcript,
     transcript_text,
     usage_summary,
@@ -234,7 +234,7 @@ def _history_parser() -> argparse.ArgumentParser:
 
 def _open(create: bool = False) -> HistoryStore | None:
     path = default_path()
-    if not create and not os.path.exists(path):
+    if not create and not os.path.lexists(path):  # a link, even dangling, is refused by open
         return None
     return HistoryStore.open(path)
 
@@ -430,7 +430,7 @@ def _prune(args: argparse.Namespace, out: _Out) -> int:
         age = parse_age(args.older_than)
     except ValueError as exc:
         raise _Problem(f"--older-than: {exc}") from None
-    cutoff = (datetime.now(timezone.utc) - age).isoformat(timespec="milliseconds")
+    cutoff = time_before(age)
     store = _open()
     if store is None:
         out.line("nothing to prune: the history is empty")

@@ -44,6 +44,7 @@ __all__ = [
     "local_time",
     "parse_age",
     "parse_when",
+    "time_before",
     "transcript",
     "transcript_text",
     "usage_summary",
@@ -79,6 +80,7 @@ _LAZY = {
     "usage_summary": "._ledger",
     "parse_age": "._when",
     "parse_when": "._when",
+    "time_before": "._when",
 }
 
 if TYPE_CHECKING:
@@ -99,6 +101,6 @@ if TYPE_CHECKING:
     from ._recording import SessionRecording
     from ._store import DEFAULT_TIMEOUT, HistoryStore
     from ._transcript import Piece, local_time, transcript, transcript_text, usage_text
-    from ._when import parse_age, parse_when
+    from ._when import parse_age, parse_when, time_before
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -13,8 +13,11 @@ The store is one SQLite file (the standard library's ``sqlite3``):
 - **Numbered migrations**, each applied in its own transaction together with
   the new ``PRAGMA user_version``, so a store is always at exactly one version;
   several processes opening an old store at once migrate it once.
-- **Owner-only files**: the database is created ``0600`` in a ``0700``
-  directory; SQLite gives its ``-wal`` and ``-shm`` files the database's mode.
+- **Owner-only files, opened as themselves**: the database is created
+  ``0600`` in a ``0700`` directory; SQLite gives its ``-wal`` and ``-shm``
+  files the database's mode. An existing store that others can read is made
+  ``0600`` with a warning; a store (or companion) that is a symbolic link,
+  not a regular file, or another user's is refused (:func:`connect`).
 
 Nothing outside this package sees SQL; the store's functions hide it.
 """
@@ -22,13 +25,22 @@ Nothing outside this package sees SQL; the store's functions hide it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sqlite3
-from collections.abc import Iterator
+import stat
+import sys
+from collections.abc import Callable, Iterator
 
 from ._errors import HistoryError
 
+#: How the store says what it did to a file (fixed its permissions): one line.
+Warn = Callable[[str], None]
+
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "connect", "migrate", "translate", "transaction"]
+
+#: The current time in the store's form (``_model.now``), in SQL.
+_NOW = "(strftime('%Y-%m-%dT%H:%M:%f', 'now') || '+00:00')"
 
 #: Each migration's statements, in order; migration N brings ``user_version`` to N.
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
@@ -116,6 +128,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # Every run that records looks its agent session up here before its first turn.
         "CREATE INDEX sessions_by_agent_session ON sessions (agent_session_id)",
     ),
+    # 4: imported times are bounded now (see ``_model.import_time``); one imported
+    # earlier with a time in the future is brought back to the time of this
+    # migration, so it no longer sorts as the newest and ``prune`` can reach it.
+    tuple(
+        f"UPDATE {table} SET {column} = {_NOW} WHERE {column} > {_NOW} AND {owner} IN "
+        "(SELECT id FROM sessions WHERE origin = 'imported')"
+        for table, column, owner in (
+            ("sessions", "started_at", "id"),
+            ("sessions", "ended_at", "id"),
+            ("turns", "started_at", "session_id"),
+            ("turns", "ended_at", "session_id"),
+            ("permissions", "at", "session_id"),
+        )
+    ),
 )
 
 #: The version this code reads and writes.
@@ -164,45 +190,158 @@ _DAMAGED = frozenset(
 )
 
 
-def _create_private(path: str) -> None:
-    """Create the database file owner-only (and its directory), unless it exists."""
+def _warn_stderr(message: str) -> None:
+    print(f"acphost: warning: {message}", file=sys.stderr, flush=True)
+
+
+#: Opening a store file never follows a link, never blocks on a FIFO, never leaks.
+_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+#: The files SQLite keeps beside the database (its write-ahead log, its shared
+#: memory index, a rollback journal): each holds the history's text as well.
+_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+def _check(path: str, *, create: bool) -> os.stat_result | None:
+    """Open one store file without following a link, check it, and close it again.
+
+    Closed before SQLite opens the store: a process that closes any descriptor
+    of a file drops every POSIX lock it holds on it, SQLite's included
+    (sqlite.org/howtocorrupt.html, section 2.2).
+
+    Returns:
+        Its status, or None: ``create`` is false and there is no such file.
+
+    Raises:
+        HistoryError: a symbolic link, not a regular file, or another user's.
+
+    """
+    try:
+        fd = os.open(path, _OPEN | (os.O_CREAT if create else 0), 0o600)
+    except FileNotFoundError:
+        if create:
+            raise
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise HistoryError(
+                f"the history store {path} is a symbolic link, which acphost does not follow: "
+                "remove it, or point ACPHOST_HISTORY at the real file"
+            ) from None
+        raise
+    try:
+        st = os.fstat(fd)
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise HistoryError(
+            f"the history store {path} is not a regular file: move it away, or point "
+            "ACPHOST_HISTORY elsewhere"
+        )
+    if st.st_uid != os.geteuid():
+        raise HistoryError(
+            f"the history store {path} belongs to another user (uid {st.st_uid}): "
+            "point ACPHOST_HISTORY at a file of your own"
+        )
+    return st
+
+
+def _prepare(path: str) -> os.stat_result:
+    """Create the store's directory and file owner-only, and check the files that exist.
+
+    Returns:
+        The database file's status, to compare once SQLite has opened it
+        (see :func:`_same_file`).
+
+    """
     directory = os.path.dirname(path)
     if directory and not os.path.isdir(directory):
         os.makedirs(directory, mode=0o700, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    except FileExistsError:
-        return
-    os.close(fd)
+    for suffix in _COMPANIONS:
+        _check(path + suffix, create=False)
+    st = _check(path, create=True)
+    assert st is not None  # created: never None
+    return st
 
 
-def connect(path: str, *, timeout: float) -> sqlite3.Connection:
+def _same_file(path: str, checked: os.stat_result) -> None:
+    """Check that the path SQLite opened is still the regular file we checked (no swap)."""
+    st = os.lstat(path)
+    if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != (checked.st_dev, checked.st_ino):
+        raise HistoryError(
+            f"the history store {path} was replaced while it was opened: check who else "
+            "writes to its directory, or point ACPHOST_HISTORY elsewhere"
+        )
+
+
+def _tighten(path: str, warn: Warn) -> None:
+    """Make the store's files owner-only where others could read them, saying so once.
+
+    By path, never by a descriptor of our own (see :func:`_check`); each is
+    looked at without following links first. SQLite gives a new ``-wal`` or
+    ``-shm`` the database's mode, so a loose store has loose companions too.
+    """
+    fixed: list[tuple[str, int]] = []
+    for suffix in ("", *_COMPANIONS):
+        try:
+            st = os.lstat(path + suffix)
+        except FileNotFoundError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            raise HistoryError(
+                f"the history store {path + suffix} is not a regular file (a symbolic link?): "
+                "remove it, or point ACPHOST_HISTORY elsewhere"
+            )
+        old = stat.S_IMODE(st.st_mode)
+        if old & 0o077:
+            os.chmod(path + suffix, old & 0o700)
+            fixed.append((suffix or "the database", old))
+    if fixed:
+        files = ", ".join(f"{name} {mode:04o}" for name, mode in fixed)
+        warn(
+            f"the history store {path} was open to other users ({files}); "
+            "it is owner-only (0600) now"
+        )
+
+
+def connect(path: str, *, timeout: float, warn: Warn | None = None) -> sqlite3.Connection:
     """Open (creating it if needed) and migrate the store at ``path``.
+
+    The file is opened as itself: a symbolic link (even a dangling one, which
+    SQLite would create its target through) is refused, and so are its
+    ``-wal``/``-shm``/``-journal`` companions when they are links. A store
+    that others can read is made owner-only, with a warning, once it proved
+    to be a store (a file that is not one is left as it was).
 
     Args:
         path: the database file.
         timeout: seconds a write waits for another process's transaction.
+        warn: how to say that a file's permissions were fixed (default:
+            one line on stderr).
 
     Returns:
         A connection in autocommit mode (transactions are explicit), WAL mode,
         foreign keys on, at :data:`SCHEMA_VERSION`.
 
     Raises:
-        HistoryError: the file cannot be created or opened, is not a database,
-            is locked, or was written by a newer acphost.
+        HistoryError: the file cannot be created or opened, is a link, not a
+            regular file, another user's, not a database, locked, or was
+            written by a newer acphost.
 
     """
     try:
-        _create_private(path)
+        checked = _prepare(path)
         conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
-    except (OSError, sqlite3.Error) as exc:
+    except (OSError, sqlite3.Error, HistoryError) as exc:
         raise translate(exc, path) from exc
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+        _same_file(path, checked)
         migrate(conn, path=path)
+        _tighten(path, warn if warn is not None else _warn_stderr)
     except (OSError, sqlite3.Error, HistoryError) as exc:
         conn.close()
         raise translate(exc, path) from exc

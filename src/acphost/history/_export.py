@@ -23,7 +23,7 @@ from ..config import InputFileError, loads_strict
 from ..safetext import HTML_CSP, html_text, markdown_fence, markdown_inline
 from ..trace import Redactor
 from ._errors import HistoryError
-from ._model import FORMAT, FORMAT_VERSION, SessionRecord
+from ._model import FORMAT, FORMAT_VERSION, SessionRecord, import_latest
 from ._portable import session_from_json, turn_from_json
 from ._scrub import scrub_session
 from ._store import HistoryStore
@@ -211,6 +211,7 @@ def parse_sessions(text: str, source: str = "input") -> list[SessionRecord]:
         HistoryError: not an export, or a field is wrong (the message says where).
 
     """
+    latest = import_latest()
     stripped = text.strip()
     if not stripped:
         raise HistoryError(f"{source}: empty file")
@@ -223,15 +224,18 @@ def parse_sessions(text: str, source: str = "input") -> list[SessionRecord]:
     except InputFileError:
         head = None
     if isinstance(head, dict) and "type" in head:
-        return _parse_jsonl(stripped, source)
+        return _parse_jsonl(stripped, source, latest)
     whole = _loads(stripped, source)
     if not isinstance(whole, dict) or "type" in whole:
-        return _parse_jsonl(stripped, source)  # says which line is not a session or turn
+        return _parse_jsonl(stripped, source, latest)  # says which line is not a session or turn
     _check_version(whole, source)
     if "sessions" in whole and isinstance(whole["sessions"], list):
         items = whole["sessions"]
-        return [session_from_json(d, f"{source}: sessions[{i}]") for i, d in enumerate(items)]
-    return [session_from_json(whole.get("session", whole), f"{source}: session")]
+        return [
+            session_from_json(d, f"{source}: sessions[{i}]", latest=latest)
+            for i, d in enumerate(items)
+        ]
+    return [session_from_json(whole.get("session", whole), f"{source}: session", latest=latest)]
 
 
 _FIX = "expected a json or jsonl export written by acphost history export"
@@ -244,7 +248,7 @@ def _loads(text: str, where: str, line: int = 1) -> Any:
         raise HistoryError(str(exc)) from None
 
 
-def _parse_jsonl(text: str, source: str) -> list[SessionRecord]:
+def _parse_jsonl(text: str, source: str, latest: str) -> list[SessionRecord]:
     sessions: list[SessionRecord] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -254,12 +258,12 @@ def _parse_jsonl(text: str, source: str) -> list[SessionRecord]:
         kind = data.get("type") if isinstance(data, dict) else None
         if kind == "session":
             _check_version(data, where)
-            sessions.append(session_from_json(data, where))
+            sessions.append(session_from_json(data, where, latest=latest))
         elif kind == "turn":
             if not sessions:
                 raise HistoryError(f"{where}: a turn before any session line")
             last = sessions[-1]
-            turn = turn_from_json(data, where)
+            turn = turn_from_json(data, where, latest=latest)
             sessions[-1] = dataclasses.replace(last, turns=(*last.turns, turn))
         else:
             raise HistoryError(f"{where}: expected a line of type 'session' or 'turn'")

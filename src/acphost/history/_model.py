@@ -10,12 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "MAX_AMOUNT",
+    "MAX_COUNT",
+    "IMPORT_EARLIEST",
+    "IMPORT_SKEW",
+    "MAX_TIME",
+    "MIN_TIME",
     "TOKEN_KINDS",
     "PermissionRecord",
     "SessionRecord",
@@ -23,6 +29,10 @@ __all__ = [
     "ToolCallRecord",
     "TurnRecord",
     "Usage",
+    "fit_amount",
+    "fit_count",
+    "import_latest",
+    "import_time",
     "normalize_time",
     "now",
 ]
@@ -52,17 +62,95 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def import_latest() -> str:
+    """The latest time an import accepts now (store form): now plus :data:`IMPORT_SKEW`."""
+    return (datetime.now(timezone.utc) + IMPORT_SKEW).isoformat(timespec="milliseconds")
+
+
+#: The earliest and latest times the store's form can hold (``datetime``'s range, in UTC):
+#: what a computed bound (``--until 9999-12-31``, ``--older-than 100000w``) is clamped to.
+MIN_TIME = "0001-01-01T00:00:00.000+00:00"
+MAX_TIME = "9999-12-31T23:59:59.999+00:00"
+
+#: The range an imported time must lie in: from the Unix epoch to a day past now
+#: (another machine's clock may run ahead, but a record "from the future" would
+#: stay the newest, the one ``--continue`` takes, and escape ``prune``).
+IMPORT_EARLIEST = "1970-01-01T00:00:00.000+00:00"
+IMPORT_SKEW = timedelta(days=1)
+
+
 def normalize_time(value: str) -> str:
     """An ISO 8601 time in the store's form (UTC, milliseconds), so times sort as text.
 
     Raises:
-        ValueError: not an ISO 8601 date and time.
+        ValueError: not an ISO 8601 date and time, or one whose UTC time falls
+            outside the years 1 to 9999 (``9999-12-31T23:59:59-01:00``).
 
     """
     moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+    try:
+        return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds")
+    except OverflowError:
+        raise ValueError(f"{value!r} is outside the years 1 to 9999 in UTC") from None
+
+
+def import_time(value: str, latest: str) -> str:
+    """An imported time in the store's form, checked: with an offset, and within range.
+
+    Args:
+        value: the time as the file has it.
+        latest: the latest time accepted (store form): now plus :data:`IMPORT_SKEW`.
+
+    Raises:
+        ValueError: not ISO 8601, without a UTC offset, before :data:`IMPORT_EARLIEST`
+            or after ``latest`` (the message says which).
+
+    """
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        raise ValueError(f"{value!r} has no UTC offset (acphost writes e.g. +00:00)")
+    stored = normalize_time(value)
+    if stored < IMPORT_EARLIEST:
+        raise ValueError(f"{value!r} is before 1970")
+    if stored > latest:
+        raise ValueError(f"{value!r} is in the future")
+    return stored
+
+
+#: The largest count kept: SQLite's INTEGER is a signed 64-bit number (and
+#: the ledger sums them, see ``StoreReads.usage_rows``).
+MAX_COUNT = 2**63 - 1
+
+
+def fit_count(value: Any) -> int | None:
+    """A token count or window size as the store keeps it: None unless ``0 <= value <= 2**63-1``.
+
+    The agent reports usage; a negative number, a float, a bool or a number
+    past SQLite's INTEGER is recorded as unknown rather than failing the write.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
+        return value
+    return None
+
+
+#: The largest cost kept (of a turn or a session, in any unit): far above any real
+#: cost, and low enough that the ledger's sums of them stay finite (a sum of
+#: costs near the float maximum would be ``inf``, which JSON cannot hold).
+MAX_AMOUNT = 1e15
+
+
+def fit_amount(value: Any) -> float | None:
+    """A cost as the store keeps it: None unless a number ``0 <= value <= MAX_AMOUNT``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            amount = float(value)
+        except OverflowError:  # an int past the float range
+            return None
+        if 0 <= amount <= MAX_AMOUNT:  # False for NaN; inf is past the maximum
+            return amount
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +361,7 @@ class SessionSummary:
         cost_amount: what this run of the session cost (its turns' sum), when reported.
         cost_currency: the cost's unit.
         incomplete: how many turns were cut short.
+        origin: ``recorded`` (a run on this machine) or ``imported``.
 
     """
 
@@ -289,6 +378,7 @@ class SessionSummary:
     cost_amount: float | None
     cost_currency: str | None
     incomplete: int
+    origin: str = "recorded"
 
     def to_json(self) -> dict[str, Any]:
         """The row as JSON (``cost`` is ``{currency: amount}`` or ``null``)."""

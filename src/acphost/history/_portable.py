@@ -16,9 +16,11 @@ from ._model import (
     ToolCallRecord,
     TurnRecord,
     Usage,
+    fit_amount,
+    fit_count,
+    import_time,
     normalize_time,
 )
-from ._store import fit_amount, fit_count
 
 __all__ = ["session_from_json", "turn_from_json"]
 
@@ -26,11 +28,12 @@ __all__ = ["session_from_json", "turn_from_json"]
 class _Fields:
     """Typed access to one JSON object, with the path of each field for messages."""
 
-    def __init__(self, data: Any, where: str) -> None:
+    def __init__(self, data: Any, where: str, latest: str | None = None) -> None:
         if not isinstance(data, Mapping):
             raise HistoryError(f"{where}: expected an object, got {type(data).__name__}")
         self.data = data
         self.where = where
+        self.latest = latest  # imported: times are checked against this bound
 
     def _get(self, key: str, types: tuple[type, ...], required: bool) -> Any:
         if key not in self.data or self.data[key] is None:
@@ -67,16 +70,30 @@ class _Fields:
         if value is None or (value == "" and not required):
             return None  # "" is how a record without the time is written back
         try:
+            if self.latest is not None:
+                return import_time(value, self.latest)
             return normalize_time(value)
-        except ValueError:
-            raise HistoryError(f"{self.where}.{key}: not an ISO 8601 time: {value!r}") from None
+        except ValueError as exc:
+            problem = _time_problem(value, exc, self.latest is not None)
+            raise HistoryError(f"{self.where}.{key}: {problem}") from None
 
     def objects(self, key: str) -> list[_Fields]:
         items = self._get(key, (list,), False) or []
-        return [_Fields(item, f"{self.where}.{key}[{i}]") for i, item in enumerate(items)]
+        return [
+            _Fields(item, f"{self.where}.{key}[{i}]", self.latest) for i, item in enumerate(items)
+        ]
 
     def dicts(self, key: str) -> tuple[dict[str, Any], ...]:
         return tuple(dict(item.data) for item in self.objects(key))
+
+
+def _time_problem(value: str, exc: ValueError, imported: bool) -> str:
+    text = str(exc)
+    if not text.startswith(repr(value)):  # datetime's words: not a time at all
+        return f"not an ISO 8601 time: {value!r}"
+    if imported:  # our own words: out of range, or no offset
+        return f"{text} (an imported time has its UTC offset and lies between 1970 and tomorrow)"
+    return text
 
 
 def _usage(f: _Fields | None) -> Usage:
@@ -100,14 +117,21 @@ def _usage(f: _Fields | None) -> Usage:
     )
 
 
-def turn_from_json(data: Any, where: str = "turn") -> TurnRecord:
+def turn_from_json(data: Any, where: str = "turn", *, latest: str | None = None) -> TurnRecord:
     """Read a turn back from its JSON object.
+
+    Args:
+        data: the object.
+        where: its place in the file, for messages.
+        latest: for an import, the latest time accepted
+            (:func:`~acphost.history._model.import_latest`): every time must
+            then carry its offset and lie between 1970 and ``latest``.
 
     Raises:
         HistoryError: a field is missing or of the wrong type (the message names it).
 
     """
-    f = _Fields(data, where)
+    f = _Fields(data, where, latest)
     seq = f.opt_int("seq")
     if seq is None or seq < 1:
         raise HistoryError(f"{where}.seq: expected a positive integer")
@@ -153,14 +177,21 @@ def turn_from_json(data: Any, where: str = "turn") -> TurnRecord:
     )
 
 
-def session_from_json(data: Any, where: str = "session") -> SessionRecord:
+def session_from_json(
+    data: Any, where: str = "session", *, latest: str | None = None
+) -> SessionRecord:
     """Read a session back from its JSON object (with or without its turns).
+
+    Args:
+        data: the object.
+        where: its place in the file, for messages.
+        latest: for an import, the latest time accepted (see :func:`turn_from_json`).
 
     Raises:
         HistoryError: a field is missing or of the wrong type (the message names it).
 
     """
-    f = _Fields(data, where)
+    f = _Fields(data, where, latest)
     sid = f.text("id").lower()
     if len(sid) < 8 or any(c not in "0123456789abcdef" for c in sid):
         raise HistoryError(f"{where}.id: expected hexadecimal digits, got {sid!r}")
@@ -168,7 +199,7 @@ def session_from_json(data: Any, where: str = "session") -> SessionRecord:
     if not isinstance(command, list) or not all(isinstance(a, str) for a in command):
         raise HistoryError(f"{where}.command: expected a list of strings")
     usage = f.data.get("usage")
-    turns = tuple(turn_from_json(t.data, t.where) for t in f.objects("turns"))
+    turns = tuple(turn_from_json(t.data, t.where, latest=latest) for t in f.objects("turns"))
     return SessionRecord(
         id=sid,
         agent=f.text("agent"),

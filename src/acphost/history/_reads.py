@@ -17,12 +17,14 @@ from typing import Any
 from ._db import SCHEMA_VERSION, translate
 from ._errors import HistoryIdError
 from ._model import (
+    MAX_AMOUNT,
     PermissionRecord,
     SessionRecord,
     SessionSummary,
     ToolCallRecord,
     TurnRecord,
     Usage,
+    fit_amount,
 )
 
 __all__ = ["StoreInfo", "StoreReads"]
@@ -74,7 +76,39 @@ class StoreInfo:
 
 
 def _usage_of(row: Sequence[Any]) -> Usage:
-    return Usage(*row)
+    # A store written before costs were bounded may hold any float: what is
+    # past the bound reads as unknown, as it would be written now.
+    return Usage(
+        input=row[0],
+        output=row[1],
+        thought=row[2],
+        cached_read=row[3],
+        cached_write=row[4],
+        total=row[5],
+        context_used=row[6],
+        context_size=row[7],
+        cost_amount=fit_amount(row[8]),
+        cost_currency=row[9],
+    )
+
+
+def _summary(row: Sequence[Any]) -> SessionSummary:
+    return SessionSummary(
+        id=row[0],
+        agent=row[1],
+        cwd=row[2],
+        title=row[3],
+        started_at=row[4],
+        ended_at=row[5],
+        agent_session_id=row[6],
+        turns=row[7],
+        first_prompt=row[8],
+        total_tokens=row[9],
+        cost_amount=fit_amount(row[10]),  # bounded, as _usage_of
+        cost_currency=row[11],
+        incomplete=row[12],
+        origin=row[13],
+    )
 
 
 class StoreReads:
@@ -93,7 +127,8 @@ class StoreReads:
     def resolve_id(self, prefix: str) -> str:
         """The full id of the session a prefix names, like git's abbreviated ids.
 
-        An exact agent session id also names its (newest) session.
+        An exact agent session id also names its session: the newest this
+        machine recorded, else the newest imported one.
 
         Args:
             prefix: the start of a history id (any case), or an agent session id.
@@ -115,9 +150,11 @@ class StoreReads:
                     (len(wanted), wanted),
                 ).fetchall()
             if not rows:
+                # The user's own record of that session before one imported
+                # with the same id: an import may name any agent session id.
                 rows = conn.execute(
                     "SELECT id FROM sessions WHERE agent_session_id = ? "
-                    "ORDER BY started_at DESC LIMIT 1",
+                    "ORDER BY origin = 'imported', started_at DESC LIMIT 1",
                     (prefix.strip(),),
                 ).fetchall()
         ids = [str(r[0]) for r in rows]
@@ -206,12 +243,7 @@ class StoreReads:
             title=row[6],
             ended_at=row[7],
             origin=row[8],
-            usage=Usage(
-                context_used=row[9],
-                context_size=row[10],
-                cost_amount=row[11],
-                cost_currency=row[12],
-            ),
+            usage=_usage_of((None,) * 6 + tuple(row[9:13])),
             turns=tuple(turns),
         )
 
@@ -254,7 +286,8 @@ class StoreReads:
             "ORDER BY seq LIMIT 1), ''), "
             f"(SELECT {_sum('total_tokens')} FROM turns t WHERE t.session_id = s.id), "
             "s.cost_amount, s.cost_currency, "
-            "(SELECT count(*) FROM turns t WHERE t.session_id = s.id AND NOT t.complete) "
+            "(SELECT count(*) FROM turns t WHERE t.session_id = s.id AND NOT t.complete), "
+            "s.origin "
             f"FROM sessions s {'WHERE ' + ' AND '.join(where) if where else ''} "
             "ORDER BY s.started_at DESC, s.id"
         )
@@ -262,12 +295,14 @@ class StoreReads:
             sql += " LIMIT ?"
             params.append(limit)
         with self._guard() as conn:
-            return [SessionSummary(*row) for row in conn.execute(sql, params)]
+            return [_summary(row) for row in conn.execute(sql, params)]
 
     def latest_session(self, agent: str, cwd: str) -> SessionSummary | None:
-        """The newest session of this agent in exactly this directory that the agent named.
+        """The newest session this machine recorded of this agent in exactly this directory.
 
-        This is what ``--continue`` resumes: it has an agent session id.
+        This is what ``--continue`` resumes: it has an agent session id. An
+        imported session is never taken: its agent, directory, dates and agent
+        session id are whatever the file said (``--resume ID`` names one explicitly).
 
         Raises:
             HistoryError: the store cannot be read.
@@ -276,7 +311,8 @@ class StoreReads:
         with self._guard() as conn:
             row = conn.execute(
                 "SELECT id FROM sessions WHERE agent = ? AND cwd = ? AND "
-                "agent_session_id IS NOT NULL ORDER BY started_at DESC LIMIT 1",
+                "agent_session_id IS NOT NULL AND origin = 'recorded' "
+                "ORDER BY started_at DESC LIMIT 1",
                 (agent, cwd),
             ).fetchone()
         if row is None:
@@ -305,7 +341,8 @@ class StoreReads:
                 "AND reported_cost_currency IS NOT NULL ORDER BY started_at DESC LIMIT 1",
                 (agent, agent_session_id),
             ).fetchone()
-        return None if row is None else (float(row[0]), str(row[1]))
+        amount = None if row is None else fit_amount(row[0])
+        return None if amount is None else (amount, str(row[1]))
 
     def size(self) -> int:
         """Bytes the store takes on disk (database, ``-wal`` and ``-shm`` files)."""
@@ -383,7 +420,9 @@ class StoreReads:
         costs = (
             f"SELECT {key} AS k, t.cost_currency, sum(t.cost_amount) {source} "
             f"{condition} {'AND' if where else 'WHERE'} t.cost_currency IS NOT NULL "
-            "AND t.cost_amount IS NOT NULL GROUP BY k, t.cost_currency ORDER BY k"
+            # Each cost within the store's bound (an older store may hold
+            # larger), so that no sum is infinite.
+            f"AND t.cost_amount BETWEEN 0 AND {MAX_AMOUNT!r} GROUP BY k, t.cost_currency ORDER BY k"
         )
         with self._guard() as conn:
             return (

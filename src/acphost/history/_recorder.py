@@ -148,7 +148,7 @@ class HistoryRecorder:
         """
         recorder = cls(None, redactor, warn=warn)
         try:
-            recorder.store = HistoryStore.open(path, timeout=timeout)
+            recorder.store = HistoryStore.open(path, timeout=timeout, warn=recorder._warn)
         except HistoryError as exc:
             recorder.fail(exc)
         return recorder

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ._config import default_path
 from ._db import connect, transaction
 from ._errors import HistoryError, HistoryIdError, SessionRemovedError
-from ._model import SessionRecord, TurnRecord, Usage
+from ._model import SessionRecord, TurnRecord, Usage, fit_amount, fit_count
 from ._reads import TURN_COLUMNS, StoreReads
 
 __all__ = ["DEFAULT_TIMEOUT", "HistoryStore"]
@@ -28,34 +27,6 @@ __all__ = ["DEFAULT_TIMEOUT", "HistoryStore"]
 DEFAULT_TIMEOUT = 5.0
 
 _TURN_PLACEHOLDERS = ", ".join("?" * (TURN_COLUMNS.count(",") + 1))
-
-
-#: The largest count kept: SQLite's INTEGER is a signed 64-bit number (and
-#: the ledger sums them, see ``StoreReads.usage_rows``).
-MAX_COUNT = 2**63 - 1
-
-
-def fit_count(value: Any) -> int | None:
-    """A token count or window size as the store keeps it: None unless ``0 <= value <= 2**63-1``.
-
-    The agent reports usage; a negative number, a float, a bool or a number
-    past SQLite's INTEGER is recorded as unknown rather than failing the write.
-    """
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
-        return value
-    return None
-
-
-def fit_amount(value: Any) -> float | None:
-    """A cost as the store keeps it: None unless a finite number ``>= 0``."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            amount = float(value)
-        except OverflowError:  # an int past the float range
-            return None
-        if math.isfinite(amount) and amount >= 0:
-            return amount
-    return None
 
 
 def _usage_values(usage: Usage) -> tuple[Any, ...]:
@@ -108,23 +79,34 @@ class HistoryStore(StoreReads):
         conn.create_function("fold", 1, _fold, deterministic=True)
 
     @classmethod
-    def open(cls, path: str | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> HistoryStore:
+    def open(
+        cls,
+        path: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        warn: Callable[[str], None] | None = None,
+    ) -> HistoryStore:
         """Open the store, creating and migrating it as needed.
+
+        The file is never opened through a symbolic link, and one that others
+        can read is made owner-only (see :func:`acphost.history._db.connect`).
 
         Args:
             path: the database file (default: :func:`default_path`).
             timeout: seconds a write waits for another writer.
+            warn: how to say that the file's permissions were fixed
+                (default: one line on stderr).
 
         Returns:
             The open store.
 
         Raises:
             HistoryError: it cannot be created, opened or migrated (damaged,
-                locked, not writable, newer than this acphost).
+                locked, not writable, newer than this acphost, a symbolic link).
 
         """
         path = default_path() if path is None else os.path.abspath(path)
-        return cls(connect(path, timeout=timeout), path)
+        return cls(connect(path, timeout=timeout, warn=warn), path)
 
     def close(self) -> None:
         """Close the connection. Idempotent."""

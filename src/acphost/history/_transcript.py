@@ -51,7 +51,7 @@ def local_time(iso: str | None) -> str:
         return "-"
     try:
         return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
-    except ValueError:
+    except (ValueError, OverflowError):  # not a time, or not one in the local zone's range
         return iso
 
 
