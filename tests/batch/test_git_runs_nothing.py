@@ -128,3 +128,22 @@ def test_a_worktree_filled_from_the_baseline_is_a_clean_checkout(git_ws, tmp_pat
     assert r.returncode == 0, r.stderr
     head = git(git_ws, "rev-parse", "HEAD")
     assert probe.read_text() == head
+
+
+def test_a_kept_workspace_whose_git_the_agent_replaced_is_named(git_ws, tmp_path):
+    """The agent puts a .git of its own, with an fsmonitor, in place of the worktree's:
+    acphost runs nothing from it, the files there reach the patch, and the user is told
+    before running git in the kept workspace."""
+    monitor, log = logger(tmp_path, "fsmonitor")
+    config = f"[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = {monitor}\\n"
+    script = (
+        "rm .git; mkdir -p .git/objects .git/refs; echo ref: refs/heads/main > .git/HEAD; "
+        f"printf '{config}' > .git/config; echo fix >> README.md"
+    )
+    out = tmp_path / "out"
+    r = run_batch(git_ws, out, f'terminal sh -c "{script}"', extra=["--keep-workspaces"])
+    assert r.returncode == 0, r.stderr
+    assert not log.exists()
+    assert "the agent replaced the .git of the kept workspace" in r.stderr
+    assert "README.md" in changed(out, "demo--p1--0")
+    assert ".git/config" in changed(out, "demo--p1--0")

@@ -355,6 +355,15 @@ class Checkout:
             changes = tree_changes(self.baseline, self.root, skip_top=skip)
         return changes
 
+    def git_replaced(self) -> bool:
+        """Whether a worktree's ``.git`` is no longer the file git wrote (the agent's now).
+
+        git run in such a workspace reads the agent's configuration (its
+        hooks, ``core.fsmonitor``...): acphost never does, and tells the user
+        when the workspace is kept.
+        """
+        return self.git_dir is not None and not self._own_git_file()
+
     def _own_git_file(self) -> bool:
         """Whether ``ROOT/.git`` is still the file git wrote (or gone), not the agent's."""
         path = os.path.join(self.root, ".git")
