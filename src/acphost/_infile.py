@@ -76,15 +76,31 @@ def _mib(n: int) -> str:
     return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n} bytes"
 
 
-def _open_checked(path: str | os.PathLike[str], what: str, limit: int) -> tuple[int, int]:
-    """Open ``path`` for reading; return ``(fd, size)`` once it is known to be a regular file."""
-    name = os.fspath(path)
+def _open_checked(
+    path: str | os.PathLike[str],
+    what: str,
+    limit: int,
+    dir_fd: int | None = None,
+    shown: str | None = None,
+) -> tuple[int, int]:
+    """Open ``path`` for reading; return ``(fd, size)`` once it is known to be a regular file.
+
+    With ``dir_fd``, ``path`` is a name in that open directory and a
+    symbolic link there is refused (``O_NOFOLLOW``): the file is the one in
+    that directory, whatever is renamed around it.
+    """
+    name = shown if shown is not None else os.fspath(path)
+    flags = _OPEN_FLAGS if dir_fd is None else _OPEN_FLAGS | os.O_NOFOLLOW
     try:
         # O_NONBLOCK: opening a FIFO with no writer must not wait for one.
-        fd = os.open(name, _OPEN_FLAGS)
+        fd = os.open(path, flags, dir_fd=dir_fd)
     except FileNotFoundError:
         raise InputFileError(f"{what} {name} does not exist", missing=True) from None
     except OSError as exc:
+        if dir_fd is not None and exc.errno == errno.ELOOP:
+            raise InputFileError(
+                f"{what} {name} is a symbolic link, not a regular file; name a file"
+            ) from None
         reason = "permission denied" if exc.errno in (errno.EACCES, errno.EPERM) else exc.strerror
         raise InputFileError(f"cannot read {what} {name}: {reason}") from None
     return fd, _checked(fd, name, what, limit)
@@ -133,7 +149,12 @@ def _read_all(fd: int, size: int, name: str, what: str, limit: int) -> bytes:
 
 
 def read_input(
-    path: str | os.PathLike[str], *, what: str, limit: int = MAX_INPUT_BYTES
+    path: str | os.PathLike[str],
+    *,
+    what: str,
+    limit: int = MAX_INPUT_BYTES,
+    dir_fd: int | None = None,
+    shown: str | None = None,
 ) -> bytes:
     """Read a whole input file, refusing what is not a regular file of bounded size.
 
@@ -141,6 +162,9 @@ def read_input(
         path: the file (``~`` is not expanded here).
         what: how the message names it, e.g. ``"the --settings file"``.
         limit: the most bytes accepted.
+        dir_fd: an open directory ``path`` is a name in; the file is opened
+            there, never through a symbolic link (``O_NOFOLLOW``).
+        shown: how messages name the file (default: ``path``).
 
     Returns:
         The file's bytes.
@@ -150,8 +174,9 @@ def read_input(
             FIFO, device or socket, or larger than ``limit``.
 
     """
-    fd, size = _open_checked(path, what, limit)
-    return _read_all(fd, size, os.fspath(path), what, limit)
+    fd, size = _open_checked(path, what, limit, dir_fd, shown)
+    name = shown if shown is not None else os.fspath(path)
+    return _read_all(fd, size, name, what, limit)
 
 
 def read_input_fd(fd: int, *, name: str, what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
@@ -232,7 +257,12 @@ def read_stream(stream: IO[AnyStr], *, what: str, limit: int = MAX_INPUT_BYTES) 
 
 
 def open_input(
-    path: str | os.PathLike[str], *, what: str, limit: int | None = None
+    path: str | os.PathLike[str],
+    *,
+    what: str,
+    limit: int | None = None,
+    dir_fd: int | None = None,
+    shown: str | None = None,
 ) -> IO[bytes]:
     """Open an input file for a streaming reader (a trace), with the checks of :func:`read_input`.
 
@@ -241,6 +271,8 @@ def open_input(
         what: how messages name it.
         limit: the most bytes accepted, or None for no cap (the reader
             bounds its own memory, e.g. a line at a time).
+        dir_fd: as for :func:`read_input` (a name in that directory, no link).
+        shown: how messages name the file (default: ``path``).
 
     Returns:
         The file, opened in binary mode; the caller closes it (``with``).
@@ -249,5 +281,5 @@ def open_input(
         InputFileError: as :func:`read_input`.
 
     """
-    fd, _ = _open_checked(path, what, limit if limit is not None else 1 << 62)
+    fd, _ = _open_checked(path, what, limit if limit is not None else 1 << 62, dir_fd, shown)
     return os.fdopen(fd, "rb")

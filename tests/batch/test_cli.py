@@ -117,7 +117,7 @@ def test_usage_errors_exit_2_with_one_line(plain_ws, tmp_path):
         (["--prompts", "missing.txt"], "the --prompts file missing.txt does not exist"),
         (["-a", "nosuchagent", "-p", "x"], "nosuchagent"),
         (["--workspace", "nowhere", "-p", "x"], "is not a directory"),
-        (["--out", "bad.toml", "-p", "x"], "--out bad.toml is not a directory"),
+        (["--out", "bad.toml", "-p", "x"], "bad.toml is not a directory; choose another --out"),
         (["-p", "x", "-p", "y", "--agent-command", "'unbalanced"], "--agent-command"),
     ]
     (tmp_path / "bad.toml").write_text("colour = 'blue'\n")

@@ -41,6 +41,7 @@ def test_the_public_names_are_pinned():
             "HostFactory",
             "Limits",
             "LocalExecutor",
+            "OutDir",
             "OutcomeError",
             "Plan",
             "PlanError",

@@ -22,6 +22,14 @@ from .conftest import FILES, acphost, git, tree
 FAST = {"ACPHOST_DEMO_STEP": "0"}
 
 
+def mark(out: Path) -> Path:
+    """Make ``out`` look like a batch's folder (a crafted one can carry the mark too)."""
+    out.mkdir(parents=True, exist_ok=True)
+    plan = {"format": "acphost-batch", "version": 1, "runs": []}
+    (out / "batch.json").write_text(json.dumps(plan))
+    return out
+
+
 def run_batch(ws: Path, out: Path, *prompts: str, extra=(), timeout=120):
     args = ["batch", "-a", "demo", "--workspace", str(ws), "--out", str(out), "--no-history"]
     for prompt in prompts:
@@ -35,7 +43,7 @@ def test_a_crafted_workspace_marker_deletes_nothing(git_ws, tmp_path):
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "keep.txt").write_text("precious\n")
-    run_dir = git_ws / "acphost-batch" / "runs" / "demo--p1--0"
+    run_dir = mark(git_ws / "acphost-batch") / "runs" / "demo--p1--0"
     run_dir.mkdir(parents=True)
     (run_dir / "workspace.json").write_text(json.dumps({"root": "."}))
     other = git_ws / "acphost-batch" / "runs" / "demo--p2--0"
@@ -59,8 +67,7 @@ def test_a_crafted_workdir_note_deletes_and_overwrites_nothing(note, plain_ws, t
     """``.workdir`` names a directory acphost would take for its own (an old-style path
     of the right shape, or the id of a batch that is still running), or is a link to a
     file: nothing is removed and the file is not written through."""
-    out = tmp_path / "out"
-    out.mkdir()
+    out = mark(tmp_path / "out")
     victim_file = tmp_path / "victim.txt"
     victim_file.write_text("precious\n")
     live = None
@@ -101,8 +108,7 @@ def test_a_crafted_workdir_note_deletes_and_overwrites_nothing(note, plain_ws, t
 def test_a_killed_batchs_work_directory_is_removed_by_its_id(git_ws, tmp_path):
     """What the note's id names is removed when it is ours: a real directory of this
     user's that no batch holds, with its worktree entries in the repository."""
-    out = tmp_path / "out"
-    out.mkdir()
+    out = mark(tmp_path / "out")
     stale = WorkDir.make()
     dest = os.path.join(stale.path, "demo--p1--0")
     git(git_ws, "worktree", "add", "--detach", "-q", dest)
@@ -117,7 +123,7 @@ def test_a_killed_batchs_work_directory_is_removed_by_its_id(git_ws, tmp_path):
 
 
 def test_planted_links_in_the_results_folder_are_never_written_through(plain_ws, tmp_path):
-    out = tmp_path / "out"
+    out = mark(tmp_path / "out")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (out / "runs").mkdir(parents=True)
@@ -130,7 +136,7 @@ def test_planted_links_in_the_results_folder_are_never_written_through(plain_ws,
 
 
 def test_a_planted_patch_link_is_refused_and_its_target_kept(plain_ws, tmp_path):
-    out = tmp_path / "out"
+    out = mark(tmp_path / "out")
     run_dir = out / "runs" / "demo--p1--0"
     run_dir.mkdir(parents=True)
     victim = tmp_path / "victim.txt"
@@ -144,7 +150,7 @@ def test_a_planted_patch_link_is_refused_and_its_target_kept(plain_ws, tmp_path)
 def test_a_kept_workspace_left_before_is_left_and_the_run_keeps_its_own_beside_it(
     plain_ws, tmp_path
 ):
-    out = tmp_path / "out"
+    out = mark(tmp_path / "out")
     old = out / "workspaces" / "demo--p1--0"
     old.mkdir(parents=True)
     (old / "mine.txt").write_text("not acphost's\n")

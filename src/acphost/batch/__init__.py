@@ -43,6 +43,7 @@ __all__ = [
     "HostFactory",
     "Limits",
     "LocalExecutor",
+    "OutDir",
     "OutcomeError",
     "Plan",
     "PlanError",
@@ -94,6 +95,7 @@ _LAZY = {
     "Progress": "._batch",
     "run_batch": "._batch",
     "BatchError": "._out",
+    "OutDir": "._out",
     "Report": "._report",
     "load_report": "._report",
     "write_reports": "._render",
@@ -118,7 +120,7 @@ if TYPE_CHECKING:
         RunOutcome,
         WorkspaceSource,
     )
-    from ._out import BatchError
+    from ._out import BatchError, OutDir
     from ._plan import Plan, PlanError, Prompt, make_plan, numbered, read_prompts
     from ._ray import RayExecutor
     from ._render import write_reports

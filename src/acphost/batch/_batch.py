@@ -68,7 +68,7 @@ class Batch:
     def __init__(
         self,
         plan: Plan,
-        out: str,
+        out: str | OutDir,
         *,
         executor: Executor | None = None,
         jobs: int | None = None,
@@ -81,7 +81,7 @@ class Batch:
         if jobs is not None and jobs < 1:
             raise ValueError(f"jobs must be at least 1, got {jobs}")
         self.plan = plan
-        self.out = OutDir(out)
+        self.out = out if isinstance(out, OutDir) else OutDir(out)
         self.executor: Executor = executor if executor is not None else LocalExecutor()
         self.jobs = jobs or os.cpu_count() or 1
         self.keep_workspaces = keep_workspaces
@@ -175,6 +175,8 @@ class Batch:
 
     async def _iterate(self) -> AsyncIterator[RunOutcome]:
         with self.out.lock():
+            # First: the mark that makes the folder a batch's (OutDir.check) is there at once.
+            self.out.write_json("batch.json", self._plan_json())
             todo = []
             for run in self.plan.runs:
                 earlier = self._earlier(run)
@@ -280,7 +282,7 @@ class Batch:
 
 def run_batch(
     plan: Plan,
-    out: str,
+    out: str | OutDir,
     *,
     executor: Executor | None = None,
     jobs: int | None = None,
@@ -294,7 +296,9 @@ def run_batch(
 
     Args:
         plan: the runs (:func:`~acphost.batch.make_plan`).
-        out: the output directory; runs it already holds outcomes for are
+        out: the output directory (a path the caller chose, or an
+            :class:`OutDir`); it is made, or must be empty or a batch's
+            (:meth:`OutDir.check`); runs it already holds outcomes for are
             skipped (a cancelled run is carried out again).
         executor: :class:`LocalExecutor` (default) or :class:`RayExecutor`.
         jobs: runs at once (default: the number of CPUs).

@@ -3,8 +3,9 @@ r"""What a run changed: the list of files and a unified diff in git's format.
 :func:`tree_changes` compares the run's tree with the pristine baseline it
 started from (a copy's, or the commit checked out for a git worktree) and
 writes the patch as git would (``a/`` and ``b/`` prefixes, ``/dev/null``
-for added and deleted files, "Binary files ... differ"), so ``git apply``
-and ``patch -p1`` take it. It never runs git: nothing the agent wrote
+for added and deleted files, "Binary files ... differ", names quoted as
+git quotes them: :func:`quote_name`), so ``git apply`` and ``patch -p1``
+take it. It never runs git: nothing the agent wrote
 (``.gitattributes``, a ``diff=`` or ``filter=`` driver, the index) decides
 what the patch shows; a file is binary by its content alone (a NUL byte,
 not UTF-8, or too large).
@@ -212,18 +213,47 @@ def _text(data: bytes | None) -> list[str] | None:
     return [line + "\n" for line in lines] + ([last] if last else [])
 
 
+#: C escapes git writes in a quoted name; every other byte that needs quoting is octal.
+_ESCAPES = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r", 34: '"', 92: "\\"}
+
+
+def quote_name(prefix: str, path: str) -> str:
+    r"""``prefix + path`` as git writes a name in a patch header (``core.quotePath`` on).
+
+    A name with a control character, a ``"``, a ``\``, DEL or any byte from
+    0x80 is written in double quotes with C escapes (``\t``, ``\n``,
+    ``\"``, ``\\``) and the other bytes in octal (``\303\251``), the whole
+    ``a/...`` inside the quotes; any other name is written as it is.
+    ``git apply`` and ``patch`` read a tab or newline in a bare name as the
+    end of the name, so a name like ``notes.md<TAB>install.sh`` must be quoted.
+    """
+    raw = (prefix + path).encode("utf-8", "surrogateescape")
+    if not any(b < 0x20 or b in (34, 92) or b >= 0x7F for b in raw):
+        return prefix + path
+    out = []
+    for b in raw:
+        if b in _ESCAPES:
+            out.append("\\" + _ESCAPES[b])
+        elif b < 0x20 or b >= 0x7F:
+            out.append(f"\\{b:03o}")
+        else:
+            out.append(chr(b))
+    return '"' + "".join(out) + '"'
+
+
 def _file_patch(path: str, a: str | None, b: str | None) -> str:
     old, old_mode = _content(a)
     new, new_mode = _content(b)
-    head = [f"diff --git a/{path} b/{path}\n"]
+    a_name, b_name = quote_name("a/", path), quote_name("b/", path)
+    head = [f"diff --git {a_name} {b_name}\n"]
     if a is None:
         head.append(f"new file mode {new_mode}\n")
     elif b is None:
         head.append(f"deleted file mode {old_mode}\n")
     elif old_mode != new_mode:
         head += [f"old mode {old_mode}\n", f"new mode {new_mode}\n"]
-    from_name = f"a/{path}" if a is not None else "/dev/null"
-    to_name = f"b/{path}" if b is not None else "/dev/null"
+    from_name = a_name if a is not None else "/dev/null"
+    to_name = b_name if b is not None else "/dev/null"
     old_lines, new_lines = _text(old), _text(new)
     if old_lines is None or new_lines is None:
         if old is not None and old == new:
@@ -231,7 +261,10 @@ def _file_patch(path: str, a: str | None, b: str | None) -> str:
         return "".join(head) + f"Binary files {from_name} and {to_name} differ\n"
     if old_lines == new_lines:
         return "".join(head)  # only the mode changed
-    body = [f"--- {from_name}\n", f"+++ {to_name}\n"]
+    # As git: a name with a space ends with a tab on these lines, so that
+    # patch(1) does not take what follows the space for a timestamp.
+    tab = "\t" if " " in path else ""
+    body = [f"--- {from_name}{tab if a else ''}\n", f"+++ {to_name}{tab if b else ''}\n"]
     for line in diff_lines(old_lines, new_lines):
         if line.startswith("@@"):
             body.append(line + "\n")

@@ -133,6 +133,7 @@ def render_html(report: Report) -> str:
     for pid, text in report.prompts:
         parts.append(f"<dt><b>{_e(pid)}</b></dt><dd><pre>{_e(text)}</pre></dd>")
     parts += ["</dl>", "<h2>Runs</h2>"]
+    parts += [f'<p class="meta">{_e(line)}</p>' for line in report.unread]
     for o in report.outcomes:
         parts += _run(report, o)
     parts.append("</body></html>")

@@ -16,17 +16,22 @@ One batch at a time writes to a directory: a second one gets a clear error
 instead of mixing results.
 
 A results folder is data, never instructions: it may have been copied from
-another machine or shipped in a checkout. Every path read back from it is
-checked by :meth:`OutDir.inside` (relative, no ``..``, no symbolic link on
-the way: the canonical path is under the folder's own) and read through the
-package's bounded reader; every folder written to is a real directory made
-here (:meth:`OutDir.own_dir`), never one a planted link leads elsewhere.
-Nothing named by a file in it is ever removed.
+another machine or shipped in a checkout. A batch writes only into a folder
+it makes, an empty one, or one holding an acphost ``batch.json``
+(:meth:`OutDir.check`); the default name is never followed through a link.
+Every path read back from it is relative, without ``..``, and opened from
+the folder's own descriptor one component at a time with ``O_NOFOLLOW``
+(:meth:`OutDir.open_file`, :meth:`OutDir.read_file`): no check-then-open, so
+no link swapped in leads out; it is read through the package's bounded
+reader. Every folder written to is a real directory made here
+(:meth:`OutDir.own_dir`), never one a planted link leads elsewhere. Nothing
+named by a file in it is ever removed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -36,7 +41,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO, Any
 
-from ..config import InputFileError, loads_strict, open_input, read_input
+from ..config import MAX_INPUT_BYTES, InputFileError, loads_strict, open_input, read_input
 from ._model import OutcomeError, RunOutcome
 
 __all__ = ["FORMAT", "VERSION", "BatchError", "OutDir", "check_run_id"]
@@ -45,6 +50,7 @@ FORMAT = "acphost-batch"
 VERSION = 1
 
 _FIX = "the batch output directory was changed by hand; run the batch again"
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 #: What a run id looks like (what :mod:`._plan` makes): a file name, never ``.``, ``..`` or a path.
@@ -53,6 +59,16 @@ _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
 class BatchError(Exception):
     """The batch cannot go on (output directory busy or unusable); the message says why."""
+
+
+class _ReadError(BatchError):
+    """A file of the folder could not be read; ``missing`` when it (or a directory) is absent."""
+
+    def __init__(
+        self, message: str, cause: OSError | None = None, *, missing: bool = False
+    ) -> None:
+        super().__init__(message)
+        self.missing = missing or isinstance(cause, FileNotFoundError)
 
 
 def check_run_id(run_id: object, where: str) -> str:
@@ -95,11 +111,16 @@ class OutDir:
 
     Args:
         path: the directory (created when missing).
+        chosen: the user named it (``--out``, a spec, a library call): a
+            symbolic link there is theirs and is followed. False for a
+            default name, which may come from a checkout: a link there is
+            refused (:meth:`check`).
 
     """
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, chosen: bool = True) -> None:
         self.path = os.path.abspath(os.path.expanduser(path))
+        self.chosen = chosen
 
     def run_dir(self, run_id: str) -> str:
         """The directory of one run's files.
@@ -110,19 +131,79 @@ class OutDir:
         """
         return os.path.join(self.path, "runs", check_run_id(run_id, self.path))
 
-    def inside(self, rel: str) -> str:
-        """The canonical path of ``rel`` (``/``-separated) inside the directory.
+    # -- whose folder it is --------------------------------------------------------------
 
-        A path read back from a results folder (a ``result.json``'s ``diff``,
-        a run id) is data: it must be relative, without ``.`` or ``..``, and
-        no component on the way may be a symbolic link, so the file is the
-        folder's own wherever the folder came from. The directory itself is
-        the user's choice and may be reached through links.
+    def check(self) -> None:
+        """Check, writing nothing, that a batch may write here.
+
+        A folder that does not exist yet is fine (:meth:`claim` makes it).
+        One that exists is used only if it is a directory (through a link
+        only when :attr:`chosen`) that is empty or holds an acphost batch's
+        ``batch.json``: any other folder is someone's, and its report.md or
+        batch.json must not be replaced.
 
         Raises:
-            BatchError: ``rel`` leaves the directory or goes through a link.
+            BatchError: one line saying what is there and what to do.
 
         """
+        try:
+            info = os.lstat(self.path)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise BatchError(
+                f"cannot use the output directory {self.path}: {exc.strerror}"
+            ) from None
+        if stat.S_ISLNK(info.st_mode) and not self.chosen:
+            raise BatchError(
+                f"{self.path} is a symbolic link: acphost does not write its results through a "
+                "link it did not make (a checkout may ship one); remove it, or name the folder "
+                "with --out"
+            )
+        if not os.path.isdir(self.path):
+            raise BatchError(
+                f"the output directory {self.path} is not a directory; choose another --out"
+            )
+        try:
+            empty = not os.listdir(self.path)
+        except OSError as exc:
+            raise BatchError(
+                f"cannot use the output directory {self.path}: {exc.strerror}"
+            ) from None
+        if empty:
+            return
+        try:
+            self.read_plan()
+        except BatchError:
+            raise BatchError(
+                f"{self.path} is not an acphost batch's results folder (no batch.json of "
+                "acphost's): acphost writes only into a folder it made or an empty one; "
+                "choose another --out"
+            ) from None
+
+    def claim(self) -> None:
+        """Make the folder (never through a link), or :meth:`check` the one there.
+
+        Raises:
+            BatchError: as :meth:`check`, or it cannot be created.
+
+        """
+        parent = os.path.dirname(self.path)
+        try:
+            if self.chosen:
+                os.makedirs(parent, exist_ok=True)  # the user's own path
+            # mkdir makes a new directory or fails: a link of that name is never followed.
+            os.mkdir(self.path, 0o755)
+            return
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise BatchError(f"cannot create the output directory {self.path}: {exc}") from None
+        self.check()
+
+    # -- reading back ----------------------------------------------------------------------
+
+    def _parts(self, rel: str) -> list[str]:
         parts = rel.split("/")
         if (
             not rel
@@ -131,27 +212,85 @@ class OutDir:
             or any(p in ("", ".", "..") for p in parts)
         ):
             raise BatchError(f"{rel!r} is not a path inside the results folder {self.path}")
-        root = os.path.realpath(self.path)
-        path = os.path.join(root, *parts)
-        if os.path.realpath(path) != path:
-            raise BatchError(
-                f"{rel!r} in the results folder {self.path} goes through a symbolic link: "
-                "acphost reads only the folder's own files"
-            )
-        return path
+        return parts
+
+    @contextlib.contextmanager
+    def _directory_of(self, rel: str) -> Iterator[tuple[int, str]]:
+        """The open directory holding ``rel``, and its last component.
+
+        Walked from the folder's own descriptor one component at a time,
+        each opened with ``O_NOFOLLOW``: nothing is checked and then opened
+        again by path, so a link swapped in at any moment is refused, never
+        followed. The folder itself is the user's choice (see :meth:`check`).
+
+        Raises:
+            BatchError: ``rel`` leaves the folder, or a directory on the way
+                is missing, a link or not a directory (``missing`` set when missing).
+
+        """
+        parts = self._parts(rel)
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise _ReadError(
+                f"cannot open the results folder {self.path}: {exc.strerror}", exc
+            ) from None
+        try:
+            for n, part in enumerate(parts[:-1], 1):
+                try:
+                    inner = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except OSError as exc:
+                    where = "/".join(parts[:n])
+                    why = (
+                        "is a symbolic link or not a directory"
+                        if exc.errno in (errno.ELOOP, errno.ENOTDIR)
+                        else exc.strerror
+                    )
+                    raise _ReadError(
+                        f"{where} in the results folder {self.path} {why}: acphost reads only "
+                        "the folder's own files",
+                        exc,
+                    ) from None
+                os.close(fd)
+                fd = inner
+            yield fd, parts[-1]
+        finally:
+            os.close(fd)
 
     def open_file(self, rel: str, what: str) -> IO[bytes]:
-        """Open a file of the folder for a bounded read (:meth:`inside`, then ``open_input``).
+        """Open a file of the folder for a bounded read, race-free (see :meth:`_directory_of`).
 
         Raises:
             BatchError: outside the folder, through a link, missing, not a
                 regular file (a FIFO never blocks it), or unreadable.
 
         """
+        with self._directory_of(rel) as (fd, name):
+            try:
+                return open_input(name, what=what, dir_fd=fd, shown=os.path.join(self.path, rel))
+            except InputFileError as exc:
+                raise _ReadError(str(exc), missing=exc.missing) from None
+
+    def read_file(self, rel: str, what: str, limit: int = MAX_INPUT_BYTES) -> bytes | None:
+        """A file of the folder, read whole and bounded; None when it does not exist.
+
+        Raises:
+            BatchError: as :meth:`open_file` (but missing), or larger than ``limit``.
+
+        """
         try:
-            return open_input(self.inside(rel), what=what)
+            with self._directory_of(rel) as (fd, name):
+                return read_input(
+                    name, what=what, limit=limit, dir_fd=fd, shown=os.path.join(self.path, rel)
+                )
         except InputFileError as exc:
+            if exc.missing:
+                return None
             raise BatchError(str(exc)) from None
+        except _ReadError as exc:
+            if exc.missing:
+                return None
+            raise
 
     def own_dir(self, rel: str) -> str:
         """Make (or find) the directory ``rel`` of the folder, a real one; return its path.
@@ -189,8 +328,8 @@ class OutDir:
             BatchError: another batch holds it, or it cannot be created.
 
         """
+        self.claim()
         try:
-            os.makedirs(self.path, exist_ok=True)
             # O_NOFOLLOW: a .lock planted as a link is refused, never created through.
             fd = os.open(
                 os.path.join(self.path, ".lock"),
@@ -235,22 +374,19 @@ class OutDir:
         """A run's stored outcome; None when there is none.
 
         Raises:
-            OutcomeError: the file exists but is not a valid outcome.
+            OutcomeError: the file exists but is not a valid outcome (or not
+                the folder's own regular file).
 
         """
-        path = os.path.join(self.run_dir(run_id), "result.json")
+        rel = f"runs/{check_run_id(run_id, self.path)}/result.json"
+        path = os.path.join(self.path, rel)
         try:
-            if not os.path.lexists(path):
+            data = self.read_file(rel, "run result")
+            if data is None:
                 return None
-            path = self.inside(f"runs/{run_id}/result.json")
-            data = loads_strict(read_input(path, what="run result"), where=path, fix=_FIX)
-        except BatchError as exc:
+            return RunOutcome.from_json(loads_strict(data, where=path, fix=_FIX), path)
+        except (BatchError, InputFileError) as exc:
             raise OutcomeError(str(exc)) from None
-        except InputFileError as exc:
-            if exc.missing:
-                return None
-            raise OutcomeError(str(exc)) from None
-        return RunOutcome.from_json(data, path)
 
     def read_plan(self) -> dict[str, Any]:
         """``batch.json``.
@@ -260,15 +396,12 @@ class OutDir:
 
         """
         path = os.path.join(self.path, "batch.json")
+        raw = self.read_file("batch.json", "batch file")  # a link to a file elsewhere is refused
+        if raw is None:
+            raise BatchError(f"{self.path} is not a batch's output directory (no batch.json)")
         try:
-            if os.path.lexists(path):
-                path = self.inside("batch.json")  # a link to a file elsewhere is refused
-            data = loads_strict(read_input(path, what="batch file"), where=path, fix=_FIX)
+            data = loads_strict(raw, where=path, fix=_FIX)
         except InputFileError as exc:
-            if exc.missing:
-                raise BatchError(
-                    f"{self.path} is not a batch's output directory (no batch.json)"
-                ) from None
             raise BatchError(str(exc)) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise BatchError(f"{path} is not an acphost batch file")

@@ -15,8 +15,10 @@ runs no script), and in all its terminal controls are made visible.
 
 A results folder is data (copied from elsewhere, or crafted): a file a
 ``result.json`` names is read, or linked to, only when it is the folder's
-own (:meth:`~acphost.batch._out.OutDir.inside`: relative, no ``..``, no
-link on the way, a regular file), and only its first bytes.
+own (:meth:`~acphost.batch._out.OutDir.open_file`: relative, no ``..``,
+opened component by component with no link followed, a regular file), and
+only its first bytes. A run whose files cannot be read is shown as such; it
+never stops the report.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..safetext import bounded, markdown_fence, markdown_inline, sanitize_line
-from ._model import STATUSES, RunOutcome
+from ._model import STATUSES, OutcomeError, RunOutcome
 from ._out import FORMAT, VERSION, BatchError, OutDir, check_run_id
 
 __all__ = ["Cell", "Report", "load_report", "render_markdown"]
@@ -151,12 +153,16 @@ class Report:
         out: the output directory.
         plan: ``batch.json``.
         outcomes: the outcomes of the plan's runs that have one, in plan order.
+        unread: one line per run whose ``result.json`` could not be read
+            (malformed, a FIFO, a link...): that run is left out, the report
+            is still made.
 
     """
 
     out: str
     plan: dict[str, Any]
     outcomes: tuple[RunOutcome, ...]
+    unread: tuple[str, ...] = ()
 
     @property
     def agents(self) -> list[str]:
@@ -191,6 +197,7 @@ class Report:
             "summary": {**self.counts(), "cost": _costs(self.outcomes) or None},
             "cells": [self.cell(a, p).to_json() for p, _ in self.prompts for a in self.agents],
             "runs": [o.to_json() for o in self.outcomes],
+            "unread": list(self.unread),
         }
 
     def own(self, rel: str | None) -> str | None:
@@ -198,8 +205,9 @@ class Report:
         if rel is None:
             return None
         try:
-            OutDir(self.out).inside(rel)
-        except BatchError:
+            with OutDir(self.out).open_file(rel, "the run file"):
+                pass
+        except (BatchError, OSError):
             return None
         return rel
 
@@ -228,22 +236,31 @@ class Report:
 def load_report(out: str) -> Report:
     """Read a batch's output directory.
 
+    A run whose ``result.json`` cannot be read is named in
+    :attr:`Report.unread`, never a reason to stop.
+
     Raises:
         BatchError: not a batch's output directory.
-        OutcomeError: a stored outcome is malformed (the message names the file).
 
     """
     out_dir = OutDir(out)
     plan = out_dir.read_plan()
     outcomes = []
+    unread = []
     for entry in plan["runs"]:
         run_id = entry.get("id") if isinstance(entry, dict) else None
         if run_id is not None:
             # A path in place of an id would read a result.json outside the folder.
-            outcome = out_dir.load_outcome(check_run_id(run_id, f"{out_dir.path}/batch.json"))
+            run_id = check_run_id(run_id, f"{out_dir.path}/batch.json")
+            try:
+                outcome = out_dir.load_outcome(run_id)
+            except (OutcomeError, OSError) as exc:
+                # One run's file never stops the report of the others.
+                unread.append(bounded(f"run {run_id} not shown: {exc}", 400))
+                continue
             if outcome is not None:
                 outcomes.append(outcome)
-    return Report(out_dir.path, plan, tuple(outcomes))
+    return Report(out_dir.path, plan, tuple(outcomes), tuple(unread))
 
 
 # -- Markdown ------------------------------------------------------------------------------
@@ -293,6 +310,9 @@ def render_markdown(report: Report) -> str:
     lines += ["", "## Prompts", ""]
     lines += [f"- **{md_inline(pid)}**: {md_inline(text, 300)}" for pid, text in report.prompts]
     lines += ["", "## Runs", ""]
+    lines += [f"- {md_inline(line, 400)}" for line in report.unread]
+    if report.unread:
+        lines.append("")
     for o in report.outcomes:
         lines += _md_run(report, o)
     return "\n".join(lines) + "\n"

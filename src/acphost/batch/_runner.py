@@ -362,6 +362,12 @@ async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) ->
             trace.close()
         talk = conv.talk
         changes = await asyncio.to_thread(made.changes)
+        if place.keep_workspace and place.warn is not None and made.git_replaced():
+            place.warn(
+                f"run {run.id}: the agent replaced the .git of the kept workspace {made.root}: "
+                "git commands run there would use the agent's configuration (hooks, "
+                "fsmonitor); look at it before running git in it"
+            )
         # What the agent wrote may hold a configured secret: the patch and the
         # file names are shown in reports, so they are redacted as the trace is.
         changed = tuple(replace(f, path=redactor.redact_text(f.path)) for f in changes.files)

@@ -31,7 +31,6 @@ import stat
 import tempfile
 from collections.abc import Callable, Sequence
 
-from ..config import InputFileError, read_input
 from ._model import WorkspaceSource
 from ._out import BatchError, OutDir, write_atomic
 from ._workspace import WorkspaceError, forget_worktrees, remove_tree
@@ -115,12 +114,12 @@ def remove_stale(out: str, sources: Sequence[WorkspaceSource]) -> list[str]:
 
     """
     note = os.path.join(out, WORKDIR_NOTE)
-    if not os.path.lexists(note):
-        return []
     try:
-        text = read_input(OutDir(out).inside(WORKDIR_NOTE), what="the note", limit=1024)
-    except (BatchError, InputFileError) as exc:
+        text = OutDir(out).read_file(WORKDIR_NOTE, "the note", limit=1024)
+    except BatchError as exc:
         return [f"{exc}; nothing is removed for it"]
+    if text is None:
+        return []
     ident = text.decode("ascii", "replace").strip()
     if not _ID.fullmatch(ident):
         return [f"{note} holds no work directory id acphost wrote: nothing is removed for it"]

@@ -14,18 +14,30 @@ compared, byte for byte, with a baseline checked out of the same commit once
 per batch (:func:`make_baseline`), by the same code as a copy
 (:func:`~acphost.batch._diff.tree_changes`): binary is decided by content,
 no attribute, driver, filter or external diff applies. Git only lists the
-untracked files its ignore rules leave out (``ls-files``, which runs
-nothing); a file the commit has is never left out, and if the agent added
-or changed a ``.gitignore`` nothing is left out at all.
+untracked files the user's ignore rules leave out (``ls-files``, which runs
+nothing; ``info/exclude`` and ``core.excludesFile`` as they were when the
+batch started); a file the commit has is never left out, and if the agent
+added or changed a ``.gitignore`` nothing is left out at all.
 
 ``git worktree add`` is not safe to run concurrently on one repository (it
 reads the other worktrees' half-written administrative files), so every
 change to a repository's worktree list holds an exclusive ``flock`` on its
 common git directory: across the runs of this process and across processes.
 The worktree is created without a checkout under the lock and filled
-outside it. Git never runs hooks here (``core.hooksPath=/dev/null``), and
-nothing is written to the repository's object store (untracked files are
-compared here, not hashed by git).
+outside it, from the baseline: its index by ``read-tree``, its files copied.
+
+What git runs: a repository's configuration can name programs (hooks,
+``core.fsmonitor``, ``filter.<name>.smudge``/``clean``/``process``), and an
+agent can write that configuration (``.git/config`` and ``info/`` are shared
+by every worktree). No hook and no file system monitor ever runs
+(:func:`git`). Filters run once, in the baseline checkout made before any
+agent starts: that is the user's own configuration, as ``git checkout``
+would run it (git-lfs needs it). After that no git command converts a file:
+runs are filled from the baseline, and the listing of ignored files after a
+run names a repository and index of acphost's own, reads no system or user
+configuration, and takes the ignore rules snapshotted at the start
+(:meth:`Checkout._ignored`). Nothing is written to the repository's object
+store (untracked files are compared here, not hashed by git).
 
 These functions block: the runner calls them in a worker thread.
 """
@@ -77,16 +89,31 @@ def _git_env() -> dict[str, str]:
     return env
 
 
+def _isolated_env(**extra: str) -> dict[str, str]:
+    """An environment in which git reads no configuration file but its repository's.
+
+    For git run on a run's workspace after its agent: the repository named
+    (``GIT_DIR``) is acphost's own, and neither the system's nor the user's
+    configuration (which the agent could have written to) is read.
+    """
+    return {**_git_env(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, **extra}
+
+
 def git(
     args: Sequence[str], *, cwd: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run git (hooks off) and return the completed process; never raises for its exit code.
+    """Run git and return the completed process; never raises for its exit code.
+
+    No hook and no file system monitor runs (``core.hooksPath=/dev/null``,
+    ``core.fsmonitor=false`` on the command line, which wins over any
+    configuration file): a repository's configuration may name programs, and
+    batch needs neither.
 
     Raises:
         WorkspaceError: git is not installed or did not finish in time.
 
     """
-    argv = ["git", "-c", "core.hooksPath=/dev/null", *args]
+    argv = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", *args]
     try:
         return subprocess.run(
             argv,
@@ -183,20 +210,71 @@ def make_baseline(source: WorkspaceSource, dest: str, exclude: Sequence[str] = (
         _copy_tree(source.path, dest, exclude)
         return
     assert source.git_root is not None and source.commit is not None
-    index = dest + ".index"
+    rules = rules_dir(dest)
+    index = os.path.join(rules, "index")
     env = {**_git_env(), "GIT_INDEX_FILE": index, "GIT_WORK_TREE": dest}
     try:
         os.mkdir(dest, 0o700)
+        os.mkdir(rules, 0o700)
         _git_ok(["read-tree", source.commit], cwd=source.git_root, env=env)
+        # The one checkout through git's conversion: the user's own filters
+        # (git-lfs) and line ends, before any agent ran. Runs are filled
+        # from this tree, never checked out by git again.
         _git_ok(["checkout-index", "--all", "--force"], cwd=source.git_root, env=env)
+        _snapshot_ignore_rules(source, rules)
     except OSError as exc:
         raise WorkspaceError(f"cannot make the baseline {dest}: {exc}") from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(index)
 
 
-def _copy_tree(src: str, dest: str, exclude: Sequence[str] = ()) -> None:
+def rules_dir(baseline: str) -> str:
+    """Where a git baseline's ignore rules and index are kept (beside it)."""
+    return baseline + ".rules"
+
+
+def _excludes_file(git_root: str) -> str | None:
+    """The user's ``core.excludesFile`` (or git's default one), as configured now."""
+    done = git(["config", "--path", "--get", "core.excludesFile"], cwd=git_root)
+    if done.returncode == 0 and done.stdout.strip():
+        return os.fsdecode(done.stdout.strip())
+    xdg = os.environ.get("XDG_CONFIG_HOME") or (
+        os.path.join(os.environ["HOME"], ".config") if os.environ.get("HOME") else None
+    )
+    return os.path.join(xdg, "git", "ignore") if xdg else None
+
+
+def _snapshot_ignore_rules(source: WorkspaceSource, rules: str) -> None:
+    """Keep the user's ignore rules as they are before any run, and an empty repository.
+
+    ``core.excludesFile`` and ``info/exclude`` are copied into
+    ``rules/exclude`` now: an agent can append to them (``info/exclude`` is
+    shared by every worktree), and a rule it wrote must not hide the files it
+    added. ``rules/git`` is a repository of acphost's own for
+    :meth:`Checkout._ignored` to name, so that git reads no configuration the
+    agent could have written.
+    """
+    assert source.git_root is not None
+    texts = []
+    for path in (
+        _excludes_file(source.git_root),
+        os.path.join(_common_dir(source.git_root), "info", "exclude"),
+    ):
+        if path is None:
+            continue
+        try:
+            text = read_input(path, what="git's ignore rules", limit=1 << 20)
+        except InputFileError:
+            continue  # missing or unusable: no rules from it
+        texts.append(text if text.endswith(b"\n") or not text else text + b"\n")
+    with open(os.path.join(rules, "exclude"), "wb") as f:
+        f.write(b"".join(texts))
+    _git_ok(
+        ["init", "--quiet", "--bare", "--template=", os.path.join(rules, "git")],
+        cwd=rules,
+        env=_isolated_env(),
+    )
+
+
+def _copy_tree(src: str, dest: str, exclude: Sequence[str] = (), *, into: bool = False) -> None:
     excluded = {os.path.realpath(p) for p in exclude}
 
     def ignore(directory: str, names: list[str]) -> set[str]:
@@ -218,7 +296,7 @@ def _copy_tree(src: str, dest: str, exclude: Sequence[str] = ()) -> None:
         return skipped
 
     try:
-        shutil.copytree(src, dest, symlinks=True, ignore=ignore)
+        shutil.copytree(src, dest, symlinks=True, ignore=ignore, dirs_exist_ok=into)
     except (OSError, shutil.Error) as exc:
         raise WorkspaceError(f"cannot copy the workspace {src} to {dest}: {exc}") from None
 
@@ -277,6 +355,15 @@ class Checkout:
             changes = tree_changes(self.baseline, self.root, skip_top=skip)
         return changes
 
+    def git_replaced(self) -> bool:
+        """Whether a worktree's ``.git`` is no longer the file git wrote (the agent's now).
+
+        git run in such a workspace reads the agent's configuration (its
+        hooks, ``core.fsmonitor``...): acphost never does, and tells the user
+        when the workspace is kept.
+        """
+        return self.git_dir is not None and not self._own_git_file()
+
     def _own_git_file(self) -> bool:
         """Whether ``ROOT/.git`` is still the file git wrote (or gone), not the agent's."""
         path = os.path.join(self.root, ".git")
@@ -292,15 +379,26 @@ class Checkout:
         return os.path.realpath(named) == self.git_dir
 
     def _ignored(self) -> frozenset[str]:
-        """Untracked paths git's ignore rules leave out (directories end with ``/``).
+        """Untracked paths the user's ignore rules leave out (directories end with ``/``).
 
-        Empty when an ignored ``.gitignore`` exists: a rule the agent wrote
-        could hide the files it added (a ``.gitignore`` that ignores itself).
+        The rules are the ``.gitignore`` files in the tree and the user's
+        ``info/exclude`` and ``core.excludesFile`` as they were when the
+        batch started (:func:`_snapshot_ignore_rules`), never as the agent
+        left them; git is pointed at acphost's own empty repository and index
+        of the commit and reads no system or user configuration, so nothing
+        the agent configured applies or runs. Empty when an ignored
+        ``.gitignore`` exists: a rule the agent wrote could hide the files it
+        added (a ``.gitignore`` that ignores itself).
         """
-        assert self.git_dir is not None
-        env = {**_git_env(), "GIT_DIR": self.git_dir, "GIT_WORK_TREE": self.root}
-        listing = ["-c", "core.fsmonitor=false", "ls-files", "-z", "--others", "--ignored"]
-        listing.append("--exclude-standard")
+        assert self.baseline is not None
+        rules = rules_dir(self.baseline)
+        env = _isolated_env(
+            GIT_DIR=os.path.join(rules, "git"),
+            GIT_INDEX_FILE=os.path.join(rules, "index"),
+            GIT_WORK_TREE=self.root,
+        )
+        listing = ["ls-files", "-z", "--others", "--ignored", "--exclude-per-directory=.gitignore"]
+        listing.append(f"--exclude-from={os.path.join(rules, 'exclude')}")
         hidden = _git_ok([*listing, "--", ":(glob)**/.gitignore"], cwd=self.root, env=env, raw=True)
         if hidden.strip(b"\0"):
             return frozenset()
@@ -340,8 +438,8 @@ def open_checkout(
         dest: a path that does not exist yet.
         baseline: the pristine tree (:func:`make_baseline`; an unpacked
             archive on another machine): copied for a plain directory, or to
-            make a copy on another machine; a git worktree is compared to it.
-            None: a git worktree compared to nothing (``changes`` fails).
+            make a copy on another machine; a git worktree's files are copied
+            from it too, and it is compared to it.
         copy: copy ``baseline`` even for a git workspace (on another
             machine, where the repository is not).
 
@@ -359,6 +457,8 @@ def open_checkout(
         cwd = os.path.join(dest, source.subdir) if source.subdir else dest
         return Checkout(root=dest, cwd=cwd, baseline=baseline)
     assert source.commit is not None
+    if baseline is None:
+        raise WorkspaceError("a git worktree needs its baseline checkout first")
     common = _common_dir(source.git_root)
     with _repo_lock(common):
         _git_ok(
@@ -376,8 +476,12 @@ def open_checkout(
             git_dir=git_dir,
             common_dir=common,
         )
+        # The index from the commit (no file is converted: no filter runs), the
+        # files from the baseline: the repository's configuration, which an
+        # agent of an earlier run may have changed, runs nothing here.
         env = {**_git_env(), "GIT_DIR": git_dir, "GIT_WORK_TREE": dest}
-        _git_ok(["reset", "--hard", "--quiet", source.commit], cwd=dest, env=env)
+        _git_ok(["read-tree", source.commit], cwd=dest, env=env)
+        _copy_tree(baseline, dest, into=True)
     except BaseException:
         checkout.remove()
         raise

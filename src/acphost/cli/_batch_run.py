@@ -25,6 +25,7 @@ from ..batch import (
     ExecutorError,
     Limits,
     OutcomeError,
+    OutDir,
     PlanError,
     Prompt,
     RunOutcome,
@@ -170,9 +171,13 @@ def configure(args: argparse.Namespace, view: View) -> Batch:
         value = getattr(args, flag)
         if value is not None and value < 1:
             raise UsageProblem(f"--{flag} must be at least 1, got {value}")
-    out = args.out or "acphost-batch"
-    if os.path.exists(out) and not os.path.isdir(out):
-        raise UsageProblem(f"--out {out} is not a directory")
+    # The default name is in the current directory, which may be a checkout
+    # shipping a link of that name: only a folder the user named is followed.
+    out = OutDir(args.out or "acphost-batch", chosen=args.out is not None)
+    try:
+        out.check()
+    except BatchError as exc:
+        raise UsageProblem(str(exc)) from None
     source = inspect_workspace(args.workspace or os.getcwd())
     if uncommitted_changes(source):
         view.note(
