@@ -77,13 +77,14 @@ def tui_parser() -> argparse.ArgumentParser:
         "--serve",
         action="store_true",
         help="serve the TUI in a web browser (textual-serve): prints the address to open, "
-        "with its access token; each page runs its own agent",
+        "with a token that works once (that browser keeps a key); each page runs its own agent",
     )
     p.add_argument(
         "--host",
         default="127.0.0.1",
         help="with --serve: the address to listen on (default 127.0.0.1, this machine only; "
-        "on any other, the token is the only lock and plain HTTP carries it in clear)",
+        "localhost listens on 127.0.0.1 and ::1; on any other address, the token is the "
+        "only lock and plain HTTP carries it in clear)",
     )
     p.add_argument("--port", type=int, default=8000, help="with --serve: the port (default 8000)")
     p.add_argument(

@@ -320,8 +320,9 @@ def serve(app_argv: Sequence[str], host: str, port: int) -> int:
 
         async def on_startup(self, app: web.Application) -> None:
             print(f"acphost: serving the TUI on {address}", flush=True)
-            print("Open that address in a browser (its token works once); Ctrl+C stops.")
-            sys.stdout.flush()
+            print(
+                "Open that address in a browser (its token works once); Ctrl+C stops.", flush=True
+            )
 
         async def handle_index(self, request: web.Request) -> web.StreamResponse:
             context = {
