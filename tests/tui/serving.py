@@ -65,12 +65,21 @@ def _pump(stream, into: list[str]) -> None:
         into.append(line.decode("utf-8", "replace"))
 
 
-def start(tmp_path: Path, workspace: Path, *options: str, port: int | None = None) -> Served:
-    """``acphost tui WORKSPACE --serve --port PORT OPTIONS``, once it printed its address or exited."""
+def start(
+    tmp_path: Path,
+    workspace: Path,
+    *options: str,
+    port: int | None = None,
+    spelled: tuple[str, str] = ("--serve", "--port"),
+) -> Served:
+    """``acphost tui WORKSPACE --serve --port PORT OPTIONS``, once it printed its address or exited.
+
+    ``spelled``: how ``--serve`` and ``--port`` are written (abbreviations).
+    """
     env = {**os.environ, **demo_spec(tmp_path).env}
     process = subprocess.Popen(
-        [sys.executable, "-m", "acphost", "tui", str(workspace), "--serve",
-         "--port", str(port or free_port()), *options],
+        [sys.executable, "-m", "acphost", "tui", str(workspace), spelled[0],
+         spelled[1], str(port or free_port()), *options],
         env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

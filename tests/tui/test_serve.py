@@ -5,8 +5,10 @@ it: a script installed before the page loads keeps a copy of every terminal
 frame the websocket delivers. The test waits for the start screen, types a
 prompt into the page and sees the agent's answer in the transcript.
 
-The page is opened at the address the server printed, token included (the
-token's checks are in ``test_serve_auth.py``).
+The page is opened at the address the server printed, token included; it
+leaves the address bar, no cookie is set, and the spent address opened
+again in the same browser still gets a page (the keys' checks are in
+``test_serve_auth.py``).
 
 Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` and
 ``textual-serve`` packages; skipped without them, except under CI.
@@ -20,6 +22,8 @@ import time
 
 import pytest
 
+from acphost.cli._main import tui_parser
+from acphost.cli._parser import command_line
 from acphost.tui._serve import is_loopback, served_command
 
 from .serving import start
@@ -45,9 +49,28 @@ CAPTURE = """
 """
 
 
-def test_served_command_drops_the_serving_options():
-    argv = ["ws", "--serve", "--host", "0.0.0.0", "--port=9000", "--write", "-a", "demo"]
-    assert served_command(argv)[1:] == ["-m", "acphost", "tui", "ws", "--write", "-a", "demo"]
+def test_the_pages_command_is_built_from_the_parsed_options():
+    parser = tui_parser()
+
+    def app_argv(*argv: str) -> list[str]:
+        args = parser.parse_args(argv)
+        return command_line(parser, args, frozenset({"serve", "host", "port"}))
+
+    expected = ["--agent=demo", "--write", "--max-cost=0.5", "--", "ws"]
+    assert app_argv("ws", "--serve", "--host", "0.0.0.0", "--port=9000", "--write",
+                    "-a", "demo", "--max-cost", "0.5") == expected  # fmt: skip
+    # However abbreviated: argparse takes --ser for --serve, --po for --port.
+    assert app_argv("ws", "--ser", "--ho", "0.0.0.0", "--po", "9000", "--wr", "-a",
+                    "demo", "--max-c", "0.5") == expected  # fmt: skip
+    assert app_argv("-vv", "--agent-command", "-x --y", "--", "-dir") == [
+        "--agent-command=-x --y", "--verbose", "--verbose", "--", "-dir",
+    ]  # fmt: skip
+    assert app_argv() == [] and app_argv("--serve") == []
+    back = parser.parse_args(app_argv("ws", "--ser", "--yolo", "--max-tokens", "9", "-v"))
+    assert (back.path, back.yolo, back.max_tokens, back.verbose, back.serve) == (
+        "ws", True, 9, 1, False,
+    )  # fmt: skip
+    assert served_command(["--write"])[1:] == ["-m", "acphost", "tui", "--write"]
     assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("::1")
     assert not is_loopback("0.0.0.0") and not is_loopback("example.com")
 
@@ -82,7 +105,7 @@ def served(tmp_path, workspace):
     server = start(tmp_path, workspace)
     try:
         assert server.process.poll() is None, server.err
-        yield server.url  # the address printed, with its token
+        yield server
     finally:
         server.stop()
 
@@ -111,7 +134,7 @@ def test_the_page_runs_the_app_and_shows_the_transcript(served, tmp_path):
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     try:
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": CAPTURE})
-        driver.get(served)
+        driver.get(served.url)
 
         def seen() -> str:
             return driver.execute_script("return window.__term || ''")
@@ -124,5 +147,13 @@ def test_the_page_runs_the_app_and_shows_the_transcript(served, tmp_path):
         _wait_until(lambda: "end_turn" in seen(), 60, "the turn to end")
         _wait_until(lambda: seen().count("hello-from-the-browser") >= 2, 30, "the echo")
         driver.save_screenshot(str(tmp_path / "served.png"))
+        # The token left the address bar; no cookie holds a key.
+        assert driver.current_url == f"http://127.0.0.1:{served.port}/"
+        assert driver.get_cookies() == []
+        # The printed address again (as from the history): its token is spent,
+        # but this browser keeps its session: a new page, a new agent.
+        driver.get(served.url)
+        _wait_until(lambda: "connected" in seen(), 60, "the start screen again")
+        assert driver.current_url == f"http://127.0.0.1:{served.port}/"
     finally:
         driver.quit()

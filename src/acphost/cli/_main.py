@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from ..launch import EXIT_USAGE
 from . import _collector
-from ._parser import build_parser, first_word, setup_logging, sub_parser
+from ._parser import build_parser, command_line, first_word, setup_logging, sub_parser
 
 __all__ = ["SUBCOMMANDS", "build_parser", "run_cli", "subcommand_at"]
 
@@ -56,7 +56,8 @@ def _doctor(argv: list[str]) -> int:
     return doctor(args)
 
 
-def _tui(argv: list[str]) -> int:
+def tui_parser() -> argparse.ArgumentParser:
+    """The parser of ``acphost tui``."""
     p = sub_parser(
         "tui",
         "The interactive terminal client.",
@@ -76,13 +77,14 @@ def _tui(argv: list[str]) -> int:
         "--serve",
         action="store_true",
         help="serve the TUI in a web browser (textual-serve): prints the address to open, "
-        "with its access token; each page runs its own agent",
+        "with a token that works once (that browser keeps a key); each page runs its own agent",
     )
     p.add_argument(
         "--host",
         default="127.0.0.1",
         help="with --serve: the address to listen on (default 127.0.0.1, this machine only; "
-        "on any other, the token is the only lock and plain HTTP carries it in clear)",
+        "localhost listens on 127.0.0.1 and ::1; on any other address, the token is the "
+        "only lock and plain HTTP carries it in clear)",
     )
     p.add_argument("--port", type=int, default=8000, help="with --serve: the port (default 8000)")
     p.add_argument(
@@ -108,7 +110,15 @@ def _tui(argv: list[str]) -> int:
         metavar="N",
         help="each session's token budget (tokens in the context window the agent reports)",
     )
+    return p
+
+
+def _tui(argv: list[str]) -> int:
+    p = tui_parser()
     args = p.parse_args(argv)
+    # What each served page runs: the options as parsed (however abbreviated),
+    # less the serving ones, taken before anything below changes them.
+    app_argv = command_line(p, args, frozenset({"serve", "host", "port"}))
     if args.path and not args.cwd:
         args.cwd = args.path
     _setup_logging(args.verbose)
@@ -120,7 +130,7 @@ def _tui(argv: list[str]) -> int:
         )
         return EXIT_USAGE
     if args.serve:
-        return serve_tui(args, argv)
+        return serve_tui(args, app_argv)
     return run_tui(args)
 
 

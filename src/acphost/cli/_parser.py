@@ -396,3 +396,53 @@ def sub_parser(
     p = Parser(prog=f"acphost {name}", description=description)
     add_global_flags(p, agent_help, unused=unused)
     return p
+
+
+def command_line(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, leave_out: frozenset[str]
+) -> list[str]:
+    """The arguments that make ``parser`` give back ``args``, less the options in ``leave_out``.
+
+    Built from the parsed options, never from the words typed: an abbreviated
+    option (``--ser`` for ``--serve``) is known by what it set, so leaving
+    one out does not depend on how it was spelled. Options are written as
+    ``--name=value`` (a value that starts with ``-`` stays a value) and the
+    positional arguments follow ``--``.
+
+    Args:
+        parser: the parser that made ``args``.
+        args: its result, before anything changed it.
+        leave_out: destinations to leave out (``{"serve", "host", "port"}``).
+
+    Returns:
+        The arguments, options first.
+
+    Raises:
+        ValueError: an option of a kind this does not write back (a bug:
+            every option of the parsers using it is handled).
+
+    """
+    options: list[str] = []
+    positionals: list[str] = []
+    for action in parser._actions:
+        if action.dest in leave_out or action.default == argparse.SUPPRESS:
+            continue  # and --help, --version
+        value = getattr(args, action.dest, None)
+        if not action.option_strings:
+            if action.nargs not in (None, "?"):
+                raise ValueError(f"cannot write back the positional {action.dest!r}")
+            if value is not None:
+                positionals.append(str(value))
+            continue
+        name = action.option_strings[-1]  # the long spelling
+        if isinstance(action, argparse._CountAction):
+            options += [name] * (value or 0)
+        elif action.nargs == 0:  # store_true, store_const (several may share a dest)
+            if value != action.default and value == action.const:
+                options.append(name)
+        elif action.nargs is None and not isinstance(action, argparse._AppendAction):
+            if value is not None and value != action.default:
+                options.append(f"{name}={value}")
+        else:
+            raise ValueError(f"cannot write back the option {name!r}")
+    return [*options, "--", *positionals] if positionals else options

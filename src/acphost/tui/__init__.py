@@ -131,7 +131,8 @@ def serve_tui(args: argparse.Namespace, argv: list[str]) -> int:
     Args:
         args: the parsed ``acphost tui`` arguments (``host``, ``port`` and
             those :func:`run_tui` takes).
-        argv: the arguments as given, passed on to the app each page runs.
+        argv: the arguments of the app each page runs (``acphost tui``'s,
+            less the serving options).
 
     Returns:
         0 after Ctrl+C, 2 for a usage or configuration problem.

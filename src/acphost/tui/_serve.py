@@ -4,25 +4,32 @@ Each browser connection runs ``acphost tui`` (the same options, less the
 serving ones) as its own process, speaking to the page over a websocket; the
 agent runs inside that process, exactly as in a terminal.
 
-Serving hands whoever reaches the page an agent that can read the workspace
+Serving hands whoever drives a page an agent that can read the workspace
 (and write, run commands, with ``--write``), answering its permission
-questions. So:
+questions; on a shared machine any user can connect to a port on 127.0.0.1
+and run servers on its other ports. So (the keys are in
+:mod:`acphost.tui._serve_keys`):
 
-* every request, the page, its scripts and the websocket alike, must carry
-  a random token, made at start and printed once in the address to open
-  (``http://127.0.0.1:8000/?token=...``, as Jupyter does): on a shared
-  machine any user can connect to a port on 127.0.0.1, and without the
-  token they get a 403. The address's token is compared in constant time
-  and moved into a cookie (``HttpOnly``, ``SameSite=Strict``, for this
-  port's name), and the browser is sent on to the address without it, so
-  the token leaves the address bar and the history; the page's scripts and
-  its websocket carry the cookie;
-* it binds to 127.0.0.1 by default (another address warns: the token is
-  then the only lock, and plain HTTP carries it in clear);
+* a random token is printed once, in the address to open
+  (``http://127.0.0.1:8000/?token=...``). It works once: that request gets
+  a page that keeps a session key in the browser's storage for this origin
+  (port included) and moves to ``/``. The address stays in the browser's
+  history, spent. Nothing is a cookie: browsers send 127.0.0.1's cookies to
+  every port of it, to any other local server;
+* ``/`` and ``/static/`` (textual-serve's page, scripts and fonts) hold no
+  key and are served to anyone. The page asks ``/ticket`` for a ticket,
+  showing the session key in a request header, and opens the websocket at
+  ``/ws/TICKET``: a ticket works once, within a minute. Everything else
+  (``/ws`` without a ticket, ``/download``: acphost delivers no files) is
+  refused;
+* it listens on 127.0.0.1 by default and prints the literal address it
+  listens on, never a name; ``--host localhost`` holds both 127.0.0.1 and
+  ``::1`` (a browser tries either), so no other local user listens on the
+  other one. Another address warns: the token is then the only lock, and
+  plain HTTP carries it in clear;
 * it answers only requests addressed to the host and port it serves (the
-  ``Host`` header, and the ``Origin`` of the websocket): a web page
-  elsewhere cannot reach it through DNS rebinding, nor drive it from a
-  script.
+  ``Host`` header, and any ``Origin``): a web page elsewhere cannot reach it
+  through DNS rebinding, nor drive it from a script; no page may frame it.
 
 A port that cannot be listened on (in use, privileged) is one line on
 stderr and exit code 2, before anything is served.
@@ -31,9 +38,8 @@ stderr and exit code 2, before anything is served.
 from __future__ import annotations
 
 import errno
-import hmac
 import ipaddress
-import secrets
+import json
 import shlex
 import socket
 import sys
@@ -41,35 +47,79 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 from urllib.parse import urlencode
 
-__all__ = ["SERVE_FLAGS", "ServeError", "listen", "served_command", "serve"]
+from ._serve_keys import Keys
 
-#: The options that configure the server, not the app: left out of the command it runs.
-SERVE_FLAGS = {"--serve": 0, "--host": 1, "--port": 1}
+__all__ = ["ServeError", "is_loopback", "listen", "served_command", "serve"]
+
+#: The request header that carries the session key (never sent by a browser on its own).
+SESSION_HEADER = "X-Acphost-Session"
+
+#: The ``localStorage`` entry the page keeps the session key in.
+_STORED = "acphost-session"
+
+_NO_KEY = (
+    "acphost: this browser holds no key for this server. Open the address printed "
+    "when serving started (its token works once; restart acphost tui --serve for "
+    "a new one)."
+)
+
+# The page the printed address gets: keep the session key, go on to the app.
+_HANDOVER = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>acphost</title></head><body>
+<script>
+try {{
+  window.localStorage.setItem({stored}, {session});
+  window.location.replace({then});
+}} catch (e) {{
+  document.body.textContent = "acphost: this page needs the browser's storage: " + e;
+}}
+</script>
+<noscript>acphost: the served TUI needs JavaScript.</noscript>
+</body></html>
+"""
+
+# Added to textual-serve's page: textual.js connects on load to the address
+# in the terminal's data; ask for a ticket first and put it in that address.
+_ASK_TICKET = """<script>
+(() => {{
+  const connect = window.onload;
+  window.onload = async () => {{
+    let reply = null;
+    try {{
+      const session = window.localStorage.getItem({stored});
+      if (session) {{
+        reply = await fetch("/ticket", {{
+          method: "POST", cache: "no-store", headers: {{{header}: session}},
+        }});
+      }}
+    }} catch (e) {{}}
+    if (!reply || !reply.ok) {{
+      document.querySelector(".intro > div").textContent = {no_key};
+      return;
+    }}
+    const ticket = await reply.text();
+    document.getElementById("terminal").dataset.sessionWebsocketUrl =
+      `ws://${{window.location.host}}/ws/${{ticket}}`;
+    connect();
+  }};
+}})();
+</script>
+"""
 
 
-def served_command(argv: Sequence[str]) -> list[str]:
+def served_command(app_argv: Sequence[str]) -> list[str]:
     """The ``acphost tui`` command line each browser connection runs.
 
     Args:
-        argv: the ``acphost tui`` arguments as given (after ``tui``).
+        app_argv: the app's arguments, already without the serving options
+            (built from the parsed options, see
+            :func:`acphost.cli._parser.command_line`).
 
     Returns:
-        ``python -m acphost tui`` with the same arguments, less ``--serve``,
-        ``--host`` and ``--port``.
+        ``python -m acphost tui`` with those arguments.
 
     """
-    out: list[str] = []
-    skip = 0
-    for arg in argv:
-        if skip:
-            skip -= 1
-            continue
-        name = arg.split("=", 1)[0]
-        if name in SERVE_FLAGS:
-            skip = SERVE_FLAGS[name] if "=" not in arg else 0
-            continue
-        out.append(arg)
-    return [sys.executable, "-m", "acphost", "tui", *out]
+    return [sys.executable, "-m", "acphost", "tui", *app_argv]
 
 
 def is_loopback(host: str) -> bool:
@@ -82,73 +132,105 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _allowed_hosts(host: str, port: int) -> set[str]:
-    names = {host, "localhost", "127.0.0.1", "[::1]"} if is_loopback(host) else {host}
-    return {f"{name}:{port}" for name in names}
-
-
 class ServeError(Exception):
     """The address cannot be served on; the message says what to change."""
 
 
-def listen(host: str, port: int) -> socket.socket:
-    """A socket listening on ``host:port``, before anything is printed or served.
-
-    Args:
-        host: the address to bind (a name or an IP address).
-        port: the port.
-
-    Returns:
-        The listening socket (the server takes it over).
-
-    Raises:
-        ServeError: the address is unknown, the port in use or not allowed.
-
-    """
-    where = f"{host}:{port}"
+def _addresses(host: str, port: int) -> list[tuple[socket.AddressFamily, Any]]:
+    if host == "localhost":
+        # Browsers take localhost for both loopbacks (often ::1 first), whatever
+        # this machine's resolver says: hold both.
+        return [(socket.AF_INET, ("127.0.0.1", port)), (socket.AF_INET6, ("::1", port, 0, 0))]
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(
-            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )[0]
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except (socket.gaierror, UnicodeError) as exc:
         raise ServeError(
             f"--host {host!r} is not an address to listen on ({exc}); "
             "the default, 127.0.0.1, serves this machine only"
         ) from exc
-    sock = socket.socket(family, kind, proto)
+    found: dict[tuple[int, str], tuple[socket.AddressFamily, Any]] = {}
+    for family, _, _, _, address in infos:
+        found.setdefault((family, str(address[0])), (family, address))
+    return sorted(found.values(), key=lambda item: item[0] != socket.AF_INET)
+
+
+def _bind(family: socket.AddressFamily, address: Any, several: bool) -> socket.socket:
+    sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         # As aiohttp does: a server just stopped leaves its port in TIME_WAIT,
         # which must not read as in use (a listening one still does).
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if several and family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
         sock.bind(address)
         sock.listen(128)
-    except OSError as exc:
+    except OSError:
         sock.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise ServeError(
-                f"port {port} is in use on {host}; choose another with --port"
-            ) from exc
-        if exc.errno == errno.EACCES:
-            raise ServeError(
-                f"cannot listen on {where}: ports below 1024 need privileges; "
-                "choose another with --port"
-            ) from exc
-        raise ServeError(
-            f"cannot listen on {where}: {exc.strerror or exc}; check --host and --port"
-        ) from exc
+        raise
     return sock
 
 
-def _same(given: str | None, token: str) -> bool:
-    """Whether ``given`` is the token, in time that does not depend on where they differ."""
-    return given is not None and hmac.compare_digest(given.encode(), token.encode())
+def listen(host: str, port: int) -> list[socket.socket]:
+    """Sockets listening on every address of ``host``, before anything is printed or served.
 
-
-def serve(argv: Sequence[str], host: str, port: int) -> int:
-    """Serve the TUI on ``http://host:port`` until interrupted; return the exit code.
+    An address this machine does not have (no IPv6 loopback) is left out when
+    another one is bound: no one else can listen there either. Any address
+    in use fails the whole.
 
     Args:
-        argv: the ``acphost tui`` arguments as given (the served app's options).
+        host: the address to bind (an IP address or a name: all it resolves to).
+        port: the port.
+
+    Returns:
+        The listening sockets, IPv4 first (the server takes them over).
+
+    Raises:
+        ServeError: the address is unknown, the port in use or not allowed.
+
+    """
+    addresses = _addresses(host, port)
+    bound: list[socket.socket] = []
+    missing: OSError | None = None
+    for family, address in addresses:
+        try:
+            bound.append(_bind(family, address, len(addresses) > 1))
+        except OSError as exc:
+            if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) and len(addresses) > 1:
+                missing = missing or exc
+                continue
+            for sock in bound:
+                sock.close()
+            raise _listen_error(exc, address[0], port) from exc
+    if not bound:
+        assert missing is not None
+        raise _listen_error(missing, host, port)
+    return bound
+
+
+def _listen_error(exc: OSError, where: str, port: int) -> ServeError:
+    if exc.errno == errno.EADDRINUSE:
+        return ServeError(f"port {port} is in use on {where}; choose another with --port")
+    if exc.errno == errno.EACCES:
+        return ServeError(
+            f"cannot listen on {where} port {port}: ports below 1024 need privileges; "
+            "choose another with --port"
+        )
+    return ServeError(
+        f"cannot listen on {where} port {port}: {exc.strerror or exc}; check --host and --port"
+    )
+
+
+def url_host(sock: socket.socket) -> str:
+    """The literal address ``sock`` listens on, as a URL writes it (``[::1]`` for IPv6)."""
+    address = sock.getsockname()[0]
+    return f"[{address}]" if sock.family == socket.AF_INET6 else str(address)
+
+
+def serve(app_argv: Sequence[str], host: str, port: int) -> int:
+    """Serve the TUI on ``host:port`` until interrupted; return the exit code.
+
+    Args:
+        app_argv: the arguments of the app each page runs (see :func:`served_command`).
         host: the address to bind (127.0.0.1 unless the user chose otherwise).
         port: the port.
 
@@ -168,17 +250,18 @@ def serve(argv: Sequence[str], host: str, port: int) -> int:
         )
         return 2
     try:
-        sock = listen(host, port)
+        sockets = listen(host, port)
     except ServeError as exc:
         print(f"acphost: {exc}", file=sys.stderr)
         return 2
-    token = secrets.token_urlsafe(32)
-    # Cookies are not kept apart by port: the name says which server set it.
-    cookie = f"acphost-token-{port}"
-    allowed = _allowed_hosts(host, port)
+    keys = Keys()
+    literal = [url_host(sock) for sock in sockets]
+    names = [*literal, "localhost"] if is_loopback(host) else literal
+    allowed = {f"{name}:{port}" for name in names}
     origins = {f"http://{h}" for h in allowed}
-    shown = f"[{host}]" if ":" in host else host
-    address = f"http://{shown}:{port}/?token={token}"
+    # The literal address bound, never a name another local user could answer for.
+    address = f"http://{literal[0]}:{port}/?token={keys.token}"
+    refused = "acphost: open the address printed when serving started"
 
     @web.middleware
     async def guard(
@@ -187,51 +270,77 @@ def serve(argv: Sequence[str], host: str, port: int) -> int:
         if request.host not in allowed:
             raise web.HTTPForbidden(text=f"acphost serves {sorted(allowed)[0]} only")
         origin = request.headers.get("Origin")
-        if request.path == "/ws" and origin is not None and origin not in origins:
-            raise web.HTTPForbidden(text="cross-site websocket refused")
-        if _same(request.query.get("token"), token):
-            if request.path == "/" and request.method == "GET":
-                # The printed address: keep the token in a cookie, take it out
-                # of the address bar (and the history, and a shared screen).
-                rest = [(k, v) for k, v in request.query.items() if k != "token"]
-                moved = web.HTTPSeeOther("/" + (f"?{urlencode(rest)}" if rest else ""))
-                moved.set_cookie(cookie, token, httponly=True, samesite="Strict", path="/")
-                raise moved
+        if origin is not None and origin not in origins:
+            raise web.HTTPForbidden(text="acphost: cross-site request refused")
+        path = request.path
+        if path.startswith("/static/"):
+            return await handler(request)  # textual-serve's own files: no key in them
+        if path == "/" and "token" in request.query:
+            given = request.query.get("token")
+            session = keys.exchange(given) if request.method == "GET" else None
+            rest = [(k, v) for k, v in request.query.items() if k != "token"]
+            then = "/" + (f"?{urlencode(rest)}" if rest else "")
+            if session is not None:
+                return web.Response(text=_handover(session, then), content_type="text/html")
+            if keys.is_spent_token(given):  # from the history: it opens nothing now
+                raise web.HTTPSeeOther(then)
+            raise web.HTTPForbidden(text=refused)
+        if path == "/" and request.method in ("GET", "HEAD"):
+            return await handler(request)  # the page: no key in it
+        if path == "/ticket" and request.method == "POST":
+            if not request.headers.get(SESSION_HEADER):
+                raise web.HTTPForbidden(text=refused)
             return await handler(request)
-        if not _same(request.cookies.get(cookie), token):
-            raise web.HTTPForbidden(
-                text="acphost: open the address printed when serving started (with its token)"
-            )
-        return await handler(request)
+        if path.startswith("/ws/") and keys.take(path.removeprefix("/ws/")):
+            return await handler(request)
+        raise web.HTTPForbidden(text=refused)
+
+    async def secure_headers(request: web.Request, response: web.StreamResponse) -> None:
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Content-Security-Policy"] = "frame-ancestors 'none'"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        if not request.path.startswith("/static/"):
+            response.headers["Cache-Control"] = "no-store"
+
+    async def handle_ticket(request: web.Request) -> web.StreamResponse:
+        ticket = keys.ticket(request.headers.get(SESSION_HEADER))
+        if ticket is None:
+            raise web.HTTPForbidden(text=refused)
+        return web.Response(text=ticket)
 
     class AcphostServer(Server):
         async def _make_app(self) -> Any:
             app = await super()._make_app()
+            app.router.add_post("/ticket", handle_ticket)
+            app.router.add_get("/ws/{ticket}", self.handle_websocket)
             app.middlewares.append(guard)
+            app.on_response_prepare.append(secure_headers)
             return app
 
         async def on_startup(self, app: web.Application) -> None:
             print(f"acphost: serving the TUI on {address}", flush=True)
-            print("Open that address in a browser; Ctrl+C stops.", flush=True)
+            print(
+                "Open that address in a browser (its token works once); Ctrl+C stops.", flush=True
+            )
 
         async def handle_index(self, request: web.Request) -> web.StreamResponse:
-            # The page's scripts and websocket on the host the browser asked
-            # for (textual-serve would name the bound address): the cookie is
-            # the browser's for that host only.
-            base = request.host
             context = {
                 "font_size": to_int(request.query.get("fontsize", "16"), 16),
-                "app_websocket_url": f"ws://{base}/ws",
-                "config": {"static": {"url": f"http://{base}/static/"}},
+                "app_websocket_url": "",  # set by the page once it holds a ticket
+                "config": {"static": {"url": "/static/"}},
                 "application": {"name": self.title},
             }
-            return aiohttp_jinja2.render_template("app_index.html", request, context)
+            page = aiohttp_jinja2.render_string("app_index.html", request, context)
+            end = page.rindex("</body>")
+            page = page[:end] + _ask_ticket() + page[end:]
+            return web.Response(text=page, content_type="text/html")
 
         def run(self) -> None:
             self.initialize_logging()
             # No access log: the first request's address holds the token.
             web.run_app(
-                self._make_app(), sock=sock, print=None, handle_signals=True, access_log=None
+                self._make_app(), sock=sockets, print=None, handle_signals=True, access_log=None
             )
 
     if not is_loopback(host):
@@ -240,6 +349,19 @@ def serve(argv: Sequence[str], host: str, port: int) -> int:
             "this agent and this workspace; plain HTTP carries the token in clear",
             file=sys.stderr,
         )
-    command = shlex.join(served_command(argv))
+    command = shlex.join(served_command(app_argv))
     AcphostServer(command, host=host, port=port, title="acphost").run()
     return 0
+
+
+def _handover(session: str, then: str) -> str:
+    """The page that keeps ``session`` in this origin's storage and goes on to ``then``."""
+    return _HANDOVER.format(
+        stored=json.dumps(_STORED), session=json.dumps(session), then=json.dumps(then)
+    )
+
+
+def _ask_ticket() -> str:
+    return _ASK_TICKET.format(
+        stored=json.dumps(_STORED), header=json.dumps(SESSION_HEADER), no_key=json.dumps(_NO_KEY)
+    )
