@@ -187,6 +187,21 @@ def test_a_configuration_git_cannot_read_fails_closed(tmp_path):
     assert not marker.exists()
 
 
+def test_a_nested_repository_git_cannot_read_refuses_writes_outside_it(tmp_path):
+    """``ws/app``'s configuration is malformed: it may name ``../shared-hooks``, so a write
+    anywhere in the workspace is refused."""
+    ws = repo(tmp_path / "ws")
+    app = repo(ws / "app")
+    with (app / ".git" / "config").open("a") as config:
+        config.write("[core]\n\thooksPath = ../shared-hooks\n[broken\n")
+    answers, stderr = run_stderr(tmp_path, ws, [
+        write("$CWD/shared-hooks/pre-commit"),
+        write("$CWD/notes.txt", "x"),
+    ], "--yolo", env={})  # fmt: skip
+    assert [denied(a) for a in answers] == [True, True], answers
+    assert len([line for line in stderr.splitlines() if "bad config" in line]) == 1, stderr
+
+
 def test_without_git_a_repository_fails_closed_and_a_plain_folder_does_not(tmp_path):
     empty = tmp_path / "bin"
     empty.mkdir()
@@ -208,3 +223,30 @@ def test_git_taking_too_long_fails_closed(tmp_path, monkeypatch):
     real = os.path.realpath(ws)
     monkeypatch.setattr(_gitconfig, "_TIMEOUT", 1e-6)
     assert ProtectedPaths([real]).area(f"{real}/hooks/pre-commit") == real
+
+
+def test_the_walk_forgets_a_removed_repository_and_is_bounded(tmp_path, monkeypatch, caplog):
+    import shutil
+
+    from acphost.host import _gitrepos
+
+    ws = tmp_path / "ws"
+    for name in ("a", "b", "c"):
+        (ws / name / "deeper").mkdir(parents=True)
+    real = os.path.realpath(ws)
+    app = repo(ws / "a" / "deeper" / "app")
+    git(app, "config", "core.hooksPath", "../../../hooks")
+    protect = ProtectedPaths([real])
+    assert protect.area(f"{real}/hooks/pre-commit") == f"{real}/hooks"
+    shutil.rmtree(app)
+    assert protect.area(f"{real}/hooks/pre-commit") is None
+    # Past the bound the walk stops and says so once; a repository on the way
+    # down to the written path is still asked.
+    monkeypatch.setattr(_gitrepos, "_MAX_FOLDERS", 2)
+    monkeypatch.setattr(_gitrepos, "_walks", {})
+    late = repo(ws / "c" / "deeper" / "late")
+    git(late, "config", "core.hooksPath", "hooks2")
+    with caplog.at_level("WARNING", "acphost.host.protect"):
+        assert protect.area(f"{real}/c/deeper/late/hooks2/x") == f"{real}/c/deeper/late/hooks2"
+        protect.area(f"{real}/c/y")
+    assert len([r for r in caplog.records if "more than 2 folders" in r.getMessage()]) == 1

@@ -27,7 +27,8 @@ the command's (``$top/python3``), never fewer than it runs.
 
 When git cannot answer (it is missing, fails on a malformed configuration,
 or takes longer than :data:`_TIMEOUT`) inside a repository, the answer
-says so, and the caller protects the repository whole (fail closed).
+says so, and the caller refuses every write the configuration could
+have named (fail closed).
 
 The answer is cached per folder and asked again as soon as one of the files
 it came from (or could come from: the repository's ``config`` and

@@ -40,10 +40,12 @@ every word of the keys that hold a command or a program
 (``core.fsmonitor = ./fsmon.sh``, ``diff.x.textconv = python3 conv.py``),
 every configuration file read and every ``include.path`` / ``includeIf``
 target (created or not), and the git directories a ``.git`` file points to
-(worktrees, submodules). The answer follows changes made during a run. A
-repository git cannot be asked about (git missing, failing on a malformed
-configuration, too slow) is protected whole, said once on stderr: where
-its configuration points is unknown, so no write in it is safe.
+(worktrees, submodules). The answer follows changes made during a run.
+When git cannot be asked about a repository of the workspace (git missing,
+failing on a malformed configuration or a broken ``.git`` file, too slow),
+every write in that workspace root is refused, said once on stderr: where
+its configuration points (``../shared-hooks``) is unknown, so no write in
+the workspace is known safe.
 
 In a workspace root that holds them (the agent working in the home
 directory): the user's files that the next ``git status`` or login shell
@@ -95,14 +97,15 @@ _log = logging.getLogger("acphost.host.protect")
 _reported: set[str] = set()
 
 
-def _unreadable(repo: str, problem: str) -> None:
+def _unreadable(root: str, repo: str, problem: str) -> None:
     if repo not in _reported:
         _reported.add(repo)
         _log.warning(
-            "%s: %s; writes in this repository are refused until git can read its "
+            "%s: %s; writes in %s are refused until git can read this repository's "
             "configuration (fix it, or allow them with a rule naming the folder)",
             repo,
             problem,
+            root,
         )
 
 
@@ -306,8 +309,9 @@ class ProtectedPaths:
         (:func:`._gitrepos.repositories`: nested ones, submodules, worktrees,
         bare ones), and each one on the way down to ``path`` (past the
         walk's bound): any of their configurations may move the hooks or
-        name a script anywhere in the workspace. A repository git cannot be
-        asked about is protected whole (fail closed, said once).
+        name a script anywhere in the workspace. When git cannot be asked
+        about one of them, the whole root is the area (fail closed, said
+        once): where that configuration points is unknown.
         """
         folded = _fold_path(path)
         on_the_way = [
@@ -319,10 +323,10 @@ class ProtectedPaths:
         for repo in dict.fromkeys([root, *found, *on_the_way]):
             answer = git_config_areas(repo, repository=repo != root or _in_repository(root))
             if answer.problem is not None:
-                if _within(path, repo):
-                    _unreadable(repo, answer.problem)
-                    return repo
-                continue
+                # Its configuration may name any path of the workspace
+                # (core.hooksPath = ../shared-hooks): none is known safe.
+                _unreadable(root, repo, answer.problem)
+                return root
             for area in answer.paths:
                 if any(_within(r, area) for r in self._roots):
                     continue  # the whole workspace cannot be an area (see _gitconfig)
