@@ -250,3 +250,23 @@ def test_the_walk_forgets_a_removed_repository_and_is_bounded(tmp_path, monkeypa
         assert protect.area(f"{real}/c/deeper/late/hooks2/x") == f"{real}/c/deeper/late/hooks2"
         protect.area(f"{real}/c/y")
     assert len([r for r in caplog.records if "more than 2 folders" in r.getMessage()]) == 1
+
+
+def test_a_worktree_outside_the_workspace_has_its_configuration_read(tmp_path):
+    """The workspace's repository has a worktree elsewhere whose own configuration
+    (``config.worktree``) puts the hooks in the workspace."""
+    ws = repo(tmp_path / "ws")
+    git(ws, "commit", "-q", "--allow-empty", "-m", "one")
+    outside = tmp_path / "elsewhere"
+    git(ws, "worktree", "add", "-q", str(outside))
+    git(ws, "config", "extensions.worktreeConfig", "true")
+    hooks = f"{os.path.realpath(ws)}/wt-hooks"
+    git(outside, "config", "--worktree", "core.hooksPath", hooks)
+    marker = tmp_path / "PWNED"
+    answers = run_hostile(tmp_path, ws, [
+        write("$CWD/wt-hooks/pre-commit", marker_script(marker)),
+        write("$CWD/wt-notes.txt", "x"),
+    ], "--yolo")  # fmt: skip
+    assert [denied(a) for a in answers] == [True, False], answers
+    git(outside, "commit", "-q", "--allow-empty", "-m", "user's commit")
+    assert not marker.exists()

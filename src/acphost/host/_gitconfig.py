@@ -281,8 +281,15 @@ def git_config_areas(directory: str, repository: bool = True) -> GitAreas:
     return GitAreas(areas)
 
 
-def _ask_git(directory: str, repository: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Ask git; return the areas and the files whose change must ask again."""
+def _ask_git(
+    directory: str, repository: bool, others: bool = True
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Ask git; return the areas and the files whose change must ask again.
+
+    With ``others``, the repository's other worktrees are asked too, where
+    they are (even outside the workspace): a worktree's own configuration
+    (``config.worktree``) may name a path of this one's workspace.
+    """
     deps = [os.path.join(directory, ".git")]
     home = os.environ.get("HOME") or os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
@@ -347,8 +354,21 @@ def _ask_git(directory: str, repository: bool) -> tuple[tuple[str, ...], tuple[s
             areas.append(folder)
     # A path that holds the folder asked about (``./``, ``~``) cannot be protected
     # whole without refusing every write of the workspace.
-    kept = (a for a in areas if not _holds(a, directory))
+    kept = [a for a in areas if not _holds(a, directory)]
+    if others and len(git_dirs) > 1:
+        deps.append(os.path.join(git_dirs[1], "worktrees"))  # a worktree added or removed
+        for worktree in _worktrees(directory):
+            if worktree not in (top, directory) and os.path.isdir(worktree):
+                more, more_deps = _ask_git(worktree, True, others=False)
+                kept += more
+                deps += more_deps
     return tuple(dict.fromkeys(kept)), tuple(dict.fromkeys(deps))
+
+
+def _worktrees(directory: str) -> list[str]:
+    """The working trees of the repository at ``directory`` (``git worktree list``)."""
+    listing = _git(directory, "worktree", "list", "--porcelain", "-z")
+    return [f[len("worktree ") :] for f in listing.split("\0") if f.startswith("worktree ")]
 
 
 def _holds(area: str, directory: str) -> bool:
