@@ -140,7 +140,7 @@ def test_the_answer_is_cached_until_a_configuration_file_changes(tmp_path, monke
     real = os.path.realpath(ws)
     calls = []
     original = _gitconfig._git
-    monkeypatch.setattr(_gitconfig, "_git", lambda *a: calls.append(a) or original(*a))
+    monkeypatch.setattr(_gitconfig, "_git", lambda *a, **k: calls.append(a) or original(*a, **k))
     protect = ProtectedPaths([real])
     assert protect.area(f"{real}/h/pre-commit") is None
     asked = len(calls)

@@ -2,18 +2,33 @@
 
 A folder named ``.git`` is not all of git's metadata. The configuration
 names more: ``core.hooksPath`` moves the hooks (``.githooks/pre-commit``
-runs on the user's next commit), ``core.fsmonitor`` and the other keys that
-hold a command (``core.pager``, ``diff.<driver>.textconv``,
-``filter.<driver>.process``, ``alias.<name> = !…``...) may name a script in
-the working tree, ``include.path`` and ``includeIf.<condition>.path`` make
-another file configuration (existing or not yet: the agent could create
-it), and a ``.git`` file (``gitdir: …``, worktrees and submodules) puts the
-git directory anywhere. These are read from git's own answer, never parsed
-by hand: ``git config --show-origin --list`` (every scope, includes
-followed, each entry with the file it came from) and ``git rev-parse``
-(the git directories, the top of the working tree), run with the host's
-environment, bounded in time, with ``core.fsmonitor`` off. Neither command
-runs a hook or a configured program.
+runs on the user's next commit), ``init.templateDir`` names hooks every new
+repository copies, the keys that hold a command (``core.fsmonitor``,
+``core.pager``, ``diff.<driver>.textconv``, ``filter.<driver>.process``,
+``alias.<name> = !…``, ``remote.<name>.uploadpack``... :data:`_COMMAND_KEY`)
+may name a script in the working tree, ``include.path`` and
+``includeIf.<condition>.path`` make another file configuration (existing
+or not yet: the agent could create it), and a ``.git`` file (``gitdir:
+…``, worktrees and submodules) puts the git directory anywhere. These are
+read from git's own answer, never parsed by hand: ``git config
+--show-origin --list`` (every scope, includes followed, each entry with the
+file it came from) and ``git rev-parse`` (the git directories, the top of
+the working tree), run with the host's environment, bounded in time, with
+``core.fsmonitor`` off. Neither command runs a hook or a configured
+program.
+
+A command is shell code, judged without running it: every word of it
+(between blanks, shell syntax, ``=`` and ``:``, quotes removed) counts as a
+path, whether or not a file has that name yet, resolved against every
+folder git may run it in (the top of the working tree, the git directory,
+the folder asked, the configuration file's folder) and against the folder
+each ``cd`` in it moves to. That protects some names that are no file of
+the command's (``$top/python3``), never fewer than it runs.
+
+When git cannot answer (it is missing, fails on a malformed configuration,
+or takes longer than :data:`_TIMEOUT`) inside a repository, the answer
+says so, and the caller refuses every write the configuration could
+have named (fail closed).
 
 The answer is cached per folder and asked again as soon as one of the files
 it came from (or could come from: the repository's ``config`` and
@@ -24,31 +39,45 @@ folder's ``.git``) changes, so a change made during a run (an allowed
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
 import shutil
 import subprocess
 from collections.abc import Iterable
+from typing import NamedTuple
 
-__all__ = ["git_config_areas"]
+__all__ = ["GitAreas", "git_config_areas"]
 
 _TIMEOUT = 5.0
 _BOOLEAN = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
-# Keys whose value is a command git runs (git-config(1)); the words of the
-# value that name a path are protected. ``core.fsmonitor`` may also be a
-# boolean (the built-in daemon).
+# Keys whose value is a command git runs, or the path of a program it runs
+# (git-config(1), git-archive(1), git-interpret-trailers(1),
+# git-send-email(1)): every word of the value is taken for a path (see
+# _path_words). ``core.fsmonitor`` and ``pager.<cmd>`` may also be
+# booleans; ``alias.*`` and ``submodule.<name>.update`` are commands only
+# with a leading ``!``; URLs only with the ``ext::`` transport (a command).
 _COMMAND_KEY = re.compile(
-    r"core\.(?:fsmonitor|pager|editor|sshcommand|askpass|gitproxy)"
+    r"core\.(?:fsmonitor|pager|editor|sshcommand|askpass|gitproxy|alternaterefscommand)"
     r"|sequence\.editor|diff\.external|interactive\.difffilter"
     r"|gpg\.(?:[^.]+\.)?program|gpg\.ssh\.defaultkeycommand"
     r"|credential\.(?:.+\.)?helper|alias\..+|pager\..+"
     r"|diff\..+\.(?:textconv|command)|merge\..+\.driver"
     r"|filter\..+\.(?:clean|smudge|process)"
     r"|(?:difftool|mergetool|man|browser)\..+\.(?:cmd|path)"
-    r"|uploadpack\.packobjectshook|core\.hookspath"
+    r"|guitool\..+\.cmd|trailer\..+\.(?:command|cmd)|tar\..+\.command"
+    r"|sendemail\.(?:.+\.)?(?:sendmailcmd|smtpserver|tocmd|cccmd|headercmd)"
+    r"|remote\..+\.(?:uploadpack|receivepack|url|pushurl)|submodule\..+\.(?:update|url)"
+    r"|web\.browser|man\.viewer|help\.browser|instaweb\.(?:httpd|browser|modulepath)"
+    r"|imap\.tunnel|uploadpack\.packobjectshook"
 )
+# Keys naming a folder whose content git runs: the hooks, and the template
+# folder whose ``hooks/`` every ``git init`` and ``git clone`` copies.
+_FOLDER_KEY = frozenset({"core.hookspath", "init.templatedir"})
 _INCLUDE_KEY = re.compile(r"include\.path|includeif\..+\.path")
+# url.<base>.insteadOf: the base replaces the URL, and an ext:: base is a command.
+_URL_BASE = re.compile(r"url\.(.+)\.(?:insteadof|pushinsteadof)")
 
 # The hooks git runs (githooks(5)): where core.hooksPath is the working tree
 # itself (``core.hooksPath = .``), only these names in it are protected, not
@@ -61,15 +90,48 @@ _HOOKS = ("applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
           "sendemail-validate", "fsmonitor-watchman", "p4-changelist", "p4-prepare-changelist",
           "p4-post-changelist", "p4-pre-submit", "post-index-change")  # fmt: skip
 
+
+class GitAreas(NamedTuple):
+    """What git's configuration, seen from one folder, makes protected.
+
+    Attributes:
+        paths: canonical absolute paths (files, or folders protecting
+            everything below them).
+        problem: why git could not be asked (it is missing, failed or took
+            too long), or None: when set, ``paths`` is incomplete and the
+            caller must fail closed.
+
+    """
+
+    paths: tuple[str, ...]
+    problem: str | None = None
+
+
 # folder -> (the files the answer came from, their signature, the areas)
 _cache: dict[str, tuple[tuple[str, ...], tuple[object, ...], tuple[str, ...]]] = {}
 
 
-def _git(directory: str, *args: str) -> str | None:
-    """Run ``git -C directory ARGS`` for its output; None when git is missing or fails."""
+class _GitFailed(Exception):
+    """git could not answer (the message says why)."""
+
+
+def _git(directory: str, *args: str, partial: int = 0) -> str:
+    """Run ``git -C directory ARGS`` for its output.
+
+    Args:
+        directory: where git runs.
+        args: its arguments.
+        partial: a failing run still answers when it printed this many lines
+            (``rev-parse`` prints what it knows before failing on
+            ``--show-toplevel`` in a bare repository).
+
+    Raises:
+        _GitFailed: git is missing, timed out or failed.
+
+    """
     git = shutil.which("git")
     if git is None:
-        return None
+        raise _GitFailed("git is not installed (not found on PATH)")
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
     try:
         done = subprocess.run(
@@ -80,9 +142,15 @@ def _git(directory: str, *args: str) -> str | None:
             env=env,
             check=False,
         )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.decode("utf-8", "surrogateescape")
+    except subprocess.TimeoutExpired:
+        raise _GitFailed(f"git {args[0]} took more than {_TIMEOUT:g} s") from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise _GitFailed(f"git could not run: {exc}") from None
+    out = done.stdout.decode("utf-8", "surrogateescape")
+    if done.returncode != 0 and (not partial or len(out.splitlines()) < partial):
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise _GitFailed(f"git {args[0]} failed: {said[0] if said else done.returncode}")
+    return out
 
 
 def _signature(paths: Iterable[str]) -> tuple[object, ...]:
@@ -98,68 +166,141 @@ def _signature(paths: Iterable[str]) -> tuple[object, ...]:
 
 
 def _entries(listing: str) -> list[tuple[str, str, str]]:
-    """``(origin file, key, value)`` from ``config -z --show-origin --list``."""
+    """``(origin file, key, value)`` from ``config -z --show-origin --list``.
+
+    The key keeps its case: a subsection (``url.<base>``) is case-sensitive.
+    """
     fields = listing.split("\0")
     out = []
     for origin, entry in zip(fields[0::2], fields[1::2], strict=False):
         key, _, value = entry.partition("\n")
         where = origin[len("file:") :] if origin.startswith("file:") else ""
-        out.append((where, key.lower(), value))
+        out.append((where, key, value))
     return out
 
 
-def _runs(key: str, value: str) -> bool:
-    """Tell whether a configuration entry is a command git runs."""
-    if not _COMMAND_KEY.fullmatch(key) or key == "core.hookspath":
-        return False
-    if key == "core.fsmonitor" and value.lower() in _BOOLEAN:
-        return False  # the built-in daemon, or off
-    # An alias without "!" is git's own arguments: a path there is no program.
-    return not key.startswith("alias.") or value.startswith("!")
+def _command(key: str, value: str) -> str | None:
+    """The shell command (or program path) a configuration entry holds, or None."""
+    lower = key.lower()
+    base = _URL_BASE.fullmatch(key)
+    if base is not None:
+        return base.group(1) if base.group(1).lower().startswith("ext::") else None
+    if not _COMMAND_KEY.fullmatch(lower):
+        return None
+    if (lower == "core.fsmonitor" or lower.startswith("pager.")) and value.lower() in _BOOLEAN:
+        return None  # the built-in daemon; the pager on or off
+    if lower.startswith("alias.") or (lower.startswith("submodule.") and lower.endswith(".update")):
+        # An alias or an update mode without "!" is git's own words, no program.
+        return value if value.startswith("!") else None
+    if lower.endswith("url"):  # remote.<name>.url and .pushurl, submodule.<name>.url
+        return value if value.lower().startswith("ext::") else None
+    return value
 
 
-def _path_words(value: str) -> list[str]:
-    """The words of a command value that name a file (they hold a ``/``)."""
-    value = value.removeprefix("!")
+# Shell syntax around words (separators, redirections, grouping, expansions,
+# quotes) and the "=" and ":" of options and lists (``-oProxyCommand=./x``,
+# ``PATH=bin:$PATH``): a word of a command is what lies between them.
+_SHELL_SPLIT = re.compile(r"[\s;&|()<>`{}=,:$'\"\\!]+")
+# Words after which the next one is a folder the rest runs in.
+_CHDIR = frozenset({"cd", "pushd", "-C", "--git-dir", "--work-tree"})
+
+
+def _words(command: str) -> list[str]:
+    """Every word a command could use as a path, in order (a generous superset).
+
+    The shell's own words (``shlex``: quoted names with blanks) and the
+    pieces between shell syntax; ``$HOME`` and a leading ``~`` expanded; an
+    option glued to its value (``-F./ssh_config``) also gives the value.
+    """
+    home = os.environ.get("HOME") or os.path.expanduser("~")
+    command = re.sub(r"\$\{?HOME\}?", lambda _: home, command)
     try:
-        words = shlex.split(value)
+        words = shlex.split(command, posix=True)
     except ValueError:
-        words = value.split()
-    return [w for w in words if "/" in w]
+        words = []
+    words += [w for w in _SHELL_SPLIT.split(command) if w]
+    out: list[str] = []
+    for word in words:
+        kept = word
+        if word.startswith("-") and word not in _CHDIR:
+            kept = word.lstrip("-")[1:] if "/" in word else ""
+        if kept:
+            out.append(os.path.expanduser(kept))
+    return out
 
 
-def git_config_areas(directory: str) -> tuple[str, ...]:
+def _command_paths(command: str, bases: list[str]) -> list[str]:
+    """The paths a command may run or read: each word against each base.
+
+    A command is shell code judged without running it, so every word counts
+    (``python3 conv.py`` runs ``conv.py``; a word that names no file yet may
+    be created), resolved against every folder git may run it in, and
+    against the folder each ``cd X`` moves to (X itself is not protected).
+    """
+    words = _words(command)
+    roots = list(bases)
+    folders: set[str] = set()
+    for before, after in itertools.pairwise(words):
+        if before in _CHDIR:
+            folders.add(after)
+            roots += [os.path.join(b, after) for b in bases]
+    paths = (
+        os.path.join(base, word)
+        for word in words
+        if word not in _CHDIR and word not in folders
+        for base in roots
+    )
+    return list(dict.fromkeys(paths))
+
+
+def git_config_areas(directory: str, repository: bool = True) -> GitAreas:
     """The paths git's configuration, as seen from ``directory``, runs or reads as configuration.
 
     Args:
         directory: a folder (a workspace root, or a repository inside one).
+        repository: whether ``directory`` is known to be in a repository (it
+            or a folder above holds a ``.git`` or is a bare one): then git
+            failing to tell is a problem, not the sign of a plain folder.
 
     Returns:
-        Canonical absolute paths (files, or folders protecting everything
-        below them): the git directories, the hooks folder
-        (``core.hooksPath``), the files named by command-valued keys, the
-        configuration files read and every include target. Empty when git
-        is missing or the folder holds no configuration.
+        The git directories, the hooks folder (``core.hooksPath``) and the
+        template folder, the files named by command-valued keys, the
+        configuration files read and every include target; with the problem
+        when git could not be asked (never cached: asked again next time).
 
     """
     cached = _cache.get(directory)
     if cached is not None and _signature(cached[0]) == cached[1]:
-        return cached[2]
-    areas, deps = _ask_git(directory)
+        return GitAreas(cached[2])
+    try:
+        areas, deps = _ask_git(directory, repository)
+    except _GitFailed as exc:
+        # Outside every repository git's configuration runs nothing here.
+        return GitAreas((), str(exc) if repository else None)
     _cache[directory] = (deps, _signature(deps), areas)
-    return areas
+    return GitAreas(areas)
 
 
-def _ask_git(directory: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Ask git; return the areas and the files whose change must ask again."""
+def _ask_git(
+    directory: str, repository: bool, others: bool = True
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Ask git; return the areas and the files whose change must ask again.
+
+    With ``others``, the repository's other worktrees are asked too, where
+    they are (even outside the workspace): a worktree's own configuration
+    (``config.worktree``) may name a path of this one's workspace.
+    """
     deps = [os.path.join(directory, ".git")]
     home = os.environ.get("HOME") or os.path.expanduser("~")
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
     deps += [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
     if os.environ.get("GIT_CONFIG_GLOBAL"):
         deps.append(os.environ["GIT_CONFIG_GLOBAL"])
-    lines = (
-        _git(
+    # Outside a repository (a plain workspace root) rev-parse fails, and only
+    # the user's and the system's configuration is there to list.
+    listing = _git(directory, "config", "-z", "--show-origin", "--list")
+    try:
+        lines = _git(
             directory,
             "rev-parse",
             "--path-format=absolute",
@@ -167,13 +308,16 @@ def _ask_git(directory: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
             "--git-common-dir",
             "--is-bare-repository",
             "--show-toplevel",
-        )
-        or ""
-    ).splitlines()
+            partial=3,
+        ).splitlines()
+    except _GitFailed:
+        if repository:
+            raise
+        lines = []
     git_dirs = [d for d in lines[:2] if os.path.isabs(d)]
     top = lines[3] if len(lines) > 3 and os.path.isabs(lines[3]) else None
     found: list[str] = list(git_dirs)
-    hooks: list[str] = []
+    folders: list[str] = []
     if top is not None:
         deps.append(os.path.join(top, ".git"))
     for git_dir in git_dirs:
@@ -181,33 +325,50 @@ def _ask_git(directory: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     # Where git resolves a relative path: hooks and commands run at the top of
     # the working tree (in a bare repository, its git directory).
     bases = [b for b in (top, *git_dirs[:1], directory) if b]
-    listing = _git(directory, "config", "-z", "--show-origin", "--list")
-    for where, key, value in _entries(listing or ""):
+    for where, key, value in _entries(listing):
         origin = os.path.join(bases[0], where) if where else ""
         if origin:
             found.append(origin)
             deps.append(origin)
-        if _INCLUDE_KEY.fullmatch(key) and value:
+        lower = key.lower()
+        command = _command(key, value)
+        if _INCLUDE_KEY.fullmatch(lower) and value:
             target = os.path.expanduser(value)
             if origin and not os.path.isabs(target):
                 target = os.path.join(os.path.dirname(origin), target)
             found.append(target)
             deps.append(target)
-        elif key == "core.hookspath" and value:
-            hooks += [os.path.join(b, os.path.expanduser(value)) for b in bases]
-        elif _runs(key, value):
-            words = [os.path.expanduser(w) for w in _path_words(value)]
-            found += [os.path.join(base, w) for w in words for base in bases]
+        elif lower in _FOLDER_KEY and value:
+            folders += [os.path.join(b, os.path.expanduser(value)) for b in bases]
+        elif command is not None:
+            # Also the configuration file's folder: a relative word there is
+            # what the user meant when writing it.
+            places = bases + ([os.path.dirname(origin)] if origin else [])
+            found += _command_paths(command.removeprefix("!"), places)
     areas = [os.path.realpath(p) for p in found if os.path.isabs(p)]
-    for folder in (os.path.realpath(h) for h in hooks if os.path.isabs(h)):
+    for folder in (os.path.realpath(h) for h in folders if os.path.isabs(h)):
         if _holds(folder, directory):
             areas += [os.path.join(folder, name) for name in _HOOKS]
+            areas.append(os.path.join(folder, "hooks"))  # the template's hooks
         else:
             areas.append(folder)
     # A path that holds the folder asked about (``./``, ``~``) cannot be protected
     # whole without refusing every write of the workspace.
-    kept = (a for a in areas if not _holds(a, directory))
+    kept = [a for a in areas if not _holds(a, directory)]
+    if others and len(git_dirs) > 1:
+        deps.append(os.path.join(git_dirs[1], "worktrees"))  # a worktree added or removed
+        for worktree in _worktrees(directory):
+            if worktree not in (top, directory) and os.path.isdir(worktree):
+                more, more_deps = _ask_git(worktree, True, others=False)
+                kept += more
+                deps += more_deps
     return tuple(dict.fromkeys(kept)), tuple(dict.fromkeys(deps))
+
+
+def _worktrees(directory: str) -> list[str]:
+    """The working trees of the repository at ``directory`` (``git worktree list``)."""
+    listing = _git(directory, "worktree", "list", "--porcelain", "-z")
+    return [f[len("worktree ") :] for f in listing.split("\0") if f.startswith("worktree ")]
 
 
 def _holds(area: str, directory: str) -> bool:

@@ -29,13 +29,23 @@ submodules count too):
   stay writable.
 
 Wherever git's effective configuration says (:mod:`._gitconfig`, asked of
-the real ``git`` for each workspace root and each repository on the way down
-to the path): the hooks folder ``core.hooksPath`` names (``.githooks``: its
-``pre-commit`` runs on the user's next commit), the scripts named by keys
-that hold a command (``core.fsmonitor = ./fsmon.sh``), every configuration
-file read and every ``include.path`` / ``includeIf`` target (created or
-not), and the git directories a ``.git`` file points to (worktrees,
-submodules). The answer follows changes made during a run.
+the real ``git`` for every repository of the workspace: the root's, every
+one inside it found by a bounded walk kept current (:mod:`._gitrepos`:
+nested repositories, submodules, worktrees, bare ones, and those a command
+creates later), and each one on the way down to the path): the hooks
+folder ``core.hooksPath`` names (``.githooks``: its ``pre-commit`` runs on
+the user's next commit; ``app``'s ``../shared-hooks`` protects the
+workspace's ``shared-hooks``), the template folder ``init.templateDir``,
+every word of the keys that hold a command or a program
+(``core.fsmonitor = ./fsmon.sh``, ``diff.x.textconv = python3 conv.py``),
+every configuration file read and every ``include.path`` / ``includeIf``
+target (created or not), and the git directories a ``.git`` file points to
+(worktrees, submodules). The answer follows changes made during a run.
+When git cannot be asked about a repository of the workspace (git missing,
+failing on a malformed configuration or a broken ``.git`` file, too slow),
+every write in that workspace root is refused, said once on stderr: where
+its configuration points (``../shared-hooks``) is unknown, so no write in
+the workspace is known safe.
 
 In a workspace root that holds them (the agent working in the home
 directory): the user's files that the next ``git status`` or login shell
@@ -69,6 +79,7 @@ its ``path`` glob spells the area out literally before any wildcard
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import stat
@@ -77,8 +88,26 @@ from collections.abc import Iterable, Mapping
 
 from .._invisible import INVISIBLE, char_class
 from ._gitconfig import git_config_areas
+from ._gitrepos import repositories
 
 __all__ = ["ProtectedPaths", "names_area", "startup_files"]
+
+_log = logging.getLogger("acphost.host.protect")
+# The repositories already reported as unreadable: one line each per process.
+_reported: set[str] = set()
+
+
+def _unreadable(root: str, repo: str, problem: str) -> None:
+    if repo not in _reported:
+        _reported.add(repo)
+        _log.warning(
+            "%s: %s; writes in %s are refused until git can read this repository's "
+            "configuration (fix it, or allow them with a rule naming the folder)",
+            repo,
+            problem,
+            root,
+        )
+
 
 _GLOB = "*?["
 
@@ -134,6 +163,17 @@ def _has_git_head(directory: str) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+def _in_repository(directory: str) -> bool:
+    """Tell whether ``directory`` or a folder above it holds a ``.git`` or is a bare repository."""
+    while True:
+        if os.path.lexists(os.path.join(directory, ".git")) or _has_git_head(directory):
+            return True
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return False
+        directory = parent
 
 
 def _fold(name: str) -> str:
@@ -263,20 +303,31 @@ class ProtectedPaths:
         return None
 
     def _configured_area(self, root: str, parts: list[str], path: str) -> str | None:
-        """The area git's configuration makes of ``path``, asked of the repositories that see it.
+        """The area git's configuration makes of ``path``, asked of every repository that can.
 
-        Those are the root's repository and each one nested on the way down
-        (a folder holding a ``.git``): their configuration may move the hooks
-        or name a script anywhere in the workspace.
+        Those are the root's repository and every one inside the root
+        (:func:`._gitrepos.repositories`: nested ones, submodules, worktrees,
+        bare ones), and each one on the way down to ``path`` (past the
+        walk's bound): any of their configurations may move the hooks or
+        name a script anywhere in the workspace. When git cannot be asked
+        about one of them, the whole root is the area (fail closed, said
+        once): where that configuration points is unknown.
         """
         folded = _fold_path(path)
-        repos = [root] + [
+        on_the_way = [
             directory
             for directory in (os.path.join(root, *parts[:i]) for i in range(1, len(parts)))
             if os.path.lexists(os.path.join(directory, ".git"))
         ]
-        for repo in repos:
-            for area in git_config_areas(repo):
+        found = repositories(root, _has_git_head)
+        for repo in dict.fromkeys([root, *found, *on_the_way]):
+            answer = git_config_areas(repo, repository=repo != root or _in_repository(root))
+            if answer.problem is not None:
+                # Its configuration may name any path of the workspace
+                # (core.hooksPath = ../shared-hooks): none is known safe.
+                _unreadable(root, repo, answer.problem)
+                return root
+            for area in answer.paths:
                 if any(_within(r, area) for r in self._roots):
                     continue  # the whole workspace cannot be an area (see _gitconfig)
                 if _within(path, area) or _within(folded, _fold_path(area)):
