@@ -60,3 +60,31 @@ def test_piped_text_output_shows_every_media_block(tmp_path):
         [*run, "-o", "simple", "media"], capture_output=True, text=True, timeout=60, check=True
     ).stdout
     assert "[image]" not in simple and "Here is an image" in simple
+
+
+def test_history_show_and_exports_keep_the_media_lines(tmp_path):
+    """A recorded turn's images and resources printed as blank lines in ``history show``."""
+    import json
+
+    run = [sys.executable, "-m", "acphost"]
+    subprocess.run(
+        [*run, "-a", "demo", "--cwd", str(tmp_path), "media"],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    listed = subprocess.run(
+        [*run, "history", "-o", "json"], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    session_id = json.loads(listed)[0]["id"]
+    shown = subprocess.run(
+        [*run, "history", "show", session_id],
+        capture_output=True, text=True, timeout=60, check=True,
+    ).stdout  # fmt: skip
+    for kind in ("[image] ", "[audio] ", "[resource] ", "[resource_link] "):
+        assert any(line.startswith(kind) for line in shown.splitlines()), (kind, shown)
+    for fmt in ("md", "html"):
+        out = tmp_path / f"export.{fmt}"
+        subprocess.run(
+            [*run, "history", "export", session_id, "--format", fmt, "--out", str(out)],
+            capture_output=True, text=True, timeout=60, check=True,
+        )  # fmt: skip
+        assert "logo.png · image/png" in out.read_text(), fmt

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .. import schema as s
 from ..content import PromptInput, to_blocks
 from ..safetext import CUT
+from ..view import media_line, media_of
 from ._model import PermissionRecord, SessionRecord, ToolCallRecord, TurnRecord, Usage, now
 from ._scrub import scrub_session, scrub_title_and_usage, scrub_turn
 
@@ -195,6 +196,8 @@ class SessionRecording:
                         # value the cut goes through is masked too.
                         self._run.append(CUT)  # type: ignore[union-attr]
                     self._dropped += len(text)
+            else:
+                self._media(update)
         elif cls is _MESSAGE or cls is _THOUGHT:
             text = update.text
             if text:
@@ -206,6 +209,8 @@ class SessionRecording:
                     self._dropped += len(text)
                 self._run_cls = cls
                 self._events.append(["text" if cls is _MESSAGE else "thought", self._run])
+            else:
+                self._media(update)
         elif cls is s.ToolCallStart or cls is s.ToolCallProgress:
             call_id = update.tool_call_id  # type: ignore[union-attr]
             if call_id not in self._tools:
@@ -225,6 +230,13 @@ class SessionRecording:
                 self._events[self._plan_at][1] = entries
         elif cls is s.UsageUpdate:
             self._usage_seen = True
+
+    def _media(self, update: s.SessionUpdate) -> None:
+        """An image, audio or resource in a message or thought: its placeholder line."""
+        media = media_of(update.content)  # type: ignore[union-attr,arg-type]
+        if media is not None:
+            self._events.append(["media", media_line(media)])
+            self._run = self._run_cls = None
 
     def add_permission(
         self,
@@ -327,6 +339,8 @@ class SessionRecording:
         events = tuple(
             {"kind": kind, "text": "".join(value)}
             if kind in ("text", "thought")
+            else {"kind": kind, "text": value}
+            if kind == "media"
             else {"kind": kind, "id": value}
             if kind == "tool"
             else {"kind": kind, "entries": value}

@@ -34,7 +34,7 @@ class Piece:
 
     Attributes:
         tag: ``header``, ``prompt``, ``text``, ``thought``, ``tool``, ``diff``,
-            ``plan``, ``permission``, ``stop``, ``error`` or ``usage``.
+            ``plan``, ``media``, ``permission``, ``stop``, ``error`` or ``usage``.
         text: its text (several lines for prompts, answers, diffs and plans).
         status: a tool call's status or a decision, for styling.
 
@@ -103,6 +103,8 @@ def _turn_pieces(turn: TurnRecord, *, thoughts: bool, diffs: bool) -> list[Piece
             out.append(Piece("text", str(event["text"])))
         elif kind == "thought" and thoughts and event.get("text"):
             out.append(Piece("thought", str(event["text"])))
+        elif kind == "media" and event.get("text"):
+            out.append(Piece("media", str(event["text"])))
         elif kind == "plan":
             lines = [
                 f"  {_STATUS_MARK.get(e.get('status', ''), '?')} {e.get('content', '')}"

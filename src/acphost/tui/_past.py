@@ -117,6 +117,9 @@ def _turn_widgets(turn: TurnRecord, cwd: str, terminals: TerminalBuffers) -> lis
             out.append(StreamingMarkdown(agent_markdown(str(text))))
         elif kind == "thought" and text:
             out.append(ThoughtBlock(agent_markdown(str(text))))
+        elif kind == "media" and text:
+            # A recorded turn keeps the placeholder line of an image or resource.
+            out.append(Static(agent_line(str(text), "dim"), classes="media"))
         elif kind == "plan":
             out.append(Static(plan_text(_plan(event.get("entries") or ())), classes="plan"))
         elif kind == "tool" and event.get("id") in calls and event["id"] not in shown:
