@@ -87,4 +87,4 @@ def test_history_show_and_exports_keep_the_media_lines(tmp_path):
             [*run, "history", "export", session_id, "--format", fmt, "--out", str(out)],
             capture_output=True, text=True, timeout=60, check=True,
         )  # fmt: skip
-        assert "logo.png · image/png" in out.read_text(), fmt
+        assert "image/png · 137 B" in out.read_text(), fmt
