@@ -190,11 +190,14 @@ def uncommitted_changes(source: WorkspaceSource) -> bool:
 
 
 def make_baseline(source: WorkspaceSource, dest: str, exclude: Sequence[str] = ()) -> None:
-    """Make the pristine tree runs are compared to (and a copy's runs are copied from).
+    """Make the pristine tree every run is copied from and compared to.
 
-    A plain directory is copied; a git workspace's commit is checked out
-    (with a temporary index, as the runs' worktrees are: same attributes,
-    same line ends), without any ``.git``.
+    A plain directory is copied; a git workspace's commit is checked out,
+    without any ``.git``, through git's conversion (the repository's
+    attributes, line ends and filters: the one checkout that runs them), and
+    beside it (:func:`rules_dir`) go the commit's index, the user's ignore
+    rules as they are now, and an empty repository for the listing of
+    ignored files after each run.
 
     Args:
         source: the workspace.
