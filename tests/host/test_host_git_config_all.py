@@ -270,3 +270,16 @@ def test_a_worktree_outside_the_workspace_has_its_configuration_read(tmp_path):
     assert [denied(a) for a in answers] == [True, False], answers
     git(outside, "commit", "-q", "--allow-empty", "-m", "user's commit")
     assert not marker.exists()
+
+
+def test_what_git_takes_for_no_repository_refuses_nothing(tmp_path):
+    """A stray empty ``.git`` folder, a ``.git`` file naming nothing and a lone ``HEAD``
+    are no repositories to git: nothing of theirs runs, so nothing else is refused."""
+    ws = tmp_path / "ws"
+    (ws / "stray" / ".git").mkdir(parents=True)
+    (ws / "broken").mkdir()
+    (ws / "broken" / ".git").write_text("gitdir: ../nowhere\n")
+    (ws / "lone").mkdir()
+    (ws / "lone" / "HEAD").write_text("ref: refs/heads/main\n")
+    answers = run_hostile(tmp_path, ws, [write("$CWD/notes.txt", "x")], "--yolo")
+    assert not denied(answers[0]), answers

@@ -44,13 +44,17 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from .._infile import InputFileError, read_input
+
 __all__ = ["GitAreas", "git_config_areas"]
 
 _TIMEOUT = 5.0
+_GITFILE_BYTES = 4096
 _BOOLEAN = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
 # Keys whose value is a command git runs, or the path of a program it runs
 # (git-config(1), git-archive(1), git-interpret-trailers(1),
@@ -112,7 +116,15 @@ _cache: dict[str, tuple[tuple[str, ...], tuple[object, ...], tuple[str, ...]]] =
 
 
 class _GitFailed(Exception):
-    """git could not answer (the message says why)."""
+    """git could not answer (the message says why).
+
+    ``refused`` is true when git ran and exited with an error (rather than
+    being missing or too slow).
+    """
+
+    def __init__(self, message: str, refused: bool = False) -> None:
+        super().__init__(message)
+        self.refused = refused
 
 
 def _git(directory: str, *args: str, partial: int = 0) -> str:
@@ -149,7 +161,8 @@ def _git(directory: str, *args: str, partial: int = 0) -> str:
     out = done.stdout.decode("utf-8", "surrogateescape")
     if done.returncode != 0 and (not partial or len(out.splitlines()) < partial):
         said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise _GitFailed(f"git {args[0]} failed: {said[0] if said else done.returncode}")
+        why = said[0] if said else f"exit status {done.returncode}"
+        raise _GitFailed(f"git {args[0]} failed: {why}", refused=True)
     return out
 
 
@@ -275,8 +288,10 @@ def git_config_areas(directory: str, repository: bool = True) -> GitAreas:
     try:
         areas, deps = _ask_git(directory, repository)
     except _GitFailed as exc:
-        # Outside every repository git's configuration runs nothing here.
-        return GitAreas((), str(exc) if repository else None)
+        # Outside every repository git's configuration runs nothing here, nor
+        # behind a ``.git`` file git refuses (no git command works there).
+        dead = exc.refused and _dead_gitfile(directory)
+        return GitAreas((), str(exc) if repository and not dead else None)
     _cache[directory] = (deps, _signature(deps), areas)
     return GitAreas(areas)
 
@@ -297,7 +312,8 @@ def _ask_git(
     if os.environ.get("GIT_CONFIG_GLOBAL"):
         deps.append(os.environ["GIT_CONFIG_GLOBAL"])
     # Outside a repository (a plain workspace root) rev-parse fails, and only
-    # the user's and the system's configuration is there to list.
+    # the user's and the system's configuration is there to list; a
+    # configuration git cannot read fails this listing.
     listing = _git(directory, "config", "-z", "--show-origin", "--list")
     try:
         lines = _git(
@@ -310,8 +326,12 @@ def _ask_git(
             "--show-toplevel",
             partial=3,
         ).splitlines()
-    except _GitFailed:
-        if repository:
+    except _GitFailed as exc:
+        # git refusing a folder it does not take for a repository (a stray
+        # ``.git``, a broken ``gitdir:``, an unsupported format) runs
+        # nothing of its configuration there either; git missing or too
+        # slow tells nothing.
+        if repository and not exc.refused:
             raise
         lines = []
     git_dirs = [d for d in lines[:2] if os.path.isabs(d)]
@@ -363,6 +383,27 @@ def _ask_git(
                 kept += more
                 deps += more_deps
     return tuple(dict.fromkeys(kept)), tuple(dict.fromkeys(deps))
+
+
+def _dead_gitfile(directory: str) -> bool:
+    """Tell whether ``directory/.git`` is a file naming no directory (git dies there).
+
+    Asked only after git refused the folder, to tell a checkout whose git
+    directory is gone (a submodule not yet updated) from a configuration git
+    cannot read: a ``.git`` file is ``gitdir: <path>`` (gitrepository-layout(5)).
+    """
+    gitfile = os.path.join(directory, ".git")
+    try:
+        if not stat.S_ISREG(os.lstat(gitfile).st_mode):
+            return False
+        text = read_input(gitfile, what="the git file", limit=_GITFILE_BYTES)
+    except (OSError, InputFileError):
+        return False
+    line = text.decode("utf-8", "surrogateescape").partition("\n")[0].rstrip("\r")
+    if not line.startswith("gitdir:"):
+        return True  # git: "invalid gitfile format"
+    target = os.path.join(directory, line[len("gitdir:") :].strip())
+    return not os.path.isdir(target)
 
 
 def _worktrees(directory: str) -> list[str]:

@@ -78,7 +78,12 @@ class _Walk:
         except OSError:
             return None
         repo = any(name == ".git" for name, _ in names)
-        bare = not repo and any(name == "HEAD" for name, _ in names) and self.is_bare(folder)
+        # git's is_git_directory: a valid HEAD beside objects/ and refs/.
+        bare = (
+            not repo
+            and {"HEAD", "objects", "refs"} <= {name for name, _ in names}
+            and self.is_bare(folder)
+        )
         # A git directory's own folders (objects/, refs/) are no repositories.
         subs = () if bare else tuple(
             os.path.join(folder, name) for name, is_dir in names if is_dir and name != ".git"
