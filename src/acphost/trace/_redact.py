@@ -9,8 +9,9 @@ sensitive fields are redacted wherever they are shown or logged.
 What it removes (see :mod:`._patterns` for the lists):
 
 - the **exact values the host was configured with**, wherever they appear,
-  even inside a longer string (and in their JSON-escaped and URL-encoded
-  spellings);
+  even inside a longer string (and in their JSON-escaped, URL- and
+  form-encoded spellings; for a multi-line value, with any line ending, and
+  each of its lines of at least :data:`LINE_PIECE` characters);
 - in decoded frames: the string value of any credential-like key (``token``,
   ``apiKey``, ``authorization``…; numbers such as ``inputTokens`` counts are
   kept), every value of an ``env`` or ``headers`` map and the ``value`` of
@@ -37,7 +38,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 import orjson
 
@@ -57,11 +58,54 @@ _MAPS = frozenset({"env", "headers"})
 _NAME_VALUE = "\0name-value"  # walk context: an item of an env/headers list
 
 
+#: A line of a multi-line configured value (a PEM key's base64 body) is
+#: redacted on its own when it is at least this long: shorter lines, and
+#: armour lines such as ``-----END PRIVATE KEY-----``, are common text.
+LINE_PIECE = 16
+_ARMOUR = re.compile(r"-----[A-Za-z0-9 ]*-----")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_PERCENT = re.compile(r"%[0-9A-F]{2}")
+
+
+def _forms(secret: str) -> set[str]:
+    """A configured value as text may hold it.
+
+    As is; for a multi-line value, also its lines joined by LF, CRLF and CR,
+    and each long line alone (an agent may quote one line of a key in an
+    error message).
+    """
+    forms = {secret}
+    lines = _NEWLINE.split(secret)
+    if len(lines) > 1:
+        forms.update(sep.join(lines) for sep in ("\n", "\r\n", "\r"))
+        for line in lines:
+            piece = line.strip()
+            if (
+                len(piece) >= LINE_PIECE
+                and _ARMOUR.fullmatch(piece) is None
+                and any(c.isalnum() for c in piece)
+            ):
+                forms.add(piece)
+    return forms
+
+
 def _spellings(secret: str) -> set[str]:
-    """A configured value as it may appear in raw JSON, a URL or plain text."""
-    out = {secret, quote(secret, safe="")}
-    out.add(json.dumps(secret)[1:-1])
-    out.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+    """A configured value as it may appear in raw JSON, a URL, a form or plain text.
+
+    Each form (:func:`_forms`) as is, JSON-escaped (ASCII-only or not), and
+    percent-encoded as a URL path or query (``%2F``) or a form (``+`` for a
+    space), with upper- or lower-case hexadecimal digits (RFC 3986 §2.1: both
+    are the same octet). At most a few dozen words per value, each a few times
+    its length: the literals stay linear in the configuration's size.
+    """
+    out: set[str] = set()
+    for form in _forms(secret):
+        out.add(form)
+        out.add(json.dumps(form)[1:-1])
+        out.add(json.dumps(form, ensure_ascii=False)[1:-1])
+        for encoded in (quote(form, safe=""), quote_plus(form, safe="")):
+            out.add(encoded)
+            out.add(_PERCENT.sub(lambda m: m[0].lower(), encoded))
     return {s for s in out if s}
 
 
