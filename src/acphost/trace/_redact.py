@@ -260,13 +260,15 @@ class Redactor:
     def _apply(self, text: str, active: list[int]) -> str:
         out = text
         if len(text) >= MIN_SECRET_LENGTH:
+            # Pieces beside a cut mark first: the end of a multi-line value
+            # after a mark is one piece, before its lines are found one by one.
+            if CUT in out and self.secrets:
+                out = self._mask_cuts(out)
             for i in active:
                 if i == 0 and self._literals is not None:
                     out = self._literals.sub(REDACTED, out)
                 else:
                     out = self._rules[i][1].sub(self._replace, out)
-            if CUT in out and self.secrets:
-                out = self._mask_cuts(out)
         return text if out == text else out
 
     def _mask_cuts(self, text: str) -> str:
