@@ -2,8 +2,9 @@
 
 ``$ECHO_NAMES`` lists the variables (comma-separated). A prompt gets, per
 value, a message quoting it as is, with CRLF line endings, percent-encoded
-with lower-case hexadecimal digits and form-encoded (``+`` for a space), and
-a tool call whose title quotes it. With ``$ECHO_FAIL`` set, the prompt
+with lower-case hexadecimal digits, form-encoded (``+`` for a space),
+percent-encoded then lower-cased, and upper-cased; and a tool call whose
+title quotes it. With ``$ECHO_FAIL`` set, the prompt
 instead fails with an error message quoting one line of the value named by
 ``$ECHO_FAIL`` (its second), which the host shows on the terminal.
 """
@@ -48,7 +49,8 @@ for line in sys.stdin:
                 "%[0-9A-F]{2}", lambda m: m[0].lower(), urllib.parse.quote(value, safe="")
             )
             form = urllib.parse.quote_plus(value)
-            say("s1", f"{name} is {value} / {crlf} / ?v={lower} / f={form}\n")
+            shout = urllib.parse.quote(value, safe="").lower() + " " + value.upper()
+            say("s1", f"{name} is {value} / {crlf} / ?v={lower} / f={form} / {shout}\n")
             update("s1", {"sessionUpdate": "tool_call", "toolCallId": f"t{n}",
                           "title": f"psql with {value}", "kind": "execute",
                           "status": "completed"})  # fmt: skip

@@ -102,6 +102,9 @@ def test_spellings_lower_case_percent_and_form_encoding():
         assert r.redact_text(f"u={spelt}&x=1") == f"u={REDACTED}&x=1"
         assert lower_hex(spelt) != spelt
         assert r.redact_text(f"u={lower_hex(spelt)}&x=1") == f"u={REDACTED}&x=1"
+    # Letters in another case are the value still (an agent lower-casing a URL).
+    assert r.redact_text(quote(secret, safe="").lower()) == REDACTED
+    assert r.redact_text(f"<{secret.upper()}>") == f"<{REDACTED}>"
 
 
 PEM = (
@@ -166,9 +169,11 @@ def test_host_credentials_an_agent_echoes_are_not_stored(tmp_path):
     written, history = trace.read_text(), stored(tmp_path)
     assert REDACTED in written and REDACTED.encode() in history
     for value in HOST_SECRETS.values():
-        for spelt in (value, lower_hex(quote(value, safe="")), quote_plus(value)):
+        lowered = quote(value, safe="").lower()
+        for spelt in (value, lower_hex(quote(value, safe="")), quote_plus(value), lowered):
             assert spelt not in written and json.dumps(spelt)[1:-1] not in written, spelt
             assert spelt.encode() not in history, spelt
+        assert value.upper() not in written and value.upper().encode() not in history
         assert value not in r.stderr
 
 

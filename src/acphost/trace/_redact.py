@@ -9,9 +9,10 @@ sensitive fields are redacted wherever they are shown or logged.
 What it removes (see :mod:`._patterns` for the lists):
 
 - the **exact values the host was configured with**, wherever they appear,
-  even inside a longer string (and in their JSON-escaped, URL- and
-  form-encoded spellings; for a multi-line value, with any line ending, and
-  each of its lines of at least :data:`LINE_PIECE` characters);
+  even inside a longer string, whatever the case of their ASCII letters
+  (and in their JSON-escaped, URL- and form-encoded spellings; for a
+  multi-line value, with any line ending, and each of its lines of at least
+  :data:`LINE_PIECE` characters);
 - in decoded frames: the string value of any credential-like key (``token``,
   ``apiKey``, ``authorization``…; numbers such as ``inputTokens`` counts are
   kept), every value of an ``env`` or ``headers`` map and the ``value`` of
@@ -64,7 +65,6 @@ _NAME_VALUE = "\0name-value"  # walk context: an item of an env/headers list
 LINE_PIECE = 16
 _ARMOUR = re.compile(r"-----[A-Za-z0-9 ]*-----")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
-_PERCENT = re.compile(r"%[0-9A-F]{2}")
 
 
 def _forms(secret: str) -> set[str]:
@@ -94,18 +94,19 @@ def _spellings(secret: str) -> set[str]:
 
     Each form (:func:`_forms`) as is, JSON-escaped (ASCII-only or not), and
     percent-encoded as a URL path or query (``%2F``) or a form (``+`` for a
-    space), with upper- or lower-case hexadecimal digits (RFC 3986 §2.1: both
-    are the same octet). At most a few dozen words per value, each a few times
-    its length: the literals stay linear in the configuration's size.
+    space). Lower-case hexadecimal digits (``%2f``, the same octet by RFC
+    3986 §2.1) are found too: configured values are matched without ASCII
+    case (:class:`~acphost.trace._literals.Literals`). At most a few dozen
+    words per value, each a few times its length: the literals stay linear
+    in the configuration's size.
     """
     out: set[str] = set()
     for form in _forms(secret):
         out.add(form)
         out.add(json.dumps(form)[1:-1])
         out.add(json.dumps(form, ensure_ascii=False)[1:-1])
-        for encoded in (quote(form, safe=""), quote_plus(form, safe="")):
-            out.add(encoded)
-            out.add(_PERCENT.sub(lambda m: m[0].lower(), encoded))
+        out.add(quote(form, safe=""))
+        out.add(quote_plus(form, safe=""))
     return {s for s in out if s}
 
 
