@@ -53,7 +53,9 @@ def test_credential_names(name):
         *("TOKENIZERS_PARALLELISM", "tokenizer", "TOKEN_URL", "refresh_token_expires_in"),
         # Words that hold "key" by chance, and keys that are indexes or public.
         *("KEYBOARD", "MONKEY", "hotkey", "key", "cacheKey", "sortKey", "PUBLIC_KEY"),
-        *("SSH_PUBLIC_KEY", "primaryKey", "idempotencyKey"),
+        *("SSH_PUBLIC_KEY", "primaryKey", "idempotencyKey", "objectKey", "configKey"),
+        # Programs that ask for a password, not passwords.
+        *("SUDO_ASKPASS", "GIT_ASKPASS"),
         # An identifier (AWS key ids are found by their format, AKIA...).
         "AWS_ACCESS_KEY_ID",
         # Where a credential is, not what it is.

@@ -77,6 +77,8 @@ _PLAIN_KEYS = frozenset(
         *("public", "primary", "foreign", "sort", "partition", "cache", "idempotency"),
         *("hot", "short", "shortcut", "lookup", "row", "hash", "range", "dedup", "unique"),
         *("composite", "index", "map", "group", "i18n", "translation", "keyboard", "sign"),
+        *("object", "bucket", "s3", "field", "property", "config", "setting", "option"),
+        *("label", "tag", "metadata", "item", "entry", "record", "node", "dict", "json"),
     }
 )
 # Words holding a stem by chance.
