@@ -5,8 +5,10 @@ With the configured values (:mod:`._configured`), the three sources the
 
 - **names**: a key, an ``env`` variable, a command-line flag or a
   ``name=value`` pair whose name says credential (``token``, ``password``,
-  ``apiKey``, ``AWS_SECRET_ACCESS_KEY``, ``--api-key``…; see
-  :func:`is_secret_name`). Counts such as ``inputTokens`` are not secrets.
+  ``PGPASSWORD``, ``apiKey``, ``AZURE_OPENAI_KEY``, ``SENTRY_DSN``,
+  ``--api-key``…; see :func:`is_secret_name`). Counts such as
+  ``inputTokens``, and names about a credential (``PASSWORD_FILE``,
+  ``AWS_ACCESS_KEY_ID``), are not secrets.
 - **formats**: tokens recognisable on their own (:data:`TOKEN_FORMATS`):
   GitHub, GitLab, Hugging Face, AWS, Stripe, Slack, Google, OpenAI and
   Anthropic (``sk-…``), JWTs, PEM private keys, npm, PyPI and others, plus
@@ -83,8 +85,8 @@ _PLAIN_KEYS = frozenset(
 )
 # Words holding a stem by chance.
 _LOOKALIKE_WORDS = frozenset({"secretary", "secretariat", "passwordless"})
-# Well-known names whose value is not a credential: the working directory
-# (``PWD``), a path to a credential file or agent socket, a tokenizer setting.
+#: Well-known names whose value is not a credential: the working directory
+#: (``PWD``), a path to a credential file or agent socket, a tokenizer setting.
 NOT_SECRET_NAMES = frozenset(
     {
         *("PWD", "OLDPWD", "GOOGLE_APPLICATION_CREDENTIALS", "SSH_AUTH_SOCK"),
