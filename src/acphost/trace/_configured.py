@@ -78,8 +78,17 @@ def url_passwords(text: str) -> list[str]:
     ]
 
 
+# What a path in a configured value is made of: base64 (a key, which may
+# start with "/") has "+" and "=" too.
+_PATH = re.compile(r"[/~][A-Za-z0-9._@%/~-]*")
+
+
 def _looks_public(value: str) -> bool:
-    """A configured value under a neutral name that is plainly not a secret."""
+    """A configured value under a neutral name that is plainly not a secret.
+
+    Shorter than 6 characters, a boolean or log level word, a number, or
+    paths (``/opt/tools:/usr/bin``) made of path characters only.
+    """
     if len(value) < 6 or value.lower() in _PUBLIC_WORDS:
         return True
     try:
@@ -88,8 +97,7 @@ def _looks_public(value: str) -> bool:
         pass
     else:
         return True
-    parts = value.split(os.pathsep)
-    return all(p.startswith(("/", "~")) and " " not in p for p in parts)
+    return all(_PATH.fullmatch(p) for p in value.split(os.pathsep))
 
 
 class AgentLike(Protocol):
@@ -136,11 +144,17 @@ def configured_secrets(
     """The exact values the host was configured with that must never appear in clear.
 
     Every value of the agent's ``env`` and of MCP servers' ``env`` and
-    ``headers`` counts, unless its name is not credential-like and the value
-    is plainly public (shorter than 6 characters, a number, a boolean or log
-    level word, a path). Values after secret flags (``--api-key V``) in the
+    ``headers`` counts (the user wrote them into the configuration), unless
+    its name is not credential-like and the value is plainly public (shorter
+    than 6 characters, a number, a boolean or log level word, a path of
+    path characters only). Under a credential-like name (see
+    :func:`~acphost.trace._patterns.is_secret_name`) a value counts whatever
+    it looks like. Values after secret flags (``--api-key V``) in the
     agent's and MCP servers' arguments, URL passwords, and the host's own
-    credential-named variables (``GITHUB_TOKEN``) count too.
+    credential-named variables (``GITHUB_TOKEN``, ``PGPASSWORD``) count too.
+    Never counted: values shorter than :data:`MIN_SECRET_LENGTH` and the
+    words ``true``, ``null``, ``debug``, ``test``… (masking them everywhere
+    would mask ordinary text, and they guard nothing).
 
     Args:
         agent: the agent launched (its ``env`` and ``args``).
@@ -173,10 +187,10 @@ def configured_secrets(
         if is_secret_name(name) or not _looks_public(value):
             found.append(value)
     if host_env is not None:
-        # ``GOOGLE_APPLICATION_CREDENTIALS=/path/key.json``: the path is not the secret.
-        found += [
-            v for k, v in host_env.items() if is_secret_name(k) and not v.startswith(("/", "~"))
-        ]
+        # Whatever it looks like (a path, a number): names that hold a path to a
+        # credential (``GOOGLE_APPLICATION_CREDENTIALS``, ``*_FILE``) are not
+        # credential names (see is_secret_name).
+        found += [v for k, v in host_env.items() if is_secret_name(k)]
     for value in [*found, *urls]:
         found += url_passwords(value)
     out: list[str] = []

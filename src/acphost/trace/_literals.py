@@ -15,6 +15,11 @@ literal takes seconds. So:
   occurrence found is remembered: the text is searched for that literal
   again only once the scan has passed it.
 
+Letters are compared without their ASCII case: a value printed upper- or
+lower-cased (``quote(v).lower()``, a hexadecimal key in capitals) is the
+value still. Folding ASCII only keeps every character where it was, so the
+spans found in the folded text are the spans in the text.
+
 :attr:`Literals.heads` (every literal's first :data:`HEAD` characters) is
 what a cheap search looks for first, to skip text that holds none.
 """
@@ -33,10 +38,13 @@ __all__ = ["HEAD", "SHORT", "Literals"]
 SHORT = 64
 #: How much of each literal :attr:`Literals.heads` holds.
 HEAD = 16
+_FOLD = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 class Literals:
     """A set of literals to find in text, leftmost first, the longest at a position.
+
+    ASCII letters match whatever their case.
 
     Args:
         words: the literals (empty ones are ignored).
@@ -50,7 +58,7 @@ class Literals:
     __slots__ = ("_long", "_short", "_short_words", "heads")
 
     def __init__(self, words: Iterable[str]) -> None:
-        unique = {w for w in words if w}
+        unique = {w.translate(_FOLD) for w in words if w}
         self._short_words = frozenset(w for w in unique if len(w) <= SHORT)
         self._long = tuple(sorted(unique - self._short_words))
         self.heads: tuple[str, ...] = tuple(sorted({w[:HEAD] for w in unique}))
@@ -70,6 +78,7 @@ class Literals:
         if self._short is None:
             self._short = re.compile(trie_pattern(self._short_words))
         short = self._short
+        text = text.translate(_FOLD)
         # The next occurrence of each long literal at or after where it was
         # last looked for: (start, -length, literal), the leftmost and then
         # the longest first. A literal not found again leaves the heap.

@@ -5,8 +5,10 @@ With the configured values (:mod:`._configured`), the three sources the
 
 - **names**: a key, an ``env`` variable, a command-line flag or a
   ``name=value`` pair whose name says credential (``token``, ``password``,
-  ``apiKey``, ``AWS_SECRET_ACCESS_KEY``, ``--api-key``…; see
-  :func:`is_secret_name`). Counts such as ``inputTokens`` are not secrets.
+  ``PGPASSWORD``, ``apiKey``, ``AZURE_OPENAI_KEY``, ``SENTRY_DSN``,
+  ``--api-key``…; see :func:`is_secret_name`). Counts such as
+  ``inputTokens``, and names about a credential (``PASSWORD_FILE``,
+  ``AWS_ACCESS_KEY_ID``), are not secrets.
 - **formats**: tokens recognisable on their own (:data:`TOKEN_FORMATS`):
   GitHub, GitLab, Hugging Face, AWS, Stripe, Slack, Google, OpenAI and
   Anthropic (``sk-…``), JWTs, PEM private keys, npm, PyPI and others, plus
@@ -23,44 +25,88 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["MIN_SECRET_LENGTH", "TOKEN_FORMATS", "Rule", "is_secret_name", "trie_pattern"]
+__all__ = [
+    "MIN_SECRET_LENGTH",
+    "NOT_SECRET_NAMES",
+    "TOKEN_FORMATS",
+    "Rule",
+    "is_secret_name",
+    "trie_pattern",
+]
 
 #: Configured values shorter than this are not matched: they would match everywhere.
 MIN_SECRET_LENGTH = 4
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-# A name is secret when one of its words is one of these...
-_SECRET_WORDS = frozenset(
+# A name is secret when one of its words holds one of these (``PGPASSWORD``,
+# ``dbPassword``, ``MYSQL_ROOT_PASSWD``, ``GITHUB_APIKEY``; words are split at
+# ``_``, ``-`` and case changes, but ``PGPASSWORD`` is one word)...
+_SECRET_STEMS = (
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "credential",
+    "privatekey",
+    "apikey",
+    "accesskey",
+    "secretkey",
+    "authorization",
+    "cookie",
+    "bearer",
+)
+# ...or one of its words is one of these...
+_SECRET_WORDS = frozenset({"pwd", "pass", "pw"})
+# ...or its last word (after a number: ``API_KEY_2``) ends with ``token``
+# (``accessToken``, ``GHTOKEN``; not ``inputTokens``), is ``key`` after
+# another word (``apiKey``, ``AZURE_OPENAI_KEY``) or one of these
+# (``GITLAB_PAT``, ``STRIPE_SK``, ``SENTRY_DSN``: a DSN holds its key).
+_SECRET_LAST = frozenset({"auth", "oauth", "pat", "sk", "dsn", "pin"})
+# A credential word followed by one of these names something about the
+# credential, not the credential: its file, where to get one, its kind, a count.
+_ABOUT = frozenset(
     {
-        "password",
-        "passwd",
-        "pwd",
-        "passphrase",
-        "secret",
-        "secrets",
-        "credential",
-        "credentials",
-        "authorization",
-        "cookie",
-        "cookies",
-        "apikey",
-        "privatekey",
-        "accesskey",
-        "secretkey",
-        "bearer",
+        *("file", "files", "path", "dir", "directory", "store", "sock", "socket", "jar"),
+        *("url", "uri", "endpoint", "host", "port", "server", "name", "id", "ids"),
+        *("type", "kind", "count", "counts", "limit", "limits", "length", "len"),
+        *("min", "max", "expiry", "expires", "expiration", "ttl", "lifetime"),
+        *("usage", "budget", "env", "var", "prompt", "policy", "command", "cmd", "helper"),
     }
 )
-# ...or it ends with one of these (``accessToken``, ``auth``; not ``tokenCount``)...
-_SECRET_LAST = frozenset({"token", "auth", "pat"})
-# ...or with ``key`` after one of these (``apiKey``, ``x-api-key``, ``session_key``).
-_KEY_KINDS = frozenset(
-    {"api", "private", "access", "secret", "session", "signing", "encryption", "master", "client"}
+# ``key`` after these is an index, not a credential (``PUBLIC_KEY`` is meant to be shown).
+_PLAIN_KEYS = frozenset(
+    {
+        *("public", "primary", "foreign", "sort", "partition", "cache", "idempotency"),
+        *("hot", "short", "shortcut", "lookup", "row", "hash", "range", "dedup", "unique"),
+        *("composite", "index", "map", "group", "i18n", "translation", "keyboard", "sign"),
+        *("object", "bucket", "s3", "field", "property", "config", "setting", "option"),
+        *("label", "tag", "metadata", "item", "entry", "record", "node", "dict", "json"),
+    }
+)
+# Words holding a stem by chance.
+_LOOKALIKE_WORDS = frozenset({"secretary", "secretariat", "passwordless"})
+#: Well-known names whose value is not a credential: the working directory
+#: (``PWD``), a path to a credential file or agent socket, a tokenizer setting.
+NOT_SECRET_NAMES = frozenset(
+    {
+        *("PWD", "OLDPWD", "GOOGLE_APPLICATION_CREDENTIALS", "SSH_AUTH_SOCK"),
+        *("TOKENIZERS_PARALLELISM", "XAUTHORITY", "GPG_AGENT_INFO", "KRB5CCNAME"),
+    }
 )
 
 
 @lru_cache(maxsize=4096)
 def is_secret_name(name: str) -> bool:
     """Whether a key, variable, header or flag name says its value is a credential.
+
+    Credential words count inside a longer word too (``PGPASSWORD``,
+    ``dbpasswd``); ``key`` as the last word after another (``OPENAI_KEY``,
+    ``apiKey``), but not after ``public``, ``primary``, ``sort``…; words
+    after the credential word such as ``_FILE``, ``_URL``, ``_ID``,
+    ``_TYPE``, ``_COUNT`` make it a name about the credential
+    (``PASSWORD_FILE``, ``AWS_ACCESS_KEY_ID``: a key id is an identifier, and
+    AWS ones are found by their format anyway). :data:`NOT_SECRET_NAMES`
+    lists well-known look-alikes (``PWD``, ``SSH_AUTH_SOCK``).
 
     Args:
         name: e.g. ``apiKey``, ``OPENAI_API_KEY``, ``x-api-key``, ``--token``.
@@ -69,15 +115,29 @@ def is_secret_name(name: str) -> bool:
         True for credential names; False for counts (``inputTokens``) and the rest.
 
     """
+    if name.upper() in NOT_SECRET_NAMES:
+        return False
     words = [w.lower() for w in _WORD.findall(name)]
+    while words and words[-1].isdigit():
+        words.pop()
     if not words:
         return False
-    if any(w in _SECRET_WORDS for w in words):
-        return True
+    # The last credential word, the name being about it when an "about" word follows.
+    hit = -1
+    for i, word in enumerate(words):
+        if word in _LOOKALIKE_WORDS:
+            continue
+        if (
+            word in _SECRET_WORDS
+            or any(stem in word for stem in _SECRET_STEMS)
+            or (word.endswith("token") and i == len(words) - 1)
+            or (word == "token" and i + 1 < len(words))
+        ):
+            hit = i
     last = words[-1]
-    if last in _SECRET_LAST:
-        return True
-    return last == "key" and len(words) > 1 and words[-2] in _KEY_KINDS
+    if last in _SECRET_LAST or (last == "key" and len(words) > 1 and words[-2] not in _PLAIN_KEYS):
+        hit = len(words) - 1
+    return hit >= 0 and not any(w in _ABOUT for w in words[hit + 1 :])
 
 
 # The names of ``name=value``/``name: value`` pairs in text end with one of these

@@ -9,8 +9,10 @@ sensitive fields are redacted wherever they are shown or logged.
 What it removes (see :mod:`._patterns` for the lists):
 
 - the **exact values the host was configured with**, wherever they appear,
-  even inside a longer string (and in their JSON-escaped and URL-encoded
-  spellings);
+  even inside a longer string, whatever the case of their ASCII letters
+  (and in their JSON-escaped, URL- and form-encoded spellings; for a
+  multi-line value, with any line ending, and each of its lines of at least
+  :data:`LINE_PIECE` characters);
 - in decoded frames: the string value of any credential-like key (``token``,
   ``apiKey``, ``authorization``…; numbers such as ``inputTokens`` counts are
   kept), every value of an ``env`` or ``headers`` map and the ``value`` of
@@ -37,7 +39,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 import orjson
 
@@ -57,11 +59,54 @@ _MAPS = frozenset({"env", "headers"})
 _NAME_VALUE = "\0name-value"  # walk context: an item of an env/headers list
 
 
+#: A line of a multi-line configured value (a PEM key's base64 body) is
+#: redacted on its own when it is at least this long: shorter lines, and
+#: armour lines such as ``-----END PRIVATE KEY-----``, are common text.
+LINE_PIECE = 16
+_ARMOUR = re.compile(r"-----[A-Za-z0-9 ]*-----")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+def _forms(secret: str) -> set[str]:
+    """A configured value as text may hold it.
+
+    As is; for a multi-line value, also its lines joined by LF, CRLF and CR,
+    and each long line alone (an agent may quote one line of a key in an
+    error message).
+    """
+    forms = {secret}
+    lines = _NEWLINE.split(secret)
+    if len(lines) > 1:
+        forms.update(sep.join(lines) for sep in ("\n", "\r\n", "\r"))
+        for line in lines:
+            piece = line.strip()
+            if (
+                len(piece) >= LINE_PIECE
+                and _ARMOUR.fullmatch(piece) is None
+                and any(c.isalnum() for c in piece)
+            ):
+                forms.add(piece)
+    return forms
+
+
 def _spellings(secret: str) -> set[str]:
-    """A configured value as it may appear in raw JSON, a URL or plain text."""
-    out = {secret, quote(secret, safe="")}
-    out.add(json.dumps(secret)[1:-1])
-    out.add(json.dumps(secret, ensure_ascii=False)[1:-1])
+    """A configured value as it may appear in raw JSON, a URL, a form or plain text.
+
+    Each form (:func:`_forms`) as is, JSON-escaped (ASCII-only or not), and
+    percent-encoded as a URL path or query (``%2F``) or a form (``+`` for a
+    space). Lower-case hexadecimal digits (``%2f``, the same octet by RFC
+    3986 §2.1) are found too: configured values are matched without ASCII
+    case (:class:`~acphost.trace._literals.Literals`). At most a few dozen
+    words per value, each a few times its length: the literals stay linear
+    in the configuration's size.
+    """
+    out: set[str] = set()
+    for form in _forms(secret):
+        out.add(form)
+        out.add(json.dumps(form)[1:-1])
+        out.add(json.dumps(form, ensure_ascii=False)[1:-1])
+        out.add(quote(form, safe=""))
+        out.add(quote_plus(form, safe=""))
     return {s for s in out if s}
 
 
@@ -216,13 +261,15 @@ class Redactor:
     def _apply(self, text: str, active: list[int]) -> str:
         out = text
         if len(text) >= MIN_SECRET_LENGTH:
+            # Pieces beside a cut mark first: the end of a multi-line value
+            # after a mark is one piece, before its lines are found one by one.
+            if CUT in out and self.secrets:
+                out = self._mask_cuts(out)
             for i in active:
                 if i == 0 and self._literals is not None:
                     out = self._literals.sub(REDACTED, out)
                 else:
                     out = self._rules[i][1].sub(self._replace, out)
-            if CUT in out and self.secrets:
-                out = self._mask_cuts(out)
         return text if out == text else out
 
     def _mask_cuts(self, text: str) -> str:
