@@ -10,20 +10,16 @@ JSON with ``-o json``.
 from __future__ import annotations
 
 import argparse
+import codecs
+import contextlib
 import json
 import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TextIO
+from typing import IO, Any, Literal, TextIO
 
-from ..config import (
-    MAX_IMPORT_BYTES,
-    InputFileError,
-    decode_text,
-    read_stream,
-    read_text_input,
-)
+from ..config import MAX_IMPORT_BYTES, InputFileError, open_input
 from ..history import (
     EXPORT_FORMATS,
     GROUPINGS,
@@ -34,7 +30,7 @@ from ..history import (
     UsageRow,
     default_path,
     export_session,
-    import_sessions,
+    import_file,
     local_time,
     parse_age,
     parse_when,
@@ -385,25 +381,64 @@ def _export(args: argparse.Namespace, out: _Out) -> int:
     return _with_store(export)
 
 
-def _import(args: argparse.Namespace, out: _Out) -> int:
-    texts = []
-    for name in args.files:
+def _spool_stdin(limit: int) -> IO[bytes]:
+    """Stdin copied to a private temporary file: an import reads its input twice."""
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 - returned open; the caller closes it
+    total = 0
+    while chunk := sys.stdin.buffer.read(1 << 20):
+        total += len(chunk)
+        if total > limit:
+            spool.close()
+            raise InputFileError(f"stdin is larger than the {limit >> 20} MiB limit")
+        spool.write(chunk)
+    spool.seek(0)
+    return spool
+
+
+def _check_utf8(file: IO[bytes], what: str) -> None:
+    """Refuse a file that is not UTF-8, naming the first invalid byte; read in chunks."""
+    offset, pending = 0, b""
+    while True:
+        chunk = file.read(1 << 20)
+        data = pending + chunk
         try:
-            if name == "-":
-                data = read_stream(sys.stdin.buffer, what="stdin", limit=MAX_IMPORT_BYTES)
-                texts.append((name, decode_text(data, "stdin")))
-            else:
-                what = "history import file"
-                texts.append((name, read_text_input(name, what=what, limit=MAX_IMPORT_BYTES)))
-        except InputFileError as exc:
-            raise _Problem(str(exc)) from None
-    store = _open(create=True)
-    assert store is not None
-    with store:
-        for name, text in texts:
-            for sid, added in import_sessions(store, text, source=name):
-                verb = "imported" if added else "already in the history:"
-                out.line(f"{verb} {sid[:12]} (from {name})")
+            _, used = codecs.utf_8_decode(data, "strict", not chunk)
+        except UnicodeDecodeError as exc:
+            raise InputFileError(
+                f"{what} is not UTF-8 (byte {offset + exc.start} is invalid)"
+            ) from None
+        offset += used
+        pending = data[used:]
+        if not chunk:
+            file.seek(0)
+            return
+
+
+def _import(args: argparse.Namespace, out: _Out) -> int:
+    with contextlib.ExitStack() as files:
+        sources = []
+        for name in args.files:
+            try:
+                if name == "-":
+                    file, what = _spool_stdin(MAX_IMPORT_BYTES), "stdin"
+                else:
+                    what = f"history import file {name}"
+                    file = open_input(name, what="history import file", limit=MAX_IMPORT_BYTES)
+                files.enter_context(file)
+                _check_utf8(file, what)
+            except InputFileError as exc:
+                raise _Problem(str(exc)) from None
+            sources.append((name, file))
+        store = _open(create=True)
+        assert store is not None
+        with store:
+            for name, file in sources:
+
+                def added(sid: str, new: bool, name: str = name) -> None:
+                    verb = "imported" if new else "already in the history:"
+                    out.line(f"{verb} {sid[:12]} (from {name})")
+
+                import_file(store, file, source=name, added=added)
     return EXIT_OK
 
 
