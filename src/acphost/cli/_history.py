@@ -255,7 +255,8 @@ def _list(args: argparse.Namespace, out: _Out) -> int:
         [
             s.id if wide else s.id[:8],
             s.started_at if wide else local_time(s.started_at),
-            s.agent,
+            # On a terminal an imported session says so (-o json has "origin").
+            s.agent if wide or s.origin != "imported" else f"{s.agent} (imported)",
             str(s.turns) + ("" if not s.incomplete else f" ({s.incomplete} incomplete)"),
             ""
             if s.total_tokens is None
