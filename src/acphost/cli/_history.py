@@ -10,16 +10,15 @@ JSON with ``-o json``.
 from __future__ import annotations
 
 import argparse
-import codecs
 import contextlib
 import json
 import os
 import sys
 import tempfile
 from collections.abc import Callable, Sequence
-from typing import IO, Any, Literal, TextIO
+from typing import Any, Literal, TextIO
 
-from ..config import MAX_IMPORT_BYTES, InputFileError, open_input
+from ..config import InputFileError
 from ..history import (
     EXPORT_FORMATS,
     GROUPINGS,
@@ -32,6 +31,7 @@ from ..history import (
     export_session,
     import_file,
     local_time,
+    open_export,
     parse_age,
     parse_when,
     time_before,
@@ -382,51 +382,12 @@ def _export(args: argparse.Namespace, out: _Out) -> int:
     return _with_store(export)
 
 
-def _spool_stdin(limit: int) -> IO[bytes]:
-    """Stdin copied to a private temporary file: an import reads its input twice."""
-    spool = tempfile.TemporaryFile()  # noqa: SIM115 - returned open; the caller closes it
-    total = 0
-    while chunk := sys.stdin.buffer.read(1 << 20):
-        total += len(chunk)
-        if total > limit:
-            spool.close()
-            raise InputFileError(f"stdin is larger than the {limit >> 20} MiB limit")
-        spool.write(chunk)
-    spool.seek(0)
-    return spool
-
-
-def _check_utf8(file: IO[bytes], what: str) -> None:
-    """Refuse a file that is not UTF-8, naming the first invalid byte; read in chunks."""
-    offset, pending = 0, b""
-    while True:
-        chunk = file.read(1 << 20)
-        data = pending + chunk
-        try:
-            _, used = codecs.utf_8_decode(data, "strict", not chunk)
-        except UnicodeDecodeError as exc:
-            raise InputFileError(
-                f"{what} is not UTF-8 (byte {offset + exc.start} is invalid)"
-            ) from None
-        offset += used
-        pending = data[used:]
-        if not chunk:
-            file.seek(0)
-            return
-
-
 def _import(args: argparse.Namespace, out: _Out) -> int:
     with contextlib.ExitStack() as files:
         sources = []
         for name in args.files:
             try:
-                if name == "-":
-                    file, what = _spool_stdin(MAX_IMPORT_BYTES), "stdin"
-                else:
-                    what = f"history import file {name}"
-                    file = open_input(name, what="history import file", limit=MAX_IMPORT_BYTES)
-                files.enter_context(file)
-                _check_utf8(file, what)
+                file = files.enter_context(open_export(name, sys.stdin.buffer))
             except InputFileError as exc:
                 raise _Problem(str(exc)) from None
             sources.append((name, file))

@@ -43,6 +43,7 @@ __all__ = [
     "history_enabled",
     "import_file",
     "import_sessions",
+    "open_export",
     "local_time",
     "parse_age",
     "parse_when",
@@ -78,6 +79,7 @@ _LAZY = {
     "export_session": "._export",
     "import_file": "._import",
     "import_sessions": "._import",
+    "open_export": "._import",
     "GROUPINGS": "._ledger",
     "UsageRow": "._ledger",
     "usage_summary": "._ledger",
@@ -92,7 +94,7 @@ if TYPE_CHECKING:
     from ._config import default_path, history_enabled
     from ._errors import HistoryError, HistoryIdError
     from ._export import EXPORT_FORMATS, export_session
-    from ._import import import_file, import_sessions
+    from ._import import import_file, import_sessions, open_export
     from ._ledger import GROUPINGS, UsageRow, usage_summary
     from ._model import (
         PermissionRecord,

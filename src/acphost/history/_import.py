@@ -15,12 +15,15 @@ are redacted again.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import dataclasses
 import io
+import tempfile
 from collections.abc import Callable
 from typing import IO, Any
 
+from ..config import MAX_IMPORT_BYTES, InputFileError, open_input
 from ..trace import Redactor
 from ._errors import HistoryError
 from ._model import SessionRecord, TurnRecord, import_latest
@@ -29,7 +32,7 @@ from ._scrub import scrub_session
 from ._store import HistoryStore
 from ._stream import Reader, check_version, walk
 
-__all__ = ["import_file", "import_sessions", "parse_sessions"]
+__all__ = ["import_file", "import_sessions", "open_export", "parse_sessions"]
 
 Added = Callable[[str, bool], None]
 
@@ -201,3 +204,67 @@ def parse_sessions(text: str, source: str = "input") -> list[SessionRecord]:
     sink = _Collect(import_latest())
     walk(Reader(io.BytesIO(text.encode("utf-8", "surrogatepass")), source), sink)
     return sink.records
+
+
+def open_export(name: str, stdin: IO[bytes]) -> IO[bytes]:
+    """Open an export for :func:`import_file`: a regular file, or ``-`` (stdin) spooled.
+
+    An import reads its file more than once, so a pipe is first copied to a
+    private temporary file (at most :data:`~acphost.config.MAX_IMPORT_BYTES`).
+    The whole file is checked to be UTF-8 here, a chunk at a time.
+
+    Args:
+        name: the path, or ``-`` for ``stdin``.
+        stdin: the standard input's binary stream.
+
+    Returns:
+        The file, open at its start; the caller closes it.
+
+    Raises:
+        InputFileError: missing, not a regular file, too large, or not UTF-8
+            (one line naming it, and the first invalid byte).
+
+    """
+    if name == "-":
+        file, what = _spool(stdin, MAX_IMPORT_BYTES), "stdin"
+    else:
+        what = f"history import file {name}"
+        file = open_input(name, what="history import file", limit=MAX_IMPORT_BYTES)
+    try:
+        _check_utf8(file, what)
+    except BaseException:
+        file.close()
+        raise
+    return file
+
+
+def _spool(stream: IO[bytes], limit: int) -> IO[bytes]:
+    spool = tempfile.TemporaryFile()  # noqa: SIM115 - returned open; the caller closes it
+    total = 0
+    while chunk := stream.read(1 << 20):
+        total += len(chunk)
+        if total > limit:
+            spool.close()
+            raise InputFileError(f"stdin is larger than the {limit >> 20} MiB limit")
+        spool.write(chunk)
+    spool.seek(0)
+    return spool
+
+
+def _check_utf8(file: IO[bytes], what: str) -> None:
+    """Refuse a file that is not UTF-8, naming the first invalid byte; read in chunks."""
+    offset, pending = 0, b""
+    while True:
+        chunk = file.read(1 << 20)
+        data = pending + chunk
+        try:
+            _, used = codecs.utf_8_decode(data, "strict", not chunk)
+        except UnicodeDecodeError as exc:
+            raise InputFileError(
+                f"{what} is not UTF-8 (byte {offset + exc.start} is invalid)"
+            ) from None
+        offset += used
+        pending = data[used:]
+        if not chunk:
+            file.seek(0)
+            return
