@@ -119,3 +119,13 @@ def test_an_upgrade_from_version_3_brings_imported_future_times_back(store_path)
         assert store.get("1" * 32).started_at == "2026-01-01T00:00:00.000+00:00"  # untouched
     pruned = run_cli("history", "prune", "--older-than", "0s")
     assert pruned.returncode == 0 and "deleted 2 session" in pruned.stdout, pruned.stderr
+
+
+def test_imported_sessions_say_so_in_the_listing(store_path, tmp_path):
+    from .test_cli import export_file, run_on_pty
+
+    assert run_cli("history", "import", str(export_file(tmp_path, "9" * 32))).returncode == 0
+    (row,) = strict_json(run_cli("history", "list", "-o", "json").stdout)
+    assert row["origin"] == "imported"
+    listing = run_on_pty("history")
+    assert "demo (imported)" in listing, listing

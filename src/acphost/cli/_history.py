@@ -10,6 +10,7 @@ JSON with ``-o json``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -17,13 +18,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TextIO
 
-from ..config import (
-    MAX_IMPORT_BYTES,
-    InputFileError,
-    decode_text,
-    read_stream,
-    read_text_input,
-)
+from ..config import InputFileError
 from ..history import (
     EXPORT_FORMATS,
     GROUPINGS,
@@ -34,8 +29,9 @@ from ..history import (
     UsageRow,
     default_path,
     export_session,
-    import_sessions,
+    import_file,
     local_time,
+    open_export,
     parse_age,
     parse_when,
     time_before,
@@ -266,7 +262,8 @@ def _list(args: argparse.Namespace, out: _Out) -> int:
         [
             s.id if wide else s.id[:8],
             s.started_at if wide else local_time(s.started_at),
-            s.agent,
+            # On a terminal an imported session says so (-o json has "origin").
+            s.agent if wide or s.origin != "imported" else f"{s.agent} (imported)",
             str(s.turns) + ("" if not s.incomplete else f" ({s.incomplete} incomplete)"),
             ""
             if s.total_tokens is None
@@ -393,24 +390,24 @@ def _export(args: argparse.Namespace, out: _Out) -> int:
 
 
 def _import(args: argparse.Namespace, out: _Out) -> int:
-    texts = []
-    for name in args.files:
-        try:
-            if name == "-":
-                data = read_stream(sys.stdin.buffer, what="stdin", limit=MAX_IMPORT_BYTES)
-                texts.append((name, decode_text(data, "stdin")))
-            else:
-                what = "history import file"
-                texts.append((name, read_text_input(name, what=what, limit=MAX_IMPORT_BYTES)))
-        except InputFileError as exc:
-            raise _Problem(str(exc)) from None
-    store = _open(create=True)
-    assert store is not None
-    with store:
-        for name, text in texts:
-            for sid, added in import_sessions(store, text, source=name):
-                verb = "imported" if added else "already in the history:"
-                out.line(f"{verb} {sid[:12]} (from {name})")
+    with contextlib.ExitStack() as files:
+        sources = []
+        for name in args.files:
+            try:
+                file = files.enter_context(open_export(name, sys.stdin.buffer))
+            except InputFileError as exc:
+                raise _Problem(str(exc)) from None
+            sources.append((name, file))
+        store = _open(create=True)
+        assert store is not None
+        with store:
+            for name, file in sources:
+
+                def added(sid: str, new: bool, name: str = name) -> None:
+                    verb = "imported" if new else "already in the history:"
+                    out.line(f"{verb} {sid[:12]} (from {name})")
+
+                import_file(store, file, source=name, added=added)
     return EXIT_OK
 
 

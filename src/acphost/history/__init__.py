@@ -7,7 +7,8 @@
   and ``ACPHOST_NO_HISTORY``);
 - :func:`transcript_text`: a session as the CLI's text output shows it (also
   the context a new session is given when an agent can neither load nor resume);
-- :func:`export_session` / :func:`import_sessions`: md, html, json and jsonl;
+- :func:`export_session` / :func:`import_file`: md, html, json and jsonl
+  (an import streams: its memory is bounded by its largest turn);
 - :func:`usage_summary`: the usage ledger by agent, day or directory.
 
 Importing this package is cheap; each part loads on first use.
@@ -40,7 +41,9 @@ __all__ = [
     "default_path",
     "export_session",
     "history_enabled",
+    "import_file",
     "import_sessions",
+    "open_export",
     "local_time",
     "parse_age",
     "parse_when",
@@ -74,7 +77,9 @@ _LAZY = {
     "usage_text": "._transcript",
     "EXPORT_FORMATS": "._export",
     "export_session": "._export",
-    "import_sessions": "._export",
+    "import_file": "._import",
+    "import_sessions": "._import",
+    "open_export": "._import",
     "GROUPINGS": "._ledger",
     "UsageRow": "._ledger",
     "usage_summary": "._ledger",
@@ -86,7 +91,8 @@ _LAZY = {
 if TYPE_CHECKING:
     from ._config import default_path, history_enabled
     from ._errors import HistoryError, HistoryIdError
-    from ._export import EXPORT_FORMATS, export_session, import_sessions
+    from ._export import EXPORT_FORMATS, export_session
+    from ._import import import_file, import_sessions, open_export
     from ._ledger import GROUPINGS, UsageRow, usage_summary
     from ._model import (
         PermissionRecord,

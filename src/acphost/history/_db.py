@@ -131,16 +131,22 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 4: imported times are bounded now (see ``_model.import_time``); one imported
     # earlier with a time in the future is brought back to the time of this
     # migration, so it no longer sorts as the newest and ``prune`` can reach it.
-    tuple(
-        f"UPDATE {table} SET {column} = {_NOW} WHERE {column} > {_NOW} AND {owner} IN "
-        "(SELECT id FROM sessions WHERE origin = 'imported')"
-        for table, column, owner in (
-            ("sessions", "started_at", "id"),
-            ("sessions", "ended_at", "id"),
-            ("turns", "started_at", "session_id"),
-            ("turns", "ended_at", "session_id"),
-            ("permissions", "at", "session_id"),
-        )
+    # One time for every statement: SQLite reads its clock once per statement.
+    (
+        f"CREATE TEMP TABLE migration_time AS SELECT {_NOW} AS now",
+        *(
+            f"UPDATE {table} SET {column} = (SELECT now FROM migration_time) "
+            f"WHERE {column} > (SELECT now FROM migration_time) AND {owner} IN "
+            "(SELECT id FROM sessions WHERE origin = 'imported')"
+            for table, column, owner in (
+                ("sessions", "started_at", "id"),
+                ("sessions", "ended_at", "id"),
+                ("turns", "started_at", "session_id"),
+                ("turns", "ended_at", "session_id"),
+                ("permissions", "at", "session_id"),
+            )
+        ),
+        "DROP TABLE temp.migration_time",
     ),
 )
 

@@ -1,4 +1,4 @@
-"""Exporting a session (md, html, json, jsonl) and importing json/jsonl back.
+"""Exporting a session (md, html, json, jsonl); ``_import`` reads json/jsonl back.
 
 - ``json``: one object, ``{"format": "acphost-history", "version": 1, "session": {...}}``
   with the turns inside; ``jsonl``: a ``{"type": "session", ...}`` line, then one
@@ -17,16 +17,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
 
-from ..config import InputFileError, loads_strict
 from ..safetext import HTML_CSP, html_text, markdown_fence, markdown_inline
-from ..trace import Redactor
-from ._errors import HistoryError
-from ._model import FORMAT, FORMAT_VERSION, SessionRecord, import_latest
-from ._portable import session_from_json, turn_from_json
-from ._scrub import scrub_session
-from ._store import HistoryStore
+from ._model import FORMAT, FORMAT_VERSION, SessionRecord
 from ._transcript import local_time, transcript, usage_text
 
 __all__ = ["EXPORT_FORMATS", "export_session", "import_sessions", "parse_sessions"]
@@ -183,120 +176,5 @@ def _html(record: SessionRecord) -> str:
     )
 
 
-# -- import ----------------------------------------------------------------------------------
-
-
-def _check_version(data: dict[str, Any], where: str) -> None:
-    if data.get("format") not in (None, FORMAT):
-        raise HistoryError(f"{where}: not an acphost history export (format {data['format']!r})")
-    version = data.get("version", FORMAT_VERSION)
-    if not isinstance(version, int) or version > FORMAT_VERSION:
-        raise HistoryError(
-            f"{where}: export version {version!r} is newer than this acphost reads "
-            f"({FORMAT_VERSION}): upgrade acphost"
-        )
-
-
-def parse_sessions(text: str, source: str = "input") -> list[SessionRecord]:
-    """The sessions of a ``json`` or ``jsonl`` export.
-
-    Args:
-        text: the file's text.
-        source: its name, for messages.
-
-    Returns:
-        The sessions, in file order.
-
-    Raises:
-        HistoryError: not an export, or a field is wrong (the message says where).
-
-    """
-    latest = import_latest()
-    stripped = text.strip()
-    if not stripped:
-        raise HistoryError(f"{source}: empty file")
-    # A jsonl export's first line is a whole object with a "type"; a json
-    # export is one document. Deciding on the first line keeps a strict error
-    # in either (a repeated key, NaN) reported as itself, not as "not JSONL".
-    first = stripped.split("\n", 1)[0]
-    try:
-        head = loads_strict(first, where=source, fix=_FIX)
-    except InputFileError:
-        head = None
-    if isinstance(head, dict) and "type" in head:
-        return _parse_jsonl(stripped, source, latest)
-    whole = _loads(stripped, source)
-    if not isinstance(whole, dict) or "type" in whole:
-        return _parse_jsonl(stripped, source, latest)  # says which line is not a session or turn
-    _check_version(whole, source)
-    if "sessions" in whole and isinstance(whole["sessions"], list):
-        items = whole["sessions"]
-        return [
-            session_from_json(d, f"{source}: sessions[{i}]", latest=latest)
-            for i, d in enumerate(items)
-        ]
-    return [session_from_json(whole.get("session", whole), f"{source}: session", latest=latest)]
-
-
-_FIX = "expected a json or jsonl export written by acphost history export"
-
-
-def _loads(text: str, where: str, line: int = 1) -> Any:
-    try:
-        return loads_strict(text, where=where, fix=_FIX, first_line=line)
-    except InputFileError as exc:
-        raise HistoryError(str(exc)) from None
-
-
-def _parse_jsonl(text: str, source: str, latest: str) -> list[SessionRecord]:
-    sessions: list[SessionRecord] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{source}:{number}"
-        data = _loads(line, source, number)
-        kind = data.get("type") if isinstance(data, dict) else None
-        if kind == "session":
-            _check_version(data, where)
-            sessions.append(session_from_json(data, where, latest=latest))
-        elif kind == "turn":
-            if not sessions:
-                raise HistoryError(f"{where}: a turn before any session line")
-            last = sessions[-1]
-            turn = turn_from_json(data, where, latest=latest)
-            sessions[-1] = dataclasses.replace(last, turns=(*last.turns, turn))
-        else:
-            raise HistoryError(f"{where}: expected a line of type 'session' or 'turn'")
-    if not sessions:
-        raise HistoryError(f"{source}: no session in the file")
-    return sessions
-
-
-def import_sessions(
-    store: HistoryStore, text: str, *, redactor: Redactor | None = None, source: str = "input"
-) -> list[tuple[str, bool]]:
-    """Add the sessions of an export to the store, secrets redacted again.
-
-    A session already in the store (same id) is left as it is.
-
-    Args:
-        store: the store.
-        text: a ``json`` or ``jsonl`` export.
-        redactor: the host's redactor (default: a plain :class:`~acphost.trace.Redactor`).
-        source: the file's name, for messages.
-
-    Returns:
-        ``(id, added)`` per session: ``added`` is False for one already there.
-
-    Raises:
-        HistoryError: the text is not an export (nothing is added), or the
-            store cannot be written.
-
-    """
-    records = parse_sessions(text, source)
-    redactor = redactor if redactor is not None else Redactor()
-    done = []
-    for record in records:
-        clean = scrub_session(redactor, dataclasses.replace(record, origin="imported"))
-        done.append((record.id, store.add_session(clean)))
-    return done
+# Importing lives in ``_import`` (it streams); its names stay importable from here.
+from ._import import import_sessions, parse_sessions  # noqa: E402

@@ -84,7 +84,15 @@ class _Fields:
         ]
 
     def dicts(self, key: str) -> tuple[dict[str, Any], ...]:
-        return tuple(dict(item.data) for item in self.objects(key))
+        # The decoder's own dicts, kept as they are: an import holds a turn of
+        # many thousands, so neither a wrapper nor a copy is made per item.
+        items = self._get(key, (list,), False) or []
+        for i, item in enumerate(items):
+            if not isinstance(item, dict):
+                raise HistoryError(
+                    f"{self.where}.{key}[{i}]: expected an object, got {type(item).__name__}"
+                )
+        return tuple(items)
 
 
 def _time_problem(value: str, exc: ValueError, imported: bool) -> str:

@@ -138,9 +138,37 @@ class HistoryStore(StoreReads):
             HistoryError: the store cannot be written.
 
         """
+        with self.adding_session(record) as add:
+            if add is None:
+                return False
+            for turn in record.turns:
+                add(turn)
+        return True
+
+    @contextlib.contextmanager
+    def adding_session(
+        self, record: SessionRecord
+    ) -> Iterator[Callable[[TurnRecord], None] | None]:
+        """Add a session, then its turns one at a time, in one transaction.
+
+        An import reads a file a turn at a time: its turns are never all in
+        memory. The session's own ``turns`` are not written here.
+
+        Args:
+            record: the session (already redacted).
+
+        Yields:
+            A function that adds one turn (in order), or None when a session
+            with this id is already there (nothing is written).
+
+        Raises:
+            HistoryError: the store cannot be written (the session is not added).
+
+        """
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM sessions WHERE id = ?", (record.id,)).fetchone():
-                return False
+                yield None
+                return
             conn.execute(
                 "INSERT INTO sessions (id, agent, command, cwd, agent_session_id, title, "
                 "started_at, ended_at, origin, context_used, context_size, cost_amount, "
@@ -158,9 +186,7 @@ class HistoryStore(StoreReads):
                     *_usage_values(record.usage)[6:],
                 ),
             )
-            for turn in record.turns:
-                self._insert_turn(conn, record.id, turn)
-        return True
+            yield lambda turn: self._insert_turn(conn, record.id, turn)
 
     def begin_turn(self, session_id: str, turn: TurnRecord) -> None:
         """Record that a turn started (``complete`` false until :meth:`save_turn`).
