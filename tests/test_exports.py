@@ -41,4 +41,13 @@ def test_the_exit_codes_load_without_the_rest_of_launch():
     code = ("import sys; from acphost.launch import EXIT_USAGE; "
             "print(sorted(m for m in sys.modules if m.startswith('acphost.')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['acphost._errors', 'acphost._lazy', 'acphost._version', 'acphost.launch']"
+    assert out.stdout.strip() == "['acphost._lazy', 'acphost._version', 'acphost.errors', 'acphost.launch']"
+
+
+def test_the_exceptions_have_a_public_home_re_exported_at_the_top():
+    import acphost
+    import acphost.errors
+
+    for name in acphost.errors.__all__:
+        assert getattr(acphost, name) is getattr(acphost.errors, name), name
+        assert name in acphost.__all__, name

@@ -21,7 +21,7 @@ PACKAGE = "acphost"
 #: Layer of each top-level part of the package, bottom up.
 LAYERS: dict[str, int] = {
     "_version": 0,
-    "_errors": 0,
+    "errors": 0,
     "_outfile": 0,
     "_difftext": 0,
     "_infile": 0,

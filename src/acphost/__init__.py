@@ -22,9 +22,12 @@ schema until one of them is used (the CLI's start-up time depends on it).
 
 from __future__ import annotations
 
+from ._lazy import lazy_exports
+from ._version import __version__
+
 # The error classes are cheap (no typing at run time) and wanted by every
 # caller's except clauses: imported eagerly, unlike the rest.
-from ._errors import (
+from .errors import (
     AcpError,
     AcpTimeout,
     AgentExited,
@@ -45,8 +48,6 @@ from ._errors import (
     ResourceNotFound,
     UsageError,
 )
-from ._lazy import lazy_exports
-from ._version import __version__
 
 # Not `from typing import TYPE_CHECKING`: typing pulls in re and enum (~6 ms),
 # which `import acphost` and the demo agent's start-up must not pay.

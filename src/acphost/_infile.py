@@ -26,7 +26,7 @@ import os
 import stat
 from typing import IO, AnyStr
 
-from ._errors import AcpError
+from .errors import AcpError
 
 __all__ = [
     "MAX_IMPORT_BYTES",

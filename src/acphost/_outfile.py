@@ -27,7 +27,7 @@ import os
 import stat
 from typing import IO, Literal, overload
 
-from ._errors import OutputFileError
+from .errors import OutputFileError
 
 __all__ = ["open_output", "open_output_fd"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from acphost._errors import InternalError, InvalidParams, RequestError, ResourceNotFound
+from acphost.errors import InternalError, InvalidParams, RequestError, ResourceNotFound
 from acphost.host import FileSystemProvider, Workspace
 
 SECRET = "TOP-SECRET"

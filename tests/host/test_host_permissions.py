@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from acphost._errors import InternalError, RequestCancelled
+from acphost.errors import InternalError, RequestCancelled
 from acphost.host import (
     AllowAll,
     AllowReads,

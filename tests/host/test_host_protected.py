@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from acphost._errors import InternalError, OutputFileError
+from acphost.errors import InternalError, OutputFileError
 from acphost.host import (
     AllowAll,
     AuditLog,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from acphost._errors import InvalidParams
+from acphost.errors import InvalidParams
 from acphost.host import (
     Decision,
     Interactive,
@@ -234,7 +234,7 @@ def test_null_means_absent_and_meta_stays_lenient():
 
 
 async def test_read_grants_come_only_from_allowed_reads():
-    from acphost._errors import InternalError
+    from acphost.errors import InternalError
 
     policy = RulesPolicy.from_dict(
         {
@@ -260,7 +260,7 @@ async def test_read_grants_come_only_from_allowed_reads():
 
 
 async def test_an_allowed_command_grants_the_same_command_in_the_same_directory_only():
-    from acphost._errors import InternalError
+    from acphost.errors import InternalError
 
     class ToolCallsOnly:
         async def decide(self, request):

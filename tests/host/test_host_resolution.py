@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from acphost._errors import InternalError, InvalidParams, ResourceNotFound
+from acphost.errors import InternalError, InvalidParams, ResourceNotFound
 from acphost.host import FileSystemProvider, Workspace, resolve_path
 
 

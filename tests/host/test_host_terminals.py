@@ -8,7 +8,7 @@ import tracemalloc
 
 import pytest
 
-from acphost._errors import InternalError, InvalidParams, UsageError
+from acphost.errors import InternalError, InvalidParams, UsageError
 from acphost.host import (
     ExitStatus,
     TerminalCreated,

@@ -12,7 +12,7 @@ import logging
 
 import pytest
 
-from acphost._errors import (
+from acphost.errors import (
     AcpTimeout,
     AgentExited,
     MethodNotFound,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from acphost._errors import InvalidParams, LocalProtocolError, MethodNotFound, RequestError
+from acphost.errors import InvalidParams, LocalProtocolError, MethodNotFound, RequestError
 from acphost.rpc import (
     CancelRequested,
     ErrorResponse,

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from acphost._errors import NotAnAcpAgent
+from acphost.errors import NotAnAcpAgent
 from acphost.rpc import (
     Notification,
     ProtocolViolation,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import acphost.schema as s
-from acphost._errors import RequestError
+from acphost.errors import RequestError
 from acphost.schema import _mixins, unstable
 
 
@@ -210,7 +210,7 @@ def test_import_loads_only_the_generated_modules(module):
     ours = {m for m in out if m.split(".")[0] == "acphost"}
     expected = {
         "acphost",
-        "acphost._errors",
+        "acphost.errors",
         "acphost._lazy",
         "acphost._version",
         "acphost.schema",

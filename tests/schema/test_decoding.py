@@ -3,7 +3,7 @@ import pickle
 import pytest
 
 import acphost.schema as s
-from acphost._errors import RemoteProtocolError
+from acphost.errors import RemoteProtocolError
 
 
 def test_session_update_dispatch_and_text():

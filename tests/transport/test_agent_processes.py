@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from acphost import AcpClient, AgentExited
-from acphost._errors import NotAnAcpAgent
+from acphost.errors import NotAnAcpAgent
 from acphost.rpc import Connection
 from acphost.transport import StdioTransport
 from tests.support.waiting import eventually

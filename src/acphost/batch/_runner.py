@@ -20,10 +20,10 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from .._errors import AcpError, AgentExited, AgentStartError, AuthRequired, RequestError
 from .._outfile import open_output
 from ..client import AcpClient, Session, TurnResult
 from ..content import prompt_with_mentions
+from ..errors import AcpError, AgentExited, AgentStartError, AuthRequired, RequestError
 from ..safetext import bounded
 from ..trace import Redactor, TraceWriter
 from ._diff import DiffError

@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._errors import AcpError, AgentExited, CapabilityNotSupported
 from ..config import all_agents, command_found, project_dir, settings_for
 from ..config._settings import SettingsError
+from ..errors import AcpError, AgentExited, CapabilityNotSupported
 from ..launch import EXIT_ERROR, EXIT_OK, UsageProblem, fail, resolve
 from ._edge import Edge, is_styled_terminal, is_terminal
 from ._failure import agent_text

@@ -30,7 +30,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._errors import RequestError
+from ..errors import RequestError
 from ..launch import UsageProblem
 from ._edge import warn
 

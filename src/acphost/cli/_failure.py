@@ -18,7 +18,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .. import schema as s
-from .._errors import (
+from ..client import auth_method_id
+from ..errors import (
     AcpError,
     AgentExited,
     AgentStartError,
@@ -26,14 +27,13 @@ from .._errors import (
     NotAnAcpAgent,
     RequestError,
 )
-from ..client import auth_method_id
 from ..launch import EXIT_ERROR, UsageProblem, fail
 from ..safetext import bounded
 from ._parser import usage_error
 
 if TYPE_CHECKING:
-    from .._errors import AuthRequired
     from ..config import AgentSpec
+    from ..errors import AuthRequired
     from ..trace import Redactor
 
 __all__ = ["agent_text", "auth_message", "report", "terminal_login"]

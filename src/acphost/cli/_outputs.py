@@ -21,7 +21,7 @@ import json
 import os
 from typing import IO, TYPE_CHECKING, Any
 
-from .._errors import OutputFileError
+from ..errors import OutputFileError
 from ..launch import UsageProblem
 from ._edge import warn
 

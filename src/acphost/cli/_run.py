@@ -15,7 +15,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .._errors import AcpError, AcpTimeout, AgentExited, AuthRequired, OutputFileError
+from ..errors import AcpError, AcpTimeout, AgentExited, AuthRequired, OutputFileError
 from ..launch import (
     EXIT_BUDGET,
     EXIT_ERROR,

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
-from .._errors import CapabilityNotSupported
+from ..errors import CapabilityNotSupported
 from ..launch import UsageProblem
 from . import _listing
 

@@ -16,7 +16,7 @@ from typing import Any, Literal
 import msgspec
 import orjson
 
-from .._errors import AcpError, RemoteProtocolError
+from ..errors import AcpError, RemoteProtocolError
 from ..rpc import FrameTap, chain_taps
 from ..safetext import sanitize_line
 from ..trace import Redactor, TraceValidator, Violation, validate_file

@@ -16,7 +16,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, cast
 
 from .. import schema as s
-from .._errors import (
+from ..errors import (
     CapabilityNotSupported,
     LocalProtocolError,
     RemoteProtocolError,

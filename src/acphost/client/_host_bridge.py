@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .. import schema as s
-from .._errors import InvalidParams, MethodNotFound
+from ..errors import InvalidParams, MethodNotFound
 from ..host import (
     AllowReads,
     FileSystemProvider,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 
-from .._errors import UsageError
+from ..errors import UsageError
 
 __all__ = ["Lifecycle", "LifecycleState"]
 

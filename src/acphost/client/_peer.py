@@ -26,7 +26,7 @@ from typing import Any, Protocol, TypeVar
 import orjson
 
 from .. import schema as s
-from .._errors import (
+from ..errors import (
     AcpTimeout,
     AgentExited,
     AuthRequired,

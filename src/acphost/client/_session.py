@@ -8,7 +8,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import schema as s
-from .._errors import (
+from ..content import PromptInput, to_blocks
+from ..errors import (
     AcpError,
     AcpTimeout,
     AgentExited,
@@ -17,7 +18,6 @@ from .._errors import (
     RequestError,
     UsageError,
 )
-from ..content import PromptInput, to_blocks
 from ._budget import Budget, CostStart, Meter, spent_since
 from ._lifecycle import Lifecycle, LifecycleState
 from ._options import option_id, option_values

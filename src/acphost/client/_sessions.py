@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import schema as s
-from .._errors import CapabilityNotSupported, UsageError
+from ..errors import CapabilityNotSupported, UsageError
 from ._session import Session
 from ._unstable import system_prompt_wire
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .._errors import UsageError
+from ..errors import UsageError
 from ._state import ToolCallState
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import schema as s
-from .._errors import UsageError
+from ..errors import UsageError
 
 if TYPE_CHECKING:
     from ._budget import BudgetExceeded

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .._errors import CapabilityNotSupported
+from ..errors import CapabilityNotSupported
 from ..schema import SchemaError
 from ._peer import Peer
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .._errors import AcpError
+from ..errors import AcpError
 
 __all__ = ["AgentSpec", "Settings", "SettingsError", "agent_from_command"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .._errors import AcpError
+from ..errors import AcpError
 
 __all__ = ["HistoryError", "HistoryIdError", "SessionRemovedError"]
 

@@ -33,7 +33,7 @@ import stat
 from collections.abc import Awaitable, Callable
 from typing import BinaryIO
 
-from .._errors import InternalError, InvalidParams, RequestError, ResourceNotFound
+from ..errors import InternalError, InvalidParams, RequestError, ResourceNotFound
 from ._jail import Jail, Workspace, _os_error, _shown, check_path
 
 __all__ = ["DEFAULT_MAX_READ_BYTES", "DEFAULT_MAX_SCAN_BYTES", "Authorizer", "FileSystemProvider"]

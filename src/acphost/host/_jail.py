@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .._errors import InternalError, InvalidParams, RequestError, ResourceNotFound
+from ..errors import InternalError, InvalidParams, RequestError, ResourceNotFound
 
 __all__ = ["Workspace", "resolve_path"]
 

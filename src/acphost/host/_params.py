@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .._errors import InvalidParams
+from ..errors import InvalidParams
 from ._jail import _shown
 
 __all__ = ["check_terminal_params"]

@@ -59,7 +59,7 @@ import os
 from dataclasses import dataclass, field
 from typing import IO
 
-from .._errors import InternalError, RequestCancelled
+from ..errors import InternalError, RequestCancelled
 from ..trace import Redactor
 from ._audit import AuditLog
 from ._policy import AllowReads, Decision, Interactive, PermissionPolicy, Verdict

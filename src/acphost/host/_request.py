@@ -17,7 +17,7 @@ import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .._errors import RequestError
+from ..errors import RequestError
 from ._commands import command_key, shell_line_of
 from ._jail import resolve_path
 from ._protect import ProtectedPaths

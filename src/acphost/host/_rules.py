@@ -73,8 +73,8 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from .._errors import AcpError, RequestError
 from ..config import InputFileError, loads_strict, read_input
+from ..errors import AcpError, RequestError
 from ._commands import command_words, match_words, pattern_words, shell_line_of, shell_words
 from ._jail import resolve_path
 from ._lookup import pattern_holds_what_runs

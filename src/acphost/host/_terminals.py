@@ -32,7 +32,7 @@ import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .._errors import InternalError, InvalidParams, RequestError, UsageError
+from ..errors import InternalError, InvalidParams, RequestError, UsageError
 from ._jail import Workspace, _shown, resolve_path
 from ._output import OutputBuffer
 

@@ -29,7 +29,7 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from .._errors import (
+from ..errors import (
     AcpError,
     AcpTimeout,
     AgentExited,

@@ -28,7 +28,7 @@ from typing import Any, Union
 
 import orjson
 
-from .._errors import InvalidRequest, ParseError, RemoteProtocolError, RequestError
+from ..errors import InvalidRequest, ParseError, RemoteProtocolError, RequestError
 from ._events import (
     CancelRequested,
     ErrorResponse,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Union
 
-from .._errors import RemoteProtocolError, RequestError
+from ..errors import RemoteProtocolError, RequestError
 
 __all__ = [
     "CancelRequested",

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from .._errors import InternalError, LocalProtocolError, RequestError
+from ..errors import InternalError, LocalProtocolError, RequestError
 from ._events import RequestId
 from ._taps import FrameTap
 

@@ -9,7 +9,7 @@ connection fails at once instead of waiting for an answer that never comes.
 
 from __future__ import annotations
 
-from .._errors import NotAnAcpAgent
+from ..errors import NotAnAcpAgent
 
 __all__ = ["NOT_ACP_BYTES", "NOT_ACP_LINES", "Prelude"]
 

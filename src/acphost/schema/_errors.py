@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acphost._errors import RemoteProtocolError
+from acphost.errors import RemoteProtocolError
 
 __all__ = ["SchemaError"]
 

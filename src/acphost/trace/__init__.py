@@ -10,7 +10,7 @@
   agent's side of a trace back to a client.
 """
 
-from .._errors import OutputFileError
+from ..errors import OutputFileError
 from ._recorder import TraceWriter
 from ._redact import REDACTED, Redactor
 from ._tracefile import read_trace

@@ -37,7 +37,7 @@ import sys
 import termios
 from collections.abc import Callable, Mapping, Sequence
 
-from .._errors import AgentStartError
+from ..errors import AgentStartError
 from ..safetext import CUT
 from ._base import ExitInfo
 from ._pipes import AgentPipes

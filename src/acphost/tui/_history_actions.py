@@ -16,8 +16,8 @@ from textual import work
 from textual.widgets import TabbedContent, TabPane
 
 from .. import schema as s
-from .._errors import AcpError
 from ..client import Session
+from ..errors import AcpError
 from ..history import HistoryError, SessionRecord
 from ._base import AppBase
 from ._history import HistoryRow, agent_rows, local_rows

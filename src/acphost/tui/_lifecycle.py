@@ -21,8 +21,8 @@ from typing import Any
 from textual import work
 
 from .. import schema as s
-from .._errors import AcpError, AgentExited, AuthRequired
 from ..client import AcpClient, HostConfig, Session, auth_method_id
+from ..errors import AcpError, AgentExited, AuthRequired
 from ..history import SessionRecord
 from ..launch import HostChoices, build_host_config
 from ._base import AppBase

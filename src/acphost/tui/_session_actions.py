@@ -11,8 +11,8 @@ from textual import work
 from textual.widgets import TabbedContent, TabPane
 
 from .. import schema as s
-from .._errors import AcpError
 from ..client import option_id, option_values
+from ..errors import AcpError
 from ._base import AppBase
 from ._dialogs import PickerScreen, PickItem, TextScreen
 from ._model import config_value_label, config_value_names

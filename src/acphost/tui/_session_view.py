@@ -10,9 +10,9 @@ from textual.containers import Vertical
 from textual.message import Message
 
 from .. import schema as s
-from .._errors import AcpError, AgentExited, RequestError
 from ..client import Message as StateMessage
 from ..client import Session, SessionState
+from ..errors import AcpError, AgentExited, RequestError
 from ._blocks import MediaCard, block_markdown, is_card
 from ._model import StartInfo, first_words, reported_tokens
 from ._notes import stop_note

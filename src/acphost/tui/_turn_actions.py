@@ -12,8 +12,8 @@ import time
 from textual import on, work
 
 from .. import schema as s
-from .._errors import AcpError
 from ..content import prompt_with_mentions
+from ..errors import AcpError
 from ._base import AppBase
 from ._composer import PromptArea
 from ._elicit import CANCEL, response

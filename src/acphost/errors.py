@@ -1,4 +1,6 @@
-"""The exception tree of acphost.
+"""The exception tree of acphost, public below the faces: ``acphost.errors``.
+
+Every class here is also importable from ``acphost`` itself.
 
 Everything acphost raises on purpose derives from :class:`AcpError`::
 
