@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "safetext": 0,
     "agents": 0,
     "schema": 1,
+    "redact": 1,
     "config": 1,
     "transport": 2,
     "rpc": 3,

@@ -10,8 +10,8 @@ from acphost import AcpClient
 from acphost.client import HostConfig
 from acphost.history import HistoryRecorder, HistoryStore, transcript_text
 from acphost.host import AllowAll
+from acphost.redact import Redactor
 from acphost.safetext import CUT
-from acphost.trace import Redactor
 
 from .conftest import DEMO, USAGE_AGENT, WRITER, record
 

@@ -17,7 +17,7 @@ from acphost.client import SessionState
 from acphost.history import HistoryRecorder, HistoryStore, TurnRecord
 from acphost.history._recording import _scrub_shared_text
 from acphost.history._scrub import scrub_turn
-from acphost.trace import Redactor
+from acphost.redact import Redactor
 
 from .conftest import DEMO, record
 from .test_recorder import only_session

@@ -693,7 +693,7 @@ def test_audit_log_masks_secret_env_values(tmp_path):
 def test_audit_log_masks_the_configured_secrets_wherever_they_appear(tmp_path):
     """The audit log passes the one redactor: a configured value is masked in any field."""
     from acphost.host import AuditLog, PermissionRequest
-    from acphost.trace import Redactor
+    from acphost.redact import Redactor
 
     secret = "hunter2-plain-value"
     log = tmp_path / "audit.jsonl"

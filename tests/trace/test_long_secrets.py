@@ -17,10 +17,11 @@ from pathlib import Path
 
 import orjson
 
-from acphost.trace import REDACTED, Redactor, TraceWriter
-from acphost.trace._configured import configured_secrets, url_passwords
-from acphost.trace._literals import SHORT, Literals
-from acphost.trace._patterns import trie_pattern
+from acphost.redact import REDACTED, Redactor
+from acphost.redact._configured import configured_secrets, url_passwords
+from acphost.redact._literals import SHORT, Literals
+from acphost.redact._patterns import trie_pattern
+from acphost.trace import TraceWriter
 from tests.cli.runner import run
 
 HERE = Path(__file__).parent

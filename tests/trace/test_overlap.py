@@ -17,10 +17,10 @@ import random
 import orjson
 import pytest
 
+from acphost.redact import REDACTED, Redactor
+from acphost.redact._overlap import Overlaps
 from acphost.safetext import CUT
-from acphost.trace import REDACTED, Redactor
 from acphost.trace._carry import ChunkCarry, Entry
-from acphost.trace._overlap import Overlaps
 
 
 def begins_reference(text, words, *, proper):

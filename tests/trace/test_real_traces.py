@@ -17,7 +17,8 @@ import sys
 import pytest
 
 from acphost import AcpClient
-from acphost.trace import REDACTED, Redactor, validate_file
+from acphost.redact import REDACTED, Redactor
+from acphost.trace import validate_file
 from tests.fixtures.traces.record_real import (
     DUMMY_KEYS,
     REAL,

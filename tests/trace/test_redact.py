@@ -8,7 +8,7 @@ import orjson
 import pytest
 
 from acphost.config import AgentSpec, Settings
-from acphost.trace import REDACTED, Redactor
+from acphost.redact import REDACTED, Redactor
 
 R = Redactor()
 

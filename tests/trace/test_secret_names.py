@@ -21,9 +21,9 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from acphost.trace import REDACTED, Redactor
-from acphost.trace._configured import configured_secrets
-from acphost.trace._patterns import is_secret_name
+from acphost.redact import REDACTED, Redactor
+from acphost.redact._configured import configured_secrets
+from acphost.redact._patterns import is_secret_name
 from tests.cli.runner import run
 
 AGENT = Path(__file__).parent / "echo_env_agent.py"

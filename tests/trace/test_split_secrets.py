@@ -11,7 +11,8 @@ import textwrap
 import orjson
 import pytest
 
-from acphost.trace import REDACTED, Redactor, validate_file
+from acphost.redact import REDACTED, Redactor
+from acphost.trace import validate_file
 from acphost.trace._carry import MAX_HELD, ChunkCarry, Entry
 
 SECRET = "zq-split-canary-4242-xy"

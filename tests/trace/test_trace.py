@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from acphost.trace import REDACTED, Redactor, TraceValidator, TraceWriter, validate_file
+from acphost.redact import REDACTED, Redactor
+from acphost.trace import TraceValidator, TraceWriter, validate_file
 from tests.fixtures.traces.scenarios import HERE, SCENARIOS, run
 
 FIXTURES = sorted(HERE.glob("*.jsonl"))

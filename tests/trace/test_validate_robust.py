@@ -12,8 +12,9 @@ import textwrap
 import pytest
 
 from acphost.cli._trace import LiveCheck
+from acphost.redact import Redactor
 from acphost.rpc._core import DEFAULT_MAX_LINE_BYTES
-from acphost.trace import Redactor, TraceValidator, read_trace, validate_file
+from acphost.trace import TraceValidator, read_trace, validate_file
 
 INIT = [
     {

@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 import textwrap
 
+from acphost.redact import REDACTED, Redactor
 from acphost.safetext import CUT
-from acphost.trace import REDACTED, Redactor
 from acphost.transport import StdioTransport
 from acphost.transport._pipes import _STDERR_LINE_MAX
 

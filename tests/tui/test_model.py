@@ -14,7 +14,7 @@ from acphost.host._terminals import (
     TerminalExited,
     TerminalOutputReceived,
 )
-from acphost.trace import REDACTED, Redactor
+from acphost.redact import REDACTED, Redactor
 from acphost.tui._asks import AskQueue, choices_for
 from acphost.tui._completion import PromptHistory, command_matches, fuzzy_rank, workspace_files
 from acphost.tui._frames import ProtocolLog, frame_matches

@@ -6,7 +6,7 @@ It used to be kept as text without passing the redactor at all, cut to
 
 from __future__ import annotations
 
-from acphost.trace import REDACTED, Redactor
+from acphost.redact import REDACTED, Redactor
 from acphost.tui._frames import MAX_INVALID_TEXT, ProtocolLog
 
 SECRET = "zq-protocol-log-canary-" + "k" * 40

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..client import Budget, HostConfig
     from ..config import AgentSpec
-    from ..trace import Redactor
+    from ..redact import Redactor
 
 __all__ = [
     "STATUSES",
@@ -55,7 +55,7 @@ def redactor_for(
     credential-named variables, which the agents inherit. So a batch's
     traces, patches, outcomes and reports hide what ``acphost --trace`` hides.
     """
-    from ..trace import Redactor  # noqa: PLC0415 - loads the redaction patterns
+    from ..redact import Redactor  # noqa: PLC0415 - loads the redaction patterns
 
     return Redactor.from_config(agents=agents, mcp_servers=mcp_servers)
 

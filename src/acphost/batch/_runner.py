@@ -24,8 +24,9 @@ from .._outfile import open_output
 from ..client import AcpClient, Session, TurnResult
 from ..content import prompt_with_mentions
 from ..errors import AcpError, AgentExited, AgentStartError, AuthRequired, RequestError
+from ..redact import Redactor
 from ..safetext import bounded
-from ..trace import Redactor, TraceWriter
+from ..trace import TraceWriter
 from ._diff import DiffError
 from ._model import Run, RunError, RunOutcome, redactor_for
 from ._workspace import Checkout, WorkspaceError, open_checkout

@@ -27,14 +27,14 @@ from ._parser import usage_error
 
 if TYPE_CHECKING:
     from ..config import AgentSpec, Settings
-    from ..trace import Redactor
+    from ..redact import Redactor
 
 __all__ = ["doctor", "list_agents", "list_sessions", "run_redactor", "shown_argv", "tsv_cell"]
 
 
 def run_redactor(spec: AgentSpec, settings: Settings) -> Redactor:
     """The redactor of one agent's configuration: its env, secret arguments, MCP servers."""
-    from ..trace import Redactor  # noqa: PLC0415
+    from ..redact import Redactor  # noqa: PLC0415
 
     return Redactor.from_config(agent=spec, settings=settings)
 

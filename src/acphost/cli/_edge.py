@@ -285,7 +285,7 @@ def stderr_log_handler() -> logging.Handler:
         def format(self, record: logging.LogRecord) -> str:
             global _log_redactor  # noqa: PLW0603 - one run per process
             if _log_redactor is None:
-                from ..trace import Redactor  # noqa: PLC0415 - at the first line logged
+                from ..redact import Redactor  # noqa: PLC0415 - at the first line logged
 
                 _log_redactor = Redactor()
             return sanitize(_log_redactor(super().format(record)))

@@ -34,7 +34,7 @@ from ._parser import usage_error
 if TYPE_CHECKING:
     from ..config import AgentSpec
     from ..errors import AuthRequired
-    from ..trace import Redactor
+    from ..redact import Redactor
 
 __all__ = ["agent_text", "auth_message", "report", "terminal_login"]
 

@@ -28,7 +28,8 @@ from ._edge import warn
 if TYPE_CHECKING:
     from ..config import AgentSpec, Settings
     from ..history import HistoryRecorder, SessionRecording
-    from ..trace import Redactor, TraceWriter
+    from ..redact import Redactor
+    from ..trace import TraceWriter
 
 __all__ = ["OUTPUT_FLAGS", "RunOutputs", "flag_of", "write_json_atomic"]
 
@@ -86,7 +87,7 @@ class RunOutputs:
     def redactor(self) -> Redactor:
         """The run's one redactor (built on first use)."""
         if self._redactor is None:
-            from ..trace import Redactor  # noqa: PLC0415 - after the spawn unless tracing
+            from ..redact import Redactor  # noqa: PLC0415 - after the spawn unless tracing
 
             # ``--auth`` names a method only: the run has no other secret input.
             self._redactor = Redactor.from_config(agent=self.spec, settings=self.settings)

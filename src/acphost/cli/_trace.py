@@ -17,9 +17,10 @@ import msgspec
 import orjson
 
 from ..errors import AcpError, RemoteProtocolError
+from ..redact import Redactor
 from ..rpc import FrameTap, chain_taps
 from ..safetext import sanitize_line
-from ..trace import Redactor, TraceValidator, Violation, validate_file
+from ..trace import TraceValidator, Violation, validate_file
 
 __all__ = ["LiveCheck", "validate"]
 

@@ -102,7 +102,7 @@ def describe_settings(settings: Settings) -> list[str]:
         Lines for a terminal (sanitised).
 
     """
-    from ..trace import Redactor  # noqa: PLC0415 - only acphost trust needs it
+    from ..redact import Redactor  # noqa: PLC0415 - only acphost trust needs it
 
     adjusted = [
         SimpleNamespace(env=extra["env"], args=extra["args"])

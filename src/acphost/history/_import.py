@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from ..config import MAX_IMPORT_BYTES, InputFileError, open_input
-from ..trace import Redactor
+from ..redact import Redactor
 from ._errors import HistoryError
 from ._model import SessionRecord, TurnRecord, import_latest
 from ._portable import session_from_json, turn_from_json

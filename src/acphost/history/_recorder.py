@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import schema as s
-from ..trace import Redactor
+from ..redact import Redactor
 from ._errors import HistoryError, SessionRemovedError
 from ._model import SessionRecord, now
 from ._recording import SessionRecording

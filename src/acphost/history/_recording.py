@@ -20,7 +20,7 @@ from ._scrub import scrub_session, scrub_title_and_usage, scrub_turn
 
 if TYPE_CHECKING:
     from ..client import Session, ToolCallState, TurnResult
-    from ..trace import Redactor
+    from ..redact import Redactor
     from ._store import HistoryStore
 
 __all__ = ["Recorder", "SessionRecording"]

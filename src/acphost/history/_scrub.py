@@ -13,7 +13,7 @@ import dataclasses
 import re
 from typing import Any
 
-from ..trace import Redactor
+from ..redact import Redactor
 from ._model import SessionRecord, TurnRecord, Usage
 from ._portable import session_from_json, turn_from_json
 

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import IO
 
 from .._outfile import open_output
-from ..trace import Redactor
+from ..redact import Redactor
 from ._request import PermissionRequest
 
 __all__ = ["AuditLog"]

@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from ..errors import InternalError, RequestCancelled
-from ..trace import Redactor
+from ..redact import Redactor
 from ._audit import AuditLog
 from ._policy import AllowReads, Decision, Interactive, PermissionPolicy, Verdict
 from ._request import (

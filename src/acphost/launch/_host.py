@@ -10,7 +10,7 @@ from typing import IO
 from ..client import ElicitationHandler, HostConfig
 from ..config import AgentSpec, config_dir, data_dir, state_dir
 from ..host import FileSystemProvider, TerminalEvent, TerminalManager
-from ..trace import Redactor
+from ..redact import Redactor
 from ._policy import Asker, Refusals, build_broker
 
 __all__ = ["HostChoices", "build_host_config"]

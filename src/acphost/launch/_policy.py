@@ -33,7 +33,7 @@ from ..host import (
     RulesPolicy,
     Verdict,
 )
-from ..trace import Redactor
+from ..redact import Redactor
 
 __all__ = ["AskPolicy", "Asker", "DefaultPolicy", "Refusals", "build_broker"]
 

@@ -2,8 +2,10 @@
 
 - :class:`TraceWriter` records every frame of a connection as JSONL, into a
   file opened safely (:func:`acphost.host.open_output`, :class:`OutputFileError`);
-- :class:`Redactor` removes secrets from frames, text and command lines: the
-  one redactor of every output that shows or keeps frames or diagnostics;
+- :class:`Redactor` (from :mod:`acphost.redact`, re-exported here where
+  library users first met it) removes secrets from frames, text and command
+  lines: the one redactor of every output that shows or keeps frames or
+  diagnostics;
 - :class:`TraceValidator` checks frames against the schema and the
   protocol's ordering rules, from a file (:func:`validate_file`) or live;
 - the replay agent (``python -m acphost.agents.replay TRACE``) plays the
@@ -11,8 +13,8 @@
 """
 
 from ..errors import OutputFileError
+from ..redact import REDACTED, Redactor
 from ._recorder import TraceWriter
-from ._redact import REDACTED, Redactor
 from ._tracefile import read_trace
 from ._validate import TraceValidator, Violation
 

@@ -28,8 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._literals import Literals
-from ._overlap import Overlaps
+from ..redact import Literals, Overlaps
 
 __all__ = ["MAX_HELD", "ChunkCarry", "Entry"]
 

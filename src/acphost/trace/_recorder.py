@@ -27,10 +27,10 @@ from typing import IO
 import orjson
 
 from .._outfile import open_output_fd
+from ..redact import REDACTED, Redactor, encode_json
 from ..rpc import ProtocolViolation
 from ..safetext import CUT
 from ._carry import ChunkCarry, Entry
-from ._redact import REDACTED, Redactor, encode_json
 
 __all__ = ["TraceWriter"]
 

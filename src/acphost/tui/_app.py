@@ -30,7 +30,7 @@ from textual.widgets import Footer, TabbedContent, TabPane
 from ..client import Budget, ClientContext, Session
 from ..config import AgentSpec, Settings
 from ..history import SessionRecord, history_enabled
-from ..trace import Redactor
+from ..redact import Redactor
 from ._asks import AskQueue, PendingAsk
 from ._composer import Composer, PromptArea
 from ._elicit import TuiElicitation

@@ -15,7 +15,7 @@ from textual.app import App
 from ..client import AcpClient, Budget, ClientContext, Session
 from ..config import AgentSpec, Settings
 from ..history import SessionRecord
-from ..trace import Redactor
+from ..redact import Redactor
 from ._asks import AskQueue
 from ._elicit import TuiElicitation
 from ._frames import ProtocolLog

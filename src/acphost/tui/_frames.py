@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..trace import Redactor
+from ..redact import Redactor
 from ._model import words_match
 
 __all__ = ["FrameRecord", "ProtocolLog", "frame_matches", "update_kind"]

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..client import Session
     from ..config import AgentSpec
     from ..history import SessionRecord, SessionSummary
-    from ..trace import Redactor
+    from ..redact import Redactor
 
 __all__ = [
     "LIST_LIMIT",

@@ -15,7 +15,7 @@ With the configured values (:mod:`._configured`), the three sources the
   ``Bearer``/``Basic`` credentials and the password in a URL's userinfo.
 - **configured values**: the exact values the host was given (an agent's
   ``env``, MCP server env and headers, secret arguments, auth inputs), chosen
-  by :func:`~acphost.trace._configured.configured_secrets`.
+  by :func:`~acphost.redact._configured.configured_secrets`.
 """
 
 from __future__ import annotations
@@ -215,7 +215,7 @@ def trie_pattern(words: Iterable[str]) -> str:
     no recursion and time about linear in the words' total length, whatever
     one word's length (a configured value may be a megabyte-long document).
     The expression nests one group per branching point, so keep words that
-    share long prefixes short (:class:`~acphost.trace._literals.Literals`
+    share long prefixes short (:class:`~acphost.redact._literals.Literals`
     gives this only the first characters of long ones).
 
     Args:

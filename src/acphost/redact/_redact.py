@@ -96,7 +96,7 @@ def _spellings(secret: str) -> set[str]:
     percent-encoded as a URL path or query (``%2F``) or a form (``+`` for a
     space). Lower-case hexadecimal digits (``%2f``, the same octet by RFC
     3986 §2.1) are found too: configured values are matched without ASCII
-    case (:class:`~acphost.trace._literals.Literals`). At most a few dozen
+    case (:class:`~acphost.redact._literals.Literals`). At most a few dozen
     words per value, each a few times its length: the literals stay linear
     in the configuration's size.
     """

@@ -148,7 +148,7 @@ def configured_secrets(
     its name is not credential-like and the value is plainly public (shorter
     than 6 characters, a number, a boolean or log level word, a path of
     path characters only). Under a credential-like name (see
-    :func:`~acphost.trace._patterns.is_secret_name`) a value counts whatever
+    :func:`~acphost.redact._patterns.is_secret_name`) a value counts whatever
     it looks like. Values after secret flags (``--api-key V``) in the
     agent's and MCP servers' arguments, URL passwords, and the host's own
     credential-named variables (``GITHUB_TOKEN``, ``PGPASSWORD``) count too.
