@@ -233,3 +233,27 @@ def test_a_host_path_into_the_workspace_makes_bash_the_agents(tmp_path):
     answers = run_hostile(tmp_path, ws, steps, "--permission-policy", policy, env=host_path)
     assert [denied(a) for a in answers] == [True, False], answers
     assert not marker.exists()
+
+
+def test_a_glob_for_the_program_never_stands_for_one_that_runs_workspace_code(tmp_path):
+    """``* --version`` allowed ``mvn --version``, which reads ``.mvn/jvm.config`` (the
+    agent's): a glob never stands for a program that runs the workspace's files."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    steps = [_terminal("make", ["--version"]), _terminal("python3", ["--version"]),
+             _terminal("git", ["--version"])]  # fmt: skip
+    answers = run_hostile(tmp_path, ws, steps, "--permission-policy",
+                          _policy(tmp_path, "* --version"))  # fmt: skip
+    assert [denied(a) for a in answers] == [True, True, False], answers
+
+
+def test_doctor_names_a_rule_whose_program_is_a_glob(tmp_path):
+    import subprocess
+    import sys
+
+    policy = _policy(tmp_path, "* --version")
+    out = subprocess.run(
+        [sys.executable, "-m", "acphost", "-a", "demo", "doctor", "--permission-policy", policy],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+    assert "for any program found on PATH" in out.stdout + out.stderr, out.stdout + out.stderr

@@ -43,6 +43,7 @@ from ._programs import (
     _set,
     builtins,
     harmless_option,
+    runs_workspace_program,
     subcommand_index,
     takes_value,
 )
@@ -175,6 +176,10 @@ class _Judge:
                 return False  # the agent's program, whatever the rule calls it
             if self.globbed(start) and (found.found is None or found.passes_workspace):
                 return False
+        if self.globbed(start) and runs_workspace_program(os.path.basename(program)):
+            # A program that runs the workspace's build files or scripts runs what
+            # the agent wrote: a glob never stands for one, the rule must name it.
+            return False
         name = os.path.basename(program)
         if name in _RUNNERS:
             return self.runner(start, _RUNNERS[name], path)

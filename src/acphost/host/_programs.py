@@ -368,6 +368,15 @@ _RUNS_WORKSPACE = {
 _PYTHON = re.compile(r"python[0-9.]*|pypy[0-9.]*")
 
 
+def runs_workspace_program(name: str) -> bool:
+    """Tell whether the program named ``name`` is known to run what the workspace holds.
+
+    A glob in a rule never stands for such a program (``* --version`` must not
+    allow ``mvn --version``, which reads ``.mvn/jvm.config``): it must be spelled.
+    """
+    return name in _RUNS_WORKSPACE or _PYTHON.fullmatch(name) is not None
+
+
 def runs_workspace_code(words: Sequence[str]) -> str | None:
     """Say what a command runs from the workspace, if it is known to run the workspace's code.
 

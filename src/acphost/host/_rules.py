@@ -255,6 +255,13 @@ class RulesPolicy:
             if rule.decision is not Decision.ALLOW or rule.command is None:
                 continue
             words = shell_words(rule.command) if rule.shell else rule._words
+            if words and any(c in words[0] for c in "*?["):
+                out.append(
+                    f"rule {index} in {self._source} allows {rule.command!r} for any program "
+                    "found on PATH outside the workspace (never one that runs the workspace's "
+                    "build files or scripts, such as make, npm or mvn): name the programs instead"
+                )
+                continue
             what = runs_workspace_code(words) if words else None
             if what is None:
                 continue
