@@ -308,3 +308,23 @@ def test_a_terminal_that_cannot_redraw_is_still_sanitised(tmp_path, env, term):
         assert_harmless(bytes(run.output))
         if quotes_the_agent:
             assert SHOWN in run.text(), (args, run.text())
+
+
+@pytest.mark.parametrize("term", ["xterm-256color", "dumb"])
+def test_history_json_on_a_terminal_is_the_same_json_made_inert(tmp_path, env, term):
+    """``history -o json`` wrote the agent's bidi overrides and C1 controls raw to a terminal."""
+    recorded = subprocess.run(
+        [sys.executable, "-m", "acphost", "all"],
+        cwd=tmp_path, env=env, capture_output=True, timeout=60,
+    )  # fmt: skip
+    assert recorded.returncode == 0, recorded.stderr
+    piped = subprocess.run(
+        [sys.executable, "-m", "acphost", "history", "list", "-o", "json"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert json.loads(piped.stdout)[0]["agent"]
+    for args in (["history", "list", "-o", "json"], ["usage", "-o", "json"]):
+        run = PtyRun(args, cwd=tmp_path, env=env, cols=400, term=term)
+        assert run.wait() == 0, (args, run.text())
+        assert_harmless(bytes(run.output))
+        json.loads(run.text())  # still JSON, the same value

@@ -40,7 +40,7 @@ from ..history import (
     usage_summary,
 )
 from ..launch import EXIT_ERROR, EXIT_OK, fail
-from ..safetext import sanitize, sanitize_line
+from ..safetext import escape_json_for_terminal, sanitize, sanitize_line
 from ._edge import is_styled_terminal, is_terminal
 from ._parser import Parser, add_global_flags, first_word, setup_logging, usage_error
 
@@ -111,7 +111,15 @@ class _Out:
         self.stream.write(sanitize(text) if self.terminal else text)
 
     def json(self, value: Any) -> None:
-        self.stream.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+        """JSON output: exact on a pipe; on a terminal the same JSON, active characters escaped."""
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+        if self.terminal:
+            # Bidi overrides, C1 controls and invisible characters are legal raw in
+            # JSON strings; a terminal would act on them (the same value, escaped).
+            text = escape_json_for_terminal(text.encode("utf-8", "surrogatepass")).decode(
+                "utf-8", "surrogatepass"
+            )
+        self.stream.write(text + "\n")
 
     def table(
         self,
