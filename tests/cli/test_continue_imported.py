@@ -124,3 +124,30 @@ def test_imported_sessions_are_pruned_by_their_bounded_date(tmp_path):
     assert r.returncode == 0 and "deleted 1 session" in r.stdout, r.stderr
     with HistoryStore.open(str(history_path())) as store:
         assert store.list_sessions() == []
+
+
+def _import_with_ids(tmp_path, session_id: str, agent_session_id: str) -> None:
+    data = json.loads(Path(planted(tmp_path, agent_session_id=agent_session_id)).read_text())
+    data["session"]["id"] = session_id
+    path = tmp_path / "crafted.json"
+    path.write_text(json.dumps(data))
+    r = run(["history", "import", str(path)], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+
+
+def test_an_import_never_takes_the_name_of_the_users_own_session(tmp_path):
+    """An imported id that extends the user's whole id made that id ambiguous, shown
+    as two identical 12-character ids; an imported agent session id equal to a prefix of
+    the user's id took that prefix."""
+    assert run(["echo mine"], cwd=tmp_path).returncode == 0
+    (mine,) = sessions()
+    _import_with_ids(tmp_path, mine.id + "0", "planted-sid")
+    shown = run(["history", "show", mine.id], cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "echo mine" in shown.stdout
+    r = run(["history", "show", mine.id[:8]], cwd=tmp_path)
+    assert r.returncode != 0
+    assert f"{mine.id}0 (imported)" in r.stderr and mine.id in r.stderr, r.stderr
+    _import_with_ids(tmp_path, "e" * 32, mine.id[:10])
+    shown = run(["history", "show", mine.id[:10]], cwd=tmp_path)
+    assert "planted prompt" not in shown.stdout

@@ -127,8 +127,9 @@ class StoreReads:
     def resolve_id(self, prefix: str) -> str:
         """The full id of the session a prefix names, like git's abbreviated ids.
 
-        An exact agent session id also names its session: the newest this
-        machine recorded, else the newest imported one.
+        A whole history id names its session first; an agent session id this
+        machine recorded comes next, then prefixes of history ids, and an
+        imported session's agent session id last (an import may claim any id).
 
         Args:
             prefix: the start of a history id (any case), or an agent session id.
@@ -142,26 +143,42 @@ class StoreReads:
 
         """
         wanted = prefix.strip().lower()
+        given = prefix.strip()
+        hexadecimal = bool(wanted) and all(c in "0123456789abcdef" for c in wanted)
         with self._guard() as conn:
-            rows = []
-            if wanted and all(c in "0123456789abcdef" for c in wanted):
+            # In this order, so that an imported session (whose ids are whatever
+            # its file said) never takes a name that reaches the user's own:
+            # a whole history id, an agent session id this machine recorded, a
+            # prefix of history ids, and only then an imported agent session id.
+            rows = conn.execute(
+                "SELECT id, origin FROM sessions WHERE id = ?", (wanted,)
+            ).fetchall()
+            if not rows:
                 rows = conn.execute(
-                    "SELECT id FROM sessions WHERE substr(id, 1, ?) = ? ORDER BY started_at DESC",
+                    "SELECT id, origin FROM sessions WHERE agent_session_id = ? "
+                    "AND origin = 'recorded' ORDER BY started_at DESC LIMIT 1",
+                    (given,),
+                ).fetchall()
+            if not rows and hexadecimal:
+                rows = conn.execute(
+                    "SELECT id, origin FROM sessions WHERE substr(id, 1, ?) = ? "
+                    "ORDER BY started_at DESC",
                     (len(wanted), wanted),
                 ).fetchall()
             if not rows:
-                # The user's own record of that session before one imported
-                # with the same id: an import may name any agent session id.
                 rows = conn.execute(
-                    "SELECT id FROM sessions WHERE agent_session_id = ? "
-                    "ORDER BY origin = 'imported', started_at DESC LIMIT 1",
-                    (prefix.strip(),),
+                    "SELECT id, origin FROM sessions WHERE agent_session_id = ? "
+                    "ORDER BY started_at DESC LIMIT 1",
+                    (given,),
                 ).fetchall()
         ids = [str(r[0]) for r in rows]
         if not ids:
             raise HistoryIdError(f"no session in the history matches {prefix!r}")
         if len(ids) > 1:
-            shown = ", ".join(i[:12] for i in ids[:10])
+            # Whole ids: an imported one may share any number of first characters.
+            shown = ", ".join(
+                str(r[0]) + (" (imported)" if r[1] == "imported" else "") for r in rows[:10]
+            )
             more = f" and {len(ids) - 10} more" if len(ids) > 10 else ""
             raise HistoryIdError(
                 f"{prefix!r} is ambiguous: {len(ids)} sessions match ({shown}{more}); "
