@@ -323,6 +323,26 @@ def test_another_address_says_the_token_is_the_only_lock(tmp_path, workspace):
         server.stop()
 
 
+def test_every_address_takes_a_browser_that_names_one_by_its_ip(tmp_path, workspace):
+    """``--host 0.0.0.0`` answered every real client 403 (only ``Host: 0.0.0.0`` passed)
+    and printed an address browsers refuse to open. An IP literal of this machine is
+    accepted (the token still needed), a name never (DNS rebinding)."""
+    server = start(tmp_path, workspace, "--host", "0.0.0.0")
+    try:
+        assert server.process.poll() is None, server.err
+        assert server.address["host"] == f"127.0.0.1:{server.port}"
+        # A header only: the request still goes to 127.0.0.1.
+        lan = f"192.0.2.7:{server.port}"
+        assert request(server.port, "/", host=lan)[0] == 200
+        assert request(server.port, "/", host=f"rebound.example:{server.port}")[0] == 403
+        assert request(server.port, "/", host="192.0.2.7:1")[0] == 403
+        assert request(server.port, "/ws/x", host=lan)[0] == 403  # no ticket, no app
+        status, _, _ = request(server.port, "/", host=lan, Origin="http://192.0.2.8")
+        assert status == 403
+    finally:
+        server.stop()
+
+
 def test_a_port_in_use_is_one_line_and_exit_2(tmp_path, workspace):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -255,22 +255,39 @@ def serve(app_argv: Sequence[str], host: str, port: int) -> int:
         print(f"acphost: {exc}", file=sys.stderr)
         return 2
     keys = Keys()
+    port = sockets[0].getsockname()[1]  # the port bound (--port 0 picks one)
     literal = [url_host(sock) for sock in sockets]
     names = [*literal, "localhost"] if is_loopback(host) else literal
     allowed = {f"{name}:{port}" for name in names}
-    origins = {f"http://{h}" for h in allowed}
-    # The literal address bound, never a name another local user could answer for.
-    address = f"http://{literal[0]}:{port}/?token={keys.token}"
+    # Bound to every address (0.0.0.0, ::): a browser names one of them. Only IP
+    # literals are taken, never a name: a name is what DNS rebinding would use.
+    wildcard = {"0.0.0.0": "127.0.0.1", "[::]": "[::1]"}
+    anywhere = any(name in wildcard for name in literal)
+    # The literal address bound, never a name another local user could answer for
+    # (for a wildcard, its loopback: browsers refuse to open 0.0.0.0).
+    address = f"http://{wildcard.get(literal[0], literal[0])}:{port}/?token={keys.token}"
+
+    def host_ok(given: str) -> bool:
+        if given in allowed:
+            return True
+        name, sep, given_port = given.rpartition(":")
+        if not anywhere or not sep or given_port != str(port):
+            return False
+        try:
+            ipaddress.ip_address(name.removeprefix("[").removesuffix("]"))
+        except ValueError:
+            return False
+        return True
     refused = "acphost: open the address printed when serving started"
 
     @web.middleware
     async def guard(
         request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
     ) -> web.StreamResponse:
-        if request.host not in allowed:
+        if not host_ok(request.host):
             raise web.HTTPForbidden(text=f"acphost serves {sorted(allowed)[0]} only")
         origin = request.headers.get("Origin")
-        if origin is not None and origin not in origins:
+        if origin is not None and origin != f"http://{request.host}":
             raise web.HTTPForbidden(text="acphost: cross-site request refused")
         path = request.path
         if path.startswith("/static/"):
