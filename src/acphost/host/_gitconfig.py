@@ -54,6 +54,8 @@ from .._infile import InputFileError, read_input
 __all__ = ["GitAreas", "git_config_areas"]
 
 _TIMEOUT = 5.0
+# What git says (setup.c) in a folder that is no repository, nor inside one.
+_NOT_A_REPOSITORY = "not a git repository"
 _GITFILE_BYTES = 4096
 _BOOLEAN = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
 # Keys whose value is a command git runs, or the path of a program it runs
@@ -144,10 +146,15 @@ def _git(directory: str, *args: str, partial: int = 0) -> str:
     git = shutil.which("git")
     if git is None:
         raise _GitFailed("git is not installed (not found on PATH)")
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+    # English messages: a refusal is told apart by git's words (_not_a_repository).
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    env.pop("LANGUAGE", None)
     try:
+        # safe.directory=*: git refusing a repository owned by another user
+        # (safe.directory) would hide its configuration, which still runs for
+        # its owner; these queries run nothing of it (fsmonitor off, no hook).
         done = subprocess.run(
-            [git, "-c", "core.fsmonitor=false", "-C", directory, *args],
+            [git, "-c", "core.fsmonitor=false", "-c", "safe.directory=*", "-C", directory, *args],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=_TIMEOUT,
@@ -327,11 +334,14 @@ def _ask_git(
             partial=3,
         ).splitlines()
     except _GitFailed as exc:
-        # git refusing a folder it does not take for a repository (a stray
-        # ``.git``, a broken ``gitdir:``, an unsupported format) runs
-        # nothing of its configuration there either; git missing or too
-        # slow tells nothing.
-        if repository and not exc.refused:
+        # A folder git does not take for a repository (a stray ``.git``
+        # folder) or behind a ``.git`` file naming nothing runs nothing of a
+        # configuration there; any other refusal (an unsupported format, a
+        # configuration git cannot read), git missing or too slow, tells
+        # nothing of what the configuration names.
+        if repository and not (
+            exc.refused and (_NOT_A_REPOSITORY in str(exc) or _dead_gitfile(directory))
+        ):
             raise
         lines = []
     git_dirs = [d for d in lines[:2] if os.path.isabs(d)]
