@@ -23,7 +23,14 @@ path, whether or not a file has that name yet, resolved against every
 folder git may run it in (the top of the working tree, the git directory,
 the folder asked, the configuration file's folder) and against the folder
 each ``cd`` in it moves to. That protects some names that are no file of
-the command's (``$top/python3``), never fewer than it runs.
+the command's (``$top/python3``), never fewer than it runs. A word the
+shell expands (``$X``, ``$(...)``, a backquote, ``~+``, ``{a,b}``) or
+globs (``*?[``) is unknown until it runs: it protects the literal folder
+before its first expansion (``checks/*.sh``: ``checks/``), or, when its
+first name is already expanded, every path of that shape
+(``"$(git rev-parse --show-toplevel)/tools/clean.sh"``: every
+``tools/clean.sh``). A word that is an expansion and nothing else
+(``"$f"``) names nothing that can be located and protects nothing.
 
 When git cannot answer (it is missing, fails on a malformed configuration,
 or takes longer than :data:`_TIMEOUT`) inside a repository, the answer
@@ -106,15 +113,19 @@ class GitAreas(NamedTuple):
         problem: why git could not be asked (it is missing, failed or took
             too long), or None: when set, ``paths`` is incomplete and the
             caller must fail closed.
+        patterns: absolute :mod:`fnmatch` patterns (``*`` also spans
+            ``/``) of the paths a command's expanded or globbed words may
+            name: a path matching one, or below one that does, is protected.
 
     """
 
     paths: tuple[str, ...]
     problem: str | None = None
+    patterns: tuple[str, ...] = ()
 
 
 # folder -> (the files the answer came from, their signature, the areas)
-_cache: dict[str, tuple[tuple[str, ...], tuple[object, ...], tuple[str, ...]]] = {}
+_cache: dict[str, tuple[tuple[str, ...], tuple[object, ...], GitAreas]] = {}
 
 
 class _GitFailed(Exception):
@@ -249,13 +260,18 @@ def _words(command: str) -> list[str]:
     return out
 
 
-def _command_paths(command: str, bases: list[str]) -> list[str]:
+def _command_paths(command: str, bases: list[str]) -> tuple[list[str], list[str]]:
     """The paths a command may run or read: each word against each base.
 
     A command is shell code judged without running it, so every word counts
     (``python3 conv.py`` runs ``conv.py``; a word that names no file yet may
     be created), resolved against every folder git may run it in, and
     against the folder each ``cd X`` moves to (X itself is not protected).
+
+    Returns:
+        The paths, and the patterns (:func:`_expansion_patterns`) of the
+        words the shell would expand.
+
     """
     words = _words(command)
     roots = list(bases)
@@ -264,13 +280,75 @@ def _command_paths(command: str, bases: list[str]) -> list[str]:
         if before in _CHDIR:
             folders.add(after)
             roots += [os.path.join(b, after) for b in bases]
-    paths = (
+    paths = [
         os.path.join(base, word)
         for word in words
         if word not in _CHDIR and word not in folders
         for base in roots
-    )
-    return list(dict.fromkeys(paths))
+    ]
+    patterns: list[str] = []
+    for folder, pattern, anywhere in _expansion_patterns(command):
+        if folder:
+            paths += [os.path.join(base, folder) for base in roots]
+        else:
+            patterns += [pattern] if anywhere else [os.path.join(b, pattern) for b in roots]
+    return list(dict.fromkeys(paths)), list(dict.fromkeys(patterns))
+
+
+# What the shell replaces in a word before running it: the output of
+# $(...) and `...` (the command inside is judged word by word, _words),
+# parameters ($X, ${X}, $1, $@...), ~+ and ~- ($PWD, $OLDPWD) and brace
+# expansion ({a,b}, {1..3}).
+_SUBSTITUTION = re.compile(r"\$\([^()]*\)|`[^`]*`")
+_EXPANSION = re.compile(
+    r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?$!-]|(?<![^\s=:])~[+-]"
+    r"|\{[^\s{}]*(?:,|\.\.)[^\s{}]*\}"
+)
+_MAX_NESTING = 8
+_MARK = "\0"  # an expansion, in a word being turned into a pattern
+_GLOB_CHARS = re.compile(r"[*?\[]")
+# Between the words of a command once expansions are marked: blanks, shell
+# syntax, quotes, the start of a command substitution, "=" and ":".
+_PATTERN_SPLIT = re.compile(r"[\s;&|<>'\"\\=:,(]+|\$\(")
+# A pattern must keep a name: "$X" or "$f/*" alone names nothing to locate.
+_LITERAL = re.compile(r"[^*?\[\]/.\0-]")
+
+
+def _expansion_patterns(command: str) -> list[tuple[str, str, bool]]:
+    """The words of ``command`` the shell expands or globs, as areas to protect.
+
+    Such a word names no one path: what it expands to is unknown until it
+    runs. Each gives either a folder (relative to a base): the literal
+    folders before the first expansion or wildcard (``tools/$X.sh``,
+    ``checks/*.sh``: the whole folder); or, when the first name is already
+    expanded, a pattern (:mod:`fnmatch`, ``*`` also spanning ``/``): a
+    leading expansion's pattern matches anywhere (``$(git rev-parse
+    --show-toplevel)/tools/clean.sh`` is ``*/tools/clean.sh``), another is
+    relative to a base (``*.sh``). A word with no name of its own (``"$f"``,
+    ``$X/*``) names nothing that can be located and gives nothing.
+
+    Returns:
+        ``(folder, "", False)`` or ``("", pattern, anywhere)`` for each word.
+
+    """
+    marked = command
+    for _ in range(_MAX_NESTING):  # innermost substitutions first
+        marked, count = _SUBSTITUTION.subn(_MARK, marked)
+        if not count:
+            break
+    marked = _EXPANSION.sub(_MARK, marked)
+    out: list[tuple[str, str, bool]] = []
+    for word in _PATTERN_SPLIT.split(marked):
+        first = next((m.start() for m in re.finditer(f"{_MARK}|[*?[]", word)), None)
+        if first is None or not _LITERAL.search(word):
+            continue
+        folder = os.path.expanduser(word[:first].rpartition("/")[0])
+        if folder.strip("/."):
+            out.append((folder, "", False))
+        else:
+            pattern = re.sub(f"{_MARK}+", "*", word)
+            out.append(("", pattern, word.startswith(_MARK)))
+    return out
 
 
 def git_config_areas(directory: str, repository: bool = True) -> GitAreas:
@@ -291,22 +369,23 @@ def git_config_areas(directory: str, repository: bool = True) -> GitAreas:
     """
     cached = _cache.get(directory)
     if cached is not None and _signature(cached[0]) == cached[1]:
-        return GitAreas(cached[2])
+        return cached[2]
     try:
-        areas, deps = _ask_git(directory, repository)
+        areas, deps, patterns = _ask_git(directory, repository)
     except _GitFailed as exc:
         # Outside every repository git's configuration runs nothing here, nor
         # behind a ``.git`` file git refuses (no git command works there).
         dead = exc.refused and _dead_gitfile(directory)
         return GitAreas((), str(exc) if repository and not dead else None)
-    _cache[directory] = (deps, _signature(deps), areas)
-    return GitAreas(areas)
+    answer = GitAreas(areas, patterns=patterns)
+    _cache[directory] = (deps, _signature(deps), answer)
+    return answer
 
 
 def _ask_git(
     directory: str, repository: bool, others: bool = True
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Ask git; return the areas and the files whose change must ask again.
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """Ask git; return the areas, the files whose change must ask again, the patterns.
 
     With ``others``, the repository's other worktrees are asked too, where
     they are (even outside the workspace): a worktree's own configuration
@@ -348,6 +427,7 @@ def _ask_git(
     top = lines[3] if len(lines) > 3 and os.path.isabs(lines[3]) else None
     found: list[str] = list(git_dirs)
     folders: list[str] = []
+    patterns: list[str] = []
     if top is not None:
         deps.append(os.path.join(top, ".git"))
     for git_dir in git_dirs:
@@ -374,7 +454,9 @@ def _ask_git(
             # Also the configuration file's folder: a relative word there is
             # what the user meant when writing it.
             places = bases + ([os.path.dirname(origin)] if origin else [])
-            found += _command_paths(command.removeprefix("!"), places)
+            named, expanded = _command_paths(command.removeprefix("!"), places)
+            found += named
+            patterns += expanded
     areas = [os.path.realpath(p) for p in found if os.path.isabs(p)]
     for folder in (os.path.realpath(h) for h in folders if os.path.isabs(h)):
         if _holds(folder, directory):
@@ -389,10 +471,11 @@ def _ask_git(
         deps.append(os.path.join(git_dirs[1], "worktrees"))  # a worktree added or removed
         for worktree in _worktrees(directory):
             if worktree not in (top, directory) and os.path.isdir(worktree):
-                more, more_deps = _ask_git(worktree, True, others=False)
+                more, more_deps, more_patterns = _ask_git(worktree, True, others=False)
                 kept += more
                 deps += more_deps
-    return tuple(dict.fromkeys(kept)), tuple(dict.fromkeys(deps))
+                patterns += more_patterns
+    return tuple(dict.fromkeys(kept)), tuple(dict.fromkeys(deps)), tuple(dict.fromkeys(patterns))
 
 
 def _dead_gitfile(directory: str) -> bool:

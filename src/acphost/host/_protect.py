@@ -79,6 +79,7 @@ its ``path`` glob spells the area out literally before any wildcard
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 import os
 import re
@@ -110,6 +111,14 @@ def _unreadable(root: str, repo: str, problem: str) -> None:
 
 
 _GLOB = "*?["
+
+
+def _and_above(path: str) -> list[str]:
+    """``path`` and every folder above it."""
+    out = [path]
+    while os.path.dirname(out[-1]) != out[-1]:
+        out.append(os.path.dirname(out[-1]))
+    return out
 
 
 def _within(path: str, area: str) -> bool:
@@ -332,6 +341,34 @@ class ProtectedPaths:
                     continue  # the whole workspace cannot be an area (see _gitconfig)
                 if _within(path, area) or _within(folded, _fold_path(area)):
                     return area
+            for pattern in answer.patterns:
+                matched = self._pattern_area(path, folded, pattern)
+                if matched is not None:
+                    return matched
+        return None
+
+    def _pattern_area(self, path: str, folded: str, pattern: str) -> str | None:
+        """The shortest of ``path`` and the folders above it that ``pattern`` matches.
+
+        A pattern matching a workspace root or a folder above one is
+        skipped: the whole workspace cannot be an area (see _gitconfig).
+        """
+        folded_pattern = _fold_path(pattern)
+
+        def matches(candidate: str, folded_candidate: str) -> bool:
+            return fnmatch.fnmatchcase(candidate, pattern) or fnmatch.fnmatchcase(
+                folded_candidate, folded_pattern
+            )
+
+        if any(
+            matches(above, _fold_path(above)) for root in self._roots for above in _and_above(root)
+        ):
+            return None
+        parts = path.split("/")
+        folded_parts = folded.split("/")
+        for end in range(2, len(parts) + 1):
+            if matches("/".join(parts[:end]), "/".join(folded_parts[:end])):
+                return "/".join(parts[:end])
         return None
 
     def output_area(self, path: str) -> str | None:
