@@ -95,3 +95,37 @@ def test_a_substituted_filter_never_runs_the_agent_s_script(tmp_path):
     assert [denied(a) for a in answers] == [True], answers
     subprocess.run(["git", "-C", str(ws), "add", "a.c"], capture_output=True, check=False)
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("value", "target"),
+    [
+        ("rebase -x 'sh tools/check.sh'", "tools/check.sh"),
+        ("difftool -y -x tools/d.sh", "tools/d.sh"),
+        ("grep -Otools/open.sh", "tools/open.sh"),
+        ("bisect run ./bisect.sh", "bisect.sh"),
+        ("submodule foreach sh fe.sh", "fe.sh"),
+    ],
+)
+def test_an_alias_without_a_bang_that_runs_a_program_protects_it(tmp_path, value, target):
+    ws = repo(tmp_path / "ws")
+    git(ws, "config", "alias.x", value)
+    answers = run_hostile(tmp_path, ws, [write(f"$CWD/{target}"), write("$CWD/tools/n.txt")],
+                          "--yolo")  # fmt: skip
+    assert [denied(a) for a in answers] == [True, False], answers
+
+
+def test_a_difftool_alias_never_runs_the_agent_s_program(tmp_path):
+    """The reviewer's run: ``alias.dt = difftool -y -x tools/d.sh`` on the user's ``git dt``."""
+    ws = repo(tmp_path / "ws")
+    marker = tmp_path / "PWNED"
+    git(ws, "config", "alias.dt", "difftool -y -x 'sh tools/d.sh'")
+    (ws / "a").write_text("1\n")
+    git(ws, "add", "a")
+    git(ws, "commit", "-q", "-m", "one")
+    (ws / "a").write_text("2\n")
+    answers = run_hostile(tmp_path, ws, [write("$CWD/tools/d.sh", f"touch {marker}\n")],
+                          "--yolo")  # fmt: skip
+    assert [denied(a) for a in answers] == [True], answers
+    subprocess.run(["git", "-C", str(ws), "dt"], capture_output=True, check=False, timeout=30)
+    assert not marker.exists()

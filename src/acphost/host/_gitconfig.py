@@ -69,8 +69,11 @@ _BOOLEAN = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
 # (git-config(1), git-archive(1), git-interpret-trailers(1),
 # git-send-email(1)): every word of the value is taken for a path (see
 # _path_words). ``core.fsmonitor`` and ``pager.<cmd>`` may also be
-# booleans; ``alias.*`` and ``submodule.<name>.update`` are commands only
-# with a leading ``!``; URLs only with the ``ext::`` transport (a command).
+# booleans; ``submodule.<name>.update`` is a command only with a leading
+# ``!``; URLs only with the ``ext::`` transport (a command). Every alias is
+# one: without ``!`` it is a git command line, and git commands run
+# programs their arguments name (``rebase -x``, ``difftool -x``, ``grep
+# -O``, ``bisect run``, ``submodule foreach``).
 _COMMAND_KEY = re.compile(
     r"core\.(?:fsmonitor|pager|editor|sshcommand|askpass|gitproxy|alternaterefscommand)"
     r"|sequence\.editor|diff\.external|interactive\.difffilter"
@@ -220,8 +223,8 @@ def _command(key: str, value: str) -> str | None:
         return None
     if (lower == "core.fsmonitor" or lower.startswith("pager.")) and value.lower() in _BOOLEAN:
         return None  # the built-in daemon; the pager on or off
-    if lower.startswith("alias.") or (lower.startswith("submodule.") and lower.endswith(".update")):
-        # An alias or an update mode without "!" is git's own words, no program.
+    if lower.startswith("submodule.") and lower.endswith(".update"):
+        # An update mode without "!" is git's own word (checkout, rebase...).
         return value if value.startswith("!") else None
     if lower.endswith("url"):  # remote.<name>.url and .pushurl, submodule.<name>.url
         return value if value.lower().startswith("ext::") else None
