@@ -9,10 +9,13 @@ bound, includes whose condition is not met yet, git-lfs's commands. Real
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 
 import pytest
 
+from acphost.host import ProtectedPaths
 from tests.host.test_host_git_config import git, repo, write
 from tests.host.test_host_hostile_review import denied, run_hostile
 
@@ -129,3 +132,65 @@ def test_a_difftool_alias_never_runs_the_agent_s_program(tmp_path):
     assert [denied(a) for a in answers] == [True], answers
     subprocess.run(["git", "-C", str(ws), "dt"], capture_output=True, check=False, timeout=30)
     assert not marker.exists()
+
+
+def test_shallow_repositories_are_found_before_a_deep_tree_uses_the_bound(tmp_path, monkeypatch):
+    """Ten projects beside ten trees each larger than the bound: the walk is breadth
+    first, so every project's configuration is read whatever order the folders list in."""
+    from acphost.host import _gitrepos
+
+    ws = tmp_path / "ws"
+    for n in range(10):
+        for k in range(30):
+            (ws / f"big{n}" / f"p{k}").mkdir(parents=True)
+        app = repo(ws / f"app{n}")
+        git(app, "config", "core.hooksPath", f"../hooks{n}")
+    monkeypatch.setattr(_gitrepos, "_MAX_FOLDERS", 25)
+    monkeypatch.setattr(_gitrepos, "_walks", {})
+    real = os.path.realpath(ws)
+    protect = ProtectedPaths([real])
+    for n in range(10):
+        assert protect.area(f"{real}/hooks{n}/pre-commit") == f"{real}/hooks{n}"
+
+
+def test_past_the_bound_the_folders_not_walked_are_refused(tmp_path, monkeypatch, caplog):
+    """A repository may hide in a folder the walk never reached: writes there are
+    refused, said once with the way out; the folders walked stay writable."""
+    from acphost.host import _gitrepos
+
+    ws = repo(tmp_path / "ws")
+    for k in range(30):
+        (ws / "node_modules" / f"p{k}" / "lib").mkdir(parents=True)
+    monkeypatch.setattr(_gitrepos, "_MAX_FOLDERS", 10)
+    monkeypatch.setattr(_gitrepos, "_walks", {})
+    real = os.path.realpath(ws)
+    protect = ProtectedPaths([real])
+    with caplog.at_level("WARNING", "acphost.host.protect"):
+        assert protect.area(f"{real}/node_modules/p3/lib/index.js") is not None
+        assert protect.area(f"{real}/node_modules/p7/lib/index.js") is not None
+        assert protect.area(f"{real}/main.py") is None
+    said = [r.getMessage() for r in caplog.records if "more than 10 folders" in r.getMessage()]
+    assert len(said) == 1 and "a rule naming the folder" in said[0], said
+    # Room again (the big tree is gone): the rest is walked and writable.
+    shutil.rmtree(ws / "node_modules")
+    (ws / "lib").mkdir()
+    assert protect.area(f"{real}/lib/index.js") is None
+
+
+def test_a_repository_beside_a_large_node_modules_is_asked(tmp_path):
+    """The reviewer's case, in a real run past the real bound: a project listed beside a
+    ``node_modules`` of more folders than the walk takes still has its hooks protected,
+    the sources stay writable and a write deep in the unwalked tree is refused."""
+    ws = repo(tmp_path / "ws")
+    modules = ws / "node_modules"
+    for k in range(20_100):
+        os.makedirs(modules / f"p{k}")
+    (modules / "p1" / "lib").mkdir()
+    app = repo(ws / "zapp")
+    git(app, "config", "core.hooksPath", "../hooks")
+    answers = run_hostile(tmp_path, ws, [
+        write("$CWD/hooks/pre-commit"),
+        write("$CWD/src/main.py", "print()\n"),
+        write("$CWD/node_modules/p1/lib/index.js", "x"),
+    ], "--yolo")  # fmt: skip
+    assert [denied(a) for a in answers] == [True, False, True], answers

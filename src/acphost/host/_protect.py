@@ -328,8 +328,8 @@ class ProtectedPaths:
             for directory in (os.path.join(root, *parts[:i]) for i in range(1, len(parts)))
             if os.path.lexists(os.path.join(directory, ".git"))
         ]
-        found = repositories(root, _has_git_head)
-        for repo in dict.fromkeys([root, *found, *on_the_way]):
+        survey = repositories(root, _has_git_head)
+        for repo in dict.fromkeys([root, *survey.repositories, *on_the_way]):
             answer = git_config_areas(repo, repository=repo != root or _in_repository(root))
             if answer.problem is not None:
                 # Its configuration may name any path of the workspace
@@ -345,6 +345,12 @@ class ProtectedPaths:
                 matched = self._pattern_area(path, folded, pattern)
                 if matched is not None:
                     return matched
+        # Past the walk's bound (said once, :mod:`._gitrepos`): a repository
+        # may hide in a folder not walked, naming any path of it.
+        for index in range(1, len(parts) + 1):
+            directory = os.path.join(root, *parts[:index])
+            if directory in survey.unwalked:
+                return directory
         return None
 
     def _pattern_area(self, path: str, folded: str, pattern: str) -> str | None:
