@@ -194,3 +194,30 @@ def test_a_repository_beside_a_large_node_modules_is_asked(tmp_path):
         write("$CWD/node_modules/p1/lib/index.js", "x"),
     ], "--yolo")  # fmt: skip
     assert [denied(a) for a in answers] == [True, False, True], answers
+
+
+def test_an_inactive_conditional_include_protects_what_it_names(tmp_path):
+    """``includeIf.onbranch:release.path`` names the hooks only on branch ``release``;
+    they are protected before the switch, through nested includes and a cycle, and the
+    user's commit on ``release`` runs nothing of the agent's."""
+    ws = repo(tmp_path / "ws")
+    git(ws, "commit", "-q", "--allow-empty", "-m", "one")
+    gitdir = ws / ".git"
+    (gitdir / "release.inc").write_text(
+        "[core]\n\thooksPath = .relhooks\n[include]\n\tpath = more.inc\n"
+    )
+    (gitdir / "more.inc").write_text(
+        '[alias]\n\tm = !sh more.sh\n[includeIf "onbranch:nope"]\n\tpath = release.inc\n'
+    )
+    git(ws, "config", "includeIf.onbranch:release.path", "release.inc")
+    (ws / ".relhooks").mkdir()
+    marker = tmp_path / "PWNED"
+    answers = run_hostile(tmp_path, ws, [
+        write("$CWD/.relhooks/pre-commit", f"#!/bin/sh\ntouch {marker}\n"),
+        write("$CWD/more.sh"),
+        write("$CWD/notes.txt", "x"),
+    ], "--yolo")  # fmt: skip
+    assert [denied(a) for a in answers] == [True, True, False], answers
+    git(ws, "checkout", "-q", "-b", "release")
+    git(ws, "commit", "-q", "--allow-empty", "-m", "user's commit")
+    assert not marker.exists()

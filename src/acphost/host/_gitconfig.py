@@ -12,8 +12,10 @@ or not yet: the agent could create it), and a ``.git`` file (``gitdir:
 …``, worktrees and submodules) puts the git directory anywhere. These are
 read from git's own answer, never parsed by hand: ``git config
 --show-origin --list`` (every scope, includes followed, each entry with the
-file it came from) and ``git rev-parse`` (the git directories, the top of
-the working tree), run with the host's environment, bounded in time, with
+file it came from; every include target is also read on its own, ``git
+config -f``, whatever its condition: a branch switch makes it active)
+and ``git rev-parse`` (the git directories, the top of the working
+tree), run with the host's environment, bounded in time, with
 ``core.fsmonitor`` off. Neither command runs a hook or a configured
 program.
 
@@ -92,6 +94,10 @@ _COMMAND_KEY = re.compile(
 # folder whose ``hooks/`` every ``git init`` and ``git clone`` copies.
 _FOLDER_KEY = frozenset({"core.hookspath", "init.templatedir"})
 _INCLUDE_KEY = re.compile(r"include\.path|includeif\..+\.path")
+# Include targets read whatever their condition (_included): git's own
+# nesting limit (config.c: MAX_INCLUDE_DEPTH), and a bound on their number.
+_MAX_INCLUDE_DEPTH = 10
+_MAX_INCLUDES = 64
 # url.<base>.insteadOf: the base replaces the URL, and an ext:: base is a command.
 _URL_BASE = re.compile(r"url\.(.+)\.(?:insteadof|pushinsteadof)")
 
@@ -438,7 +444,10 @@ def _ask_git(
     # Where git resolves a relative path: hooks and commands run at the top of
     # the working tree (in a bare repository, its git directory).
     bases = [b for b in (top, *git_dirs[:1], directory) if b]
-    for where, key, value in _entries(listing):
+    entries = [(where, key, value, 0) for where, key, value in _entries(listing)]
+    read: set[str] = set()
+    while entries:
+        where, key, value, depth = entries.pop(0)
         origin = os.path.join(bases[0], where) if where else ""
         if origin:
             found.append(origin)
@@ -451,6 +460,9 @@ def _ask_git(
                 target = os.path.join(os.path.dirname(origin), target)
             found.append(target)
             deps.append(target)
+            if depth < _MAX_INCLUDE_DEPTH and len(read) < _MAX_INCLUDES and target not in read:
+                read.add(target)
+                entries += [(*e, depth + 1) for e in _included(directory, target)]
         elif lower in _FOLDER_KEY and value:
             folders += [os.path.join(b, os.path.expanduser(value)) for b in bases]
         elif command is not None:
@@ -479,6 +491,29 @@ def _ask_git(
                 deps += more_deps
                 patterns += more_patterns
     return tuple(dict.fromkeys(kept)), tuple(dict.fromkeys(deps)), tuple(dict.fromkeys(patterns))
+
+
+def _included(directory: str, target: str) -> list[tuple[str, str, str]]:
+    """The entries of an include target, read whatever its condition.
+
+    ``git config --list`` follows only the includes active now; an
+    ``includeIf.onbranch:release.path`` becomes active when the user
+    switches branch, so what it names is protected now. Its own includes
+    are followed by the caller (not by git: the condition does not matter).
+    A target that is no file, or that git cannot read (git would stop
+    there too, running nothing), gives nothing; git too slow fails.
+    """
+    if not os.path.isabs(target) or not os.path.isfile(target):
+        return []
+    try:
+        listing = _git(
+            directory, "config", "-z", "--show-origin", "--no-includes", "-f", target, "--list"
+        )
+    except _GitFailed as exc:
+        if exc.refused:
+            return []
+        raise
+    return _entries(listing)
 
 
 def _dead_gitfile(directory: str) -> bool:
