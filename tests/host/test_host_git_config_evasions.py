@@ -221,3 +221,19 @@ def test_an_inactive_conditional_include_protects_what_it_names(tmp_path):
     git(ws, "checkout", "-q", "-b", "release")
     git(ws, "commit", "-q", "--allow-empty", "-m", "user's commit")
     assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "target"),
+    [
+        ("lfs.customtransfer.mine.path", "tools/transfer.sh", "tools/transfer.sh"),
+        ("lfs.extension.foo.clean", "sh lfs-clean.sh %f", "lfs-clean.sh"),
+        ("lfs.extension.foo.smudge", "./lfs-smudge %f", "lfs-smudge"),
+    ],
+)
+def test_git_lfs_commands_are_protected(tmp_path, key, value, target):
+    ws = repo(tmp_path / "ws")
+    git(ws, "config", key, value)
+    answers = run_hostile(tmp_path, ws, [write(f"$CWD/{target}"), write("$CWD/lfs-notes.txt")],
+                          "--yolo")  # fmt: skip
+    assert [denied(a) for a in answers] == [True, False], answers

@@ -69,8 +69,8 @@ _GITFILE_BYTES = 4096
 _BOOLEAN = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
 # Keys whose value is a command git runs, or the path of a program it runs
 # (git-config(1), git-archive(1), git-interpret-trailers(1),
-# git-send-email(1)): every word of the value is taken for a path (see
-# _path_words). ``core.fsmonitor`` and ``pager.<cmd>`` may also be
+# git-send-email(1), git-lfs-config(5)): every word of the value is taken
+# for a path (see _command_paths). ``core.fsmonitor`` and ``pager.<cmd>`` may also be
 # booleans; ``submodule.<name>.update`` is a command only with a leading
 # ``!``; URLs only with the ``ext::`` transport (a command). Every alias is
 # one: without ``!`` it is a git command line, and git commands run
@@ -89,6 +89,8 @@ _COMMAND_KEY = re.compile(
     r"|remote\..+\.(?:uploadpack|receivepack|url|pushurl)|submodule\..+\.(?:update|url)"
     r"|web\.browser|man\.viewer|help\.browser|instaweb\.(?:httpd|browser|modulepath)"
     r"|imap\.tunnel|uploadpack\.packobjectshook"
+    # git-lfs (git-lfs-config(5)): a custom transfer agent, an extension's filters.
+    r"|lfs\.customtransfer\..+\.path|lfs\.extension\..+\.(?:clean|smudge)"
 )
 # Keys naming a folder whose content git runs: the hooks, and the template
 # folder whose ``hooks/`` every ``git init`` and ``git clone`` copies.
