@@ -237,3 +237,14 @@ def test_git_lfs_commands_are_protected(tmp_path, key, value, target):
     answers = run_hostile(tmp_path, ws, [write(f"$CWD/{target}"), write("$CWD/lfs-notes.txt")],
                           "--yolo")  # fmt: skip
     assert [denied(a) for a in answers] == [True, False], answers
+
+
+def test_an_alias_s_git_subcommand_is_no_path(tmp_path):
+    """``alias.d = diff``: a folder named ``diff`` stays writable; the program a global
+    option names (``-c core.pager=./p.sh``) does not."""
+    ws = repo(tmp_path / "ws")
+    git(ws, "config", "alias.d", "diff --stat")
+    git(ws, "config", "alias.p", "-c core.pager=./p.sh log")
+    answers = run_hostile(tmp_path, ws, [write("$CWD/diff/x.txt", "x"), write("$CWD/p.sh")],
+                          "--yolo")  # fmt: skip
+    assert [denied(a) for a in answers] == [False, True], answers

@@ -234,6 +234,11 @@ def _command(key: str, value: str) -> str | None:
     if lower.startswith("submodule.") and lower.endswith(".update"):
         # An update mode without "!" is git's own word (checkout, rebase...).
         return value if value.startswith("!") else None
+    if lower.startswith("alias.") and not value.startswith("!"):
+        # A git command line: its subcommand (``log``, ``diff``) is no path,
+        # only the rest may name a program (``rebase -x ./check.sh``).
+        first, _, rest = value.strip().partition(" ")
+        return value if first.startswith("-") else rest
     if lower.endswith("url"):  # remote.<name>.url and .pushurl, submodule.<name>.url
         return value if value.lower().startswith("ext::") else None
     return value
