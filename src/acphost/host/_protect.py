@@ -37,15 +37,23 @@ folder ``core.hooksPath`` names (``.githooks``: its ``pre-commit`` runs on
 the user's next commit; ``app``'s ``../shared-hooks`` protects the
 workspace's ``shared-hooks``), the template folder ``init.templateDir``,
 every word of the keys that hold a command or a program
-(``core.fsmonitor = ./fsmon.sh``, ``diff.x.textconv = python3 conv.py``),
-every configuration file read and every ``include.path`` / ``includeIf``
-target (created or not), and the git directories a ``.git`` file points to
-(worktrees, submodules). The answer follows changes made during a run.
+(``core.fsmonitor = ./fsmon.sh``, ``diff.x.textconv = python3 conv.py``,
+every alias), and for a word the shell expands or globs, the folder or the
+shape of path it may become (``checks/*.sh``: ``checks/``;
+``$(git rev-parse --show-toplevel)/tools/clean.sh``: every
+``tools/clean.sh``), every configuration file read and every
+``include.path`` / ``includeIf`` target (created or not, its own names
+protected whatever its condition), and the git directories a ``.git`` file
+points to (worktrees, submodules). The answer follows changes made during a
+run. A repository owned by another user is read all the same (git's
+``safe.directory`` refusal is lifted for these queries, which run nothing).
 When git cannot be asked about a repository of the workspace (git missing,
-failing on a malformed configuration or a broken ``.git`` file, too slow),
-every write in that workspace root is refused, said once on stderr: where
-its configuration points (``../shared-hooks``) is unknown, so no write in
-the workspace is known safe.
+failing on a malformed configuration, an unsupported format or a broken
+``.git`` file, too slow), every write in that workspace root is refused,
+said once on stderr: where its configuration points (``../shared-hooks``)
+is unknown, so no write in the workspace is known safe. Past the walk's
+bound, writes in the folders it did not reach are refused the same way
+(a repository may hide there), said once.
 
 In a workspace root that holds them (the agent working in the home
 directory): the user's files that the next ``git status`` or login shell
