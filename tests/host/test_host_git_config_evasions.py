@@ -37,6 +37,21 @@ def test_a_repository_owned_by_another_user_still_protects_what_it_names(tmp_pat
     assert not marker.exists()
 
 
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root")
+def test_a_repository_chowned_to_another_user_still_protects_what_it_names(tmp_path):
+    """The reviewer's run: acphost as root, the repository owned by ``nobody``."""
+    import pwd
+
+    ws = repo(tmp_path / "ws")
+    git(ws, "config", "core.fsmonitor", "sh tools/fsm.sh")
+    nobody = pwd.getpwnam("nobody")
+    for folder, subs, files in os.walk(ws):
+        for name in [folder, *(os.path.join(folder, n) for n in subs + files)]:
+            os.lchown(name, nobody.pw_uid, nobody.pw_gid)
+    answers = run_hostile(tmp_path, ws, [write("$CWD/tools/fsm.sh")], "--yolo")
+    assert [denied(a) for a in answers] == [True], answers
+
+
 def test_a_repository_git_refuses_for_another_reason_fails_closed(tmp_path):
     """An unsupported repository format is no "not a repository": every write of the
     workspace is refused (its configuration is unknown)."""
