@@ -13,10 +13,20 @@ it, so each later call only stats the folders it knows and lists again
 those that changed (a ``git init``, ``git clone`` or ``git worktree add``
 run by a command since). Nothing inside a git directory is walked, and
 symbolic links are not followed (a write through one is judged at its
-real path). The walk is bounded (:data:`_MAX_FOLDERS`); a root with more
-folders is searched up to the bound and reported once, and the
-repositories on the way down to a written path are still asked
-(:mod:`._protect`).
+real path).
+
+The walk is bounded (:data:`_MAX_FOLDERS`) and breadth first, so the
+shallow repositories (the root's, its projects', their submodules) are
+found before a deep tree (a ``node_modules`` of 30,000 folders) uses the
+bound up. Past the bound it fails closed: the folders not walked are
+reported (:attr:`Survey.unwalked`) and :mod:`._protect` refuses writes in
+them (a repository may hide there, whose configuration names any path),
+said once with the way out: a rule naming the folder. The trade-off: in a
+tree that large, writes deep in it (inside ``node_modules``, say) need
+that rule, while those in the folders walked (the sources) do not; a
+command the agent runs (``npm install``) is not a write and is not
+affected. The repositories on the way down to a written path are still
+asked.
 """
 
 from __future__ import annotations
@@ -24,9 +34,11 @@ from __future__ import annotations
 import logging
 import os
 import stat
+from collections import deque
 from collections.abc import Callable
+from typing import NamedTuple
 
-__all__ = ["repositories"]
+__all__ = ["Survey", "repositories"]
 
 _log = logging.getLogger("acphost.host.protect")
 
@@ -38,30 +50,37 @@ _MAX_FOLDERS = 20_000
 class _Walk:
     """The folders of one root, their signatures and the repositories among them."""
 
-    __slots__ = ("folders", "full", "is_bare", "root")
+    __slots__ = ("folders", "full", "is_bare", "root", "unwalked")
 
     def __init__(self, root: str, is_bare: Callable[[str], bool]) -> None:
         self.root = root
         self.is_bare = is_bare
         # folder -> (signature, its subfolders, whether it is a repository)
         self.folders: dict[str, tuple[tuple[int, int], tuple[str, ...], bool]] = {}
+        # Folders seen in a walked one but not walked themselves (the bound).
+        self.unwalked: set[str] = set()
         self.full = False
         self._visit([root])
 
-    def _visit(self, pending: list[str]) -> None:
+    def _visit(self, start: list[str]) -> None:
+        pending = deque(start)  # breadth first: the shallow repositories first
         while pending:
-            folder = pending.pop()
+            folder = pending.popleft()
             if len(self.folders) >= _MAX_FOLDERS:
+                self.unwalked.add(folder)
+                self.unwalked.update(pending)
                 if not self.full:
                     self.full = True
                     _log.warning(
-                        "%s holds more than %d folders: git repositories past them are "
-                        "not searched for configuration (those on the way to a written "
-                        "path still are)",
+                        "%s holds more than %d folders: writes in those not searched for "
+                        "git repositories (such as %s) are refused (a repository there may "
+                        "name any path); allow them with a rule naming the folder",
                         self.root,
                         _MAX_FOLDERS,
+                        folder,
                     )
                 return
+            self.unwalked.discard(folder)
             scanned = self._scan(folder)
             if scanned is None:
                 continue
@@ -109,9 +128,12 @@ class _Walk:
             for old in gone:
                 for known in [k for k in self.folders if k == old or k.startswith(old + "/")]:
                     del self.folders[known]
+                self.unwalked -= {k for k in self.unwalked if k == old or k.startswith(old + "/")}
             if scanned is not None:
                 self.folders[folder] = scanned
                 self._visit([s for s in scanned[1] if s not in self.folders])
+        if self.unwalked and len(self.folders) < _MAX_FOLDERS:
+            self._visit(sorted(self.unwalked))  # room again (folders removed)
 
     def found(self) -> tuple[str, ...]:
         return tuple(sorted(f for f, (_, _, repo) in self.folders.items() if repo))
@@ -120,7 +142,22 @@ class _Walk:
 _walks: dict[str, _Walk] = {}
 
 
-def repositories(root: str, is_bare: Callable[[str], bool]) -> tuple[str, ...]:
+class Survey(NamedTuple):
+    """What the walk of a workspace root knows.
+
+    Attributes:
+        repositories: canonical paths, sorted: folders holding a ``.git``,
+            and bare repositories.
+        unwalked: the folders past the walk's bound, not searched (anything
+            below them is unknown).
+
+    """
+
+    repositories: tuple[str, ...]
+    unwalked: frozenset[str] = frozenset()
+
+
+def repositories(root: str, is_bare: Callable[[str], bool]) -> Survey:
     """The folders inside ``root`` (itself included) that are git repositories.
 
     Args:
@@ -129,8 +166,7 @@ def repositories(root: str, is_bare: Callable[[str], bool]) -> tuple[str, ...]:
             directory (the one test, :mod:`._protect`'s).
 
     Returns:
-        Canonical paths, sorted: folders holding a ``.git``, and bare
-        repositories.
+        The repositories, and the folders the bound left unwalked.
 
     """
     walk = _walks.get(root)
@@ -138,4 +174,4 @@ def repositories(root: str, is_bare: Callable[[str], bool]) -> tuple[str, ...]:
         walk = _walks[root] = _Walk(root, is_bare)
     else:
         walk.refresh()
-    return walk.found()
+    return Survey(walk.found(), frozenset(walk.unwalked))

@@ -37,15 +37,23 @@ folder ``core.hooksPath`` names (``.githooks``: its ``pre-commit`` runs on
 the user's next commit; ``app``'s ``../shared-hooks`` protects the
 workspace's ``shared-hooks``), the template folder ``init.templateDir``,
 every word of the keys that hold a command or a program
-(``core.fsmonitor = ./fsmon.sh``, ``diff.x.textconv = python3 conv.py``),
-every configuration file read and every ``include.path`` / ``includeIf``
-target (created or not), and the git directories a ``.git`` file points to
-(worktrees, submodules). The answer follows changes made during a run.
+(``core.fsmonitor = ./fsmon.sh``, ``diff.x.textconv = python3 conv.py``,
+every alias), and for a word the shell expands or globs, the folder or the
+shape of path it may become (``checks/*.sh``: ``checks/``;
+``$(git rev-parse --show-toplevel)/tools/clean.sh``: every
+``tools/clean.sh``), every configuration file read and every
+``include.path`` / ``includeIf`` target (created or not, its own names
+protected whatever its condition), and the git directories a ``.git`` file
+points to (worktrees, submodules). The answer follows changes made during a
+run. A repository owned by another user is read all the same (git's
+``safe.directory`` refusal is lifted for these queries, which run nothing).
 When git cannot be asked about a repository of the workspace (git missing,
-failing on a malformed configuration or a broken ``.git`` file, too slow),
-every write in that workspace root is refused, said once on stderr: where
-its configuration points (``../shared-hooks``) is unknown, so no write in
-the workspace is known safe.
+failing on a malformed configuration, an unsupported format or a broken
+``.git`` file, too slow), every write in that workspace root is refused,
+said once on stderr: where its configuration points (``../shared-hooks``)
+is unknown, so no write in the workspace is known safe. Past the walk's
+bound, writes in the folders it did not reach are refused the same way
+(a repository may hide there), said once.
 
 In a workspace root that holds them (the agent working in the home
 directory): the user's files that the next ``git status`` or login shell
@@ -79,6 +87,7 @@ its ``path`` glob spells the area out literally before any wildcard
 
 from __future__ import annotations
 
+import fnmatch
 import logging
 import os
 import re
@@ -110,6 +119,14 @@ def _unreadable(root: str, repo: str, problem: str) -> None:
 
 
 _GLOB = "*?["
+
+
+def _and_above(path: str) -> list[str]:
+    """``path`` and every folder above it."""
+    out = [path]
+    while os.path.dirname(out[-1]) != out[-1]:
+        out.append(os.path.dirname(out[-1]))
+    return out
 
 
 def _within(path: str, area: str) -> bool:
@@ -319,8 +336,8 @@ class ProtectedPaths:
             for directory in (os.path.join(root, *parts[:i]) for i in range(1, len(parts)))
             if os.path.lexists(os.path.join(directory, ".git"))
         ]
-        found = repositories(root, _has_git_head)
-        for repo in dict.fromkeys([root, *found, *on_the_way]):
+        survey = repositories(root, _has_git_head)
+        for repo in dict.fromkeys([root, *survey.repositories, *on_the_way]):
             answer = git_config_areas(repo, repository=repo != root or _in_repository(root))
             if answer.problem is not None:
                 # Its configuration may name any path of the workspace
@@ -332,6 +349,40 @@ class ProtectedPaths:
                     continue  # the whole workspace cannot be an area (see _gitconfig)
                 if _within(path, area) or _within(folded, _fold_path(area)):
                     return area
+            for pattern in answer.patterns:
+                matched = self._pattern_area(path, folded, pattern)
+                if matched is not None:
+                    return matched
+        # Past the walk's bound (said once, :mod:`._gitrepos`): a repository
+        # may hide in a folder not walked, naming any path of it.
+        for index in range(1, len(parts) + 1):
+            directory = os.path.join(root, *parts[:index])
+            if directory in survey.unwalked:
+                return directory
+        return None
+
+    def _pattern_area(self, path: str, folded: str, pattern: str) -> str | None:
+        """The shortest of ``path`` and the folders above it that ``pattern`` matches.
+
+        A pattern matching a workspace root or a folder above one is
+        skipped: the whole workspace cannot be an area (see _gitconfig).
+        """
+        folded_pattern = _fold_path(pattern)
+
+        def matches(candidate: str, folded_candidate: str) -> bool:
+            return fnmatch.fnmatchcase(candidate, pattern) or fnmatch.fnmatchcase(
+                folded_candidate, folded_pattern
+            )
+
+        if any(
+            matches(above, _fold_path(above)) for root in self._roots for above in _and_above(root)
+        ):
+            return None
+        parts = path.split("/")
+        folded_parts = folded.split("/")
+        for end in range(2, len(parts) + 1):
+            if matches("/".join(parts[:end]), "/".join(folded_parts[:end])):
+                return "/".join(parts[:end])
         return None
 
     def output_area(self, path: str) -> str | None:
