@@ -11,6 +11,7 @@ a fixed point instead of hoping a flipping thread wins a race.
 
 from __future__ import annotations
 
+import errno
 import contextlib
 import json
 import os
@@ -311,3 +312,23 @@ def test_the_reader_refuses_what_is_not_a_regular_file_in_one_line(tmp_path):
     with pytest.raises(SettingsError, match=r"settings\.json is a FIFO") as caught:
         settings_for(None, str(tmp_path))  # neither blocks nor reads forever
     assert "\n" not in str(caught.value)
+
+
+def test_a_link_swapped_back_after_the_open_refused_it_is_still_a_link(tmp_path, monkeypatch):
+    """The open found a link (ELOOP) and the file was a copy again when its link was read:
+    it was reported as unreadable (an error naming a usable path), now as a link."""
+    from acphost.config import _project
+
+    (tmp_path / "a").mkdir()
+    target = tmp_path / "a" / "settings.json"
+    target.write_text("{}")
+    (tmp_path / "c" / ".acphost").mkdir(parents=True)
+    (tmp_path / "c" / ".acphost" / "settings.json").symlink_to(target)
+
+    def swapped_back(*args, **kwargs):
+        raise OSError(errno.EINVAL, "Invalid argument")
+
+    monkeypatch.setattr(_project.os, "readlink", swapped_back)
+    found = _project.read_project_file(str(tmp_path / "c"))
+    assert found is not None and found.data is None
+    assert "a symbolic link when it was opened" in str(found.link)

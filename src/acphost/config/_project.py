@@ -83,6 +83,15 @@ def _link(name: str, dir_fd: int | None, shown: str) -> str | None:
         return None
 
 
+def _was_link(name: str, dir_fd: int | None, shown: str) -> str:
+    """What to say of ``name``, which an ``O_NOFOLLOW`` open found to be a link (ELOOP).
+
+    It was a link when it was opened, whatever it is now: swapped back for a
+    plain file since, it is still reported as a link, never as unreadable.
+    """
+    return _link(name, dir_fd, shown) or f"{shown} (a symbolic link when it was opened)"
+
+
 def _open_dir(name: str, dir_fd: int | None, shown: str) -> int | str | None:
     """A folder's descriptor, its link text when it is a link, or None when it is missing."""
     try:
@@ -91,12 +100,11 @@ def _open_dir(name: str, dir_fd: int | None, shown: str) -> int | str | None:
         return None
     except OSError as exc:
         # O_NOFOLLOW on a link: ELOOP (ENOTDIR with O_DIRECTORY on some systems).
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        if exc.errno == errno.ELOOP:
+            return _was_link(name, dir_fd, shown)
+        if exc.errno == errno.ENOTDIR:
             link = _link(name, dir_fd, shown)
-            if link is not None:
-                return link
-            if exc.errno == errno.ENOTDIR:
-                return None  # a plain file named .acphost: no project settings
+            return link  # a link, or a plain file named .acphost: no project settings
         raise InputFileError(f"cannot read the folder {shown}: {exc.strerror}") from None
 
 
@@ -136,9 +144,8 @@ def read_project_file(project: str) -> ProjectFile | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        link = _link("settings.json", folder, str(path)) if exc.errno == errno.ELOOP else None
-        if link is not None:
-            return ProjectFile(path, None, link)
+        if exc.errno == errno.ELOOP:
+            return ProjectFile(path, None, _was_link("settings.json", folder, str(path)))
         raise InputFileError(f"cannot read {_WHAT} {path}: {exc.strerror}") from None
     finally:
         os.close(folder)
