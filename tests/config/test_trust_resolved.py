@@ -11,8 +11,8 @@ a fixed point instead of hoping a flipping thread wins a race.
 
 from __future__ import annotations
 
-import errno
 import contextlib
+import errno
 import json
 import os
 import subprocess
