@@ -88,7 +88,7 @@ def test_every_word_of_a_command_is_a_path(tmp_path, key, value, target, free):
 
 
 def test_an_interpreted_textconv_and_an_alias_never_run_the_agent_s_file(tmp_path):
-    """The reviewer's two runs: ``python3 conv.py`` on ``git diff``, ``./tools/fmt.sh``
+    """Two hostile runs: ``python3 conv.py`` on ``git diff``, ``./tools/fmt.sh``
     inside a function alias on ``git fmt``."""
     ws = repo(tmp_path / "ws")
     marker = tmp_path / "PWNED"

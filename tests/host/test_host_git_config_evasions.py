@@ -39,7 +39,7 @@ def test_a_repository_owned_by_another_user_still_protects_what_it_names(tmp_pat
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="chown needs root")
 def test_a_repository_chowned_to_another_user_still_protects_what_it_names(tmp_path):
-    """The reviewer's run: acphost as root, the repository owned by ``nobody``."""
+    """A hostile run: acphost as root, the repository owned by ``nobody``."""
     import pwd
 
     ws = repo(tmp_path / "ws")
@@ -101,7 +101,7 @@ def test_a_word_that_is_only_an_expansion_names_nothing(tmp_path):
 
 
 def test_a_substituted_filter_never_runs_the_agent_s_script(tmp_path):
-    """The reviewer's run: ``filter.fmt.clean`` through ``$(git rev-parse --show-toplevel)``
+    """A hostile run: ``filter.fmt.clean`` through ``$(git rev-parse --show-toplevel)``
     runs on the user's ``git add``."""
     ws = repo(tmp_path / "ws")
     marker = tmp_path / "PWNED"
@@ -134,7 +134,7 @@ def test_an_alias_without_a_bang_that_runs_a_program_protects_it(tmp_path, value
 
 
 def test_a_difftool_alias_never_runs_the_agent_s_program(tmp_path):
-    """The reviewer's run: ``alias.dt = difftool -y -x tools/d.sh`` on the user's ``git dt``."""
+    """A hostile run: ``alias.dt = difftool -y -x tools/d.sh`` on the user's ``git dt``."""
     ws = repo(tmp_path / "ws")
     marker = tmp_path / "PWNED"
     git(ws, "config", "alias.dt", "difftool -y -x 'sh tools/d.sh'")
@@ -193,7 +193,7 @@ def test_past_the_bound_the_folders_not_walked_are_refused(tmp_path, monkeypatch
 
 
 def test_a_repository_beside_a_large_node_modules_is_asked(tmp_path):
-    """The reviewer's case, in a real run past the real bound: a project listed beside a
+    """In a real run past the real bound: a project listed beside a
     ``node_modules`` of more folders than the walk takes still has its hooks protected,
     the sources stay writable and a write deep in the unwalked tree is refused."""
     ws = repo(tmp_path / "ws")
