@@ -1,0 +1,207 @@
+"""The typed event stream of a client: each fact told once, by the one place that knows it.
+
+A session, the host bridge and the permission broker *emit*; everything that
+wants to know what happened in a session (the history, budgets, audit, the
+renderers, the TUI's session view, the live check) *observes*, by
+subscribing to :attr:`AcpClient.events <acphost.AcpClient.events>`. Nobody
+parses a frame for meaning a second time. Those who need the exact bytes (a
+trace, ``-o jsonl``, a protocol log) still take frames through a tap, which
+sees blocks of lines at once (see ``acphost.rpc``'s taps).
+
+Events are small frozen classes named for what happened (as h11's events
+are). Observers run inline, in the order the facts happened: updates in wire
+order, a turn's start before its first update, its end after its last. An
+observer must be quick and must not raise; one that raises is logged and the
+others still run.
+
+Updates travel as blocks: :class:`UpdatesReceived` carries every update a
+read of the connection held for one session, so a flood of chunks costs an
+observer one call per block, not one per chunk.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .. import schema as s
+    from ..host import PermissionOutcome, PermissionRequest
+    from ._session import Session
+    from ._turn import Turn, TurnResult
+
+__all__ = [
+    "Event",
+    "EventStream",
+    "Observer",
+    "PermissionAsked",
+    "PermissionDecided",
+    "SessionClosed",
+    "SessionOpened",
+    "TerminalExited",
+    "TerminalStarted",
+    "TurnEnded",
+    "TurnStarted",
+    "UpdatesReceived",
+]
+
+logger = logging.getLogger("acphost.events")
+
+#: How a session came to be open on this client.
+OpenedHow = Literal["new", "load", "resume", "fork"]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOpened:
+    """A session was opened (``session/new``, ``load``, ``resume`` or ``fork`` answered)."""
+
+    session: Session
+    how: OpenedHow
+
+
+@dataclass(frozen=True, slots=True)
+class UpdatesReceived:
+    """Updates of one session, in wire order, already applied to its state."""
+
+    session: Session
+    updates: Sequence[s.SessionUpdate]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    """A prompt was sent (``session/prompt``): the turn begins."""
+
+    session: Session
+    turn: Turn
+    prompt: Sequence[s.ContentBlock]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    """A turn ended: its result, or the error it failed with.
+
+    ``host_stop`` says why the host stopped the turn, when it did
+    (``"interrupted"``, ``"budget: ..."``, a face's own reason given to
+    :meth:`Session.cancel <acphost.Session.cancel>`); None when the agent
+    ended it on its own.
+    """
+
+    session: Session
+    turn: Turn
+    prompt: Sequence[s.ContentBlock]
+    result: TurnResult | BaseException
+    host_stop: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionAsked:
+    """The agent asked a permission question (``session/request_permission``)."""
+
+    session_id: str
+    request: PermissionRequest
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionDecided:
+    """The host answered a permission question or mediated an operation.
+
+    ``asked`` is True for the agent's own ``session/request_permission``,
+    False for an operation the host mediated without being asked (a file
+    read or write, a terminal).
+    """
+
+    session_id: str
+    request: PermissionRequest
+    outcome: PermissionOutcome
+    asked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalStarted:
+    """A terminal the agent asked for (``terminal/create``) is running."""
+
+    session_id: str
+    terminal_id: str
+    command: str
+    args: Sequence[str]
+    cwd: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalExited:
+    """A terminal's command ended (or was killed); ``exit_status`` as the schema's."""
+
+    session_id: str
+    terminal_id: str
+    exit_status: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionClosed:
+    """A session was closed (``session/close``, or its client closed)."""
+
+    session: Session
+
+
+#: Every event of the stream.
+Event = (
+    SessionOpened
+    | UpdatesReceived
+    | TurnStarted
+    | TurnEnded
+    | PermissionAsked
+    | PermissionDecided
+    | TerminalStarted
+    | TerminalExited
+    | SessionClosed
+)
+
+#: ``observer(event)``: called inline, in order; quick, and never raising.
+Observer = Callable[[Event], object]
+
+
+class EventStream:
+    """Where a client's events are published and observed.
+
+    Emitters call :meth:`emit`; observers :meth:`subscribe`. With no
+    observer, emitting costs one attribute test (emitters check
+    :attr:`observed` before they build an event on a hot path).
+    """
+
+    __slots__ = ("_observers",)
+
+    def __init__(self) -> None:
+        self._observers: tuple[Observer, ...] = ()
+
+    @property
+    def observed(self) -> bool:
+        """True when at least one observer is subscribed."""
+        return bool(self._observers)
+
+    def subscribe(self, observer: Observer) -> Callable[[], None]:
+        """Call ``observer(event)`` for every event from now on, in order.
+
+        Args:
+            observer: the callable; it runs inline in the connection's reader
+                (or the task that caused the event): keep it quick.
+
+        Returns:
+            A function that unsubscribes it (calling it twice is harmless).
+
+        """
+        self._observers = (*self._observers, observer)
+
+        def unsubscribe() -> None:
+            self._observers = tuple(o for o in self._observers if o is not observer)
+
+        return unsubscribe
+
+    def emit(self, event: Event) -> None:
+        """Tell every observer, in subscription order; one that raises is logged."""
+        for observer in self._observers:
+            try:
+                observer(event)
+            except Exception:
+                logger.exception("an event observer failed on %s", type(event).__name__)
