@@ -40,7 +40,7 @@ from ..errors import (
     UsageError,
 )
 from ..safetext import CUT
-from ..transport._base import Transport
+from ..transport import Transport
 from ._core import DEFAULT_MAX_LINE_BYTES, BlockDecoder, NotificationDecoder, RpcCore
 from ._events import (
     CancelRequested,

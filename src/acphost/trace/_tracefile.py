@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from ..config import InputFileError, open_input
-from ..rpc._core import DEFAULT_MAX_LINE_BYTES
+from ..rpc import DEFAULT_MAX_LINE_BYTES
 from ._validate import Direction
 
 __all__ = ["read_trace"]
