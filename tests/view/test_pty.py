@@ -96,3 +96,25 @@ def test_a_plan_update_prints_what_changed(tmp_path):
     assert [line.strip() for line in shown if "Run the tests" in line] == [
         "· Run the tests (added)"
     ], lines
+
+
+@pytest.mark.parametrize("term", ["xterm-256color", "dumb"])
+def test_the_cancelling_line_comes_after_the_text_already_streamed(tmp_path, term):
+    # xterm: the terminal renderer (its live region); dumb: plain text on a terminal.
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        "HOME": str(home),
+        "PATH": "/usr/bin:/bin",
+        "XDG_CONFIG_HOME": str(home),
+        "ACPHOST_DEMO_STEP": "0.05",
+    }
+    run = PtyRun(["--no-history", "-a", "demo", "slow"], cwd=tmp_path, env=env, term=term)
+    run.read_until(b"slow chunk 3/20")
+    run.write(b"\x03")
+    assert run.wait() == 130, run.text()
+    lines = screen(run.output)
+    cancelling = next(i for i, line in enumerate(lines) if "acphost: cancelling" in line)
+    third = next(i for i, line in enumerate(lines) if "slow chunk 3/20" in line)
+    assert third < cancelling, lines
+    assert "slow chunk" not in lines[cancelling], lines  # a line of its own

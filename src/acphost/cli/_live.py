@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import view as v
-from ._edge import ChunkCleaner, Edge, is_held, markdown_class, set_stderr_hook
+from ._edge import ChunkCleaner, Edge, is_held, markdown_class, set_stderr_hook, warn
 from ._render import THOUGHT_PREFIX, Line, lines_of
 
 if TYPE_CHECKING:
@@ -360,6 +360,16 @@ class RichRenderer:
                     self.err.flush()
             else:
                 self.console.print(self._text(line.text, style=line.style or ""), crop=False)
+
+    def note(self, message: str) -> None:
+        """Say ``acphost: message`` on stderr, below the text already streamed.
+
+        The open block is printed for good first (the live region would
+        otherwise be erased for the note and drawn again below it); the
+        message goes on after it as a new block.
+        """
+        self._end_stream()
+        warn(message)
 
     def close(self) -> None:
         """Print what is still open and leave the terminal as a plain transcript."""

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, TextIO
 
 from .. import schema as s
 from .. import view as v
-from ._edge import ChunkCleaner, Edge, before_stderr, stderr_redacted
+from ._edge import ChunkCleaner, Edge, before_stderr, stderr_redacted, warn
 
 if TYPE_CHECKING:
     from ..client import SessionState, ToolCallState
@@ -71,6 +71,10 @@ class Renderer(Protocol):
 
     def update(self, update: s.SessionUpdate) -> None:
         """Show one update."""
+        ...
+
+    def note(self, message: str) -> None:
+        """Say ``acphost: message`` on stderr, after what was already shown of the turn."""
         ...
 
     def close(self) -> None:
@@ -460,6 +464,18 @@ class PlainRenderer:
                 pieces.append(part)
                 start = False
         self._write("".join(pieces))
+
+    def note(self, message: str) -> None:
+        """Say ``acphost: message`` on stderr, after what was already shown of the turn.
+
+        The text still waiting for its deferred flush is written first; on a
+        terminal the line being written is ended, so the note gets a line of
+        its own below it (piped output stays the agent's exact text).
+        """
+        if self.edge.terminal and self._stream is not None and not self._at_line_start():
+            self._write("\n")
+        self._flush()
+        warn(message)
 
     def close(self) -> None:
         """End with a newline when text was written, and flush."""
