@@ -41,3 +41,28 @@ def test_the_checker_finds_a_cycle_and_an_upward_import(tmp_path):
     assert out.returncode == 1
     assert "acphost.host._audit imports acphost.cli" in out.stdout
     assert "import cycle:" in out.stdout and "acphost.host._jail" in out.stdout
+
+
+def test_the_checker_sees_a_cycle_through_the_generated_schema(tmp_path):
+    """A hand-written schema helper that the generated types import, and that imports them."""
+    import shutil
+
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "src" / "acphost", src / "acphost")
+    (tmp_path / "tools").mkdir()
+    shutil.copy(ROOT / "tools" / "check_layers.py", tmp_path / "tools" / "check_layers.py")
+    schema = src / "acphost" / "schema"
+    (schema / "_helpers.py").write_text(
+        "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    from acphost.schema._types import Unset\n"
+    )
+    types = schema / "_types.py"
+    types.write_text(types.read_text() + "\nfrom acphost.schema import _helpers\n")
+    out = subprocess.run(
+        [sys.executable, str(tmp_path / "tools" / "check_layers.py")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 1, out.stdout
+    assert "import cycle:" in out.stdout
+    assert "acphost.schema._types" in out.stdout and "acphost.schema._helpers" in out.stdout

@@ -100,35 +100,28 @@ TAKEN_NAMES = frozenset(VARIANT_NAMES.values())
 #: send the explicit value.  The key then stays in ``extra`` and round-trips.
 UNTAGGED_VALUES: dict[str, str] = {"AuthMethod": "agent", "McpServer": "stdio"}
 
-#: Class name -> mixin class in ``acphost.schema._mixins`` (adds ``.text``).
-MIXINS: dict[str, str] = {
-    "UserMessageChunk": "ChunkText",
-    "AgentMessageChunk": "ChunkText",
-    "AgentThoughtChunk": "ChunkText",
-    "ToolCallStart": "ToolCallText",
-    "ToolCallProgress": "ToolCallText",
-    "PlanUpdate": "PlanText",
-    "AvailableCommandsUpdate": "CommandsText",
-    "CurrentModeUpdate": "ModeText",
-    "ConfigOptionUpdate": "ConfigOptionsText",
-    "SessionInfoUpdate": "SessionInfoText",
-    "UsageUpdate": "UsageText",
-    "Notice": "NoticeText",
-    "CompactionUpdate": "CompactionText",
-    "CompactionSummaryChunk": "ChunkText",
-    "UnknownSessionUpdate": "KindText",
+#: Chunk classes whose ``content`` is one content block: they get a ``.text``
+#: property (the block's text, else ``""``). It is data, the text the peer sent
+#: (``print(update.text)``); how any other update looks is decided by the view
+#: model (``acphost.view``), not by the wire types.
+CHUNKS: frozenset[str] = frozenset({
+    "UserMessageChunk",
+    "AgentMessageChunk",
+    "AgentThoughtChunk",
+    "CompactionSummaryChunk",
     # unstable session updates (acphost.schema.unstable)
-    "SessionMessageChunk": "ChunkText",
-    "SessionMessage": "EmptyText",
-    "SubagentUpdate": "SessionInfoText",
-    "PlanContentUpdate": "EmptyText",
-    "PlanRemoved": "EmptyText",
-    "ImageContentBlock": "EmptyText",
-    "AudioContentBlock": "EmptyText",
-    "ResourceLinkContentBlock": "LinkText",
-    "EmbeddedResourceContentBlock": "EmbeddedText",
-    "UnknownContentBlock": "EmptyText",
-}
+    "SessionMessageChunk",
+})
+
+#: The ``.text`` property of a chunk class (see ``CHUNKS``).
+CHUNK_TEXT = """
+    @property
+    def text(self) -> str:
+        \"\"\"The chunk's text: its text block's ``text``; ``""`` when the block is not text.\"\"\"
+        # Only TextContentBlock has ``type == "text"`` (its fixed discriminator).
+        block = self.content
+        return block.text if getattr(block, "type", None) == "text" else ""  # type: ignore[union-attr]
+"""
 
 #: Defs whose decoding is hot (every streamed update): the classes reachable from
 #: them are built through a mutable twin (plain attribute stores, then a
@@ -726,17 +719,14 @@ class Emitter:
 
     # -- classes ---------------------------------------------------------------
     def emit_class(self, c: ClassDef) -> str:
-        bases = []
-        if c.name in MIXINS:
-            bases.append(f"_mixins.{MIXINS[c.name]}")
-        bases.append("_Struct")
+        bases = ["_Struct"]
         out = [f"class {c.name}({', '.join(bases)}):", f"    {doc_literal(c.doc)}", ""]
         if c.unknown_of:
             return "\n".join(out) + UNKNOWN_BODY.replace("NAME", c.name)
         fields = c.fields
         names = [f.name for f in fields]
-        if c.name in MIXINS and "text" in names:
-            raise SystemExit(f"{c.name}: field 'text' clashes with the mixin property")
+        if c.name in CHUNKS and "text" in names:
+            raise SystemExit(f"{c.name}: field 'text' clashes with the chunk's text property")
         slots = [*names, "extra"]
         out.append(f"    __slots__ = {tuple_lit(slots)}")
         out.append(f"    __match_args__ = {tuple_lit(names)}")
@@ -758,6 +748,8 @@ class Emitter:
             anns[f.name] = a
             out.append(f"    {f.name}: {a}")
         out.append("    extra: dict[str, Any] | None")
+        if c.name in CHUNKS:
+            out.append(CHUNK_TEXT.rstrip("\n"))
         for n in names:
             for a in anns.values():
                 if re.search(rf"\b{n}\b", a) and n in ("list", "dict", "str", "int", "float",
@@ -1067,7 +1059,6 @@ when omitted and ``None`` when sent as ``null`` (see :class:`Unset`).
 
 from __future__ import annotations
 
-from acphost.schema import _mixins
 from acphost.schema._errors import SchemaError
 
 TYPE_CHECKING = False
@@ -1295,7 +1286,6 @@ The classes follow the rules of :mod:`acphost.schema._types`.
 # ruff: noqa
 from __future__ import annotations
 
-from acphost.schema import _mixins
 from acphost.schema import _types as _t
 from acphost.schema._errors import SchemaError
 from acphost.schema._types import (

@@ -1,4 +1,5 @@
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -11,7 +12,7 @@ import pytest
 
 import acphost.schema as s
 from acphost.errors import RequestError
-from acphost.schema import _mixins, unstable
+from acphost.schema import unstable
 
 
 def _load(name):
@@ -38,7 +39,9 @@ def test_every_session_update_maps_to_a_class():
         cls = s._types._SESSION_UPDATE_VARIANTS[value].__self__
         assert cls.session_update == value
         assert cls.__name__ in s.__all__
-        assert isinstance(cls.text, property), cls  # every update renders as text
+        # A chunk's text is data (``print(update.text)``); how the others read is
+        # the view model's (acphost.view.update_text), not the wire type's.
+        assert isinstance(getattr(cls, "text", None), property) == value.endswith("_chunk"), cls
     assert set(values) == set(s._types._SESSION_UPDATE_VARIANTS)
     assert {"notice", "compaction_update", "compaction_summary_chunk"} <= set(values)
 
@@ -51,7 +54,7 @@ def test_every_unstable_session_update_maps_to_a_class():
         cls = table[value].__self__
         assert cls.session_update == value
         assert getattr(unstable, cls.__name__) is cls
-        assert isinstance(cls.text, property), cls
+        assert isinstance(getattr(cls, "text", None), property) == value.endswith("_chunk"), cls
     # the variants both schemas define are the stable classes themselves
     for value in _variants(DEFS, "SessionUpdate"):
         assert table[value].__self__ is s._types._SESSION_UPDATE_VARIANTS[value].__self__
@@ -173,10 +176,9 @@ def test_all_is_exported():
         assert hasattr(unstable, name), name
 
 
-def test_mixins_are_slotted():
-    for name in _mixins.__all__:
-        assert getattr(_mixins, name).__slots__ == ()
+def test_chunks_are_slotted_and_the_schema_has_no_presentation_module():
     assert not hasattr(s.AgentMessageChunk(content=s.TextContentBlock(text="x")), "__dict__")
+    assert importlib.util.find_spec("acphost.schema._mixins") is None
 
 
 def test_vendored_files_match_their_recorded_digests():
@@ -216,7 +218,6 @@ def test_import_loads_only_the_generated_modules(module):
         "acphost.schema",
         "acphost.schema._errors",
         "acphost.schema._methods",
-        "acphost.schema._mixins",
         "acphost.schema._types",
     }
     if module.endswith("unstable"):

@@ -4,6 +4,7 @@ import pytest
 
 import acphost.schema as s
 from acphost.errors import RemoteProtocolError
+from acphost.view import block_text, update_text
 
 
 def test_session_update_dispatch_and_text():
@@ -41,18 +42,21 @@ def test_session_update_dispatch_and_text():
         ({"sessionUpdate": "brand_new_thing", "x": 1}, "brand_new_thing"),
     ],
 )
-def test_text_property(update, text):
-    assert s.decode_session_update(update).text == text
+def test_update_text(update, text):
+    # How an update reads as one line is the view model's (acphost.view), not the wire type's.
+    decoded = s.decode_session_update(update)
+    assert update_text(decoded) == text
+    assert not hasattr(decoded, "text")
 
 
 def test_content_block_text():
     link = s.decode_content_block({"type": "resource_link", "name": "n", "uri": "file:///a"})
-    assert link.text == "file:///a"
+    assert block_text(link) == "file:///a"
     emb = s.decode_content_block(
         {"type": "resource", "resource": {"uri": "file:///b", "text": "body"}}
     )
     assert isinstance(emb.resource, s.TextResourceContents)
-    assert emb.text == "file:///b"
+    assert block_text(emb) == "file:///b"
     blob = s.decode_content_block({"type": "resource", "resource": {"uri": "u", "blob": "AA=="}})
     assert isinstance(blob.resource, s.BlobResourceContents)
 
@@ -66,7 +70,7 @@ def test_unknown_variant_kept():
     assert u.to_wire() == raw
     block = s.decode_content_block({"type": "video", "uri": "x"})
     assert isinstance(block, s.UnknownContentBlock)
-    assert block.text == ""
+    assert block_text(block) == ""
     note = s.SessionNotification.from_wire({"sessionId": "s", "update": raw})
     assert note.to_wire() == {"sessionId": "s", "update": raw}
 

@@ -5,6 +5,7 @@ import pickle
 import pytest
 
 import acphost.schema as s
+from acphost.view import update_text
 
 TEXT = {"type": "text", "text": "kept the plan"}
 
@@ -44,10 +45,10 @@ def test_notice_decodes_renders_and_round_trips():
     assert notice.session_update == "notice"
     assert (notice.severity, notice.title, notice.description) == (
         "warning", "Rate limited", "retrying")
-    assert notice.text == "Rate limited: retrying"
+    assert update_text(notice) == "Rate limited: retrying"
     assert notice.to_wire() == raw
     plain = s.Notice(severity="info", title="Model switched")
-    assert plain.text == "Model switched"
+    assert update_text(plain) == "Model switched"
     assert plain.to_wire() == {"sessionUpdate": "notice", "severity": "info",
                                "title": "Model switched"}
     # NoticeSeverity is open ("other"): a future severity is kept as a string
@@ -76,7 +77,7 @@ def test_compaction_update_patch_fields_omitted_null_and_value():
     assert started.error is s.UNSET
     assert started.meta is s.UNSET
     assert started.extra is None
-    assert started.text == "in_progress"
+    assert update_text(started) == "in_progress"
     assert started.to_wire() == {"sessionUpdate": "compaction_update", "compactionId": "c1",
                                  "status": "in_progress"}
     # null: None (clear the stored value), written back as null
@@ -96,7 +97,7 @@ def test_compaction_update_patch_fields_omitted_null_and_value():
     assert [b.text for b in done.summary] == ["kept the plan"]
     assert done.error == "boom"
     assert done.meta is s.UNSET
-    assert done.text == "failed: boom"
+    assert update_text(done) == "failed: boom"
     empty = s.CompactionUpdate.from_wire({"compactionId": "c1", "status": "x", "summary": []})
     assert empty.summary == []
     assert empty.to_wire()["summary"] == []

@@ -17,7 +17,9 @@ def test_text_is_not_media():
 
 def test_each_kind_says_what_it_is():
     image = s.ImageContentBlock(
-        data=PNG, mime_type="image/png", uri="file:///ws/shot.png",
+        data=PNG,
+        mime_type="image/png",
+        uri="file:///ws/shot.png",
         annotations=s.Annotations(audience=["user"], priority=0.5),
     )
     assert media_line(media_of(image)) == (

@@ -77,6 +77,7 @@ def markdown_class() -> type[Markdown]:
     Markdown allows inline and block HTML, which rich does not draw: ``List<String>``
     would show as ``List`` and a ``<div>`` line not at all. Message text is never
     HTML to us, so with ``html`` off the parser keeps those characters as text.
+    Line breaks inside a paragraph are kept (hard breaks), as the agent sent them.
     rich builds its parser inside ``Markdown.__init__``, so the subclass parses the
     source itself (the base is given an empty one, which costs nothing).
     """
@@ -91,7 +92,14 @@ def markdown_class() -> type[Markdown]:
             def __init__(self, markup: str, **kwargs: Any) -> None:
                 super().__init__("", **kwargs)
                 self.markup = markup
-                self.parsed = parser.parse(markup)
+                self.parsed = tokens = parser.parse(markup)
+                # A newline the agent sent is a newline on the terminal: a
+                # stream of one line per chunk, a poem, a log stay lines
+                # (CommonMark joins a paragraph's lines with a space).
+                for token in tokens:
+                    for child in token.children or ():
+                        if child.type == "softbreak":
+                            child.type = "hardbreak"
 
         _MARKDOWN = TextMarkdown
     return _MARKDOWN

@@ -29,14 +29,15 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from .. import schema as s
-from ._edge import ChunkCleaner, Edge, is_held, markdown_class, set_stderr_hook
-from ._render import THOUGHT_PREFIX, Line, Shown, describe
+from .. import view as v
+from ._edge import ChunkCleaner, Edge, is_held, markdown_class, set_stderr_hook, warn
+from ._render import THOUGHT_PREFIX, Line, lines_of
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.segment import Segment
 
+    from .. import schema as s
     from ..client import SessionState
 
 __all__ = ["LiveRegion", "RichRenderer", "block_end"]
@@ -168,14 +169,16 @@ class LiveRegion:
 class _Stream:
     """One streamed message (Markdown) or thought (plain lines) on the terminal."""
 
-    def __init__(self, region: LiveRegion, markdown: bool) -> None:
+    def __init__(self, region: LiveRegion, markdown: bool, *, gap: bool = False) -> None:
         self.region = region
         self.console = region.console
         self.markdown = markdown
         self.pending: list[str] = []
         self.src = ""  # the open block's source
         self.printed = 0  # lines of the open block already printed for good
-        self.blocks = 0  # finished blocks printed
+        # Finished blocks printed; a message after another starts as if one
+        # was, so a blank line parts them.
+        self.blocks = 1 if gap else 0
         if markdown:
             self._markdown = markdown_class()
         else:
@@ -267,16 +270,17 @@ class RichRenderer:
         self._stream: _Stream | None = None
         self._kind: str | None = None
         self._clean = ChunkCleaner(self.edge)
-        self._shown = Shown()
+        self._viewer = v.Viewer(state)
+        self._message_id: str | None = None
         set_stderr_hook(self.region.erase)
 
     # -- streams -----------------------------------------------------------------
 
-    def _append(self, kind: str, text: str) -> None:
+    def _append(self, kind: str, text: str, *, gap: bool = False) -> None:
         if self._kind != kind:
             self._end_stream()
             self._kind = kind
-            self._stream = _Stream(self.region, markdown=kind == "agent")
+            self._stream = _Stream(self.region, markdown=kind == "agent", gap=gap)
         assert self._stream is not None
         self._stream.pending.append(self._clean.feed(text))
         now = time.monotonic()
@@ -311,15 +315,30 @@ class RichRenderer:
 
     def update(self, update: s.SessionUpdate) -> None:
         """Show one update."""
-        # Text chunks stream; a chunk of other content (an image...) is a line.
-        if isinstance(update, s.AgentMessageChunk):
-            if update.text:
-                self._append("agent", update.text)
+        pieces = self._viewer.pieces(update)
+        if len(pieces) == 1:
+            piece = pieces[0]
+            # Text streams; a block of other content (an image...) is a line.
+            if isinstance(piece, v.Text):
+                if piece.role == "agent" and piece.text:
+                    mid = piece.message_id
+                    gap = False
+                    if mid is not None and mid != self._message_id and self._kind == "agent":
+                        # A new message: its own Markdown, after a blank line,
+                        # as the agent sent them apart (never one paragraph).
+                        self._end_stream()
+                        gap = True
+                    if mid is not None:
+                        self._message_id = mid
+                    self._append("agent", piece.text, gap=gap)
                 return
-        elif isinstance(update, s.AgentThoughtChunk) and update.text:
-            self._append("thought", update.text)
-            return
-        lines = describe(update, self.state, self.edge, self._shown)
+            if isinstance(piece, v.Thought):
+                if piece.text:
+                    self._append("thought", piece.text)
+                return
+            if isinstance(piece, v.MediaPiece) and piece.role == "user":
+                return
+        lines = [line for piece in pieces for line in lines_of(piece, self.edge)]
         if not lines:
             return
         if all(line.stderr for line in lines):
@@ -341,6 +360,16 @@ class RichRenderer:
                     self.err.flush()
             else:
                 self.console.print(self._text(line.text, style=line.style or ""), crop=False)
+
+    def note(self, message: str) -> None:
+        """Say ``acphost: message`` on stderr, below the text already streamed.
+
+        The open block is printed for good first (the live region would
+        otherwise be erased for the note and drawn again below it); the
+        message goes on after it as a new block.
+        """
+        self._end_stream()
+        warn(message)
 
     def close(self) -> None:
         """Print what is still open and leave the terminal as a plain transcript."""

@@ -18,12 +18,11 @@ blank line between consecutive messages.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TextIO
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TextIO
 
 from .. import schema as s
-from .._difftext import hunk_lines
-from ..view import media_line, media_of
-from ._edge import ChunkCleaner, Edge, before_stderr, stderr_redacted
+from .. import view as v
+from ._edge import ChunkCleaner, Edge, before_stderr, stderr_redacted, warn
 
 if TYPE_CHECKING:
     from ..client import SessionState, ToolCallState
@@ -33,11 +32,10 @@ __all__ = [
     "Line",
     "PlainRenderer",
     "Renderer",
-    "Shown",
     "compaction_line",
     "describe",
     "diff_lines",
-    "media_lines",
+    "lines_of",
     "notice_line",
     "plan_lines",
     "tool_line",
@@ -47,7 +45,7 @@ _STATUS_MARK = {"completed": "✓", "in_progress": "→", "pending": "·"}
 #: What starts each line of the agent's thoughts.
 THOUGHT_PREFIX = "[thought] "
 
-_MESSAGE_CHUNK = s.AgentMessageChunk
+_STREAMED = v.STREAMED
 
 #: ``call_soon``-like: run the callback once the event loop is idle.
 Defer = Callable[[Callable[[], None]], object]
@@ -75,6 +73,10 @@ class Renderer(Protocol):
         """Show one update."""
         ...
 
+    def note(self, message: str) -> None:
+        """Say ``acphost: message`` on stderr, after what was already shown of the turn."""
+        ...
+
     def close(self) -> None:
         """The turn ended: finish the output (final newline, stop live displays)."""
         ...
@@ -82,12 +84,7 @@ class Renderer(Protocol):
 
 def plan_lines(entries: list[s.PlanEntry], edge: Edge) -> list[Line]:
     """One line per plan entry: a status mark, the entry, its priority when high."""
-    lines = []
-    for e in entries:
-        mark = _STATUS_MARK.get(e.status, "?")
-        prio = " (high)" if e.priority == "high" else ""
-        lines.append(Line(f"  {mark} {edge.field(e.content)}{prio}", "cyan"))
-    return lines
+    return _plan_items(tuple(v.PlanItem(e.content, e.status, e.priority) for e in entries), edge)
 
 
 def diff_lines(diff: s.DiffToolCallContent) -> list[str]:
@@ -96,7 +93,7 @@ def diff_lines(diff: s.DiffToolCallContent) -> list[str]:
     The ``---``/``+++`` header is left out: it repeats the path the ``[diff]``
     line already shows. Bounded in time (:func:`acphost._difftext.hunk_lines`).
     """
-    return hunk_lines(diff.old_text, diff.new_text)
+    return v.Diff(diff.path, diff.old_text, diff.new_text).lines()
 
 
 def _diff_style(line: str) -> str | None:
@@ -109,9 +106,9 @@ def _diff_style(line: str) -> str | None:
     return None
 
 
-def _diff_block(item: s.DiffToolCallContent, edge: Edge) -> list[Line]:
+def _diff_block(item: v.Diff, edge: Edge) -> list[Line]:
     lines = [Line(f"[diff] {edge.field(item.path)}", "bold")]
-    lines.extend(Line(edge.text(d), _diff_style(d)) for d in diff_lines(item))
+    lines.extend(Line(edge.text(d), _diff_style(d)) for d in item.lines())
     return lines
 
 
@@ -127,21 +124,18 @@ def tool_line(call: ToolCallState, status: str | None, edge: Edge) -> Line:
         The line, coloured by status.
 
     """
-    name = call.shown_name  # the tool's own name, where it adds something
-    title = edge.field(call.title) if call.title else "(untitled)"
-    if name:
-        title = f"{edge.field(name)}: {title}"
-    kind = edge.field(call.kind) if call.kind else "other"
-    status = status or call.status or "pending"
-    text = f"[tool] {title} ({kind}) {edge.field(status)}"
-    if call.locations:
-        where = ", ".join(
-            edge.field(loc.path) + (f":{loc.line}" if loc.line is not None else "")
-            for loc in call.locations
-        )
-        text += f" @ {where}"
-    colour = {"completed": "green", "failed": "red"}.get(status, "yellow")
-    return Line(text, colour)
+    where = tuple(
+        loc.path + (f":{loc.line}" if loc.line is not None else "") for loc in call.locations
+    )
+    card = v.ToolCard(
+        call.tool_call_id,
+        call.title or "",
+        call.shown_name or "",
+        call.kind or "",
+        status or call.status or "pending",
+        where,
+    )
+    return _card_line(card, edge)
 
 
 #: stderr is treated as a terminal always: its lines are one line each, controls visible.
@@ -173,90 +167,77 @@ def compaction_line(status: str, edge: Edge = _STDERR, error: str | None = None)
     return Line(text, "bold red" if status == "failed" else "dim", stderr=True)
 
 
-def _plan(update: s.PlanUpdate, state: SessionState, edge: Edge) -> list[Line]:
-    return [Line("[plan]", "bold"), *plan_lines(list(update.entries), edge)]
+def _plan(piece: v.Plan, edge: Edge) -> list[Line]:
+    if piece.first:
+        return [Line("[plan]", "bold"), *_plan_items(piece.entries, edge)]
+    # A plan update replaces the plan whole (ACP "Agent Plan"); the whole plan
+    # was printed once, so what changed is what is new to the reader.
+    lines = []
+    for change in piece.changes:
+        item = change.item
+        if change.what == "removed":
+            lines.append(Line(f"  - {edge.field(item.content)} (removed)", "dim"))
+        else:
+            (line,) = _plan_items((item,), edge)
+            note = " (added)" if change.what == "added" else ""
+            lines.append(Line(line.text + note, line.style))
+    return [Line("[plan]", "bold"), *lines] if lines else []
 
 
-def _tool(update: Any, state: SessionState, edge: Edge) -> list[Line]:
-    call = state.tool_calls.get(update.tool_call_id)
-    lines: list[Line] = []
-    if call is not None and (isinstance(update, s.ToolCallStart) or update.status is not None):
-        lines.append(tool_line(call, update.status, edge))
-    for item in update.content or ():
-        if isinstance(item, s.DiffToolCallContent):
-            lines.extend(_diff_block(item, edge))
-        elif isinstance(item, s.ContentToolCallContent):
-            lines.extend(media_lines(item.content, edge))
+def _plan_items(items: tuple[v.PlanItem, ...], edge: Edge) -> list[Line]:
+    lines = []
+    for e in items:
+        mark = _STATUS_MARK.get(e.status, "?")
+        prio = " (high)" if e.priority == "high" else ""
+        lines.append(Line(f"  {mark} {edge.field(e.content)}{prio}", "cyan"))
     return lines
 
 
-def media_lines(block: s.ContentBlock, edge: Edge) -> list[Line]:
-    """A non-text block's placeholder line (``[image] shot.png · image/png · 2.0 KB``).
+def _card_line(card: v.ToolCard, edge: Edge) -> Line:
+    title = edge.field(card.title) if card.title else "(untitled)"
+    if card.name:
+        title = f"{edge.field(card.name)}: {title}"
+    kind = edge.field(card.kind) if card.kind else "other"
+    text = f"[tool] {title} ({kind}) {edge.field(card.status)}"
+    if card.locations:
+        text += " @ " + ", ".join(edge.field(where) for where in card.locations)
+    colour = {"completed": "green", "failed": "red"}.get(card.status, "yellow")
+    return Line(text, colour)
 
-    Text blocks give no line: a message's text streams, and a tool call's text
-    output is the agent's to summarise in its title.
+
+def lines_of(piece: v.Piece, edge: Edge) -> list[Line]:
+    """The lines one piece shows (message text and thoughts stream instead: none).
+
+    Args:
+        piece: a piece of the view model.
+        edge: how agent text is cleaned for the output.
+
+    Returns:
+        The lines, cleaned for the output (``stderr`` ones for stderr).
+
     """
-    media = media_of(block)
-    if media is None:
-        return []
-    return [Line(edge.text(media_line(media)), "dim")]
-
-
-def _chunk(update: Any, state: SessionState, edge: Edge) -> list[Line]:
-    # Only a chunk whose content is not text: text chunks stream instead.
-    return media_lines(update.content, edge)
-
-
-def _notice(update: s.Notice, state: SessionState, edge: Edge) -> list[Line]:
-    return [notice_line(update.severity, update.text, edge)]
-
-
-def _compaction(update: s.CompactionUpdate, state: SessionState, edge: Edge) -> list[Line]:
-    error = update.error if isinstance(update.error, str) else None
-    return [compaction_line(update.status, edge, error)]
-
-
-_Describer = Callable[[Any, "SessionState", Edge], list[Line]]
-
-# What each kind of update shows (message and thought chunks stream instead).
-# The agent's slash commands are session state, not part of the answer: an
-# available_commands_update may arrive before the turn or during it, as the
-# agent's timing goes, so printing it would make the same run's output differ
-# from one run to the next. --list-commands lists them (waiting for them).
-_DESCRIBERS: dict[type, _Describer] = {
-    s.AgentMessageChunk: _chunk,
-    s.AgentThoughtChunk: _chunk,
-    s.PlanUpdate: _plan,
-    s.ToolCallStart: _tool,
-    s.ToolCallProgress: _tool,
-    s.Notice: _notice,
-    s.CompactionUpdate: _compaction,
-}
-
-
-class Shown:
-    """What a renderer has shown already: each compaction's status, once.
-
-    A compaction is patched by several updates (its summary placeholder,
-    cleared, streamed); only a change of status makes a new line.
-    """
-
-    __slots__ = ("compactions",)
-
-    def __init__(self) -> None:
-        self.compactions: dict[str, str] = {}
-
-    def fresh(self, update: s.SessionUpdate) -> bool:
-        """Whether ``update`` says something not shown yet (and note it as shown)."""
-        if isinstance(update, s.CompactionUpdate):
-            if self.compactions.get(update.compaction_id) == update.status:
-                return False
-            self.compactions[update.compaction_id] = update.status
-        return True
+    if isinstance(piece, v.ToolCard):
+        return [_card_line(piece, edge)] if piece.changed else []
+    if isinstance(piece, v.Diff):
+        return _diff_block(piece, edge)
+    if isinstance(piece, v.MediaPiece):
+        return [Line(edge.text(piece.line), "dim")]
+    if isinstance(piece, v.Plan):
+        return _plan(piece, edge)
+    if isinstance(piece, v.Notice):
+        return [notice_line(piece.severity, piece.text, edge)]
+    if isinstance(piece, v.Compaction):
+        return [compaction_line(piece.status, edge, piece.error)] if piece.changed else []
+    # Usage, settings, terminals and unknown kinds are not part of the text.
+    # The agent's slash commands are session state, not part of the answer: an
+    # available_commands_update may arrive before the turn or during it, as the
+    # agent's timing goes, so printing it would make the same run's output differ
+    # from one run to the next. --list-commands lists them (waiting for them).
+    return []
 
 
 def describe(
-    update: s.SessionUpdate, state: SessionState, edge: Edge, shown: Shown | None = None
+    update: s.SessionUpdate, state: SessionState, edge: Edge, viewer: v.Viewer | None = None
 ) -> list[Line]:
     """The lines an update shows; empty for updates the transcript does not show.
 
@@ -264,23 +245,15 @@ def describe(
         update: the update (already applied to ``state``).
         state: the session state (tool calls merged from all their updates).
         edge: how agent text is cleaned for the output.
-        shown: what was shown already, so a compaction's status is shown once.
+        viewer: the session's viewer (what was shown already: the last
+            plan, each compaction's status); None views this update alone.
 
     Returns:
         The lines, cleaned for the output (``stderr`` ones for stderr).
 
     """
-    if shown is not None and not shown.fresh(update):
-        return []
-    describer = _DESCRIBERS.get(type(update))
-    if describer is None:
-        for cls, candidate in _DESCRIBERS.items():
-            if isinstance(update, cls):
-                describer = candidate
-                break
-        else:
-            return []
-    return describer(update, state, edge)
+    pieces = (viewer or v.Viewer(state)).pieces(update)
+    return [line for piece in pieces for line in lines_of(piece, edge)]
 
 
 class PlainRenderer:
@@ -335,7 +308,7 @@ class PlainRenderer:
         self._stream: str | None = None  # "agent" or "thought" while one streams
         self._message_id: str | None = None
         self._gap = False  # a blank line is due before the next message
-        self._shown = Shown()
+        self._viewer = v.Viewer(state)
 
     # -- writing ---------------------------------------------------------------
 
@@ -413,7 +386,7 @@ class PlainRenderer:
 
     def update(self, update: s.SessionUpdate) -> None:
         """Show one update."""
-        if type(update) is _MESSAGE_CHUNK and self._stream == "agent":
+        if type(update) is _STREAMED and self._stream == "agent":
             # The hot path: one more chunk of the message being written.
             text = update.text
             mid = update.message_id
@@ -427,16 +400,25 @@ class PlainRenderer:
                     return
                 self._write(self._clean.feed(text))
                 return
-        if isinstance(update, s.AgentMessageChunk):
-            self._message(update)
-        elif isinstance(update, s.AgentThoughtChunk):
-            if not self.simple:
-                if update.text:
-                    self._thought(update.text)
-                else:
-                    self._lines(describe(update, self.state, self.edge, self._shown))
-        elif self.simple:
-            lines = describe(update, self.state, self.edge, self._shown)
+        pieces = self._viewer.pieces(update)
+        if len(pieces) == 1:
+            piece = pieces[0]
+            if isinstance(piece, v.Text):
+                if piece.role == "agent":
+                    self._message(piece.text, piece.message_id)
+                return
+            if isinstance(piece, v.Thought):
+                if not self.simple:
+                    self._thought(piece.text)
+                return
+            if isinstance(piece, v.MediaPiece) and piece.role != "tool":
+                # A block of a message: a line of the transcript (-o text),
+                # not the assistant's text (-o simple); the user's own are not shown.
+                if not self.simple and piece.role != "user":
+                    self._lines(lines_of(piece, self.edge))
+                return
+        lines = [line for piece in pieces for line in lines_of(piece, self.edge)]
+        if self.simple:
             # What the transcript would show between two runs of message text
             # (a tool call, a plan) ends the first message; usage reports do not.
             if self._stream == "agent" and any(not line.stderr for line in lines):
@@ -445,18 +427,12 @@ class PlainRenderer:
                 self._gap = True
             # Only the assistant's text on stdout; notices still reach stderr.
             self._lines([line for line in lines if line.stderr])
-        else:
-            lines = describe(update, self.state, self.edge, self._shown)
-            if lines:
-                self._lines(lines)
+        elif lines:
+            self._lines(lines)
 
-    def _message(self, update: s.AgentMessageChunk) -> None:
-        text = update.text
+    def _message(self, text: str, mid: str | None) -> None:
         if not text:
-            if not self.simple:
-                self._lines(describe(update, self.state, self.edge, self._shown))
             return
-        mid = update.message_id
         if self._stream == "agent":
             if mid is not None and mid != self._message_id:
                 self._write(self._clean.flush())
@@ -488,6 +464,18 @@ class PlainRenderer:
                 pieces.append(part)
                 start = False
         self._write("".join(pieces))
+
+    def note(self, message: str) -> None:
+        """Say ``acphost: message`` on stderr, after what was already shown of the turn.
+
+        The text still waiting for its deferred flush is written first; on a
+        terminal the line being written is ended, so the note gets a line of
+        its own below it (piped output stays the agent's exact text).
+        """
+        if self.edge.terminal and self._stream is not None and not self._at_line_start():
+            self._write("\n")
+        self._flush()
+        warn(message)
 
     def close(self) -> None:
         """End with a newline when text was written, and flush."""

@@ -285,7 +285,9 @@ class PromptRun:
         def on_sigint() -> None:
             self.interrupted += 1
             if self.interrupted == 1:
-                warn("cancelling (Ctrl-C again to stop the agent)")
+                (renderer.note if renderer is not None else warn)(
+                    "cancelling (Ctrl-C again to stop the agent)"
+                )
                 pending.add(loop.create_task(session.cancel(timeout=5.0)))
             else:
                 self.kill_agent()

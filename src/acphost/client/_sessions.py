@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .. import schema as s
 from ..errors import CapabilityNotSupported, UsageError
 from ._session import Session
+from ._state import _block_text
 from ._unstable import system_prompt_wire
 
 if TYPE_CHECKING:
@@ -291,4 +292,4 @@ def _prompt_text(prompt: str | Any | None) -> str | None:
     """The text of a system prompt, for the session state."""
     if prompt is None or isinstance(prompt, str):
         return prompt
-    return "".join(getattr(block, "text", "") for block in getattr(prompt, "content", ()))
+    return "".join(_block_text(block) for block in getattr(prompt, "content", ()))

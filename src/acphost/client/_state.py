@@ -60,8 +60,14 @@ class Message:
 
 
 def _block_text(block: Any) -> str:
-    text: str = getattr(block, "text", "")
-    return text
+    # Message text: a text block's text, a link's or an embedded resource's URI.
+    if isinstance(block, s.TextContentBlock):
+        return block.text
+    if isinstance(block, s.ResourceLinkContentBlock):
+        return block.uri
+    if isinstance(block, s.EmbeddedResourceContentBlock):
+        return block.resource.uri
+    return ""
 
 
 @dataclass(slots=True)
@@ -313,9 +319,7 @@ class SessionState:
         """Merge a partial tool-call update, creating the call if it is new."""
         call = self.tool_calls.get(update.tool_call_id)
         if call is None:
-            call = ToolCallState(
-                update.tool_call_id, announced=False, position=len(self.messages)
-            )
+            call = ToolCallState(update.tool_call_id, announced=False, position=len(self.messages))
             self._break_at = len(self.messages)
             self.tool_calls[update.tool_call_id] = call
         call.merge(update)

@@ -184,7 +184,7 @@ class SessionRecording:
         cls = type(update)
         if cls is self._run_cls:
             # The hot path: one more chunk of the text being streamed.
-            text = update.text
+            text = update.text  # type: ignore[union-attr]  # a message or thought chunk
             if text:
                 self._room -= len(text)
                 if self._room >= 0:
@@ -199,7 +199,7 @@ class SessionRecording:
             else:
                 self._media(update)
         elif cls is _MESSAGE or cls is _THOUGHT:
-            text = update.text
+            text = update.text  # type: ignore[union-attr]  # a message or thought chunk
             if text:
                 self._room -= len(text)
                 if self._room >= 0:

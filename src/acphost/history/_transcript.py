@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from .. import view as v
 from .._difftext import hunk_lines
 from ._model import SessionRecord, TurnRecord, Usage
 
@@ -98,24 +99,27 @@ def _turn_pieces(turn: TurnRecord, *, thoughts: bool, diffs: bool) -> list[Piece
     for p in turn.permissions:
         decisions.setdefault(p.tool_call_id, []).append(p)
     for event in turn.events:
-        kind = event.get("kind")
-        if kind == "text" and event.get("text"):
-            out.append(Piece("text", str(event["text"])))
-        elif kind == "thought" and thoughts and event.get("text"):
-            out.append(Piece("thought", str(event["text"])))
-        elif kind == "media" and event.get("text"):
-            out.append(Piece("media", str(event["text"])))
-        elif kind == "plan":
-            lines = [
-                f"  {_STATUS_MARK.get(e.get('status', ''), '?')} {e.get('content', '')}"
-                + (" (high)" if e.get("priority") == "high" else "")
-                for e in event.get("entries") or ()
-            ]
-            out.append(Piece("plan", "\n".join(["[plan]", *lines])))
-        elif kind == "tool" and event.get("id") in calls:
+        if event.get("kind") == "tool" and event.get("id") in calls:
             call_id = str(event["id"])
             shown.add(call_id)
             out.extend(_call_pieces(calls[call_id], decisions.pop(call_id, []), diffs=diffs))
+            continue
+        # What a stored event shows is the view model's (acphost.view), as for a live one.
+        for piece in v.stored_pieces(event):
+            if isinstance(piece, v.Text):
+                out.append(Piece("text", piece.text))
+            elif isinstance(piece, v.Thought):
+                if thoughts:
+                    out.append(Piece("thought", piece.text))
+            elif isinstance(piece, v.MediaPiece):
+                out.append(Piece("media", piece.line))
+            elif isinstance(piece, v.Plan):
+                lines = [
+                    f"  {_STATUS_MARK.get(e.status, '?')} {e.content}"
+                    + (" (high)" if e.priority == "high" else "")
+                    for e in piece.entries
+                ]
+                out.append(Piece("plan", "\n".join(["[plan]", *lines])))
     if not turn.events and turn.text:
         out.append(Piece("text", turn.text))
     for call in turn.tool_calls:  # calls only a permission request announced

@@ -16,7 +16,6 @@ when omitted and ``None`` when sent as ``null`` (see :class:`Unset`).
 
 from __future__ import annotations
 
-from acphost.schema import _mixins
 from acphost.schema._errors import SchemaError
 
 TYPE_CHECKING = False
@@ -1323,7 +1322,7 @@ def _fw_TextContentBlock(data: object) -> TextContentBlock:
     return self
 
 
-class ImageContentBlock(_mixins.EmptyText, _Struct):
+class ImageContentBlock(_Struct):
     """Images for visual context or analysis."""
 
     __slots__ = ('annotations', 'data', 'mime_type', 'uri', 'meta', 'extra')
@@ -1427,7 +1426,7 @@ def _fw_ImageContentBlock(data: object) -> ImageContentBlock:
     return self
 
 
-class AudioContentBlock(_mixins.EmptyText, _Struct):
+class AudioContentBlock(_Struct):
     """Audio data for transcription or analysis."""
 
     __slots__ = ('annotations', 'data', 'mime_type', 'meta', 'extra')
@@ -1520,7 +1519,7 @@ def _fw_AudioContentBlock(data: object) -> AudioContentBlock:
     return self
 
 
-class ResourceLinkContentBlock(_mixins.LinkText, _Struct):
+class ResourceLinkContentBlock(_Struct):
     """References to resources that the agent can access."""
 
     __slots__ = ('annotations', 'description', 'mime_type', 'name', 'size', 'title', 'uri', 'meta', 'extra')
@@ -1657,7 +1656,7 @@ def _fw_ResourceLinkContentBlock(data: object) -> ResourceLinkContentBlock:
     return self
 
 
-class EmbeddedResourceContentBlock(_mixins.EmbeddedText, _Struct):
+class EmbeddedResourceContentBlock(_Struct):
     """Complete resource contents embedded directly in the message."""
 
     __slots__ = ('annotations', 'resource', 'meta', 'extra')
@@ -1745,7 +1744,7 @@ def _fw_EmbeddedResourceContentBlock(data: object) -> EmbeddedResourceContentBlo
     return self
 
 
-class UnknownContentBlock(_mixins.EmptyText, _Struct):
+class UnknownContentBlock(_Struct):
     """A :data:`ContentBlock` whose ``type`` value this schema version does not know."""
     __slots__ = ("kind", "raw")
     __match_args__ = ("kind", "raw")
@@ -7458,7 +7457,7 @@ def _fw_SessionNotification(data: object) -> SessionNotification:
     return self
 
 
-class UserMessageChunk(_mixins.ChunkText, _Struct):
+class UserMessageChunk(_Struct):
     """A chunk of the user's message being streamed."""
 
     __slots__ = ('content', 'message_id', 'meta', 'extra')
@@ -7469,6 +7468,13 @@ class UserMessageChunk(_mixins.ChunkText, _Struct):
     message_id: MessageId | None
     meta: dict[str, Any] | None
     extra: dict[str, Any] | None
+
+    @property
+    def text(self) -> str:
+        """The chunk's text: its text block's ``text``; ``""`` when the block is not text."""
+        # Only TextContentBlock has ``type == "text"`` (its fixed discriminator).
+        block = self.content
+        return block.text if getattr(block, "type", None) == "text" else ""  # type: ignore[union-attr]
 
     def __init__(self, *, content: ContentBlock, message_id: MessageId | None = None, meta: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> None:
         _set(self, 'content', content)
@@ -7546,7 +7552,7 @@ def _fw_UserMessageChunk(data: object) -> UserMessageChunk:
     return self
 
 
-class AgentMessageChunk(_mixins.ChunkText, _Struct):
+class AgentMessageChunk(_Struct):
     """A chunk of the agent's response being streamed."""
 
     __slots__ = ('content', 'message_id', 'meta', 'extra')
@@ -7557,6 +7563,13 @@ class AgentMessageChunk(_mixins.ChunkText, _Struct):
     message_id: MessageId | None
     meta: dict[str, Any] | None
     extra: dict[str, Any] | None
+
+    @property
+    def text(self) -> str:
+        """The chunk's text: its text block's ``text``; ``""`` when the block is not text."""
+        # Only TextContentBlock has ``type == "text"`` (its fixed discriminator).
+        block = self.content
+        return block.text if getattr(block, "type", None) == "text" else ""  # type: ignore[union-attr]
 
     def __init__(self, *, content: ContentBlock, message_id: MessageId | None = None, meta: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> None:
         _set(self, 'content', content)
@@ -7634,7 +7647,7 @@ def _fw_AgentMessageChunk(data: object) -> AgentMessageChunk:
     return self
 
 
-class AgentThoughtChunk(_mixins.ChunkText, _Struct):
+class AgentThoughtChunk(_Struct):
     """A chunk of the agent's internal reasoning being streamed."""
 
     __slots__ = ('content', 'message_id', 'meta', 'extra')
@@ -7645,6 +7658,13 @@ class AgentThoughtChunk(_mixins.ChunkText, _Struct):
     message_id: MessageId | None
     meta: dict[str, Any] | None
     extra: dict[str, Any] | None
+
+    @property
+    def text(self) -> str:
+        """The chunk's text: its text block's ``text``; ``""`` when the block is not text."""
+        # Only TextContentBlock has ``type == "text"`` (its fixed discriminator).
+        block = self.content
+        return block.text if getattr(block, "type", None) == "text" else ""  # type: ignore[union-attr]
 
     def __init__(self, *, content: ContentBlock, message_id: MessageId | None = None, meta: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> None:
         _set(self, 'content', content)
@@ -7722,7 +7742,7 @@ def _fw_AgentThoughtChunk(data: object) -> AgentThoughtChunk:
     return self
 
 
-class ToolCallStart(_mixins.ToolCallText, _Struct):
+class ToolCallStart(_Struct):
     """Notification that a new tool call has been initiated."""
 
     __slots__ = ('tool_call_id', 'title', 'name', 'kind', 'status', 'content', 'locations', 'raw_input', 'raw_output', 'meta', 'extra')
@@ -7879,7 +7899,7 @@ def _fw_ToolCallStart(data: object) -> ToolCallStart:
     return self
 
 
-class ToolCallProgress(_mixins.ToolCallText, _Struct):
+class ToolCallProgress(_Struct):
     """Update on the status or results of a tool call."""
 
     __slots__ = ('tool_call_id', 'kind', 'status', 'title', 'name', 'content', 'locations', 'raw_input', 'raw_output', 'meta', 'extra')
@@ -8039,7 +8059,7 @@ def _fw_ToolCallProgress(data: object) -> ToolCallProgress:
     return self
 
 
-class PlanUpdate(_mixins.PlanText, _Struct):
+class PlanUpdate(_Struct):
     """The agent's execution plan for complex tasks. See protocol docs: [Agent Plan](https://agentclientprotocol.com/protocol/v1/agent-plan)"""
 
     __slots__ = ('entries', 'meta', 'extra')
@@ -8113,7 +8133,7 @@ def _fw_PlanUpdate(data: object) -> PlanUpdate:
     return self
 
 
-class AvailableCommandsUpdate(_mixins.CommandsText, _Struct):
+class AvailableCommandsUpdate(_Struct):
     """Available commands are ready or have changed"""
 
     __slots__ = ('available_commands', 'meta', 'extra')
@@ -8187,7 +8207,7 @@ def _fw_AvailableCommandsUpdate(data: object) -> AvailableCommandsUpdate:
     return self
 
 
-class CurrentModeUpdate(_mixins.ModeText, _Struct):
+class CurrentModeUpdate(_Struct):
     """The current mode of the session has changed"""
 
     __slots__ = ('current_mode_id', 'meta', 'extra')
@@ -8259,7 +8279,7 @@ def _fw_CurrentModeUpdate(data: object) -> CurrentModeUpdate:
     return self
 
 
-class ConfigOptionUpdate(_mixins.ConfigOptionsText, _Struct):
+class ConfigOptionUpdate(_Struct):
     """Session configuration options have been updated."""
 
     __slots__ = ('config_options', 'meta', 'extra')
@@ -8333,7 +8353,7 @@ def _fw_ConfigOptionUpdate(data: object) -> ConfigOptionUpdate:
     return self
 
 
-class SessionInfoUpdate(_mixins.SessionInfoText, _Struct):
+class SessionInfoUpdate(_Struct):
     """Session metadata has been updated (title, timestamps, custom metadata)"""
 
     __slots__ = ('title', 'updated_at', 'meta', 'extra')
@@ -8419,7 +8439,7 @@ def _fw_SessionInfoUpdate(data: object) -> SessionInfoUpdate:
     return self
 
 
-class UsageUpdate(_mixins.UsageText, _Struct):
+class UsageUpdate(_Struct):
     """Context window and cost update for the session."""
 
     __slots__ = ('used', 'size', 'cost', 'meta', 'extra')
@@ -8512,7 +8532,7 @@ def _fw_UsageUpdate(data: object) -> UsageUpdate:
     return self
 
 
-class Notice(_mixins.NoticeText, _Struct):
+class Notice(_Struct):
     """Information for the user that is not part of session history."""
 
     __slots__ = ('severity', 'title', 'description', 'meta', 'extra')
@@ -8603,7 +8623,7 @@ def _fw_Notice(data: object) -> Notice:
     return self
 
 
-class CompactionUpdate(_mixins.CompactionText, _Struct):
+class CompactionUpdate(_Struct):
     """A context compaction has been created or updated."""
 
     __slots__ = ('compaction_id', 'status', 'summary', 'error', 'meta', 'extra')
@@ -8711,7 +8731,7 @@ def _fw_CompactionUpdate(data: object) -> CompactionUpdate:
     return self
 
 
-class CompactionSummaryChunk(_mixins.ChunkText, _Struct):
+class CompactionSummaryChunk(_Struct):
     """A content block appended to a context compaction's retained summary."""
 
     __slots__ = ('compaction_id', 'content', 'meta', 'extra')
@@ -8722,6 +8742,13 @@ class CompactionSummaryChunk(_mixins.ChunkText, _Struct):
     content: ContentBlock
     meta: dict[str, Any] | None
     extra: dict[str, Any] | None
+
+    @property
+    def text(self) -> str:
+        """The chunk's text: its text block's ``text``; ``""`` when the block is not text."""
+        # Only TextContentBlock has ``type == "text"`` (its fixed discriminator).
+        block = self.content
+        return block.text if getattr(block, "type", None) == "text" else ""  # type: ignore[union-attr]
 
     def __init__(self, *, compaction_id: CompactionId, content: ContentBlock, meta: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> None:
         _set(self, 'compaction_id', compaction_id)
@@ -8796,7 +8823,7 @@ def _fw_CompactionSummaryChunk(data: object) -> CompactionSummaryChunk:
     return self
 
 
-class UnknownSessionUpdate(_mixins.KindText, _Struct):
+class UnknownSessionUpdate(_Struct):
     """A :data:`SessionUpdate` whose ``sessionUpdate`` value this schema version does not know."""
     __slots__ = ("kind", "raw")
     __match_args__ = ("kind", "raw")

@@ -14,7 +14,6 @@ The classes follow the rules of :mod:`acphost.schema._types`.
 # ruff: noqa
 from __future__ import annotations
 
-from acphost.schema import _mixins
 from acphost.schema import _types as _t
 from acphost.schema._errors import SchemaError
 from acphost.schema._types import (
@@ -2934,7 +2933,7 @@ def _fw_SessionNotification(data: object) -> SessionNotification:
     return self
 
 
-class PlanContentUpdate(_mixins.EmptyText, _Struct):
+class PlanContentUpdate(_Struct):
     """**UNSTABLE**"""
 
     __slots__ = ('plan', 'meta', 'extra')
@@ -2998,7 +2997,7 @@ def _fw_PlanContentUpdate(data: object) -> PlanContentUpdate:
     return self
 
 
-class PlanRemoved(_mixins.EmptyText, _Struct):
+class PlanRemoved(_Struct):
     """**UNSTABLE**"""
 
     __slots__ = ('plan_id', 'meta', 'extra')
@@ -3059,7 +3058,7 @@ def _fw_PlanRemoved(data: object) -> PlanRemoved:
     return self
 
 
-class SubagentUpdate(_mixins.SessionInfoText, _Struct):
+class SubagentUpdate(_Struct):
     """**UNSTABLE**"""
 
     __slots__ = ('session_id', 'title', 'description', 'capabilities', 'state', 'cwd', 'additional_directories', 'meta', 'extra')
@@ -3187,7 +3186,7 @@ def _fw_SubagentUpdate(data: object) -> SubagentUpdate:
     return self
 
 
-class SessionMessage(_mixins.EmptyText, _Struct):
+class SessionMessage(_Struct):
     """**UNSTABLE**"""
 
     __slots__ = ('message_id', 'sender_session_id', 'recipient_session_id', 'sender_message_id', 'recipient_message_id', 'content', 'meta', 'extra')
@@ -3307,7 +3306,7 @@ def _fw_SessionMessage(data: object) -> SessionMessage:
     return self
 
 
-class SessionMessageChunk(_mixins.ChunkText, _Struct):
+class SessionMessageChunk(_Struct):
     """**UNSTABLE**"""
 
     __slots__ = ('message_id', 'content', 'meta', 'extra')
@@ -3318,6 +3317,13 @@ class SessionMessageChunk(_mixins.ChunkText, _Struct):
     content: ContentBlock
     meta: dict[str, Any] | None
     extra: dict[str, Any] | None
+
+    @property
+    def text(self) -> str:
+        """The chunk's text: its text block's ``text``; ``""`` when the block is not text."""
+        # Only TextContentBlock has ``type == "text"`` (its fixed discriminator).
+        block = self.content
+        return block.text if getattr(block, "type", None) == "text" else ""  # type: ignore[union-attr]
 
     def __init__(self, *, message_id: MessageId, content: ContentBlock, meta: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> None:
         _set(self, 'message_id', message_id)

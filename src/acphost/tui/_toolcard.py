@@ -20,6 +20,7 @@ from textual.widgets import Log, Static
 
 from .. import schema as s
 from ..client import ToolCallState
+from ..view import block_text
 from ._blocks import MediaCard, is_card
 from ._diff import diff_lines, render_diff, unified_diff
 from ._model import location_text
@@ -152,7 +153,7 @@ def _content_key(item: s.ToolCallContent) -> tuple[Any, ...]:
     if isinstance(item, s.TerminalToolCallContent):
         return ("terminal", item.terminal_id)
     if isinstance(item, s.ContentToolCallContent):
-        return ("content", getattr(item.content, "type", ""), getattr(item.content, "text", ""))
+        return ("content", getattr(item.content, "type", ""), block_text(item.content))
     return ("other", id(item))
 
 
@@ -272,5 +273,5 @@ class ToolCard(Vertical):
                 if is_card(block):
                     out.append(MediaCard(block))
                 else:
-                    out.append(Static(agent_text(block.text), classes="tool-text"))
+                    out.append(Static(agent_text(block_text(block)), classes="tool-text"))
         return out

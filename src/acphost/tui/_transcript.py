@@ -20,9 +20,10 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from .. import schema as s
+from .. import view as v
 from ..client import SessionState
 from ..view import annotations_text
-from ._blocks import MediaCard, UserBubble, is_card
+from ._blocks import MediaCard, UserBubble
 from ._notes import CompactionBlock, Marker, Notice
 from ._safe import AgentMarkdown, InertCollapsible, agent_line, agent_markdown, agent_text, sanitize
 from ._terminals import TerminalBuffers
@@ -159,6 +160,7 @@ class Transcript(VerticalScroll):
     ) -> None:
         super().__init__(**kwargs)
         self.state = state
+        self._viewer: v.Viewer | None = None
         self.cwd = cwd
         self.terminals = terminals
         self.cards: dict[str, ToolCard] = {}
@@ -241,55 +243,56 @@ class Transcript(VerticalScroll):
 
     def on_update(self, update: s.SessionUpdate) -> None:
         """Show one session update (called in wire order, after the state applied it)."""
-        if isinstance(update, (s.AgentMessageChunk, s.UserMessageChunk, s.AgentThoughtChunk)):
-            self._chunk(update)
-        elif isinstance(update, (s.ToolCallStart, s.ToolCallProgress)):
-            self._tool(update.tool_call_id)
-        elif isinstance(update, s.Notice):
-            title = update.title
-            if update.description:
-                title = f"{title}: {update.description}"
-            self.show_agent_notice(update.severity, title)
-        elif isinstance(update, (s.CompactionUpdate, s.CompactionSummaryChunk)):
-            self.show_state_compaction(update.compaction_id)
-        elif isinstance(update, s.UnknownSessionUpdate):
-            self.add_notice(
-                f"(ignored an update of a kind this version does not know: {update.kind})"
-            )
+        viewer = self._viewer
+        if viewer is None or viewer.state is not self.state:
+            viewer = self._viewer = v.Viewer(self.state)
+        for piece in viewer.pieces(update):
+            if isinstance(piece, v.Text):
+                self._text(piece.role, piece.text, piece.message_id, piece.notes)
+            elif isinstance(piece, v.Thought):
+                self._text("thought", piece.text, piece.message_id, piece.notes)
+            elif isinstance(piece, v.MediaPiece) and piece.block is not None:
+                block = piece.block
+                if piece.role == "user":
+                    self.add_user([block])
+                elif piece.role == "agent":
+                    self.add_media(block)
+                elif piece.role == "thought":  # thoughts are words: a block's URI, if any
+                    notes = annotations_text(getattr(block, "annotations", None))
+                    self._text("thought", v.block_text(block), None, notes)
+            elif isinstance(piece, v.ToolCard):
+                self._tool(piece.call_id)
+            elif isinstance(piece, v.Notice):
+                self.show_agent_notice(piece.severity, piece.text)
+            elif isinstance(piece, v.Compaction):
+                self.show_state_compaction(piece.compaction_id)
+            elif isinstance(piece, v.Unknown):
+                self.add_notice(
+                    f"(ignored an update of a kind this version does not know: {piece.kind})"
+                )
 
-    def _chunk(
-        self, update: s.AgentMessageChunk | s.UserMessageChunk | s.AgentThoughtChunk
-    ) -> None:
-        role = update.session_update
-        block = update.content
-        if is_card(block) and not isinstance(update, s.AgentThoughtChunk):
-            if isinstance(update, s.UserMessageChunk):
-                self.add_user([block])
-            else:
-                self.add_media(block)
-            return
-        text = agent_markdown(block.text)
+    def _text(self, role: str, raw: str, message_id: str | None, notes: str) -> None:
+        text = agent_markdown(raw)
         current = self._current
         same = (
             current is not None
             and self._current_role == role
-            and (update.message_id is None or update.message_id == self._current_mid)
+            and (message_id is None or message_id == self._current_mid)
         )
         if same and isinstance(current, (StreamingMarkdown, ThoughtBlock)):
             current.feed(text)
         else:
             widget: StreamingMarkdown | ThoughtBlock
-            if isinstance(update, s.AgentThoughtChunk):
+            if role == "thought":
                 widget = ThoughtBlock(text)
-            elif isinstance(update, s.UserMessageChunk):
+            elif role == "user":
                 widget = StreamingMarkdown(text, classes="-user")
             else:
                 widget = StreamingMarkdown(text)
             self._append(widget)
             self._current = widget
             self._current_role = role
-            self._current_mid = update.message_id
-        notes = annotations_text(getattr(block, "annotations", None))
+            self._current_mid = message_id
         if notes:
             self.mount(Static(agent_line(f"↳ {notes}"), classes="annotation"))
 

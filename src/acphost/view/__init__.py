@@ -1,10 +1,20 @@
 """The view model: what a session's content looks like, decided once for every face.
 
 Faces (the CLI's renderers, the TUI's widgets, history exports, batch reports)
-style these pieces; they do not decide what a kind of content shows. A piece
-carries the agent's strings as sent: each face makes them safe at its own edge
-(the terminal sanitiser, HTML or Markdown escaping), so piped output stays exact.
+style these pieces; they do not decide what a kind of content shows, and they
+do not look at the wire update's class. A piece carries the agent's strings
+as sent: each face makes them safe at its own edge (the terminal sanitiser,
+HTML or Markdown escaping), so piped output stays exact.
 
+- :class:`Viewer`: one session's updates as pieces (:class:`Text`,
+  :class:`Thought`, :class:`ToolCard`, :class:`Terminal`, :class:`Plan` with
+  what changed, :class:`Diff`, :class:`Notice`, :class:`Usage`,
+  :class:`Compaction`, :class:`MediaPiece`, :class:`Setting`, :class:`Unknown`);
+  :func:`stored_pieces` and :func:`stored_tool`: a stored turn's events as the
+  same pieces. A new kind of update is taught in :meth:`Viewer.pieces`.
+  :data:`STREAMED` is the one update class a face's hot path may take as is.
+- :func:`update_text`: any update as one short line of plain text;
+  :func:`block_text`: a content block as message text.
 - :func:`media_of`: a content block that is not text (image, audio, embedded
   resource, resource link, an unknown type) as a :class:`Media` placeholder:
   its kind, name, MIME type, size and annotations; :func:`media_line` is its
@@ -14,5 +24,57 @@ carries the agent's strings as sent: each face makes them safe at its own edge
 from __future__ import annotations
 
 from ._media import Media, annotations_text, human_size, media_line, media_of
+from ._pieces import (
+    STREAMED,
+    Compaction,
+    Diff,
+    MediaPiece,
+    Notice,
+    Piece,
+    Plan,
+    PlanChange,
+    PlanItem,
+    Setting,
+    Terminal,
+    Text,
+    Thought,
+    ToolCard,
+    Unknown,
+    Usage,
+    Viewer,
+    block_text,
+    plan_changes,
+    stored_pieces,
+    stored_tool,
+    update_text,
+)
 
-__all__ = ["Media", "annotations_text", "human_size", "media_line", "media_of"]
+__all__ = [
+    "STREAMED",
+    "Compaction",
+    "Diff",
+    "Media",
+    "MediaPiece",
+    "Notice",
+    "Piece",
+    "Plan",
+    "PlanChange",
+    "PlanItem",
+    "Setting",
+    "Terminal",
+    "Text",
+    "Thought",
+    "ToolCard",
+    "Unknown",
+    "Usage",
+    "Viewer",
+    "annotations_text",
+    "block_text",
+    "human_size",
+    "media_line",
+    "media_of",
+    "plan_changes",
+    "stored_pieces",
+    "stored_tool",
+    "update_text",
+]

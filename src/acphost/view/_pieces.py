@@ -1,0 +1,576 @@
+"""What each session update shows, as typed pieces: the one step every face styles.
+
+:class:`Viewer` turns one update (already applied to the session state) into
+pieces; :func:`stored_pieces` turns one event of a stored turn (plain data,
+as the history keeps it) into the same pieces. The faces (the CLI's plain and
+terminal renderers, the TUI's transcript, the history's transcripts and
+exports) map pieces to styles or widgets; none of them looks at the wire
+update's class. A new kind of update is taught here, in :meth:`Viewer.pieces`
+(and, when the history records it, in :func:`stored_pieces`).
+
+Pieces carry the agent's strings exactly as sent: each face makes them safe at
+its own edge (the terminal sanitiser, Markdown or HTML escaping), so piped
+output stays exact and the history stays searchable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .. import schema as s
+from .._difftext import hunk_lines
+from ._media import Media, annotations_text, media_line, media_of
+
+if TYPE_CHECKING:
+    from ..client import SessionState, ToolCallState
+
+__all__ = [
+    "STREAMED",
+    "Compaction",
+    "Diff",
+    "MediaPiece",
+    "Notice",
+    "Piece",
+    "Plan",
+    "PlanChange",
+    "PlanItem",
+    "Setting",
+    "Terminal",
+    "Text",
+    "Thought",
+    "ToolCard",
+    "Unknown",
+    "Usage",
+    "Viewer",
+    "block_text",
+    "plan_changes",
+    "stored_pieces",
+    "stored_tool",
+    "update_text",
+]
+
+
+#: The one update class a face may take without viewing it, on its hot path:
+#: a chunk of the agent's message, whose text is its ``.text`` and whose
+#: message is its ``message_id`` (what :meth:`Viewer.pieces` makes a
+#: :class:`Text` of). A flood of them then costs no call per chunk.
+STREAMED = s.AgentMessageChunk
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A run of message text (Markdown, as the agent or the user wrote it).
+
+    Attributes:
+        text: the text of this chunk (or of a whole stored message).
+        message_id: the message it belongs to (None: not sent; it continues
+            the message being written).
+        role: ``agent`` or ``user``.
+        notes: the block's annotations in words (``for user · priority 0.8``), or "".
+
+    """
+
+    text: str
+    message_id: str | None = None
+    role: str = "agent"
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Thought:
+    """A run of the agent's thoughts (plain text).
+
+    Attributes:
+        text: the text of this chunk.
+        message_id: the thought message it belongs to, if sent.
+        notes: the block's annotations in words, or "".
+
+    """
+
+    text: str
+    message_id: str | None = None
+    notes: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCard:
+    """A tool call as it stands after an update.
+
+    Attributes:
+        call_id: the agent's id for the call.
+        title: its title (``""``: none sent).
+        name: the agent's own tool name, where it adds something to the title.
+        kind: ``read``, ``edit``, ``execute``... (``""``: not sent).
+        status: its status (``pending`` when none was sent).
+        locations: ``path`` or ``path:line`` for each place it touches.
+        changed: the call started or its status changed with this update
+            (a line-oriented face prints a line only then).
+
+    """
+
+    call_id: str
+    title: str
+    name: str
+    kind: str
+    status: str
+    locations: tuple[str, ...] = ()
+    changed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Terminal:
+    """A terminal a tool call shows (its output lives with the host's terminals).
+
+    Attributes:
+        call_id: the tool call.
+        terminal_id: the terminal.
+
+    """
+
+    call_id: str
+    terminal_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlanItem:
+    """One entry of a plan.
+
+    Attributes:
+        content: what the step is.
+        status: ``pending``, ``in_progress``, ``completed`` (or as sent).
+        priority: ``high``, ``medium``, ``low`` (or as sent).
+
+    """
+
+    content: str
+    status: str
+    priority: str = "medium"
+
+
+@dataclass(frozen=True, slots=True)
+class PlanChange:
+    """What one plan update changed in one entry.
+
+    Attributes:
+        what: ``added``, ``status`` (its status changed) or ``removed``.
+        item: the entry as it is now (as it was, for ``removed``).
+        before: its previous status, for ``status``.
+
+    """
+
+    what: str
+    item: PlanItem
+    before: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The agent's plan (each update replaces it whole, per ACP "Agent Plan").
+
+    Attributes:
+        entries: the whole plan.
+        changes: what changed since the previous plan of the same session
+            (every entry ``added`` for the first one).
+        first: this is the first plan the viewer has seen.
+
+    """
+
+    entries: tuple[PlanItem, ...]
+    changes: tuple[PlanChange, ...]
+    first: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Diff:
+    """A file edit of a tool call.
+
+    Attributes:
+        path: the file.
+        old_text: its text before (None: a new file).
+        new_text: its text after.
+        call_id: the tool call it belongs to (``""``: not known).
+
+    """
+
+    path: str
+    old_text: str | None
+    new_text: str
+    call_id: str = ""
+
+    def lines(self) -> list[str]:
+        """The unified diff's lines, without the file header (bounded in time)."""
+        return hunk_lines(self.old_text, self.new_text)
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A notice from the agent (schema ``Notice``): beside the transcript, not in it.
+
+    Attributes:
+        severity: ``info``, ``warning``, ``error`` (or as sent).
+        title: its title.
+        description: its details (``""``: none).
+
+    """
+
+    severity: str
+    title: str
+    description: str = ""
+
+    @property
+    def text(self) -> str:
+        """``title``, or ``title: description``."""
+        return f"{self.title}: {self.description}" if self.description else self.title
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """The context window's use (schema ``UsageUpdate``).
+
+    Attributes:
+        used: tokens in the context.
+        size: the window's size.
+        cost: ``amount currency`` when the agent sent a cost, else ``""``.
+
+    """
+
+    used: int
+    size: int
+    cost: str = ""
+
+    @property
+    def text(self) -> str:
+        """``used/size``."""
+        return f"{self.used}/{self.size}"
+
+
+@dataclass(frozen=True, slots=True)
+class Compaction:
+    """A compaction of the agent's context, when its status changes.
+
+    Attributes:
+        compaction_id: which compaction.
+        status: ``in_progress``, ``completed``, ``failed``, ``cancelled`` (or as sent).
+        error: why it failed (``""``: not sent).
+        changed: its status changed with this update (a summary streamed
+            into it changes only what the session state holds).
+
+    """
+
+    compaction_id: str
+    status: str
+    error: str = ""
+    changed: bool = True
+
+    @property
+    def text(self) -> str:
+        """``status``, or ``status: error``."""
+        return f"{self.status}: {self.error}" if self.error else self.status
+
+
+@dataclass(frozen=True, slots=True)
+class MediaPiece:
+    """A content block that is not text, as its placeholder.
+
+    Attributes:
+        line: the placeholder on one line (:func:`acphost.view.media_line`).
+        role: whose block: ``agent``, ``user``, ``thought`` or ``tool``.
+        media: what the block is (None for a stored one: its line is kept).
+        block: the content block itself, for a face that draws a card from
+            its fields (a file chip from a link); None for a stored one.
+
+    """
+
+    line: str
+    role: str = "agent"
+    media: Media | None = None
+    block: s.ContentBlock | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """A change of the session's settings: commands, mode, options, title.
+
+    Faces that show the session's state read it from the state; a transcript
+    shows none of these (they arrive at the agent's timing, not the turn's).
+
+    Attributes:
+        kind: the update's ``sessionUpdate`` value.
+        text: the change in words (``mode: code``, ``title: ...``).
+
+    """
+
+    kind: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """An update of a kind this version does not know.
+
+    Attributes:
+        kind: its ``sessionUpdate`` value, as sent.
+
+    """
+
+    kind: str
+
+
+#: Any piece.
+Piece = (
+    Text
+    | Thought
+    | ToolCard
+    | Terminal
+    | Plan
+    | Diff
+    | Notice
+    | Usage
+    | Compaction
+    | MediaPiece
+    | Setting
+    | Unknown
+)
+
+
+def block_text(block: s.ContentBlock) -> str:
+    """A block as message text: a text block's text, a link's or resource's URI, else ``""``."""
+    if isinstance(block, s.TextContentBlock):
+        return block.text
+    if isinstance(block, s.ResourceLinkContentBlock):
+        return block.uri
+    if isinstance(block, s.EmbeddedResourceContentBlock):
+        return block.resource.uri
+    return ""
+
+
+def plan_changes(before: Sequence[PlanItem], after: Sequence[PlanItem]) -> tuple[PlanChange, ...]:
+    """What turned ``before`` into ``after``: entries added, whose status changed, removed.
+
+    Entries are matched by their content (the plan has no ids): the first
+    unmatched entry of the same content, so repeated entries pair in order.
+    """
+    left: dict[str, list[PlanItem]] = {}
+    for item in before:
+        left.setdefault(item.content, []).append(item)
+    changes: list[PlanChange] = []
+    for item in after:
+        olds = left.get(item.content)
+        if not olds:
+            changes.append(PlanChange("added", item))
+            continue
+        old = olds.pop(0)
+        if old.status != item.status:
+            changes.append(PlanChange("status", item, old.status))
+    changes.extend(PlanChange("removed", old) for olds in left.values() for old in olds)
+    return tuple(changes)
+
+
+def _items(entries: Sequence[Any]) -> tuple[PlanItem, ...]:
+    return tuple(
+        PlanItem(str(e.content), str(e.status), str(e.priority or "medium")) for e in entries
+    )
+
+
+def _where(call: ToolCallState) -> tuple[str, ...]:
+    return tuple(
+        loc.path + (f":{loc.line}" if loc.line is not None else "") for loc in call.locations
+    )
+
+
+class Viewer:
+    """Turns one session's updates into pieces, in wire order.
+
+    It remembers what the pieces need across updates: the last plan (for
+    what changed) and each compaction's status (a compaction is patched by
+    several updates; only a change of status is a piece).
+
+    Args:
+        state: the session state; each update is applied to it before it is
+            viewed (tool calls are merged from all their updates there).
+
+    """
+
+    __slots__ = ("_compactions", "_plan", "state")
+
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
+        self._plan: tuple[PlanItem, ...] | None = None
+        self._compactions: dict[str, str] = {}
+
+    def pieces(self, update: s.SessionUpdate) -> list[Piece]:
+        """The pieces one update shows (empty when it shows nothing).
+
+        Message and thought chunks give their text as :class:`Text` and
+        :class:`Thought` (the faces' hot paths stream the text of the chunk
+        being written without coming here).
+        """
+        if isinstance(update, (s.AgentMessageChunk, s.UserMessageChunk)):
+            role = "user" if isinstance(update, s.UserMessageChunk) else "agent"
+            block = update.content
+            if isinstance(block, s.TextContentBlock):
+                notes = annotations_text(block.annotations) if block.annotations else ""
+                return [Text(block.text, update.message_id, role, notes)]
+            return _media(block, role)
+        if isinstance(update, s.AgentThoughtChunk):
+            block = update.content
+            if isinstance(block, s.TextContentBlock):
+                notes = annotations_text(block.annotations) if block.annotations else ""
+                return [Thought(block.text, update.message_id, notes)]
+            return _media(block, "thought")
+        if isinstance(update, (s.ToolCallStart, s.ToolCallProgress)):
+            return self._tool(update)
+        if isinstance(update, s.PlanUpdate):
+            entries = _items(update.entries)
+            first = self._plan is None
+            changes = plan_changes(self._plan or (), entries)
+            self._plan = entries
+            return [Plan(entries, changes, first)]
+        if isinstance(update, s.Notice):
+            return [Notice(update.severity, update.title, update.description or "")]
+        if isinstance(update, (s.CompactionUpdate, s.CompactionSummaryChunk)):
+            return self._compaction(update)
+        if isinstance(update, s.UsageUpdate):
+            cost = update.cost
+            shown = f"{cost.amount:g} {cost.currency}" if cost is not None else ""
+            return [Usage(update.used, update.size, shown)]
+        if isinstance(update, s.UnknownSessionUpdate):
+            return [Unknown(update.kind)]
+        return [Setting(str(getattr(update, "session_update", "")), update_text(update))]
+
+    def _tool(self, update: s.ToolCallStart | s.ToolCallProgress) -> list[Piece]:
+        out: list[Piece] = []
+        call = self.state.tool_calls.get(update.tool_call_id)
+        if call is not None:
+            changed = isinstance(update, s.ToolCallStart) or update.status is not None
+            out.append(
+                ToolCard(
+                    call.tool_call_id,
+                    call.title or "",
+                    call.shown_name or "",
+                    call.kind or "",
+                    update.status or call.status or "pending",
+                    _where(call),
+                    changed,
+                )
+            )
+        for item in update.content or ():
+            if isinstance(item, s.DiffToolCallContent):
+                out.append(Diff(item.path, item.old_text, item.new_text, update.tool_call_id))
+            elif isinstance(item, s.TerminalToolCallContent):
+                out.append(Terminal(update.tool_call_id, item.terminal_id))
+            elif isinstance(item, s.ContentToolCallContent):
+                out.extend(_media(item.content, "tool"))
+        return out
+
+    def _compaction(self, update: s.CompactionUpdate | s.CompactionSummaryChunk) -> list[Piece]:
+        cid = update.compaction_id
+        if isinstance(update, s.CompactionUpdate):
+            changed = self._compactions.get(cid) != update.status
+            self._compactions[cid] = update.status
+            error = update.error if isinstance(update.error, str) else ""
+            return [Compaction(cid, update.status, error, changed)]
+        compaction = self.state.compactions.get(cid)
+        status = (compaction.status if compaction is not None else None) or ""
+        error = (compaction.error if compaction is not None else None) or ""
+        return [Compaction(cid, status, error, changed=False)]
+
+
+def _media(block: s.ContentBlock, role: str) -> list[Piece]:
+    media = media_of(block)
+    if media is None:
+        return []
+    return [MediaPiece(media_line(media), role, media, block)]
+
+
+def update_text(update: s.SessionUpdate) -> str:
+    """An update as one short line of plain text (logs, line-oriented output).
+
+    A chunk gives its text (``""`` when not text), a tool call its title (else
+    its status), a plan its entries (one per line), a usage report
+    ``used/size``, a notice ``title[: description]``, a compaction
+    ``status[: error]``, the others what they set; an unknown kind, its kind.
+    """
+    if isinstance(
+        update,
+        (s.AgentMessageChunk, s.UserMessageChunk, s.AgentThoughtChunk, s.CompactionSummaryChunk),
+    ):
+        return update.text
+    if isinstance(update, (s.ToolCallStart, s.ToolCallProgress)):
+        return update.title or update.status or ""
+    if isinstance(update, s.PlanUpdate):
+        return "\n".join(entry.content for entry in update.entries)
+    if isinstance(update, s.AvailableCommandsUpdate):
+        return ", ".join(command.name for command in update.available_commands)
+    if isinstance(update, s.CurrentModeUpdate):
+        return update.current_mode_id
+    if isinstance(update, s.ConfigOptionUpdate):
+        parts = []
+        for option in update.config_options:
+            value = getattr(option, "current_value", None)
+            if value is True or value is False:
+                value = "on" if value else "off"
+            parts.append(f"{getattr(option, 'name', '?')}={value}")
+        return ", ".join(parts)
+    if isinstance(update, s.SessionInfoUpdate):
+        return update.title or ""
+    if isinstance(update, s.UsageUpdate):
+        return f"{update.used}/{update.size}"
+    if isinstance(update, s.Notice):
+        return f"{update.title}: {update.description}" if update.description else update.title
+    if isinstance(update, s.CompactionUpdate):
+        error = update.error
+        return f"{update.status}: {error}" if isinstance(error, str) and error else update.status
+    if isinstance(update, s.UnknownSessionUpdate):
+        return update.kind
+    return ""
+
+
+def stored_tool(
+    call_id: str,
+    title: str,
+    kind: str | None,
+    status: str | None,
+    *,
+    name: str | None = None,
+    locations: Sequence[Mapping[str, Any]] = (),
+) -> ToolCard:
+    """A stored tool call (the history's plain fields) as a :class:`ToolCard`."""
+    where = tuple(
+        str(loc.get("path", "")) + (f":{loc['line']}" if loc.get("line") is not None else "")
+        for loc in locations
+    )
+    return ToolCard(call_id, title or "", name or "", kind or "", status or "pending", where)
+
+
+def stored_pieces(event: Mapping[str, Any]) -> list[Piece]:
+    """One event of a stored turn (``{"kind": ..., ...}``, as the history keeps it) as pieces.
+
+    ``text`` and ``thought`` give a :class:`Text` or :class:`Thought` (the whole
+    run), ``media`` a :class:`MediaPiece` (its line), ``plan`` a :class:`Plan`
+    (its changes are not known here: none). A ``tool`` event names a tool
+    call (``{"kind": "tool", "id"}``): the caller has the call's record and
+    makes its card with :func:`stored_tool`; it gives no piece here.
+    """
+    kind = event.get("kind")
+    text = event.get("text")
+    if kind == "text" and text:
+        return [Text(str(text))]
+    if kind == "thought" and text:
+        return [Thought(str(text))]
+    if kind == "media" and text:
+        return [MediaPiece(str(text))]
+    if kind == "plan":
+        entries = tuple(
+            PlanItem(
+                str(e.get("content", "")),
+                str(e.get("status", "")),
+                str(e.get("priority") or "medium"),
+            )
+            for e in event.get("entries") or ()
+            if isinstance(e, Mapping)
+        )
+        return [Plan(entries, ())]
+    return []
