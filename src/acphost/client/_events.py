@@ -229,18 +229,14 @@ class EventStream:
     # cycle). Each builds its event and emits it; callers test ``observed``
     # first where it matters.
 
-    def _listen(
-        self, session: Session, listener: Callable[[Session, s.SessionUpdate], object]
+    def _follow(
+        self, session: object, on_updates: Callable[[Sequence[s.SessionUpdate]], object]
     ) -> Callable[[], None]:
-        # Session.add_listener: an observer of the session's update blocks,
-        # one call per update for the listener.
+        # An observer of one session's update blocks (Session.add_listener,
+        # the session's budget): ``on_updates(updates)`` once per block.
         def observe(event: Event) -> None:
             if type(event) is UpdatesReceived and event.session is session:
-                for update in event.updates:
-                    try:
-                        listener(session, update)
-                    except Exception:
-                        logger.exception("an update listener of session %s failed", session.id)
+                on_updates(event.updates)
 
         return self.subscribe(observe)
 
