@@ -23,7 +23,7 @@ from ._lifecycle import Lifecycle, LifecycleState
 from ._options import option_id, option_values
 from ._peer import Peer
 from ._state import SessionState
-from ._turn import DEFAULT_QUEUE_LIMIT, Turn, TurnResult, UpdateQueue
+from ._turn import DEFAULT_QUEUE_LIMIT, Turn, TurnResult, TurnState, UpdateQueue
 
 __all__ = ["Session", "UpdateListener"]
 
@@ -69,9 +69,6 @@ class Session:
         self._setup_timeout = setup_timeout
         self._events = peer.events
         self._listeners: list[UpdateListener] = []  # those of add_listener, each an observer
-        self._cancelling = False
-        # Why the host stopped the running turn (the first cancel's reason).
-        self._host_stop: str | None = None
         self._life = Lifecycle(f"session {session_id}")
         self._announced = False  # SessionOpened was told: SessionClosed will be
         # What the turns cost and the budgets on them: an observer of the updates.
@@ -199,8 +196,6 @@ class Session:
             on_end=lambda result: self._turn_ended(turn, blocks, result),
         )
         self._turn = turn
-        self._cancelling = False
-        self._host_stop = None
         self._spending.begin_turn(budget)
         self._peer.host.begin_turn(self.id)
         self.state.add_user_prompt(blocks)
@@ -227,7 +222,7 @@ class Session:
             turn._finish(UsageError("the prompt was abandoned by the host"))
             raise
         except RequestError as exc:
-            if not self._cancelling:
+            if turn.state is not TurnState.CANCELLING:
                 turn._finish(exc)
                 return
             # Some agents (Qwen Code) answer a cancelled prompt with an error
@@ -260,7 +255,7 @@ class Session:
         events = self._events
         if not events.observed:
             return
-        host_stop = self._host_stop
+        host_stop = turn.host_stop
         if host_stop is None:
             exceeded = (
                 result.budget_exceeded
@@ -282,7 +277,7 @@ class Session:
             self.state.tool_calls[i] for i in turn.tool_call_ids if i in self.state.tool_calls
         )
         stop = response.stop_reason
-        if stop == "cancelled" or self._cancelling:
+        if stop == "cancelled" or turn.state is TurnState.CANCELLING:
             self.state.cancel_pending_tool_calls()
         turn._finish(
             TurnResult(
@@ -344,7 +339,8 @@ class Session:
 
     def _stop_for_budget(self, crossed: BudgetExceeded) -> Coroutine[Any, Any, None] | None:
         # The budget's observer saw a crossing: cancel the running turn, once.
-        if self._cancelling or self.turn is None:
+        turn = self.turn
+        if turn is None or turn.state is not TurnState.RUNNING:
             return None
         logger.info("session %s: %s; cancelling the turn", self.id, crossed)
         return self._cancel_for_budget(crossed)
@@ -371,8 +367,9 @@ class Session:
             timeout: seconds to wait for the agent's answer.
             reason: why the host stops the turn (``"interrupted"``, a face's
                 own words), told as :attr:`TurnEnded.host_stop
-                <acphost.client.TurnEnded.host_stop>`; the first cancel's
-                reason of a turn is kept.
+                <acphost.client.TurnEnded.host_stop>` and
+                :attr:`Turn.host_stop <acphost.Turn.host_stop>`; the first
+                reason given for a turn is kept.
 
         Returns:
             The turn's result, or None when no turn was running.
@@ -386,10 +383,7 @@ class Session:
         if turn is None:
             return None
         turn._queue.unbound()
-        if self._host_stop is None:
-            self._host_stop = reason
-        if not self._cancelling:
-            self._cancelling = True
+        if turn._cancel(reason):  # the first cancel of the turn tells the agent
             self._peer.notify(s.SESSION_CANCEL, s.CancelNotification(session_id=self.id).to_wire())
             self._peer.host.cancel_session(self.id)
             self.state.cancel_pending_tool_calls()
