@@ -55,7 +55,12 @@ OpenedHow = Literal["new", "load", "resume", "fork"]
 
 @dataclass(frozen=True, slots=True)
 class SessionOpened:
-    """A session was opened (``session/new``, ``load``, ``resume`` or ``fork`` answered)."""
+    """A session was opened (``session/new``, ``load``, ``resume`` or ``fork`` answered).
+
+    Told when the agent's answer arrived: a load's replayed history comes
+    before it (as :class:`UpdatesReceived` of the session being opened);
+    updates a new session received before its answer come right after it.
+    """
 
     session: Session
     how: OpenedHow
@@ -63,7 +68,13 @@ class SessionOpened:
 
 @dataclass(frozen=True, slots=True)
 class UpdatesReceived:
-    """Updates of one session, in wire order, already applied to its state."""
+    """Updates of one session, in wire order, already applied to its state.
+
+    One event per run of consecutive updates of one session in a read of the
+    connection (a block), split only where the reader waits for a full
+    turn queue; a single update is one event. A closed session's late
+    updates are not told.
+    """
 
     session: Session
     updates: Sequence[s.SessionUpdate]
