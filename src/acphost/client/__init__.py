@@ -21,20 +21,33 @@ __all__ = [
     "Budget",
     "BudgetExceeded",
     "ClientContext",
-    "CostStart",
     "ClientOptions",
     "Compaction",
+    "CostStart",
     "ElicitationHandler",
+    "Event",
+    "EventStream",
     "HostConfig",
     "LifecycleState",
     "Message",
+    "Observer",
+    "PermissionAsked",
+    "PermissionDecided",
     "RunResult",
     "Session",
+    "SessionClosed",
+    "SessionOpened",
     "SessionState",
+    "TerminalExited",
+    "TerminalStarted",
     "ToolCallState",
     "Turn",
+    "TurnEnded",
     "TurnResult",
+    "TurnStarted",
+    "TurnState",
     "UpdateListener",
+    "UpdatesReceived",
     "UseDefault",
     "auth_method_id",
     "option_id",
@@ -49,6 +62,18 @@ _LAZY = {
     "BudgetExceeded": "._budget",
     "CostStart": "._budget",
     "AcpClient": "._client",
+    "Event": "._events",
+    "EventStream": "._events",
+    "Observer": "._events",
+    "PermissionAsked": "._events",
+    "PermissionDecided": "._events",
+    "SessionClosed": "._events",
+    "SessionOpened": "._events",
+    "TerminalExited": "._events",
+    "TerminalStarted": "._events",
+    "TurnEnded": "._events",
+    "TurnStarted": "._events",
+    "UpdatesReceived": "._events",
     "ClientContext": "._client",
     "ElicitationHandler": "._host_bridge",
     "HostConfig": "._host_bridge",
@@ -70,11 +95,26 @@ _LAZY = {
     "run": "._sync",
     "Turn": "._turn",
     "TurnResult": "._turn",
+    "TurnState": "._turn",
 }
 
 if TYPE_CHECKING:
     from ._budget import Budget, BudgetExceeded, CostStart
     from ._client import AcpClient, ClientContext
+    from ._events import (
+        Event,
+        EventStream,
+        Observer,
+        PermissionAsked,
+        PermissionDecided,
+        SessionClosed,
+        SessionOpened,
+        TerminalExited,
+        TerminalStarted,
+        TurnEnded,
+        TurnStarted,
+        UpdatesReceived,
+    )
     from ._host_bridge import ElicitationHandler, HostConfig
     from ._lifecycle import LifecycleState
     from ._options import (
@@ -88,6 +128,6 @@ if TYPE_CHECKING:
     from ._session import Session, UpdateListener
     from ._state import Compaction, Message, SessionState, ToolCallState
     from ._sync import DEMO_AGENT, RunResult, run
-    from ._turn import Turn, TurnResult
+    from ._turn import Turn, TurnResult, TurnState
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

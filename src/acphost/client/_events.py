@@ -55,7 +55,12 @@ OpenedHow = Literal["new", "load", "resume", "fork"]
 
 @dataclass(frozen=True, slots=True)
 class SessionOpened:
-    """A session was opened (``session/new``, ``load``, ``resume`` or ``fork`` answered)."""
+    """A session was opened (``session/new``, ``load``, ``resume`` or ``fork`` answered).
+
+    Told when the agent's answer arrived: a load's replayed history comes
+    before it (as :class:`UpdatesReceived` of the session being opened);
+    updates a new session received before its answer come right after it.
+    """
 
     session: Session
     how: OpenedHow
@@ -63,7 +68,13 @@ class SessionOpened:
 
 @dataclass(frozen=True, slots=True)
 class UpdatesReceived:
-    """Updates of one session, in wire order, already applied to its state."""
+    """Updates of one session, in wire order, already applied to its state.
+
+    One event per run of consecutive updates of one session in a read of the
+    connection (a block), split only where the reader waits for a full
+    turn queue; a single update is one event. A closed session's late
+    updates are not told.
+    """
 
     session: Session
     updates: Sequence[s.SessionUpdate]
@@ -166,19 +177,21 @@ class EventStream:
     """Where a client's events are published and observed.
 
     Emitters call :meth:`emit`; observers :meth:`subscribe`. With no
-    observer, emitting costs one attribute test (emitters check
-    :attr:`observed` before they build an event on a hot path).
+    observer, emitting costs one attribute test: emitters read
+    :attr:`observed` (a plain attribute, not a property: no call) before they
+    build an event on a hot path.
+
+    Attributes:
+        observed: True when at least one observer is subscribed (read it;
+            :meth:`subscribe` and its unsubscriber keep it up to date).
+
     """
 
-    __slots__ = ("_observers",)
+    __slots__ = ("_observers", "observed")
 
     def __init__(self) -> None:
         self._observers: tuple[Observer, ...] = ()
-
-    @property
-    def observed(self) -> bool:
-        """True when at least one observer is subscribed."""
-        return bool(self._observers)
+        self.observed = False
 
     def subscribe(self, observer: Observer) -> Callable[[], None]:
         """Call ``observer(event)`` for every event from now on, in order.
@@ -192,9 +205,23 @@ class EventStream:
 
         """
         self._observers = (*self._observers, observer)
+        self.observed = True
+
+        subscribed = True
 
         def unsubscribe() -> None:
-            self._observers = tuple(o for o in self._observers if o is not observer)
+            nonlocal subscribed
+            if not subscribed:
+                return
+            subscribed = False
+            # This subscription only: the same callable subscribed twice stays once.
+            observers = list(self._observers)
+            for i, o in enumerate(observers):
+                if o is observer:
+                    del observers[i]
+                    break
+            self._observers = tuple(observers)
+            self.observed = bool(observers)
 
         return unsubscribe
 
@@ -205,3 +232,59 @@ class EventStream:
                 observer(event)
             except Exception:
                 logger.exception("an event observer failed on %s", type(event).__name__)
+
+    # -- the emitters' side (internal) ---------------------------------------------
+    # The session, the peer and the host bridge emit through these, typed by
+    # the structural ``Emitter`` of ``_peer``: the modules that emit do not
+    # import this one, which names their classes (that would be an import
+    # cycle). Each builds its event and emits it; callers test ``observed``
+    # first where it matters.
+
+    def _follow(
+        self, session: object, on_updates: Callable[[Sequence[s.SessionUpdate]], object]
+    ) -> Callable[[], None]:
+        # An observer of one session's update blocks (Session.add_listener,
+        # the session's budget): ``on_updates(updates)`` once per block.
+        def observe(event: Event) -> None:
+            if type(event) is UpdatesReceived and event.session is session:
+                on_updates(event.updates)
+
+        return self.subscribe(observe)
+
+    def _updates(self, session: Session, updates: Sequence[s.SessionUpdate]) -> None:
+        self.emit(UpdatesReceived(session, updates))
+
+    def _session_opened(self, session: Session, how: OpenedHow) -> None:
+        self.emit(SessionOpened(session, how))
+
+    def _session_closed(self, session: Session) -> None:
+        self.emit(SessionClosed(session))
+
+    def _turn_started(self, session: Session, turn: Turn, prompt: Sequence[s.ContentBlock]) -> None:
+        self.emit(TurnStarted(session, turn, prompt))
+
+    def _turn_ended(
+        self,
+        session: Session,
+        turn: Turn,
+        prompt: Sequence[s.ContentBlock],
+        result: TurnResult | BaseException,
+        host_stop: str | None,
+    ) -> None:
+        self.emit(TurnEnded(session, turn, prompt, result, host_stop))
+
+    def _permission_asked(self, session_id: str, request: PermissionRequest) -> None:
+        self.emit(PermissionAsked(session_id, request))
+
+    def _permission_decided(
+        self, request: PermissionRequest, outcome: PermissionOutcome, asked: bool
+    ) -> None:
+        self.emit(PermissionDecided(request.session_id, request, outcome, asked))
+
+    def _terminal_started(
+        self, session_id: str, terminal_id: str, command: str, args: Sequence[str], cwd: str | None
+    ) -> None:
+        self.emit(TerminalStarted(session_id, terminal_id, command, args, cwd))
+
+    def _terminal_exited(self, session_id: str, terminal_id: str, status: dict[str, Any]) -> None:
+        self.emit(TerminalExited(session_id, terminal_id, status))
