@@ -14,9 +14,9 @@ import pytest
 from acphost import AcpClient
 from acphost import schema as s
 from acphost.client import SessionState
-from acphost.history import HistoryRecorder, HistoryStore, TurnRecord
-from acphost.history._recording import _scrub_shared_text
+from acphost.history import HistoryRecorder, HistoryStore, TurnRecord, _textrun
 from acphost.history._scrub import scrub_turn
+from acphost.history._textrun import TextRun, lookahead
 from acphost.redact import Redactor
 
 from .conftest import DEMO, record
@@ -83,9 +83,36 @@ def test_a_shared_text_is_redacted_as_the_whole_turn_would_be(text):
             {"kind": "plan", "entries": [{"content": "topsecretvalue42", "status": "pending"}]},
         ),
     )
-    shared = _scrub_shared_text(redactor, turn)
-    assert shared == scrub_turn(redactor, turn)
-    assert SECRET not in repr(shared) and "topsecretvalue42" not in repr(shared)
+    whole = scrub_turn(redactor, turn)
+    # The text as the recorder writes it: in parts, each cut where no secret crosses.
+    for cut_every in (7, 16, 33):
+        parts = in_parts(redactor, text, cut_every)
+        assert parts == whole.events[1]["text"]
+        assert SECRET not in parts and "topsecretvalue42" not in parts
+
+
+def in_parts(redactor, text, part):
+    """``text`` streamed one character at a time into a run cut every ``part`` characters.
+
+    With the least lookahead the mechanism needs (twice the longest configured
+    spelling; the recorder keeps at least ``LOOKAHEAD``), so that short texts
+    are cut too.
+    """
+    keep = 2 * max(map(len, redactor.secrets), default=4)
+    run = TextRun("text", 0, [])
+    written = []
+    saved = _textrun.PART
+    _textrun.PART = part
+    try:
+        for char in text:
+            run.pieces.append(char)
+            run.gather()
+            cut = run.cut(redactor.redact_text, keep)
+            if cut is not None:
+                written.append(cut)
+    finally:
+        _textrun.PART = saved
+    return "".join(written) + redactor.redact_text(run.take())
 
 
 def events_of(path):
@@ -273,3 +300,60 @@ async def test_a_new_session_ignores_a_record_of_the_same_agent_session_id(store
     assert session.cost_start.source == "new"
     runs = _runs(store_path)
     assert runs[-1].turns[0].usage.cost_amount == pytest.approx(0.01, abs=1e-4)
+
+
+# -- a long turn: written in parts while it streams, its text stored once ------------------
+
+CONFIGURED = "Zq9-configured-value-77"
+
+
+def stream_long_turn(store_path, lines, *, split_at=None):
+    """A begun turn of ``lines`` message chunks through a recording; returns the recording."""
+    recorder = HistoryRecorder.open(str(store_path), Redactor([CONFIGURED]))
+    session = FakeSession()
+    recording = recorder.open_session("fake", ["fake"], "/tmp", session)
+    recording.begin_turn("go")
+    held = []
+    for i, line in enumerate(lines):
+        if split_at is not None and i == split_at:
+            # The configured value split across two chunks, at a part boundary's
+            # neighbourhood (each cut falls after a line, this line has none).
+            session.receive(chunk(line[:9]))
+            session.receive(chunk(line[9:]))
+        else:
+            session.receive(chunk(line))
+        run = recording._text_run
+        held.append(sum(map(len, run.blocks)) + sum(map(len, run.pieces)))
+    recording.record_turn("go", Result())
+    recording.close()
+    recorder.close()
+    return held
+
+
+def test_a_long_turn_holds_a_part_not_its_text_and_stores_it_once(store_path):
+    lines = [f"line {i} of a long answer\n" for i in range(60_000)]  # 1.6 M characters
+    held = stream_long_turn(store_path, lines)
+    whole = "".join(lines)
+    # What the recording holds at any time is bounded by a part, not by the turn.
+    bound = _textrun.PART + lookahead((CONFIGURED,)) + _textrun.GATHER + len(lines[-1])
+    assert max(held) <= bound < len(whole) // 4
+    turn = events_of(store_path)
+    assert turn.text == whole and [e["text"] for e in turn.events] == [whole]
+    raw = b"".join(p.read_bytes() for p in store_path.parent.iterdir())
+    needle = "line 31234 of a long answer\n".encode()
+    assert raw.count(needle) == 1  # stored once (the text and its event were two copies)
+
+
+@pytest.mark.parametrize("where", [0, 1, 2])
+def test_a_secret_split_across_chunks_and_parts_is_masked(store_path, where):
+    lines = [f"row {i:06d} " * 3 + "\n" for i in range(40_000)]
+    # A long line (no line break to cut after) holding the value, near where
+    # the first part is cut: a cut that went through it would leave both halves.
+    near = (_textrun.PART + lookahead((CONFIGURED,))) // len(lines[0]) - 8 + where * 5
+    lines[near] = "x" * 4 + CONFIGURED + " and again " + CONFIGURED + "\n"
+    stream_long_turn(store_path, lines, split_at=near)
+    raw = b"".join(p.read_bytes() for p in store_path.parent.iterdir())
+    assert CONFIGURED[:9].encode() not in raw and CONFIGURED[9:].encode() not in raw
+    turn = events_of(store_path)
+    expected = Redactor([CONFIGURED]).redact_text("".join(lines))
+    assert turn.text == expected

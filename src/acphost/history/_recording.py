@@ -1,8 +1,11 @@
 """The recording of one session: a cheap update listener, a few writes per turn.
 
 The listener runs inline in the connection's reader for every update, so it
-only appends to lists; the turn is assembled, redacted and written in one
-transaction by :meth:`SessionRecording.record_turn`.
+only appends to lists; every :data:`~._textrun.GATHER` characters it joins
+them, and a long text is redacted and written in parts while the turn runs
+(:mod:`._textrun`), so a turn costs the memory of a part, not of its text.
+The rest of the turn is assembled, redacted and written in one transaction by
+:meth:`SessionRecording.record_turn`; the text is stored once.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from ..content import PromptInput, to_blocks
 from ..safetext import CUT
 from ..view import media_line, media_of
 from ._model import PermissionRecord, SessionRecord, ToolCallRecord, TurnRecord, Usage, now
-from ._scrub import scrub_session, scrub_title_and_usage, scrub_turn
+from ._scrub import scrub_session, scrub_text, scrub_title_and_usage, scrub_turn
+from ._textrun import GATHER, TextRun, lookahead
 
 if TYPE_CHECKING:
     from ..client import Session, ToolCallState, TurnResult
@@ -126,19 +130,6 @@ def _tool_record(call: ToolCallState) -> ToolCallRecord:
     )
 
 
-def _scrub_shared_text(redactor: Redactor, turn: TurnRecord) -> TurnRecord:
-    """:func:`scrub_turn` for a turn whose text is its one text event: that text read once.
-
-    The message text is stored twice, as the turn's text and as its text
-    event, and the redactor's time grows with the text it reads (a flood of
-    100,000 chunks is a megabyte). Both copies are the same string, so the
-    redacted event gives the redacted text.
-    """
-    scrubbed = scrub_turn(redactor, dataclasses.replace(turn, text=""))
-    text = next(e["text"] for e in scrubbed.events if e.get("kind") == "text")
-    return dataclasses.replace(scrubbed, text=text)
-
-
 class SessionRecording:
     """The recording of one session; made by :meth:`HistoryRecorder.open_session`.
 
@@ -157,12 +148,16 @@ class SessionRecording:
         self._turn_start: str | None = None
         self._turn_prompt: PromptInput = ""
         self._events: list[list[Any]] = []
-        # The text run being appended to (the last event's list of pieces) and
+        # The text run being appended to (its list of pieces, its TextRun) and
         # its chunk class; None once another event follows it.
         self._run: list[str] | None = None
+        self._text_run: TextRun | None = None
         self._run_cls: type | None = None
         self._room = TURN_TEXT_LIMIT  # characters the turn may still keep
+        # Below this room the listener leaves its hot path: joins, maybe writes a part.
+        self._low = max(self._room - GATHER, 0)
         self._dropped = 0  # characters it did not keep
+        self._keep = lookahead(recorder.redactor.secrets)
         self._plan_at: int | None = None
         self._tools: dict[str, None] = {}
         self._permissions: list[PermissionRecord] = []
@@ -187,56 +182,97 @@ class SessionRecording:
             text = update.text
             if text:
                 self._room -= len(text)
-                if self._room >= 0:
+                if self._room >= self._low:
                     self._run.append(text)  # type: ignore[union-attr]
-                else:
+                elif self._room < 0:
                     if not self._dropped:
                         # The text is cut before it is redacted (at the turn's
                         # end): marked, so that the beginning of a configured
                         # value the cut goes through is masked too.
                         self._run.append(CUT)  # type: ignore[union-attr]
                     self._dropped += len(text)
+                else:
+                    self._run.append(text)  # type: ignore[union-attr]
+                    self._gather()
             else:
                 self._media(update)
         elif cls is _MESSAGE or cls is _THOUGHT:
             text = update.text
             if text:
+                self._end_run()
                 self._room -= len(text)
-                if self._room >= 0:
-                    self._run = [text]
-                else:
-                    self._run = []
+                pieces = [text] if self._room >= 0 else []
+                if self._room < 0:
                     self._dropped += len(text)
-                self._run_cls = cls
-                self._events.append(["text" if cls is _MESSAGE else "thought", self._run])
+                kind = "text" if cls is _MESSAGE else "thought"
+                run = TextRun(kind, len(self._events), pieces)
+                self._run, self._text_run, self._run_cls = pieces, run, cls
+                self._events.append([kind, run])
+                if 0 <= self._room < self._low:
+                    self._gather()
             else:
                 self._media(update)
         elif cls is s.ToolCallStart or cls is s.ToolCallProgress:
             call_id = update.tool_call_id  # type: ignore[union-attr]
             if call_id not in self._tools:
                 self._tools[call_id] = None
+                self._end_run()
                 self._events.append(["tool", call_id])
-                self._run = self._run_cls = None
         elif cls is s.PlanUpdate:
             entries = [
                 {"content": e.content, "status": e.status, "priority": e.priority}
                 for e in update.entries  # type: ignore[union-attr]
             ]
             if self._plan_at is None:
+                self._end_run()
                 self._plan_at = len(self._events)
                 self._events.append(["plan", entries])
-                self._run = self._run_cls = None
             else:
                 self._events[self._plan_at][1] = entries
         elif cls is s.UsageUpdate:
             self._usage_seen = True
 
+    def _gather(self) -> None:
+        """Join the current run's pieces; write a part of it when it has grown long."""
+        self._low = max(self._room - GATHER, 0)
+        run = self._text_run
+        if run is None:
+            return
+        run.gather()
+        if self._turn_start is None or not self._recorder.enabled:
+            return  # no begun turn in the store to write parts to: kept joined
+        redactor = self._recorder.redactor
+        part = run.cut(lambda text: scrub_text(redactor, text), self._keep)
+        if part is not None:
+            self._write_part(run, part)
+
+    def _end_run(self) -> None:
+        """The current text run ends: written whole now when it is long (nothing can follow)."""
+        run = self._text_run
+        self._run = self._text_run = self._run_cls = None
+        if (
+            run is not None
+            and run.size + GATHER >= self._keep
+            and self._turn_start is not None
+            and self._recorder.enabled
+        ):
+            run.gather()
+            if run.size >= self._keep:
+                self._write_part(run, scrub_text(self._recorder.redactor, run.take()))
+
+    def _write_part(self, run: TextRun, part: str) -> None:
+        seq = self._seq
+        if self._recorder.write(
+            lambda store: store.add_text(self.id, seq, run.index, run.kind, part)
+        ):
+            run.written += 1
+
     def _media(self, update: s.SessionUpdate) -> None:
         """An image, audio or resource in a message or thought: its placeholder line."""
         media = media_of(update.content)  # type: ignore[union-attr,arg-type]
         if media is not None:
+            self._end_run()
             self._events.append(["media", media_line(media)])
-            self._run = self._run_cls = None
 
     def add_permission(
         self,
@@ -323,43 +359,46 @@ class SessionRecording:
         blocks = to_blocks(prompt)
         error = None
         stop = None
-        text = ""
         calls: dict[str, ToolCallState] = {}
         if isinstance(result, BaseException):
             error = str(result) or type(result).__name__
         elif result is not None:
             stop = result.stop_reason
-            text = result.text
             calls = {c.tool_call_id: c for c in result.tool_calls}
         # Calls the turn's updates named, then those only a permission request named.
         asked = (p.tool_call_id for p in self._permissions if p.tool_call_id)
         for call_id in (*self._tools, *asked):
             if call_id not in calls and call_id in state.tool_calls:
                 calls[call_id] = state.tool_calls[call_id]
-        events = tuple(
-            {"kind": kind, "text": "".join(value)}
-            if kind in ("text", "thought")
-            else {"kind": kind, "text": value}
-            if kind == "media"
-            else {"kind": kind, "id": value}
-            if kind == "tool"
-            else {"kind": kind, "entries": value}
-            for kind, value in self._events
-        )
+        # The text of each run not written yet, redacted on its own (its
+        # first parts, if any, are in the store already); the rest of the
+        # record is redacted below as a whole.
+        redactor = self._recorder.redactor
+        texts: dict[int, str] = {}
+        events: list[dict[str, Any]] = []
+        for index, (kind, value) in enumerate(self._events):
+            if kind in ("text", "thought"):
+                texts[index] = scrub_text(redactor, value.take())
+                events.append({"kind": kind, "text": ""})
+            elif kind == "media":
+                events.append({"kind": kind, "text": value})
+            elif kind == "tool":
+                events.append({"kind": kind, "id": value})
+            else:
+                events.append({"kind": kind, "entries": value})
         if self._dropped:
-            events += ({"kind": "text", "text": _not_kept(self._dropped)},)
-        texts = [e["text"] for e in events if e["kind"] == "text"]
-        shared = not text and len(texts) == 1  # the turn's text is its one text event
-        if not text:  # keep_history=False clients keep no message text; the events do
-            text = "".join(texts)
+            texts[len(events)] = _not_kept(self._dropped)
+            events.append({"kind": "text", "text": ""})
+        # The turn's text is its text events joined, stored once (see
+        # ``HistoryStore.save_turn``): the client's copy (``result.text``,
+        # which a keep_history client holds) is the same text, unbounded.
         turn = TurnRecord(
             seq=self._seq,
             started_at=self._turn_start or now(),
             prompt=_prompt_text(blocks),
             ended_at=now(),
             prompt_blocks=tuple(b.to_wire() for b in blocks),
-            text=text,
-            events=events,
+            events=tuple(events),
             stop_reason=stop,
             host_stop=host_stop,
             error=error,
@@ -370,24 +409,31 @@ class SessionRecording:
         )
         self._turn_start = None
         self._events = []
-        self._run = self._run_cls = None
+        self._run = self._text_run = self._run_cls = None
         self._room = TURN_TEXT_LIMIT
+        self._low = max(self._room - GATHER, 0)
         self._dropped = 0
         self._plan_at = None
         self._tools = {}
         self._permissions = []
         self._usage_seen = False
-        redactor = self._recorder.redactor
         title, session_usage = scrub_title_and_usage(redactor, state.title, self._session_usage())
-        scrub = _scrub_shared_text if shared else scrub_turn
+        scrubbed = scrub_turn(redactor, turn)
+        scrubbed = dataclasses.replace(
+            scrubbed,
+            events=tuple(
+                {**e, "text": texts[i]} if i in texts else e for i, e in enumerate(scrubbed.events)
+            ),
+        )
         reported = self._reported_cost()
         self._recorder.write(
             lambda store: store.save_turn(
                 self.id,
-                scrub(redactor, turn),
+                scrubbed,
                 title=title,
                 session_usage=session_usage,
                 reported_cost=reported,
+                text_joined=True,
             )
         )
 
