@@ -129,7 +129,7 @@ def main() -> None:
     make = prebuilt if args.agent == "prebuilt" else demo
     sides = {"history": True, "--no-history": False}
     secs: dict[tuple[str, int], float] = {}
-    rss: dict[str, float] = {}
+    rss: dict[tuple[str, int], float] = {}
     store = ""
     for count in (args.n, 0):
         tmp = tempfile.mkdtemp(dir=home)
@@ -146,25 +146,27 @@ def main() -> None:
                     peaks[side].append(peak)
         for side in sides:
             secs[(side, count)] = statistics.median(times[side])
-            if count:
-                rss[side] = statistics.median(peaks[side]) / 1024
+            rss[(side, count)] = statistics.median(peaks[side]) / 1024
         if count:
             row, parts, size = stored(os.path.join(tmp, f"history-{args.runs}.sqlite3"))
     print(
         f"\n## {args.n:,} chunks, -o simple to a file ({args.agent} agent; median of {args.runs})\n"
     )
-    print("| side | peak RSS MiB | run s | run with 0 s | streaming s |")
-    print("|---|---:|---:|---:|---:|")
+    print("| side | peak RSS MiB | with 0 chunks | run s | run with 0 s | streaming s |")
+    print("|---|---:|---:|---:|---:|---:|")
     streaming = {}
     for side in sides:
         streaming[side] = secs[(side, args.n)] - secs[(side, 0)]
         print(
-            f"| {side} | {rss[side]:.1f} | {secs[(side, args.n)]:.3f} | "
+            f"| {side} | {rss[(side, args.n)]:.1f} | {rss[(side, 0)]:.1f} | "
+            f"{secs[(side, args.n)]:.3f} | "
             f"{secs[(side, 0)]:.3f} | {streaming[side]:.3f} |"
         )
     print()
-    extra = rss["history"] - rss["--no-history"]
+    extra = rss[("history", args.n)] - rss[("--no-history", args.n)]
+    grown = rss[("history", args.n)] - rss[("history", 0)]
     print(f"memory: history on - off = {extra:+.1f} MiB (target <= 5 MiB)")
+    print(f"memory: the history's run grew by {grown:+.1f} MiB from 0 to {args.n:,} chunks")
     ratio = streaming["--no-history"] / streaming["history"]
     print(f"streaming rate: history on / off = {ratio:.2f}x (target >= 0.85x)")
     print(
