@@ -149,6 +149,7 @@ class HistoryRecorder:
         recorder = cls(None, redactor, warn=warn)
         try:
             recorder.store = HistoryStore.open(path, timeout=timeout, warn=recorder._warn)
+            recorder.store.for_recording()
         except HistoryError as exc:
             recorder.fail(exc)
         return recorder

@@ -26,6 +26,9 @@ __all__ = ["DEFAULT_TIMEOUT", "HistoryStore"]
 #: Seconds a write waits for another process's transaction before giving up.
 DEFAULT_TIMEOUT = 5.0
 
+#: KiB of pages a recording's connection caches (see :meth:`HistoryStore.for_recording`).
+RECORDING_CACHE_KIB = 256
+
 _TURN_PLACEHOLDERS = ", ".join("?" * (TURN_COLUMNS.count(",") + 1))
 # The columns a begun turn's row is updated with: all but ``seq``.
 _TURN_SETS = TURN_COLUMNS.split(", ", 1)[1]
@@ -121,6 +124,20 @@ class HistoryStore(StoreReads):
         """
         path = default_path() if path is None else os.path.abspath(path)
         return cls(connect(path, timeout=timeout, warn=warn), path)
+
+    def for_recording(self) -> HistoryStore:
+        """Make the store's page cache small: a recorder writes and never reads back.
+
+        SQLite keeps up to 2 MiB of pages by default; the text of a long turn
+        written in parts would fill it, and a run's memory would grow by it.
+
+        Returns:
+            The store itself.
+
+        """
+        with self._guard() as conn:
+            conn.execute(f"PRAGMA cache_size = -{RECORDING_CACHE_KIB}")
+        return self
 
     def close(self) -> None:
         """Close the connection. Idempotent."""

@@ -27,7 +27,7 @@ __all__ = ["GATHER", "LOOKAHEAD", "PART", "TextRun", "lookahead"]
 #: Characters between two joins of a run's pieces (the listener's slow path).
 GATHER = 16 * 1024
 #: Characters of pending text before a part is cut off and written.
-PART = 256 * 1024
+PART = 128 * 1024
 #: The least text kept after a cut, whatever the longest configured value.
 LOOKAHEAD = 8 * 1024
 
