@@ -12,6 +12,10 @@ PINNED = {
         "ClientOptions", "CostStart", "Compaction", "ElicitationHandler", "HostConfig", "LifecycleState", "Message",
         "RunResult", "Session", "SessionState", "ToolCallState", "Turn", "TurnResult",
         "UpdateListener", "UseDefault", "auth_method_id", "option_id", "option_values", "run",
+        # The typed event stream and its events.
+        "Event", "EventStream", "Observer", "PermissionAsked", "PermissionDecided", "SessionClosed",
+        "SessionOpened", "TerminalExited", "TerminalStarted", "TurnEnded", "TurnStarted",
+        "UpdatesReceived",
     ],
     "acphost.content": [
         "Mention", "PromptInput", "audio", "embedded_resource", "find_mentions", "image",
@@ -51,3 +55,11 @@ def test_the_exceptions_have_a_public_home_re_exported_at_the_top():
     for name in acphost.errors.__all__:
         assert getattr(acphost, name) is getattr(acphost.errors, name), name
         assert name in acphost.__all__, name
+
+
+def test_the_event_stream_is_re_exported_at_the_top():
+    import acphost
+    import acphost.client
+
+    assert "EventStream" in acphost.__all__
+    assert acphost.EventStream is acphost.client.EventStream

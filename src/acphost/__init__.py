@@ -61,6 +61,7 @@ __all__ = [
     "AgentStartError",
     "AuthRequired",
     "CapabilityNotSupported",
+    "EventStream",
     "HostConfig",
     "InternalError",
     "InvalidParams",
@@ -88,6 +89,7 @@ __all__ = [
 
 _LAZY = {
     "AcpClient": ".client._client",
+    "EventStream": ".client._events",
     "HostConfig": ".client._host_bridge",
     "Session": ".client._session",
     "Message": ".client._state",
@@ -100,6 +102,7 @@ _LAZY = {
 }
 if TYPE_CHECKING:
     from .client._client import AcpClient
+    from .client._events import EventStream
     from .client._host_bridge import HostConfig
     from .client._session import Session
     from .client._state import Message, SessionState, ToolCallState

@@ -333,7 +333,7 @@ def test_import_acphost_is_light():
 def test_public_api_is_pinned():
     assert sorted(acphost.__all__) == sorted([
         "AcpClient", "AcpError", "AcpTimeout", "AgentExited", "AgentStartError", "AuthRequired",
-        "CapabilityNotSupported", "HostConfig", "InternalError", "InvalidParams", "InvalidRequest",
+        "CapabilityNotSupported", "EventStream", "HostConfig", "InternalError", "InvalidParams", "InvalidRequest",
         "LocalProtocolError", "Message", "MethodNotFound", "NotAnAcpAgent", "OutputFileError", "ParseError", "RemoteProtocolError",
         "RequestCancelled", "RequestError", "ResourceNotFound", "RunResult", "Session", "SessionState",
         "ToolCallState", "Turn", "TurnResult", "UsageError", "__version__", "run",

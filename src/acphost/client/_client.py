@@ -24,6 +24,7 @@ from ..errors import (
 )
 from ..rpc import ProtocolViolation, chain_taps
 from ..transport import Transport
+from ._events import EventStream
 from ._host_bridge import HostBridge, HostConfig
 from ._lifecycle import Lifecycle, LifecycleState
 from ._options import ClientOptions, Settings, auth_method_id
@@ -58,6 +59,7 @@ class AcpClient(SessionMethods):
     def __init__(self, peer: Peer, bridge: HostBridge, settings: Settings, trace: Any) -> None:
         self._peer = peer
         self._bridge = bridge
+        self._events = cast("EventStream", peer.events)
         self._settings = settings
         self._trace = trace
         self._life = Lifecycle("the client")
@@ -163,7 +165,8 @@ class AcpClient(SessionMethods):
 
     @classmethod
     def _build(cls, transport: Transport, settings: Settings, host: HostConfig | None) -> AcpClient:
-        bridge = HostBridge(host or HostConfig())
+        events = EventStream()
+        bridge = HostBridge(host or HostConfig(), events)
         tap = settings.tap
         writer = None
         if settings.trace is not None:
@@ -179,6 +182,7 @@ class AcpClient(SessionMethods):
             max_line_bytes=settings.max_line_bytes,
             tap=tap,
             on_violation=_violations_to(settings.on_violation, writer),
+            events=events,
         )
         return cls(peer, bridge, settings, writer)
 
@@ -214,6 +218,28 @@ class AcpClient(SessionMethods):
         peer.agent_info = response.agent_info
         self._life.move(LifecycleState.OPEN)
         peer.connection.closed.add_done_callback(lambda _: self._closed_event.set())
+
+    # -- what happens --------------------------------------------------------------
+
+    @property
+    def events(self) -> EventStream:
+        """The typed event stream of this client: subscribe to observe its sessions.
+
+        Every fact is told once, in order, by the part that knows it (see
+        :mod:`acphost.client._events`): :class:`~acphost.client.SessionOpened`
+        and :class:`~acphost.client.SessionClosed`;
+        :class:`~acphost.client.TurnStarted`, then the turn's
+        :class:`~acphost.client.UpdatesReceived` blocks (one per run of one
+        session's updates in a read of the connection, not one per update),
+        then :class:`~acphost.client.TurnEnded`;
+        :class:`~acphost.client.PermissionAsked` and
+        :class:`~acphost.client.PermissionDecided` (every decision of the
+        permission broker, mediated operations too);
+        :class:`~acphost.client.TerminalStarted` and
+        :class:`~acphost.client.TerminalExited`. Observers run inline: keep
+        them quick. Subscribe before opening a session to see it open.
+        """
+        return self._events
 
     # -- what was negotiated --------------------------------------------------------
 

@@ -166,19 +166,21 @@ class EventStream:
     """Where a client's events are published and observed.
 
     Emitters call :meth:`emit`; observers :meth:`subscribe`. With no
-    observer, emitting costs one attribute test (emitters check
-    :attr:`observed` before they build an event on a hot path).
+    observer, emitting costs one attribute test: emitters read
+    :attr:`observed` (a plain attribute, not a property: no call) before they
+    build an event on a hot path.
+
+    Attributes:
+        observed: True when at least one observer is subscribed (read it;
+            :meth:`subscribe` and its unsubscriber keep it up to date).
+
     """
 
-    __slots__ = ("_observers",)
+    __slots__ = ("_observers", "observed")
 
     def __init__(self) -> None:
         self._observers: tuple[Observer, ...] = ()
-
-    @property
-    def observed(self) -> bool:
-        """True when at least one observer is subscribed."""
-        return bool(self._observers)
+        self.observed = False
 
     def subscribe(self, observer: Observer) -> Callable[[], None]:
         """Call ``observer(event)`` for every event from now on, in order.
@@ -192,9 +194,23 @@ class EventStream:
 
         """
         self._observers = (*self._observers, observer)
+        self.observed = True
+
+        subscribed = True
 
         def unsubscribe() -> None:
-            self._observers = tuple(o for o in self._observers if o is not observer)
+            nonlocal subscribed
+            if not subscribed:
+                return
+            subscribed = False
+            # This subscription only: the same callable subscribed twice stays once.
+            observers = list(self._observers)
+            for i, o in enumerate(observers):
+                if o is observer:
+                    del observers[i]
+                    break
+            self._observers = tuple(observers)
+            self.observed = bool(observers)
 
         return unsubscribe
 
@@ -205,3 +221,63 @@ class EventStream:
                 observer(event)
             except Exception:
                 logger.exception("an event observer failed on %s", type(event).__name__)
+
+    # -- the emitters' side (internal) ---------------------------------------------
+    # The session, the peer and the host bridge emit through these, typed by
+    # the structural ``Emitter`` of ``_peer``: the modules that emit do not
+    # import this one, which names their classes (that would be an import
+    # cycle). Each builds its event and emits it; callers test ``observed``
+    # first where it matters.
+
+    def _listen(
+        self, session: Session, listener: Callable[[Session, s.SessionUpdate], object]
+    ) -> Callable[[], None]:
+        # Session.add_listener: an observer of the session's update blocks,
+        # one call per update for the listener.
+        def observe(event: Event) -> None:
+            if type(event) is UpdatesReceived and event.session is session:
+                for update in event.updates:
+                    try:
+                        listener(session, update)
+                    except Exception:
+                        logger.exception("an update listener of session %s failed", session.id)
+
+        return self.subscribe(observe)
+
+    def _updates(self, session: Session, updates: Sequence[s.SessionUpdate]) -> None:
+        self.emit(UpdatesReceived(session, updates))
+
+    def _session_opened(self, session: Session, how: OpenedHow) -> None:
+        self.emit(SessionOpened(session, how))
+
+    def _session_closed(self, session: Session) -> None:
+        self.emit(SessionClosed(session))
+
+    def _turn_started(self, session: Session, turn: Turn, prompt: Sequence[s.ContentBlock]) -> None:
+        self.emit(TurnStarted(session, turn, prompt))
+
+    def _turn_ended(
+        self,
+        session: Session,
+        turn: Turn,
+        prompt: Sequence[s.ContentBlock],
+        result: TurnResult | BaseException,
+        host_stop: str | None,
+    ) -> None:
+        self.emit(TurnEnded(session, turn, prompt, result, host_stop))
+
+    def _permission_asked(self, session_id: str, request: PermissionRequest) -> None:
+        self.emit(PermissionAsked(session_id, request))
+
+    def _permission_decided(
+        self, request: PermissionRequest, outcome: PermissionOutcome, asked: bool
+    ) -> None:
+        self.emit(PermissionDecided(request.session_id, request, outcome, asked))
+
+    def _terminal_started(
+        self, session_id: str, terminal_id: str, command: str, args: Sequence[str], cwd: str | None
+    ) -> None:
+        self.emit(TerminalStarted(session_id, terminal_id, command, args, cwd))
+
+    def _terminal_exited(self, session_id: str, terminal_id: str, status: dict[str, Any]) -> None:
+        self.emit(TerminalExited(session_id, terminal_id, status))

@@ -24,6 +24,7 @@ from ..host import (
     FileSystemProvider,
     PermissionBroker,
     PermissionOption,
+    PermissionOutcome,
     PermissionPolicy,
     PermissionRequest,
     ProtectedPaths,
@@ -32,6 +33,7 @@ from ..host import (
     check_terminal_params,
     startup_files,
 )
+from ._peer import Emitter
 from ._state import SessionState
 
 __all__ = ["ElicitationHandler", "HostBridge", "HostConfig", "SessionView"]
@@ -106,12 +108,25 @@ class HostConfig:
 
 
 class HostBridge:
-    """Serves the agent's requests for one client (internal)."""
+    """Serves the agent's requests for one client (internal).
 
-    def __init__(self, config: HostConfig) -> None:
+    Args:
+        config: what the host offers and enforces.
+        events: the client's event stream: the bridge tells it the
+            permission questions, every decision the broker records, and
+            the terminals' starts and exits.
+
+    """
+
+    def __init__(self, config: HostConfig, events: Emitter) -> None:
         self.config = config
+        self.events = events
         perms = config.permissions
         self.broker = perms if isinstance(perms, PermissionBroker) else PermissionBroker(perms)
+        # The broker knows every decision typed: no one reads them back from frames.
+        self._unobserve = self.broker.observe(self._decided)
+        # One watcher per terminal, telling its exit (see _terminal_create).
+        self._watchers: set[asyncio.Task[None]] = set()
         self._sessions: Mapping[str, Any] = {}
         self._workspaces: dict[str, Workspace] = {}
         # Elicitations the user has not answered yet, by session; a cancelled
@@ -262,10 +277,18 @@ class HostBridge:
             writes=[(d.path, d.new_text) for d in diffs],
             workspace=self._workspace(req.session_id).roots,
         )
+        events = self.events
+        if events.observed:
+            events._permission_asked(req.session_id, request)
         outcome = await self.broker.request(request)
         if outcome.option_id is None:
             return {"outcome": {"outcome": "cancelled"}}
         return {"outcome": {"outcome": "selected", "optionId": outcome.option_id}}
+
+    def _decided(self, request: PermissionRequest, outcome: PermissionOutcome, asked: bool) -> None:
+        events = self.events
+        if events.observed:
+            events._permission_decided(request, outcome, asked)
 
     def _protected(self, session_id: str) -> ProtectedPaths:
         """The protected paths of a session: its workspace's and the host's output files.
@@ -350,7 +373,30 @@ class HostBridge:
             cwd=cwd,
             output_byte_limit=req.output_byte_limit,
         )
+        events = self.events
+        if events.observed:
+            events._terminal_started(
+                req.session_id, terminal_id, req.command, tuple(req.args or ()), cwd
+            )
+        # Watched from its creation (the terminal is known to the manager
+        # now): a release or the client's close kills it, so the watch ends.
+        watcher = asyncio.get_running_loop().create_task(
+            self._watch_terminal(req.session_id, terminal_id),
+            name=f"acphost.host.terminal.{terminal_id}",
+        )
+        self._watchers.add(watcher)
+        watcher.add_done_callback(self._watchers.discard)
         return {"terminalId": terminal_id}
+
+    async def _watch_terminal(self, session_id: str, terminal_id: str) -> None:
+        try:
+            status = await self._terminals.wait_for_exit(session_id, terminal_id)
+        except Exception as exc:  # released before the watch began: nothing to tell
+            logger.debug("terminal %s not watched: %s", terminal_id, exc)
+            return
+        events = self.events
+        if events.observed:
+            events._terminal_exited(session_id, terminal_id, _exit_status(status))
 
     async def _terminal_output(self, params: Any) -> Any:
         req = _decode(s.TerminalOutputRequest, params)
@@ -422,10 +468,16 @@ class HostBridge:
             await self.config.terminals.release_session(session_id)
 
     async def close(self) -> None:
-        """Close the permission broker (even one the host passed in) and kill every terminal."""
+        """Close the permission broker (even one the host passed in) and kill every terminal.
+
+        Every terminal's exit is told before this returns.
+        """
         self.broker.close()
         if self.config.terminals is not None:
             await self.config.terminals.close()
+        if self._watchers:
+            await asyncio.gather(*self._watchers, return_exceptions=True)
+        self._unobserve()
 
 
 def _decode(cls: Any, params: Any) -> Any:

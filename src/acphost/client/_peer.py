@@ -45,7 +45,7 @@ from ..safetext import CUT
 from ..schema.strict import decode_update_line, decode_update_lines
 from ..transport import Transport
 
-__all__ = ["HostHooks", "Peer", "UpdateSink"]
+__all__ = ["Emitter", "HostHooks", "Peer", "UpdateSink"]
 
 logger = logging.getLogger("acphost.client")
 
@@ -62,6 +62,44 @@ class UpdateSink(Protocol):
     """What the peer routes a session's updates to (a :class:`~acphost.Session`)."""
 
     def _receive_update(self, update: s.SessionUpdate) -> asyncio.Future[None] | None: ...
+
+    @property
+    def closed(self) -> bool:
+        """True once the session closed: its late updates are no longer told as events."""
+
+
+class Emitter(Protocol):
+    """The client's event stream as its emitters see it (an :class:`~acphost.client.EventStream`).
+
+    Structural, so that the modules that emit (the peer, the session, the
+    host bridge) do not import the events' module: it names their classes,
+    and importing it back would be an import cycle. ``observed`` is a plain
+    attribute: the hot paths test it before anything is built.
+    """
+
+    observed: bool
+
+    def _listen(self, session: Any, listener: Callable[[Any, s.SessionUpdate], object]) -> Any: ...
+    def _updates(self, session: Any, updates: Sequence[s.SessionUpdate]) -> None: ...
+    def _session_opened(self, session: Any, how: Any) -> None: ...
+    def _session_closed(self, session: Any) -> None: ...
+    def _turn_started(self, session: Any, turn: Any, prompt: Sequence[s.ContentBlock]) -> None: ...
+    def _turn_ended(
+        self,
+        session: Any,
+        turn: Any,
+        prompt: Sequence[s.ContentBlock],
+        result: Any,
+        host_stop: str | None,
+    ) -> None: ...
+    def _permission_asked(self, session_id: str, request: Any) -> None: ...
+    def _permission_decided(self, request: Any, outcome: Any, asked: bool) -> None: ...
+    def _terminal_started(
+        self, session_id: str, terminal_id: str, command: str, args: Sequence[str], cwd: str | None
+    ) -> None: ...
+    def _terminal_exited(
+        self, session_id: str, terminal_id: str, status: dict[str, Any]
+    ) -> None: ...
 
 
 class HostHooks(Protocol):
@@ -90,6 +128,9 @@ class Peer:
         max_line_bytes: the largest frame accepted from the agent.
         tap: sees every frame's exact bytes in both directions.
         on_violation: called for every malformed frame the agent sends.
+        events: the client's event stream; the peer emits
+            :class:`~acphost.client.UpdatesReceived` on it, one per run of
+            one session's updates in a block.
 
     """
 
@@ -101,9 +142,11 @@ class Peer:
         host: HostHooks,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         tap: FrameTap | None = None,
+        events: Emitter,
         on_violation: Callable[[ProtocolViolation], None] | None = None,
     ) -> None:
         self.host = host
+        self.events = events
         self.sessions: dict[str, UpdateSink] = {}
         self.agent_capabilities = s.AgentCapabilities()
         self.auth_methods: list[s.AuthMethod] = []
@@ -244,7 +287,11 @@ class Peer:
         if session is None:
             self._keep_early(sid, update, len(orjson.dumps(update_raw)))
             return None
-        return session._receive_update(update)
+        waiter = session._receive_update(update)
+        events = self.events
+        if events.observed and not session.closed:
+            events._updates(session, (update,))
+        return waiter
 
     def receive_update(self, decoded: tuple[str, s.SessionUpdate]) -> asyncio.Future[None] | None:
         """Route one update the strict decoder read (the connection's ``on_decoded``).
@@ -258,14 +305,24 @@ class Peer:
         if session is None:
             self._keep_early_update(sid, update)
             return None
-        return session._receive_update(update)
+        waiter = session._receive_update(update)
+        events = self.events
+        if events.observed and not session.closed:
+            events._updates(session, (update,))
+        return waiter
 
     async def receive_updates(self, block: list[tuple[str, s.SessionUpdate]]) -> None:
         """Route a chunk's worth of updates the strict decoder read, in order.
 
         The connection's ``on_decoded_block``: as :meth:`receive_update` for
         each, awaiting a full queue's future before the next (backpressure).
+        Observed, each run of consecutive updates of one session becomes one
+        :class:`~acphost.client.UpdatesReceived`; unobserved, the loop is the
+        bare one (the stream costs one test per block, nothing per update).
         """
+        if self.events.observed:
+            await self._receive_updates_observed(block)
+            return
         sessions = self.sessions
         for sid, update in block:
             session = sessions.get(sid)
@@ -275,6 +332,34 @@ class Peer:
             waiter = session._receive_update(update)
             if waiter is not None:
                 await waiter
+
+    async def _receive_updates_observed(self, block: list[tuple[str, s.SessionUpdate]]) -> None:
+        # The event of a run is told when the run ends, and before the reader
+        # waits on a full queue: an observer sees the updates already applied
+        # to the state, and nothing later of the connection comes before them.
+        sessions = self.sessions
+        emit = self.events._updates
+        run: list[s.SessionUpdate] = []
+        run_session: UpdateSink | None = None
+        for sid, update in block:
+            session = sessions.get(sid)
+            if session is not run_session:
+                if run and not run_session.closed:  # type: ignore[union-attr]
+                    emit(run_session, run)
+                run = []
+                run_session = session
+            if session is None:
+                self._keep_early_update(sid, update)
+                continue
+            waiter = session._receive_update(update)
+            run.append(update)
+            if waiter is not None:
+                if not session.closed:
+                    emit(session, run)
+                run = []
+                await waiter
+        if run and not run_session.closed:  # type: ignore[union-attr]
+            emit(run_session, run)
 
     def _keep_early_update(self, sid: str, update: s.SessionUpdate) -> None:
         self._keep_early(sid, update, len(orjson.dumps(update.to_wire())))
@@ -300,13 +385,17 @@ class Peer:
         if not any(sid == session_id for sid, _, _ in self._early):
             return
         kept: deque[tuple[str, s.SessionUpdate, int]] = deque()
+        replayed: list[s.SessionUpdate] = []
         for item in self._early:
             if item[0] == session_id:
                 self._early_bytes -= item[2]
                 session._receive_update(item[1])
+                replayed.append(item[1])
             else:
                 kept.append(item)
         self._early = kept
+        if self.events.observed:
+            self.events._updates(session, replayed)
 
     def unregister(self, session_id: str) -> None:
         """Stop routing updates to the session."""

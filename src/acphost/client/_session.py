@@ -18,7 +18,7 @@ from ..errors import (
     RequestError,
     UsageError,
 )
-from ._budget import Budget, CostStart, Meter, spent_since
+from ._budget import Budget, BudgetExceeded, CostStart, Meter, spent_since
 from ._lifecycle import Lifecycle, LifecycleState
 from ._options import option_id, option_values
 from ._peer import Peer
@@ -78,9 +78,13 @@ class Session:
         self._turn: Turn | None = None
         self._queue_limit = queue_limit
         self._setup_timeout = setup_timeout
-        self._listeners: list[UpdateListener] = []
+        self._events = peer.events
+        self._listeners: list[UpdateListener] = []  # those of add_listener, each an observer
         self._cancelling = False
+        # Why the host stopped the running turn (the first cancel's reason).
+        self._host_stop: str | None = None
         self._life = Lifecycle(f"session {session_id}")
+        self._announced = False  # SessionOpened was told: SessionClosed will be
         # A session this client opened and has not prompted yet has cost nothing.
         self._fresh = fresh
         self._opened_new = fresh  # its cost is this client's to know: no record applies
@@ -114,14 +118,26 @@ class Session:
     def add_listener(self, listener: UpdateListener) -> Callable[[], None]:
         """Call ``listener(session, update)`` for every update, in wire order.
 
-        The listener runs inline in the connection's reader: keep it quick.
+        An observer of the client's event stream (:attr:`AcpClient.events
+        <acphost.AcpClient.events>`) that takes this session's
+        :class:`~acphost.client.UpdatesReceived` blocks one update at a time:
+        the listener runs inline in the connection's reader, after the
+        block's updates were applied to :attr:`state`; keep it quick. One
+        that raises is logged and the stream goes on.
 
         Returns:
             A function that removes the listener.
 
         """
+        unsubscribe: Callable[[], None] = self._events._listen(self, listener)
         self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
+
+        def remove() -> None:
+            unsubscribe()
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
 
     def _receive_update(self, update: s.SessionUpdate) -> asyncio.Future[None] | None:
         state = self.state
@@ -131,12 +147,6 @@ class Session:
             self._learn_start(update)
         if self._meters and isinstance(update, s.UsageUpdate):
             self._observe_usage(update)
-        if self._listeners:
-            for listener in self._listeners:
-                try:
-                    listener(self, update)
-                except Exception:
-                    logger.exception("an update listener of session %s failed", self.id)
         turn = self._turn
         if turn is not None and not turn._result.done():
             return turn._deliver(update)
@@ -201,9 +211,13 @@ class Session:
             )
         blocks = to_blocks(content)
         self._peer.check_prompt_blocks(blocks)
-        turn = Turn(UpdateQueue(self._queue_limit))
+        turn = Turn(
+            UpdateQueue(self._queue_limit),
+            on_end=lambda result: self._turn_ended(turn, blocks, result),
+        )
         self._turn = turn
         self._cancelling = False
+        self._host_stop = None
         start = self._cost_before()
         self._cost_start = start
         self._start_pending = start is None
@@ -215,6 +229,9 @@ class Session:
         self._fresh = False
         self._peer.host.begin_turn(self.id)
         self.state.add_user_prompt(blocks)
+        events = self._events
+        if events.observed:  # before the request: before any of the turn's updates
+            events._turn_started(self, turn, blocks)
         request = s.PromptRequest(session_id=self.id, prompt=blocks, meta=meta)
         task = asyncio.get_running_loop().create_task(
             self._run_turn(turn, request), name="acphost.session.prompt"
@@ -260,6 +277,24 @@ class Session:
             turn._finish(exc)
             if self._turn is turn:
                 self._turn = None
+
+    def _turn_ended(
+        self, turn: Turn, blocks: Sequence[s.ContentBlock], result: TurnResult | BaseException
+    ) -> None:
+        # Turn._finish calls it once, when the result or the error is settled.
+        events = self._events
+        if not events.observed:
+            return
+        host_stop = self._host_stop
+        if host_stop is None:
+            exceeded = (
+                result.budget_exceeded
+                if isinstance(result, TurnResult)
+                else next((m.exceeded for m in self._meters if m.exceeded is not None), None)
+            )
+            if exceeded is not None:
+                host_stop = f"budget: {exceeded}"
+        events._turn_ended(self, turn, blocks, result, host_stop)
 
     def _finish_turn(self, turn: Turn, result: Any) -> None:
         try:
@@ -370,12 +405,12 @@ class Session:
             if crossed is not None and not self._cancelling and self.turn is not None:
                 logger.info("session %s: %s; cancelling the turn", self.id, crossed)
                 self._budget_stop = asyncio.get_running_loop().create_task(
-                    self._stop_for_budget(), name="acphost.session.budget"
+                    self._stop_for_budget(crossed), name="acphost.session.budget"
                 )
 
-    async def _stop_for_budget(self) -> None:
+    async def _stop_for_budget(self, crossed: BudgetExceeded) -> None:
         try:
-            await self.cancel()
+            await self.cancel(reason=f"budget: {crossed}")
         except AcpTimeout:
             logger.warning("session %s: the agent ignored session/cancel after a budget", self.id)
         except AcpError as exc:  # the agent went away meanwhile: the turn says so
@@ -395,7 +430,9 @@ class Session:
         turn = self._turn
         return turn is not None and turn._usage_seen
 
-    async def cancel(self, *, timeout: float = DEFAULT_CANCEL_TIMEOUT) -> TurnResult | None:
+    async def cancel(
+        self, *, timeout: float = DEFAULT_CANCEL_TIMEOUT, reason: str | None = None
+    ) -> TurnResult | None:
         """Cancel the running turn and wait for the agent to end it.
 
         Sends ``session/cancel``, answers every pending permission request of
@@ -405,6 +442,10 @@ class Session:
 
         Args:
             timeout: seconds to wait for the agent's answer.
+            reason: why the host stops the turn (``"interrupted"``, a face's
+                own words), told as :attr:`TurnEnded.host_stop
+                <acphost.client.TurnEnded.host_stop>`; the first cancel's
+                reason of a turn is kept.
 
         Returns:
             The turn's result, or None when no turn was running.
@@ -418,6 +459,8 @@ class Session:
         if turn is None:
             return None
         turn._queue.unbound()
+        if self._host_stop is None:
+            self._host_stop = reason
         if not self._cancelling:
             self._cancelling = True
             self._peer.notify(s.SESSION_CANCEL, s.CancelNotification(session_id=self.id).to_wire())
@@ -556,14 +599,26 @@ class Session:
                     timeout=self._setup_timeout,
                 )
         finally:
-            self._life.move(LifecycleState.CLOSED)
+            self._end_life()
 
-    def _opened(self) -> None:
+    def _opened(self, how: str) -> None:
+        """The agent answered the open (``session/new``, load, resume, fork)."""
         self._life.move(LifecycleState.OPEN)
+        self._announced = True
+        events = self._events
+        if events.observed:
+            events._session_opened(self, how)
+
+    def _end_life(self) -> None:
+        was = self._life.state
+        self._life.move(LifecycleState.CLOSED)
+        events = self._events
+        if self._announced and was is not LifecycleState.CLOSED and events.observed:
+            events._session_closed(self)
 
     def _abandoned(self) -> None:
         """The client closed (or the open failed): the session can do nothing more."""
-        self._life.move(LifecycleState.CLOSED)
         turn = self._turn
         if turn is not None:
             turn._finish(AgentExited(None, "", "the client was closed during the turn"))
+        self._end_life()

@@ -97,8 +97,10 @@ class SessionMethods:
         session = self._session(response.session_id, cwd_s, dirs, fresh=True)
         session.state.system_prompt = _prompt_text(system_prompt)
         session._apply_setup(response.modes, response.config_options)
+        # Opened (SessionOpened told) before the updates that came early are
+        # handed over: an observer sees the session before its updates.
+        session._opened("new")
         peer.register(session.id, session)
-        session._opened()
         return session
 
     async def load_session(
@@ -191,7 +193,10 @@ class SessionMethods:
             session._abandoned()
             raise
         session._apply_setup(response.modes, response.config_options)
-        session._opened()
+        # A load's replayed history came before this answer (UpdatesReceived
+        # before SessionOpened): observers that follow from the opening on
+        # see the new turns only.
+        session._opened("load" if method == s.SESSION_LOAD else "resume")
         return session
 
     def _with_system_prompt(self, params: dict[str, Any], prompt: str | Any | None) -> Any:
@@ -282,8 +287,8 @@ class SessionMethods:
         forked._apply_setup(response.modes, response.config_options)
         forked.state.parent_id = session.id
         session.state.children.append(forked.id)
+        forked._opened("fork")
         peer.register(forked.id, forked)
-        forked._opened()
         return forked
 
 

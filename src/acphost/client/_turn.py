@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Generator
+from collections.abc import AsyncIterator, Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -210,8 +210,15 @@ class Turn:
     connection's reader (backpressure never drops updates on its own).
     """
 
-    def __init__(self, queue: UpdateQueue) -> None:
+    def __init__(
+        self,
+        queue: UpdateQueue,
+        *,
+        on_end: Callable[[TurnResult | BaseException], None] | None = None,
+    ) -> None:
         self._queue = queue
+        # Told once, when the result or the error is settled (the session's TurnEnded).
+        self._on_end = on_end
         # The producer side (the session): the queue's put itself, no wrapper
         # call per streamed update.
         self._deliver = queue.put
@@ -239,6 +246,8 @@ class Turn:
         else:
             self._result.set_result(result)
         self._queue.close()
+        if self._on_end is not None:
+            self._on_end(result)
 
     @property
     def done(self) -> bool:

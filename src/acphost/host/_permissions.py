@@ -56,6 +56,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -72,7 +73,7 @@ from ._request import (
     request_facts,
 )
 
-__all__ = ["PermissionBroker", "PermissionOutcome"]
+__all__ = ["DecisionObserver", "PermissionBroker", "PermissionOutcome"]
 
 _log = logging.getLogger("acphost.host.permissions")
 
@@ -102,8 +103,20 @@ class PermissionOutcome:
 
     @property
     def cancelled(self) -> bool:
-        """``True`` when the answer is the ``cancelled`` outcome."""
-        return self.option_id is None
+        """``True`` when the answer is the ``cancelled`` outcome.
+
+        The decision, not the missing option: a mediated operation (a file
+        read, a terminal) has no option and is allowed or rejected all the same.
+        """
+        return self.decision == "cancelled"
+
+
+#: ``observer(request, outcome, asked)``: told every decision the broker
+#: records (the audit log's line), ``asked`` True for the agent's own
+#: ``session/request_permission`` and False for an operation it mediated
+#: (whose outcome has no option: read its ``decision``). Called inline; an
+#: observer that raises is logged and the decision stands.
+DecisionObserver = Callable[[PermissionRequest, PermissionOutcome, bool], None]
 
 
 @dataclass
@@ -155,6 +168,27 @@ class PermissionBroker:
         self._agent_sticky: dict[_StickyKey, Verdict] = {}
         self._sessions: dict[str, _SessionState] = {}
         self._closed = False
+        self._observers: tuple[DecisionObserver, ...] = ()
+
+    def observe(self, observer: DecisionObserver) -> Callable[[], None]:
+        """Tell ``observer`` every decision from now on, as it is recorded.
+
+        The client's host bridge turns them into
+        :class:`~acphost.client.PermissionDecided` events.
+
+        Args:
+            observer: see :data:`DecisionObserver`.
+
+        Returns:
+            A function that stops telling it (calling it twice is harmless).
+
+        """
+        self._observers = (*self._observers, observer)
+
+        def forget() -> None:
+            self._observers = tuple(o for o in self._observers if o is not observer)
+
+        return forget
 
     def _state(self, session_id: str) -> _SessionState:
         state = self._sessions.get(session_id)
@@ -205,20 +239,20 @@ class PermissionBroker:
         """
         state = self._state(request.session_id)
         if state.cancelled:
-            self._record(request, "cancelled", None, "turn cancelled")
+            self._mediated(request, "cancelled", "turn cancelled")
             raise RequestCancelled("the turn was cancelled; the operation was not performed")
         if self._granted(state, request):
-            self._record(request, "allow", None, "allowed earlier in this turn")
+            self._mediated(request, "allow", "allowed earlier in this turn")
             return
         verdict = await self._verdict(state, request)
         if verdict is None:
-            self._record(request, "cancelled", None, "turn cancelled")
+            self._mediated(request, "cancelled", "turn cancelled")
             raise RequestCancelled("the turn was cancelled; the operation was not performed")
         if verdict.decision is Decision.ALLOW:
             self._grant(state, request)
-            self._record(request, "allow", None, verdict.reason)
+            self._mediated(request, "allow", verdict.reason)
             return
-        self._record(request, "reject", None, verdict.reason)
+        self._mediated(request, "reject", verdict.reason)
         raise InternalError(
             f"permission denied by the host's policy: {_describe(request)}"
             + (f" ({verdict.reason})" if verdict.reason else ""),
@@ -389,12 +423,16 @@ class PermissionBroker:
         return False
 
     def _finish(self, request: PermissionRequest, outcome: PermissionOutcome) -> PermissionOutcome:
-        self._record(request, outcome.decision, outcome.option_kind, outcome.reason)
+        self._record(request, outcome, asked=True)
         return outcome
 
+    def _mediated(self, request: PermissionRequest, decision: str, reason: str) -> None:
+        self._record(request, PermissionOutcome(None, None, decision, reason), asked=False)
+
     def _record(
-        self, request: PermissionRequest, decision: str, option_kind: str | None, reason: str
+        self, request: PermissionRequest, outcome: PermissionOutcome, *, asked: bool
     ) -> None:
+        decision, option_kind, reason = outcome.decision, outcome.option_kind, outcome.reason
         _log.info(
             "permission %s for session %s tool call %s (%s, kind %s): %s%s",
             decision,
@@ -407,6 +445,11 @@ class PermissionBroker:
         )
         if self._audit is not None:
             self._audit.record(request, decision, option_kind=option_kind, reason=reason)
+        for observer in self._observers:
+            try:
+                observer(request, outcome, asked)
+            except Exception:
+                _log.exception("a permission decision observer failed")
 
 
 def _choose(request: PermissionRequest, verdict: Verdict) -> PermissionOutcome:
