@@ -1,22 +1,29 @@
 """The recorder's fast paths store exactly what the plain ones would.
 
-A flood's text is redacted once (it is stored twice); the permission tap
-takes a block of frames in one search; the listener appends to the text run
-it is in. Each is checked against the general way on the same input.
+A long text is redacted in parts, cut only where no secret crosses the cut;
+permission answers come typed from the event stream; a block of updates
+appends to the text run it is in. Each is checked against the general way
+on the same input.
 """
 
 from __future__ import annotations
-
-import json
 
 import pytest
 
 from acphost import AcpClient
 from acphost import schema as s
-from acphost.client import SessionState
+from acphost.client import (
+    EventStream,
+    PermissionDecided,
+    SessionState,
+    TurnEnded,
+    TurnStarted,
+    UpdatesReceived,
+)
 from acphost.history import HistoryRecorder, HistoryStore, TurnRecord, _textrun
 from acphost.history._scrub import scrub_turn
 from acphost.history._textrun import TextRun, lookahead
+from acphost.host import PermissionOutcome, PermissionRequest
 from acphost.redact import Redactor
 
 from .conftest import DEMO, record
@@ -26,21 +33,28 @@ SECRET = "sk-" + "a1b2c3d4" * 4
 
 
 class FakeSession:
-    """What a recording uses of a Session: its id, state and listeners."""
+    """What a recording uses of a Session: its id, state and its client's event stream."""
 
     def __init__(self, sid="s-1"):
         self.id = sid
         self.state = SessionState()
-        self.listeners = []
-
-    def add_listener(self, fn):
-        self.listeners.append(fn)
-        return lambda: self.listeners.remove(fn)
+        self._events = EventStream()
 
     def receive(self, update):
-        self.state.apply(update)
-        for fn in self.listeners:
-            fn(self, update)
+        """One update, told as a block of one."""
+        self.block([update])
+
+    def block(self, updates):
+        for update in updates:
+            self.state.apply(update)
+        self._events.emit(UpdatesReceived(self, list(updates)))
+
+    def start(self, prompt="go"):
+        self._prompt = [s.TextContentBlock(text=prompt)]
+        self._events.emit(TurnStarted(self, None, self._prompt))
+
+    def end(self, result, host_stop=None):
+        self._events.emit(TurnEnded(self, None, self._prompt, result, host_stop))
 
 
 class Result:
@@ -120,24 +134,30 @@ def events_of(path):
     return turn
 
 
-def test_the_listener_keeps_runs_of_text_and_thought_as_before(store_path):
+@pytest.mark.parametrize("as_block", [False, True])
+def test_the_listener_keeps_runs_of_text_and_thought_as_before(store_path, as_block):
+    """One update at a time or all in one block (one call), the same events."""
     recorder = HistoryRecorder.open(str(store_path))
     session = FakeSession()
     recording = recorder.open_session("fake", ["fake"], "/tmp", session)
-    recording.begin_turn("go")
+    session.start("go")
     plan = s.PlanUpdate(entries=[s.PlanEntry(content="a", priority="low", status="pending")])
     plan2 = s.PlanUpdate(entries=[s.PlanEntry(content="b", priority="low", status="completed")])
     usage = s.UsageUpdate(used=1, size=10)
     start = s.ToolCallStart(tool_call_id="t1", title="Read", kind="read", status="pending")
     progress = s.ToolCallProgress(tool_call_id="t1", status="completed")
-    for update in [
+    updates = [
         thought("a"), thought(""), thought("b"),
         chunk("one "), chunk(""), usage, chunk("two "),
         plan, chunk("three "), plan2, chunk("four "),  # a plan replaced in place ends no run
         start, progress, chunk("five"), thought("c"), chunk("six"),
-    ]:
-        session.receive(update)
-    recording.record_turn("go", Result())
+    ]  # fmt: skip
+    if as_block:
+        session.block(updates)
+    else:
+        for update in updates:
+            session.receive(update)
+    session.end(Result())
     recording.close()
     recorder.close()
     turn = events_of(store_path)
@@ -154,61 +174,36 @@ def test_the_listener_keeps_runs_of_text_and_thought_as_before(store_path):
     assert turn.text == "one two three four fivesix"
 
 
-def frame(obj):
-    return json.dumps(obj, separators=(",", ":")).encode()
+def decided(session_id, call_id, option, kind, *, asked=True):
+    request = PermissionRequest(session_id, call_id, title="Run it")
+    outcome = PermissionOutcome(option, kind, "allow" if option else "cancelled")
+    return PermissionDecided(session_id, request, outcome, asked)
 
 
-def permission_frames():
-    update = frame({
-        "jsonrpc": "2.0", "method": "session/update",
-        "params": {"sessionId": "s-1", "update": {
-            "sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "x"}}},
-    })
-    ask = frame({
-        "jsonrpc": "2.0", "id": 7, "method": "session/request_permission",
-        "params": {
-            "sessionId": "s-1",
-            "toolCall": {"toolCallId": "t1"},
-            "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}],
-        },
-    })
-    answer = frame({"jsonrpc": "2.0", "id": 7, "result": {
-        "outcome": {"outcome": "selected", "optionId": "ok"}}})
-    return update, ask, answer
-
-
-@pytest.mark.parametrize("as_block", [False, True])
-def test_a_permission_in_a_block_of_frames_is_recorded_as_one_by_one(store_path, as_block):
-    update, ask, answer = permission_frames()
+def test_permission_answers_are_recorded_typed_from_the_event_stream(store_path):
+    """The agent's own questions, as the broker decided them; not another session's,
+    not an operation the host mediated (asked=False)."""
     recorder = HistoryRecorder.open(str(store_path))
     session = FakeSession()
     recording = recorder.open_session("fake", ["fake"], "/tmp", session)
-    recording.begin_turn("go")
-    lines = [update] * 3 + [ask] + [update] * 2
-    if as_block:
-        recorder.tap.receive_block(b"".join(line + b"\n" for line in lines))
-    else:
-        for line in lines:
-            recorder.tap("receive", line)
-    recorder.tap("send", answer)
-    recording.record_turn("go", Result())
+    session.start("go")
+    session.receive(s.ToolCallStart(tool_call_id="t1", title="Run it", kind="execute"))
+    events = session._events
+    events.emit(decided("s-1", "t1", "ok", "allow_once"))
+    events.emit(decided("s-1", "t1", "no", "reject_always"))
+    events.emit(decided("s-1", "t1", None, None))
+    events.emit(decided("s-2", "t9", "ok", "allow_once"))  # another session's
+    events.emit(decided("s-1", None, None, "edit", asked=False))  # a mediated write
+    session.end(Result())
     recording.close()
     recorder.close()
-    (decision,) = events_of(store_path).permissions
-    assert (decision.tool_call_id, decision.decision, decision.option_id) == ("t1", "allow", "ok")
-
-
-def test_a_block_without_a_permission_request_is_not_split(store_path):
-    recorder = HistoryRecorder.open(str(store_path))
-    recorder.open_session("fake", ["fake"], "/tmp", FakeSession())
-
-    class NoSplit(bytes):
-        def split(self, *args):
-            raise AssertionError("split")
-
-    update, _, _ = permission_frames()
-    recorder.tap.receive_block(NoSplit((update + b"\n") * 1000))
-    recorder.close()
+    turn = events_of(store_path)
+    assert [(p.tool_call_id, p.title, p.decision, p.option_kind, p.option_id)
+            for p in turn.permissions] == [
+        ("t1", "Run it", "allow", "allow_once", "ok"),
+        ("t1", "Run it", "reject", "reject_always", "no"),
+        ("t1", "Run it", "cancelled", None, None),
+    ]  # fmt: skip
 
 
 async def test_a_streamed_secret_is_redacted_in_the_text_and_its_event(store_path, workspace):
@@ -235,9 +230,7 @@ async def _continue(store_path, sid, cwd, prompts, *, agent="demo"):
         session = await client.resume_session(sid, str(cwd))
         recording = recorder.open_session(agent, DEMO, str(cwd), session)
         for prompt in prompts:
-            turn = session.prompt(prompt)
-            recording.begin_turn(prompt)
-            recording.record_turn(prompt, await turn)
+            await session.prompt(prompt)  # recorded from the client's events
             starts.append(session.cost_start)
         recording.close()
     recorder.close()
@@ -293,8 +286,7 @@ async def test_a_new_session_ignores_a_record_of_the_same_agent_session_id(store
         session = await client.new_session(str(workspace))
         session.set_recorded_cost(s.Cost(amount=5.0, currency="USD"))
         recording = recorder.open_session("demo", DEMO, str(workspace), session)
-        turn = session.prompt("spend 1")
-        recording.record_turn("spend 1", await turn)
+        await session.prompt("spend 1")
         recording.close()
     recorder.close()
     assert session.cost_start.source == "new"
@@ -312,7 +304,7 @@ def stream_long_turn(store_path, lines, *, split_at=None):
     recorder = HistoryRecorder.open(str(store_path), Redactor([CONFIGURED]))
     session = FakeSession()
     recording = recorder.open_session("fake", ["fake"], "/tmp", session)
-    recording.begin_turn("go")
+    session.start("go")
     held = []
     for i, line in enumerate(lines):
         if split_at is not None and i == split_at:
@@ -324,7 +316,7 @@ def stream_long_turn(store_path, lines, *, split_at=None):
             session.receive(chunk(line))
         run = recording._text_run
         held.append(sum(map(len, run.blocks)) + sum(map(len, run.pieces)))
-    recording.record_turn("go", Result())
+    session.end(Result())
     recording.close()
     recorder.close()
     return held
@@ -340,7 +332,7 @@ def test_a_long_turn_holds_a_part_not_its_text_and_stores_it_once(store_path):
     turn = events_of(store_path)
     assert turn.text == whole and [e["text"] for e in turn.events] == [whole]
     raw = b"".join(p.read_bytes() for p in store_path.parent.iterdir())
-    needle = "line 31234 of a long answer\n".encode()
+    needle = b"line 31234 of a long answer\n"
     assert raw.count(needle) == 1  # stored once (the text and its event were two copies)
 
 

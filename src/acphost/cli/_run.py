@@ -286,7 +286,7 @@ class PromptRun:
             self.interrupted += 1
             if self.interrupted == 1:
                 warn("cancelling (Ctrl-C again to stop the agent)")
-                pending.add(loop.create_task(session.cancel(timeout=5.0)))
+                pending.add(loop.create_task(session.cancel(timeout=5.0, reason="interrupted")))
             else:
                 self.kill_agent()
 
@@ -296,8 +296,6 @@ class PromptRun:
         renderer = self.renderer(session)
         _collector.resume()  # the run's modules are all imported now
         turn = session.prompt(blocks, budget=budget)
-        if recording is not None:
-            recording.begin_turn(blocks)
         loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:
             if renderer is None:
@@ -308,11 +306,7 @@ class PromptRun:
                 async for update in turn:
                     update_(update)
             result = await turn
-        except (AgentExited, AcpTimeout) as exc:
-            if recording is not None:
-                recording.record_turn(
-                    blocks, exc, host_stop="interrupted" if self.interrupted else None
-                )
+        except (AgentExited, AcpTimeout):
             if self.interrupted:
                 raise _Interrupted from None
             if self.output_closed:
@@ -331,16 +325,6 @@ class PromptRun:
             await asyncio.gather(*pending, return_exceptions=True)
         if self.output_error is not None:  # the last flush failed
             raise _OutputClosed(self.output_error)
-        exceeded = result.budget_exceeded
-        if recording is not None:
-            stop = (
-                "interrupted"
-                if self.interrupted
-                else f"budget: {exceeded}"
-                if exceeded is not None
-                else None
-            )
-            recording.record_turn(blocks, result, host_stop=stop)
         return self.outcome(result, session, budget is not None)
 
     def outcome(self, result: TurnResult, session: Session, budgeted: bool) -> int:
@@ -413,15 +397,14 @@ class PromptRun:
         }
         if outputs.trace is not None:
             options["trace"] = outputs.trace
-        recorder = outputs.open_history() if self.wants_history else None
+        if self.wants_history:  # the recording observes the client's events
+            outputs.open_history()
         jsonl = None
         if self.jsonl:
             self.selected_agent_line()
             jsonl = _Mirror(self)
         self.live = LiveCheck(strict=a.strict, on_abort=self._abort, redactor=outputs.redactor)
-        options["tap"] = chain_taps(
-            self.live, recorder.tap if recorder is not None else None, jsonl
-        )
+        options["tap"] = chain_taps(self.live, jsonl)
         return options
 
     async def _connected(self, prompt: str | None, transport: StdioTransport) -> int:

@@ -1,7 +1,8 @@
-"""The recording of one session: a cheap update listener, a few writes per turn.
+"""The recording of one session: an observer of its events, a few writes per turn.
 
-The listener runs inline in the connection's reader for every update, so it
-only appends to lists; every :data:`~._textrun.GATHER` characters it joins
+It observes the client's event stream inline in the connection's reader: a
+block of updates costs one call, and a chunk of the text being streamed one
+``append`` in a loop; every :data:`~._textrun.GATHER` characters it joins
 them, and a long text is redacted and written in parts while the turn runs
 (:mod:`._textrun`), so a turn costs the memory of a part, not of its text.
 The rest of the turn is assembled, redacted and written in one transaction by
@@ -11,10 +12,11 @@ The rest of the turn is assembled, redacted and written in one transaction by
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import schema as s
+from ..client import PermissionDecided, TurnEnded, TurnStarted, UpdatesReceived
 from ..content import PromptInput, to_blocks
 from ..safetext import CUT
 from ..view import media_line, media_of
@@ -23,7 +25,8 @@ from ._scrub import scrub_session, scrub_text, scrub_title_and_usage, scrub_turn
 from ._textrun import GATHER, TextRun, lookahead
 
 if TYPE_CHECKING:
-    from ..client import Session, ToolCallState, TurnResult
+    from ..client import Event, EventStream, Session, ToolCallState, TurnResult
+    from ..host import PermissionOutcome, PermissionRequest
     from ..redact import Redactor
     from ._store import HistoryStore
 
@@ -49,8 +52,6 @@ class Recorder(Protocol):
     def write(self, action: Callable[[HistoryStore], object]) -> bool:
         """Run one short write against the store; False when it could not."""
         ...
-
-    def _forget(self, recording: SessionRecording) -> None: ...
 
 
 # The PromptResponse ``usage`` fields (schema.unstable.json, ``Usage``) by kind.
@@ -139,7 +140,13 @@ class SessionRecording:
 
     """
 
-    def __init__(self, recorder: Recorder, record: SessionRecord, session: Session) -> None:
+    def __init__(
+        self,
+        recorder: Recorder,
+        record: SessionRecord,
+        session: Session,
+        events: EventStream | None = None,
+    ) -> None:
         self.id = record.id
         self.agent_session_id = session.id
         self._recorder = recorder
@@ -171,11 +178,51 @@ class SessionRecording:
         if recorder.write(
             lambda store: store.add_session(scrub_session(recorder.redactor, record))
         ):
-            self._remove = session.add_listener(self._on_update)
+            if events is None:
+                # The session's client's stream (``AcpClient.events``), which
+                # the session emits on.
+                events = session._events  # type: ignore[assignment]
+            self._remove = events.subscribe(self._observe)  # type: ignore[union-attr]
 
-    # -- the listener (inline in the connection's reader: appends only) -------------------
+    # -- the observer (inline in the connection's reader) ----------------------------------
 
-    def _on_update(self, session: Session, update: s.SessionUpdate) -> None:
+    def _observe(self, event: Event) -> None:
+        kind = type(event)
+        if kind is UpdatesReceived:
+            assert isinstance(event, UpdatesReceived)  # (the test above, for the type checker)
+            if event.session is self._session:
+                self._on_updates(event.updates)
+        elif isinstance(event, TurnStarted):
+            if event.session is self._session:
+                self._begin(event.prompt)
+        elif isinstance(event, TurnEnded):
+            if event.session is self._session:
+                self._end(event)
+        # The agent's own questions (asked), not the operations the host mediated.
+        elif (
+            isinstance(event, PermissionDecided)
+            and event.asked
+            and event.session_id == self.agent_session_id
+        ):
+            self._decided(event.request, event.outcome)
+
+    def _on_updates(self, updates: Sequence[s.SessionUpdate]) -> None:
+        """A block of updates: the chunks of the text being streamed appended in a loop."""
+        run_cls, run, room, low = self._run_cls, self._run, self._room, self._low
+        for update in updates:
+            if type(update) is run_cls:
+                # The hot path: one more chunk of the text being streamed.
+                text = update.text
+                if text and room - len(text) >= low:
+                    room -= len(text)
+                    run.append(text)  # type: ignore[union-attr]
+                    continue
+            self._room = room
+            self._on_update(update)
+            run_cls, run, room, low = self._run_cls, self._run, self._room, self._low
+        self._room = room
+
+    def _on_update(self, update: s.SessionUpdate) -> None:
         cls = type(update)
         if cls is self._run_cls:
             # The hot path: one more chunk of the text being streamed.
@@ -274,6 +321,18 @@ class SessionRecording:
             self._end_run()
             self._events.append(["media", media_line(media)])
 
+    def _decided(self, request: PermissionRequest, outcome: PermissionOutcome) -> None:
+        """A permission question of the agent's, answered (typed, as the broker decided it)."""
+        if self._closed or not self._recorder.enabled:
+            return
+        option_id = outcome.option_id
+        kind = outcome.option_kind
+        if option_id is None:
+            decision = "cancelled"
+        else:
+            decision = "allow" if (kind or "").startswith("allow") else "reject"
+        self.add_permission(request.tool_call_id, decision, kind, option_id)
+
     def add_permission(
         self,
         tool_call_id: str | None,
@@ -304,11 +363,11 @@ class SessionRecording:
 
     # -- turns ----------------------------------------------------------------------------
 
-    def begin_turn(self, prompt: PromptInput) -> None:
-        """Record that a prompt was sent; call it next to ``session.prompt(...)``.
+    def _begin(self, prompt: PromptInput) -> None:
+        """A prompt was sent (:class:`~acphost.client.TurnStarted`): the turn's row is written.
 
-        Optional: a host killed during the turn then leaves it in the history
-        marked incomplete instead of leaving no trace of it.
+        A host killed during the turn then leaves it in the history marked
+        incomplete (with the text written so far) instead of no trace of it.
         """
         if self._closed or not self._recorder.enabled:
             return
@@ -325,25 +384,15 @@ class SessionRecording:
         redactor = self._recorder.redactor
         self._recorder.write(lambda store: store.begin_turn(self.id, scrub_turn(redactor, turn)))
 
-    def record_turn(
-        self,
-        prompt: PromptInput,
-        result: TurnResult | BaseException | None,
-        *,
-        host_stop: str | None = None,
-    ) -> None:
-        """Write the finished turn (one transaction).
+    def _end(self, event: TurnEnded) -> None:
+        """A turn ended (:class:`~acphost.client.TurnEnded`): the whole turn in one transaction.
 
-        Args:
-            prompt: the prompt that was sent.
-            result: the turn's result, or the error it failed with.
-            host_stop: why the host stopped the turn, if it did (``interrupted``,
-                ``budget: ...``).
-
+        ``host_stop`` is why the host stopped it, if it did (``interrupted``,
+        ``budget: ...``: ``Session.cancel(reason=...)``).
         """
         if self._closed or not self._recorder.enabled:
             return
-        self._save(prompt, result, host_stop=host_stop, complete=True)
+        self._save(event.prompt, event.result, host_stop=event.host_stop, complete=True)
 
     def _save(
         self,
@@ -501,7 +550,6 @@ class SessionRecording:
         if self._remove is not None:
             self._remove()
             self._remove = None
-        self._recorder._forget(self)
         title, usage = scrub_title_and_usage(
             self._recorder.redactor, self._session.state.title, self._session_usage()
         )
