@@ -95,6 +95,7 @@ class PromptRun:
         self.jsonl_terminal = self.jsonl and is_terminal(self.out)
         self.edge = Edge(is_terminal(self.out))
         self.interrupted = 0
+        self.recording: SessionRecording | None = None
         self.transport: StdioTransport | None = None
         self.strict_failure: AcpError | None = None
         self.output_closed = False
@@ -124,6 +125,8 @@ class PromptRun:
         if self.stop_signal is None:
             self.stop_signal = int(sig)
             self.interrupted += 1
+            if self.recording is not None:  # no cancel says why: the agent is killed
+                self.recording.stopped_by_host("interrupted")
         self.kill_agent()
 
     def interrupted_code(self) -> int:
@@ -443,6 +446,7 @@ class PromptRun:
                 recording = self.outputs.recorder.open_session(
                     name, self.spec.argv, self.cwd, session
                 )
+                self.recording = recording
             try:
                 self.outputs.save_session(session.id, self.cwd, recording)
                 if blocks is None:
