@@ -34,6 +34,7 @@ __all__ = ["Recorder", "SessionRecording"]
 
 _MESSAGE = s.AgentMessageChunk
 _THOUGHT = s.AgentThoughtChunk
+_TEXT = s.TextContentBlock
 #: Characters of message and thought text one turn keeps; what an agent streams
 #: beyond that is counted, not kept (memory stays bounded whatever it sends).
 TURN_TEXT_LIMIT = 8 * 1024 * 1024
@@ -208,20 +209,34 @@ class SessionRecording:
             self._decided(event.request, event.outcome)
 
     def _on_updates(self, updates: Sequence[s.SessionUpdate]) -> None:
-        """A block of updates: the chunks of the text being streamed appended in a loop."""
+        """A block of updates: the chunks of the text being streamed handled in a loop.
+
+        A chunk of the current run costs a type test, its text and an
+        ``append`` (or, past :data:`TURN_TEXT_LIMIT`, a count): no call. The
+        rest, and every :data:`~._textrun.GATHER` characters, take
+        :meth:`_on_update`.
+        """
         run_cls, run, room, low = self._run_cls, self._run, self._room, self._low
+        dropped = self._dropped
         for update in updates:
             if type(update) is run_cls:
                 # The hot path: one more chunk of the text being streamed.
-                text = update.text
-                if text and room - len(text) >= low:
-                    room -= len(text)
-                    run.append(text)  # type: ignore[union-attr]
-                    continue
-            self._room = room
+                block = update.content  # type: ignore[union-attr]
+                if type(block) is _TEXT:
+                    text = block.text
+                    size = len(text)
+                    if room - size >= low and size:
+                        room -= size
+                        run.append(text)  # type: ignore[union-attr]
+                        continue
+                    if room < 0 and dropped:  # past the limit, already marked: counted
+                        dropped += size
+                        continue
+            self._room, self._dropped = room, dropped
             self._on_update(update)
             run_cls, run, room, low = self._run_cls, self._run, self._room, self._low
-        self._room = room
+            dropped = self._dropped
+        self._room, self._dropped = room, dropped
 
     def _on_update(self, update: s.SessionUpdate) -> None:
         cls = type(update)
