@@ -43,13 +43,14 @@ sys.path.insert(0, str(ROOT / "bench"))
 # The CLI run in process (``main(argv)`` returns instead of ending the
 # process), so that its own peak RSS can be read when it is done.
 CLI = r"""
-import sys
+import sys, time
 from acphost.cli import main
 code = main(sys.argv[2:])
+cpu = time.process_time()
 with open("/proc/self/status") as f:
     peak = next(line for line in f if line.startswith("VmHWM:"))
 with open(sys.argv[1], "w") as f:
-    f.write(peak.split()[1])
+    f.write(f"{peak.split()[1]} {cpu}")
 sys.exit(code)
 """
 
@@ -74,8 +75,8 @@ def demo(directory: str, n: int) -> tuple[str, str]:
 
 def run_once(
     settings: str, prompt: str, env: dict[str, str], tmp: str, *, history: bool
-) -> tuple[float, int]:
-    """One run: (seconds, peak RSS in KiB of the CLI process)."""
+) -> tuple[float, int, float]:
+    """One run: (seconds, peak RSS in KiB, CPU seconds) of the CLI process."""
     peak = os.path.join(tmp, "peak")
     args = ["--settings", settings, "-a", "flood", "-o", "simple"]
     if not history:
@@ -86,7 +87,8 @@ def run_once(
         subprocess.run(cmd, stdout=sink, stderr=subprocess.DEVNULL, env=env, check=True)
         elapsed = time.perf_counter() - start
     with open(peak) as f:
-        return elapsed, int(f.read())
+        kib, cpu = f.read().split()
+    return elapsed, int(kib), float(cpu)
 
 
 def stored(path: str) -> tuple[int, int, int]:
@@ -130,37 +132,42 @@ def main() -> None:
     sides = {"history": True, "--no-history": False}
     secs: dict[tuple[str, int], float] = {}
     rss: dict[tuple[str, int], float] = {}
+    cpu_s: dict[tuple[str, int], float] = {}
     store = ""
     for count in (args.n, 0):
         tmp = tempfile.mkdtemp(dir=home)
         settings, prompt = make(tmp, count)
         times: dict[str, list[float]] = {side: [] for side in sides}
         peaks: dict[str, list[int]] = {side: [] for side in sides}
+        cpus: dict[str, list[float]] = {side: [] for side in sides}
         for i in range(args.runs + 1):  # the first round warms up
             for side, history in sides.items():
                 store = os.path.join(tmp, f"history-{i}.sqlite3")
                 env["ACPHOST_HISTORY"] = store
-                elapsed, peak = run_once(settings, prompt, env, tmp, history=history)
+                elapsed, peak, cpu = run_once(settings, prompt, env, tmp, history=history)
                 if i:
                     times[side].append(elapsed)
                     peaks[side].append(peak)
+                    cpus[side].append(cpu)
         for side in sides:
             secs[(side, count)] = statistics.median(times[side])
             rss[(side, count)] = statistics.median(peaks[side]) / 1024
+            cpu_s[(side, count)] = statistics.median(cpus[side])
         if count:
             row, parts, size = stored(os.path.join(tmp, f"history-{args.runs}.sqlite3"))
     print(
         f"\n## {args.n:,} chunks, -o simple to a file ({args.agent} agent; median of {args.runs})\n"
     )
-    print("| side | peak RSS MiB | with 0 chunks | run s | run with 0 s | streaming s |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| side | peak RSS MiB | with 0 chunks | run s | run with 0 s | streaming s | CPU s |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     streaming = {}
     for side in sides:
         streaming[side] = secs[(side, args.n)] - secs[(side, 0)]
         print(
             f"| {side} | {rss[(side, args.n)]:.1f} | {rss[(side, 0)]:.1f} | "
             f"{secs[(side, args.n)]:.3f} | "
-            f"{secs[(side, 0)]:.3f} | {streaming[side]:.3f} |"
+            f"{secs[(side, 0)]:.3f} | {streaming[side]:.3f} | "
+            f"{cpu_s[(side, args.n)] - cpu_s[(side, 0)]:.3f} |"
         )
     print()
     extra = rss[("history", args.n)] - rss[("--no-history", args.n)]
@@ -169,6 +176,9 @@ def main() -> None:
     print(f"memory: the history's run grew by {grown:+.1f} MiB from 0 to {args.n:,} chunks")
     ratio = streaming["--no-history"] / streaming["history"]
     print(f"streaming rate: history on / off = {ratio:.2f}x (target >= 0.85x)")
+    cpu_on = cpu_s[("history", args.n)] - cpu_s[("history", 0)]
+    cpu_off = cpu_s[("--no-history", args.n)] - cpu_s[("--no-history", 0)]
+    print(f"the CLI's CPU for the stream: history off / on = {cpu_off / cpu_on:.2f}x")
     print(
         f"store: the turn's row holds {row:,} characters (text and events), its text "
         f"parts {parts:,}; the file {size / 2**20:.1f} MiB"
