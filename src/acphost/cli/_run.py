@@ -335,9 +335,7 @@ class PromptRun:
         from ._budget import NO_USAGE_AT_END, usage_line  # noqa: PLC0415
 
         if self.args.output == "text" and not self.output_closed:
-            line = usage_line(
-                result, session.state.usage, session.turn_cost, session.cost_start
-            )
+            line = usage_line(result, session.state.usage, session.turn_cost, session.cost_start)
             if line:  # the currency is the agent's word: redacted like a report
                 line = self.outputs.redactor.redact_text(line)
                 self.out.write(f"[usage] {self.edge.field(line)}\n")
