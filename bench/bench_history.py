@@ -5,7 +5,7 @@ Three measures, on a store in a temporary directory:
 1. **Listener**: the recorder's per-update work, inline in the connection's
    reader (decoded updates fed as ``Session._receive_update`` does: state
    first, then listeners). Reported in µs per update.
-2. **Turn write**: ``begin_turn`` + ``record_turn`` of a turn of U updates
+2. **Turn write**: the turn's start and end (``TurnStarted``, ``TurnEnded``) of a turn of U updates
    (text chunks, two tool calls, one with a diff, a plan, a usage update):
    redaction, two transactions. Reported in ms per turn and, amortised with
    the listener, in µs per update.
@@ -28,26 +28,41 @@ import time
 from typing import Any
 
 from acphost import schema as s
-from acphost.client import SessionState, TurnResult
+from acphost.client import (
+    EventStream,
+    SessionState,
+    TurnEnded,
+    TurnResult,
+    TurnStarted,
+    UpdatesReceived,
+)
 from acphost.history import HistoryRecorder, HistoryStore
 
 
 class BenchSession:
-    """What the recorder uses of a Session: id, state, listeners (updates applied in order)."""
+    """What the recorder uses of a Session: id, state, its client's event stream.
+
+    Updates are applied to the state in order and told one at a time (a block
+    of one: the recorder's slowest way to get them).
+    """
 
     def __init__(self, sid: str) -> None:
         self.id = sid
         self.state = SessionState()
-        self.listeners: list[Any] = []
-
-    def add_listener(self, fn: Any) -> Any:
-        self.listeners.append(fn)
-        return lambda: self.listeners.remove(fn)
+        self._events = EventStream()
+        self._prompt: list[s.ContentBlock] = []
+        self.turn_cost = s.Cost(amount=0.01, currency="USD")  # what the turn's usage added
 
     def receive(self, update: s.SessionUpdate) -> None:
         self.state.apply(update)
-        for fn in self.listeners:
-            fn(self, update)
+        self._events.emit(UpdatesReceived(self, (update,)))  # type: ignore[arg-type]
+
+    def start(self, prompt: str) -> None:
+        self._prompt = [s.TextContentBlock(text=prompt)]
+        self._events.emit(TurnStarted(self, None, self._prompt))  # type: ignore[arg-type]
+
+    def end(self, result: TurnResult) -> None:
+        self._events.emit(TurnEnded(self, None, self._prompt, result))  # type: ignore[arg-type]
 
 
 def decode(wire: dict[str, Any]) -> s.SessionUpdate:
@@ -97,7 +112,7 @@ def run_turns(path: str, turns: int, updates: int, per_session: int = 20) -> dic
             recording = recorder.open_session("bench", ["bench-agent"], "/w", session)
         batch = turn_updates(updates, turn)
         start = time.perf_counter()
-        recording.begin_turn(prompt)
+        session.start(prompt)
         write_s += time.perf_counter() - start
         start = time.perf_counter()
         for update in batch:
@@ -108,7 +123,7 @@ def run_turns(path: str, turns: int, updates: int, per_session: int = 20) -> dic
         usage = {"inputTokens": 900, "outputTokens": 500, "totalTokens": 1400}
         result = TurnResult("end_turn", "x" * 2000, calls, usage)
         start = time.perf_counter()
-        recording.record_turn(prompt, result)
+        session.end(result)
         write_s += time.perf_counter() - start
     recording.close()
     recorder.close()

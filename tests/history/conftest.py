@@ -39,19 +39,16 @@ async def record(path, prompts, *, argv=DEMO, agent="demo", cwd=None, redactor=N
     recorder = HistoryRecorder.open(str(path), redactor, warn=warn, timeout=timeout)
     cwd = str(cwd or os.getcwd())
     results = []
-    async with AcpClient.start(list(argv), tap=recorder.tap, **(client_options or {})) as client:
+    async with AcpClient.start(list(argv), **(client_options or {})) as client:
         session = await client.new_session(cwd)
+        # The recording observes the client's events: each turn is recorded as it runs.
         recording = recorder.open_session(agent, command or argv, cwd, session)
         for prompt in prompts:
-            turn = session.prompt(prompt)
-            recording.begin_turn(prompt)
             try:
-                result = await turn
+                result = await session.prompt(prompt)
             except Exception as exc:  # the agent died: recorded as the turn's error
-                recording.record_turn(prompt, exc)
                 results.append(exc)
                 break
-            recording.record_turn(prompt, result)
             results.append(result)
         if close:
             recording.close()

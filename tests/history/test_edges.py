@@ -103,19 +103,31 @@ def test_an_upgrade_from_version_3_brings_imported_future_times_back(store_path)
     store_path.parent.mkdir(parents=True)
     conn = sqlite3.connect(store_path, isolation_level=None)
     assert migrate(conn, target=3) == 3
+    # The version 3 store, written as v3 wrote it (its columns, the text inline).
+    for sid, when in (("f" * 32, LAST), ("1" * 32, "2026-01-01T00:00:00.000+00:00")):
+        conn.execute(
+            "INSERT INTO sessions (id, agent, command, cwd, agent_session_id, started_at, "
+            "ended_at, origin) VALUES (?, 'demo', '[\"demo\"]', '/w', ?, ?, ?, 'imported')",
+            (sid, "s-" + sid, when, when),
+        )
+        conn.execute(
+            "INSERT INTO turns (session_id, seq, started_at, ended_at, prompt, text, events, "
+            "complete, total_tokens) VALUES (?, 1, ?, ?, 'p', 't', "
+            "'[{\"kind\":\"text\",\"text\":\"t\"}]', 1, 10)",
+            (sid, when, when),
+        )
     conn.close()
-    store = HistoryStore.__new__(HistoryStore)  # the version 3 store, written as v3 wrote it
-    store.__init__(sqlite3.connect(store_path, isolation_level=None), str(store_path))
-    add(store, "f" * 32, LAST, origin="imported")
-    add(store, "1" * 32, "2026-01-01T00:00:00.000+00:00", origin="imported")
-    store.close()
     info = run_cli("history", "info", "-o", "json")  # opens, so migrates
     assert info.returncode == 0, info.stderr
-    assert strict_json(info.stdout)["version"] == SCHEMA_VERSION == 4
+    assert strict_json(info.stdout)["version"] == SCHEMA_VERSION == 5
     with HistoryStore.open(str(store_path)) as store:
         healed = store.get("f" * 32)
         assert healed.started_at < LAST and healed.started_at.startswith("20")
         assert healed.turns[0].started_at == healed.started_at
+        # The text written inline before version 5 reads as it was.
+        assert healed.turns[0].text == "t" and healed.turns[0].events == (
+            {"kind": "text", "text": "t"},
+        )
         assert store.get("1" * 32).started_at == "2026-01-01T00:00:00.000+00:00"  # untouched
     pruned = run_cli("history", "prune", "--older-than", "0s")
     assert pruned.returncode == 0 and "deleted 2 session" in pruned.stdout, pruned.stderr

@@ -161,16 +161,15 @@ async def test_a_turn_the_agent_dies_in_is_recorded_with_its_error(store_path, w
 
 async def test_host_stop_reason_is_recorded(store_path, workspace):
     recorder = HistoryRecorder.open(str(store_path))
-    async with AcpClient.start(DEMO, tap=recorder.tap) as client:
+    async with AcpClient.start(DEMO) as client:
         session = await client.new_session(str(workspace))
         recording = recorder.open_session("demo", DEMO, str(workspace), session)
         turn = session.prompt("slow")
-        recording.begin_turn("slow")
         async for _update in turn:
             break
         await turn.aclose()
-        result = await session.cancel()
-        recording.record_turn("slow", result, host_stop="budget: 0.50 USD reached")
+        # The host's reason reaches the history through the turn's end (TurnEnded.host_stop).
+        await session.cancel(reason="budget: 0.50 USD reached")
         recording.close()
     recorder.close()
     (turn_record,) = only_session(store_path).turns
@@ -187,9 +186,8 @@ async def test_a_begun_turn_never_recorded_is_kept_as_incomplete(store_path, wor
         session = await client.new_session(str(workspace))
         recording = recorder.open_session("demo", DEMO, str(workspace), session)
         turn = session.prompt("echo abandoned")
-        recording.begin_turn("echo abandoned")
+        recording.close()  # the host stops recording (it dies) before the turn ends
         await turn
-        recording.close()  # the face never called record_turn
     recorder.close()
     (turn_record,) = only_session(store_path).turns
     assert not turn_record.complete
@@ -263,9 +261,8 @@ async def test_no_store_records_nothing_and_costs_no_listener(workspace):
     async with AcpClient.start(DEMO) as client:
         session = await client.new_session(str(workspace))
         recording = recorder.open_session("demo", DEMO, str(workspace), session)
-        assert session._listeners == []
-        recording.begin_turn("echo x")
-        recording.record_turn("echo x", await session.prompt("echo x"))
+        assert session._listeners == [] and not client.events.observed
+        await session.prompt("echo x")
         recording.close()
     assert not recorder.enabled
 

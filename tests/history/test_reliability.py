@@ -93,6 +93,15 @@ def kill(proc):
     proc.stderr.close()
 
 
+# A turn's text as the store holds it: its own column, or (schema 5, stored once) its
+# text events' parts in order.
+TEXT = (
+    "CASE WHEN t.text_joined THEN coalesce((SELECT group_concat(x.text, '') FROM (SELECT text "
+    "FROM turn_text x WHERE x.session_id = t.session_id AND x.seq = t.seq AND x.kind = 'text' "
+    "ORDER BY x.event, x.part) x), '') ELSE t.text END"
+)
+
+
 @pytest.mark.parametrize("rounds", [(3, 4, 5)])
 def test_kill_9_while_recording_leaves_a_consistent_store(tmp_path, workspace, rounds):
     store = tmp_path / "history.sqlite3"
@@ -105,7 +114,7 @@ def test_kill_9_while_recording_leaves_a_consistent_store(tmp_path, workspace, r
         try:
             for prompt, complete, calls, text in conn.execute(
                 "SELECT prompt, complete, (SELECT count(*) FROM tool_calls c WHERE "
-                "c.session_id = t.session_id AND c.seq = t.seq), text FROM turns t"
+                f"c.session_id = t.session_id AND c.seq = t.seq), {TEXT} FROM turns t"
             ):
                 if not complete:  # begun, never finished: no half of it is visible
                     assert (calls, text) == (0, "")
@@ -132,7 +141,7 @@ def test_kill_9_inside_write_transactions_leaves_whole_turns(tmp_path, workspace
         try:
             rows = conn.execute(
                 "SELECT complete, (SELECT count(*) FROM tool_calls c WHERE "
-                "c.session_id = t.session_id AND c.seq = t.seq), length(text) FROM turns t"
+                f"c.session_id = t.session_id AND c.seq = t.seq), length({TEXT}) FROM turns t"
             ).fetchall()
         finally:
             conn.close()

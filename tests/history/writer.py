@@ -24,15 +24,13 @@ DEMO = [sys.executable, "-m", "acphost.agents.demo"]
 async def main(args):
     recorder = HistoryRecorder.open(args.store)
     ids = []
-    async with AcpClient.start(DEMO, tap=recorder.tap) as client:
+    async with AcpClient.start(DEMO) as client:
         for _ in range(args.sessions):
             session = await client.new_session(args.cwd)
             recording = recorder.open_session("demo", DEMO, args.cwd, session)
             while True:
                 for prompt in args.prompts:
-                    turn = session.prompt(prompt)
-                    recording.begin_turn(prompt)
-                    recording.record_turn(prompt, await turn)
+                    await session.prompt(prompt)  # recorded from the client's events
                 if not args.forever:
                     break
             recording.close()

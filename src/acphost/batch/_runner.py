@@ -149,7 +149,7 @@ class _Conversation:
         if session is None or session.turn is None:
             return
         try:
-            await session.cancel(timeout=grace)
+            await session.cancel(timeout=grace, reason=why)
         except AcpError as exc:  # ignored the cancel (AcpTimeout), or went away meanwhile
             logger.info("run %s: %s; killing the agent", self.run.id, exc)
             self.kill()
@@ -162,7 +162,6 @@ class _Conversation:
             from ..history import HistoryRecorder  # noqa: PLC0415 - only when recording
 
             recorder = HistoryRecorder(place.history, self.redactor, warn=place.warn)
-        tap = recorder.tap if recorder is not None else None
         limits = run.limits
         async with AcpClient.start(
             run.agent.argv,
@@ -173,7 +172,6 @@ class _Conversation:
             init_timeout=limits.init_timeout,
             session_timeout=limits.init_timeout,
             trace=trace,
-            tap=tap,
         ) as client:
             self.client = client
             session = await client.new_session(self.cwd, mcp_servers=list(run.mcp_servers))
@@ -184,8 +182,6 @@ class _Conversation:
                 talk.history_id = recording.id if recorder.enabled else None
             blocks = prompt_with_mentions(run.prompt, self.cwd)
             turn = session.prompt(blocks, budget=limits.budget)
-            if recording is not None:
-                recording.begin_turn(blocks)
             result: TurnResult | BaseException
             try:
                 result = await turn
@@ -193,8 +189,7 @@ class _Conversation:
                 result = exc
                 raise
             finally:
-                if recording is not None:
-                    recording.record_turn(blocks, result, host_stop=self._host_stop(result))
+                if recording is not None:  # the turn is recorded from its events
                     recording.close()
             talk.stop_reason = result.stop_reason
             talk.text = self.redactor(result.text)
@@ -204,11 +199,6 @@ class _Conversation:
                 talk.error = RunError(str(result.budget_exceeded))
             else:
                 talk.status = "ok"
-
-    def _host_stop(self, result: TurnResult | BaseException) -> str | None:
-        if isinstance(result, TurnResult) and result.budget_exceeded is not None:
-            return f"budget: {result.budget_exceeded}"
-        return self.host_stop
 
     def failed(self, exc: BaseException) -> None:
         """Turn an exception into the outcome's error (secrets redacted, then bounded).

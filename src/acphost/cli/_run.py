@@ -95,6 +95,7 @@ class PromptRun:
         self.jsonl_terminal = self.jsonl and is_terminal(self.out)
         self.edge = Edge(is_terminal(self.out))
         self.interrupted = 0
+        self.recording: SessionRecording | None = None
         self.transport: StdioTransport | None = None
         self.strict_failure: AcpError | None = None
         self.output_closed = False
@@ -124,6 +125,8 @@ class PromptRun:
         if self.stop_signal is None:
             self.stop_signal = int(sig)
             self.interrupted += 1
+            if self.recording is not None:  # no cancel says why: the agent is killed
+                self.recording.stopped_by_host("interrupted")
         self.kill_agent()
 
     def interrupted_code(self) -> int:
@@ -288,7 +291,7 @@ class PromptRun:
                 (renderer.note if renderer is not None else warn)(
                     "cancelling (Ctrl-C again to stop the agent)"
                 )
-                pending.add(loop.create_task(session.cancel(timeout=5.0)))
+                pending.add(loop.create_task(session.cancel(timeout=5.0, reason="interrupted")))
             else:
                 self.kill_agent()
 
@@ -298,8 +301,6 @@ class PromptRun:
         renderer = self.renderer(session)
         _collector.resume()  # the run's modules are all imported now
         turn = session.prompt(blocks, budget=budget)
-        if recording is not None:
-            recording.begin_turn(blocks)
         loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:
             if renderer is None:
@@ -310,11 +311,7 @@ class PromptRun:
                 async for update in turn:
                     update_(update)
             result = await turn
-        except (AgentExited, AcpTimeout) as exc:
-            if recording is not None:
-                recording.record_turn(
-                    blocks, exc, host_stop="interrupted" if self.interrupted else None
-                )
+        except (AgentExited, AcpTimeout):
             if self.interrupted:
                 raise _Interrupted from None
             if self.output_closed:
@@ -333,16 +330,6 @@ class PromptRun:
             await asyncio.gather(*pending, return_exceptions=True)
         if self.output_error is not None:  # the last flush failed
             raise _OutputClosed(self.output_error)
-        exceeded = result.budget_exceeded
-        if recording is not None:
-            stop = (
-                "interrupted"
-                if self.interrupted
-                else f"budget: {exceeded}"
-                if exceeded is not None
-                else None
-            )
-            recording.record_turn(blocks, result, host_stop=stop)
         return self.outcome(result, session, budget is not None)
 
     def outcome(self, result: TurnResult, session: Session, budgeted: bool) -> int:
@@ -350,9 +337,7 @@ class PromptRun:
         from ._budget import NO_USAGE_AT_END, usage_line  # noqa: PLC0415
 
         if self.args.output == "text" and not self.output_closed:
-            line = usage_line(
-                result, session.state.usage, session.turn_cost, session.cost_start
-            )
+            line = usage_line(result, session.state.usage, session.turn_cost, session.cost_start)
             if line:  # the currency is the agent's word: redacted like a report
                 line = self.outputs.redactor.redact_text(line)
                 self.out.write(f"[usage] {self.edge.field(line)}\n")
@@ -415,15 +400,14 @@ class PromptRun:
         }
         if outputs.trace is not None:
             options["trace"] = outputs.trace
-        recorder = outputs.open_history() if self.wants_history else None
+        if self.wants_history:  # the recording observes the client's events
+            outputs.open_history()
         jsonl = None
         if self.jsonl:
             self.selected_agent_line()
             jsonl = _Mirror(self)
         self.live = LiveCheck(strict=a.strict, on_abort=self._abort, redactor=outputs.redactor)
-        options["tap"] = chain_taps(
-            self.live, recorder.tap if recorder is not None else None, jsonl
-        )
+        options["tap"] = chain_taps(self.live, jsonl)
         return options
 
     async def _connected(self, prompt: str | None, transport: StdioTransport) -> int:
@@ -462,6 +446,7 @@ class PromptRun:
                 recording = self.outputs.recorder.open_session(
                     name, self.spec.argv, self.cwd, session
                 )
+                self.recording = recording
             try:
                 self.outputs.save_session(session.id, self.cwd, recording)
                 if blocks is None:

@@ -148,6 +148,24 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         ),
         "DROP TABLE temp.migration_time",
     ),
+    # 5: a turn's message and thought text is stored once, in parts written while the
+    # turn streams (a long turn is never held whole in memory): ``turn_text`` holds
+    # the text of event ``event`` of the turn's ``events`` in order of ``part``, and
+    # ``text_joined`` says that the turn's text is its text events joined (its own
+    # ``text`` column is then empty). Turns written before keep their text inline.
+    (
+        """CREATE TABLE turn_text (
+            session_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            event INTEGER NOT NULL,
+            part INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (session_id, seq, event, part),
+            FOREIGN KEY (session_id, seq) REFERENCES turns (session_id, seq) ON DELETE CASCADE
+        )""",
+        "ALTER TABLE turns ADD COLUMN text_joined INTEGER NOT NULL DEFAULT 0",
+    ),
 )
 
 #: The version this code reads and writes.

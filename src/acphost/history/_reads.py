@@ -43,7 +43,7 @@ USAGE_COLUMNS = (
 )
 TURN_COLUMNS = (
     "seq, started_at, prompt, ended_at, prompt_blocks, text, events, stop_reason, host_stop, "
-    "error, complete, " + ", ".join(USAGE_COLUMNS)
+    "error, complete, " + ", ".join(USAGE_COLUMNS) + ", text_joined"
 )
 
 
@@ -73,6 +73,35 @@ class StoreInfo:
     def to_json(self) -> dict[str, Any]:
         """The facts as JSON (``exists`` is true: the store was opened)."""
         return {**dataclasses.asdict(self), "exists": True}
+
+
+def _events_of(
+    seq: int,
+    raw: str,
+    parts: dict[tuple[int, int], list[str]],
+    kinds: dict[tuple[int, int], str],
+) -> tuple[dict[str, Any], ...]:
+    """A turn's events with their text put back from its parts (``turn_text``).
+
+    Parts of events the JSON does not list are those of a turn cut short
+    (its events are written at its end): they are shown as text events after
+    the others, so that what was written while the turn ran is not lost.
+    """
+    events: list[dict[str, Any]] = list(json.loads(raw))
+    for index, event in enumerate(events):
+        if event.get("kind") in ("text", "thought") and "text" not in event:
+            events[index] = {**event, "text": "".join(parts.get((seq, index), ()))}
+    for (turn, index), texts in parts.items():
+        if turn == seq and index >= len(events):
+            events.append({"kind": kinds[(turn, index)], "text": "".join(texts)})
+    return tuple(events)
+
+
+def _turn_text(text: str, events: Sequence[dict[str, Any]], joined: bool) -> str:
+    """A turn's text: its own column, or (stored once) its text events joined."""
+    if not joined:
+        return text
+    return "".join(e.get("text", "") for e in events if e.get("kind") == "text")
 
 
 def _usage_of(row: Sequence[Any]) -> Usage:
@@ -228,6 +257,15 @@ class StoreReads:
                 (session_id,),
             ):
                 decisions.setdefault(p[0], []).append(PermissionRecord(*p[1:]))
+            parts: dict[tuple[int, int], list[str]] = {}
+            kinds: dict[tuple[int, int], str] = {}
+            for x in conn.execute(
+                "SELECT seq, event, kind, text FROM turn_text WHERE session_id = ? "
+                "ORDER BY seq, event, part",
+                (session_id,),
+            ):
+                parts.setdefault((x[0], x[1]), []).append(x[3])
+                kinds[(x[0], x[1])] = x[2]
             turns = [
                 TurnRecord(
                     seq=t[0],
@@ -235,20 +273,21 @@ class StoreReads:
                     prompt=t[2],
                     ended_at=t[3],
                     prompt_blocks=tuple(json.loads(t[4])),
-                    text=t[5],
-                    events=tuple(json.loads(t[6])),
+                    text=_turn_text(t[5], events, bool(t[21])),
+                    events=events,
                     stop_reason=t[7],
                     host_stop=t[8],
                     error=t[9],
                     complete=bool(t[10]),
                     tool_calls=tuple(calls.get(t[0], ())),
                     permissions=tuple(decisions.get(t[0], ())),
-                    usage=_usage_of(t[11:]),
+                    usage=_usage_of(t[11:21]),
                 )
                 for t in conn.execute(
                     f"SELECT {TURN_COLUMNS} FROM turns WHERE session_id = ? ORDER BY seq",
                     (session_id,),
                 )
+                for events in (_events_of(t[0], t[6], parts, kinds),)
             ]
         return SessionRecord(
             id=row[0],
@@ -293,9 +332,11 @@ class StoreReads:
         if grep:
             where.append(
                 "(instr(fold(s.title), ?) OR EXISTS (SELECT 1 FROM turns g WHERE "
-                "g.session_id = s.id AND (instr(fold(g.prompt), ?) OR instr(fold(g.text), ?))))"
+                "g.session_id = s.id AND (instr(fold(g.prompt), ?) OR instr(fold(g.text), ?) "
+                "OR EXISTS (SELECT 1 FROM turn_text x WHERE x.session_id = g.session_id AND "
+                "x.seq = g.seq AND x.kind = 'text' AND instr(fold(x.text), ?)))))"
             )
-            params += [grep.casefold()] * 3
+            params += [grep.casefold()] * 4
         sql = (
             "SELECT s.id, s.agent, s.cwd, s.title, s.started_at, s.ended_at, s.agent_session_id, "
             "(SELECT count(*) FROM turns t WHERE t.session_id = s.id), "

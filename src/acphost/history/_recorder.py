@@ -4,34 +4,32 @@ A face attaches a :class:`HistoryRecorder` (the library never records on its
 own)::
 
     recorder = HistoryRecorder.open(redactor=redactor)       # never raises
-    async with AcpClient.start(argv, tap=recorder.tap) as client:
+    async with AcpClient.start(argv) as client:
         session = await client.new_session(cwd)
         recording = recorder.open_session(name, argv, cwd, session)
-        turn = session.prompt(prompt)
-        recording.begin_turn(prompt)
-        result = await turn
-        recording.record_turn(prompt, result)
+        result = await session.prompt(prompt)                 # recorded as it runs
         recording.close()
     recorder.close()
 
-The per-update listener only appends to lists in memory; the store is
-written twice per turn (its start, then the whole turn in one transaction)
-and once when the session ends. A store that cannot be used (damaged,
-locked, unwritable) costs one warning on stderr: the run goes on and nothing
-more is written. The optional :attr:`HistoryRecorder.tap` sees the frames of
-the connection and records the answers to ``session/request_permission``;
-it takes a block of received frames in one call (see ``acphost.rpc``'s
-taps), so a flood of updates costs it one search per block, not one call
-per frame.
+A recording is an observer of the client's typed event stream
+(:attr:`AcpClient.events <acphost.AcpClient.events>`) for its own session:
+a turn is begun from :class:`~acphost.client.TurnStarted` and written from
+:class:`~acphost.client.TurnEnded` (whose ``host_stop`` says why the host
+stopped it: ``Session.cancel(reason=...)``, a budget), updates come a block at
+a time (:class:`~acphost.client.UpdatesReceived`), and permission answers
+typed, from :class:`~acphost.client.PermissionDecided`. The store is written
+when a turn starts, while a long text streams (in parts), when it ends, and
+when the session ends. A store that cannot be used (damaged, locked,
+unwritable) costs one warning on stderr: the run goes on and nothing more is
+written.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import schema as s
 from ..redact import Redactor
@@ -41,56 +39,15 @@ from ._recording import SessionRecording
 from ._store import DEFAULT_TIMEOUT, HistoryStore
 
 if TYPE_CHECKING:
-    from ..client import Session
+    from ..client import EventStream, Session
 
-__all__ = ["HistoryRecorder", "PermissionTap"]
+__all__ = ["HistoryRecorder"]
 
 Warn = Callable[[str], None]
-
-_PERMISSION_METHOD = b'"' + s.SESSION_REQUEST_PERMISSION.encode() + b'"'
 
 
 def _warn_stderr(message: str) -> None:
     print(f"acphost: warning: {message}", file=sys.stderr, flush=True)
-
-
-class PermissionTap:
-    """A recorder's frame tap (:attr:`HistoryRecorder.tap`): records permission answers.
-
-    It parses only ``session/request_permission`` requests and, while one is
-    pending, the frames the host sends. Called as a tap, one frame at a
-    time, or with :meth:`receive_block`, a block of received frames at once.
-
-    Args:
-        recorder: the recorder whose recordings the answers belong to.
-
-    """
-
-    __slots__ = ("_recorder",)
-
-    def __init__(self, recorder: HistoryRecorder) -> None:
-        self._recorder = recorder
-
-    def __call__(self, direction: str, line: bytes) -> None:
-        """See one frame (``"receive"`` or ``"send"``), its exact bytes."""
-        recorder = self._recorder
-        if direction == "receive":
-            if _PERMISSION_METHOD in line and recorder._recordings:
-                recorder._asked_permission(line)
-        elif recorder._asked:
-            recorder._answered_permission(line)
-
-    def receive_block(self, block: bytes) -> None:
-        """See a block of received frames (whole lines, each ending with a newline).
-
-        One search of the whole block: a flood of updates holds no
-        permission request, and its lines are never split or looked at.
-        """
-        recorder = self._recorder
-        if _PERMISSION_METHOD in block and recorder._recordings:
-            for line in block.split(b"\n"):
-                if _PERMISSION_METHOD in line:
-                    recorder._asked_permission(line)
 
 
 class HistoryRecorder:
@@ -100,10 +57,6 @@ class HistoryRecorder:
         store: the open store, or ``None`` for a recorder that records nothing.
         redactor: the host's redactor; every record passes it before it is stored.
         warn: how to tell the user the store failed (default: one line on stderr).
-
-    Attributes:
-        tap: the frame tap that records permission answers
-            (``AcpClient.start(..., tap=recorder.tap)``); see :class:`PermissionTap`.
 
     """
 
@@ -118,9 +71,6 @@ class HistoryRecorder:
         self.redactor = redactor if redactor is not None else Redactor()
         self._warn = warn if warn is not None else _warn_stderr
         self.failed = False
-        self._recordings: dict[str, SessionRecording] = {}
-        self._asked: dict[Any, tuple[str, str | None, dict[str, str | None]]] = {}
-        self.tap = PermissionTap(self)
 
     @classmethod
     def open(
@@ -149,6 +99,7 @@ class HistoryRecorder:
         recorder = cls(None, redactor, warn=warn)
         try:
             recorder.store = HistoryStore.open(path, timeout=timeout, warn=recorder._warn)
+            recorder.store.for_recording()
         except HistoryError as exc:
             recorder.fail(exc)
         return recorder
@@ -185,7 +136,13 @@ class HistoryRecorder:
         return True
 
     def open_session(
-        self, agent_name: str, command: Sequence[str], cwd: str, session: Session
+        self,
+        agent_name: str,
+        command: Sequence[str],
+        cwd: str,
+        session: Session,
+        *,
+        events: EventStream | None = None,
     ) -> SessionRecording:
         """Start recording an open session.
 
@@ -193,10 +150,13 @@ class HistoryRecorder:
             agent_name: the agent's name (``-a``).
             command: the agent's argv (secret-looking values are redacted).
             cwd: the session's working directory.
-            session: the session; its updates are recorded from now on.
+            session: the session; its turns are recorded from now on.
+            events: the event stream to observe (default: the session's
+                client's, :attr:`AcpClient.events <acphost.AcpClient.events>`).
 
         Returns:
-            The recording: call ``record_turn`` after each turn, ``close`` at the end.
+            The recording: call ``close`` at the end (a turn still running
+            is then kept as incomplete).
 
         A session that earlier runs recorded (``--continue``) is told the cost
         the agent last reported for it (:meth:`Session.set_recorded_cost`),
@@ -221,47 +181,7 @@ class HistoryRecorder:
             agent_session_id=session.id,
             title=session.state.title,
         )
-        recording = SessionRecording(self, record, session)
-        if self.enabled:
-            self._recordings[session.id] = recording
-        return recording
-
-    def _asked_permission(self, line: bytes) -> None:
-        try:
-            msg = json.loads(line)
-            params = msg["params"]
-            call = params["toolCall"]
-            options = {o["optionId"]: o.get("kind") for o in params.get("options", ())}
-            self._asked[msg["id"]] = (params["sessionId"], call.get("toolCallId"), options)
-        except (ValueError, KeyError, TypeError, AttributeError):
-            return  # malformed: the client answers it with an error; nothing to record
-
-    def _answered_permission(self, line: bytes) -> None:
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            return
-        if not isinstance(msg, dict) or "method" in msg:
-            return
-        asked = self._asked.pop(msg.get("id"), None)
-        if asked is None:
-            return
-        session_id, call_id, options = asked
-        recording = self._recordings.get(session_id)
-        if recording is None:
-            return
-        outcome = (msg.get("result") or {}).get("outcome") or {}
-        option_id = outcome.get("optionId") if outcome.get("outcome") == "selected" else None
-        kind = options.get(option_id) if option_id is not None else None
-        if option_id is None:
-            decision = "cancelled" if "result" in msg else "error"
-        else:
-            decision = "allow" if (kind or "").startswith("allow") else "reject"
-        recording.add_permission(call_id, decision, kind, option_id)
-
-    def _forget(self, recording: SessionRecording) -> None:
-        if self._recordings.get(recording.agent_session_id) is recording:
-            del self._recordings[recording.agent_session_id]
+        return SessionRecording(self, record, session, events)
 
     def close(self) -> None:
         """Close the store. Idempotent."""

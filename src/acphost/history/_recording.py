@@ -1,25 +1,32 @@
-"""The recording of one session: a cheap update listener, a few writes per turn.
+"""The recording of one session: an observer of its events, a few writes per turn.
 
-The listener runs inline in the connection's reader for every update, so it
-only appends to lists; the turn is assembled, redacted and written in one
-transaction by :meth:`SessionRecording.record_turn`.
+It observes the client's event stream inline in the connection's reader: a
+block of updates costs one call, and a chunk of the text being streamed one
+``append`` in a loop; every :data:`~._textrun.GATHER` characters it joins
+them, and a long text is redacted and written in parts while the turn runs
+(:mod:`._textrun`), so a turn costs the memory of a part, not of its text.
+The rest of the turn is assembled, redacted and written in one transaction
+when the turn ends (:class:`~acphost.client.TurnEnded`); the text is stored once.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import schema as s
+from ..client import PermissionDecided, TurnEnded, TurnStarted, UpdatesReceived
 from ..content import PromptInput, to_blocks
 from ..safetext import CUT
 from ..view import media_line, media_of
 from ._model import PermissionRecord, SessionRecord, ToolCallRecord, TurnRecord, Usage, now
-from ._scrub import scrub_session, scrub_title_and_usage, scrub_turn
+from ._scrub import scrub_session, scrub_text, scrub_title_and_usage, scrub_turn
+from ._textrun import GATHER, TextRun, lookahead
 
 if TYPE_CHECKING:
-    from ..client import Session, ToolCallState, TurnResult
+    from ..client import Event, EventStream, Session, ToolCallState, TurnResult
+    from ..host import PermissionOutcome, PermissionRequest
     from ..redact import Redactor
     from ._store import HistoryStore
 
@@ -27,6 +34,7 @@ __all__ = ["Recorder", "SessionRecording"]
 
 _MESSAGE = s.AgentMessageChunk
 _THOUGHT = s.AgentThoughtChunk
+_TEXT = s.TextContentBlock
 #: Characters of message and thought text one turn keeps; what an agent streams
 #: beyond that is counted, not kept (memory stays bounded whatever it sends).
 TURN_TEXT_LIMIT = 8 * 1024 * 1024
@@ -45,8 +53,6 @@ class Recorder(Protocol):
     def write(self, action: Callable[[HistoryStore], object]) -> bool:
         """Run one short write against the store; False when it could not."""
         ...
-
-    def _forget(self, recording: SessionRecording) -> None: ...
 
 
 # The PromptResponse ``usage`` fields (schema.unstable.json, ``Usage``) by kind.
@@ -126,19 +132,6 @@ def _tool_record(call: ToolCallState) -> ToolCallRecord:
     )
 
 
-def _scrub_shared_text(redactor: Redactor, turn: TurnRecord) -> TurnRecord:
-    """:func:`scrub_turn` for a turn whose text is its one text event: that text read once.
-
-    The message text is stored twice, as the turn's text and as its text
-    event, and the redactor's time grows with the text it reads (a flood of
-    100,000 chunks is a megabyte). Both copies are the same string, so the
-    redacted event gives the redacted text.
-    """
-    scrubbed = scrub_turn(redactor, dataclasses.replace(turn, text=""))
-    text = next(e["text"] for e in scrubbed.events if e.get("kind") == "text")
-    return dataclasses.replace(scrubbed, text=text)
-
-
 class SessionRecording:
     """The recording of one session; made by :meth:`HistoryRecorder.open_session`.
 
@@ -148,21 +141,32 @@ class SessionRecording:
 
     """
 
-    def __init__(self, recorder: Recorder, record: SessionRecord, session: Session) -> None:
+    def __init__(
+        self,
+        recorder: Recorder,
+        record: SessionRecord,
+        session: Session,
+        events: EventStream | None = None,
+    ) -> None:
         self.id = record.id
         self.agent_session_id = session.id
         self._recorder = recorder
         self._session = session
         self._seq = 0
         self._turn_start: str | None = None
+        self._stop: str | None = None  # see stopped_by_host
         self._turn_prompt: PromptInput = ""
         self._events: list[list[Any]] = []
-        # The text run being appended to (the last event's list of pieces) and
+        # The text run being appended to (its list of pieces, its TextRun) and
         # its chunk class; None once another event follows it.
         self._run: list[str] | None = None
+        self._text_run: TextRun | None = None
         self._run_cls: type | None = None
         self._room = TURN_TEXT_LIMIT  # characters the turn may still keep
+        # Below this room the listener leaves its hot path: joins, maybe writes a part.
+        self._low = max(self._room - GATHER, 0)
         self._dropped = 0  # characters it did not keep
+        self._keep = lookahead(recorder.redactor.secrets)
         self._plan_at: int | None = None
         self._tools: dict[str, None] = {}
         self._permissions: list[PermissionRecord] = []
@@ -176,67 +180,174 @@ class SessionRecording:
         if recorder.write(
             lambda store: store.add_session(scrub_session(recorder.redactor, record))
         ):
-            self._remove = session.add_listener(self._on_update)
+            if events is None:
+                # The session's client's stream (``AcpClient.events``), which
+                # the session emits on.
+                events = session._events  # type: ignore[assignment]
+            self._remove = events.subscribe(self._observe)  # type: ignore[union-attr]
 
-    # -- the listener (inline in the connection's reader: appends only) -------------------
+    # -- the observer (inline in the connection's reader) ----------------------------------
 
-    def _on_update(self, session: Session, update: s.SessionUpdate) -> None:
+    def _observe(self, event: Event) -> None:
+        kind = type(event)
+        if kind is UpdatesReceived:
+            assert isinstance(event, UpdatesReceived)  # (the test above, for the type checker)
+            if event.session is self._session:
+                self._on_updates(event.updates)
+        elif isinstance(event, TurnStarted):
+            if event.session is self._session:
+                self._begin(event.prompt)
+        elif isinstance(event, TurnEnded):
+            if event.session is self._session:
+                self._end(event)
+        # The agent's own questions (asked), not the operations the host mediated.
+        elif (
+            isinstance(event, PermissionDecided)
+            and event.asked
+            and event.session_id == self.agent_session_id
+        ):
+            self._decided(event.request, event.outcome)
+
+    def _on_updates(self, updates: Sequence[s.SessionUpdate]) -> None:
+        """A block of updates: the chunks of the text being streamed handled in a loop.
+
+        A chunk of the current run costs a type test, its text and an
+        ``append`` (or, past :data:`TURN_TEXT_LIMIT`, a count): no call. The
+        rest, and every :data:`~._textrun.GATHER` characters, take
+        :meth:`_on_update`.
+        """
+        run_cls, run, room, low = self._run_cls, self._run, self._room, self._low
+        dropped = self._dropped
+        for update in updates:
+            if type(update) is run_cls:
+                # The hot path: one more chunk of the text being streamed.
+                block = update.content  # type: ignore[union-attr]
+                if type(block) is _TEXT:
+                    text = block.text
+                    size = len(text)
+                    if room - size >= low and size:
+                        room -= size
+                        run.append(text)  # type: ignore[union-attr]
+                        continue
+                    if room < 0 and dropped:  # past the limit, already marked: counted
+                        dropped += size
+                        continue
+            self._room, self._dropped = room, dropped
+            self._on_update(update)
+            run_cls, run, room, low = self._run_cls, self._run, self._room, self._low
+            dropped = self._dropped
+        self._room, self._dropped = room, dropped
+
+    def _on_update(self, update: s.SessionUpdate) -> None:
         cls = type(update)
         if cls is self._run_cls:
             # The hot path: one more chunk of the text being streamed.
             text = update.text  # type: ignore[union-attr]  # a message or thought chunk
             if text:
                 self._room -= len(text)
-                if self._room >= 0:
+                if self._room >= self._low:
                     self._run.append(text)  # type: ignore[union-attr]
-                else:
+                elif self._room < 0:
                     if not self._dropped:
                         # The text is cut before it is redacted (at the turn's
                         # end): marked, so that the beginning of a configured
                         # value the cut goes through is masked too.
                         self._run.append(CUT)  # type: ignore[union-attr]
                     self._dropped += len(text)
+                else:
+                    self._run.append(text)  # type: ignore[union-attr]
+                    self._gather()
             else:
                 self._media(update)
         elif cls is _MESSAGE or cls is _THOUGHT:
             text = update.text  # type: ignore[union-attr]  # a message or thought chunk
             if text:
+                self._end_run()
                 self._room -= len(text)
-                if self._room >= 0:
-                    self._run = [text]
-                else:
-                    self._run = []
+                pieces = [text] if self._room >= 0 else []
+                if self._room < 0:
                     self._dropped += len(text)
-                self._run_cls = cls
-                self._events.append(["text" if cls is _MESSAGE else "thought", self._run])
+                kind = "text" if cls is _MESSAGE else "thought"
+                run = TextRun(kind, len(self._events), pieces)
+                self._run, self._text_run, self._run_cls = pieces, run, cls
+                self._events.append([kind, run])
+                if 0 <= self._room < self._low:
+                    self._gather()
             else:
                 self._media(update)
         elif cls is s.ToolCallStart or cls is s.ToolCallProgress:
             call_id = update.tool_call_id  # type: ignore[union-attr]
             if call_id not in self._tools:
                 self._tools[call_id] = None
+                self._end_run()
                 self._events.append(["tool", call_id])
-                self._run = self._run_cls = None
         elif cls is s.PlanUpdate:
             entries = [
                 {"content": e.content, "status": e.status, "priority": e.priority}
                 for e in update.entries  # type: ignore[union-attr]
             ]
             if self._plan_at is None:
+                self._end_run()
                 self._plan_at = len(self._events)
                 self._events.append(["plan", entries])
-                self._run = self._run_cls = None
             else:
                 self._events[self._plan_at][1] = entries
         elif cls is s.UsageUpdate:
             self._usage_seen = True
 
+    def _gather(self) -> None:
+        """Join the current run's pieces; write a part of it when it has grown long."""
+        self._low = max(self._room - GATHER, 0)
+        run = self._text_run
+        if run is None:
+            return
+        run.gather()
+        if self._turn_start is None or not self._recorder.enabled:
+            return  # no begun turn in the store to write parts to: kept joined
+        redactor = self._recorder.redactor
+        part = run.cut(lambda text: scrub_text(redactor, text), self._keep)
+        if part is not None:
+            self._write_part(run, part)
+
+    def _end_run(self) -> None:
+        """The current text run ends: written whole now when it is long (nothing can follow)."""
+        run = self._text_run
+        self._run = self._text_run = self._run_cls = None
+        if (
+            run is not None
+            and run.size + GATHER >= self._keep
+            and self._turn_start is not None
+            and self._recorder.enabled
+        ):
+            run.gather()
+            if run.size >= self._keep:
+                self._write_part(run, scrub_text(self._recorder.redactor, run.take()))
+
+    def _write_part(self, run: TextRun, part: str) -> None:
+        seq = self._seq
+        if self._recorder.write(
+            lambda store: store.add_text(self.id, seq, run.index, run.kind, part)
+        ):
+            run.written += 1
+
     def _media(self, update: s.SessionUpdate) -> None:
         """An image, audio or resource in a message or thought: its placeholder line."""
         media = media_of(update.content)  # type: ignore[union-attr,arg-type]
         if media is not None:
+            self._end_run()
             self._events.append(["media", media_line(media)])
-            self._run = self._run_cls = None
+
+    def _decided(self, request: PermissionRequest, outcome: PermissionOutcome) -> None:
+        """A permission question of the agent's, answered (typed, as the broker decided it)."""
+        if self._closed or not self._recorder.enabled:
+            return
+        option_id = outcome.option_id
+        kind = outcome.option_kind
+        if option_id is None:
+            decision = "cancelled"
+        else:
+            decision = "allow" if (kind or "").startswith("allow") else "reject"
+        self.add_permission(request.tool_call_id, decision, kind, option_id)
 
     def add_permission(
         self,
@@ -268,11 +379,11 @@ class SessionRecording:
 
     # -- turns ----------------------------------------------------------------------------
 
-    def begin_turn(self, prompt: PromptInput) -> None:
-        """Record that a prompt was sent; call it next to ``session.prompt(...)``.
+    def _begin(self, prompt: PromptInput) -> None:
+        """A prompt was sent (:class:`~acphost.client.TurnStarted`): the turn's row is written.
 
-        Optional: a host killed during the turn then leaves it in the history
-        marked incomplete instead of leaving no trace of it.
+        A host killed during the turn then leaves it in the history marked
+        incomplete (with the text written so far) instead of no trace of it.
         """
         if self._closed or not self._recorder.enabled:
             return
@@ -289,25 +400,31 @@ class SessionRecording:
         redactor = self._recorder.redactor
         self._recorder.write(lambda store: store.begin_turn(self.id, scrub_turn(redactor, turn)))
 
-    def record_turn(
-        self,
-        prompt: PromptInput,
-        result: TurnResult | BaseException | None,
-        *,
-        host_stop: str | None = None,
-    ) -> None:
-        """Write the finished turn (one transaction).
+    def stopped_by_host(self, reason: str) -> None:
+        """Say why the host stops the running turn when no ``Session.cancel`` says it.
+
+        For a host that ends the turn by killing the agent at once (SIGTERM):
+        the turn then ends with the agent gone, and ``reason`` is recorded as
+        its ``host_stop`` unless the turn's end gives one
+        (:attr:`TurnEnded.host_stop <acphost.client.TurnEnded.host_stop>`).
 
         Args:
-            prompt: the prompt that was sent.
-            result: the turn's result, or the error it failed with.
-            host_stop: why the host stopped the turn, if it did (``interrupted``,
-                ``budget: ...``).
+            reason: e.g. ``interrupted``.
 
+        """
+        if self._turn_start is not None and self._stop is None:
+            self._stop = reason
+
+    def _end(self, event: TurnEnded) -> None:
+        """A turn ended (:class:`~acphost.client.TurnEnded`): the whole turn in one transaction.
+
+        ``host_stop`` is why the host stopped it, if it did (``interrupted``,
+        ``budget: ...``: ``Session.cancel(reason=...)``).
         """
         if self._closed or not self._recorder.enabled:
             return
-        self._save(prompt, result, host_stop=host_stop, complete=True)
+        host_stop = event.host_stop if event.host_stop is not None else self._stop
+        self._save(event.prompt, event.result, host_stop=host_stop, complete=True)
 
     def _save(
         self,
@@ -323,43 +440,46 @@ class SessionRecording:
         blocks = to_blocks(prompt)
         error = None
         stop = None
-        text = ""
         calls: dict[str, ToolCallState] = {}
         if isinstance(result, BaseException):
             error = str(result) or type(result).__name__
         elif result is not None:
             stop = result.stop_reason
-            text = result.text
             calls = {c.tool_call_id: c for c in result.tool_calls}
         # Calls the turn's updates named, then those only a permission request named.
         asked = (p.tool_call_id for p in self._permissions if p.tool_call_id)
         for call_id in (*self._tools, *asked):
             if call_id not in calls and call_id in state.tool_calls:
                 calls[call_id] = state.tool_calls[call_id]
-        events = tuple(
-            {"kind": kind, "text": "".join(value)}
-            if kind in ("text", "thought")
-            else {"kind": kind, "text": value}
-            if kind == "media"
-            else {"kind": kind, "id": value}
-            if kind == "tool"
-            else {"kind": kind, "entries": value}
-            for kind, value in self._events
-        )
+        # The text of each run not written yet, redacted on its own (its
+        # first parts, if any, are in the store already); the rest of the
+        # record is redacted below as a whole.
+        redactor = self._recorder.redactor
+        texts: dict[int, str] = {}
+        events: list[dict[str, Any]] = []
+        for index, (kind, value) in enumerate(self._events):
+            if kind in ("text", "thought"):
+                texts[index] = scrub_text(redactor, value.take())
+                events.append({"kind": kind, "text": ""})
+            elif kind == "media":
+                events.append({"kind": kind, "text": value})
+            elif kind == "tool":
+                events.append({"kind": kind, "id": value})
+            else:
+                events.append({"kind": kind, "entries": value})
         if self._dropped:
-            events += ({"kind": "text", "text": _not_kept(self._dropped)},)
-        texts = [e["text"] for e in events if e["kind"] == "text"]
-        shared = not text and len(texts) == 1  # the turn's text is its one text event
-        if not text:  # keep_history=False clients keep no message text; the events do
-            text = "".join(texts)
+            texts[len(events)] = _not_kept(self._dropped)
+            events.append({"kind": "text", "text": ""})
+        # The turn's text is its text events joined, stored once (see
+        # ``HistoryStore.save_turn``): the client's copy (``result.text``,
+        # which a keep_history client holds) is the same text, unbounded.
         turn = TurnRecord(
             seq=self._seq,
             started_at=self._turn_start or now(),
             prompt=_prompt_text(blocks),
             ended_at=now(),
             prompt_blocks=tuple(b.to_wire() for b in blocks),
-            text=text,
-            events=events,
+            events=tuple(events),
             stop_reason=stop,
             host_stop=host_stop,
             error=error,
@@ -369,25 +489,33 @@ class SessionRecording:
             usage=self._turn_usage(result),
         )
         self._turn_start = None
+        self._stop = None
         self._events = []
-        self._run = self._run_cls = None
+        self._run = self._text_run = self._run_cls = None
         self._room = TURN_TEXT_LIMIT
+        self._low = max(self._room - GATHER, 0)
         self._dropped = 0
         self._plan_at = None
         self._tools = {}
         self._permissions = []
         self._usage_seen = False
-        redactor = self._recorder.redactor
         title, session_usage = scrub_title_and_usage(redactor, state.title, self._session_usage())
-        scrub = _scrub_shared_text if shared else scrub_turn
+        scrubbed = scrub_turn(redactor, turn)
+        scrubbed = dataclasses.replace(
+            scrubbed,
+            events=tuple(
+                {**e, "text": texts[i]} if i in texts else e for i, e in enumerate(scrubbed.events)
+            ),
+        )
         reported = self._reported_cost()
         self._recorder.write(
             lambda store: store.save_turn(
                 self.id,
-                scrub(redactor, turn),
+                scrubbed,
                 title=title,
                 session_usage=session_usage,
                 reported_cost=reported,
+                text_joined=True,
             )
         )
 
@@ -455,7 +583,6 @@ class SessionRecording:
         if self._remove is not None:
             self._remove()
             self._remove = None
-        self._recorder._forget(self)
         title, usage = scrub_title_and_usage(
             self._recorder.redactor, self._session.state.title, self._session_usage()
         )

@@ -17,7 +17,7 @@ from ..redact import Redactor
 from ._model import SessionRecord, TurnRecord, Usage
 from ._portable import session_from_json, turn_from_json
 
-__all__ = ["scrub_session", "scrub_title_and_usage", "scrub_turn"]
+__all__ = ["scrub_session", "scrub_text", "scrub_title_and_usage", "scrub_turn"]
 
 _ASSIGNMENT = re.compile(r"^(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=(.*)$", re.DOTALL)
 
@@ -89,6 +89,20 @@ def scrub_turn(redactor: Redactor, turn: TurnRecord) -> TurnRecord:
 
     """
     return turn_from_json(_redact(redactor, turn.to_json()))
+
+
+def scrub_text(redactor: Redactor, text: str) -> str:
+    """A text of a turn (a message or thought, or a part of one), redacted.
+
+    Args:
+        redactor: the host's redactor.
+        text: the text.
+
+    Returns:
+        The text with every secret the redactor knows replaced.
+
+    """
+    return str(_redact(redactor, text))
 
 
 def scrub_title_and_usage(

@@ -26,7 +26,24 @@ __all__ = ["DEFAULT_TIMEOUT", "HistoryStore"]
 #: Seconds a write waits for another process's transaction before giving up.
 DEFAULT_TIMEOUT = 5.0
 
+#: KiB of pages a recording's connection caches (see :meth:`HistoryStore.for_recording`).
+RECORDING_CACHE_KIB = 256
+
 _TURN_PLACEHOLDERS = ", ".join("?" * (TURN_COLUMNS.count(",") + 1))
+# The columns a begun turn's row is updated with: all but ``seq``.
+_TURN_SETS = TURN_COLUMNS.split(", ", 1)[1]
+
+
+def _add_part(
+    conn: sqlite3.Connection, session_id: str, seq: int, event: int, *, kind: str, text: str
+) -> None:
+    """Append one part to the text of a turn's event (after the parts it has)."""
+    conn.execute(
+        "INSERT INTO turn_text (session_id, seq, event, part, kind, text) VALUES (?, ?, ?, "
+        "(SELECT coalesce(max(part) + 1, 0) FROM turn_text WHERE session_id = ? AND seq = ? "
+        "AND event = ?), ?, ?)",
+        (session_id, seq, event, session_id, seq, event, kind, text),
+    )
 
 
 def _usage_values(usage: Usage) -> tuple[Any, ...]:
@@ -107,6 +124,20 @@ class HistoryStore(StoreReads):
         """
         path = default_path() if path is None else os.path.abspath(path)
         return cls(connect(path, timeout=timeout, warn=warn), path)
+
+    def for_recording(self) -> HistoryStore:
+        """Make the store's page cache small: a recorder writes and never reads back.
+
+        SQLite keeps up to 2 MiB of pages by default; the text of a long turn
+        written in parts would fill it, and a run's memory would grow by it.
+
+        Returns:
+            The store itself.
+
+        """
+        with self._guard() as conn:
+            conn.execute(f"PRAGMA cache_size = -{RECORDING_CACHE_KIB}")
+        return self
 
     def close(self) -> None:
         """Close the connection. Idempotent."""
@@ -210,12 +241,19 @@ class HistoryStore(StoreReads):
         title: str | None = None,
         session_usage: Usage | None = None,
         reported_cost: tuple[float, str] | None = None,
+        text_joined: bool = False,
     ) -> None:
         """Write a whole turn, replacing its started row, in one transaction.
+
+        The text parts :meth:`add_text` wrote for the turn are kept: each text
+        event's ``text`` is appended to them.
 
         Args:
             session_id: the history id of the session.
             turn: the finished turn (already redacted).
+            text_joined: the turn's text is its text events joined (whose
+                first parts may be in the store already); ``turn.text`` is
+                not stored then.
             title: the session's title now, if known.
             session_usage: the session's context window now, and what this
                 run of it cost (its turns' sum).
@@ -229,13 +267,32 @@ class HistoryStore(StoreReads):
         """
         with self._write() as conn:
             _require(conn, session_id)
-            conn.execute(
-                "DELETE FROM turns WHERE session_id = ? AND seq = ?", (session_id, turn.seq)
-            )
-            self._insert_turn(conn, session_id, turn)
+            self._write_turn(conn, session_id, turn, replace=True, joined=text_joined)
             self._update_session(
                 conn, session_id, title, session_usage, None, reported=reported_cost
             )
+
+    def add_text(self, session_id: str, seq: int, event: int, kind: str, text: str) -> None:
+        """Append a part to the text of a begun turn's message or thought event.
+
+        A long turn's text is written in parts while it streams; :meth:`save_turn`
+        appends each text event's last part (its ``text``) after them.
+
+        Args:
+            session_id: the history id of the session.
+            seq: the turn (begun with :meth:`begin_turn`).
+            event: the index of the text event in the turn's ``events``.
+            kind: ``text`` or ``thought``.
+            text: the part (already redacted).
+
+        Raises:
+            SessionRemovedError: the session is no longer in the store.
+            HistoryError: the store cannot be written.
+
+        """
+        with self._write() as conn:
+            _require(conn, session_id)
+            _add_part(conn, session_id, seq, event, kind=kind, text=text)
 
     def end_session(
         self,
@@ -283,26 +340,66 @@ class HistoryStore(StoreReads):
             (title, ended_at, *_usage_values(u)[6:], amount, currency, session_id),
         )
 
+    @classmethod
+    def _insert_turn(cls, conn: sqlite3.Connection, session_id: str, turn: TurnRecord) -> None:
+        texts = "".join(e.get("text", "") for e in turn.events if e.get("kind") == "text")
+        cls._write_turn(conn, session_id, turn, replace=False, joined=texts == turn.text)
+
     @staticmethod
-    def _insert_turn(conn: sqlite3.Connection, session_id: str, turn: TurnRecord) -> None:
-        conn.execute(
-            f"INSERT INTO turns (session_id, {TURN_COLUMNS}) VALUES (?, {_TURN_PLACEHOLDERS})",
-            (
-                session_id,
-                turn.seq,
-                turn.started_at,
-                turn.prompt,
-                turn.ended_at,
-                _dump(list(turn.prompt_blocks)),
-                turn.text,
-                _dump(list(turn.events)),
-                turn.stop_reason,
-                turn.host_stop,
-                turn.error,
-                int(turn.complete),
-                *_usage_values(turn.usage),
-            ),
+    def _write_turn(
+        conn: sqlite3.Connection, session_id: str, turn: TurnRecord, *, replace: bool, joined: bool
+    ) -> None:
+        """Write a turn's row, its text parts, tool calls and decisions.
+
+        Text and thought events keep their text in ``turn_text``, not in the
+        events' JSON; with ``joined`` the turn's own text is not stored either
+        (the reader joins its text events). ``replace`` updates the begun
+        turn's row in place: deleting it would delete the parts written so far.
+        """
+        events = []
+        parts = []
+        for index, event in enumerate(turn.events):
+            kind = event.get("kind")
+            if kind in ("text", "thought") and isinstance(event.get("text"), str):
+                events.append({k: v for k, v in event.items() if k != "text"})
+                if event["text"]:
+                    parts.append((index, kind, event["text"]))
+            else:
+                events.append(event)
+        values = (
+            turn.started_at,
+            turn.prompt,
+            turn.ended_at,
+            _dump(list(turn.prompt_blocks)),
+            "" if joined else turn.text,
+            _dump(events),
+            turn.stop_reason,
+            turn.host_stop,
+            turn.error,
+            int(turn.complete),
+            *_usage_values(turn.usage),
+            int(joined),
         )
+        updated = replace and (
+            conn.execute(
+                f"UPDATE turns SET ({_TURN_SETS}) = ({_TURN_PLACEHOLDERS[3:]}) "
+                "WHERE session_id = ? AND seq = ?",
+                (*values, session_id, turn.seq),
+            ).rowcount
+            > 0
+        )
+        if updated:
+            for table in ("tool_calls", "permissions"):
+                conn.execute(
+                    f"DELETE FROM {table} WHERE session_id = ? AND seq = ?", (session_id, turn.seq)
+                )
+        else:
+            conn.execute(
+                f"INSERT INTO turns (session_id, {TURN_COLUMNS}) VALUES (?, {_TURN_PLACEHOLDERS})",
+                (session_id, turn.seq, *values),
+            )
+        for index, kind, text in parts:
+            _add_part(conn, session_id, turn.seq, index, kind=kind, text=text)
         conn.executemany(
             "INSERT INTO tool_calls (session_id, seq, position, tool_call_id, title, kind, name, "
             "status, locations, diffs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

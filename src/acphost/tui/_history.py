@@ -209,12 +209,6 @@ class AppHistory:
         if recording in self._recordings:
             self._recordings.remove(recording)
 
-    def tap(self, direction: str, line: bytes) -> None:
-        """The frame tap: the recorder notes the answers to permission requests."""
-        recorder = self._recorder
-        if recorder is not None and recorder.enabled:
-            recorder.tap(direction, line)
-
     def close(self) -> None:
         """End every recording and close the store. Idempotent."""
         for recording in list(self._recordings):

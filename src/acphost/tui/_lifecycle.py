@@ -62,9 +62,8 @@ class AgentLifecycle(AppBase):
         return config
 
     def _tap(self, direction: str, line: bytes) -> None:
-        # Every frame: the protocol log, and the history (permission answers).
+        # Every frame: the protocol log.
         self.protocol.record(direction, line)
-        self.history.tap(direction, line)
 
     def _set_connection(self, state: ConnectionState) -> None:
         self.connection = state

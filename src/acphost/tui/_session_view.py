@@ -224,33 +224,26 @@ class SessionView(Vertical):
         except AcpError as exc:
             self.transcript.add_notice(f"✗ {exc}", "error")
             return ""
-        recording = self.recording
-        if recording is not None:
-            recording.begin_turn(blocks)
         self.busy = True
         self.cancelling = False
         self.post_message(self.Changed(self))
         stop = ""
-        outcome: TurnResult | BaseException | None = None
-        host_stop: str | None = None
         try:
-            outcome = result = await turn
+            result = await turn
             stop = result.stop_reason
-            host_stop = self._show_end(result)
+            self._show_end(result)
             if result.budget_exceeded is not None:
                 stop = "budget"
         except AgentExited as exc:
-            outcome, stop = exc, "agent exited"
+            stop = "agent exited"
             self.transcript.add_notice(f"✗ {exc.message}", "error")
         except RequestError as exc:
-            outcome, stop = exc, "error"
+            stop = "error"
             self.transcript.add_notice(f"✗ the agent answered an error: {exc}", "error")
         except AcpError as exc:
-            outcome, stop = exc, "error"
+            stop = "error"
             self.transcript.add_notice(f"✗ {exc}", "error")
         finally:
-            if recording is not None and outcome is not None:
-                recording.record_turn(blocks, outcome, host_stop=host_stop)
             self.busy = False
             self.cancelling = False
             self.stop_reason = stop

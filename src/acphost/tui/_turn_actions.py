@@ -85,7 +85,7 @@ class TurnActions(AppBase):
             ):
                 self.asks.answer(item, response(CANCEL))
         try:
-            await view.session.cancel()
+            await view.session.cancel(reason="cancelled by the user")
         except AcpError as exc:
             self.say(f"cancel: {exc}", "error")
         view.transcript.refresh_cards()
