@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from acphost.history import HistoryStore
-from tests.cli.runner import environment, run
+from tests.cli.runner import environment, run, spawn
 from tests.support.frames import FrameChecker
 from tests.support.in_process import run_main
 
@@ -345,7 +345,7 @@ def test_agent_not_installed_exit_1(tmp_path):
 
 
 def test_agent_crash_exit_1_with_stderr_tail(tmp_path):
-    r = run(["crash"], cwd=tmp_path)
+    r = spawn(["crash"], cwd=tmp_path)  # a whole process: its exit code as a shell sees it
     assert r.returncode == 1
     assert "code 3" in r.stderr and "Traceback" not in r.stderr
 
