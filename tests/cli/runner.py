@@ -16,9 +16,6 @@ import sys
 
 from tests.support.in_process import Result, run_main
 
-#: How many runs each way, for the report of the tests' speed (tests/cli/conftest.py).
-COUNTS = {"in_process": 0, "spawned": 0}
-
 
 def environment(cwd, env=None):
     """The run's environment: the demo agent takes no pause between scripted steps,
@@ -35,13 +32,11 @@ def environment(cwd, env=None):
 
 def run(args, *, cwd, input=None, env=None) -> Result:
     """``acphost ARGS`` in ``cwd``, run in process; ``input`` is stdin (None: /dev/null)."""
-    COUNTS["in_process"] += 1
     return run_main(args, cwd=cwd, env=environment(cwd, env), stdin=input)
 
 
 def spawn(args, *, cwd, input=None, env=None, timeout=60):
     """``python -m acphost ARGS`` in ``cwd``: a whole process, as a user starts it."""
-    COUNTS["spawned"] += 1
     return subprocess.run(
         [sys.executable, "-m", "acphost", *args],
         cwd=cwd,

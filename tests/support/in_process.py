@@ -257,9 +257,22 @@ class _Streams:
     def __init__(
         self, stdin: str | bytes | IO[bytes] | None, terminal: tuple[int, int] | None
     ) -> None:
+        if terminal is not None and not isinstance(stdin, (str, bytes, type(None))):
+            raise TypeError("on a terminal, stdin is what is typed: str or bytes")
         self.out = bytearray()
         self.err = bytearray()
         self.saved = {fd: os.dup(fd) for fd in (0, 1, 2)}
+        try:
+            self._open(stdin, terminal)
+        except BaseException:
+            for fd, saved in self.saved.items():
+                os.dup2(saved, fd)
+                os.close(saved)
+            raise
+
+    def _open(
+        self, stdin: str | bytes | IO[bytes] | None, terminal: tuple[int, int] | None
+    ) -> None:
         self.feeder: threading.Thread | None = None
         self.terminal = terminal is not None
         if terminal is not None:
@@ -272,8 +285,6 @@ class _Streams:
             self.readers = {master: self.out}
             if isinstance(stdin, (str, bytes)) and stdin:
                 os.write(master, stdin.encode() if isinstance(stdin, str) else stdin)
-            elif stdin is not None and not isinstance(stdin, (str, bytes)):
-                raise TypeError("on a terminal, stdin is what is typed: str or bytes")
         else:
             out_r, out_w = os.pipe()
             err_r, err_w = os.pipe()
