@@ -15,6 +15,14 @@ DEMO = [sys.executable, "-m", "acphost.agents.demo"]
 TESTS = Path(__file__).parent
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--snapshot-update",
+        action="store_true",
+        help="write the TUI's snapshots (tests/tui/snapshots) instead of comparing them",
+    )
+
+
 @pytest.fixture(autouse=True)
 def validate_client_frames(request):
     """Check every frame any in-process RpcCore sends against the schema.

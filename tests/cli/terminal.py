@@ -2,7 +2,9 @@
 
 :class:`PtyRun` starts the command with stdin, stdout and stderr on a pty
 that is its controlling terminal (so Ctrl-C typed into it is a real SIGINT
-to the foreground process group, as in a shell). :func:`screen` replays the
+to the foreground process group, as in a shell). :class:`PtyMain` runs the
+real ``main()`` in the test's process with fds 0-2 on a pty, for a run that
+is only read, never typed into. :func:`screen` replays the
 bytes written to it through a small terminal model (cursor moves, line
 erases, carriage returns) and returns the lines that stay visible.
 """
@@ -18,6 +20,8 @@ import subprocess
 import sys
 import termios
 import time
+
+from tests.support.in_process import run_main
 
 # Run in the child, a session leader (start_new_session) whose fd 0 is the pty:
 # make the pty its controlling terminal, then become `python -m acphost`.
@@ -38,10 +42,7 @@ class PtyRun:
     def __init__(self, args, *, cwd, env, cols=80, rows=24, term="xterm-256color"):
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-        env = {**env, "COLUMNS": str(cols), "LINES": str(rows)}
-        env.pop("TERM", None)
-        if term is not None:
-            env["TERM"] = term
+        env = _terminal_env(env, cols, rows, term)
         self.proc = subprocess.Popen(
             [sys.executable, "-c", _WITH_TERMINAL, *args],
             stdin=slave,
@@ -100,6 +101,38 @@ class PtyRun:
 
     def text(self) -> str:
         """Everything written so far, decoded."""
+        return bytes(self.output).decode("utf-8", "replace")
+
+
+def _terminal_env(env, cols, rows, term):
+    env = {**env, "COLUMNS": str(cols), "LINES": str(rows)}
+    env.pop("TERM", None)
+    if term is not None:
+        env["TERM"] = term
+    return env
+
+
+class PtyMain:
+    """``acphost ARGS`` run in process on a pty of ``cols`` x ``rows``, to its end.
+
+    The same terminal as :class:`PtyRun` describes (``TERM``, the size on
+    the pty and in ``COLUMNS``/``LINES``) and the same reading interface,
+    but nothing can be typed while it runs and the pty is not a controlling
+    terminal: for Ctrl-C or a question asked on ``/dev/tty``, use
+    :class:`PtyRun`.
+    """
+
+    def __init__(self, args, *, cwd, env, cols=80, rows=24, term="xterm-256color"):
+        env = _terminal_env(env, cols, rows, term)
+        self.result = run_main(args, cwd=cwd, env=env, terminal=(cols, rows))
+        self.output = bytearray(self.result.stdout_bytes)
+
+    def wait(self) -> int:
+        """The exit code (the run has ended already)."""
+        return self.result.code
+
+    def text(self) -> str:
+        """Everything written, decoded."""
         return bytes(self.output).decode("utf-8", "replace")
 
 

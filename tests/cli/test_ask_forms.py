@@ -8,13 +8,13 @@ someone can fill them in: with ``--ask`` and a terminal.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 import pytest
 
 from tests.cli.terminal import PtyRun
 from tests.cli.test_terminal import EVIL, SHOWN, assert_harmless, outcomes
+from tests.support.in_process import run_main
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 
@@ -67,10 +67,7 @@ def test_ctrl_d_declines_the_form(tmp_path, demo_env):
 
 
 def test_without_ask_no_form_is_offered(tmp_path, demo_env):
-    r = subprocess.run(
-        [sys.executable, "-m", "acphost", "-a", "demo", "-o", "simple", "ask form"],
-        cwd=tmp_path, env=demo_env, capture_output=True, text=True, timeout=60,
-    )
+    r = run_main(["-a", "demo", "-o", "simple", "ask form"], cwd=tmp_path, env=demo_env)
     assert r.returncode == 0, r.stderr
     assert "did not advertise elicitation.form" in r.stdout
 

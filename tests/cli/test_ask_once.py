@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -29,6 +28,7 @@ from acphost.host import (
     Verdict,
 )
 from tests.cli.terminal import PtyRun
+from tests.support.in_process import run_main
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
 
@@ -137,9 +137,8 @@ def test_doctor_names_the_rules_that_allow_any_command(tmp_path):
         {"kind": "execute", "command": "python -m pytest **", "decision": "allow"},
         {"kind": "execute", "command": "make", "decision": "ask", "once": "turn"},
     ]}))  # fmt: skip
-    r = subprocess.run(
-        [sys.executable, "-m", "acphost", "doctor", "--permission-policy", str(policy)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    r = run_main(
+        ["doctor", "--permission-policy", str(policy)], cwd=tmp_path,
         env={**os.environ, "ACPHOST_SETTINGS": "", "XDG_CONFIG_HOME": str(tmp_path / "xdg")},
     )  # fmt: skip
     assert r.returncode == 0, r.stderr

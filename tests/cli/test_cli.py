@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from acphost.history import HistoryStore
-from tests.cli.runner import run
+from tests.cli.runner import environment, run, spawn
 from tests.support.frames import FrameChecker
+from tests.support.in_process import run_main
 
 
 def check_jsonl(stdout: str) -> list[dict]:
@@ -58,6 +59,17 @@ def test_text_output_default_demo(tmp_path):
     assert "\x1b[" not in r.stdout  # piped: plain
 
 
+def test_the_readmes_first_command_through_the_console_script(tmp_path):
+    """The README's first line, as a user types it: the installed ``acphost`` script, a
+    whole process that ends once its output is flushed (the other tests call main())."""
+    script = Path(sys.executable).with_name("acphost")
+    r = subprocess.run([str(script), "hello, show me around"], cwd=tmp_path, capture_output=True,
+                       text=True, env=environment(tmp_path), timeout=60)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "The search found 2 matches." in r.stdout and "[diff]" in r.stdout
+    assert r.stderr == ""
+
+
 def test_simple_output_only_text(tmp_path):
     r = run(["-o", "simple", "echo just this"], cwd=tmp_path)
     assert r.returncode == 0
@@ -91,9 +103,8 @@ def test_double_dash_forces_prompt(tmp_path):
 
 def test_non_utf8_prompt_is_a_usage_error(tmp_path):
     full_env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
-    r = subprocess.run([sys.executable, "-m", "acphost"], cwd=tmp_path, input=b"\xff\xfe hi",
-                       capture_output=True, env=full_env, timeout=30)
-    assert r.returncode == 2 and b"UTF-8" in r.stderr and b"Traceback" not in r.stderr
+    r = run_main([], cwd=tmp_path, stdin=b"\xff\xfe hi", env=full_env)
+    assert r.returncode == 2 and b"UTF-8" in r.stderr_bytes and b"Traceback" not in r.stderr_bytes
 
 
 def test_empty_stdin_is_a_usage_error(tmp_path):
@@ -105,9 +116,8 @@ def test_a_stdin_that_never_ends_is_a_usage_error(tmp_path):
     """``acphost < /dev/zero``: the prompt read from a pipe is bounded like any input."""
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / ".xdg"), "ACPHOST_SETTINGS": ""}
     with open("/dev/zero", "rb") as zero:
-        r = subprocess.run([sys.executable, "-m", "acphost", "-a", "demo"], stdin=zero,
-                           cwd=tmp_path, capture_output=True, env=env, timeout=120)  # fmt: skip
-    err = r.stderr.decode()
+        r = run_main(["-a", "demo"], stdin=zero, cwd=tmp_path, env=env)
+    err = r.stderr
     assert r.returncode == 2 and "Traceback" not in err
     assert "the prompt on stdin is larger than the 64 MiB limit" in err and err.count("\n") == 1
 
@@ -335,7 +345,7 @@ def test_agent_not_installed_exit_1(tmp_path):
 
 
 def test_agent_crash_exit_1_with_stderr_tail(tmp_path):
-    r = run(["crash"], cwd=tmp_path)
+    r = spawn(["crash"], cwd=tmp_path)  # a whole process: its exit code as a shell sees it
     assert r.returncode == 1
     assert "code 3" in r.stderr and "Traceback" not in r.stderr
 

@@ -8,6 +8,14 @@ import pytest
 
 from acphost import cli
 from acphost.cli import _collector
+from tests.support.in_process import process_state_kept
+
+
+@pytest.fixture(autouse=True)
+def _process_state_kept():
+    """These tests call main() themselves: the loggers and globals it sets are put back."""
+    with process_state_kept():
+        yield
 
 
 @pytest.fixture

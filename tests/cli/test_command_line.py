@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.in_process import run_main
 from tests.support.waiting import eventually_sync
 
 from .runner import run
@@ -146,14 +147,7 @@ def test_slash_commands_sent_during_a_turn_are_not_printed_amid_the_answer(tmp_p
 
 def test_a_huge_agent_error_is_printed_bounded(tmp_path, hostile_env):
     """A 4 MB error.message and 4 MB of error.data reach stderr as a few KB, saying what was cut."""
-    r = subprocess.run(
-        [sys.executable, "-m", "acphost", "hugeerror"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=hostile_env,
-        timeout=120,
-    )
+    r = run_main(["hugeerror"], cwd=tmp_path, env=hostile_env)
     assert r.returncode == 1
     assert len(r.stderr) < 10_000, len(r.stderr)
     message, data = r.stderr.splitlines()

@@ -39,7 +39,7 @@ def test_settings_that_is_not_a_regular_file(tmp_path, fifo, kind):
         "fifo": (str(fifo), "a FIFO"),
         "directory": (str(tmp_path), "a directory"),
     }[kind]
-    r = run(["--settings", path, "echo x"], cwd=tmp_path, timeout=30)
+    r = run(["--settings", path, "echo x"], cwd=tmp_path)
     _one_line(r, "--settings file", path, what, "not a regular file")
 
 
@@ -53,7 +53,7 @@ def test_other_flags_name_themselves(tmp_path, fifo):
         (["validate", str(fifo)], "trace file"),
     ]
     for args, needle in cases:
-        r = run(args, cwd=tmp_path, env=history, timeout=30)
+        r = run(args, cwd=tmp_path, env=history)
         _one_line(r, needle, "not a regular file")
 
 

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
+
+from tests.support.in_process import run_main
 
 HOSTILE = str(Path(__file__).parents[1] / "host" / "hostile_agent.py")
 
 
 def run(tmp_path, ws, steps, *flags):
-    r = subprocess.run(
-        [sys.executable, "-m", "acphost", "-o", "simple", *flags,
-         "--agent-command", f"{sys.executable} {HOSTILE}", "go"],
-        cwd=ws, capture_output=True, text=True, timeout=60,
+    r = run_main(
+        ["-o", "simple", *flags, "--agent-command", f"{sys.executable} {HOSTILE}", "go"],
+        cwd=ws,
         env={**os.environ, "HOSTILE_STEPS": json.dumps(steps), "ACPHOST_SETTINGS": "",
              "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "ACPHOST_NO_HISTORY": "1"},
     )  # fmt: skip

@@ -16,7 +16,8 @@ import sys
 
 import pytest
 
-from tests.cli.terminal import PtyRun, screen
+from tests.cli.terminal import PtyMain, PtyRun, screen
+from tests.support.in_process import run_main
 
 EVIL = "\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b[2J\rEVIL\u202eLIVE"
 SHOWN = "\\x1b]52;c;ZXZpbA==\\x07\\x1b]0;pwned\\x07\\x1b[2J\\rEVIL<U+202E>LIVE"
@@ -37,7 +38,7 @@ def assert_harmless(output: bytes) -> None:
 
 
 def test_every_field_is_escaped_on_a_terminal(tmp_path, env):
-    run = PtyRun(["all"], cwd=tmp_path, env=env, cols=200)
+    run = PtyMain(["all"], cwd=tmp_path, env=env, cols=200)
     assert run.wait() == 0, run.text()
     assert_harmless(bytes(run.output))
     shown = "\n".join(screen(run.output, cols=200))
@@ -49,7 +50,7 @@ def test_every_field_is_escaped_on_a_terminal(tmp_path, env):
 
 
 def test_simple_output_on_a_terminal_is_escaped(tmp_path, env):
-    run = PtyRun(["-o", "simple", "all"], cwd=tmp_path, env=env)
+    run = PtyMain(["-o", "simple", "all"], cwd=tmp_path, env=env)
     assert run.wait() == 0
     assert_harmless(bytes(run.output))
     assert f"message {SHOWN}" in run.text()
@@ -58,8 +59,9 @@ def test_simple_output_on_a_terminal_is_escaped(tmp_path, env):
 def test_the_jsonl_mirror_on_a_terminal_is_the_same_json_made_inert(tmp_path, env):
     """JSON may carry bidi overrides and C1 controls raw inside strings; on a terminal
     the mirror escapes them (\\uXXXX), so each frame is the same JSON value."""
-    run = PtyRun(["-o", "jsonl", "all"], cwd=tmp_path, env={**env, "HOSTILE_RAW_UTF8": "1"},
-                 cols=200)
+    run = PtyMain(
+        ["-o", "jsonl", "all"], cwd=tmp_path, env={**env, "HOSTILE_RAW_UTF8": "1"}, cols=200
+    )
     assert run.wait() == 0, run.text()
     assert_harmless(bytes(run.output))
     frames = [json.loads(line) for line in run.text().splitlines() if line.startswith("{")]
@@ -81,23 +83,20 @@ def test_piped_output_is_the_exact_text(tmp_path, env):
 
 @pytest.mark.parametrize("scenario", ["error", "crash", "junk"])
 def test_stderr_is_sanitised_even_when_piped(tmp_path, env, scenario):
-    r = subprocess.run(
-        [sys.executable, "-m", "acphost", "-o", "jsonl", scenario],
-        cwd=tmp_path, env=env, capture_output=True, timeout=60,
-    )
-    assert_harmless(r.stderr)
-    assert SHOWN.encode() in r.stderr or b"\\u202eLIVE" in r.stderr, r.stderr
+    r = run_main(["-o", "jsonl", scenario], cwd=tmp_path, env=env)
+    assert_harmless(r.stderr_bytes)
+    assert SHOWN.encode() in r.stderr_bytes or b"\\u202eLIVE" in r.stderr_bytes, r.stderr
     if scenario == "error":
-        assert r.returncode == 1 and b"data:" in r.stderr  # error.data is shown, escaped
+        assert r.returncode == 1 and b"data:" in r.stderr_bytes  # error.data is shown, escaped
     if scenario == "junk":
         # stdout stays JSON only; the agent's non-JSON line is reported on stderr.
-        assert all(line.startswith(b"{") for line in r.stdout.splitlines())
-        assert b"malformed JSON" in r.stderr or b"not json" in r.stderr
+        assert all(line.startswith(b"{") for line in r.stdout_bytes.splitlines())
+        assert b"malformed JSON" in r.stderr_bytes or b"not json" in r.stderr_bytes
 
 
 def test_doctor_agents_and_sessions_on_a_terminal(tmp_path, env):
     for args in (["doctor"], ["sessions"], ["agents"]):
-        run = PtyRun(args, cwd=tmp_path, env=env, cols=400)
+        run = PtyMain(args, cwd=tmp_path, env=env, cols=400)
         assert run.wait() == 0, run.text()
         assert_harmless(bytes(run.output))
         if args != ["agents"]:
@@ -107,15 +106,12 @@ def test_doctor_agents_and_sessions_on_a_terminal(tmp_path, env):
 
 
 def test_sessions_have_a_header_and_columns(tmp_path, env):
-    run = PtyRun(["sessions"], cwd=tmp_path, env=env, cols=400)
+    run = PtyMain(["sessions"], cwd=tmp_path, env=env, cols=400)
     assert run.wait() == 0
     lines = [line for line in screen(run.output, cols=400) if line.strip()]
     assert lines[0].split() == ["SESSION", "ID", "UPDATED", "TITLE", "CWD"]
-    r = subprocess.run(
-        [sys.executable, "-m", "acphost", "sessions"],
-        cwd=tmp_path, env=env, capture_output=True, timeout=60,
-    )
-    header, row = r.stdout.decode().split("\n")[:2]
+    r = run_main(["sessions"], cwd=tmp_path, env=env)
+    header, row = r.stdout_bytes.decode().split("\n")[:2]
     assert header.split("\t") == ["SESSION ID", "UPDATED", "TITLE", "CWD"]
     cells = row.split("\t")
     assert len(cells) == 4 and cells[2] == "title " + EVIL.replace("\r", "\\r")
@@ -219,13 +215,10 @@ def test_ctrl_c_mid_stream_prints_the_live_paragraph_once(tmp_path):
 
 def test_thoughts_show_the_same_on_a_terminal_and_in_a_pipe(tmp_path):
     env = {**os.environ, "ACPHOST_DEMO_STEP": "0", "XDG_CONFIG_HOME": str(tmp_path)}
-    r = subprocess.run(
-        [sys.executable, "-m", "acphost", "think"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-    )
+    r = run_main(["think"], cwd=tmp_path, env=env)
     piped = [line for line in r.stdout.splitlines() if line.startswith("[thought] ")]
     assert piped, r.stdout
-    run = PtyRun(["think"], cwd=tmp_path, env=env)
+    run = PtyMain(["think"], cwd=tmp_path, env=env)
     assert run.wait() == 0
     shown = [line for line in screen(run.output) if line.startswith("[thought] ")]
     assert [line.split() for line in shown] == [line.split() for line in piped]
@@ -233,10 +226,7 @@ def test_thoughts_show_the_same_on_a_terminal_and_in_a_pipe(tmp_path):
 
 @pytest.mark.parametrize("verbose", [[], ["-vv"]])
 def test_crash_report_and_agent_stderr_are_redacted(tmp_path, env, verbose):
-    r = subprocess.run(
-        [sys.executable, "-m", "acphost", *verbose, "crash"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-    )
+    r = run_main([*verbose, "crash"], cwd=tmp_path, env=env)
     assert r.returncode == 1
     assert "ghp_" not in r.stderr and "token [REDACTED]" in r.stderr, r.stderr
 
@@ -245,21 +235,12 @@ def test_crash_report_and_agent_stderr_are_redacted(tmp_path, env, verbose):
 def test_a_diff_too_large_to_compare_is_summarised_not_computed(tmp_path, env):
     """difflib is quadratic in the worst case: the agent cannot stall the host with one
     diff; the output and the history say it was too large to compare."""
-    r = subprocess.run(
-        [sys.executable, "-m", "acphost", "-o", "text", "bigdiff"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-    )
+    r = run_main(["-o", "text", "bigdiff"], cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
     assert "(too large to compare: 15,000 lines before, 15,000 after" in r.stdout
-    listed = subprocess.run(
-        [sys.executable, "-m", "acphost", "history", "list"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-    )
+    listed = run_main(["history", "list"], cwd=tmp_path, env=env)
     history_id = listed.stdout.splitlines()[1].split("\t")[0]
-    shown = subprocess.run(
-        [sys.executable, "-m", "acphost", "history", "show", history_id],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-    )
+    shown = run_main(["history", "show", history_id], cwd=tmp_path, env=env)
     assert "(too large to compare" in shown.stdout, shown.stdout + shown.stderr
 
 
@@ -274,12 +255,9 @@ CANNOT_REDRAW = ["dumb", "unknown", None]
 @pytest.mark.parametrize("term", CANNOT_REDRAW)
 def test_a_terminal_that_cannot_redraw_shows_the_piped_text_once(tmp_path, term, prompt):
     env = {**os.environ, "ACPHOST_DEMO_STEP": "0", "XDG_CONFIG_HOME": str(tmp_path)}
-    piped = subprocess.run(
-        [sys.executable, "-m", "acphost", prompt],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-    )
+    piped = run_main([prompt], cwd=tmp_path, env=env)
     assert piped.returncode == 0 and piped.stderr == "", piped.stderr
-    run = PtyRun([prompt], cwd=tmp_path, env=env, term=term)
+    run = PtyMain([prompt], cwd=tmp_path, env=env, term=term)
     assert run.wait() == 0, run.text()
     assert b"\x1b" not in run.output  # no styles, no cursor moves
     assert run.text().replace("\r\n", "\n") == piped.stdout
@@ -290,19 +268,13 @@ def test_a_terminal_that_cannot_redraw_is_still_sanitised(tmp_path, env, term):
     """Every face prints plain there, as into a pipe, but agent text stays escaped."""
     runs = [(["all"], True), (["-o", "simple", "all"], True), (["sessions"], True),
             (["doctor"], True), (["agents"], False), (["history", "list"], False)]
-    listed = subprocess.run(
-        [sys.executable, "-m", "acphost", "all"],
-        cwd=tmp_path, env=env, capture_output=True, timeout=60,
-    )
+    listed = run_main(["all"], cwd=tmp_path, env=env)
     assert listed.returncode == 0, listed.stderr
-    listed = subprocess.run(
-        [sys.executable, "-m", "acphost", "history", "list"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-    )
+    listed = run_main(["history", "list"], cwd=tmp_path, env=env)
     history_id = listed.stdout.splitlines()[1].split("\t")[0]
     runs.append((["history", "show", history_id], True))
     for args, quotes_the_agent in runs:
-        run = PtyRun(args, cwd=tmp_path, env=env, cols=400, term=term)
+        run = PtyMain(args, cwd=tmp_path, env=env, cols=400, term=term)
         assert run.wait() == 0, (args, run.text())
         assert b"\x1b" not in run.output, (args, run.text())
         assert_harmless(bytes(run.output))
@@ -313,18 +285,12 @@ def test_a_terminal_that_cannot_redraw_is_still_sanitised(tmp_path, env, term):
 @pytest.mark.parametrize("term", ["xterm-256color", "dumb"])
 def test_history_json_on_a_terminal_is_the_same_json_made_inert(tmp_path, env, term):
     """``history -o json`` wrote the agent's bidi overrides and C1 controls raw to a terminal."""
-    recorded = subprocess.run(
-        [sys.executable, "-m", "acphost", "all"],
-        cwd=tmp_path, env=env, capture_output=True, timeout=60,
-    )  # fmt: skip
+    recorded = run_main(["all"], cwd=tmp_path, env=env)
     assert recorded.returncode == 0, recorded.stderr
-    piped = subprocess.run(
-        [sys.executable, "-m", "acphost", "history", "list", "-o", "json"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    piped = run_main(["history", "list", "-o", "json"], cwd=tmp_path, env=env)
     assert json.loads(piped.stdout)[0]["agent"]
     for args in (["history", "list", "-o", "json"], ["usage", "-o", "json"]):
-        run = PtyRun(args, cwd=tmp_path, env=env, cols=400, term=term)
+        run = PtyMain(args, cwd=tmp_path, env=env, cols=400, term=term)
         assert run.wait() == 0, (args, run.text())
         assert_harmless(bytes(run.output))
         json.loads(run.text())  # still JSON, the same value

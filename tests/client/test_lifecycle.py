@@ -11,6 +11,7 @@ from acphost import AcpClient
 from acphost.client import USE_DEFAULT, LifecycleState
 from acphost.client._peer import EARLY_UPDATES_MAX_BYTES
 from tests.support.fake_agent import answer, pair_with
+from tests.support.waiting import settled
 
 
 async def test_a_client_can_be_awaited_and_closed_without_async_with(workspace):
@@ -55,7 +56,7 @@ async def test_wait_closed_returns_when_the_agent_goes_away():
     t, agent = pair_with({})
     client = await AcpClient.connect(t)
     waiter = asyncio.ensure_future(client.wait_closed())
-    await asyncio.sleep(0)
+    await settled()  # all the client could do with the agent still there has run
     assert not waiter.done()
     await agent.t.close()  # the agent's end of the pair goes away
     await asyncio.wait_for(waiter, 5)

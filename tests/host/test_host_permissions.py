@@ -22,6 +22,7 @@ from acphost.host import (
     RulesPolicy,
     Verdict,
 )
+from tests.support.waiting import eventually
 
 STD = (
     PermissionOption("opt-a1", "Allow", "allow_once"),
@@ -318,15 +319,16 @@ async def test_cancel_resolves_pending_and_blocks_new_until_turn():
 
 async def test_cancel_of_pending_check():
     gate = asyncio.Event()
+    asked = asyncio.Event()
 
     async def waits(request):
+        asked.set()
         await gate.wait()
         return Verdict.allow()
 
     broker = PermissionBroker(Interactive(waits))
     task = asyncio.create_task(broker.check(PermissionRequest.for_fs_write("s1", "/ws/x")))
-    await asyncio.sleep(0)
-    await asyncio.sleep(0)
+    await asyncio.wait_for(asked.wait(), 10)  # the check is pending on the user
     broker.cancel_session("s1")
     with pytest.raises(RequestCancelled):
         await asyncio.wait_for(task, 1)
@@ -351,7 +353,7 @@ async def test_request_itself_cancelled_cancels_prompt():
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    await asyncio.sleep(0)
+    await eventually(lambda: cancelled, what="the question's own cancellation")
     assert cancelled
 
 

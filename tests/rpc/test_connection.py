@@ -22,7 +22,7 @@ from acphost.errors import (
 from acphost.rpc import Connection, ProtocolViolation
 from tests.rpc.test_core_input import HOSTILE
 from tests.support.fake_agent import INIT_RESULT, NO_ANSWER, pair_with
-from tests.support.waiting import eventually
+from tests.support.waiting import eventually, settled
 
 INIT = {"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": True}}}
 PERMISSION = {
@@ -122,7 +122,7 @@ async def test_a_slow_consumer_pauses_reading_and_nothing_is_lost():
     for i in range(1, 51):
         agent.update("s1", chunk(str(i)))
     await eventually(lambda: ("notification", "2") in host.log, what="the second update")
-    await asyncio.sleep(0)  # let the reader run: it must stay paused on the gate
+    await settled()  # all the reader could do has run: it must stay paused on the gate
     assert [t for kind, t in host.log if kind == "notification"] == ["1", "2"]
     assert client_end.unread > 0  # the rest waits, unread, in the transport
     gate.set_result(None)
@@ -139,7 +139,7 @@ async def test_concurrent_agent_requests_are_capped_and_all_answered():
     ]
     await eventually(lambda: host.started == 64, what="64 handlers")
     await eventually(lambda: conn.request_cap_hits == 1, what="the cap")
-    await asyncio.sleep(0)
+    await settled()  # a 65th handler would have started by now
     assert host.started == 64 and conn.requests_in_flight == 64
     assert client_end.unread > 0  # the 65th and later wait unread: reading paused
     host.release.set()

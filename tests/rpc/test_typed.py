@@ -17,7 +17,7 @@ from acphost.rpc import Connection, Notification, ProtocolViolation, Request, Re
 from acphost.schema.strict import decode_update_line, decode_update_lines
 from acphost.transport import memory_pair
 from tests.support.fake_agent import pair_with
-from tests.support.waiting import eventually
+from tests.support.waiting import eventually, settled
 
 pytestmark = pytest.mark.unordered_frames
 
@@ -166,7 +166,7 @@ async def test_decoded_notifications_are_handed_over_in_wire_order_with_backpres
     agent.update("s1", {"sessionUpdate": "agent_message_chunk",
                         "content": {"type": "text", "text": "6"}, "later": True})
     await eventually(lambda: "2" in log, what="the second update")
-    await asyncio.sleep(0)  # the reader must stay paused on the gate
+    await settled()  # all the reader could do has run: it must stay paused on the gate
     assert log == ["hello", "1", "2"]
     assert client_end.unread > 0
     gate.set_result(None)
@@ -320,7 +320,7 @@ async def test_a_block_is_handed_over_in_order_and_can_pause_the_reader(with_blo
     agent.send_raw(b"".join(update_line(f"b{i}") + b"\n" for i in range(1, 5)))
     agent.send_raw(update_line("after") + b"\n")
     await eventually(lambda: "b2" in log, what="the second update of the block")
-    await asyncio.sleep(0)  # paused inside the block
+    await settled()  # all the reader could do has run: paused inside the block
     assert log[-1] == "b2" and "b3" not in log
     gate.set_result(None)
     await eventually(lambda: "after" in log, what="the update after the block")

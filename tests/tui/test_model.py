@@ -21,6 +21,7 @@ from acphost.tui._frames import ProtocolLog, frame_matches
 from acphost.tui._model import ConnectionState, StatusInfo, format_usage, location_text
 from acphost.tui._status import status_text
 from acphost.tui._terminals import TerminalBuffers
+from tests.support.waiting import eventually
 
 
 def frame(obj) -> bytes:
@@ -156,11 +157,11 @@ async def test_permission_queue_orders_and_drops_cancelled():
     r2 = PermissionRequest(session_id="b", title="two")
     t1 = asyncio.ensure_future(queue.ask(r1))
     t2 = asyncio.ensure_future(queue.ask(r2))
-    await asyncio.sleep(0)
+    await eventually(lambda: len(queue) == 2, what="both questions queued")
     assert len(queue) == 2 and queue.current.request is r1
     assert queue.count(PermissionRequest) == 2
     t1.cancel()  # the turn was cancelled: the request leaves the queue
-    await asyncio.sleep(0)
+    await eventually(lambda: len(queue) == 1, what="the cancelled question leaving")
     assert queue.current.request is r2
     queue.answer(queue.current, Verdict.allow())
     assert (await t2).decision.value == "allow"

@@ -2,7 +2,9 @@
 
 Each screen is stored twice under ``snapshots/``: as plain text (compared,
 readable in a diff) and as SVG (compared too; open it in a browser to look).
-Regenerate after an intended change with ``ACPHOST_UPDATE_SNAPSHOTS=1``.
+Regenerate after an intended change with ``--snapshot-update`` (or
+``ACPHOST_UPDATE_SNAPSHOTS=1``); a snapshot whose file is missing fails
+until it is written that way and looked at.
 The demo agent runs with a fixed seed, so session ids repeat; nothing shown
 depends on the clock, and the workspace shows as ``~/ws`` (HOME is the test's
 directory). The README's screenshot (``docs/tui.svg``) is the wide tour.
@@ -42,7 +44,19 @@ def home(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
 
 
-UPDATE = bool(os.environ.get("ACPHOST_UPDATE_SNAPSHOTS"))
+UPDATE_WITH = (
+    "pytest tests/tui/test_snapshots.py --snapshot-update (or ACPHOST_UPDATE_SNAPSHOTS=1)"
+)
+_updating: list[bool] = [False]
+
+
+@pytest.fixture(autouse=True)
+def updating(pytestconfig):
+    """Whether this run writes the snapshots instead of comparing them."""
+    _updating[0] = bool(
+        os.environ.get("ACPHOST_UPDATE_SNAPSHOTS") or pytestconfig.getoption("snapshot_update")
+    )
+    return _updating[0]
 
 
 def _stable_svg(svg: str) -> str:
@@ -56,15 +70,20 @@ def check(app, name: str) -> None:
     svg = _stable_svg(app.export_screenshot(title="acphost tui"))
     text_file = SNAPSHOTS / f"{name}.txt"
     svg_file = SNAPSHOTS / f"{name}.svg"
-    if UPDATE or not text_file.exists():
+    if _updating[0]:
         SNAPSHOTS.mkdir(exist_ok=True)
         text_file.write_text(text)
         svg_file.write_text(svg)
-        if not UPDATE:
-            pytest.skip(f"wrote the new snapshot {text_file.name}")
         return
-    assert text == text_file.read_text(), f"{name}: the screen changed (ACPHOST_UPDATE_SNAPSHOTS=1)"
-    assert svg == svg_file.read_text(), f"{name}: the colours changed (ACPHOST_UPDATE_SNAPSHOTS=1)"
+    for file in (text_file, svg_file):
+        if not file.exists():
+            pytest.fail(
+                f"{name}: no snapshot {file.relative_to(SNAPSHOTS.parent)}; write it with "
+                f"{UPDATE_WITH}, look at it, and commit it",
+                pytrace=False,
+            )
+    assert text == text_file.read_text(), f"{name}: the screen changed ({UPDATE_WITH})"
+    assert svg == svg_file.read_text(), f"{name}: the colours changed ({UPDATE_WITH})"
 
 
 async def _settle(pilot) -> None:
@@ -108,7 +127,7 @@ async def test_snapshot_tour(make_app):
         check(app, "tour")
 
 
-async def test_snapshot_tour_wide_is_the_readme_screenshot(make_app):
+async def test_snapshot_tour_wide_is_the_readme_screenshot(make_app, updating):
     app = make_app()
     async with app.run_test(size=WIDE) as pilot:
         await ready(pilot)
@@ -116,7 +135,7 @@ async def test_snapshot_tour_wide_is_the_readme_screenshot(make_app):
         await _settle(pilot)
         check(app, "tour_120x35")
     snapshot = (SNAPSHOTS / "tour_120x35.svg").read_text()
-    if UPDATE:
+    if updating:
         README_SCREENSHOT.write_text(snapshot)
     assert README_SCREENSHOT.read_text() == snapshot, "docs/tui.svg is stale"
 
@@ -232,3 +251,19 @@ async def test_snapshot_past_session(scripted, history_store, workspace, utc):
         await wait_for(pilot, lambda: isinstance(app.screen, PastSessionScreen))
         await _settle(pilot)
         check(app, "past_session")
+
+
+def test_a_missing_snapshot_fails_and_says_how_to_write_it(monkeypatch, tmp_path):
+    """A screen with no snapshot yet is a failure, never a skip that CI would pass."""
+    monkeypatch.setattr(f"{__name__}.SNAPSHOTS", tmp_path / "snapshots")
+    monkeypatch.setattr(f"{__name__}._updating", [False])
+
+    class Screen:
+        def export_screenshot(self, title):
+            return "<svg/>"
+
+    monkeypatch.setattr(f"{__name__}.screen_text", lambda app: "text")
+    with pytest.raises(pytest.fail.Exception, match="--snapshot-update") as failed:
+        check(Screen(), "never_written")
+    assert "never_written.txt" in str(failed.value)
+    assert not (tmp_path / "snapshots").exists()  # nothing written behind the failure
