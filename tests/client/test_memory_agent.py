@@ -12,6 +12,7 @@ import acphost
 from acphost import AcpClient, HostConfig
 from acphost import schema as s
 from acphost.host import AllowAll, FileSystemProvider, Interactive
+from acphost.view import update_text
 from tests.support.fake_agent import INIT_RESULT, NO_ANSWER, answer, pair_with
 from tests.support.waiting import eventually
 
@@ -356,7 +357,7 @@ def test_every_session_update_variant_maps_to_a_class():
         kind = variant["properties"]["sessionUpdate"]["const"]
         decoded = s.decode_session_update({"sessionUpdate": kind, **_minimal(kind)})
         assert not isinstance(decoded, s.UnknownSessionUpdate), kind
-        assert isinstance(decoded.text, str)
+        assert isinstance(update_text(decoded), str)
 
 
 def _schema() -> dict:
