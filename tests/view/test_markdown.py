@@ -82,3 +82,33 @@ def test_text_reads_as_written():
     assert rendered == (
         "<p>a &lt; b &amp; c [d] e@f.example https://g.example/h &lt;U+2028&gt; *kept*</p>\n"
     )
+
+
+def test_a_batch_reports_final_text_is_the_agents_markdown_made_inert(tmp_path):
+    from acphost.batch._html import render_html
+    from acphost.batch._model import RunOutcome
+    from acphost.batch._report import Report, render_markdown
+
+    answer = (
+        "## Result\n\n- **fixed** the bug\n\n```py\nx = '<b>'\n```\n\n"
+        "<div>raw</div> ![p](https://t.example/p.png) [d](https://e.example) see e.example.com\n\n"
+        "```\nnever closed"
+    )
+    outcome = RunOutcome(
+        id="demo--p1--0", agent="demo", prompt_id="p1", prompt="x", repeat=0, status="ok",
+        stop_reason="end_turn", final_text=answer,
+    )  # fmt: skip
+    plan = {"agents": ["demo"], "prompts": [{"id": "p1", "prompt": "x"}], "runs": [{"id": "r"}]}
+    report = Report(str(tmp_path), plan, (outcome,))
+
+    md = render_markdown(report)
+    shown = viewer(md)
+    assert "<h2>Result</h2>" in shown and "<strong>fixed</strong>" in shown
+    assert "<code class=\"language-py\">x = '&lt;b&gt;'" in shown
+    assert not {"a", "img", "div"} & tags(shown), shown
+    assert "```\nnever closed\n```\n" in md  # the fence it left open, closed
+
+    page = render_html(report)
+    assert "<h2>Result</h2>" in page and "<strong>fixed</strong>" in page
+    assert not {"a", "img"} & tags(page)
+    assert "&lt;div&gt;raw&lt;/div&gt;" in page and "[image: p] (https://t.example/p.png)" in page
