@@ -31,7 +31,7 @@ HOSTILE = [
     "\\\\[x](https://e.example)",  # an escaped backslash, then a live bracket
     "`unclosed [x](https://e.example)",
     "`` a ` [x](https://e.example) ``",
-    "see e.example.com, file.py, me@mail.example, http://h.example/x",
+    "see e.example.com, file.py, me@mail.example, http://h.example/x //127.0.0.1/y",
     "<b>bold</b> <script>alert(1)</script>\n<div>\nblock\n</div>",
     "&lt;b&gt; &#x202E; &#106;avascript",
     "- item\n\n  ```\n  code\n- [x](https://e.example)",  # the item's fence ends with it

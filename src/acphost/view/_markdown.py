@@ -11,8 +11,9 @@ their target), pass raw HTML through, and turn bare URLs into links.
   (which render as the character itself): ``[`` and ``]`` (links, images,
   reference definitions), ``<`` (raw HTML, autolinks), ``&`` (entities, which
   could spell any character, a control among them), ``@`` (e-mail
-  autolinks), the ``:`` of ``://`` and every ``.`` between a word and a
-  letter (bare URLs and domains, which linkifying viewers link: GFM
+  autolinks), the ``:`` of ``://``, the first ``/`` of ``//`` and every
+  ``.`` between a word and a letter (bare URLs, protocol-relative ones and
+  domains, which linkifying viewers link: GFM
   "Autolinks (extension)", linkify-it's fuzzy links). Code (fenced code
   blocks, code spans) is kept as written: nothing in it is Markdown. A fence
   the agent left open is closed, so it cannot swallow what follows it.
@@ -48,7 +49,7 @@ _INLINE = re.compile(
     r"|`+"
     r"|<(?!U\+[0-9A-F]{4,6}>)"  # not the sanitiser's own <U+XXXX>, which no parser reads as HTML
     r"|[\[\]&@]"
-    r"|(?<=[A-Za-z]):(?=//)"
+    r"|(?<=[A-Za-z]):(?=//)|/(?=/)"
     r"|(?<=\w)\.(?=[^\W\d_])"
 )
 
