@@ -270,9 +270,12 @@ def html_text(text: str) -> str:
 # strikethrough, code spans, links and images ("[", "]"; "(" and "!" act only
 # next to them), raw HTML and autolinks ("<"), entities ("&"), table cells,
 # GFM's email autolinks ("@") and the backslash itself (CommonMark 0.31 §6,
-# GFM §6.9). GFM's extended autolinks need "://" or "www.": that ":" or "."
-# is escaped. Block markers count only at the start of a line.
-_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>&|~@]|(?<=[A-Za-z]):(?=//)|(?<=[wW]{3})\.")
+# GFM §6.9). GFM's extended autolinks need "://" or "www.", and linkifying
+# viewers (linkify-it's fuzzy links) take any "word.tld" for a domain and
+# "//host" for a link: the ":" of "://", the first "/" of "//" and every "."
+# between a word and a letter are escaped. Block markers count only at the
+# start of a line.
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]<>&|~@]|(?<=[A-Za-z]):(?=//)|/(?=/)|(?<=\w)\.(?=[^\W\d_])")
 _MD_LINE_START = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")
 
 

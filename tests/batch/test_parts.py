@@ -6,6 +6,7 @@ import importlib
 import json
 
 import pytest
+from markdown_it import MarkdownIt
 
 from acphost.batch import (
     ChangedFile,
@@ -245,9 +246,15 @@ def test_agent_text_cannot_escape_markdown_or_html(tmp_path):
     outcome = _outcome(final_text=hostile, agent="demo", error=RunError("<img src=x onerror=y>"))
     report = _report(tmp_path, [outcome])
     md = render_markdown(report)
-    fence_line = next(line for line in md.splitlines() if line.startswith("````"))
-    assert fence_line == "````text"  # longer than the agent's own fence
+    # The final text is the agent's Markdown: the fence it left open holds
+    # the rest of it and is closed where it ends, so the report goes on after it.
+    agents = (
+        "```\n# Injected heading\n<script>alert(1)</script>\\x1b]0;x\\x07 [link](http://e.x)\n```\n"
+    )
+    assert agents in md
     assert "\x1b" not in md and "\\x1b]0;x\\x07" in md
+    rendered = MarkdownIt("commonmark").render(md.partition(agents)[2])
+    assert "<pre>" not in rendered and "<code>" not in rendered  # nothing after it is code
     html = render_html(report)
     assert "<script>" not in html and "&lt;script&gt;" in html
     assert "<img" not in html and "\x1b" not in html

@@ -99,10 +99,13 @@ def test_times_are_normalised_to_utc_on_import():
 def test_markdown_keeps_fences_intact():
     md = export_session(sample(), "md")
     assert "```diff\n@@ -1 +1 @@\n-x = 1\n+x = 2\n```" in md
-    assert r"- \[permission\] Edit \`a.py\`: allow (allow\_once)" in md
-    # The prompt and the answer hold ``` runs of their own: longer fences keep them inside.
+    assert r"- \[permission\] Edit \`a\.py\`: allow (allow\_once)" in md
+    # The prompt holds ``` runs of its own: a longer fence keeps them inside.
     assert "````\n> change ```x```\n````" in md
-    assert "````\nDone: ```python\nx = 2\n```\n````" in md
+    # The answer is the agent's Markdown, kept as Markdown: its inline run of
+    # backticks (no code span: nothing closes it on its line) is literal, and
+    # the fence its last line opens is closed, so it swallows nothing after it.
+    assert "Done: \\`\\`\\`python\nx = 2\n```\n```\n\n- \\[stop\\] end\\_turn" in md
     assert "- **Usage** tokens 15 (input 10, output 5) · cost 0.0100 EUR" in md
 
 

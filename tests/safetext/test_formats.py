@@ -29,6 +29,7 @@ HOSTILE = [
     "![x](https://evil.example/p.png)",
     "<img src=x onerror=alert(1)>",
     "<https://evil.example> https://evil.example www.evil.example a@evil.example",
+    "tracker.example.com fetch file.py //127.0.0.1/x",
     "[ref]\n\n[ref]: javascript:alert(1)",
     "&lt;script&gt; &#106;avascript",
     "1. item\n- item\n> quote\n| a | b |\n|---|---|",

@@ -2,7 +2,9 @@
 
 Every string that is not this module's own literal goes through :func:`_e`
 (:func:`acphost.safetext.html_text`: HTML-escaped, terminal controls made
-visible), agent text included; links to a run's files are percent-encoded
+visible), agent text included, but a run's final text: the agent's Markdown,
+rendered by :func:`acphost.view.markdown_html` (raw HTML shown as text, no
+link, no image); links to a run's files are percent-encoded
 relative paths. The page's Content-Security-Policy
 (:data:`acphost.safetext.HTML_CSP`) forbids scripts and fetches even if an
 escape were missed.
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from ..safetext import HTML_CSP, html_text
+from ..view import markdown_html
 from ._model import STATUSES
 
 if TYPE_CHECKING:
@@ -31,6 +34,7 @@ th{background:#f6f8fa}pre{background:#f6f8fa;padding:.8em;overflow-x:auto;white-
 .add{color:#1a7f37}.del{color:#cf222e}.hunk{color:#8250df}.meta{color:#57606a}
 details{border:1px solid #d0d7de;border-radius:6px;margin:.6em 0;padding:.4em .8em}
 summary{cursor:pointer;font-weight:600}.rate{font-weight:600}
+.answer pre{white-space:pre}.href,.image{color:#57606a}
 """
 
 
@@ -97,7 +101,7 @@ def _run(report: Report, o: RunOutcome) -> list[str]:
         tail = f"\n{o.error.stderr_tail}" if o.error.stderr_tail else ""
         out.append(f"<p>Error:</p><pre>{_e(o.error.message + tail)}</pre>")
     if o.final_text:
-        out.append(f"<p>Final text:</p><pre>{_e(o.final_text)}</pre>")
+        out.append(f'<p>Final text:</p><div class="answer">{markdown_html(o.final_text)}</div>')
     diff, cut, refused = report.read_file(o.diff)
     if refused is not None:
         out.append(f'<p class="meta">Diff not shown: {_e(refused)}</p>')

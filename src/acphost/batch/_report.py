@@ -9,9 +9,13 @@ with ``end_turn``), median duration, mean tokens and cost per run.
 What the agent wrote (final text, diffs, error messages) is untrusted: in
 Markdown it only appears inside code fences longer than any backtick run in
 it or behind backslash escapes (:func:`acphost.safetext.markdown_fence`,
-:func:`~acphost.safetext.markdown_inline`), in HTML only escaped
+:func:`~acphost.safetext.markdown_inline`), its final text as its own
+Markdown made inert (:func:`acphost.view.inert_markdown`, as a history
+export shows an answer); in HTML only escaped
 (:func:`~acphost.safetext.html_text`, under a Content-Security-Policy that
-runs no script), and in all its terminal controls are made visible.
+runs no script), its final text rendered without links, images or raw HTML
+(:func:`acphost.view.markdown_html`); and in all its terminal controls are
+made visible.
 
 A results folder is data (copied from elsewhere, or crafted): a file a
 ``result.json`` names is read, or linked to, only when it is the folder's
@@ -31,6 +35,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..safetext import bounded, markdown_fence, markdown_inline, sanitize_line
+from ..view import inert_markdown
 from ._model import STATUSES, OutcomeError, RunOutcome
 from ._out import FORMAT, VERSION, BatchError, OutDir, check_run_id
 
@@ -348,7 +353,7 @@ def _md_run(report: Report, o: RunOutcome) -> list[str]:
             md_fence(o.error.message + ("\n" + o.error.stderr_tail if o.error.stderr_tail else "")),
         ]
     if o.final_text:
-        out += ["Final text:", "", md_fence(o.final_text, "text")]
+        out += ["Final text:", "", inert_markdown(o.final_text), ""]
     diff, cut, refused = report.read_file(o.diff)
     if refused is not None:
         out += [f"Diff not shown: {md_inline(refused, 400)}", ""]

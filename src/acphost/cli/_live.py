@@ -15,6 +15,11 @@ in the scrollback. So the message is split as it grows:
   Redraws are spaced by at least ``interval`` seconds and by four times the
   time the last one took, so however long one block grows, redrawing takes
   at most a fifth of the time: the stream is never slowed more than that.
+- a **plain paragraph** (lines of words without Markdown syntax, each
+  shown as one line: a log, a line-per-chunk stream) is not re-rendered
+  whole: its lines that scroll out of the region are printed straight
+  from the source and leave the open block, so a paragraph of any length
+  costs what its last screenful costs (:meth:`_Stream.commit_plain`).
 
 Agent text is
 sanitised before it is parsed (so no escape sequence survives into the
@@ -46,6 +51,16 @@ __all__ = ["LiveRegion", "RichRenderer", "block_end"]
 _SPACING = 4.0
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+# A line of a paragraph that Markdown shows as it is: it starts with a letter
+# (so it starts no block: no list, heading, quote, fence, rule, table, HTML,
+# indented code, setext underline; CommonMark "Blocks and inlines") and holds
+# no character that opens an inline construct, an escape or an entity (code
+# spans, emphasis, strikethrough, links, images, autolinks, tables' pipes), so
+# nothing written after it can change how it reads, but a setext underline,
+# which turns the whole paragraph into a heading (only lines already scrolled
+# out of the region are committed, as any block's are).
+_PLAIN = re.compile(r"[^\W\d_][^\x00-\x1f\x7f\\`*_\[\]!<>&~|]*")
 
 #: ``loop.call_later``: run a callback after a delay.
 CallLater = Callable[[float, Callable[[], None]], object]
@@ -179,12 +194,20 @@ class _Stream:
         # Finished blocks printed; a message after another starts as if one
         # was, so a blank line parts them.
         self.blocks = 1 if gap else 0
+        # The open block's start was committed (a plain paragraph's lines):
+        # what is left continues it, without a blank line before.
+        self.continued = False
+        self.plain = 0  # leading lines of the open block known to be plain
+        self.mixed = False  # the open block is not a plain paragraph
         if markdown:
             self._markdown = markdown_class()
         else:
             from rich.text import Text  # noqa: PLC0415
 
             self._text = Text
+        from rich.segment import Segment  # noqa: PLC0415
+
+        self._segment = Segment
 
     def _render(self, src: str) -> list[list[Segment]]:
         renderable: RenderableType
@@ -194,7 +217,7 @@ class _Stream:
             text = "\n".join(THOUGHT_PREFIX + part for part in src.rstrip("\n").split("\n"))
             renderable = self._text(text, style="dim italic")
         lines = self.console.render_lines(renderable, self.console.options, pad=False)
-        if self.markdown and self.blocks and lines and lines[0]:
+        if self.markdown and self.blocks and not self.continued and lines and lines[0]:
             # A blank line between blocks, as one render of the whole would have.
             lines.insert(0, [])
         return lines
@@ -205,6 +228,55 @@ class _Stream:
         self.region.emit(lines[self.printed :])
         self.printed = 0
         self.blocks += 1
+        self.continued = self.mixed = False
+        self.plain = 0
+
+    def commit_plain(self, src: str, keep: int) -> str:
+        """Print the lines of a plain paragraph that scrolled out; return the rest of ``src``.
+
+        While every line of the open block is plain (``_PLAIN``) and fits
+        the width, its Markdown rendering is its lines as they are, one
+        each, padded to the width (rich's left-justified paragraph): the
+        lines but the last ``keep`` complete ones (the region's room; one
+        at the end, so that what is left starts with a line known to be
+        plain) are printed from the source and leave the block, which then
+        continues from the first line kept.
+        Each line is checked once. The first line that is not plain ends
+        this for the block (what follows it may depend on it: a list's
+        lazy continuation, a span); the rest is rendered whole, as always.
+        """
+        if self.mixed:
+            return src
+        lines = src.split("\n")
+        cut = len(lines) - 1 - keep  # complete lines that scrolled out
+        if cut <= 0:
+            return src
+        from rich.cells import cell_len  # noqa: PLC0415 - rich loads only for a TTY
+
+        width = self.console.width
+        while self.plain < cut:
+            line = lines[self.plain]
+            fits = len(line) <= width if line.isascii() else cell_len(line) <= width
+            if not (fits and _PLAIN.fullmatch(line) and not line[-1].isspace()):
+                # What follows is read in the paragraph's context: the block
+                # goes on from the last plain line, and is rendered whole.
+                self.mixed = True
+                cut = self.plain - 1
+                break
+            self.plain += 1
+        if cut <= 0:
+            return src
+        lead = 1 if self.blocks and not self.continued else 0
+        out: list[list[Segment]] = [[]] if lead and not self.printed else []
+        out.extend(
+            [self._segment(line + " " * (width - cell_len(line)))]
+            for line in lines[max(0, self.printed - lead) : cut]
+        )
+        self.region.emit(out)
+        self.printed = max(0, self.printed - lead - cut)
+        self.plain -= cut
+        self.continued = True
+        return "\n".join(lines[cut:])
 
     def refresh(self, *, final: bool = False) -> None:
         """Take in what arrived, print what is finished, redraw the open block."""
@@ -213,6 +285,8 @@ class _Stream:
             self.pending.clear()
         src = self.src
         if final:
+            if self.markdown:
+                src = self.commit_plain(src, 1)
             if src.strip():
                 self._finish(src)
             self.src = ""
@@ -222,6 +296,8 @@ class _Stream:
         if cut:
             self._finish(src[:cut])
             src = self.src = src[cut:]
+        if self.markdown:
+            src = self.src = self.commit_plain(src, self.region.room)
         if not src:
             self.region.show([])
             return

@@ -4,13 +4,18 @@
   with the turns inside; ``jsonl``: a ``{"type": "session", ...}`` line, then one
   ``{"type": "turn", ...}`` line per turn (several sessions may follow each other).
   Both hold everything the store keeps, so an import gives back the same session.
-- ``md``: for people; the agent's text goes in fenced code blocks and every
+- ``md``: for people; the agent's answers stay Markdown, made inert
+  (:func:`acphost.view.inert_markdown`: headings, emphasis, lists, code and
+  tables kept; links, images, raw HTML and bare URLs literal text; an open
+  fence closed); prompts, plans and diffs go in fenced code blocks and every
   inline value is escaped (:func:`acphost.safetext.markdown_fence`,
   :func:`~acphost.safetext.markdown_inline`): an agent cannot put a link, an
   image or raw HTML into the document.
 - ``html``: one self-contained page (inline style, no script, nothing fetched,
-  and a Content-Security-Policy that forbids both), diffs rendered; every
-  string from the record goes through :func:`acphost.safetext.html_text`.
+  and a Content-Security-Policy that forbids both), diffs rendered, the
+  agent's answers rendered from their Markdown (:func:`acphost.view.markdown_html`:
+  no raw HTML, no link, no image); every other string from the record goes
+  through :func:`acphost.safetext.html_text`.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import dataclasses
 import json
 
 from ..safetext import HTML_CSP, html_text, markdown_fence, markdown_inline
+from ..view import inert_markdown, markdown_html
 from ._model import FORMAT, FORMAT_VERSION, SessionRecord
 from ._transcript import local_time, transcript, usage_text
 
@@ -62,8 +68,9 @@ def _one_line(text: str) -> str:
 
 def _markdown(record: SessionRecord) -> str:
     # Everything from the record is the agent's or the user's text: inline
-    # values are escaped (markdown_inline), blocks fenced (markdown_fence), so
-    # the document has no link, image or raw HTML that the agent wrote.
+    # values are escaped (markdown_inline), answers made inert Markdown
+    # (inert_markdown), other blocks fenced (markdown_fence), so the document
+    # has no link, image or raw HTML that the agent wrote.
     md = markdown_inline
     heading = (
         _one_line(record.title or (record.turns[0].prompt if record.turns else "")) or "Session"
@@ -98,7 +105,9 @@ def _markdown(record: SessionRecord) -> str:
             elif piece.tag == "diff":
                 head, _, body = piece.text.partition("\n")
                 out += [md(head), "", markdown_fence(body, "diff"), ""]
-            else:  # the prompt, the agent's answer, a plan: as written, inert
+            elif piece.tag == "text":  # the agent's answer: its Markdown, inert
+                out += [inert_markdown(piece.text), ""]
+            else:  # the prompt, a plan: as written, inert
                 out += [markdown_fence(piece.text), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -109,7 +118,11 @@ header dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
 dt{font-weight:600}dd{margin:0}code,pre{font:13px/1.4 ui-monospace,monospace}
 section{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}
 .prompt{background:#eef4ff;border-left:4px solid #5b8def;padding:.5rem .8rem;white-space:pre-wrap}
-.text{white-space:pre-wrap}.thought{white-space:pre-wrap;color:#777;font-style:italic}
+.thought{white-space:pre-wrap;color:#777;font-style:italic}
+.answer pre{background:#f6f8fa;padding:.5rem;overflow-x:auto}
+.answer table{border-collapse:collapse}
+.answer th,.answer td{border:1px solid #ddd;padding:.2rem .5rem}
+.href,.image{color:#57606a}
 .tag{font:13px ui-monospace,monospace;margin:.2rem 0}.completed,.allow{color:#1a7f37}
 .failed,.reject,.cancelled,.error{color:#cf222e}
 pre.diff{background:#f6f8fa;padding:.5rem;overflow-x:auto}
@@ -156,8 +169,10 @@ def _html(record: SessionRecord) -> str:
         for piece in transcript(dataclasses.replace(record, turns=(turn,)), thoughts=True)[1:]:
             if piece.tag == "prompt":
                 body.append(f'<div class="prompt">{e(turn.prompt)}</div>')
-            elif piece.tag in ("text", "thought"):
-                body.append(f'<div class="{piece.tag}">{e(piece.text)}</div>')
+            elif piece.tag == "text":
+                body.append(f'<div class="answer">{markdown_html(piece.text)}</div>')
+            elif piece.tag == "thought":
+                body.append(f'<div class="thought">{e(piece.text)}</div>')
             elif piece.tag == "diff":
                 body.append(_diff_html(piece.text))
             elif piece.tag == "plan":

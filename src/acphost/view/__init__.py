@@ -19,10 +19,14 @@ HTML or Markdown escaping), so piped output stays exact.
   resource, resource link, an unknown type) as a :class:`Media` placeholder:
   its kind, name, MIME type, size and annotations; :func:`media_line` is its
   one-line form (``[image] shot.png · image/png · 1.2 KB``).
+- :func:`inert_markdown` and :func:`markdown_html`: the agent's Markdown for
+  documents (exports, reports): kept as Markdown, or rendered to HTML, with
+  nothing in it that links, fetches or injects.
 """
 
 from __future__ import annotations
 
+from ._markdown import inert_markdown, markdown_html
 from ._media import Media, annotations_text, human_size, media_line, media_of
 from ._pieces import (
     STREAMED,
@@ -71,6 +75,8 @@ __all__ = [
     "annotations_text",
     "block_text",
     "human_size",
+    "inert_markdown",
+    "markdown_html",
     "media_line",
     "media_of",
     "plan_changes",
