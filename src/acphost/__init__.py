@@ -90,7 +90,7 @@ __all__ = [
 _LAZY = {
     "AcpClient": ".client._client",
     "EventStream": ".client._events",
-    "HostConfig": ".client._host_bridge",
+    "HostConfig": ".host",
     "Session": ".client._session",
     "Message": ".client._state",
     "SessionState": ".client._state",
@@ -103,10 +103,10 @@ _LAZY = {
 if TYPE_CHECKING:
     from .client._client import AcpClient
     from .client._events import EventStream
-    from .client._host_bridge import HostConfig
     from .client._session import Session
     from .client._state import Message, SessionState, ToolCallState
     from .client._sync import RunResult, run
     from .client._turn import Turn, TurnResult
+    from .host import HostConfig
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

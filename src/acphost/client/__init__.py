@@ -75,8 +75,8 @@ _LAZY = {
     "TurnStarted": "._events",
     "UpdatesReceived": "._events",
     "ClientContext": "._client",
-    "ElicitationHandler": "._host_bridge",
-    "HostConfig": "._host_bridge",
+    "ElicitationHandler": "..host",
+    "HostConfig": "..host",
     "LifecycleState": "._lifecycle",
     "USE_DEFAULT": "._options",
     "ClientOptions": "._options",
@@ -99,6 +99,7 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from ..host import ElicitationHandler, HostConfig
     from ._budget import Budget, BudgetExceeded, CostStart
     from ._client import AcpClient, ClientContext
     from ._events import (
@@ -115,7 +116,6 @@ if TYPE_CHECKING:
         TurnStarted,
         UpdatesReceived,
     )
-    from ._host_bridge import ElicitationHandler, HostConfig
     from ._lifecycle import LifecycleState
     from ._options import (
         USE_DEFAULT,

@@ -22,10 +22,11 @@ from ..errors import (
     RemoteProtocolError,
     UsageError,
 )
+from ..host import HostConfig
 from ..rpc import ProtocolViolation, chain_taps
 from ..transport import Transport
 from ._events import EventStream
-from ._host_bridge import HostBridge, HostConfig
+from ._host_bridge import HostBridge
 from ._lifecycle import Lifecycle, LifecycleState
 from ._options import ClientOptions, Settings, auth_method_id
 from ._peer import Peer

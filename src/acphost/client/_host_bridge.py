@@ -14,18 +14,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .. import schema as s
 from ..errors import InvalidParams, MethodNotFound
 from ..host import (
-    AllowReads,
-    FileSystemProvider,
+    HostConfig,
     PermissionBroker,
     PermissionOption,
     PermissionOutcome,
-    PermissionPolicy,
     PermissionRequest,
     ProtectedPaths,
     TerminalManager,
@@ -36,7 +33,7 @@ from ..host import (
 from ._peer import Emitter
 from ._state import SessionState
 
-__all__ = ["ElicitationHandler", "HostBridge", "HostConfig", "SessionView"]
+__all__ = ["HostBridge", "SessionView"]
 
 logger = logging.getLogger("acphost.host")
 
@@ -47,64 +44,6 @@ class SessionView(Protocol):
     cwd: str
     additional_directories: tuple[str, ...]
     state: SessionState
-
-
-class ElicitationHandler(Protocol):
-    """Answers ``elicitation/create``: ask the user, return the wire response object.
-
-    A handler may also define ``complete(elicitation_id: str) -> None``: it is
-    called (synchronously, in wire order) when the agent sends
-    ``elicitation/complete`` for a URL elicitation.
-    """
-
-    form: bool
-    url: bool
-
-    async def __call__(self, request: s.CreateElicitationRequest) -> dict[str, Any]:
-        """Return a ``CreateElicitationResponse`` as a wire object (accept/decline/cancel)."""
-        ...
-
-
-def _default_fs() -> FileSystemProvider | None:
-    return FileSystemProvider()
-
-
-def _default_terminals() -> TerminalManager | None:
-    return TerminalManager()
-
-
-@dataclass
-class HostConfig:
-    """What the host offers the agent, and the rules it enforces.
-
-    Only what is configured here is advertised in ``initialize``.
-
-    Attributes:
-        fs: the file provider (``None``: no file access at all).
-        allow_write: advertise and serve ``fs/write_text_file`` (still
-            confined to the workspace and mediated by the policy).
-        terminals: the terminal manager (``None``: no terminals).
-        permissions: a policy, or a ready :class:`~acphost.host.PermissionBroker`
-            (for an audit log or per-agent memory). A broker passed here
-            belongs to the client from then on: it is closed (pending
-            requests cancelled, audit log closed) when the client closes, so
-            give each client its own.
-        elicitation: the elicitation handler (``None``: not advertised).
-        protected_paths: the host's own output files (audit log, trace,
-            saved session, history store, acphost's own folders; a directory
-            protects everything below it). The agent's reads and writes there
-            are refused unless a permission rule names them (writes to
-            ``.git`` and ``.acphost`` in the workspace likewise). Open them with
-            :func:`acphost.host.open_output`.
-
-    """
-
-    fs: FileSystemProvider | None = field(default_factory=_default_fs)
-    allow_write: bool = False
-    terminals: TerminalManager | None = field(default_factory=_default_terminals)
-    permissions: PermissionPolicy | PermissionBroker = field(default_factory=AllowReads)
-    elicitation: ElicitationHandler | None = None
-    protected_paths: tuple[str, ...] = ()
 
 
 class HostBridge:

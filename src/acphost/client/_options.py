@@ -22,8 +22,8 @@ from ..rpc import DEFAULT_MAX_LINE_BYTES, FrameTap, ProtocolViolation
 if TYPE_CHECKING:
     import os
 
+    from ..host import HostConfig
     from ..trace import TraceWriter
-    from ._host_bridge import HostConfig
 
 __all__ = [
     "USE_DEFAULT",

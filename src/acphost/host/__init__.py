@@ -2,6 +2,7 @@
 
 from .._outfile import open_output
 from ._audit import AuditLog
+from ._config import ElicitationHandler, HostConfig
 from ._forms import FormField, check_form, form_fields, parse_field
 from ._fs import DEFAULT_MAX_READ_BYTES, Authorizer, FileSystemProvider
 from ._jail import Workspace, resolve_path
@@ -43,9 +44,11 @@ __all__ = [
     "Authorizer",
     "Decision",
     "DenyAll",
+    "ElicitationHandler",
     "ExitStatus",
     "FileSystemProvider",
     "FormField",
+    "HostConfig",
     "Interactive",
     "InteractiveCallback",
     "PermissionBroker",

@@ -7,9 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
-from ..client import ElicitationHandler, HostConfig
 from ..config import AgentSpec, config_dir, data_dir, state_dir
-from ..host import FileSystemProvider, TerminalEvent, TerminalManager
+from ..host import (
+    ElicitationHandler,
+    FileSystemProvider,
+    HostConfig,
+    TerminalEvent,
+    TerminalManager,
+)
 from ..redact import Redactor
 from ._policy import Asker, Refusals, build_broker
 
