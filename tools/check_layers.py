@@ -1,5 +1,9 @@
 """Check the package's layering: no import cycles, no import from a higher layer.
 
+Nor a private import across parts: a module of one part (``cli``) imports
+another part (``client``) by its public names, never from one of its private
+modules (``acphost.client._state``).
+
 Run it from the repository root (``python tools/check_layers.py``); it exits
 1 and lists every offending import otherwise. Imports are read with ``ast``
 (nothing is executed), including those inside functions and under
@@ -115,6 +119,12 @@ def main() -> int:
             dst = part_of(target)
             if dst == src or dst not in LAYERS:
                 continue
+            private = [p for p in target.split(".")[2:] if p.startswith("_")]
+            if private:
+                problems.append(
+                    f"{name} imports {target}: a private module of {dst}; import the "
+                    f"name from {PACKAGE}.{dst} (add it to its __all__ if it is missing)"
+                )
             if LAYERS[dst] > LAYERS[src] and (src, dst) not in EXCEPTIONS:
                 problems.append(
                     f"{name} imports {target}: {dst} (layer {LAYERS[dst]}) is above "

@@ -121,7 +121,7 @@ CHUNK_TEXT = """
         # Only TextContentBlock has ``type == "text"`` (its fixed discriminator).
         block = self.content
         return block.text if getattr(block, "type", None) == "text" else ""  # type: ignore[union-attr]
-"""
+"""  # noqa: E501 - generated code keeps its ignore on one line
 
 #: Defs whose decoding is hot (every streamed update): the classes reachable from
 #: them are built through a mutable twin (plain attribute stores, then a

@@ -88,25 +88,31 @@ __all__ = [
 ]
 
 _LAZY = {
-    "AcpClient": ".client._client",
-    "EventStream": ".client._events",
+    "AcpClient": ".client",
+    "EventStream": ".client",
     "HostConfig": ".host",
-    "Session": ".client._session",
-    "Message": ".client._state",
-    "SessionState": ".client._state",
-    "ToolCallState": ".client._state",
-    "Turn": ".client._turn",
-    "TurnResult": ".client._turn",
-    "RunResult": ".client._sync",
-    "run": ".client._sync",
+    "Session": ".client",
+    "Message": ".client",
+    "SessionState": ".client",
+    "ToolCallState": ".client",
+    "Turn": ".client",
+    "TurnResult": ".client",
+    "RunResult": ".client",
+    "run": ".client",
 }
 if TYPE_CHECKING:
-    from .client._client import AcpClient
-    from .client._events import EventStream
-    from .client._session import Session
-    from .client._state import Message, SessionState, ToolCallState
-    from .client._sync import RunResult, run
-    from .client._turn import Turn, TurnResult
+    from .client import (
+        AcpClient,
+        EventStream,
+        Message,
+        RunResult,
+        Session,
+        SessionState,
+        ToolCallState,
+        Turn,
+        TurnResult,
+        run,
+    )
     from .host import HostConfig
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -17,8 +17,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..config import all_agents, command_found, project_dir, settings_for
-from ..config._settings import SettingsError
+from ..config import SettingsError, all_agents, command_found, project_dir, settings_for
 from ..errors import AcpError, AgentExited, CapabilityNotSupported
 from ..launch import EXIT_ERROR, EXIT_OK, UsageProblem, fail, resolve
 from ._edge import Edge, is_styled_terminal, is_terminal
