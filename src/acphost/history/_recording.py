@@ -88,6 +88,12 @@ def _turn_tokens(raw: Any) -> Usage:
     )
 
 
+def _chunk_text(update: s.SessionUpdate) -> str:
+    """A message or thought chunk's text: its text block's, else ``""`` (an image...)."""
+    block = getattr(update, "content", None)
+    return block.text if type(block) is _TEXT else ""
+
+
 def _tool_name(meta: dict[str, Any] | None) -> str | None:
     """The agent's own name for a tool, when its ``_meta`` carries one (one level deep)."""
     if not meta:
@@ -241,8 +247,8 @@ class SessionRecording:
     def _on_update(self, update: s.SessionUpdate) -> None:
         cls = type(update)
         if cls is self._run_cls:
-            # The hot path: one more chunk of the text being streamed.
-            text = update.text
+            # One more chunk of the text being streamed (the loop's slow path).
+            text = _chunk_text(update)
             if text:
                 self._room -= len(text)
                 if self._room >= self._low:
@@ -260,7 +266,7 @@ class SessionRecording:
             else:
                 self._media(update)
         elif cls is _MESSAGE or cls is _THOUGHT:
-            text = update.text
+            text = _chunk_text(update)
             if text:
                 self._end_run()
                 self._room -= len(text)
