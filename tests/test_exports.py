@@ -16,6 +16,8 @@ PINNED = {
         "Event", "EventStream", "Observer", "PermissionAsked", "PermissionDecided", "SessionClosed",
         "SessionOpened", "TerminalExited", "TerminalStarted", "TurnEnded", "TurnStarted",
         "UpdatesReceived",
+        # The turn lifecycle's states.
+        "TurnState",
     ],
     "acphost.content": [
         "Mention", "PromptInput", "audio", "embedded_resource", "find_mentions", "image",

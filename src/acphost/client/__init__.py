@@ -45,6 +45,7 @@ __all__ = [
     "TurnEnded",
     "TurnResult",
     "TurnStarted",
+    "TurnState",
     "UpdateListener",
     "UpdatesReceived",
     "UseDefault",
@@ -94,6 +95,7 @@ _LAZY = {
     "run": "._sync",
     "Turn": "._turn",
     "TurnResult": "._turn",
+    "TurnState": "._turn",
 }
 
 if TYPE_CHECKING:
@@ -126,6 +128,6 @@ if TYPE_CHECKING:
     from ._session import Session, UpdateListener
     from ._state import Compaction, Message, SessionState, ToolCallState
     from ._sync import DEMO_AGENT, RunResult, run
-    from ._turn import Turn, TurnResult
+    from ._turn import Turn, TurnResult, TurnState
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

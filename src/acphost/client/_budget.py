@@ -43,11 +43,18 @@ currency), so a face can warn instead of pretending.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from .. import schema as s
 
-__all__ = ["Budget", "BudgetExceeded", "CostStart", "Meter", "spent_since"]
+if TYPE_CHECKING:
+    from ._peer import Emitter
+    from ._state import SessionState
+
+__all__ = ["Budget", "BudgetExceeded", "CostStart", "Meter", "SessionBudget", "spent_since"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,3 +236,227 @@ class Meter:
             self.exceeded = BudgetExceeded("cost", budget.max_cost, spent, cost.currency)
             return self.exceeded
         return None
+
+
+#: Updates that are not the agent's work: a cost reported before any other
+#: update of a turn is the cost before the turn (see the module's notes).
+_NOT_WORK = (
+    s.UsageUpdate,
+    s.AvailableCommandsUpdate,
+    s.CurrentModeUpdate,
+    s.ConfigOptionUpdate,
+    s.SessionInfoUpdate,
+    s.UserMessageChunk,
+)
+
+#: ``stop(crossed)``: the session's way to cancel its running turn for a
+#: budget; a coroutine to run, or None when there is no turn to stop.
+BudgetStop = Callable[[BudgetExceeded], Coroutine[Any, Any, None] | None]
+
+
+class SessionBudget:
+    """What a session's turns cost and the budgets on them: an observer of its updates.
+
+    The session owns one and keeps its public budget API on top of it
+    (``Session.budget``, ``set_recorded_cost``, ``cost_start``,
+    ``turn_cost``, ``prompt(budget=...)`` and the budget fields of
+    ``TurnResult``). It follows the session's
+    :class:`~acphost.client.UpdatesReceived` blocks on the client's event
+    stream only while it has something to watch (a budget's meter, or a
+    turn whose starting cost is still unknown), so a session without
+    budgets adds nothing to the stream of updates.
+
+    Args:
+        events: the client's event stream.
+        session: the session whose updates it follows.
+        state: the session's state (its last usage report).
+        fresh: the session was opened new by this client and not prompted.
+        stop: how a crossing cancels the running turn.
+
+    """
+
+    __slots__ = (
+        "_budget",
+        "_cost_start",
+        "_events",
+        "_fresh",
+        "_meters",
+        "_opened_new",
+        "_recorded_cost",
+        "_session",
+        "_session_meter",
+        "_start_pending",
+        "_state",
+        "_stop",
+        "_stopping",
+        "_turn_worked",
+        "_unfollow",
+    )
+
+    def __init__(
+        self,
+        events: Emitter,
+        session: object,
+        state: SessionState,
+        *,
+        fresh: bool,
+        stop: BudgetStop,
+    ) -> None:
+        self._events = events
+        self._session = session
+        self._state = state
+        self._stop = stop
+        # A session this client opened and has not prompted yet has cost nothing.
+        self._fresh = fresh
+        self._opened_new = fresh  # its cost is this client's to know: no record applies
+        self._budget: Budget | None = None
+        self._session_meter: Meter | None = None
+        self._meters: tuple[Meter, ...] = ()  # the running (or last) turn's, and the session's
+        self._stopping: asyncio.Task[None] | None = None
+        # The session's cost at the start of the running (or last) turn; while
+        # _start_pending, the turn's first report may still tell it.
+        self._recorded_cost: s.Cost | None = None
+        self._cost_start: CostStart | None = None
+        self._start_pending = False
+        self._turn_worked = False
+        self._unfollow: Callable[[], None] | None = None
+
+    # -- the session's budget API ------------------------------------------------------
+
+    @property
+    def budget(self) -> Budget | None:
+        """The session's own budget (None: none, or an empty one)."""
+        return self._budget
+
+    @budget.setter
+    def budget(self, budget: Budget | None) -> None:
+        self._budget = budget if budget is not None and not budget.empty else None
+        self._session_meter = None
+
+    @property
+    def session_meter(self) -> Meter | None:
+        """The meter of the session's budget, from the first turn it counted on."""
+        return self._session_meter
+
+    def set_recorded_cost(self, cost: s.Cost | None) -> None:
+        """Take a record's last known cumulative cost (see ``Session.set_recorded_cost``)."""
+        self._recorded_cost = cost
+
+    @property
+    def cost_start(self) -> CostStart | None:
+        """The session's cost when the running (or last) turn started; None while unknown."""
+        return self._cost_start
+
+    @property
+    def turn_cost(self) -> s.Cost | None:
+        """The last reported cost minus :attr:`cost_start` (see ``Session.turn_cost``)."""
+        start = self._cost_start
+        usage = self._state.usage
+        cost = usage.cost if usage is not None else None
+        if start is None or cost is None:
+            return None
+        spent = spent_since(start, cost)
+        return None if spent is None else s.Cost(amount=spent, currency=cost.currency)
+
+    @property
+    def spent(self) -> BudgetExceeded | None:
+        """The crossing of the session's own budget, once it is spent."""
+        meter = self._session_meter
+        return meter.exceeded if meter is not None else None
+
+    @property
+    def exceeded(self) -> BudgetExceeded | None:
+        """The first crossing of the running (or last) turn's budgets, if any."""
+        return next((m.exceeded for m in self._meters if m.exceeded is not None), None)
+
+    def outcome(self, usage_seen: bool) -> dict[str, Any]:
+        """The budget fields of the turn's ``TurnResult``.
+
+        Args:
+            usage_seen: the turn's update queue saw a usage report.
+
+        """
+        meters = self._meters
+        return {
+            "budget_exceeded": self.exceeded,
+            "usage_reported": any(m.reported for m in meters) or usage_seen,
+            "budget_warning": next((m.warning for m in meters if m.warning is not None), None),
+        }
+
+    # -- a turn --------------------------------------------------------------------
+
+    def begin_turn(self, budget: Budget | None) -> None:
+        """A prompt is sent: the cost before it, and the meters that count it."""
+        start = self._cost_before()
+        self._cost_start = start
+        self._start_pending = start is None
+        self._turn_worked = False
+        turn_meter = None if budget is None or budget.empty else Meter(budget, start)
+        if self._budget is not None and self._session_meter is None:
+            self._session_meter = Meter(self._budget, start)
+        self._meters = tuple(m for m in (turn_meter, self._session_meter) if m is not None)
+        self._fresh = False
+        self._follow()
+
+    def close(self) -> None:
+        """The session closed: stop following its updates."""
+        if self._unfollow is not None:
+            self._unfollow()
+            self._unfollow = None
+
+    def _cost_before(self) -> CostStart | None:
+        usage = self._state.usage
+        if usage is not None and usage.cost is not None:
+            return CostStart(usage.cost.amount, usage.cost.currency, "reported")
+        if self._fresh:
+            return CostStart(0.0, None, "new")
+        recorded = self._recorded_cost
+        if recorded is not None and not self._opened_new:
+            return CostStart(recorded.amount, recorded.currency, "recorded")
+        return None
+
+    def _follow(self) -> None:
+        # Subscribed only while there is something to watch: meters count
+        # every report (between turns too: a late report can spend the
+        # session's budget), a pending start waits for the first report.
+        watching = bool(self._meters) or self._start_pending
+        if watching and self._unfollow is None:
+            self._unfollow = self._events._follow(self._session, self._on_updates)
+        elif not watching:
+            self.close()
+
+    def _on_updates(self, updates: Sequence[s.SessionUpdate]) -> None:
+        # Inline in the reader, once per block of the session's updates.
+        for update in updates:
+            if self._start_pending:
+                self._learn_start(update)
+            if self._meters and isinstance(update, s.UsageUpdate):
+                self._observe_usage(update)
+        if not self._start_pending and not self._meters:
+            self.close()
+
+    def _learn_start(self, update: s.SessionUpdate) -> None:
+        if isinstance(update, s.UsageUpdate):
+            cost = update.cost
+            if cost is None:
+                return
+            # Before any work, the first report is the cost before the turn;
+            # after it, that is unknown and counting starts late.
+            source = "unknown" if self._turn_worked else "first report"
+            start = CostStart(cost.amount, cost.currency, source)
+            self._cost_start = start
+            self._start_pending = False
+            for meter in self._meters:
+                meter.begin(start)
+        elif not isinstance(update, _NOT_WORK):
+            self._turn_worked = True
+
+    def _observe_usage(self, update: s.UsageUpdate) -> None:
+        for meter in self._meters:
+            crossed = meter.observe(update)
+            if crossed is not None:
+                stopping = self._stop(crossed)
+                if stopping is not None:
+                    self._stopping = asyncio.get_running_loop().create_task(
+                        stopping, name="acphost.session.budget"
+                    )

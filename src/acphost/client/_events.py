@@ -55,7 +55,12 @@ OpenedHow = Literal["new", "load", "resume", "fork"]
 
 @dataclass(frozen=True, slots=True)
 class SessionOpened:
-    """A session was opened (``session/new``, ``load``, ``resume`` or ``fork`` answered)."""
+    """A session was opened (``session/new``, ``load``, ``resume`` or ``fork`` answered).
+
+    Told when the agent's answer arrived: a load's replayed history comes
+    before it (as :class:`UpdatesReceived` of the session being opened);
+    updates a new session received before its answer come right after it.
+    """
 
     session: Session
     how: OpenedHow
@@ -63,7 +68,13 @@ class SessionOpened:
 
 @dataclass(frozen=True, slots=True)
 class UpdatesReceived:
-    """Updates of one session, in wire order, already applied to its state."""
+    """Updates of one session, in wire order, already applied to its state.
+
+    One event per run of consecutive updates of one session in a read of the
+    connection (a block), split only where the reader waits for a full
+    turn queue; a single update is one event. A closed session's late
+    updates are not told.
+    """
 
     session: Session
     updates: Sequence[s.SessionUpdate]
@@ -229,18 +240,14 @@ class EventStream:
     # cycle). Each builds its event and emits it; callers test ``observed``
     # first where it matters.
 
-    def _listen(
-        self, session: Session, listener: Callable[[Session, s.SessionUpdate], object]
+    def _follow(
+        self, session: object, on_updates: Callable[[Sequence[s.SessionUpdate]], object]
     ) -> Callable[[], None]:
-        # Session.add_listener: an observer of the session's update blocks,
-        # one call per update for the listener.
+        # An observer of one session's update blocks (Session.add_listener,
+        # the session's budget): ``on_updates(updates)`` once per block.
         def observe(event: Event) -> None:
             if type(event) is UpdatesReceived and event.session is session:
-                for update in event.updates:
-                    try:
-                        listener(session, update)
-                    except Exception:
-                        logger.exception("an update listener of session %s failed", session.id)
+                on_updates(event.updates)
 
         return self.subscribe(observe)
 

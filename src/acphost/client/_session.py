@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from .. import schema as s
@@ -18,29 +18,18 @@ from ..errors import (
     RequestError,
     UsageError,
 )
-from ._budget import Budget, BudgetExceeded, CostStart, Meter, spent_since
+from ._budget import Budget, BudgetExceeded, CostStart, Meter, SessionBudget
 from ._lifecycle import Lifecycle, LifecycleState
 from ._options import option_id, option_values
 from ._peer import Peer
 from ._state import SessionState
-from ._turn import DEFAULT_QUEUE_LIMIT, Turn, TurnResult, UpdateQueue
+from ._turn import DEFAULT_QUEUE_LIMIT, Turn, TurnResult, TurnState, UpdateQueue
 
 __all__ = ["Session", "UpdateListener"]
 
 logger = logging.getLogger("acphost.session")
 
 UpdateListener = Callable[["Session", s.SessionUpdate], None]
-
-#: Updates that are not the agent's work: a cost reported before any other
-#: update of a turn is the cost before the turn (see ``_budget``).
-_NOT_WORK = (
-    s.UsageUpdate,
-    s.AvailableCommandsUpdate,
-    s.CurrentModeUpdate,
-    s.ConfigOptionUpdate,
-    s.SessionInfoUpdate,
-    s.UserMessageChunk,
-)
 
 #: How long :meth:`Session.cancel` waits for the agent to end the turn.
 DEFAULT_CANCEL_TIMEOUT = 10.0
@@ -80,25 +69,12 @@ class Session:
         self._setup_timeout = setup_timeout
         self._events = peer.events
         self._listeners: list[UpdateListener] = []  # those of add_listener, each an observer
-        self._cancelling = False
-        # Why the host stopped the running turn (the first cancel's reason).
-        self._host_stop: str | None = None
         self._life = Lifecycle(f"session {session_id}")
         self._announced = False  # SessionOpened was told: SessionClosed will be
-        # A session this client opened and has not prompted yet has cost nothing.
-        self._fresh = fresh
-        self._opened_new = fresh  # its cost is this client's to know: no record applies
-        self._budget: Budget | None = None
-        self._session_meter: Meter | None = None
-        self._turn_meter: Meter | None = None
-        self._meters: tuple[Meter, ...] = ()
-        self._budget_stop: asyncio.Task[Any] | None = None
-        # The session's cost at the start of the running (or last) turn; while
-        # _start_pending, the turn's first report may still tell it.
-        self._recorded_cost: s.Cost | None = None
-        self._cost_start: CostStart | None = None
-        self._start_pending = False
-        self._turn_worked = False
+        # What the turns cost and the budgets on them: an observer of the updates.
+        self._spending = SessionBudget(
+            self._events, self, self.state, fresh=fresh, stop=self._stop_for_budget
+        )
 
     def __repr__(self) -> str:
         return f"<Session {self.id} cwd={self.cwd!r} {self._life.state.value}>"
@@ -129,7 +105,15 @@ class Session:
             A function that removes the listener.
 
         """
-        unsubscribe: Callable[[], None] = self._events._listen(self, listener)
+
+        def on_updates(updates: Sequence[s.SessionUpdate]) -> None:
+            for update in updates:
+                try:
+                    listener(self, update)
+                except Exception:
+                    logger.exception("an update listener of session %s failed", self.id)
+
+        unsubscribe = self._events._follow(self, on_updates)
         self._listeners.append(listener)
 
         def remove() -> None:
@@ -143,10 +127,6 @@ class Session:
         state = self.state
         if type(update) not in state.inert:  # a chunk, when no history is kept: no call
             state.apply(update)
-        if self._start_pending:
-            self._learn_start(update)
-        if self._meters and isinstance(update, s.UsageUpdate):
-            self._observe_usage(update)
         turn = self._turn
         if turn is not None and not turn._result.done():
             return turn._deliver(update)
@@ -199,7 +179,7 @@ class Session:
 
         """
         self._life.require_open("open a new session")
-        spent = self._session_meter.exceeded if self._session_meter is not None else None
+        spent = self._spending.spent
         if spent is not None:
             raise UsageError(
                 f"the session's budget is spent ({spent}): raise session.budget, "
@@ -216,17 +196,7 @@ class Session:
             on_end=lambda result: self._turn_ended(turn, blocks, result),
         )
         self._turn = turn
-        self._cancelling = False
-        self._host_stop = None
-        start = self._cost_before()
-        self._cost_start = start
-        self._start_pending = start is None
-        self._turn_worked = False
-        self._turn_meter = None if budget is None or budget.empty else Meter(budget, start)
-        if self._budget is not None and self._session_meter is None:
-            self._session_meter = Meter(self._budget, start)
-        self._meters = tuple(m for m in (self._turn_meter, self._session_meter) if m is not None)
-        self._fresh = False
+        self._spending.begin_turn(budget)
         self._peer.host.begin_turn(self.id)
         self.state.add_user_prompt(blocks)
         events = self._events
@@ -252,7 +222,7 @@ class Session:
             turn._finish(UsageError("the prompt was abandoned by the host"))
             raise
         except RequestError as exc:
-            if not self._cancelling:
+            if turn.state is not TurnState.CANCELLING:
                 turn._finish(exc)
                 return
             # Some agents (Qwen Code) answer a cancelled prompt with an error
@@ -270,7 +240,7 @@ class Session:
                     stop_reason="cancelled",
                     text=self.state.last_agent_text(),
                     tool_calls=calls,
-                    **self._budget_outcome(),
+                    **self._spending.outcome(turn._usage_seen),
                 )
             )
         except BaseException as exc:
@@ -285,12 +255,12 @@ class Session:
         events = self._events
         if not events.observed:
             return
-        host_stop = self._host_stop
+        host_stop = turn.host_stop
         if host_stop is None:
             exceeded = (
                 result.budget_exceeded
                 if isinstance(result, TurnResult)
-                else next((m.exceeded for m in self._meters if m.exceeded is not None), None)
+                else self._spending.exceeded
             )
             if exceeded is not None:
                 host_stop = f"budget: {exceeded}"
@@ -307,7 +277,7 @@ class Session:
             self.state.tool_calls[i] for i in turn.tool_call_ids if i in self.state.tool_calls
         )
         stop = response.stop_reason
-        if stop == "cancelled" or self._cancelling:
+        if stop == "cancelled" or turn.state is TurnState.CANCELLING:
             self.state.cancel_pending_tool_calls()
         turn._finish(
             TurnResult(
@@ -317,21 +287,20 @@ class Session:
                 usage=extra.get("usage"),
                 meta=response.meta,
                 response=response,
-                **self._budget_outcome(),
+                **self._spending.outcome(turn._usage_seen),
             )
         )
 
-    # -- budgets -------------------------------------------------------------------
+    # -- budgets (kept by the session's SessionBudget) -------------------------------
 
     @property
     def budget(self) -> Budget | None:
         """The session's own budget, counted over every turn from the next one on."""
-        return self._budget
+        return self._spending.budget
 
     @budget.setter
     def budget(self, budget: Budget | None) -> None:
-        self._budget = budget if budget is not None and not budget.empty else None
-        self._session_meter = None
+        self._spending.budget = budget
 
     def set_recorded_cost(self, cost: s.Cost | None) -> None:
         """Tell the session its cumulative cost as a record of it (the history) last saw it.
@@ -347,12 +316,12 @@ class Session:
             cost: the agent's last reported cumulative cost, or None to forget it.
 
         """
-        self._recorded_cost = cost
+        self._spending.set_recorded_cost(cost)
 
     @property
     def cost_start(self) -> CostStart | None:
         """The session's cost when the running (or last) turn started; None while unknown."""
-        return self._cost_start
+        return self._spending.cost_start
 
     @property
     def turn_cost(self) -> s.Cost | None:
@@ -362,73 +331,27 @@ class Session:
         unknown or they are in different currencies. When ``cost_start`` is
         not ``exact``, this is a lower bound.
         """
-        start = self._cost_start
-        usage = self.state.usage
-        cost = usage.cost if usage is not None else None
-        if start is None or cost is None:
+        return self._spending.turn_cost
+
+    @property
+    def _session_meter(self) -> Meter | None:
+        return self._spending.session_meter
+
+    def _stop_for_budget(self, crossed: BudgetExceeded) -> Coroutine[Any, Any, None] | None:
+        # The budget's observer saw a crossing: cancel the running turn, once.
+        turn = self.turn
+        if turn is None or turn.state is not TurnState.RUNNING:
             return None
-        spent = spent_since(start, cost)
-        return None if spent is None else s.Cost(amount=spent, currency=cost.currency)
+        logger.info("session %s: %s; cancelling the turn", self.id, crossed)
+        return self._cancel_for_budget(crossed)
 
-    def _cost_before(self) -> CostStart | None:
-        usage = self.state.usage
-        if usage is not None and usage.cost is not None:
-            return CostStart(usage.cost.amount, usage.cost.currency, "reported")
-        if self._fresh:
-            return CostStart(0.0, None, "new")
-        recorded = self._recorded_cost
-        if recorded is not None and not self._opened_new:
-            return CostStart(recorded.amount, recorded.currency, "recorded")
-        return None
-
-    def _learn_start(self, update: s.SessionUpdate) -> None:
-        # Inline in the reader, only until the turn's start cost is known.
-        if isinstance(update, s.UsageUpdate):
-            cost = update.cost
-            if cost is None:
-                return
-            # Before any work, the first report is the cost before the turn;
-            # after it, that is unknown and counting starts late (``_budget``).
-            source = "unknown" if self._turn_worked else "first report"
-            start = CostStart(cost.amount, cost.currency, source)
-            self._cost_start = start
-            self._start_pending = False
-            for meter in self._meters:
-                meter.begin(start)
-        elif not isinstance(update, _NOT_WORK):
-            self._turn_worked = True
-
-    def _observe_usage(self, update: s.UsageUpdate) -> None:
-        # Inline in the reader: only for usage updates, only with a budget.
-        for meter in self._meters:
-            crossed = meter.observe(update)
-            if crossed is not None and not self._cancelling and self.turn is not None:
-                logger.info("session %s: %s; cancelling the turn", self.id, crossed)
-                self._budget_stop = asyncio.get_running_loop().create_task(
-                    self._stop_for_budget(crossed), name="acphost.session.budget"
-                )
-
-    async def _stop_for_budget(self, crossed: BudgetExceeded) -> None:
+    async def _cancel_for_budget(self, crossed: BudgetExceeded) -> None:
         try:
             await self.cancel(reason=f"budget: {crossed}")
         except AcpTimeout:
             logger.warning("session %s: the agent ignored session/cancel after a budget", self.id)
         except AcpError as exc:  # the agent went away meanwhile: the turn says so
             logger.debug("session %s: cancel after a budget failed: %s", self.id, exc)
-
-    def _budget_outcome(self) -> dict[str, Any]:
-        meters = self._meters
-        exceeded = next((m.exceeded for m in meters if m.exceeded is not None), None)
-        warning = next((m.warning for m in meters if m.warning is not None), None)
-        return {
-            "budget_exceeded": exceeded,
-            "usage_reported": any(m.reported for m in meters) or self._usage_seen_in_turn(),
-            "budget_warning": warning,
-        }
-
-    def _usage_seen_in_turn(self) -> bool:
-        turn = self._turn
-        return turn is not None and turn._usage_seen
 
     async def cancel(
         self, *, timeout: float = DEFAULT_CANCEL_TIMEOUT, reason: str | None = None
@@ -444,8 +367,9 @@ class Session:
             timeout: seconds to wait for the agent's answer.
             reason: why the host stops the turn (``"interrupted"``, a face's
                 own words), told as :attr:`TurnEnded.host_stop
-                <acphost.client.TurnEnded.host_stop>`; the first cancel's
-                reason of a turn is kept.
+                <acphost.client.TurnEnded.host_stop>` and
+                :attr:`Turn.host_stop <acphost.Turn.host_stop>`; the first
+                reason given for a turn is kept.
 
         Returns:
             The turn's result, or None when no turn was running.
@@ -459,10 +383,7 @@ class Session:
         if turn is None:
             return None
         turn._queue.unbound()
-        if self._host_stop is None:
-            self._host_stop = reason
-        if not self._cancelling:
-            self._cancelling = True
+        if turn._cancel(reason):  # the first cancel of the turn tells the agent
             self._peer.notify(s.SESSION_CANCEL, s.CancelNotification(session_id=self.id).to_wire())
             self._peer.host.cancel_session(self.id)
             self.state.cancel_pending_tool_calls()
@@ -612,6 +533,7 @@ class Session:
     def _end_life(self) -> None:
         was = self._life.state
         self._life.move(LifecycleState.CLOSED)
+        self._spending.close()
         events = self._events
         if self._announced and was is not LifecycleState.CLOSED and events.observed:
             events._session_closed(self)

@@ -11,6 +11,7 @@ turn then stops queueing at all.
 from __future__ import annotations
 
 import asyncio
+import enum
 import sys
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Generator
@@ -19,12 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from .. import schema as s
 from ..errors import UsageError
+from ._lifecycle import StateMachine
 
 if TYPE_CHECKING:
     from ._budget import BudgetExceeded
     from ._state import ToolCallState
 
-__all__ = ["Turn", "TurnResult", "UpdateQueue"]
+__all__ = ["Turn", "TurnResult", "TurnState", "UpdateQueue"]
 
 DEFAULT_QUEUE_LIMIT = 1024
 
@@ -164,6 +166,26 @@ class UpdateQueue:
         return item
 
 
+class TurnState(enum.Enum):
+    """Where a prompt turn is in its life (``Turn.state``)."""
+
+    #: The prompt was sent (``session/prompt``); the agent is working on it.
+    RUNNING = "running"
+    #: The host sent ``session/cancel`` and waits for the agent to end the turn.
+    CANCELLING = "cancelling"
+    #: The result or the error is settled. Final.
+    DONE = "done"
+
+
+#: The allowed moves of a turn (see ``_lifecycle``): a turn is cancelled at
+#: most once, and nothing follows its end.
+_TURN_MOVES: dict[TurnState, frozenset[TurnState]] = {
+    TurnState.RUNNING: frozenset({TurnState.CANCELLING, TurnState.DONE}),
+    TurnState.CANCELLING: frozenset({TurnState.DONE}),
+    TurnState.DONE: frozenset(),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class TurnResult:
     """How a prompt turn ended.
@@ -208,6 +230,12 @@ class Turn:
     (the session state still records it). A loop left early with ``break``
     must be followed by :meth:`aclose`, or the full queue would hold the
     connection's reader (backpressure never drops updates on its own).
+
+    Attributes:
+        host_stop: why the host stopped the turn, when it did: the reason
+            given to :meth:`Session.cancel <acphost.Session.cancel>` (a
+            budget's crossing when it stopped the turn); None otherwise.
+
     """
 
     def __init__(
@@ -217,6 +245,9 @@ class Turn:
         on_end: Callable[[TurnResult | BaseException], None] | None = None,
     ) -> None:
         self._queue = queue
+        self._life = StateMachine("the turn", TurnState.RUNNING, _TURN_MOVES)
+        #: Why the host stopped the turn, if it did (the first reason given).
+        self.host_stop: str | None = None
         # Told once, when the result or the error is settled (the session's TurnEnded).
         self._on_end = on_end
         # The producer side (the session): the queue's put itself, no wrapper
@@ -235,9 +266,29 @@ class Turn:
     def _usage_seen(self) -> bool:
         return self._queue.usage_seen
 
+    @property
+    def state(self) -> TurnState:
+        """Where the turn is: running, cancelling, done."""
+        return self._life.state
+
+    def _cancel(self, reason: str | None) -> bool:
+        """Note a cancel; True for the first one (the one that sends ``session/cancel``).
+
+        Raises:
+            UsageError: the turn is done (a bug in acphost: the session checks first).
+
+        """
+        if self.host_stop is None:
+            self.host_stop = reason
+        if self._life.state is TurnState.CANCELLING:
+            return False
+        self._life.move(TurnState.CANCELLING)
+        return True
+
     def _finish(self, result: TurnResult | BaseException) -> None:
-        if self._result.done():
+        if self._life.state is TurnState.DONE:
             return
+        self._life.move(TurnState.DONE)
         if isinstance(result, BaseException):
             self._result.set_exception(result)
             # A turn nobody awaits (the host stopped caring) must not log
