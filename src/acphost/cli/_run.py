@@ -31,7 +31,7 @@ from ._edge import Edge, is_styled_terminal, is_terminal, warn
 from ._parser import usage_error
 
 if TYPE_CHECKING:
-    from ..client import AcpClient, HostConfig, Session, TurnResult
+    from ..client import AcpClient, HostConfig, Session, Turn, TurnResult
     from ..history import SessionRecording
     from ..launch import Refusals
     from ..transport import StdioTransport
@@ -95,7 +95,7 @@ class PromptRun:
         self.jsonl_terminal = self.jsonl and is_terminal(self.out)
         self.edge = Edge(is_terminal(self.out))
         self.interrupted = 0
-        self.recording: SessionRecording | None = None
+        self.running: Turn | None = None
         self.transport: StdioTransport | None = None
         self.strict_failure: AcpError | None = None
         self.output_closed = False
@@ -125,8 +125,9 @@ class PromptRun:
         if self.stop_signal is None:
             self.stop_signal = int(sig)
             self.interrupted += 1
-            if self.recording is not None:  # no cancel says why: the agent is killed
-                self.recording.stopped_by_host("interrupted")
+            turn = self.running  # no cancel says why: the turn ends with the agent killed
+            if turn is not None and turn.host_stop is None:
+                turn.host_stop = "interrupted"
         self.kill_agent()
 
     def interrupted_code(self) -> int:
@@ -300,7 +301,7 @@ class PromptRun:
             warn(NO_USAGE_YET)
         renderer = self.renderer(session)
         _collector.resume()  # the run's modules are all imported now
-        turn = session.prompt(blocks, budget=budget)
+        turn = self.running = session.prompt(blocks, budget=budget)
         loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:
             if renderer is None:
@@ -446,7 +447,6 @@ class PromptRun:
                 recording = self.outputs.recorder.open_session(
                     name, self.spec.argv, self.cwd, session
                 )
-                self.recording = recording
             try:
                 self.outputs.save_session(session.id, self.cwd, recording)
                 if blocks is None:

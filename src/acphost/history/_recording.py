@@ -88,6 +88,12 @@ def _turn_tokens(raw: Any) -> Usage:
     )
 
 
+def _chunk_text(update: s.SessionUpdate) -> str:
+    """A message or thought chunk's text: its text block's, else ``""`` (an image...)."""
+    block = getattr(update, "content", None)
+    return block.text if type(block) is _TEXT else ""
+
+
 def _tool_name(meta: dict[str, Any] | None) -> str | None:
     """The agent's own name for a tool, when its ``_meta`` carries one (one level deep)."""
     if not meta:
@@ -154,7 +160,6 @@ class SessionRecording:
         self._session = session
         self._seq = 0
         self._turn_start: str | None = None
-        self._stop: str | None = None  # see stopped_by_host
         self._turn_prompt: PromptInput = ""
         self._events: list[list[Any]] = []
         # The text run being appended to (its list of pieces, its TextRun) and
@@ -241,8 +246,8 @@ class SessionRecording:
     def _on_update(self, update: s.SessionUpdate) -> None:
         cls = type(update)
         if cls is self._run_cls:
-            # The hot path: one more chunk of the text being streamed.
-            text = update.text  # type: ignore[union-attr]  # a message or thought chunk
+            # One more chunk of the text being streamed (the loop's slow path).
+            text = _chunk_text(update)
             if text:
                 self._room -= len(text)
                 if self._room >= self._low:
@@ -260,7 +265,7 @@ class SessionRecording:
             else:
                 self._media(update)
         elif cls is _MESSAGE or cls is _THOUGHT:
-            text = update.text  # type: ignore[union-attr]  # a message or thought chunk
+            text = _chunk_text(update)
             if text:
                 self._end_run()
                 self._room -= len(text)
@@ -400,21 +405,6 @@ class SessionRecording:
         redactor = self._recorder.redactor
         self._recorder.write(lambda store: store.begin_turn(self.id, scrub_turn(redactor, turn)))
 
-    def stopped_by_host(self, reason: str) -> None:
-        """Say why the host stops the running turn when no ``Session.cancel`` says it.
-
-        For a host that ends the turn by killing the agent at once (SIGTERM):
-        the turn then ends with the agent gone, and ``reason`` is recorded as
-        its ``host_stop`` unless the turn's end gives one
-        (:attr:`TurnEnded.host_stop <acphost.client.TurnEnded.host_stop>`).
-
-        Args:
-            reason: e.g. ``interrupted``.
-
-        """
-        if self._turn_start is not None and self._stop is None:
-            self._stop = reason
-
     def _end(self, event: TurnEnded) -> None:
         """A turn ended (:class:`~acphost.client.TurnEnded`): the whole turn in one transaction.
 
@@ -423,8 +413,7 @@ class SessionRecording:
         """
         if self._closed or not self._recorder.enabled:
             return
-        host_stop = event.host_stop if event.host_stop is not None else self._stop
-        self._save(event.prompt, event.result, host_stop=host_stop, complete=True)
+        self._save(event.prompt, event.result, host_stop=event.host_stop, complete=True)
 
     def _save(
         self,
@@ -489,7 +478,6 @@ class SessionRecording:
             usage=self._turn_usage(result),
         )
         self._turn_start = None
-        self._stop = None
         self._events = []
         self._run = self._text_run = self._run_cls = None
         self._room = TURN_TEXT_LIMIT
