@@ -95,15 +95,15 @@ _LAZY = {
     "ToolCallState": ".client._state",
     "Turn": ".client._turn",
     "TurnResult": ".client._turn",
-    "RunResult": ".client._sync",
-    "run": ".client._sync",
+    "RunResult": ".launch._sync",
+    "run": ".launch._sync",
 }
 if TYPE_CHECKING:
     from .client._client import AcpClient
     from .client._host_bridge import HostConfig
     from .client._session import Session
     from .client._state import Message, SessionState, ToolCallState
-    from .client._sync import RunResult, run
     from .client._turn import Turn, TurnResult
+    from .launch._sync import RunResult, run
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

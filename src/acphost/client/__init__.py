@@ -15,7 +15,6 @@ from .._lazy import lazy_exports
 TYPE_CHECKING = False
 
 __all__ = [
-    "DEMO_AGENT",
     "USE_DEFAULT",
     "AcpClient",
     "Budget",
@@ -28,7 +27,6 @@ __all__ = [
     "HostConfig",
     "LifecycleState",
     "Message",
-    "RunResult",
     "Session",
     "SessionState",
     "ToolCallState",
@@ -39,7 +37,6 @@ __all__ = [
     "auth_method_id",
     "option_id",
     "option_values",
-    "run",
 ]
 
 # Each name loads its own module on first use: the command line's run needs
@@ -65,9 +62,6 @@ _LAZY = {
     "Message": "._state",
     "SessionState": "._state",
     "ToolCallState": "._state",
-    "DEMO_AGENT": "._sync",
-    "RunResult": "._sync",
-    "run": "._sync",
     "Turn": "._turn",
     "TurnResult": "._turn",
 }
@@ -87,7 +81,6 @@ if TYPE_CHECKING:
     )
     from ._session import Session, UpdateListener
     from ._state import Compaction, Message, SessionState, ToolCallState
-    from ._sync import DEMO_AGENT, RunResult, run
     from ._turn import Turn, TurnResult
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
