@@ -97,13 +97,13 @@ async def test_frame_taps_see_every_frame_and_a_run_without_a_session_only_initi
 async def test_a_program_that_cannot_start_fails_in_the_spawn(workspace):
     agent = AgentSpec(name="missing", command=str(workspace / "no-such-agent"))
     run = await fails_in(options(workspace, agent), AgentStartError)
-    assert run.phase == "closed" and run.transport is None
+    assert run.failed_in == "spawn" and run.transport is None
 
 
 async def test_an_agent_that_exits_at_once_fails_initialize_and_is_reaped(workspace):
     agent = replace(demo(), args=(*DEMO.args, "--no-such-flag"))  # the demo exits 2
     run = await fails_in(options(workspace, agent), AgentExited)
-    assert run.pid is not None and gone(run.pid)
+    assert run.failed_in == "initialize" and gone(run.pid)
 
 
 async def test_an_agent_that_never_answers_initialize_loses_its_whole_group(workspace):
@@ -116,7 +116,7 @@ async def test_an_agent_that_never_answers_initialize_loses_its_whole_group(work
     agent = AgentSpec(name="mute", command=sys.executable, args=("-c", code))
     opts = options(workspace, agent, client={"init_timeout": 0.5})
     run = await fails_in(opts, AcpTimeout)
-    assert run.pid is not None and gone(run.pid)
+    assert run.failed_in == "initialize" and gone(run.pid)
 
 
 async def test_a_failure_while_preparing_ends_the_spawned_agent(workspace):
@@ -124,12 +124,12 @@ async def test_a_failure_while_preparing_ends_the_spawned_agent(workspace):
         raise ValueError("the face could not build its parts")
 
     run = await fails_in(options(workspace, prepare=prepare), ValueError)
-    assert run.pid is not None and gone(run.pid)
+    assert run.failed_in == "prepare" and gone(run.pid)
 
 
 async def test_authentication_required_fails_the_session_and_ends_the_agent(workspace):
     run = await fails_in(options(workspace, demo(ACPHOST_DEMO_REQUIRE_AUTH="1")), AuthRequired)
-    assert run.phase == "closed" and gone(run.pid)
+    assert run.failed_in == "session" and run.phase == "closed" and gone(run.pid)
 
 
 async def test_authenticating_first_opens_the_session(workspace):
@@ -141,18 +141,18 @@ async def test_authenticating_first_opens_the_session(workspace):
 
 async def test_a_refused_authentication_ends_the_agent(workspace):
     run = await fails_in(options(workspace, auth="no-such-method"), LocalProtocolError)
-    assert gone(run.pid)
+    assert run.failed_in == "authenticate" and gone(run.pid)
 
 
 async def test_a_session_that_cannot_be_loaded_ends_the_agent(workspace):
     choice = SessionChoice(how="load", session_id="no-such-session")
     run = await fails_in(options(workspace, session=choice), RequestError)
-    assert gone(run.pid)
+    assert run.failed_in == "session" and gone(run.pid)
 
 
 async def test_a_mode_the_agent_lacks_fails_configure_and_ends_the_agent(workspace):
     run = await fails_in(options(workspace, mode="no-such-mode"), LocalProtocolError)
-    assert gone(run.pid)
+    assert run.failed_in == "configure" and gone(run.pid)
 
 
 async def test_a_boolean_config_option_takes_true_or_false(workspace):
@@ -219,4 +219,4 @@ async def test_a_kill_asked_during_the_spawn_ends_the_agent_once_it_is_up(worksp
 )
 async def test_what_is_not_built_yet_is_refused_before_anything_starts(workspace, field):
     run = await fails_in(options(workspace, **field), UsageProblem)
-    assert run.transport is None
+    assert run.failed_in == "spawn" and run.transport is None

@@ -58,7 +58,7 @@ class SessionChoice:
             ``sessionCapabilities.resume``, else loaded when it offers
             ``loadSession``, else :class:`~acphost.launch.UsageProblem`.
         session_id: the session to load, resume or reopen.
-        mcp_servers: the MCP servers the session gets (ACP wire form).
+        mcp_servers: the MCP servers the session gets (wire dicts or schema objects).
         cannot_reopen: what the user can do instead, appended to the
             message when the agent can neither resume nor load.
 
@@ -66,7 +66,7 @@ class SessionChoice:
 
     how: Literal["new", "load", "resume", "reopen"] = "new"
     session_id: str | None = None
-    mcp_servers: Sequence[dict[str, Any]] = ()
+    mcp_servers: Sequence[Any] = ()
     cannot_reopen: str = ""
 
 
@@ -96,7 +96,8 @@ class RunOptions:
         mode: ``session/set_mode`` once the session is open.
         model: ``session/set_model`` once the session is open.
         config: ``(id, value)`` config options set after the mode and model,
-            in order; a boolean option takes ``true`` or ``false``.
+            in order; a boolean option takes ``true`` or ``false`` (or
+            ``on``/``off``, ``yes``/``no``, ``1``/``0``).
         prepare: called once, right after the spawn and before the client
             connects: the face builds its heavier parts here (and may fill in
             the fields above), while the agent starts.
@@ -130,7 +131,9 @@ class RunOptions:
     protocol_version: int = PROTOCOL_VERSION
 
 
-_BOOLEAN = {"true": True, "false": False}
+# The words a boolean config option takes (any case).
+_BOOLEAN = {"true": True, "on": True, "1": True, "yes": True}
+_BOOLEAN.update({"false": False, "off": False, "0": False, "no": False})
 
 
 class Run:
@@ -138,7 +141,7 @@ class Run:
 
     ``async with open_run(options) as run:`` opens it (every phase, in
     order) and closes it on the way out, whatever happened.
-    :attr:`phase` says where it is, or where it failed.
+    :attr:`phase` says where it is; :attr:`failed_in`, where it failed to open.
     """
 
     def __init__(self, options: RunOptions) -> None:
@@ -148,6 +151,8 @@ class Run:
         self._client: AcpClient | None = None
         self._session: Session | None = None
         self.recording: SessionRecording | None = None
+        #: The phase the run failed to open in, if it did.
+        self.failed_in: Phase | None = None
         self._kill = False
         self._entered = False
 
@@ -200,6 +205,7 @@ class Run:
         try:
             await self._open()
         except BaseException:
+            self.failed_in = self.phase
             await self._close()
             raise
         return self
@@ -237,12 +243,12 @@ class Run:
             return
         self.phase = "session"
         self._session = session = await _open_session(self._client, options.session, options.cwd)
-        if options.recorder is not None:
+        self.phase = "configure"
+        await _configure(session, options)
+        if options.recorder is not None:  # a run that failed to set up records nothing
             self.recording = options.recorder.open_session(
                 options.record_as or options.agent.name, options.agent.argv, options.cwd, session
             )
-        self.phase = "configure"
-        await _configure(session, options)
         self.phase = "open"
 
     def _client_options(self) -> ClientOptions:
@@ -290,8 +296,8 @@ def open_run(options: RunOptions) -> Run:
     Returns:
         A :class:`Run`; entering it spawns the agent, connects (``initialize``),
         authenticates (``options.auth``), opens the session (new, loaded,
-        resumed), starts its history record, and applies the mode, model and
-        config options; leaving it closes everything.
+        resumed), applies the mode, model and config options, and starts the
+        session's history record; leaving it closes everything.
 
     Raises:
         UsageProblem: (on entering) an option that is not supported yet; the
