@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import UsageError
 
@@ -117,7 +117,7 @@ async def _run(
     options = RunOptions(
         agent=spec,
         cwd=cwd,
-        client=client,  # type: ignore[arg-type]
+        client=cast("ClientOptions", client),
         host=host,
         taps=[tap] if tap is not None else [],
         trace=trace,
