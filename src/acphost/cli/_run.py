@@ -384,6 +384,8 @@ class PromptRun:
                 raise _Interrupted from None
             if self.output_closed:  # the end of the agent we stopped ourselves
                 raise _OutputClosed(self.output_error) from None
+            if self.strict_failure is not None:  # --strict ended the agent: say why
+                raise self.strict_failure from None
             raise
         finally:
             for sig in _STOP_SIGNALS:
