@@ -192,6 +192,14 @@ async def test_cancelling_mid_turn_ends_the_agent(workspace):
     assert gone(pids[0])
 
 
+async def test_an_agent_that_crashes_mid_turn_fails_the_turn_and_is_reaped(workspace):
+    async with open_run(options(workspace)) as run:
+        with pytest.raises(AgentExited) as caught:
+            await run.session.prompt("crash")
+        assert "crashing on purpose" in caught.value.stderr_tail
+    assert gone(run.pid)
+
+
 async def test_kill_during_the_turn_ends_it_with_the_agent_gone(workspace):
     async with open_run(options(workspace)) as run:
         turn = run.session.prompt("flood 1000000")
@@ -220,3 +228,23 @@ async def test_a_kill_asked_during_the_spawn_ends_the_agent_once_it_is_up(worksp
 async def test_what_is_not_built_yet_is_refused_before_anything_starts(workspace, field):
     run = await fails_in(options(workspace, **field), UsageProblem)
     assert run.failed_in == "spawn" and run.transport is None
+
+
+async def test_the_session_is_recorded_under_the_given_name_and_closed_with_the_run(workspace, tmp_path):
+    from acphost.history import HistoryRecorder, HistoryStore
+    from acphost.redact import Redactor
+
+    path = str(tmp_path / "history.sqlite3")
+    recorder = HistoryRecorder.open(path, Redactor())
+    try:
+        async with open_run(options(workspace, recorder=recorder, record_as="demo-x")) as run:
+            assert run.recording is not None
+            sid = run.session.id
+        assert run.recording is None
+    finally:
+        recorder.close()
+    with HistoryStore.open(path) as store:
+        [summary] = store.list_sessions()
+    assert (summary.agent, summary.agent_session_id, summary.ended_at is not None) == (
+        "demo-x", sid, True
+    )
