@@ -211,6 +211,16 @@ async def test_kill_during_the_turn_ends_it_with_the_agent_gone(workspace):
     assert gone(run.pid)
 
 
+async def test_a_kill_after_the_run_closed_signals_nothing(workspace, monkeypatch):
+    """The agent's group id may name another group by then (a late SIGTERM, a second Ctrl-C)."""
+    async with open_run(options(workspace, session=None)) as run:
+        pass
+    signalled: list[tuple[int, int]] = []
+    monkeypatch.setattr(os, "killpg", lambda pgid, sig: signalled.append((pgid, sig)))
+    run.kill()
+    assert signalled == []
+
+
 async def test_a_kill_asked_during_the_spawn_ends_the_agent_once_it_is_up(workspace):
     run = open_run(options(workspace))
     run.kill()

@@ -192,8 +192,11 @@ class Run:
         """SIGKILL the agent's whole process group now (asked during the spawn: once it is up).
 
         The run's open or turn then fails with the agent gone, and leaving
-        the run reaps it.
+        the run reaps it. Once the run is closed it does nothing: the group is
+        reaped, and its id may already name another process group.
         """
+        if self.phase == "closed":
+            return
         self._kill = True
         if self.transport is not None:
             self.transport.kill_now()
