@@ -258,3 +258,24 @@ async def test_the_session_is_recorded_under_the_given_name_and_closed_with_the_
     assert (summary.agent, summary.agent_session_id, summary.ended_at is not None) == (
         "demo-x", sid, True
     )
+
+
+async def test_a_record_that_fails_to_close_still_ends_the_agent(workspace):
+    class Recording:
+        id = "r"
+
+        def close(self) -> None:
+            raise OSError("the history store went away")
+
+    class Recorder:
+        def open_session(self, *args: object) -> Recording:
+            return Recording()
+
+        def tap(self, direction: str, line: bytes) -> None:
+            pass
+
+    run = open_run(options(workspace, recorder=Recorder()))
+    with pytest.raises(OSError):
+        async with run:
+            pid = run.pid
+    assert gone(pid)

@@ -274,16 +274,20 @@ class Run:
         """Close the recording, then the client (or the bare agent); the group never survives."""
         recording, self.recording = self.recording, None
         client, transport = self._client, self.transport
+        reaped = False
         try:
-            if recording is not None:
-                recording.close()
-            if client is not None:
-                await client.close()
-            elif transport is not None:
-                await transport.close()
+            try:
+                if recording is not None:
+                    recording.close()
+            finally:
+                if client is not None:
+                    await client.close()
+                elif transport is not None:
+                    await transport.close()
+                reaped = True
         except BaseException:
-            # Cancelled (a second Ctrl-C) or failed while closing: the group ends now.
-            if transport is not None:
+            # Cancelled (a second Ctrl-C) while closing: the group ends now.
+            if not reaped and transport is not None:
                 transport.kill_now()
             raise
         finally:
