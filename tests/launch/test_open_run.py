@@ -279,3 +279,28 @@ async def test_a_record_that_fails_to_close_still_ends_the_agent(workspace):
         async with run:
             pid = run.pid
     assert gone(pid)
+
+
+async def test_a_run_killed_while_it_opened_records_nothing(workspace, tmp_path):
+    """A tap that finds the session's answer unacceptable kills the agent (as --strict does)."""
+    from acphost.history import HistoryRecorder, HistoryStore
+    from acphost.redact import Redactor
+
+    path = str(tmp_path / "history.sqlite3")
+    recorder = HistoryRecorder.open(path, Redactor())
+    runs: list[Run] = []
+
+    def strict(direction: str, line: bytes) -> None:
+        if direction == "receive" and b'"sessionId"' in line and b'"result"' in line:
+            runs[0].kill()
+
+    try:
+        run = open_run(options(workspace, recorder=recorder, taps=[strict]))
+        runs.append(run)
+        async with run:
+            assert run.recording is None
+    finally:
+        recorder.close()
+    assert gone(run.pid)
+    with HistoryStore.open(path) as store:
+        assert store.list_sessions() == []

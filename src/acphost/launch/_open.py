@@ -248,7 +248,10 @@ class Run:
         self._session = session = await _open_session(self._client, options.session, options.cwd)
         self.phase = "configure"
         await _configure(session, options)
-        if options.recorder is not None:  # a run that failed to set up records nothing
+        # A run that failed to set up records nothing; neither does one whose
+        # agent was killed meanwhile (a frame tap found a violation in the
+        # session's answer): its face reports why, and no turn will follow.
+        if options.recorder is not None and not self._kill:
             self.recording = options.recorder.open_session(
                 options.record_as or options.agent.name, options.agent.argv, options.cwd, session
             )
