@@ -8,10 +8,10 @@ import pytest
 
 PINNED = {
     "acphost.client": [
-        "DEMO_AGENT", "USE_DEFAULT", "AcpClient", "Budget", "BudgetExceeded", "ClientContext",
+        "USE_DEFAULT", "AcpClient", "Budget", "BudgetExceeded", "ClientContext",
         "ClientOptions", "CostStart", "Compaction", "ElicitationHandler", "HostConfig", "LifecycleState", "Message",
-        "RunResult", "Session", "SessionState", "ToolCallState", "Turn", "TurnResult",
-        "UpdateListener", "UseDefault", "auth_method_id", "option_id", "option_values", "run",
+        "Session", "SessionState", "ToolCallState", "Turn", "TurnResult",
+        "UpdateListener", "UseDefault", "auth_method_id", "option_id", "option_values",
         # The typed event stream and its events.
         "Event", "EventStream", "Observer", "PermissionAsked", "PermissionDecided", "SessionClosed",
         "SessionOpened", "TerminalExited", "TerminalStarted", "TurnEnded", "TurnStarted",
@@ -24,10 +24,12 @@ PINNED = {
         "path_to_uri", "prompt_with_mentions", "resource_link", "text", "to_blocks",
     ],
     "acphost.launch": [
-        "EXIT_BUDGET", "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "AskPolicy",
+        "DEMO_AGENT", "EXIT_BUDGET", "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "AskPolicy",
         "DefaultPolicy",
         "HostChoices", "Refusals", "UsageProblem", "build_broker", "build_host_config", "fail", "resolve",
         "start_agent",
+        # the one assembly, and the synchronous runner built on it (moved from acphost.client)
+        "Run", "RunOptions", "RunResult", "SessionChoice", "open_run", "run",
     ],
 }
 

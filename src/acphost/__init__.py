@@ -97,22 +97,21 @@ _LAZY = {
     "ToolCallState": ".client",
     "Turn": ".client",
     "TurnResult": ".client",
-    "RunResult": ".client",
-    "run": ".client",
+    "RunResult": ".launch",
+    "run": ".launch",
 }
 if TYPE_CHECKING:
     from .client import (
         AcpClient,
         EventStream,
         Message,
-        RunResult,
         Session,
         SessionState,
         ToolCallState,
         Turn,
         TurnResult,
-        run,
     )
     from .host import HostConfig
+    from .launch import RunResult, run
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -21,9 +21,11 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from .._outfile import open_output
-from ..client import AcpClient, Session, TurnResult
+from ..client import Session
 from ..content import prompt_with_mentions
 from ..errors import AcpError, AgentExited, AgentStartError, AuthRequired, RequestError
+from ..launch import Run as LaunchedRun
+from ..launch import RunOptions, SessionChoice, open_run
 from ..redact import Redactor
 from ..safetext import bounded
 from ..trace import TraceWriter
@@ -129,18 +131,15 @@ class _Conversation:
         self.place = place
         self.cwd = cwd
         self.redactor = redactor
-        self.client: AcpClient | None = None
+        self.opened: LaunchedRun | None = None
         self.session: Session | None = None
         self.host_stop: str | None = None
         self.talk = _Talk()
 
     def kill(self) -> None:
-        """End the agent's process group now."""
-        client = self.client
-        if client is not None:
-            kill = getattr(client.transport, "kill_now", None)
-            if kill is not None:
-                kill()
+        """End the agent's process group now (asked during the spawn: once it is up)."""
+        if self.opened is not None:
+            self.opened.kill()
 
     async def interrupt(self, why: str, grace: float) -> None:
         """Cancel the running turn (``session/cancel``); kill the agent if it does not end it."""
@@ -156,41 +155,32 @@ class _Conversation:
 
     async def main(self, trace: TraceWriter) -> None:
         run, place, talk = self.run, self.place, self.talk
-        host = run.host(run.agent) if run.host is not None else None
         recorder = None
         if place.history is not None:
             from ..history import HistoryRecorder  # noqa: PLC0415 - only when recording
 
             recorder = HistoryRecorder(place.history, self.redactor, warn=place.warn)
         limits = run.limits
-        async with AcpClient.start(
-            run.agent.argv,
-            env=dict(run.agent.env),
-            cwd=self.cwd,
+        options = RunOptions(
+            run.agent,
+            self.cwd,
             close_grace=CLOSE_GRACE,
-            host=host,
-            init_timeout=limits.init_timeout,
-            session_timeout=limits.init_timeout,
+            client={"init_timeout": limits.init_timeout, "session_timeout": limits.init_timeout},
+            host=run.host(run.agent) if run.host is not None else None,
             trace=trace,
-        ) as client:
-            self.client = client
-            session = await client.new_session(self.cwd, mcp_servers=list(run.mcp_servers))
+            recorder=recorder,
+            session=SessionChoice(mcp_servers=run.mcp_servers),
+        )
+        self.opened = opened = open_run(options)
+        async with opened:
+            session = opened.session
             self.session = session
-            recording = None
-            if recorder is not None:
-                recording = recorder.open_session(run.agent.name, run.agent.argv, self.cwd, session)
+            recording = opened.recording
+            if recorder is not None and recording is not None:
                 talk.history_id = recording.id if recorder.enabled else None
             blocks = prompt_with_mentions(run.prompt, self.cwd)
             turn = session.prompt(blocks, budget=limits.budget)
-            result: TurnResult | BaseException
-            try:
-                result = await turn
-            except BaseException as exc:
-                result = exc
-                raise
-            finally:
-                if recording is not None:  # the turn is recorded from its events
-                    recording.close()
+            result = await turn  # the history records the turn from its events
             talk.stop_reason = result.stop_reason
             talk.text = self.redactor(result.text)
             talk.usage = usage_of(result.usage, session.state.usage)
@@ -224,8 +214,9 @@ class _Conversation:
         else:
             logger.debug("run %s: unexpected error", self.run.id, exc_info=exc)
             message = f"internal error: {type(exc).__name__}: {exc}"
-        if not tail and self.client is not None:
-            tail = self.client.stderr_tail()
+        transport = self.opened.transport if self.opened is not None else None
+        if not tail and transport is not None:
+            tail = transport.stderr_tail()
         self.talk.status = "error"
         self.talk.error = RunError(bounded(self.redactor(message)), bounded(self.redactor(tail)))
 

@@ -110,11 +110,11 @@ def _print_sessions(rows: list[tuple[str, str, str, str]], redact: Callable[[str
 async def _sessions(
     args: argparse.Namespace, cwd: str, spec: AgentSpec, redact: Callable[[str], str]
 ) -> int:
-    from ..client import AcpClient  # noqa: PLC0415
+    from ..launch import RunOptions, open_run  # noqa: PLC0415
 
-    async with AcpClient.start(
-        spec.argv, env=dict(spec.env), cwd=cwd, init_timeout=args.init_timeout
-    ) as client:
+    options = RunOptions(spec, cwd, session=None, client={"init_timeout": args.init_timeout})
+    async with open_run(options) as run:
+        client = run.client
         rows = []
         async for info in client.iter_sessions(cwd=None if args.all else cwd):
             if args.output == "jsonl":
@@ -152,7 +152,8 @@ def _indented(text: str, indent: str) -> str:
 
 
 async def _doctor(args: argparse.Namespace) -> int:
-    from ..client import AcpClient, auth_method_id  # noqa: PLC0415
+    from ..client import auth_method_id  # noqa: PLC0415
+    from ..launch import RunOptions, open_run  # noqa: PLC0415
 
     cwd, settings, spec = resolve(args)
     redactor = run_redactor(spec, settings)
@@ -167,9 +168,9 @@ async def _doctor(args: argparse.Namespace) -> int:
     print(f"found:        {'yes' if command_found(spec) else 'no'}")
     started = time.perf_counter()
     try:
-        async with AcpClient.start(
-            spec.argv, env=dict(spec.env), cwd=cwd, init_timeout=args.init_timeout
-        ) as client:
+        options = RunOptions(spec, cwd, session=None, client={"init_timeout": args.init_timeout})
+        async with open_run(options) as run:
+            client = run.client
             elapsed = time.perf_counter() - started
             info = client.agent_info
             print(

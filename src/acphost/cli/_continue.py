@@ -28,20 +28,19 @@ import argparse
 import os
 import shlex
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..errors import RequestError
 from ..launch import UsageProblem
 from ._edge import warn
 
 if TYPE_CHECKING:
     from .. import schema as s
-    from ..client import AcpClient, Session
+    from ..client import AcpClient
     from ..config import AgentSpec
     from ..history import HistoryStore
     from ._outputs import RunOutputs
 
-__all__ = ["Reopen", "agent_key", "context_blocks", "find_target", "open_session"]
+__all__ = ["Reopen", "agent_key", "context_blocks", "find_target"]
 
 
 def agent_key(spec: AgentSpec, outputs: RunOutputs) -> str:
@@ -214,38 +213,6 @@ def find_target(args: argparse.Namespace, agent: str, cwd: str, history_path: st
     if replay:
         raise UsageProblem("--replay-context goes with --continue or --resume ID")
     return None
-
-
-async def open_session(
-    client: AcpClient, target: Reopen | None, cwd: str, mcp: list[dict[str, Any]]
-) -> Session:
-    """Open the run's session: new, resumed, loaded, or new with the replayed context.
-
-    Raises:
-        UsageProblem: the agent can neither resume nor load sessions.
-
-    """
-    if target is None or target.transcript is not None:
-        return await client.new_session(cwd, mcp_servers=mcp)
-    caps = client.agent_capabilities
-    session_caps = caps.session_capabilities
-    try:
-        if session_caps is not None and session_caps.resume is not None:
-            return await client.resume_session(target.session_id, cwd, mcp_servers=mcp)
-        if caps.load_session:
-            return await client.load_session(target.session_id, cwd, mcp_servers=mcp)
-    except RequestError:
-        if target.history_id is not None:
-            warn(
-                f"the agent could not reopen the session; {target.flag} --replay-context "
-                "starts a new one that is given its transcript"
-            )
-        raise
-    raise UsageProblem(
-        "the agent can neither resume nor load sessions (it offers neither "
-        "sessionCapabilities.resume nor loadSession); to start a new session that is "
-        f"given the earlier one's transcript, run: acphost {target.flag} --replay-context PROMPT"
-    )
 
 
 _INTRO = (

@@ -1,8 +1,9 @@
-"""One prompt from the command line: launch, set up the session, stream, exit code.
+"""One prompt from the command line: flags -> run options -> observers -> the turn -> exit code.
 
-Start-up is ordered for speed: the agent's process is started as soon as the
-command line is understood, and only then are the client, the schema and the
-host modules imported, so the agent's start-up overlaps the rest of ours.
+The run is opened by the one assembly (:func:`acphost.launch.open_run`),
+which starts the agent's process first; the heavier parts of ours (the host
+configuration, the taps, the history, the prompt's files) are built in its
+``prepare`` step, so the agent's start-up overlaps them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,14 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..errors import AcpError, AcpTimeout, AgentExited, AuthRequired, OutputFileError
+from ..errors import (
+    AcpError,
+    AcpTimeout,
+    AgentExited,
+    AuthRequired,
+    OutputFileError,
+    RequestError,
+)
 from ..launch import (
     EXIT_BUDGET,
     EXIT_ERROR,
@@ -23,7 +31,7 @@ from ..launch import (
     EXIT_OK,
     UsageProblem,
     fail,
-    start_agent,
+    open_run,
 )
 from ..safetext import escape_json_for_terminal
 from . import _collector
@@ -32,9 +40,7 @@ from ._parser import usage_error
 
 if TYPE_CHECKING:
     from ..client import AcpClient, HostConfig, Session, Turn, TurnResult
-    from ..history import SessionRecording
-    from ..launch import Refusals
-    from ..transport import StdioTransport
+    from ..launch import Refusals, Run, RunOptions
     from ._ask import TtyAsker
     from ._prepare import Prepared
     from ._render import Renderer
@@ -95,8 +101,9 @@ class PromptRun:
         self.jsonl_terminal = self.jsonl and is_terminal(self.out)
         self.edge = Edge(is_terminal(self.out))
         self.interrupted = 0
+        self.opened: Run | None = None
         self.running: Turn | None = None
-        self.transport: StdioTransport | None = None
+        self.blocks: list[Any] | None = None
         self.strict_failure: AcpError | None = None
         self.output_closed = False
         self.output_error: OSError | None = None
@@ -111,9 +118,12 @@ class PromptRun:
         self.kill_agent()
 
     def kill_agent(self) -> None:
-        """SIGKILL the agent's whole process group now (the run is over)."""
-        if self.transport is not None:
-            self.transport.kill_now()
+        """SIGKILL the agent's whole process group now (the run is over).
+
+        Asked while the agent starts, it is killed as soon as it is up.
+        """
+        if self.opened is not None:
+            self.opened.kill()
 
     def stop_now(self, sig: signal.Signals) -> None:
         """SIGTERM or SIGHUP: end the run as a second Ctrl-C does.
@@ -227,13 +237,6 @@ class PromptRun:
         }
         self.tap("send", json.dumps(frame, separators=(",", ":")).encode())
 
-    async def open_session(self, client: AcpClient) -> Session:
-        from ._continue import open_session  # noqa: PLC0415
-
-        if self.args.auth:
-            await client.authenticate(self.args.auth)
-        return await open_session(client, self.target, self.cwd, self.settings.mcp_servers)
-
     async def listings(self, client: AcpClient, session: Session) -> None:
         """Print the sections asked for (text modes only; jsonl has the frames)."""
         from ._setup import listings  # noqa: PLC0415
@@ -278,9 +281,7 @@ class PromptRun:
             on_error=self.output_failed,
         )
 
-    async def turn(
-        self, session: Session, blocks: list[Any], recording: SessionRecording | None
-    ) -> int:
+    async def turn(self, session: Session, blocks: list[Any]) -> int:
         from ._budget import NO_USAGE_YET, run_budget  # noqa: PLC0415
 
         loop = asyncio.get_running_loop()
@@ -361,16 +362,17 @@ class PromptRun:
         for sig in _STOP_SIGNALS:
             loop.add_signal_handler(sig, self.stop_now, sig)
         try:
-            # The agent starts first: its start-up overlaps the imports below.
-            self.transport = await start_agent(self.spec, self.cwd, close_grace=_CLOSE_GRACE)
-            if self.stop_signal is not None:  # it came while the agent started
-                self.kill_agent()
-            return await self._connected(prompt, self.transport)
+            self.opened = run = open_run(self.run_options(prompt))
+            if self.stop_signal is not None:  # it came before the run was made
+                run.kill()
+            return await self._run(run)
         except AcpError:
             if self.stop_signal is not None:  # the end of the agent we stopped
                 raise _Interrupted from None
             if self.output_closed:  # the end of the agent we stopped ourselves
                 raise _OutputClosed(self.output_error) from None
+            if self.strict_failure is not None:  # --strict ended the agent: say why
+                raise self.strict_failure from None
             raise
         finally:
             for sig in _STOP_SIGNALS:
@@ -380,90 +382,120 @@ class PromptRun:
             for line in self.refusals.lines() if self.refusals is not None else ():
                 warn(line)
 
-    def client_options(self) -> dict[str, Any]:
-        """The client's options: host, timeouts, taps (jsonl, history, live check), trace."""
-        from ..rpc import chain_taps  # noqa: PLC0415
+    def run_options(self, prompt: str | None) -> RunOptions:
+        """The flags as run options (light: the heavier parts come in :meth:`prepare`).
+
+        Raises:
+            UsageProblem: a ``--config`` item that is not ``KEY=VALUE``.
+
+        """
+        from ..launch import RunOptions, SessionChoice  # noqa: PLC0415
+        from ._setup import config_items  # noqa: PLC0415
+
+        a, target = self.args, self.target
+        mcp = self.settings.mcp_servers
+        if target is None or target.transcript is not None:
+            session = SessionChoice(mcp_servers=mcp)
+        else:
+            session = SessionChoice(
+                "reopen",
+                target.session_id,
+                mcp,
+                cannot_reopen="; to start a new session that is given the earlier one's "
+                f"transcript, run: acphost {target.flag} --replay-context PROMPT",
+            )
+
+        def prepare(options: RunOptions) -> None:
+            self.prepare(options, prompt)
+
+        return RunOptions(
+            self.spec,
+            self.cwd,
+            close_grace=_CLOSE_GRACE,
+            client={
+                "init_timeout": a.init_timeout,
+                "session_timeout": a.init_timeout,
+                "unstable": a.unstable,
+                "notices": a.notices,
+                # The command line shows updates as they come and records the
+                # history from them: the session state need not keep messages.
+                "keep_history": False,
+            },
+            auth=a.auth or None,
+            session=session,
+            mode=a.mode,
+            model=a.model,
+            config=config_items(a.config),
+            prepare=prepare,
+        )
+
+    def prepare(self, options: RunOptions, prompt: str | None) -> None:
+        """While the agent starts: the host, the taps, the trace, the history; the prompt."""
         from ._edge import set_log_redactor  # noqa: PLC0415
+        from ._prepare import prompt_blocks  # noqa: PLC0415
         from ._trace import LiveCheck  # noqa: PLC0415
+
+        if self.styled() and prompt is not None:
+            from rich import markdown  # noqa: F401, PLC0415
+
+            from . import _live  # noqa: F401, PLC0415 - rich too, while the agent starts
 
         a = self.args
         outputs = self.outputs
         set_log_redactor(outputs.redactor.redact_text)
-        options: dict[str, Any] = {
-            "host": self.host_config(),
-            "init_timeout": a.init_timeout,
-            "session_timeout": a.init_timeout,
-            "unstable": a.unstable,
-            "notices": a.notices,
-            # The command line shows updates as they come and records the
-            # history from them: the session state need not keep messages.
-            "keep_history": False,
-        }
-        if outputs.trace is not None:
-            options["trace"] = outputs.trace
-        if self.wants_history:  # the recording observes the client's events
-            outputs.open_history()
-        jsonl = None
-        if self.jsonl:
-            self.selected_agent_line()
-            jsonl = _Mirror(self)
-        self.live = LiveCheck(strict=a.strict, on_abort=self._abort, redactor=outputs.redactor)
-        options["tap"] = chain_taps(self.live, jsonl)
-        return options
-
-    async def _connected(self, prompt: str | None, transport: StdioTransport) -> int:
-        try:
-            from ..client import AcpClient  # noqa: PLC0415 - after the spawn, on purpose
-            from ._prepare import prompt_blocks  # noqa: PLC0415
-
-            if self.styled() and prompt is not None:
-                from rich import markdown  # noqa: F401, PLC0415
-
-                from . import _live  # noqa: F401, PLC0415 - rich too, while the agent starts
-
-            self.wants_history = prompt is not None
-            options = self.client_options()
-            blocks = None
-            if prompt is not None:
-                blocks, missing = prompt_blocks(prompt, self.cwd)
-                for name in missing:
-                    warn(f"@{name}: no such file; it is not attached")
-        except BaseException:
-            await transport.close()  # the agent never outlives a failed start
-            raise
-        async with AcpClient.connect(transport, **options) as client:
-            session = await self.open_session(client)
-            if self.live.failure is not None:
-                raise self.live.failure
-            from ._setup import configure  # noqa: PLC0415
-
-            await configure(session, self.args)
-            await self.listings(client, session)
-            recording = None
-            if blocks is not None and self.outputs.recorder is not None:
+        options.host = self.host_config()
+        options.trace = outputs.trace
+        if prompt is not None:  # a run that only lists records nothing
+            options.recorder = outputs.open_history()
+            if options.recorder is not None:
                 from ._continue import agent_key  # noqa: PLC0415
 
-                name = agent_key(self.spec, self.outputs)
-                recording = self.outputs.recorder.open_session(
-                    name, self.spec.argv, self.cwd, session
-                )
-            try:
-                self.outputs.save_session(session.id, self.cwd, recording)
-                if blocks is None:
-                    return EXIT_OK
-                if self.target is not None and self.target.transcript is not None:
-                    from ._continue import context_blocks  # noqa: PLC0415
+                options.record_as = agent_key(self.spec, outputs)
+        self.live = LiveCheck(strict=a.strict, on_abort=self._abort, redactor=outputs.redactor)
+        options.taps.append(self.live)
+        if self.jsonl:
+            self.selected_agent_line()
+            options.taps.append(_Mirror(self))
+        if prompt is not None:
+            blocks, missing = prompt_blocks(prompt, self.cwd)
+            for name in missing:
+                warn(f"@{name}: no such file; it is not attached")
+            self.blocks = blocks
 
-                    blocks = [*context_blocks(client, self.target), *blocks]
-                if self.listed:
-                    self.out.write("\n")
-                code = await self.turn(session, blocks, recording)
-            finally:
-                if recording is not None:
-                    recording.close()
-            if self.strict_failure is not None:
-                raise self.strict_failure
-            return code
+    async def _run(self, run: Run) -> int:
+        target = self.target
+        try:
+            async with run:
+                return await self._opened(run)
+        except RequestError:
+            if run.failed_in == "session" and target is not None and target.history_id is not None:
+                warn(
+                    f"the agent could not reopen the session; {target.flag} --replay-context "
+                    "starts a new one that is given its transcript"
+                )
+            raise
+
+    async def _opened(self, run: Run) -> int:
+        """The open run: the live check's verdict, the listings, the turn."""
+        if self.live.failure is not None:
+            raise self.live.failure
+        client, session = run.client, run.session
+        await self.listings(client, session)
+        recording = run.recording
+        self.outputs.save_session(session.id, self.cwd, recording)
+        blocks = self.blocks
+        if blocks is None:
+            return EXIT_OK
+        if self.target is not None and self.target.transcript is not None:
+            from ._continue import context_blocks  # noqa: PLC0415
+
+            blocks = [*context_blocks(client, self.target), *blocks]
+        if self.listed:
+            self.out.write("\n")
+        code = await self.turn(session, blocks)
+        if self.strict_failure is not None:
+            raise self.strict_failure
+        return code
 
 
 def run_prompt(args: argparse.Namespace) -> int:

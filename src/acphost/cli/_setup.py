@@ -1,4 +1,4 @@
-"""The session's setup on the command line: ``--mode``, ``--model``, ``--config``, listings."""
+"""The session's setup on the command line: ``--config`` items, listings."""
 
 from __future__ import annotations
 
@@ -15,38 +15,23 @@ if TYPE_CHECKING:
     from .. import schema as s
     from ..client import AcpClient, Session
 
-__all__ = ["configure", "listings"]
-
-_BOOLEAN = {"true": True, "on": True, "1": True, "yes": True}
-_BOOLEAN.update({"false": False, "off": False, "0": False, "no": False})
+__all__ = ["config_items", "listings"]
 
 
-async def configure(session: Session, args: argparse.Namespace) -> None:
-    """Apply ``--mode``, ``--model`` and each ``--config KEY=VALUE``, in that order.
+def config_items(items: list[str]) -> list[tuple[str, str]]:
+    """``--config KEY=VALUE`` items as ``(key, value)`` pairs, in order.
 
     Raises:
-        UsageProblem: a ``--config`` item that is not ``KEY=VALUE``, or a
-            boolean option given something else than true or false.
-        LocalProtocolError: the agent has no such mode, model or option.
+        UsageProblem: an item that is not ``KEY=VALUE``.
 
     """
-    from .. import schema as s  # noqa: PLC0415
-
-    if args.mode:
-        await session.set_mode(args.mode)
-    if args.model:
-        await session.set_model(args.model)
-    for item in args.config:
+    pairs = []
+    for item in items:
         key, sep, raw = item.partition("=")
         if not sep or not key:
             raise UsageProblem(f"--config {item!r}: expected KEY=VALUE")
-        option = session._find_option(key)
-        value: str | bool = raw
-        if isinstance(option, s.SessionConfigBoolean):
-            if raw.lower() not in _BOOLEAN:
-                raise UsageProblem(f"--config {key}: a boolean option takes true or false")
-            value = _BOOLEAN[raw.lower()]
-        await session.set_config_option(key, value)
+        pairs.append((key, raw))
+    return pairs
 
 
 async def listings(

@@ -15,7 +15,6 @@ from .._lazy import lazy_exports
 TYPE_CHECKING = False
 
 __all__ = [
-    "DEMO_AGENT",
     "USE_DEFAULT",
     "AcpClient",
     "Budget",
@@ -33,7 +32,6 @@ __all__ = [
     "Observer",
     "PermissionAsked",
     "PermissionDecided",
-    "RunResult",
     "Session",
     "SessionClosed",
     "SessionOpened",
@@ -52,7 +50,6 @@ __all__ = [
     "auth_method_id",
     "option_id",
     "option_values",
-    "run",
 ]
 
 # Each name loads its own module on first use: the command line's run needs
@@ -90,9 +87,6 @@ _LAZY = {
     "Message": "._state",
     "SessionState": "._state",
     "ToolCallState": "._state",
-    "DEMO_AGENT": "._sync",
-    "RunResult": "._sync",
-    "run": "._sync",
     "Turn": "._turn",
     "TurnResult": "._turn",
     "TurnState": "._turn",
@@ -127,7 +121,6 @@ if TYPE_CHECKING:
     )
     from ._session import Session, UpdateListener
     from ._state import Compaction, Message, SessionState, ToolCallState
-    from ._sync import DEMO_AGENT, RunResult, run
     from ._turn import Turn, TurnResult, TurnState
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

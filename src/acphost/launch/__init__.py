@@ -1,10 +1,11 @@
-"""What every face (the CLI, the TUI) needs to launch an agent from a user's choices.
+"""What every face (the CLI, the TUI, batch, ``acphost.run``) needs to launch an agent.
 
 Below both faces and above the library: which agent to run (settings lookup
 and resolution), how the host is configured (the permission flags turned into
-a policy, a broker and a :class:`~acphost.HostConfig`), and the exit codes the
-faces share. Nothing here renders; errors are :class:`UsageProblem`, and :func:`fail` prints
-the one-line diagnostic both faces use.
+a policy, a broker and a :class:`~acphost.HostConfig`), the one assembly that
+opens a run (:func:`open_run`), and the exit codes the faces share. Nothing
+here renders; errors are :class:`UsageProblem`, and :func:`fail` prints the
+one-line diagnostic the faces use.
 
 The exit codes are plain constants defined here, so ``acphost --help`` can
 import them without the rest; everything else is imported on first use.
@@ -28,6 +29,7 @@ EXIT_BUDGET = 3
 EXIT_INTERRUPTED = 130
 
 __all__ = [
+    "DEMO_AGENT",
     "EXIT_BUDGET",
     "EXIT_ERROR",
     "EXIT_INTERRUPTED",
@@ -37,11 +39,17 @@ __all__ = [
     "DefaultPolicy",
     "HostChoices",
     "Refusals",
+    "Run",
+    "RunResult",
+    "RunOptions",
+    "SessionChoice",
     "UsageProblem",
     "build_broker",
     "build_host_config",
     "fail",
+    "open_run",
     "resolve",
+    "run",
     "start_agent",
 ]
 
@@ -52,6 +60,13 @@ _LAZY = {
     "build_broker": "._policy",
     "HostChoices": "._host",
     "build_host_config": "._host",
+    "Run": "._open",
+    "RunOptions": "._open",
+    "SessionChoice": "._open",
+    "open_run": "._open",
+    "DEMO_AGENT": "._sync",
+    "RunResult": "._sync",
+    "run": "._sync",
     "UsageProblem": "._setup",
     "resolve": "._setup",
     "fail": "._setup",
@@ -60,7 +75,9 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from ._host import HostChoices, build_host_config
+    from ._open import Run, RunOptions, SessionChoice, open_run
     from ._policy import AskPolicy, DefaultPolicy, Refusals, build_broker
     from ._setup import UsageProblem, fail, resolve, start_agent
+    from ._sync import DEMO_AGENT, RunResult, run
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -94,9 +94,9 @@ def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
 async def start_agent(spec: AgentSpec, cwd: str, *, close_grace: float = 2.0) -> StdioTransport:
     """Start the agent's process now, before the host's heavier modules load.
 
-    A face calls it as early as it can and hands the transport to
-    :meth:`acphost.AcpClient.connect`: the agent's own start-up (often
-    longer than ours) then overlaps the rest of ours.
+    The assembly (:func:`~acphost.launch.open_run`) calls it first and hands
+    the transport to :meth:`acphost.AcpClient.connect`: the agent's own
+    start-up (often longer than ours) then overlaps the rest of ours.
 
     Args:
         spec: the agent.

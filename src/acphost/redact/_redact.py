@@ -110,6 +110,27 @@ def _spellings(secret: str) -> set[str]:
     return {s for s in out if s}
 
 
+class _Compiled:
+    """The rules' expressions, each compiled when a text first wakes its rule.
+
+    Most text wakes few rules or none: compiling all of them up front cost
+    every run that redacts anything ~10 ms (a prompt run's history record).
+    """
+
+    __slots__ = ("_compiled", "_rules")
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self._rules = rules
+        self._compiled: dict[int, tuple[Rule, re.Pattern[str]]] = {}
+
+    def __getitem__(self, index: int) -> tuple[Rule, re.Pattern[str]]:
+        compiled = self._compiled.get(index)
+        if compiled is None:
+            rule = self._rules[index]
+            compiled = self._compiled[index] = (rule, re.compile(rule.pattern))
+        return compiled
+
+
 class Redactor:
     """Replaces secrets in text, argv lists and decoded or raw JSON frames.
 
@@ -169,7 +190,7 @@ class Redactor:
         return self.__dict__[name]
 
     def _compile(self) -> None:
-        self._rules = [(rule, re.compile(rule.pattern)) for rule in self._rule_list]
+        self._rules = _Compiled(self._rule_list)
         self._triggers = re.compile(f"(?=({trie_pattern(self._woken)}))")
         # A raw JSON line needs the walk when it has a trigger (bytes.lower folds
         # ASCII only, so these are folded the same way), an escape that could

@@ -27,9 +27,10 @@ from textual.content import Content
 from textual.css.query import NoMatches
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from ..client import Budget, ClientContext, Session
+from ..client import Budget, Session
 from ..config import AgentSpec, Settings
 from ..history import SessionRecord, history_enabled
+from ..launch import Run
 from ..redact import Redactor
 from ._asks import AskQueue, PendingAsk
 from ._composer import Composer, PromptArea
@@ -145,7 +146,7 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
         self.client = None
         self.connection = ConnectionState.WAITING if self.choices else ConnectionState.CONNECTING
         self.auth_state = ""
-        self._client_context: ClientContext | None = None
+        self._client_context: Run | None = None
         self._shown: tuple[PendingAsk[Any, Any], OnceModal[Any]] | None = None
         self._url_cards: dict[str, UrlCard] = {}
         self._interrupted_at: float | None = None

@@ -12,9 +12,10 @@ from typing import Any
 
 from textual.app import App
 
-from ..client import AcpClient, Budget, ClientContext, Session
+from ..client import AcpClient, Budget, Session
 from ..config import AgentSpec, Settings
 from ..history import SessionRecord
+from ..launch import Run
 from ..redact import Redactor
 from ._asks import AskQueue
 from ._elicit import TuiElicitation
@@ -48,7 +49,7 @@ class AppBase(App[int]):
     client: AcpClient | None
     connection: ConnectionState
     auth_state: str
-    _client_context: ClientContext | None
+    _client_context: Run | None
 
     def say(self, message: str, severity: str = "information", timeout: float = 5) -> None:
         """Notify (inert text; defined by the app)."""

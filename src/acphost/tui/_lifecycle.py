@@ -24,7 +24,7 @@ from .. import schema as s
 from ..client import AcpClient, HostConfig, Session, auth_method_id
 from ..errors import AcpError, AgentExited, AuthRequired
 from ..history import SessionRecord
-from ..launch import HostChoices, build_host_config
+from ..launch import HostChoices, RunOptions, build_host_config, open_run
 from ._base import AppBase
 from ._dialogs import CrashScreen, PickerScreen, PickItem
 from ._model import ConnectionState
@@ -74,20 +74,26 @@ class AgentLifecycle(AppBase):
         """Start the agent, initialize, then open a session (or carry on the views)."""
         self._set_connection(ConnectionState.CONNECTING)
         self.auth_state = ""
-        context = AcpClient.start(
-            self.spec.argv,
-            env=dict(self.spec.env),
-            cwd=self.cwd,
-            host=self._host_config(),
-            tap=self._tap,
-            init_timeout=self.init_timeout,
-            session_timeout=self.init_timeout,
-            close_grace=CLOSE_GRACE,
-            unstable=self.unstable,
+        # The app's run is its connection: sessions open in tabs, each through
+        # the login dialogs (_open_with_auth), so the run itself opens none.
+        run = open_run(
+            RunOptions(
+                self.spec,
+                self.cwd,
+                close_grace=CLOSE_GRACE,
+                client={
+                    "init_timeout": self.init_timeout,
+                    "session_timeout": self.init_timeout,
+                    "unstable": self.unstable,
+                },
+                host=self._host_config(),
+                taps=[self._tap],
+                session=None,
+            )
         )
-        self._client_context = context
+        self._client_context = run
         try:
-            client = await context.__aenter__()
+            await run.__aenter__()
         except AgentExited as exc:
             self._client_context = None
             self._set_connection(ConnectionState.CRASHED)
@@ -98,7 +104,7 @@ class AgentLifecycle(AppBase):
             self._set_connection(ConnectionState.CRASHED)
             self._crashed(f"could not start {self.spec.name!r}: {exc}", "")
             return
-        self.client = client
+        self.client = client = run.client
         self._set_connection(ConnectionState.CONNECTED)
         self.watch_agent(client)
         if reopen:

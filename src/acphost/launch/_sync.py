@@ -1,7 +1,8 @@
 """The synchronous twin for scripts: one call, one prompt, one result.
 
-It wraps the async client (never a second copy of it): each call
-runs its own event loop, starts the agent, runs one turn and ends the agent.
+It wraps the async client (never a second copy of it) through the one
+assembly, :func:`~acphost.launch.open_run`: each call runs its own event
+loop, starts the agent, runs one turn and ends the agent.
 """
 
 from __future__ import annotations
@@ -11,15 +12,14 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import UsageError
-from ._state import ToolCallState
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ._options import ClientOptions
+    from ..client import ClientOptions, ToolCallState
 
 __all__ = ["DEMO_AGENT", "RunResult", "run"]
 
@@ -67,7 +67,9 @@ def run(
         The reply text, stop reason and tool calls.
 
     Raises:
-        UsageError: called from a running event loop (use ``AcpClient`` there).
+        UsageError: called from a running event loop (use ``AcpClient`` there),
+            or ``agent`` is empty.
+        TypeError: an unknown option.
         AcpError: anything the async client raises.
 
     """
@@ -77,20 +79,50 @@ def run(
         pass
     else:
         raise UsageError("acphost.run() blocks; in async code use AcpClient.start() instead")
+    argv = list(agent)
+    if not argv:
+        raise UsageError("acphost.run(): agent is an empty command")
+    from ..client import ClientOptions  # noqa: PLC0415 - keep `import acphost` light
+
+    unknown = set(options) - set(ClientOptions.__annotations__)
+    if unknown:  # at once, before anything starts
+        raise TypeError(
+            f"unknown option(s) for the client: {', '.join(sorted(unknown))}; "
+            f"valid: {', '.join(sorted(ClientOptions.__annotations__))}"
+        )
     workdir = os.path.abspath(os.fspath(cwd) if cwd is not None else os.getcwd())
-    return asyncio.run(_run(prompt, list(agent), workdir, env, options))
+    return asyncio.run(_run(prompt, argv, workdir, env, dict(options)))
 
 
 async def _run(
     prompt: str,
-    agent: list[str],
+    argv: list[str],
     cwd: str,
     env: Mapping[str, str] | None,
-    options: ClientOptions,
+    client: dict[str, Any],
 ) -> RunResult:
-    from ._client import AcpClient  # noqa: PLC0415 - keep `import acphost` light
+    from ..config import AgentSpec  # noqa: PLC0415
+    from ._open import RunOptions, open_run  # noqa: PLC0415
 
-    async with AcpClient.start(agent, env=env, cwd=cwd, **options) as client:
-        session = await client.new_session(cwd)
+    host = client.pop("host", None)
+    tap = client.pop("tap", None)
+    trace = client.pop("trace", None)
+    spec = AgentSpec(
+        name=os.path.basename(argv[0]),
+        command=argv[0],
+        args=tuple(argv[1:]),
+        env=dict(env or {}),
+        source="acphost.run",
+    )
+    options = RunOptions(
+        agent=spec,
+        cwd=cwd,
+        client=cast("ClientOptions", client),
+        host=host,
+        taps=[tap] if tap is not None else [],
+        trace=trace,
+    )
+    async with open_run(options) as opened:
+        session = opened.session
         result = await session.prompt(prompt)
         return RunResult(result.text, result.stop_reason, result.tool_calls, session.id)

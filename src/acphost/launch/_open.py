@@ -1,0 +1,377 @@
+"""One place that opens a run: spawn early, connect, authenticate, open the session, observe.
+
+Every face (the command line's prompt run, its ``sessions`` and ``doctor``
+commands, the TUI, a batch run, :func:`acphost.run`) turns its flags into a
+:class:`RunOptions` and opens it with :func:`open_run`; the face then runs
+its turns and decides its exit code. The order is the one that starts
+fastest: the agent's process is spawned first, so its start-up overlaps ours
+(the face's heavier parts are built in :attr:`RunOptions.prepare` meanwhile).
+
+Leaving the run closes it, on every path (an error in any phase, Ctrl-C, a
+cancelled task, the agent's crash): the history recording, then the client
+and the agent's whole process group. Nothing it started outlives it.
+
+The work that plugs in here later has one field each, refused until it is
+built: :attr:`RunOptions.system_prompt`, :attr:`RunOptions.confine` and
+:attr:`RunOptions.protocol_version`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._setup import UsageProblem, start_agent
+
+if TYPE_CHECKING:
+    import os
+
+    from ..client import AcpClient, ClientOptions, HostConfig, Observer, Session
+    from ..config import AgentSpec
+    from ..history import HistoryRecorder, SessionRecording
+    from ..rpc import FrameTap
+    from ..trace import TraceWriter
+    from ..transport import StdioTransport
+
+__all__ = ["Phase", "Run", "RunOptions", "SessionChoice", "open_run"]
+
+#: Where a run is: the phase it is in (or failed in), then ``open`` and ``closed``.
+Phase = Literal[
+    "spawn", "prepare", "initialize", "authenticate", "session", "configure", "open", "closed"
+]
+
+#: The one protocol version spoken today (ACP "Initialization").
+PROTOCOL_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class SessionChoice:
+    """Which session the run opens.
+
+    Attributes:
+        how: ``new``; ``load`` or ``resume`` the session ``session_id``; or
+            ``reopen`` it: resumed when the agent offers
+            ``sessionCapabilities.resume``, else loaded when it offers
+            ``loadSession``, else :class:`~acphost.launch.UsageProblem`.
+        session_id: the session to load, resume or reopen.
+        mcp_servers: the MCP servers the session gets (wire dicts or schema objects).
+        cannot_reopen: what the user can do instead, appended to the
+            message when the agent can neither resume nor load.
+
+    """
+
+    how: Literal["new", "load", "resume", "reopen"] = "new"
+    session_id: str | None = None
+    mcp_servers: Sequence[Any] = ()
+    cannot_reopen: str = ""
+
+
+@dataclass(eq=False)
+class RunOptions:
+    """Everything a face chose for one run, as data.
+
+    Attributes:
+        agent: the agent to start (its argv, env and quirks).
+        cwd: the agent's working directory and the session's workspace (the
+            real project folder :func:`~acphost.launch.resolve` returned).
+        close_grace: seconds the agent gets to exit after EOF, and after
+            SIGTERM, when the run closes.
+        client: the client's other options (timeouts, ``unstable``,
+            ``notices``, ``keep_history``...); ``host``, ``tap`` and
+            ``trace`` come from the fields below.
+        host: what the agent may do through us (None: the client's default).
+        taps: frame taps, for those who need the exact bytes (``-o jsonl``,
+            a protocol log, the live check), in this order.
+        trace: record every frame here (a path or a writer).
+        observers: subscribed to the client's typed event stream, in order.
+        recorder: the history recorder; the run's session is recorded.
+        record_as: the agent's name in the history (default ``agent.name``).
+        auth: an auth method id to authenticate with before the session opens.
+        session: the session to open, or None (a run that only initializes,
+            e.g. to list sessions or to check the agent).
+        mode: ``session/set_mode`` once the session is open.
+        model: ``session/set_model`` once the session is open.
+        config: ``(id, value)`` config options set after the mode and model,
+            in order; a boolean option takes ``true`` or ``false`` (or
+            ``on``/``off``, ``yes``/``no``, ``1``/``0``).
+        prepare: called once, right after the spawn and before the client
+            connects: the face builds its heavier parts here (and may fill in
+            the fields above), while the agent starts.
+        system_prompt: text given to the agent as its system prompt (not
+            supported yet: a run that sets it is refused).
+        confine: run the agent in an OS sandbox (not supported yet: a run
+            that sets it is refused).
+        protocol_version: the ACP protocol version to negotiate (only 1 is
+            spoken yet).
+
+    """
+
+    agent: AgentSpec
+    cwd: str
+    close_grace: float = 2.0
+    client: ClientOptions = field(default_factory=dict)  # type: ignore[assignment]
+    host: HostConfig | None = None
+    taps: list[FrameTap] = field(default_factory=list)
+    trace: str | os.PathLike[str] | TraceWriter | None = None
+    observers: list[Observer] = field(default_factory=list)
+    recorder: HistoryRecorder | None = None
+    record_as: str | None = None
+    auth: str | None = None
+    session: SessionChoice | None = field(default_factory=SessionChoice)
+    mode: str | None = None
+    model: str | None = None
+    config: Sequence[tuple[str, str]] = ()
+    prepare: Callable[[RunOptions], object] | None = None
+    system_prompt: str | None = None
+    confine: bool = False
+    protocol_version: int = PROTOCOL_VERSION
+
+
+# The words a boolean config option takes (any case).
+_BOOLEAN = {"true": True, "on": True, "1": True, "yes": True}
+_BOOLEAN.update({"false": False, "off": False, "0": False, "no": False})
+
+
+class Run:
+    """One open run: the agent, its client, its session; an async context manager.
+
+    ``async with open_run(options) as run:`` opens it (every phase, in
+    order) and closes it on the way out, whatever happened.
+    :attr:`phase` says where it is; :attr:`failed_in`, where it failed to open.
+    """
+
+    def __init__(self, options: RunOptions) -> None:
+        self.options = options
+        self.phase: Phase = "spawn"
+        self.transport: StdioTransport | None = None
+        self._client: AcpClient | None = None
+        self._session: Session | None = None
+        self.recording: SessionRecording | None = None
+        #: The phase the run failed to open in, if it did.
+        self.failed_in: Phase | None = None
+        self._kill = False
+        self._entered = False
+
+    def __repr__(self) -> str:
+        return f"<Run agent={self.options.agent.name!r} {self.phase}>"
+
+    @property
+    def client(self) -> AcpClient:
+        """The connected client (from ``initialize`` on).
+
+        Raises:
+            RuntimeError: the client is not connected yet.
+
+        """
+        if self._client is None:
+            raise RuntimeError("the run's client is not connected yet")
+        return self._client
+
+    @property
+    def session(self) -> Session:
+        """The run's session.
+
+        Raises:
+            RuntimeError: the run opens no session, or not yet.
+
+        """
+        if self._session is None:
+            raise RuntimeError("the run has no open session")
+        return self._session
+
+    @property
+    def pid(self) -> int | None:
+        """The agent's process id, once it is spawned."""
+        return self.transport.pid if self.transport is not None else None
+
+    def kill(self) -> None:
+        """SIGKILL the agent's whole process group now (asked during the spawn: once it is up).
+
+        The run's open or turn then fails with the agent gone, and leaving
+        the run reaps it. Once the run is closed it does nothing: the group is
+        reaped, and its id may already name another process group.
+        """
+        if self.phase == "closed":
+            return
+        self._kill = True
+        if self.transport is not None:
+            self.transport.kill_now()
+
+    async def __aenter__(self) -> Run:
+        if self._entered:
+            raise RuntimeError("a Run opens once: call open_run() again for a new one")
+        self._entered = True
+        try:
+            await self._open()
+        except BaseException:
+            self.failed_in = self.phase
+            await self._close()
+            raise
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._close()
+
+    async def _open(self) -> None:
+        options = self.options
+        _refuse_unbuilt(options)
+        self.transport = await start_agent(
+            options.agent, options.cwd, close_grace=options.close_grace
+        )
+        if self._kill:  # asked while it started
+            self.transport.kill_now()
+        self.phase = "prepare"
+        if options.prepare is not None:
+            options.prepare(options)
+        from ..client import AcpClient  # noqa: PLC0415 - after the spawn, on purpose
+
+        self.phase = "initialize"
+        self._client = await AcpClient.connect(self.transport, **self._client_options())
+        for observer in options.observers:
+            self._client.events.subscribe(observer)
+        if options.auth is not None:
+            self.phase = "authenticate"
+            await self._client.authenticate(options.auth)
+        if options.session is None:
+            self.phase = "open"
+            return
+        self.phase = "session"
+        self._session = session = await _open_session(self._client, options.session, options.cwd)
+        self.phase = "configure"
+        await _configure(session, options)
+        # A run that failed to set up records nothing; neither does one whose
+        # agent was killed meanwhile (a frame tap found a violation in the
+        # session's answer): its face reports why, and no turn will follow.
+        if options.recorder is not None and not self._kill:
+            self.recording = options.recorder.open_session(
+                options.record_as or options.agent.name,
+                options.agent.argv,
+                options.cwd,
+                session,
+                events=self._client.events,
+            )
+        self.phase = "open"
+
+    def _client_options(self) -> ClientOptions:
+        from ..rpc import chain_taps  # noqa: PLC0415
+
+        options = self.options
+        taps = list(options.taps)
+        client: ClientOptions = {
+            **options.client,
+            "host": options.host,
+            "tap": chain_taps(*taps) if taps else None,
+        }
+        if options.trace is not None:
+            client["trace"] = options.trace
+        return client
+
+    async def _close(self) -> None:
+        """Close the recording, then the client (or the bare agent); the group never survives."""
+        recording, self.recording = self.recording, None
+        client, transport = self._client, self.transport
+        reaped = False
+        try:
+            try:
+                if recording is not None:
+                    recording.close()
+            finally:
+                if client is not None:
+                    await client.close()
+                elif transport is not None:
+                    await transport.close()
+                reaped = True
+        except BaseException:
+            # Cancelled (a second Ctrl-C) while closing: the group ends now.
+            if not reaped and transport is not None:
+                transport.kill_now()
+            raise
+        finally:
+            self.phase = "closed"
+
+
+def open_run(options: RunOptions) -> Run:
+    """The run ``options`` describe, to open with ``async with``.
+
+    Args:
+        options: the face's choices.
+
+    Returns:
+        A :class:`Run`; entering it spawns the agent, connects (``initialize``),
+        authenticates (``options.auth``), opens the session (new, loaded,
+        resumed), applies the mode, model and config options, and starts the
+        session's history record; leaving it closes everything.
+
+    Raises:
+        UsageProblem: (on entering) an option that is not supported yet; the
+            agent can neither resume nor load a session to reopen; a boolean
+            config option given something else than true or false.
+        AcpError: (on entering) the agent could not start, or failed a phase.
+
+    """
+    return Run(options)
+
+
+def _refuse_unbuilt(options: RunOptions) -> None:
+    """Refuse the options whose work is not built yet (each is decided here, once)."""
+    if options.system_prompt is not None:
+        raise UsageProblem("a system prompt is not supported yet")
+    if options.confine:
+        raise UsageProblem("confining the agent in an OS sandbox is not supported yet")
+    if options.protocol_version != PROTOCOL_VERSION:
+        raise UsageProblem(
+            f"ACP protocol version {options.protocol_version} is not supported "
+            f"(acphost speaks version {PROTOCOL_VERSION})"
+        )
+
+
+async def _open_session(client: AcpClient, choice: SessionChoice, cwd: str) -> Session:
+    mcp = list(choice.mcp_servers)
+    how, sid = choice.how, choice.session_id
+    if how == "new":
+        return await client.new_session(cwd, mcp_servers=mcp)
+    if sid is None:
+        raise UsageProblem(f"no session id to {how}")
+    if how == "reopen":
+        caps = client.agent_capabilities
+        session_caps = caps.session_capabilities
+        if session_caps is not None and session_caps.resume is not None:
+            how = "resume"
+        elif caps.load_session:
+            how = "load"
+        else:
+            raise UsageProblem(
+                "the agent can neither resume nor load sessions (it offers neither "
+                "sessionCapabilities.resume nor loadSession)" + choice.cannot_reopen
+            )
+    opener: Callable[..., Awaitable[Session]] = (
+        client.resume_session if how == "resume" else client.load_session
+    )
+    return await opener(sid, cwd, mcp_servers=mcp)
+
+
+async def _configure(session: Session, options: RunOptions) -> None:
+    """Apply the mode, the model and each config option, in that order."""
+    if options.mode:
+        await session.set_mode(options.mode)
+    if options.model:
+        await session.set_model(options.model)
+    if not options.config:
+        return
+    from .. import schema as s  # noqa: PLC0415
+
+    for key, raw in options.config:
+        option = session._find_option(key)
+        value: str | bool = raw
+        if isinstance(option, s.SessionConfigBoolean):
+            if raw.lower() not in _BOOLEAN:
+                raise UsageProblem(f"--config {key}: a boolean option takes true or false")
+            value = _BOOLEAN[raw.lower()]
+        await session.set_config_option(key, value)
