@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.interop import install
-from tests.interop.agents import AGENTS, Agent
+from tests.interop.agents import AGENTS, MARK, Agent
 from tests.interop.fake_model import FakeModel
+from tests.support.waiting import eventually_sync
 
 
 @pytest.fixture(scope="session")
@@ -41,10 +42,10 @@ def model():
 
 
 @pytest.fixture
-def home(tmp_path, agent) -> Path:
+def home(tmp_path, agent, model) -> Path:
     h = tmp_path / "home"
     h.mkdir()
-    agent.prepare_home(h)
+    agent.prepare_home(h, model)
     return h
 
 
@@ -69,3 +70,50 @@ def na(agent: Agent, feature: str) -> None:
     reason = agent.na.get(feature)
     if reason is not None:
         pytest.skip(f"not applicable: {reason}")
+
+
+def known_defect(request, agent: Agent, feature: str) -> None:
+    """Mark the test a strict xfail when the agent shows a known defect of acphost there.
+
+    Strict: the day acphost is fixed the test passes, the xfail fails, and the
+    mark must go.
+    """
+    reason = agent.defects.get(feature)
+    if reason is not None:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+
+
+def survivors(home: Path) -> list[str]:
+    """Live processes started for the agent whose ``HOME`` is ``home`` (by its marker).
+
+    Every process the agent starts inherits ``ACPHOST_INTEROP_RUN``; a zombie
+    or a process we may not read has no readable environment and is not counted.
+    """
+    needle = f"{MARK}={home}".encode() + b"\0"
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if needle in environ:
+            command = cmdline.replace(b"\0", b" ").decode(errors="replace")
+            found.append(f"{pid}: {command[:200]}")
+    return found
+
+
+def assert_no_survivors(home: Path) -> None:
+    """No process of the agent's run is left once acphost is done with it.
+
+    Polled with a deadline: the kernel reaps a killed group's members shortly
+    after acphost returns.
+    """
+    if not os.path.isdir("/proc"):
+        return
+    try:
+        eventually_sync(lambda: not survivors(home), timeout=10, what="the agent's processes exit")
+    except AssertionError:
+        raise AssertionError(f"processes outlived the run: {survivors(home)}") from None
