@@ -156,15 +156,19 @@ class Agent:
 
         Claude Code starts in its `auto` mode (no permission requests) unless
         ``permissions.defaultMode`` says otherwise: the tests want the host asked.
+        Qwen Code 0.24 has todo_write off unless its settings enable it.
         Codex reads its model provider from ``$CODEX_HOME/config.toml`` only.
         """
         if self.name == "codex":
             (home / ".codex").mkdir(parents=True, exist_ok=True)
             (home / ".codex" / "config.toml").write_text(codex_config(model))
         off = {"usageStatisticsEnabled": False, "telemetry": {"enabled": False}}
-        for d in (".gemini", ".qwen"):
+        # Qwen Code 0.24 ships todo_write disabled ("enable it with the
+        # tools.todoWrite.enabled setting"): the plan test enables it, as a user would.
+        extra = {".gemini": {}, ".qwen": {"tools": {"todoWrite": {"enabled": True}}}}
+        for d, more in extra.items():
             (home / d).mkdir(parents=True, exist_ok=True)
-            (home / d / "settings.json").write_text(json.dumps({"privacy": off, **off}))
+            (home / d / "settings.json").write_text(json.dumps({"privacy": off, **off, **more}))
         (home / ".claude").mkdir(parents=True, exist_ok=True)
         (home / ".claude" / "settings.json").write_text(
             json.dumps({"permissions": {"defaultMode": "default"}})
@@ -231,6 +235,7 @@ CLAUDE = Agent(
     # Claude Code's Bash tool needs a numeric timeout (ms).
     shell=lambda c: Tool("Bash", {"command": c, "timeout": 20000}),
     plan=_todos_claude,
+    node22=True,
     own_tools=True,
     auth_needs_terminal=True,
     na={
@@ -270,11 +275,15 @@ GEMINI = Agent(
 QWEN = Agent(
     name="qwen",
     entry="@qwen-code/qwen-code/cli.js",
-    args=("--acp",),
+    # Qwen Code 0.24 starts in its "auto" mode: an LLM classifier call approves
+    # each tool use (against the fake model it approved writes without asking the
+    # client). "default" asks the client, offline and deterministically.
+    args=("--acp", "--approval-mode", "default"),
     read=lambda p: Tool("read_file", {"file_path": p}),
     write=lambda p, c: Tool("write_file", {"file_path": p, "content": c}),
     shell=lambda c: Tool("run_shell_command", {"command": c}),
     plan=_todos_qwen,
+    node22=True,
 )
 
 
