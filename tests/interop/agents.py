@@ -67,7 +67,10 @@ class Agent:
 
     Attributes:
         name: the settings/preset name.
-        entry: the script to run with node, relative to node_modules.
+        entry: the script to run with node, relative to node_modules; for a
+            ``pypi`` agent, the command in its virtual environment's ``bin``.
+        pypi: a Python agent from PyPI (``tests/interop/pypi/<name>.txt``), run
+            from its own virtual environment, the ``agents_root`` it gets.
         read/write/shell/plan: the scripted tool call for each feature, or
             None when the agent has no such tool; ``na`` gives the reason.
         uses_terminal: the agent runs shell commands through ``terminal/*``.
@@ -89,6 +92,7 @@ class Agent:
     name: str
     entry: str
     args: tuple[str, ...] = ()
+    pypi: bool = False
     read: Callable[[str], Step] | None = None
     write: Callable[[str, str], Step] | None = None
     shell: Callable[[str], Step] | None = None
@@ -109,6 +113,8 @@ class Agent:
         return str(node22(root)) if self.node22 else "node"
 
     def argv(self, root: Path, model: FakeModel | None, *, credentials: bool = True) -> list[str]:
+        if self.pypi:
+            return [str(root / "bin" / self.entry), *self.args]
         argv = [self.node(root), str(root / "node_modules" / self.entry), *self.args]
         if self.name == "qwen" and model is not None and credentials:
             argv += [
@@ -130,6 +136,16 @@ class Agent:
         env = base_env(home)
         if self.name == "claude":
             env["IS_SANDBOX"] = "1"  # Claude Code refuses to run as root otherwise
+        if self.name == "fast-agent":
+            # Its home (sessions, cards) would otherwise go under the workspace.
+            env["FAST_AGENT_HOME"] = str(home / ".fast-agent")
+            env["GENERIC_BASE_URL"] = f"{model.base_url}/v1"
+            if credentials:
+                env["GENERIC_API_KEY"] = "sk-dummy"
+        if self.name == "vibe":
+            env["VIBE_HOME"] = str(home / ".vibe")
+            if credentials:
+                env["FAKE_API_KEY"] = "sk-dummy"
         if self.name == "codex":
             env["CODEX_HOME"] = str(home / ".codex")
             # codex-acp's default mode "agent" (Auto review) sends each command
@@ -162,6 +178,9 @@ class Agent:
         if self.name == "codex":
             (home / ".codex").mkdir(parents=True, exist_ok=True)
             (home / ".codex" / "config.toml").write_text(codex_config(model))
+        if self.name == "vibe":
+            (home / ".vibe").mkdir(parents=True, exist_ok=True)
+            (home / ".vibe" / "config.toml").write_text(vibe_config(model))
         off = {"usageStatisticsEnabled": False, "telemetry": {"enabled": False}}
         # Qwen Code 0.24 ships todo_write disabled ("enable it with the
         # tools.todoWrite.enabled setting"): the plan test enables it, as a user would.
@@ -200,6 +219,35 @@ def codex_config(model: FakeModel | None) -> str:
         'wire_api = "responses"\n'
         "request_max_retries = 0\n"
         "stream_max_retries = 0\n"
+    )
+
+
+def vibe_config(model: FakeModel | None) -> str:
+    """Mistral Vibe's config.toml: the fake model as an OpenAI-style provider.
+
+    ``default_agent = "ask"``: Vibe's default agent, ``accept-edits``, writes files
+    without asking; ``ask`` asks the client before every tool. Telemetry, update
+    checks, OpenTelemetry and connectors are off.
+    """
+    base = model.base_url if model is not None else "http://127.0.0.1:9"
+    return (
+        'active_model = "fake"\n'
+        'default_agent = "ask"\n'
+        "enable_telemetry = false\n"
+        "enable_update_checks = false\n"
+        "enable_auto_update = false\n"
+        "enable_otel = false\n"
+        "enable_connectors = false\n"
+        "[[providers]]\n"
+        'name = "fake"\n'
+        f'api_base = "{base}/v1"\n'
+        'api_key_env_var = "FAKE_API_KEY"\n'
+        'api_style = "openai"\n'
+        'backend = "generic"\n'
+        "[[models]]\n"
+        'name = "fake-model"\n'
+        'provider = "fake"\n'
+        'alias = "fake"\n'
     )
 
 
@@ -269,6 +317,8 @@ GEMINI = Agent(
     na={
         "plan": "Gemini CLI 0.61.0's ACP layer never sends plan updates "
         "(write_todos is not registered in ACP mode)",
+        "command output": "Gemini CLI 0.61.0 ends a run_shell_command call with a "
+        "tool_call_update that has neither content nor rawOutput: no output to show",
     },
 )
 
@@ -327,7 +377,45 @@ CODEX = Agent(
     },
 )
 
-AGENTS: dict[str, Agent] = {a.name: a for a in (SDK, CLAUDE, CODEX, GEMINI, QWEN)}
+VIBE = Agent(
+    name="vibe",
+    entry="vibe-acp",
+    pypi=True,
+    read=lambda p: Tool("read_file", {"path": p}),
+    write=lambda p, c: Tool("write_file", {"path": p, "content": c}),
+    shell=lambda c: Tool("bash", {"command": c}),
+    plan=lambda item: Tool(
+        "todo", {"action": "write", "todos": [{"id": "1", "content": item, "status": "pending"}]}
+    ),
+    own_tools=True,
+    na={
+        "read": "Mistral Vibe 3.0.3 reads files with its own read_file tool, "
+        "never through fs/read_text_file",
+        "jail": "Mistral Vibe 3.0.3 writes with its own tools: only the permission request "
+        "(acphost's policy), not the host's jail, can stop a write outside the workspace",
+        "auth": "Mistral Vibe 3.0.3 offers this client no auth method (authMethods: []); "
+        "the suite's provider takes its key from an environment variable",
+    },
+)
+
+FAST_AGENT = Agent(
+    name="fast-agent",
+    entry="fast-agent",
+    # -x: a shell tool ("execute"), run through the client's terminal/* by default.
+    args=("--no-update-check", "acp", "--model", "generic.fake-model", "-x"),
+    pypi=True,
+    read=lambda p: Tool("read_text_file", {"path": p}),
+    write=lambda p, c: Tool("write_text_file", {"path": p, "content": c}),
+    shell=lambda c: Tool("execute", {"command": c}),
+    uses_terminal=True,
+    na={
+        "auth": "the suite's generic (OpenAI-style) provider takes its key from "
+        "GENERIC_API_KEY; fast-agent 0.10.48 offers only a configure-it-yourself method",
+        "plan": "fast-agent 0.10.48 offers the model no plan tool",
+    },
+)
+
+AGENTS: dict[str, Agent] = {a.name: a for a in (SDK, CLAUDE, CODEX, GEMINI, QWEN, VIBE, FAST_AGENT)}
 
 
 def settings_for(agent: Agent, root: Path, home: Path, model: FakeModel | None) -> dict[str, Any]:
@@ -335,7 +423,7 @@ def settings_for(agent: Agent, root: Path, home: Path, model: FakeModel | None) 
     return {
         "agent_servers": {
             agent.name: {
-                "command": agent.node(root),
+                "command": agent.argv(root, model)[0],
                 "args": agent.argv(root, model)[1:],
                 "env": agent.env(home, model),
             }

@@ -19,12 +19,35 @@ from tests.support.waiting import eventually_sync
 
 
 @pytest.fixture(scope="session")
-def agents_root() -> Path:
-    """The install root of the pinned agents (installing them on first use)."""
+def npm_root() -> Path:
+    """The install root of the pinned npm agents (installing them on first use)."""
     try:
         return install.ensure()
     except install.Unavailable as exc:
         pytest.skip(f"interop agents unavailable: {exc}")
+
+
+@pytest.fixture(scope="session")
+def pypi_roots() -> dict[str, Path | str]:
+    """Each Python agent's virtual environment, or why it is unavailable (installed once)."""
+    out: dict[str, Path | str] = {}
+    for name in install.pypi_agents():
+        try:
+            out[name] = install.ensure_pypi(name)
+        except install.Unavailable as exc:
+            out[name] = str(exc)
+    return out
+
+
+@pytest.fixture
+def agents_root(request, agent) -> Path:
+    """Where this agent is installed: the npm root, or its own virtual environment."""
+    if not agent.pypi:
+        return request.getfixturevalue("npm_root")
+    root = request.getfixturevalue("pypi_roots")[agent.name]
+    if isinstance(root, str):
+        pytest.skip(f"interop agent {agent.name} unavailable: {root}")
+    return root
 
 
 @pytest.fixture(params=sorted(AGENTS))

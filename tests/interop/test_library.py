@@ -195,14 +195,10 @@ async def test_shell_command(agent, agents_root, home, ws, model):
     assert result.stop_reason == "end_turn"
     assert "hello-from-shell" in model.tool_results()
     if agent.uses_terminal:
+        # The command ran in a terminal of ours, and the agent released it.
         methods = frames.methods()
         assert "terminal/create" in methods and "terminal/release" in methods
-        create = next(
-            f for d, f in frames.frames if d == "receive" and f.get("method") == "terminal/create"
-        )
-        # Quirk: a whole shell line, no args, no cwd -> sh -c in the workspace.
-        assert "args" not in create["params"] and "cwd" not in create["params"]
-        assert str(ws) in model.tool_results()
+        assert "hello-from-shell" in frames.answer_to("terminal/output")["output"]
     else:
         # Gemini CLI and Qwen Code run their own shell even when terminals are offered.
         assert "terminal/create" not in frames.methods()
