@@ -152,6 +152,10 @@ async def test_fs_write_allowed(agent, agents_root, home, ws, model):
     if agent.own_tools:  # asked, then wrote the file itself
         assert "session/request_permission" in frames.methods()
         assert "fs/write_text_file" not in frames.methods()
+        # The agent numbers its requests from 0, as we do (codex-acp, claude-agent-acp):
+        # the permission was answered, not mistaken for the answer to one of ours.
+        answer = frames.answer_to("session/request_permission")
+        assert answer["outcome"]["outcome"] == "selected", answer
     else:
         assert "fs/write_text_file" in frames.methods()
 
