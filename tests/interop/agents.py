@@ -85,7 +85,8 @@ class Agent:
         reject_ends_turn: a rejected permission ends the turn (``cancelled``) instead
             of reporting the refusal to the model.
         node22: run with the pinned node 22 (npm's ``node`` package in the install
-            root): the agent's ``engines`` ask for node >= 22.
+            root): the agent's ``engines`` ask for node >= 22 (codex-acp has no
+            ``engines``; it was studied on 22).
 
     """
 
@@ -139,7 +140,6 @@ class Agent:
         if self.name == "fast-agent":
             # Its home (sessions, cards) would otherwise go under the workspace.
             env["FAST_AGENT_HOME"] = str(home / ".fast-agent")
-            env["GENERIC_BASE_URL"] = f"{model.base_url}/v1"
             if credentials:
                 env["GENERIC_API_KEY"] = "sk-dummy"
         if self.name == "vibe":
@@ -162,6 +162,8 @@ class Agent:
             env["ANTHROPIC_BASE_URL"] = model.base_url
             if credentials:
                 env["ANTHROPIC_API_KEY"] = "sk-ant-dummy"
+        elif self.name == "fast-agent":
+            env["GENERIC_BASE_URL"] = f"{model.base_url}/v1"
         elif self.name == "gemini" and credentials:
             # Without a key, a base URL alone counts as a gateway login: drop both.
             env.update(GOOGLE_GEMINI_BASE_URL=model.base_url, GEMINI_API_KEY="dummy")
