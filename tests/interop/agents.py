@@ -8,6 +8,7 @@ model server at 127.0.0.1.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 from tests.interop.fake_model import FakeModel, Step, Tool
 
+MARK = "ACPHOST_INTEROP_RUN"
 # Anything not on loopback goes to a closed port; loopback goes direct.
 _DEAD_PROXY = "http://127.0.0.1:9"
 _CREDENTIALS = (
@@ -50,6 +52,9 @@ def base_env(home: Path) -> dict[str, str]:
         "NO_PROXY": "127.0.0.1,localhost",
         "no_proxy": "127.0.0.1,localhost",
         "npm_config_offline": "true",
+        # Inherited by every process the agent starts: the suite finds any that
+        # outlive the run by it (conftest.survivors).
+        MARK: str(home),
     }
     # Never let a developer's real credentials reach an agent under test.
     env.update(dict.fromkeys(_CREDENTIALS, ""))
@@ -62,7 +67,10 @@ class Agent:
 
     Attributes:
         name: the settings/preset name.
-        entry: the script to run with node, relative to node_modules.
+        entry: the script to run with node, relative to node_modules; for a
+            ``pypi`` agent, the command in its virtual environment's ``bin``.
+        pypi: a Python agent from PyPI (``tests/interop/pypi/<name>.txt``), run
+            from its own virtual environment, the ``agents_root`` it gets.
         read/write/shell/plan: the scripted tool call for each feature, or
             None when the agent has no such tool; ``na`` gives the reason.
         uses_terminal: the agent runs shell commands through ``terminal/*``.
@@ -71,12 +79,21 @@ class Agent:
         auth_needs_terminal: the agent offers its (terminal) login methods only to
             clients that advertise ``clientCapabilities.auth.terminal``.
         missing_file_returns_empty: the preset's compatibility option.
+        na: features the agent does not have, with the reason (the test skips).
+        defects: features where this agent shows a defect of acphost itself, with
+            the defect (the test is a strict xfail until acphost is fixed).
+        reject_ends_turn: a rejected permission ends the turn (``cancelled``) instead
+            of reporting the refusal to the model.
+        node22: run with the pinned node 22 (npm's ``node`` package in the install
+            root): the agent's ``engines`` ask for node >= 22 (codex-acp has no
+            ``engines``; it was studied on 22).
 
     """
 
     name: str
     entry: str
     args: tuple[str, ...] = ()
+    pypi: bool = False
     read: Callable[[str], Step] | None = None
     write: Callable[[str, str], Step] | None = None
     shell: Callable[[str], Step] | None = None
@@ -87,10 +104,19 @@ class Agent:
     read_needs_write: bool = False
     missing_file_returns_empty: bool = False
     scripted: bool = False  # answers without a model (the SDK example)
+    node22: bool = False
+    reject_ends_turn: bool = False
     na: dict[str, str] = field(default_factory=dict)
+    defects: dict[str, str] = field(default_factory=dict)
+
+    def node(self, root: Path) -> str:
+        """The node binary that runs this agent."""
+        return str(node22(root)) if self.node22 else "node"
 
     def argv(self, root: Path, model: FakeModel | None, *, credentials: bool = True) -> list[str]:
-        argv = ["node", str(root / "node_modules" / self.entry), *self.args]
+        if self.pypi:
+            return [str(root / "bin" / self.entry), *self.args]
+        argv = [self.node(root), str(root / "node_modules" / self.entry), *self.args]
         if self.name == "qwen" and model is not None and credentials:
             argv += [
                 "--auth-type",
@@ -111,6 +137,21 @@ class Agent:
         env = base_env(home)
         if self.name == "claude":
             env["IS_SANDBOX"] = "1"  # Claude Code refuses to run as root otherwise
+        if self.name == "fast-agent":
+            # Its home (sessions, cards) would otherwise go under the workspace.
+            env["FAST_AGENT_HOME"] = str(home / ".fast-agent")
+            if credentials:
+                env["GENERIC_API_KEY"] = "sk-dummy"
+        if self.name == "vibe":
+            env["VIBE_HOME"] = str(home / ".vibe")
+            if credentials:
+                env["FAKE_API_KEY"] = "sk-dummy"
+        if self.name == "codex":
+            env["CODEX_HOME"] = str(home / ".codex")
+            # codex-acp's default mode "agent" (Auto review) sends each command
+            # that asks for escalation to a "guardian" model call instead of the
+            # client; read-only asks the client (session/request_permission).
+            env["INITIAL_AGENT_MODE"] = "read-only"
         if model is None:
             return env
         # The fake server is also the proxy: it refuses (and records) any other host.
@@ -121,25 +162,95 @@ class Agent:
             env["ANTHROPIC_BASE_URL"] = model.base_url
             if credentials:
                 env["ANTHROPIC_API_KEY"] = "sk-ant-dummy"
+        elif self.name == "fast-agent":
+            env["GENERIC_BASE_URL"] = f"{model.base_url}/v1"
         elif self.name == "gemini" and credentials:
             # Without a key, a base URL alone counts as a gateway login: drop both.
             env.update(GOOGLE_GEMINI_BASE_URL=model.base_url, GEMINI_API_KEY="dummy")
         return env
 
-    def prepare_home(self, home: Path) -> None:
+    def prepare_home(self, home: Path, model: FakeModel | None = None) -> None:
         """Settings files that switch off what env vars cannot (usage statistics).
 
         Claude Code starts in its `auto` mode (no permission requests) unless
         ``permissions.defaultMode`` says otherwise: the tests want the host asked.
+        Qwen Code 0.24 has todo_write off unless its settings enable it.
+        Codex reads its model provider from ``$CODEX_HOME/config.toml`` only.
         """
+        if self.name == "codex":
+            (home / ".codex").mkdir(parents=True, exist_ok=True)
+            (home / ".codex" / "config.toml").write_text(codex_config(model))
+        if self.name == "vibe":
+            (home / ".vibe").mkdir(parents=True, exist_ok=True)
+            (home / ".vibe" / "config.toml").write_text(vibe_config(model))
         off = {"usageStatisticsEnabled": False, "telemetry": {"enabled": False}}
-        for d in (".gemini", ".qwen"):
+        # Qwen Code 0.24 ships todo_write disabled ("enable it with the
+        # tools.todoWrite.enabled setting"): the plan test enables it, as a user would.
+        extra = {".gemini": {}, ".qwen": {"tools": {"todoWrite": {"enabled": True}}}}
+        for d, more in extra.items():
             (home / d).mkdir(parents=True, exist_ok=True)
-            (home / d / "settings.json").write_text(json.dumps({"privacy": off, **off}))
+            (home / d / "settings.json").write_text(json.dumps({"privacy": off, **off, **more}))
         (home / ".claude").mkdir(parents=True, exist_ok=True)
         (home / ".claude" / "settings.json").write_text(
             json.dumps({"permissions": {"defaultMode": "default"}})
         )
+
+
+def node22(root: Path) -> Path:
+    """The node 22 binary of npm's ``node`` package, pinned in packages.txt."""
+    return root / "node_modules" / "node" / "bin" / "node"
+
+
+def codex_config(model: FakeModel | None) -> str:
+    """Codex's config.toml: the fake model as a custom provider.
+
+    A custom provider without ``env_key`` needs no login. The approval policy
+    comes from codex-acp's mode (``INITIAL_AGENT_MODE``), not from here; note
+    that Codex 0.166 refuses ``approval_policy = "untrusted"`` (its app-server
+    exits at start). Its update check and analytics are off.
+    """
+    base = model.base_url if model is not None else "http://127.0.0.1:9"
+    return (
+        'model = "gpt-5.3-codex"\n'
+        'model_provider = "fake"\n'
+        "check_for_update_on_startup = false\n"
+        "[analytics]\nenabled = false\n"
+        "[model_providers.fake]\n"
+        'name = "fake"\n'
+        f'base_url = "{base}/v1"\n'
+        'wire_api = "responses"\n'
+        "request_max_retries = 0\n"
+        "stream_max_retries = 0\n"
+    )
+
+
+def vibe_config(model: FakeModel | None) -> str:
+    """Mistral Vibe's config.toml: the fake model as an OpenAI-style provider.
+
+    ``default_agent = "ask"``: Vibe's default agent, ``accept-edits``, writes files
+    without asking; ``ask`` asks the client before every tool. Telemetry, update
+    checks, OpenTelemetry and connectors are off.
+    """
+    base = model.base_url if model is not None else "http://127.0.0.1:9"
+    return (
+        'active_model = "fake"\n'
+        'default_agent = "ask"\n'
+        "enable_telemetry = false\n"
+        "enable_update_checks = false\n"
+        "enable_auto_update = false\n"
+        "enable_otel = false\n"
+        "enable_connectors = false\n"
+        "[[providers]]\n"
+        'name = "fake"\n'
+        f'api_base = "{base}/v1"\n'
+        'api_key_env_var = "FAKE_API_KEY"\n'
+        'api_style = "openai"\n'
+        'backend = "generic"\n'
+        "[[models]]\n"
+        'name = "fake-model"\n'
+        'provider = "fake"\n'
+        'alias = "fake"\n'
+    )
 
 
 def _todos_claude(item: str) -> Step:
@@ -174,6 +285,7 @@ CLAUDE = Agent(
     # Claude Code's Bash tool needs a numeric timeout (ms).
     shell=lambda c: Tool("Bash", {"command": c, "timeout": 20000}),
     plan=_todos_claude,
+    node22=True,
     own_tools=True,
     auth_needs_terminal=True,
     na={
@@ -207,20 +319,105 @@ GEMINI = Agent(
     na={
         "plan": "Gemini CLI 0.61.0's ACP layer never sends plan updates "
         "(write_todos is not registered in ACP mode)",
+        "command output": "Gemini CLI 0.61.0 ends a run_shell_command call with a "
+        "tool_call_update that has neither content nor rawOutput: no output to show",
     },
 )
 
 QWEN = Agent(
     name="qwen",
     entry="@qwen-code/qwen-code/cli.js",
-    args=("--acp",),
+    # Qwen Code 0.24 starts in its "auto" mode: an LLM classifier call approves
+    # each tool use (against the fake model it approved writes without asking the
+    # client). "default" asks the client, offline and deterministically.
+    args=("--acp", "--approval-mode", "default"),
     read=lambda p: Tool("read_file", {"file_path": p}),
     write=lambda p, c: Tool("write_file", {"file_path": p, "content": c}),
     shell=lambda c: Tool("run_shell_command", {"command": c}),
     plan=_todos_qwen,
+    node22=True,
 )
 
-AGENTS: dict[str, Agent] = {a.name: a for a in (SDK, CLAUDE, GEMINI, QWEN)}
+
+def _escalated(command: str) -> Step:
+    """Codex's ``exec_command`` asking out of the read-only sandbox: the client is asked.
+
+    A command without ``require_escalated`` runs in the sandbox without asking.
+    """
+    return Tool(
+        "exec_command",
+        {
+            "cmd": command,
+            "sandbox_permissions": "require_escalated",
+            "justification": "the test needs it",
+        },
+    )
+
+
+CODEX = Agent(
+    name="codex",
+    entry="@agentclientprotocol/codex-acp/dist/index.js",
+    # Codex 0.166 offers the model no file tool for an unknown model (no
+    # apply_patch): it writes with its shell, escalated, so the client is asked.
+    write=lambda p, c: _escalated(f"printf %s {shlex.quote(c)} > {shlex.quote(p)}"),
+    shell=_escalated,
+    own_tools=True,
+    node22=True,
+    # Its only reject option, "No, and tell Codex what to do differently", stops the turn.
+    reject_ends_turn=True,
+    na={
+        "auth": "the suite runs Codex against a custom model provider, which needs no login",
+        "read": "codex-acp 2.6.0 reads files with its own shell, never through fs/read_text_file",
+        "plan": "Codex 0.166 offers the model no plan tool here (no update_plan in its tools)",
+        "jail": "codex-acp 2.6.0 writes with its own shell: only the permission request "
+        "(acphost's policy), not the host's jail, can stop a write outside the workspace",
+    },
+    defects={
+        "terminal output": "acphost defect: codex-acp sends a command's output and exit "
+        "status only in tool_call_update._meta.terminal_output_delta / _meta.terminal_exit, "
+        "for a terminalId the client never created; acphost shows that terminal empty",
+    },
+)
+
+VIBE = Agent(
+    name="vibe",
+    entry="vibe-acp",
+    pypi=True,
+    read=lambda p: Tool("read_file", {"path": p}),
+    write=lambda p, c: Tool("write_file", {"path": p, "content": c}),
+    shell=lambda c: Tool("bash", {"command": c}),
+    plan=lambda item: Tool(
+        "todo", {"action": "write", "todos": [{"id": "1", "content": item, "status": "pending"}]}
+    ),
+    own_tools=True,
+    na={
+        "read": "Mistral Vibe 3.0.3 reads files with its own read_file tool, "
+        "never through fs/read_text_file",
+        "jail": "Mistral Vibe 3.0.3 writes with its own tools: only the permission request "
+        "(acphost's policy), not the host's jail, can stop a write outside the workspace",
+        "auth": "Mistral Vibe 3.0.3 offers this client no auth method (authMethods: []); "
+        "the suite's provider takes its key from an environment variable",
+    },
+)
+
+FAST_AGENT = Agent(
+    name="fast-agent",
+    entry="fast-agent",
+    # -x: a shell tool ("execute"), run through the client's terminal/* by default.
+    args=("--no-update-check", "acp", "--model", "generic.fake-model", "-x"),
+    pypi=True,
+    read=lambda p: Tool("read_text_file", {"path": p}),
+    write=lambda p, c: Tool("write_text_file", {"path": p, "content": c}),
+    shell=lambda c: Tool("execute", {"command": c}),
+    uses_terminal=True,
+    na={
+        "auth": "the suite's generic (OpenAI-style) provider takes its key from "
+        "GENERIC_API_KEY; fast-agent 0.10.48 offers only a configure-it-yourself method",
+        "plan": "fast-agent 0.10.48 offers the model no plan tool",
+    },
+)
+
+AGENTS: dict[str, Agent] = {a.name: a for a in (SDK, CLAUDE, CODEX, GEMINI, QWEN, VIBE, FAST_AGENT)}
 
 
 def settings_for(agent: Agent, root: Path, home: Path, model: FakeModel | None) -> dict[str, Any]:
@@ -228,7 +425,7 @@ def settings_for(agent: Agent, root: Path, home: Path, model: FakeModel | None) 
     return {
         "agent_servers": {
             agent.name: {
-                "command": "node",
+                "command": agent.argv(root, model)[0],
                 "args": agent.argv(root, model)[1:],
                 "env": agent.env(home, model),
             }

@@ -14,7 +14,13 @@ It speaks, streamed:
   built from the request's response schema, so the CLI's router and
   next-speaker checks parse it) and ``…:countTokens``;
 - OpenAI Chat Completions: ``/v1/chat/completions`` (streamed deltas with
-  ``tool_calls``, or one JSON object when ``stream`` is false).
+  ``tool_calls``, or one JSON object when ``stream`` is false);
+- the OpenAI Responses API as Codex uses it: ``/v1/responses`` (SSE
+  ``response.created``, ``response.output_item.added/done`` with a ``message``
+  or a ``function_call`` item, ``response.output_text.delta``,
+  ``response.completed`` with ``usage``). A tool that the request offers only
+  inside a ``namespace`` tool (Codex's ``multi_agent_v1``) is called with that
+  ``namespace`` on the ``function_call``, as the API requires.
 
 A script is a list of steps, one per model call of the *main* conversation:
 ``Tool(name, args)`` asks the agent to call a tool, ``Text(text)`` answers.
@@ -43,6 +49,7 @@ class Tool:
 
     name: str
     args: dict[str, Any]
+    namespace: str | None = None  # Responses API: the namespace tool offering it
 
 
 @dataclass(frozen=True)
@@ -152,7 +159,28 @@ def _tool_results(api: str, body: Any) -> list[str]:
             found += [json.dumps(p) for p in msg.get("parts", []) if "functionResponse" in p]
     elif api == "openai":
         found += [json.dumps(m) for m in body.get("messages", []) if m.get("role") == "tool"]
+    elif api == "responses":
+        found += [
+            json.dumps(item)
+            for item in body.get("input", [])
+            if isinstance(item, dict) and str(item.get("type", "")).endswith("call_output")
+        ]
     return found
+
+
+def _namespace_of(name: str, tools: Any) -> str | None:
+    """The ``namespace`` tool that offers ``name``, when no top-level tool does."""
+    if not isinstance(tools, list):
+        return None
+    top = {t.get("name") for t in tools if isinstance(t, dict) and t.get("type") != "namespace"}
+    if name in top:
+        return None
+    for t in tools:
+        if isinstance(t, dict) and t.get("type") == "namespace":
+            inner = t.get("tools") or []
+            if any(isinstance(x, dict) and x.get("name") == name for x in inner):
+                return str(t.get("name"))
+    return None
 
 
 # -- JSON mode: an answer that fits the schema ---------------------------------------------
@@ -261,6 +289,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json({"input_tokens": 42})
             elif path.endswith("/messages"):
                 self._anthropic(path, body)
+            elif path.endswith("/responses"):
+                self._responses(path, body)
             elif path.endswith("/chat/completions"):
                 self._openai(path, body)
             elif ":streamGenerateContent" in path:
@@ -476,3 +506,77 @@ class _Handler(BaseHTTPRequestHandler):
             self._sse(chunk({}, "stop"))
         self._sse({**chunk({}, None), "choices": [], "usage": usage})
         self._sse("[DONE]")
+
+    # -- OpenAI Responses (Codex) -----------------------------------------------------
+
+    def _responses(self, path: str, body: dict[str, Any]) -> None:
+        main = bool(body.get("tools"))
+        self.fake.record("responses", path, body, main)
+        step: Step = (
+            self.fake.step(len(_tool_results("responses", body)))
+            if main
+            else Text(self.fake.side_text)
+        )
+        stamp = int(time.time() * 1e6)
+        response: dict[str, Any] = {
+            "id": f"resp_{stamp}",
+            "object": "response",
+            "created_at": int(time.time()),
+            "status": "in_progress",
+            "model": body.get("model", "fake"),
+            "output": [],
+        }
+        usage = {
+            "input_tokens": 10,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 5,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": 15,
+        }
+        self._sse_start()
+        self._sse({"type": "response.created", "response": response}, "response.created")
+        item: dict[str, Any]
+        if isinstance(step, Tool):
+            item = {
+                "type": "function_call",
+                "id": f"fc_{stamp}",
+                "call_id": f"call_{stamp}",
+                "name": step.name,
+                "arguments": json.dumps(step.args),
+                "status": "completed",
+            }
+            namespace = step.namespace or _namespace_of(step.name, body.get("tools"))
+            if namespace is not None:
+                item["namespace"] = namespace
+            added = {**item, "arguments": "", "status": "in_progress"}
+            self._sse(
+                {"type": "response.output_item.added", "output_index": 0, "item": added},
+                "response.output_item.added",
+            )
+        else:
+            item = {"type": "message", "id": f"msg_{stamp}", "role": "assistant"}
+            added = {**item, "status": "in_progress", "content": []}
+            self._sse(
+                {"type": "response.output_item.added", "output_index": 0, "item": added},
+                "response.output_item.added",
+            )
+            for piece in step.pieces():
+                if main:
+                    self.fake.streaming.set()
+                delta = {
+                    "type": "response.output_text.delta",
+                    "item_id": item["id"],
+                    "output_index": 0,
+                    "content_index": 0,
+                    "delta": piece,
+                }
+                self._sse(delta, "response.output_text.delta")
+                time.sleep(step.delay)
+            text = {"type": "output_text", "text": step.text, "annotations": []}
+            item = {**item, "status": "completed", "content": [text]}
+        self._sse(
+            {"type": "response.output_item.done", "output_index": 0, "item": item},
+            "response.output_item.done",
+        )
+        done = {**response, "status": "completed", "output": [item], "usage": usage}
+        self._sse({"type": "response.completed", "response": done}, "response.completed")

@@ -126,10 +126,10 @@ class Probe:
 def probe(agent: Agent, root: Path) -> dict[str, Any]:
     """Run the two turns; return what the agent sent."""
     home = Path(tempfile.mkdtemp(prefix="probe-home-"))
-    agent.prepare_home(home)
     ws = Path(os.path.realpath(tempfile.mkdtemp(prefix="probe-ws-")))
     script = [agent.write(str(ws / "out.txt"), "hi\n")] if agent.write else []
     with FakeModel(script=[*script, Text("Done.")], side_text="A short summary.") as model:
+        agent.prepare_home(home, model)  # Codex and Vibe name the model's port there
         fake = None if agent.scripted else model
         p = Probe(agent.argv(root, fake), agent.env(home, fake), ws)
         try:
@@ -163,9 +163,11 @@ def main() -> int:
     """Probe every pinned agent and print what it sent."""
     root = install.ensure(log=print).resolve()
     for name in sorted(AGENTS):
+        agent = AGENTS[name]
         try:
-            seen = probe(AGENTS[name], root)
-        except (RuntimeError, queue.Empty, AssertionError) as exc:
+            here = install.ensure_pypi(name, log=print) if agent.pypi else root
+            seen = probe(agent, here)
+        except (RuntimeError, queue.Empty, AssertionError, install.Unavailable) as exc:
             print(f"{name}: probe failed: {exc!r}")
             continue
         print(f"{name}: {json.dumps(seen)[:1500]}")

@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from tests.interop.agents import settings_for
-from tests.interop.conftest import na
+from tests.interop.conftest import assert_no_survivors, na
 from tests.interop.fake_model import Text
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(150)]
@@ -76,6 +76,7 @@ def test_text_turn(agent, agents_root, home, ws, model):
     assert stop_reason(lines) == "end_turn"
     if not agent.scripted:
         assert "Hello from the fake model." in r.stdout
+    assert_no_survivors(home)  # the command has exited: nothing of the agent's is left
 
 
 def test_fs_read(agent, agents_root, home, ws, model):

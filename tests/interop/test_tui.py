@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from textual.widgets import Collapsible, Static
 
 from acphost.config import AgentSpec
 from acphost.tui import AcpApp
 from acphost.tui._permission import PermissionScreen
-from acphost.tui._toolcard import ToolCard
-from tests.interop.conftest import na
+from acphost.tui._toolcard import TerminalView, ToolCard
+from tests.interop.conftest import known_defect, na
 from tests.interop.fake_model import Text
 from tests.tui.conftest import SIZE, answer, ready, transcript_source, wait_for
 
@@ -82,3 +83,40 @@ async def test_tool_call_card_for_a_read(agent, agents_root, home, ws, model):
         cards = list(view.transcript.query(ToolCard))
         assert cards and any(c.call.status == "completed" for c in cards)
         assert "I read it." in transcript_source(app)
+
+
+def shown(card: ToolCard) -> str:
+    """What a tool card shows of the call's result: its content and terminals.
+
+    Left out: the header (it carries the title, often the command itself) and the
+    collapsed raw input.
+    """
+    out: list[str] = []
+    for widget in card.walk_children():
+        inside = widget.ancestors[: widget.ancestors.index(card)]
+        if any(isinstance(a, Collapsible) for a in inside):
+            continue  # the raw input, collapsed
+        if isinstance(widget, TerminalView):
+            out.extend(widget.lines)
+        elif isinstance(widget, Static):
+            out.append(str(widget.visual))
+    return "\n".join(out[1:])  # out[0] is the header line
+
+
+async def test_command_output_in_the_tool_card(request, agent, agents_root, home, ws, model):
+    na(agent, "terminal")
+    na(agent, "command output")
+    if agent.shell is None:
+        pytest.skip(f"not applicable: {agent.name} runs no commands")
+    known_defect(request, agent, "terminal output")
+    # The output differs from the command's text, which the card's title shows.
+    model.script = [agent.shell("printf 'shown-%s\\n' 42"), Text("Ran it.")]
+    app = app_for(agent, agents_root, home, ws, model)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await finish_turn(pilot, "run it")
+        assert "shown-42" in model.tool_results()  # it ran, and the model saw its output
+        view = app.active_view
+        cards = [c for c in view.transcript.query(ToolCard) if c.call.kind == "execute"]
+        assert cards, "the command has a card"
+        assert any("shown-42" in shown(c) for c in cards), [shown(c) for c in cards]
