@@ -268,11 +268,8 @@ async def test_a_record_that_fails_to_close_still_ends_the_agent(workspace):
             raise OSError("the history store went away")
 
     class Recorder:
-        def open_session(self, *args: object) -> Recording:
+        def open_session(self, *args: object, **kwargs: object) -> Recording:
             return Recording()
-
-        def tap(self, direction: str, line: bytes) -> None:
-            pass
 
     run = open_run(options(workspace, recorder=Recorder()))
     with pytest.raises(OSError):

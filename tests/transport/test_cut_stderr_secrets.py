@@ -16,6 +16,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from acphost.safetext import CUT
 from tests.cli.runner import run
 
@@ -78,6 +80,7 @@ def test_the_crash_report_and_the_history_show_no_piece_of_the_value(tmp_path):
     assert pieces_of(history) == set()
 
 
+@pytest.mark.timeout(180)  # a whole batch: workspace copy, agent, report
 def test_the_batch_report_shows_no_piece_of_the_value(tmp_path):
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -87,7 +90,6 @@ def test_the_batch_report_shows_no_piece_of_the_value(tmp_path):
         ["batch", "--settings", str(settings(tmp_path)), "-a", "cut", "-p", "go",
          "--workspace", str(workspace), "--out", str(out)],
         cwd=tmp_path,
-        timeout=120,
     )  # fmt: skip
     files = [p for p in out.rglob("*") if p.is_file()]
     assert {p.name for p in files} >= {"result.json", "report.md"}, (r.stderr, files)
