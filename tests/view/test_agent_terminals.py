@@ -17,7 +17,6 @@ from typing import Any
 
 from acphost import schema as s
 from acphost.client import AcpClient, SessionState
-from acphost.host import DEFAULT_OUTPUT_BYTE_LIMIT
 from acphost.view import Terminal, Viewer
 from tests.view.codex_terminal import command_run, delta, exit_, meta_update, start
 
@@ -145,6 +144,8 @@ def test_an_id_of_another_call_or_of_no_terminal_changes_nothing():
 
 
 def test_output_is_bounded_like_the_host_terminals_tail_kept():
+    from acphost.host import DEFAULT_OUTPUT_BYTE_LIMIT
+
     huge = "a" * DEFAULT_OUTPUT_BYTE_LIMIT + "é" * 10 + "end\n"
     state, pieces = view_all([start(), delta("call_1", "head\n"), delta("call_1", huge)])
     terminal = state.tool_calls["call_1"].terminals["call_1"]
