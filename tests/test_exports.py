@@ -18,6 +18,8 @@ PINNED = {
         "UpdatesReceived",
         # The turn lifecycle's states.
         "TurnState",
+        # Terminals the agent runs itself, reported in tool call _meta.
+        "AgentTerminal", "TerminalReport", "terminal_report",
     ],
     "acphost.content": [
         "Mention", "PromptInput", "audio", "embedded_resource", "find_mentions", "image",

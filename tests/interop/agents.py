@@ -372,11 +372,6 @@ CODEX = Agent(
         "jail": "codex-acp 2.6.0 writes with its own shell: only the permission request "
         "(acphost's policy), not the host's jail, can stop a write outside the workspace",
     },
-    defects={
-        "terminal output": "acphost defect: codex-acp sends a command's output and exit "
-        "status only in tool_call_update._meta.terminal_output_delta / _meta.terminal_exit, "
-        "for a terminalId the client never created; acphost shows that terminal empty",
-    },
 )
 
 VIBE = Agent(

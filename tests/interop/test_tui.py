@@ -8,7 +8,7 @@ from textual.widgets import Collapsible, Static
 from acphost.config import AgentSpec
 from acphost.tui import AcpApp
 from acphost.tui._permission import PermissionScreen
-from acphost.tui._toolcard import TerminalView, ToolCard
+from acphost.tui._toolcard import ReportedTerminalView, TerminalView, ToolCard
 from tests.interop.conftest import known_defect, na
 from tests.interop.fake_model import Text
 from tests.tui.conftest import SIZE, answer, ready, transcript_source, wait_for
@@ -96,7 +96,7 @@ def shown(card: ToolCard) -> str:
         inside = widget.ancestors[: widget.ancestors.index(card)]
         if any(isinstance(a, Collapsible) for a in inside):
             continue  # the raw input, collapsed
-        if isinstance(widget, TerminalView):
+        if isinstance(widget, (TerminalView, ReportedTerminalView)):
             out.extend(widget.lines)
         elif isinstance(widget, Static):
             out.append(str(widget.visual))

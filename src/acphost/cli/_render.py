@@ -4,7 +4,7 @@ Rendering is kept apart from data (after rich and Textual): the
 renderers read typed updates and the session state, never frames.
 
 What an update shows is decided once, in :func:`describe`, as tagged
-:class:`Line` items (``[plan]``, ``[tool]``, ``[diff]``, and for stderr
+:class:`Line` items (``[plan]``, ``[tool]``, ``[diff]``, ``[output]``, and for stderr
 ``[notice]`` and ``[compaction]``);
 :class:`PlainRenderer` writes them as text, the terminal renderer
 (``_live.RichRenderer``) styles the same lines. A new kind of update is one
@@ -205,6 +205,22 @@ def _card_line(card: v.ToolCard, edge: Edge) -> Line:
     return Line(text, colour)
 
 
+def _reported_output(piece: v.Terminal, edge: Edge) -> list[Line]:
+    """``[output] exit code N``, then the output's lines: a terminal the agent ran itself.
+
+    Printed once, when the agent reports the exit (its output arrives in
+    pieces that need not end on a line), after the tool line of that update.
+    """
+    head = f"[output] {edge.field(piece.exit_text)}"
+    if piece.truncated:
+        head += ", earlier output dropped"
+    text = piece.output[:-1] if piece.output.endswith("\n") else piece.output
+    lines = [Line(head, "dim")]
+    if text:
+        lines.extend(Line(edge.text(line)) for line in text.split("\n"))
+    return lines
+
+
 def lines_of(piece: v.Piece, edge: Edge) -> list[Line]:
     """The lines one piece shows (message text and thoughts stream instead: none).
 
@@ -228,7 +244,9 @@ def lines_of(piece: v.Piece, edge: Edge) -> list[Line]:
         return [notice_line(piece.severity, piece.text, edge)]
     if isinstance(piece, v.Compaction):
         return [compaction_line(piece.status, edge, piece.error)] if piece.changed else []
-    # Usage, settings, terminals and unknown kinds are not part of the text.
+    if isinstance(piece, v.Terminal):
+        return _reported_output(piece, edge) if piece.ended else []
+    # Usage, settings, the host's terminals and unknown kinds are not part of the text.
     # The agent's slash commands are session state, not part of the answer: an
     # available_commands_update may arrive before the turn or during it, as the
     # agent's timing goes, so printing it would make the same run's output differ

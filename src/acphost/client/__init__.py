@@ -17,6 +17,7 @@ TYPE_CHECKING = False
 __all__ = [
     "USE_DEFAULT",
     "AcpClient",
+    "AgentTerminal",
     "Budget",
     "BudgetExceeded",
     "ClientContext",
@@ -37,6 +38,7 @@ __all__ = [
     "SessionOpened",
     "SessionState",
     "TerminalExited",
+    "TerminalReport",
     "TerminalStarted",
     "ToolCallState",
     "Turn",
@@ -50,6 +52,7 @@ __all__ = [
     "auth_method_id",
     "option_id",
     "option_values",
+    "terminal_report",
 ]
 
 # Each name loads its own module on first use: the command line's run needs
@@ -83,10 +86,13 @@ _LAZY = {
     "option_values": "._options",
     "Session": "._session",
     "UpdateListener": "._session",
+    "AgentTerminal": "._state",
     "Compaction": "._state",
     "Message": "._state",
     "SessionState": "._state",
+    "TerminalReport": "._state",
     "ToolCallState": "._state",
+    "terminal_report": "._state",
     "Turn": "._turn",
     "TurnResult": "._turn",
     "TurnState": "._turn",
@@ -120,7 +126,15 @@ if TYPE_CHECKING:
         option_values,
     )
     from ._session import Session, UpdateListener
-    from ._state import Compaction, Message, SessionState, ToolCallState
+    from ._state import (
+        AgentTerminal,
+        Compaction,
+        Message,
+        SessionState,
+        TerminalReport,
+        ToolCallState,
+        terminal_report,
+    )
     from ._turn import Turn, TurnResult, TurnState
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -6,6 +6,7 @@ from ._config import ElicitationHandler, HostConfig
 from ._forms import FormField, check_form, form_fields, parse_field
 from ._fs import DEFAULT_MAX_READ_BYTES, Authorizer, FileSystemProvider
 from ._jail import Workspace, resolve_path
+from ._output import DEFAULT_OUTPUT_BYTE_LIMIT, OutputBuffer
 from ._params import check_terminal_params
 from ._permissions import PermissionBroker, PermissionOutcome
 from ._policy import (
@@ -37,6 +38,7 @@ from ._terminals import (
 
 __all__ = [
     "DEFAULT_MAX_READ_BYTES",
+    "DEFAULT_OUTPUT_BYTE_LIMIT",
     "READ_ONLY_TOOL_KINDS",
     "AllowAll",
     "AllowReads",
@@ -51,6 +53,7 @@ __all__ = [
     "HostConfig",
     "Interactive",
     "InteractiveCallback",
+    "OutputBuffer",
     "PermissionBroker",
     "PermissionOption",
     "PermissionOutcome",

@@ -9,7 +9,11 @@ slightly less than the specified limit."
 
 from __future__ import annotations
 
-__all__ = ["OutputBuffer"]
+__all__ = ["DEFAULT_OUTPUT_BYTE_LIMIT", "OutputBuffer"]
+
+#: The most output bytes kept of one terminal when nobody asks for less: the
+#: host's own terminals, and the terminals an agent runs itself and reports.
+DEFAULT_OUTPUT_BYTE_LIMIT = 1_000_000
 
 
 def _is_continuation(byte: int) -> bool:
@@ -69,6 +73,10 @@ class OutputBuffer:
 
     def __len__(self) -> int:
         return len(self._data)
+
+    def tail(self, size: int) -> bytes:
+        """The last ``size`` retained bytes (all of them when fewer are kept)."""
+        return bytes(self._data[-size:]) if size > 0 else b""
 
     def text(self, *, final: bool) -> str:
         """Decode the retained output.

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from ..errors import InternalError, InvalidParams, RequestError, UsageError
 from ._jail import Workspace, _shown, resolve_path
-from ._output import OutputBuffer
+from ._output import DEFAULT_OUTPUT_BYTE_LIMIT, OutputBuffer
 
 __all__ = [
     "ExitStatus",
@@ -225,7 +225,7 @@ class TerminalManager:
         *,
         max_per_session: int = 16,
         allow_cwd_outside_workspace: bool = False,
-        default_output_byte_limit: int = 1_000_000,
+        default_output_byte_limit: int = DEFAULT_OUTPUT_BYTE_LIMIT,
         kill_grace: float = 1.0,
         on_event: Callable[[TerminalEvent], None] | None = None,
     ) -> None:

@@ -10,6 +10,7 @@ for a card no longer on screen is ignored.
 from __future__ import annotations
 
 import json
+import shlex
 from typing import Any
 
 from rich.text import Text
@@ -19,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Log, Static
 
 from .. import schema as s
-from ..client import ToolCallState
+from ..client import AgentTerminal, ToolCallState
 from ..view import block_text
 from ._blocks import MediaCard, is_card
 from ._diff import diff_lines, render_diff, unified_diff
@@ -27,7 +28,14 @@ from ._model import location_text
 from ._safe import InertCollapsible, agent_line, agent_text, sanitize
 from ._terminals import TerminalBuffers
 
-__all__ = ["DiffView", "TerminalView", "ToolCard", "status_of", "unified_diff"]
+__all__ = [
+    "DiffView",
+    "ReportedTerminalView",
+    "TerminalView",
+    "ToolCard",
+    "status_of",
+    "unified_diff",
+]
 
 #: Seconds between two redraws of a card at most once per (60 Hz) frame.
 FRAME = 1 / 60
@@ -84,24 +92,18 @@ class TerminalOutput(Log):
     """
 
 
-class TerminalView(Vertical):
-    """A terminal the agent created: its command, then its output, then how it ended.
-
-    The command has its own line, the output sits below it flush left; the
-    buffer is replayed first, then followed live.
-    """
+class TerminalLook(Vertical):
+    """How a terminal is drawn: its command, then its output, then how it ended."""
 
     DEFAULT_CSS = """
-    TerminalView { height: auto; padding: 0; margin: 0; }
-    TerminalView .term-command { text-style: bold; }
-    TerminalView .term-exit { color: $text-muted; }
+    TerminalLook { height: auto; padding: 0; margin: 0; }
+    TerminalLook .term-command { text-style: bold; }
+    TerminalLook .term-exit { color: $text-muted; }
     """
 
-    def __init__(self, terminals: TerminalBuffers, terminal_id: str, **kwargs: Any) -> None:
+    def __init__(self, terminal_id: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.terminals = terminals
         self.terminal_id = terminal_id
-        self._unwatch: Any = None
         self.output = TerminalOutput(highlight=False, auto_scroll=True)
 
     @property
@@ -109,14 +111,37 @@ class TerminalView(Vertical):
         """The output's lines so far."""
         return list(self.output.lines)
 
+    def command_text(self) -> str:
+        """The command shown after ``$``."""
+        return self.terminal_id
+
     def compose(self) -> ComposeResult:
         """Command, output, exit line."""
-        buf = self.terminals.get(self.terminal_id)
         command = Text("$ ", style="dim")
-        command.append_text(agent_line(buf.command or self.terminal_id))
+        command.append_text(agent_line(self.command_text() or self.terminal_id))
         yield Static(command, classes="term-command")
         yield self.output
         yield Static(classes="term-exit")
+
+    def show_exit(self, exit_text: str | None) -> None:
+        """Show how it ended (nothing while it runs)."""
+        exit_line = self.query_one(".term-exit", Static)
+        exit_line.display = exit_text is not None
+        if exit_text is not None:
+            exit_line.update(Text(f"[{exit_text}]"))
+
+
+class TerminalView(TerminalLook):
+    """A terminal the host created for the agent: its buffer replayed, then followed live."""
+
+    def __init__(self, terminals: TerminalBuffers, terminal_id: str, **kwargs: Any) -> None:
+        super().__init__(terminal_id, **kwargs)
+        self.terminals = terminals
+        self._unwatch: Any = None
+
+    def command_text(self) -> str:
+        """The command the host ran."""
+        return self.terminals.get(self.terminal_id).command
 
     def on_mount(self) -> None:
         """Replay what was printed so far, then follow new output."""
@@ -124,7 +149,7 @@ class TerminalView(Vertical):
         self.output.display = bool(buf.text)
         if buf.text:
             self.output.write(sanitize(buf.text))
-        self._show_exit()
+        self.show_exit(buf.exit_text)
         self._unwatch = self.terminals.watch(self.terminal_id, self._on_output)
 
     def on_unmount(self) -> None:
@@ -132,19 +157,66 @@ class TerminalView(Vertical):
         if self._unwatch is not None:
             self._unwatch()
 
-    def _show_exit(self) -> None:
-        buf = self.terminals.get(self.terminal_id)
-        exit_line = self.query_one(".term-exit", Static)
-        exit_line.display = buf.exit_text is not None
-        if buf.exit_text is not None:
-            exit_line.update(Text(f"[{buf.exit_text}]"))
-
     def _on_output(self, text: str) -> None:
         if text:
             self.output.display = True
             self.output.write(sanitize(text))
         else:
-            self._show_exit()
+            self.show_exit(self.terminals.get(self.terminal_id).exit_text)
+
+
+class ReportedTerminalView(TerminalLook):
+    """A terminal the agent ran itself, drawn as the host's own terminals are, read-only.
+
+    Its output and exit come only in the tool call's ``_meta``; the session
+    state keeps them (:class:`~acphost.client.AgentTerminal`) and the card
+    calls :meth:`sync` when it re-reads the call, so a flood of deltas costs
+    one write per frame.
+    """
+
+    def __init__(self, terminal: AgentTerminal, command: str, **kwargs: Any) -> None:
+        super().__init__(terminal.terminal_id, **kwargs)
+        self.terminal = terminal
+        self.command = command
+        self._mark = -1  # nothing shown yet: the first sync writes the whole output
+        self._ready = False
+
+    def command_text(self) -> str:
+        """The command, as the call's raw input names it."""
+        return self.command
+
+    def on_mount(self) -> None:
+        """Show what was reported so far."""
+        self._ready = True
+        self.sync()
+
+    def sync(self) -> None:
+        """Write the output reported since the last sync, and the exit once it came."""
+        if not self._ready:
+            return  # on_mount syncs
+        run = self.terminal
+        new = run.since(self._mark) if self._mark >= 0 else None
+        if new is None:  # the first time, or older output was dropped meanwhile
+            self.output.clear()
+            new = run.output
+            if run.truncated:
+                self.output.write_line("[earlier output dropped]")
+        self._mark = run.written
+        if new:
+            self.output.write(sanitize(new))
+        self.output.display = bool(self.output.line_count)
+        self.show_exit(run.exit_text)
+
+
+def _command_of(call: ToolCallState) -> str:
+    """The command an agent-run terminal ran, from the call's raw input if it says."""
+    raw = call.raw_input
+    command = raw.get("command") if isinstance(raw, dict) else None
+    if isinstance(command, str):
+        return command
+    if isinstance(command, list) and all(isinstance(part, str) for part in command):
+        return shlex.join(command)
+    return ""
 
 
 def _content_key(item: s.ToolCallContent) -> tuple[Any, ...]:
@@ -248,11 +320,16 @@ class ToolCard(Vertical):
         else:
             locs.display = False
         keys = [_content_key(c) for c in call.content]
+        # An agent-run terminal announced after its card's content was drawn
+        # draws it afresh (as the agent's own report, not the host's terminal).
+        keys.extend(("reported", tid) for tid in call.terminals)
         if keys != self._content_keys:
             self._content_keys = keys
             body = self.query_one(".tool-body", Vertical)
             body.remove_children()
             body.mount_all(self._content_widgets())
+        for view in self.query(ReportedTerminalView):
+            view.sync()
         if call.raw_input is not None and not self._has_raw:
             self._has_raw = True
             raw = json.dumps(call.raw_input, indent=2, ensure_ascii=False, default=str)
@@ -267,7 +344,11 @@ class ToolCard(Vertical):
                 out.append(Static(agent_line(label, "bold"), classes="tool-locations"))
                 out.append(DiffView(item))
             elif isinstance(item, s.TerminalToolCallContent):
-                out.append(TerminalView(self.terminals, item.terminal_id))
+                run = self.call.terminals.get(item.terminal_id)
+                if run is not None:
+                    out.append(ReportedTerminalView(run, _command_of(self.call)))
+                else:
+                    out.append(TerminalView(self.terminals, item.terminal_id))
             elif isinstance(item, s.ContentToolCallContent):
                 block = item.content
                 if is_card(block):

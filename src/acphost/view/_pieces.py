@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 
 from .. import schema as s
 from .._difftext import hunk_lines
+from ..client import TerminalReport, terminal_report
+from ..host import DEFAULT_OUTPUT_BYTE_LIMIT
 from ._media import Media, annotations_text, media_line, media_of
 
 if TYPE_CHECKING:
@@ -121,16 +123,38 @@ class ToolCard:
 
 @dataclass(frozen=True, slots=True)
 class Terminal:
-    """A terminal a tool call shows (its output lives with the host's terminals).
+    """A terminal a tool call shows.
+
+    A terminal the host created (``terminal/create``) keeps its output with
+    the host's terminals; a terminal the agent ran itself (``agent_run``)
+    reports its output and exit only in the tool call's ``_meta``, and the
+    piece carries them (the session state keeps them:
+    :attr:`acphost.client.ToolCallState.terminals`).
 
     Attributes:
         call_id: the tool call.
         terminal_id: the terminal.
+        agent_run: the agent ran it itself; the fields below are its report.
+        cwd: where it ran, as the agent says (``""``: not sent).
+        added: the output this update appended (``""``: none).
+        output: all the output kept, on the piece of the update that
+            reported its exit (``""`` before: follow ``added``).
+        truncated: older output was dropped to stay within the host's limit.
+        exit_text: ``exit code N`` or ``killed by SIG`` once it ended, else ``""``.
+        ended: this update reported its exit (a line-oriented face prints
+            the output then, once).
 
     """
 
     call_id: str
     terminal_id: str
+    agent_run: bool = False
+    cwd: str = ""
+    added: str = ""
+    output: str = ""
+    truncated: bool = False
+    exit_text: str = ""
+    ended: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,8 +408,9 @@ class Viewer:
     """Turns one session's updates into pieces, in wire order.
 
     It remembers what the pieces need across updates: the last plan (for
-    what changed) and each compaction's status (a compaction is patched by
-    several updates; only a change of status is a piece).
+    what changed), each compaction's status (a compaction is patched by
+    several updates; only a change of status is a piece) and which agent-run
+    terminals' exits were shown (an exit is shown once).
 
     Args:
         state: the session state; each update is applied to it before it is
@@ -393,12 +418,13 @@ class Viewer:
 
     """
 
-    __slots__ = ("_compactions", "_plan", "state")
+    __slots__ = ("_compactions", "_ended", "_plan", "state")
 
     def __init__(self, state: SessionState) -> None:
         self.state = state
         self._plan: tuple[PlanItem, ...] | None = None
         self._compactions: dict[str, str] = {}
+        self._ended: set[tuple[str, str]] = set()  # agent-run terminals whose exit was shown
 
     def pieces(self, update: s.SessionUpdate) -> list[Piece]:
         """The pieces one update shows (empty when it shows nothing).
@@ -456,14 +482,60 @@ class Viewer:
                     changed,
                 )
             )
+        report = terminal_report(update.meta) if update.meta else None
+        # A terminal the agent runs itself reports in _meta, mostly in
+        # updates that list no content: one piece per terminal it names.
+        named: list[str] = []
         for item in update.content or ():
             if isinstance(item, s.DiffToolCallContent):
                 out.append(Diff(item.path, item.old_text, item.new_text, update.tool_call_id))
             elif isinstance(item, s.TerminalToolCallContent):
-                out.append(Terminal(update.tool_call_id, item.terminal_id))
+                named.append(item.terminal_id)
             elif isinstance(item, s.ContentToolCallContent):
                 out.extend(_media(item.content, "tool"))
+        if report is not None:
+            named.extend(
+                tid
+                for tid in (report.announced, report.output_of, report.exit_of)
+                if tid and call is not None and tid in call.terminals
+            )
+        for tid in dict.fromkeys(named):
+            out.append(self._terminal(update.tool_call_id, tid, call, report))
         return out
+
+    def _terminal(
+        self,
+        call_id: str,
+        terminal_id: str,
+        call: ToolCallState | None,
+        report: TerminalReport | None,
+    ) -> Terminal:
+        run = call.terminals.get(terminal_id) if call is not None else None
+        if run is None:
+            return Terminal(call_id, terminal_id)
+        added = ""
+        ended = False
+        if report is not None:
+            if report.output_of == terminal_id:
+                added = report.data[-DEFAULT_OUTPUT_BYTE_LIMIT:]
+            # The session state may be ahead of the update being viewed (it
+            # applies a read's worth of updates at once), but it takes no
+            # output after the exit: at the exit, its output is the whole.
+            key = (call_id, terminal_id)
+            if report.exit_of == terminal_id and run.exited and key not in self._ended:
+                self._ended.add(key)
+                ended = True
+        return Terminal(
+            call_id,
+            terminal_id,
+            agent_run=True,
+            cwd=run.cwd or "",
+            added=added,
+            output=run.output if ended else "",
+            truncated=run.truncated,
+            exit_text=(run.exit_text or "") if ended or run.exited else "",
+            ended=ended,
+        )
 
     def _compaction(self, update: s.CompactionUpdate | s.CompactionSummaryChunk) -> list[Piece]:
         cid = update.compaction_id
