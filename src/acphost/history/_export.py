@@ -7,7 +7,9 @@
 - ``md``: for people; the agent's answers stay Markdown, made inert
   (:func:`acphost.view.inert_markdown`: headings, emphasis, lists, code and
   tables kept; links, images, raw HTML and bare URLs literal text; an open
-  fence closed); prompts, plans and diffs go in fenced code blocks and every
+  fence closed), each in a block quote of its own: the host's lines (tool
+  calls, decisions, stop reasons) are items at the top level, where nothing
+  the agent wrote can be; prompts, plans and diffs go in fenced code blocks and every
   inline value is escaped (:func:`acphost.safetext.markdown_fence`,
   :func:`~acphost.safetext.markdown_inline`): an agent cannot put a link, an
   image or raw HTML into the document.
@@ -105,8 +107,11 @@ def _markdown(record: SessionRecord) -> str:
             elif piece.tag == "diff":
                 head, _, body = piece.text.partition("\n")
                 out += [md(head), "", markdown_fence(body, "diff"), ""]
-            elif piece.tag == "text":  # the agent's answer: its Markdown, inert
-                out += [inert_markdown(piece.text), ""]
+            elif piece.tag == "text":
+                # The agent's answer: its Markdown, inert, in a block quote it
+                # cannot leave, so no line of it passes for the host's own
+                # ("- [stop] ..." items are at the top, never in a quote).
+                out += [inert_markdown(piece.text, quoted=True), ""]
             else:  # the prompt, a plan: as written, inert
                 out += [markdown_fence(piece.text), ""]
     return "\n".join(out).rstrip("\n") + "\n"

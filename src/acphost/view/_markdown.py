@@ -41,7 +41,7 @@ block instead. All of them make controls visible first
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..safetext import sanitize
@@ -135,7 +135,7 @@ def _code_lines(tokens: Sequence[Token]) -> set[int]:
 
 
 def _parse(lines: list[str]) -> list[Token]:
-    return list(_checkers()[0].parse("\n".join([*lines, "", _END])))
+    return list(_checkers()[0].parse("\n".join(lines)))
 
 
 def _ends_cleanly(tokens: Sequence[Token], count: int) -> bool:
@@ -160,15 +160,16 @@ def _inert(lines: list[str]) -> bool:
     return True
 
 
-def _made_inert(lines: list[str]) -> list[str]:
+def _made_inert(lines: list[str], wrap: Callable[[str], str]) -> list[str]:
     code = _code_lines(_parse(lines))
     out = [line if i in code else _inline(line) for i, line in enumerate(lines)]
-    # A fence still open at the end (the parser made the paragraph after the
-    # document part of it) is closed with its own marker: a closing fence is
-    # the opening's character, at least as many, at any indent up to three.
-    tokens = _parse(out)
-    if tokens and tokens[-1].type == "fence" and tokens[-1].level == 0:
-        out.append(tokens[-1].markup)
+    # A fence still open at the end (the parser made a paragraph after the
+    # answer, in the same container, part of it) is closed with its own
+    # marker: a closing fence is the opening's character, at least as many.
+    tokens = _parse([*out, wrap(""), wrap(_END)])
+    swallowing = [t for t in tokens if t.type == "fence" and t.map and t.map[1] > len(out) + 1]
+    if swallowing:
+        out.append(wrap(swallowing[0].markup))
     return out
 
 
@@ -189,7 +190,7 @@ def inert_markdown(text: str, *, quoted: bool = False) -> str:
     With ``quoted``, the answer is inside a block quote (every line starts
     with ``>``): a container the agent's text cannot leave, so no line of it
     reads as the document's own, and a fence it leaves open ends with the
-    quote. The quote is made first and the text made inert inside it, so
+    quote (and is closed there). The quote is made first and the text made inert inside it, so
     what is code is what a viewer sees as code there (a tab's width depends
     on the column it starts at).
 
@@ -203,7 +204,7 @@ def inert_markdown(text: str, *, quoted: bool = False) -> str:
     """
     lines = sanitize(text).rstrip("\n").split("\n")
     wrap = _quote if quoted else str
-    out = _made_inert([wrap(line) for line in lines])
+    out = _made_inert([wrap(line) for line in lines], wrap)
     if not _inert(out):
         out = [wrap(line) for line in _fenced("\n".join(lines))]
     return "\n".join(out)
