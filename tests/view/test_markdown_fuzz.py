@@ -127,3 +127,14 @@ def test_a_fence_nothing_closes_is_the_safe_form():
     text = "```` x\n```\n[l](https://evil.example)"
     out = inert_markdown(text)
     assert viewers()[0].render(out + "\n\nafter").endswith("<p>after</p>\n")
+
+
+def test_an_answer_too_long_to_parse_is_the_safe_form():
+    text = "[l](https://evil.example) ``` `` x\n" * 9000  # over 256 KiB
+    for quoted in (False, True):
+        out = inert_markdown(text, quoted=quoted)
+        lines = out.split("\n")
+        fence = "> ````" if quoted else "````"
+        assert lines[0] == fence and lines[-1] == fence, lines[:2]
+        html = viewers()[1].render(out + "\n\nafter")
+        assert not LIVE.search(html) and html.endswith("<p>after</p>\n")

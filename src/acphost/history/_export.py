@@ -124,6 +124,7 @@ dt{font-weight:600}dd{margin:0}code,pre{font:13px/1.4 ui-monospace,monospace}
 section{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}
 .prompt{background:#eef4ff;border-left:4px solid #5b8def;padding:.5rem .8rem;white-space:pre-wrap}
 .thought{white-space:pre-wrap;color:#777;font-style:italic}
+.answer{border-left:4px solid #d0d7de;padding-left:.8rem}
 .answer pre{background:#f6f8fa;padding:.5rem;overflow-x:auto}
 .answer table{border-collapse:collapse}
 .answer th,.answer td{border:1px solid #ddd;padding:.2rem .5rem}

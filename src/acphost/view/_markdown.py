@@ -69,6 +69,11 @@ _LIVE = frozenset({"link_open", "image", "html_block", "html_inline"})
 # reaches past its end (an open fence would make it code).
 _END = "end"
 _CHECKERS: list[MarkdownIt] = []
+_BLOCKS: list[MarkdownIt] = []
+# Beyond this many characters an answer is given in the safe form at once: the
+# parser reads some hundreds of KB a second, and an export must not take
+# minutes for one answer (a turn's text may be megabytes).
+_PARSE_LIMIT = 256 * 1024
 
 
 def _inline(line: str) -> str:
@@ -135,7 +140,12 @@ def _code_lines(tokens: Sequence[Token]) -> set[int]:
 
 
 def _parse(lines: list[str]) -> list[Token]:
-    return list(_checkers()[0].parse("\n".join(lines)))
+    # Blocks only: which lines are code, where a fence ends.
+    if not _BLOCKS:
+        from markdown_it import MarkdownIt  # noqa: PLC0415 - only for a document
+
+        _BLOCKS.append(MarkdownIt("commonmark").disable("inline"))
+    return list(_BLOCKS[0].parse("\n".join(lines)))
 
 
 def _ends_cleanly(tokens: Sequence[Token], count: int) -> bool:
@@ -190,9 +200,13 @@ def inert_markdown(text: str, *, quoted: bool = False) -> str:
     With ``quoted``, the answer is inside a block quote (every line starts
     with ``>``): a container the agent's text cannot leave, so no line of it
     reads as the document's own, and a fence it leaves open ends with the
-    quote (and is closed there). The quote is made first and the text made inert inside it, so
-    what is code is what a viewer sees as code there (a tab's width depends
-    on the column it starts at).
+    quote (and is closed there). The quote is made first and the text made
+    inert inside it, so what is code is what a viewer sees as code there (a
+    tab's width depends on the column it starts at).
+
+    An answer that still parses with anything live, or one over 256 KiB
+    (the parser's time), is given as one fenced block: all of it as written,
+    none of it Markdown.
 
     Args:
         text: the agent's message, raw (Markdown).
@@ -202,11 +216,12 @@ def inert_markdown(text: str, *, quoted: bool = False) -> str:
         Markdown, without a final newline, whose every fence is closed.
 
     """
-    lines = sanitize(text).rstrip("\n").split("\n")
+    text = sanitize(text).rstrip("\n")
+    lines = text.split("\n")
     wrap = _quote if quoted else str
-    out = _made_inert([wrap(line) for line in lines], wrap)
-    if not _inert(out):
-        out = [wrap(line) for line in _fenced("\n".join(lines))]
+    out = _made_inert([wrap(line) for line in lines], wrap) if len(text) <= _PARSE_LIMIT else []
+    if not out or not _inert(out):
+        out = [wrap(line) for line in _fenced(text)]
     return "\n".join(out)
 
 
