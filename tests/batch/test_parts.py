@@ -246,10 +246,12 @@ def test_agent_text_cannot_escape_markdown_or_html(tmp_path):
     outcome = _outcome(final_text=hostile, agent="demo", error=RunError("<img src=x onerror=y>"))
     report = _report(tmp_path, [outcome])
     md = render_markdown(report)
-    # The final text is the agent's Markdown: the fence it left open holds
-    # the rest of it and is closed where it ends, so the report goes on after it.
+    # The final text is the agent's Markdown, in a block quote it cannot
+    # leave: the fence it left open holds the rest of it and is closed where
+    # it ends, inside the quote, so the report goes on after it.
     agents = (
-        "```\n# Injected heading\n<script>alert(1)</script>\\x1b]0;x\\x07 [link](http://e.x)\n```\n"
+        "> ```\n> # Injected heading\n> <script>alert(1)</script>\\x1b]0;x\\x07 "
+        "[link](http://e.x)\n> ```\n"
     )
     assert agents in md
     assert "\x1b" not in md and "\\x1b]0;x\\x07" in md

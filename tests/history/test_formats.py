@@ -104,8 +104,9 @@ def test_markdown_keeps_fences_intact():
     assert "````\n> change ```x```\n````" in md
     # The answer is the agent's Markdown, kept as Markdown: its inline run of
     # backticks (no code span: nothing closes it on its line) is literal, and
-    # the fence its last line opens is closed, so it swallows nothing after it.
-    assert "Done: \\`\\`\\`python\nx = 2\n```\n```\n\n- \\[stop\\] end\\_turn" in md
+    # the fence its last line opens is closed, so it swallows nothing after it;
+    # all of it is in a block quote, the host's lines after it at the top.
+    assert "> Done: \\`\\`\\`python\n> x = 2\n> ```\n> ```\n\n- \\[stop\\] end\\_turn" in md
     assert "- **Usage** tokens 15 (input 10, output 5) · cost 0.0100 EUR" in md
 
 
@@ -121,9 +122,10 @@ def test_the_transcript_places_tools_and_decisions_in_order():
         "@@ -1 +1 @@",
         "-x = 1",
         "+x = 2",
-        "Done: ```python",
-        "x = 2",
-        "```",
+        # The agent's answer, indented under the host's lines.
+        "  Done: ```python",
+        "  x = 2",
+        "  ```",
         "[stop] end_turn",
         "[usage] tokens 15 (input 10, output 5) · cost 0.0100 EUR",
     ]

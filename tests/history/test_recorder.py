@@ -52,7 +52,11 @@ async def test_a_demo_session_is_recorded_turn_by_turn(store_path, workspace):
 async def test_the_transcript_reads_like_the_cli_text_output(store_path, workspace):
     await record(store_path, ["tool", "diff"], cwd=workspace)
     text = transcript_text(only_session(store_path))
-    assert "> tool\n[tool] Searching for TODO (search) completed\nThe search found 2 matches." in text
+    # The agent's text indented under the host's lines.
+    assert (
+        "> tool\n[tool] Searching for TODO (search) completed\n  The search found 2 matches."
+        in text
+    )
     assert "[diff] " in text and '+print("hello, world")' in text
     assert text.count("[stop] end_turn") == 2
 

@@ -106,7 +106,8 @@ def test_a_batch_reports_final_text_is_the_agents_markdown_made_inert(tmp_path):
     assert "<h2>Result</h2>" in shown and "<strong>fixed</strong>" in shown
     assert "<code class=\"language-py\">x = '&lt;b&gt;'" in shown
     assert not {"a", "img", "div"} & tags(shown), shown
-    assert "```\nnever closed\n```\n" in md  # the fence it left open, closed
+    # The fence it left open, closed, inside the quote that holds the answer.
+    assert "> ```\n> never closed\n> ```\n" in md
 
     page = render_html(report)
     assert "<h2>Result</h2>" in page and "<strong>fixed</strong>" in page

@@ -10,8 +10,9 @@ What the agent wrote (final text, diffs, error messages) is untrusted: in
 Markdown it only appears inside code fences longer than any backtick run in
 it or behind backslash escapes (:func:`acphost.safetext.markdown_fence`,
 :func:`~acphost.safetext.markdown_inline`), its final text as its own
-Markdown made inert (:func:`acphost.view.inert_markdown`, as a history
-export shows an answer); in HTML only escaped
+Markdown made inert, inside a block quote it cannot leave
+(:func:`acphost.view.inert_markdown`, as a history export shows an answer);
+in HTML only escaped
 (:func:`~acphost.safetext.html_text`, under a Content-Security-Policy that
 runs no script), its final text rendered without links, images or raw HTML
 (:func:`acphost.view.markdown_html`); and in all its terminal controls are
@@ -353,7 +354,7 @@ def _md_run(report: Report, o: RunOutcome) -> list[str]:
             md_fence(o.error.message + ("\n" + o.error.stderr_tail if o.error.stderr_tail else "")),
         ]
     if o.final_text:
-        out += ["Final text:", "", inert_markdown(o.final_text), ""]
+        out += ["Final text:", "", inert_markdown(o.final_text, quoted=True), ""]
     diff, cut, refused = report.read_file(o.diff)
     if refused is not None:
         out += [f"Diff not shown: {md_inline(refused, 400)}", ""]

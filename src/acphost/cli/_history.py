@@ -311,6 +311,10 @@ def _need(store: HistoryStore | None) -> HistoryStore:
 
 
 def _show_rich(out: _Out, pieces: list[Piece]) -> None:
+    # As the plain text lays it out: the host's lines at column 0, the agent's
+    # answers and thoughts indented under them (a padding its Markdown cannot
+    # undo), so no line the agent wrote passes for one of the host's.
+    from rich.padding import Padding  # noqa: PLC0415
     from rich.text import Text  # noqa: PLC0415
 
     from ._edge import agent_markdown  # noqa: PLC0415
@@ -337,7 +341,9 @@ def _show_rich(out: _Out, pieces: list[Piece]) -> None:
         if piece.tag == "prompt":
             console.print()
         if piece.tag == "text":
-            console.print(agent_markdown(piece.text))
+            console.print(Padding(agent_markdown(piece.text), (0, 0, 0, 2)))
+        elif piece.tag == "thought":
+            console.print(Padding(Text(text, style=styles["thought"]), (0, 0, 0, 2)))
         elif piece.tag == "diff":
             # Lines end at "\n" only: the agent's \r, \x85 or U+2028 must not
             # invent diff lines of their own.

@@ -7,7 +7,9 @@
 - ``md``: for people; the agent's answers stay Markdown, made inert
   (:func:`acphost.view.inert_markdown`: headings, emphasis, lists, code and
   tables kept; links, images, raw HTML and bare URLs literal text; an open
-  fence closed); prompts, plans and diffs go in fenced code blocks and every
+  fence closed), each in a block quote of its own: the host's lines (tool
+  calls, decisions, stop reasons) are items at the top level, where nothing
+  the agent wrote can be; prompts, plans and diffs go in fenced code blocks and every
   inline value is escaped (:func:`acphost.safetext.markdown_fence`,
   :func:`~acphost.safetext.markdown_inline`): an agent cannot put a link, an
   image or raw HTML into the document.
@@ -105,8 +107,11 @@ def _markdown(record: SessionRecord) -> str:
             elif piece.tag == "diff":
                 head, _, body = piece.text.partition("\n")
                 out += [md(head), "", markdown_fence(body, "diff"), ""]
-            elif piece.tag == "text":  # the agent's answer: its Markdown, inert
-                out += [inert_markdown(piece.text), ""]
+            elif piece.tag == "text":
+                # The agent's answer: its Markdown, inert, in a block quote it
+                # cannot leave, so no line of it passes for the host's own
+                # ("- [stop] ..." items are at the top, never in a quote).
+                out += [inert_markdown(piece.text, quoted=True), ""]
             else:  # the prompt, a plan: as written, inert
                 out += [markdown_fence(piece.text), ""]
     return "\n".join(out).rstrip("\n") + "\n"
@@ -119,6 +124,7 @@ dt{font-weight:600}dd{margin:0}code,pre{font:13px/1.4 ui-monospace,monospace}
 section{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}
 .prompt{background:#eef4ff;border-left:4px solid #5b8def;padding:.5rem .8rem;white-space:pre-wrap}
 .thought{white-space:pre-wrap;color:#777;font-style:italic}
+.answer{border-left:4px solid #d0d7de;padding-left:.8rem}
 .answer pre{background:#f6f8fa;padding:.5rem;overflow-x:auto}
 .answer table{border-collapse:collapse}
 .answer th,.answer td{border:1px solid #ddd;padding:.2rem .5rem}

@@ -5,10 +5,18 @@ terminal face sanitises them at its edge); :func:`transcript_text` joins them
 into plain text, which is also what a new session is given as context when
 the agent can neither load nor resume the old one. The text is the agent's,
 unchanged: it is data here, not yet shown on a terminal.
+
+The layout keeps the host's lines apart from the agent's text, which could
+otherwise spell them (``[stop] end_turn``): a host line starts at column 0
+with its bracketed tag, and every line of the agent's answers and thoughts
+is indented under it. Values the agent names inside a host line (a tool
+call's title, a plan entry, an error, a path) are put on that one line, so
+no part of them starts a line of its own.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -27,6 +35,17 @@ __all__ = [
 ]
 
 _STATUS_MARK = {"completed": "✓", "in_progress": "→", "pending": "·"}
+# What starts a new line for someone reading the text: "\n", and what a
+# terminal (carriage return, vertical tab, form feed) or a reader splitting
+# lines (str.splitlines) takes as a line's end.
+_BREAK = re.compile("\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+# How far the agent's text is indented under the host's lines.
+_INDENT = "  "
+
+
+def _label(value: object) -> str:
+    # A value named inside a host line, on that line.
+    return _BREAK.sub(" ", str(value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +107,7 @@ def usage_text(usage: Usage) -> str:
 
 def _tool_line(title: str, kind: str | None, status: str | None) -> str:
     # The same line the CLI's text output prints for a tool call.
-    return f"[tool] {title or '(untitled)'} ({kind or 'other'}) {status or 'pending'}"
+    return f"[tool] {_label(title or '(untitled)')} ({kind or 'other'}) {status or 'pending'}"
 
 
 def _turn_pieces(turn: TurnRecord, *, thoughts: bool, diffs: bool) -> list[Piece]:
@@ -112,10 +131,10 @@ def _turn_pieces(turn: TurnRecord, *, thoughts: bool, diffs: bool) -> list[Piece
                 if thoughts:
                     out.append(Piece("thought", piece.text))
             elif isinstance(piece, v.MediaPiece):
-                out.append(Piece("media", piece.line))
+                out.append(Piece("media", _label(piece.line)))
             elif isinstance(piece, v.Plan):
                 lines = [
-                    f"  {_STATUS_MARK.get(e.status, '?')} {e.content}"
+                    f"  {_STATUS_MARK.get(e.status, '?')} {_label(e.content)}"
                     + (" (high)" if e.priority == "high" else "")
                     for e in piece.entries
                 ]
@@ -128,12 +147,12 @@ def _turn_pieces(turn: TurnRecord, *, thoughts: bool, diffs: bool) -> list[Piece
     for rest in decisions.values():
         out.extend(_decision_pieces(rest))
     if turn.error:
-        out.append(Piece("error", f"[error] {turn.error}"))
+        out.append(Piece("error", f"[error] {_label(turn.error)}"))
     if not turn.complete:
         out.append(Piece("stop", "[stop] incomplete: the host ended before the turn did"))
     elif turn.stop_reason:
         host = f" (stopped by the host: {turn.host_stop})" if turn.host_stop else ""
-        out.append(Piece("stop", f"[stop] {turn.stop_reason}{host}", turn.stop_reason))
+        out.append(Piece("stop", _label(f"[stop] {turn.stop_reason}{host}"), turn.stop_reason))
     usage = usage_text(turn.usage)
     if usage:
         out.append(Piece("usage", f"[usage] {usage}"))
@@ -146,7 +165,8 @@ def _call_pieces(call: Any, decisions: list[Any], *, diffs: bool) -> list[Piece]
     if diffs:
         for diff in call.diffs:
             lines = diff_text_lines(diff)
-            out.append(Piece("diff", "\n".join([f"[diff] {diff.get('path', '')}", *lines])))
+            head = _label(f"[diff] {diff.get('path', '')}")
+            out.append(Piece("diff", "\n".join([head, *lines])))
     return out
 
 
@@ -154,8 +174,10 @@ def _decision_pieces(decisions: list[Any]) -> list[Piece]:
     return [
         Piece(
             "permission",
-            f"[permission] {p.title or p.tool_call_id or '(unknown tool call)'}: {p.decision}"
-            + (f" ({p.option_kind})" if p.option_kind else ""),
+            _label(
+                f"[permission] {p.title or p.tool_call_id or '(unknown tool call)'}: {p.decision}"
+                + (f" ({p.option_kind})" if p.option_kind else "")
+            ),
             p.decision,
         )
         for p in decisions
@@ -176,7 +198,7 @@ def transcript(record: SessionRecord, *, thoughts: bool = False, diffs: bool = T
 
     """
     title = f" ({record.title})" if record.title else ""
-    header = (
+    header = _label(
         f"session {record.id[:12]} · {record.agent} · {record.cwd} · "
         f"{local_time(record.started_at)}{title}"
     )
@@ -209,12 +231,22 @@ def transcript_text(record: SessionRecord, *, thoughts: bool = False, diffs: boo
 
     Returns:
         The text, ending with a newline; agent text is exact (sanitise it
-        before showing it on a terminal).
+        before showing it on a terminal), each of its lines indented by
+        two spaces, host lines at column 0.
 
     """
     out: list[str] = []
     for piece in transcript(record, thoughts=thoughts, diffs=diffs):
         if piece.tag == "prompt" and out:
             out.append("")
-        out.append(piece.text.rstrip("\n"))
+        text = piece.text.rstrip("\n")
+        if piece.tag in ("text", "thought"):
+            out.extend(_agent_lines(text))
+        else:
+            out.append(text)
     return "\n".join(out) + "\n"
+
+
+def _agent_lines(text: str) -> list[str]:
+    # The agent's text as lines indented under the host's; empty lines stay empty.
+    return [_INDENT + line if line else line for line in text.split("\n")]
