@@ -199,6 +199,8 @@ AT_THE_BOUND = [
     # Past the bounds: no pair, in the parts as in the whole (were a leak when cut).
     "password=" + " " * 20_000 + "hunter2hunter2",
     'token="' + "Q" * 20_000 + 'SECRETTAILxyz"',
+    # A value that reads as a number for 20,000 characters, and then does not.
+    "password=" + "1" * 20_000 + "abcSECRET",
 ]
 
 

@@ -79,3 +79,14 @@ def test_a_jwt_is_found_whatever_its_payload_length():
     jwt = "eyJhbGciOiJIUzI1NiJ9.eyJ" + "c3ViIjoi" * 2000 + ".c2lnbmF0dXJl"
     out = Redactor().redact_text(f"id_token {jwt} end")
     assert out == f"id_token {REDACTED} end"
+
+
+def test_whether_a_value_is_a_number_is_known_from_its_start():
+    """A count is kept; a run of digits too long to be one is a value like any other."""
+    redactor = Redactor()
+    assert (
+        redactor.redact_text("max_tokens=4096 password=12345") == "max_tokens=4096 password=12345"
+    )
+    digits = "1" * 65
+    assert redactor.redact_text(f"password={digits}") == f"password={REDACTED}"
+    assert redactor.redact_text(f"password={digits}abc") == f"password={REDACTED}"
