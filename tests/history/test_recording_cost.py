@@ -171,7 +171,8 @@ def test_the_listener_keeps_runs_of_text_and_thought_as_before(store_path, as_bl
         {"kind": "thought", "text": "c"},
         {"kind": "text", "text": "six"},
     ]
-    assert turn.text == "one two three four fivesix"
+    # The turn's text: its text events a paragraph apart (each was redacted on its own).
+    assert turn.text == "one two \n\nthree four \n\nfive\n\nsix"
 
 
 def decided(session_id, call_id, option, kind, *, asked=True):

@@ -97,11 +97,19 @@ def _events_of(
     return tuple(events)
 
 
+#: What separates two text events in a turn's text. Each event was redacted on
+#: its own, so joined edge to edge the end of one and the start of the next
+#: could form a secret neither holds (``token is Super`` + ``SecretValue``)
+#: and show it in clear; they are separate messages (a thought, a tool call
+#: or an image came between), and a paragraph break is what parts them.
+RUN_BREAK = "\n\n"
+
+
 def _turn_text(text: str, events: Sequence[dict[str, Any]], joined: bool) -> str:
-    """A turn's text: its own column, or (stored once) its text events joined."""
+    """A turn's text: its own column, or (stored once) its text events, a paragraph apart."""
     if not joined:
         return text
-    return "".join(e.get("text", "") for e in events if e.get("kind") == "text")
+    return RUN_BREAK.join(e["text"] for e in events if e.get("kind") == "text" and e.get("text"))
 
 
 def _usage_of(row: Sequence[Any]) -> Usage:

@@ -12,6 +12,7 @@ when the turn ends (:class:`~acphost.client.TurnEnded`); the text is stored once
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
     from ._store import HistoryStore
 
 __all__ = ["Recorder", "SessionRecording"]
+
+logger = logging.getLogger("acphost.history")
 
 _MESSAGE = s.AgentMessageChunk
 _THOUGHT = s.AgentThoughtChunk
@@ -220,7 +223,14 @@ class SessionRecording:
         ``append`` (or, past :data:`TURN_TEXT_LIMIT`, a count): no call. The
         rest, and every :data:`~._textrun.GATHER` characters, take
         :meth:`_on_update`.
+
+        Updates told while no turn of this session runs (after the prompt's
+        answer, a ``session/load`` replay, another session's turn) belong to
+        no turn: they are not recorded, never into the next turn.
         """
+        if self._turn_start is None:
+            logger.debug("history: %d update(s) outside a turn not recorded", len(updates))
+            return
         run_cls, run, room, low = self._run_cls, self._run, self._room, self._low
         dropped = self._dropped
         for update in updates:
@@ -363,6 +373,9 @@ class SessionRecording:
     ) -> None:
         """Record a permission decision of the running turn.
 
+        An answer given while no turn of this session runs belongs to no
+        turn: it is not recorded (never into the next turn).
+
         Args:
             tool_call_id: the tool call it was about.
             decision: ``allow``, ``reject``, ``cancelled`` (or ``error``).
@@ -370,6 +383,9 @@ class SessionRecording:
             option_id: the chosen option's id.
 
         """
+        if self._turn_start is None:
+            logger.debug("history: a permission answer outside a turn not recorded")
+            return
         call = self._session.state.tool_calls.get(tool_call_id or "")
         self._permissions.append(
             PermissionRecord(
@@ -393,6 +409,7 @@ class SessionRecording:
         if self._closed or not self._recorder.enabled:
             return
         self._seq += 1
+        self._clear_turn()  # nothing told before the turn belongs to it
         self._turn_start = now()
         self._turn_prompt = prompt
         blocks = to_blocks(prompt)
@@ -459,9 +476,10 @@ class SessionRecording:
         if self._dropped:
             texts[len(events)] = _not_kept(self._dropped)
             events.append({"kind": "text", "text": ""})
-        # The turn's text is its text events joined, stored once (see
-        # ``HistoryStore.save_turn``): the client's copy (``result.text``,
-        # which a keep_history client holds) is the same text, unbounded.
+        # The turn's text is its text events joined (a paragraph apart: each
+        # was redacted on its own), stored once (see ``HistoryStore.save_turn``):
+        # the client's copy (``result.text``, which a keep_history client holds)
+        # is the same text, unbounded.
         turn = TurnRecord(
             seq=self._seq,
             started_at=self._turn_start or now(),
@@ -478,15 +496,7 @@ class SessionRecording:
             usage=self._turn_usage(result),
         )
         self._turn_start = None
-        self._events = []
-        self._run = self._text_run = self._run_cls = None
-        self._room = TURN_TEXT_LIMIT
-        self._low = max(self._room - GATHER, 0)
-        self._dropped = 0
-        self._plan_at = None
-        self._tools = {}
-        self._permissions = []
-        self._usage_seen = False
+        self._clear_turn()
         title, session_usage = scrub_title_and_usage(redactor, state.title, self._session_usage())
         scrubbed = scrub_turn(redactor, turn)
         scrubbed = dataclasses.replace(
@@ -506,6 +516,18 @@ class SessionRecording:
                 text_joined=True,
             )
         )
+
+    def _clear_turn(self) -> None:
+        """Forget the turn's events, text runs, tool calls and permission answers."""
+        self._events = []
+        self._run = self._text_run = self._run_cls = None
+        self._room = TURN_TEXT_LIMIT
+        self._low = max(self._room - GATHER, 0)
+        self._dropped = 0
+        self._plan_at = None
+        self._tools = {}
+        self._permissions = []
+        self._usage_seen = False
 
     def _turn_usage(self, result: TurnResult | BaseException | None) -> Usage:
         raw = None if result is None or isinstance(result, BaseException) else result.usage

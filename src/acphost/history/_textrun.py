@@ -8,19 +8,25 @@ before the cut is redacted and written to the store, so a long turn never
 holds its whole text either.
 
 A cut must not change what the redactor finds: a secret split across two
-parts would be found in neither. So the text after a cut (at least
-:func:`lookahead` characters, twice the longest value the redactor knows)
-stays pending, and the cut is taken only when redacting the pending text
-whole gives the redaction of the text after the cut as its end: then no
-match crosses the cut, and the part before it is written as the whole
-text's redaction shows it. When a match does cross it (a configured value,
-a key-value pair, an unterminated private key), the text stays pending
-until one does not, or until the run ends and is redacted whole.
+parts would be found in neither. So the text after a cut stays pending (at
+least :func:`lookahead` characters: the redactor's :data:`~acphost.redact.REACH`,
+how far past its start any rule's match is known to be one, plus twice the
+longest configured value), and the cut is taken only when redacting the
+pending text whole gives the redaction of the text after the cut as its
+end. A match starting before the cut is then seen in the pending text
+(it is known within REACH, and a configured value is whole within the
+rest), so it shows as a difference: no match crosses the cut, and the part
+before it is written as the whole text's redaction shows it. When a
+match does cross it (a configured value, a key-value pair, an unterminated
+private key), the text stays pending until one does not, or until the run
+ends and is redacted whole.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+
+from ..redact import REACH
 
 __all__ = ["GATHER", "LOOKAHEAD", "PART", "TextRun", "lookahead"]
 
@@ -29,12 +35,12 @@ GATHER = 16 * 1024
 #: Characters of pending text before a part is cut off and written.
 PART = 128 * 1024
 #: The least text kept after a cut, whatever the longest configured value.
-LOOKAHEAD = 8 * 1024
+LOOKAHEAD = 2 * REACH
 
 
 def lookahead(secrets: tuple[str, ...]) -> int:
-    """The text kept after a cut: enough to hold any configured value twice over."""
-    return max(LOOKAHEAD, 2 * max((len(v) for v in secrets), default=0))
+    """The text kept after a cut: a rule's reach, and any configured value twice over."""
+    return max(LOOKAHEAD, REACH + 2 * max((len(v) for v in secrets), default=0))
 
 
 def _boundary(raw: str, end: int) -> int:

@@ -28,6 +28,7 @@ from functools import lru_cache
 __all__ = [
     "MIN_SECRET_LENGTH",
     "NOT_SECRET_NAMES",
+    "REACH",
     "TOKEN_FORMATS",
     "Rule",
     "is_secret_name",
@@ -36,6 +37,23 @@ __all__ = [
 
 #: Configured values shorter than this are not matched: they would match everywhere.
 MIN_SECRET_LENGTH = 4
+
+#: The most characters a text rule reads, from where its match starts, before
+#: it knows that it matches: past that point any further text the match
+#: takes only makes it longer (``ghp_`` and 30 characters is a token, however
+#: many follow). What would let a rule wait longer is bounded (:data:`_GAP`,
+#: :data:`_LONG`): a name with a value 300,000 blanks after it is no
+#: ``name=value`` pair. A text redacted in pieces (the history's long turns,
+#: ``acphost.history._textrun``) keeps at least this much after each cut, so
+#: that a match starting before a cut is always seen whole. Configured values
+#: are found at any length and distance; so are token formats.
+REACH = 4 * 1024
+# Blanks allowed between a name and its value, ``Bearer`` and its token, a
+# flag and its value; and the longest quoted value, URL user name or password,
+# or head of a two-part token (a JWT's header) the rules take. With the
+# names' own lengths, any rule's wait stays below REACH (see _rules()).
+_GAP = 256
+_LONG = 1024
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 # A name is secret when one of its words holds one of these (``PGPASSWORD``,
@@ -159,7 +177,7 @@ _NAME_ANY_CASE = (
     r"(?i:token|secret|passw(?:or)?d|pwd|passphrase|api[_-]?key|access[_-]?key|private[_-]?key|"
     r"secret[_-]?key|session[_-]?key|client[_-]?secret|credentials?|authorization|cookie)"
 )
-_VALUE = r"""(?P<value>"[^"\n]*"|'[^'\n]*'|[^\s"',;&}\]]+)"""
+_VALUE = rf"""(?P<value>"[^"\n]{{0,{_LONG}}}"|'[^'\n]{{0,{_LONG}}}'|[^\s"',;&}}\]]+)"""
 
 
 def _spelt(word: str) -> list[str]:
@@ -188,7 +206,10 @@ def _assignment() -> tuple[list[str], str]:
         "key",
     ]
     pattern = (
-        "(?:" + "|".join(keywords) + r")[\"']?[ \t]*[:=][ \t]*(?:(?:[Bb]earer|Basic)\s+)?" + _VALUE
+        "(?:"
+        + "|".join(keywords)
+        + rf")[\"']?[ \t]{{0,{_GAP}}}[:=][ \t]{{0,{_GAP}}}(?:(?:[Bb]earer|Basic)\s{{1,{_GAP}}})?"
+        + _VALUE
     )
     return triggers, pattern
 
@@ -318,25 +339,25 @@ def _rules() -> list[Rule]:
         Rule(
             "userinfo",
             ("://",),
-            r"(?P<keep>://[^\s/?#@:\"']*:)[^\s/?#@\"']+(?P<tail>@)",
+            rf"(?P<keep>://[^\s/?#@:\"']{{0,{_LONG}}}:)[^\s/?#@\"']{{1,{_LONG}}}(?P<tail>@)",
         ),
         Rule(
             "bearer",
             ("bearer",),
-            r"(?P<keep>(?:Bearer|bearer|BEARER)\s+)[A-Za-z0-9._~+/=-]{8,}",
+            rf"(?P<keep>(?:Bearer|bearer|BEARER)\s{{1,{_GAP}}})[A-Za-z0-9._~+/=-]{{8,}}",
         ),
         Rule(
             "basic",
             ("Basic",),
-            r"(?P<keep>Basic\s+)(?:[A-Za-z0-9+/]*[0-9+/=][A-Za-z0-9+/]*|[A-Za-z0-9+/]{16,})"
+            rf"(?P<keep>Basic\s{{1,{_GAP}}})(?:[A-Za-z0-9+/]*[0-9+/=][A-Za-z0-9+/]*|[A-Za-z0-9+/]{{16,}})"
             r"={0,2}(?![A-Za-z0-9+/=])",
         ),
         Rule("assignment", tuple(assign_triggers), assign_pattern),
         Rule(
             "flag",
             ("--",),
-            rf"--(?<![\w-]--)[A-Za-z0-9_.-]*?{_NAME_ANY_CASE}(?:=|[ \t]+)"
-            r"""(?P<value>"[^"\n]*"|'[^'\n]*'|(?!-)[^\s"']+)""",
+            rf"--(?<![\w-]--)[A-Za-z0-9_.-]{{0,{_GAP}}}?{_NAME_ANY_CASE}(?:=|[ \t]{{1,{_GAP}}})"
+            rf"""(?P<value>"[^"\n]{{0,{_LONG}}}"|'[^'\n]{{0,{_LONG}}}'|(?!-)[^\s"']+)""",
         ),
     ]
     tokens: list[tuple[str, Sequence[str], str]] = [
@@ -360,14 +381,20 @@ def _rules() -> list[Rule]:
         ("slack_hook", ("https://hooks.slack.com/services/",), r"[A-Za-z0-9/_-]+"),
         ("google", ("AIza",), r"[0-9A-Za-z_-]{35}"),
         ("google_oauth", ("ya29.",), r"[0-9A-Za-z_-]{20,}"),
-        ("jwt", ("eyJ",), r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        # A JWT is known once its payload starts (its header is bounded): the
+        # signature, which may come any length of payload later, is then optional.
+        (
+            "jwt",
+            ("eyJ",),
+            rf"[A-Za-z0-9_-]{{8,{_LONG}}}\.eyJ[A-Za-z0-9_-]{{8,}}(?:\.[A-Za-z0-9_-]{{8,}})?",
+        ),
         ("npm", ("npm_",), r"[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
         ("pypi", ("pypi-AgE",), r"[A-Za-z0-9_-]{50,}"),
         ("docker", ("dckr_pat_",), r"[A-Za-z0-9_-]{20,}"),
         ("groq", ("gsk_",), r"[A-Za-z0-9]{40,}"),
         ("xai", ("xai-",), r"[A-Za-z0-9]{40,}"),
         ("replicate", ("r8_",), r"[A-Za-z0-9]{30,}"),
-        ("sendgrid", ("SG.",), r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}"),
+        ("sendgrid", ("SG.",), rf"[A-Za-z0-9_-]{{20,{_LONG}}}\.[A-Za-z0-9_-]{{20,}}"),
         ("shopify", ("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}"),
         ("digitalocean", ("dop_v1_",), r"[a-f0-9]{64}"),
         ("perplexity", ("pplx-",), r"[A-Za-z0-9]{40,}"),

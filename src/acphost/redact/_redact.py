@@ -53,7 +53,9 @@ __all__ = ["REDACTED", "Redactor", "encode_json"]
 
 REDACTED = "[REDACTED]"
 
-_PLAIN_VALUE = re.compile(r"[\"']?(?:-?[0-9][0-9.eE+-]*|true|false|null|none)[\"']?", re.I)
+# A number (of at most 64 characters: whether a value is one is known from its
+# start, as REACH needs; longer runs of digits are no count) or a word such as null.
+_PLAIN_VALUE = re.compile(r"[\"']?(?:-?[0-9][0-9.eE+-]{0,63}|true|false|null|none)[\"']?", re.I)
 # Members whose every string value is configuration for a process or a server.
 _MAPS = frozenset({"env", "headers"})
 _NAME_VALUE = "\0name-value"  # walk context: an item of an env/headers list
