@@ -18,6 +18,8 @@ PINNED = {
         "UpdatesReceived",
         # The turn lifecycle's states.
         "TurnState",
+        # The client's system prompt: its modes, and what an agent supports.
+        "SYSTEM_PROMPT_MODES", "SystemPromptMode", "describe_system_prompt_support",
     ],
     "acphost.content": [
         "Mention", "PromptInput", "audio", "embedded_resource", "find_mentions", "image",

@@ -15,6 +15,7 @@ from .._lazy import lazy_exports
 TYPE_CHECKING = False
 
 __all__ = [
+    "SYSTEM_PROMPT_MODES",
     "USE_DEFAULT",
     "AcpClient",
     "Budget",
@@ -36,6 +37,7 @@ __all__ = [
     "SessionClosed",
     "SessionOpened",
     "SessionState",
+    "SystemPromptMode",
     "TerminalExited",
     "TerminalStarted",
     "ToolCallState",
@@ -48,6 +50,7 @@ __all__ = [
     "UpdatesReceived",
     "UseDefault",
     "auth_method_id",
+    "describe_system_prompt_support",
     "option_id",
     "option_values",
 ]
@@ -55,6 +58,9 @@ __all__ = [
 # Each name loads its own module on first use: the command line's run needs
 # the client, not the synchronous runner or everything else re-exported here.
 _LAZY = {
+    "SYSTEM_PROMPT_MODES": "._sysprompt",
+    "SystemPromptMode": "._sysprompt",
+    "describe_system_prompt_support": "._sysprompt",
     "Budget": "._budget",
     "BudgetExceeded": "._budget",
     "CostStart": "._budget",
@@ -121,6 +127,7 @@ if TYPE_CHECKING:
     )
     from ._session import Session, UpdateListener
     from ._state import Compaction, Message, SessionState, ToolCallState
+    from ._sysprompt import SYSTEM_PROMPT_MODES, SystemPromptMode, describe_system_prompt_support
     from ._turn import Turn, TurnResult, TurnState
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

@@ -1,0 +1,46 @@
+"""``--system-prompt TEXT|@FILE`` and ``--system-prompt-mode`` as run options."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .._infile import InputFileError, read_text_input
+from ..launch import UsageProblem
+
+if TYPE_CHECKING:
+    import argparse
+
+    from ..config import AgentSpec
+
+__all__ = ["MAX_SYSTEM_PROMPT_BYTES", "system_prompt_options"]
+
+#: The largest ``--system-prompt @FILE`` read: far above any real prompt.
+MAX_SYSTEM_PROMPT_BYTES = 1 << 20
+
+
+def system_prompt_options(args: argparse.Namespace, spec: AgentSpec) -> dict[str, Any]:
+    """The ``system_prompt`` and ``system_prompt_mode`` of the run's options.
+
+    ``@FILE`` reads the prompt from a UTF-8 file (bounded, a regular file).
+    Left unset, the agent's settings entry decides (see
+    :class:`acphost.launch.RunOptions`).
+
+    Raises:
+        UsageProblem: the file cannot be read, or is not UTF-8; a mode
+            without any system prompt.
+
+    """
+    text: str | None = args.system_prompt
+    if text is not None and text.startswith("@"):
+        try:
+            text = read_text_input(
+                text[1:], what="the --system-prompt file", limit=MAX_SYSTEM_PROMPT_BYTES
+            )
+        except InputFileError as exc:
+            raise UsageProblem(str(exc)) from None
+    mode = args.system_prompt_mode
+    if mode is not None and text is None and spec.system_prompt is None:
+        raise UsageProblem(
+            "--system-prompt-mode needs a system prompt: give --system-prompt TEXT or @FILE"
+        )
+    return {"system_prompt": text, "system_prompt_mode": mode}
