@@ -56,6 +56,7 @@ from ..launch import (
 )
 from ._batch_view import View, make_view
 from ._parser import usage_error
+from ._sysprompt import read_system_prompt
 
 __all__ = ["agent_from_command", "configure", "report_main", "run_batch_command"]
 
@@ -216,6 +217,8 @@ def configure(args: argparse.Namespace, view: View) -> Batch:
         limits=limits,
         host=functools.partial(build_host_config, choices),
         mcp_servers=mcp,
+        system_prompt=read_system_prompt(args.system_prompt),
+        system_prompt_mode=args.system_prompt_mode,
     )
     return Batch(
         plan,

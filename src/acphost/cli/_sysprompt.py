@@ -12,10 +12,27 @@ if TYPE_CHECKING:
 
     from ..config import AgentSpec
 
-__all__ = ["MAX_SYSTEM_PROMPT_BYTES", "system_prompt_options"]
+__all__ = ["MAX_SYSTEM_PROMPT_BYTES", "read_system_prompt", "system_prompt_options"]
 
 #: The largest ``--system-prompt @FILE`` read: far above any real prompt.
 MAX_SYSTEM_PROMPT_BYTES = 1 << 20
+
+
+def read_system_prompt(text: str | None) -> str | None:
+    """``--system-prompt``'s value: the text, or for ``@FILE`` the file's (UTF-8, bounded).
+
+    Raises:
+        UsageProblem: the file cannot be read, or is not UTF-8.
+
+    """
+    if text is None or not text.startswith("@"):
+        return text
+    try:
+        return read_text_input(
+            text[1:], what="the --system-prompt file", limit=MAX_SYSTEM_PROMPT_BYTES
+        )
+    except InputFileError as exc:
+        raise UsageProblem(str(exc)) from None
 
 
 def system_prompt_options(args: argparse.Namespace, spec: AgentSpec) -> dict[str, Any]:
@@ -30,14 +47,7 @@ def system_prompt_options(args: argparse.Namespace, spec: AgentSpec) -> dict[str
             without any system prompt.
 
     """
-    text: str | None = args.system_prompt
-    if text is not None and text.startswith("@"):
-        try:
-            text = read_text_input(
-                text[1:], what="the --system-prompt file", limit=MAX_SYSTEM_PROMPT_BYTES
-            )
-        except InputFileError as exc:
-            raise UsageProblem(str(exc)) from None
+    text = read_system_prompt(args.system_prompt)
     mode = args.system_prompt_mode
     if mode is not None and text is None and spec.system_prompt is None:
         raise UsageProblem(
