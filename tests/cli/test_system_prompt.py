@@ -9,9 +9,12 @@ which holds its shape).
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
+from acphost.history import HistoryStore
 from tests.cli.runner import run
 from tests.cli.test_cli import check_jsonl
 
@@ -133,3 +136,30 @@ def test_continue_sends_the_prompt_again(tmp_path):
     lines = check_jsonl(r.stdout)
     reopened = sent(lines, "session/resume") + sent(lines, "session/load")
     assert [m["params"]["systemPrompt"]["content"][0]["text"] for m in reopened] == ["again"]
+
+
+def _history_path() -> Path:
+    return Path(os.environ["XDG_DATA_HOME"]) / "acphost" / "history.sqlite3"
+
+
+def test_the_history_records_the_system_prompt_redacted_and_export_import_keep_it(tmp_path):
+    secret = "sk-demo-0123456789abcdef"
+    env = _settings(tmp_path, {"env": {"DEMO_API_KEY": secret}})
+    r = run(["--system-prompt", f"be brief; key {secret}", "echo hi"], cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    r = run(["echo plain"], cwd=tmp_path, env=env)
+    with HistoryStore.open(str(_history_path())) as store:
+        records = [store.get(s.id) for s in store.list_sessions()]
+    prompts = sorted((rec.system_prompt or "") for rec in records)
+    assert prompts[0] == "" and prompts[1].startswith("be brief; key ")
+    assert secret not in prompts[1]
+    (with_prompt,) = [rec for rec in records if rec.system_prompt]
+    out = tmp_path / "s.json"
+    r = run(["history", "export", with_prompt.id, "-f", "json", "-O", str(out)], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(out.read_text())["session"]["system_prompt"] == with_prompt.system_prompt
+    other = tmp_path / "other.sqlite3"
+    r = run(["history", "import", str(out)], cwd=tmp_path, env={"ACPHOST_HISTORY": str(other)})
+    assert r.returncode == 0, r.stderr
+    with HistoryStore.open(str(other)) as store:
+        assert store.get(with_prompt.id).system_prompt == with_prompt.system_prompt
