@@ -32,6 +32,8 @@ PINNED = {
         "start_agent",
         # the one assembly, and the synchronous runner built on it (moved from acphost.client)
         "Run", "RunOptions", "RunResult", "SessionChoice", "open_run", "run",
+        # a --system-prompt TEXT|@FILE value, read once for every face
+        "read_system_prompt",
     ],
 }
 

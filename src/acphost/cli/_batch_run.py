@@ -52,11 +52,11 @@ from ..launch import (
     UsageProblem,
     build_host_config,
     fail,
+    read_system_prompt,
     resolve,
 )
 from ._batch_view import View, make_view
 from ._parser import usage_error
-from ._sysprompt import read_system_prompt
 
 __all__ = ["agent_from_command", "configure", "report_main", "run_batch_command"]
 

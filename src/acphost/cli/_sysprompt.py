@@ -4,35 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._infile import InputFileError, read_text_input
-from ..launch import UsageProblem
+from ..launch import UsageProblem, read_system_prompt
 
 if TYPE_CHECKING:
     import argparse
 
     from ..config import AgentSpec
 
-__all__ = ["MAX_SYSTEM_PROMPT_BYTES", "read_system_prompt", "system_prompt_options"]
-
-#: The largest ``--system-prompt @FILE`` read: far above any real prompt.
-MAX_SYSTEM_PROMPT_BYTES = 1 << 20
-
-
-def read_system_prompt(text: str | None) -> str | None:
-    """``--system-prompt``'s value: the text, or for ``@FILE`` the file's (UTF-8, bounded).
-
-    Raises:
-        UsageProblem: the file cannot be read, or is not UTF-8.
-
-    """
-    if text is None or not text.startswith("@"):
-        return text
-    try:
-        return read_text_input(
-            text[1:], what="the --system-prompt file", limit=MAX_SYSTEM_PROMPT_BYTES
-        )
-    except InputFileError as exc:
-        raise UsageProblem(str(exc)) from None
+__all__ = ["system_prompt_options"]
 
 
 def system_prompt_options(args: argparse.Namespace, spec: AgentSpec) -> dict[str, Any]:

@@ -34,7 +34,16 @@ if TYPE_CHECKING:
     from ..trace import TraceWriter
     from ..transport import StdioTransport
 
-__all__ = ["Phase", "Run", "RunOptions", "SessionChoice", "open_run", "system_prompt_of"]
+__all__ = [
+    "MAX_SYSTEM_PROMPT_BYTES",
+    "Phase",
+    "Run",
+    "RunOptions",
+    "SessionChoice",
+    "open_run",
+    "read_system_prompt",
+    "system_prompt_of",
+]
 
 #: Where a run is: the phase it is in (or failed in), then ``open`` and ``closed``.
 Phase = Literal[
@@ -346,6 +355,32 @@ def _refuse_unbuilt(options: RunOptions) -> None:
             f"ACP protocol version {options.protocol_version} is not supported "
             f"(acphost speaks version {PROTOCOL_VERSION})"
         )
+
+
+#: The largest ``--system-prompt @FILE`` read: far above any real prompt.
+MAX_SYSTEM_PROMPT_BYTES = 1 << 20
+
+
+def read_system_prompt(text: str | None) -> str | None:
+    """A ``--system-prompt`` value: the text, or for ``@FILE`` the file's.
+
+    The file is read with the package's bounded reader: a regular file of at
+    most :data:`MAX_SYSTEM_PROMPT_BYTES`, UTF-8.
+
+    Raises:
+        UsageProblem: the file cannot be read, is too large or is not UTF-8.
+
+    """
+    if text is None or not text.startswith("@"):
+        return text
+    from ..config import InputFileError, read_text_input  # noqa: PLC0415
+
+    try:
+        return read_text_input(
+            text[1:], what="the --system-prompt file", limit=MAX_SYSTEM_PROMPT_BYTES
+        )
+    except InputFileError as exc:
+        raise UsageProblem(str(exc)) from None
 
 
 def system_prompt_of(options: RunOptions) -> tuple[str | None, SystemPromptMode]:
