@@ -67,8 +67,15 @@ def _wire(prompt: Any, mode: str) -> dict[str, Any]:
             raise UsageError("the system prompt is empty")
         return {"mode": mode, "content": [{"type": "text", "text": prompt}]}
     wire: dict[str, Any] = prompt.to_wire()
-    if not wire.get("content"):
+    content = wire.get("content")
+    if not content:
         raise UsageError("the system prompt has no content")
+    # The schema (SystemPrompt.content): clients MUST NOT send other content
+    # block types than text until a future capability allows them.
+    if not all(isinstance(b, dict) and b.get("type") == "text" for b in content):
+        raise UsageError(
+            "a system prompt takes text content blocks only (TextContentBlock, type 'text')"
+        )
     return wire
 
 
