@@ -36,3 +36,17 @@ async def test_an_agent_that_cannot_take_it_opens_no_session_and_says_why(tmp_pa
         )
         assert app.active_view is None
         assert sent_methods(app) == ["initialize"]
+
+
+def test_an_unreadable_system_prompt_file_is_a_usage_error(capsys, monkeypatch, tmp_path):
+    from acphost.tui import run_tui
+
+    monkeypatch.setenv("ACPHOST_SETTINGS", "")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    args = argparse.Namespace(
+        agent=None, settings=None, cwd=str(tmp_path), verbose=0, init_timeout=5.0,
+        system_prompt=f"@{tmp_path}/missing.md", system_prompt_mode=None,
+    )  # fmt: skip
+    assert run_tui(args) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "the --system-prompt file" in line and "missing.md does not exist" in line
