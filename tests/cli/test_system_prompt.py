@@ -52,8 +52,9 @@ def test_the_prompt_is_read_from_a_file(tmp_path):
         ("dir", "@adir", "the --system-prompt file adir"),
         ("latin1", "@latin1.md", "is not UTF-8"),
         (None, "", "the system prompt is empty"),
+        (None, " \n", "the system prompt is empty"),
     ],
-    ids=["missing", "directory", "not-utf8", "empty"],
+    ids=["missing", "directory", "not-utf8", "empty", "blank"],
 )
 def test_a_bad_prompt_is_one_line_and_exit_2(tmp_path, setup, arg, says):
     if setup == "dir":

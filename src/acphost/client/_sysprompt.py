@@ -61,9 +61,9 @@ def _wire(prompt: Any, mode: str) -> dict[str, Any]:
     if isinstance(prompt, str):
         if mode not in SYSTEM_PROMPT_MODES:
             raise UsageError(f"unknown system prompt mode {mode!r}: use append or override")
-        if not prompt:
+        if not prompt.strip():
             # The schema: clients MUST NOT send an empty content array; an
-            # empty text says nothing either.
+            # empty or blank text says nothing either.
             raise UsageError("the system prompt is empty")
         return {"mode": mode, "content": [{"type": "text", "text": prompt}]}
     wire: dict[str, Any] = prompt.to_wire()

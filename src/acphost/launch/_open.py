@@ -346,7 +346,7 @@ def _refuse_unbuilt(options: RunOptions) -> None:
 
         if mode not in SYSTEM_PROMPT_MODES:
             raise UsageProblem(f"unknown system prompt mode {mode!r}: use append or override")
-        if not prompt:
+        if not prompt.strip():
             raise UsageProblem("the system prompt is empty: give its text, or leave it out")
     if options.confine:
         raise UsageProblem("confining the agent in an OS sandbox is not supported yet")

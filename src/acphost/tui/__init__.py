@@ -122,7 +122,7 @@ def _system_prompt(args: argparse.Namespace) -> Callable[[AgentSpec], AgentSpec]
 
     text = read_system_prompt(getattr(args, "system_prompt", None))
     mode: str | None = getattr(args, "system_prompt_mode", None)
-    if text is not None and not text:
+    if text is not None and not text.strip():
         raise UsageProblem("the system prompt is empty: give its text, or leave it out")
 
     def apply(spec: AgentSpec) -> AgentSpec:
