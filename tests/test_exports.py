@@ -20,6 +20,8 @@ PINNED = {
         "TurnState",
         # Terminals the agent runs itself, reported in tool call _meta.
         "AgentTerminal", "TerminalReport", "terminal_report",
+        # The client's system prompt: its modes, and what an agent supports.
+        "SYSTEM_PROMPT_MODES", "SystemPromptMode", "describe_system_prompt_support",
     ],
     "acphost.content": [
         "Mention", "PromptInput", "audio", "embedded_resource", "find_mentions", "image",
@@ -32,6 +34,8 @@ PINNED = {
         "start_agent",
         # the one assembly, and the synchronous runner built on it (moved from acphost.client)
         "Run", "RunOptions", "RunResult", "SessionChoice", "open_run", "run",
+        # a --system-prompt TEXT|@FILE value, read once for every face
+        "read_system_prompt",
     ],
 }
 

@@ -37,3 +37,15 @@ def test_the_clients_answer_is_checked_against_the_agents_request():
                                "params": {"sessionId": "s", "path": "/w/a"}})
     _feed(checker, "send", {"jsonrpc": "2.0", "id": 7, "result": {"content": 42}})
     assert checker.errors and "schema" in " ".join(checker.errors)
+
+
+def test_a_system_prompt_is_checked_against_the_unstable_schema_that_holds_its_shape():
+    checker = FrameChecker()
+    _feed(checker, "send", {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                            "params": {"protocolVersion": 1, "clientCapabilities": {}}})
+    _feed(checker, "receive", {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}})
+    good = {"mode": "append", "content": [{"type": "text", "text": "be brief"}]}
+    for i, prompt in enumerate((good, {"mode": "append", "content": "be brief"}), 1):
+        _feed(checker, "send", {"jsonrpc": "2.0", "id": i, "method": "session/new",
+                                "params": {"cwd": "/w", "mcpServers": [], "systemPrompt": prompt}})
+    assert len(checker.errors) == 1 and "systemPrompt" in checker.errors[0]

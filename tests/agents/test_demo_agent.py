@@ -34,7 +34,9 @@ def test_initialize_advertises_capabilities(make_client: Any) -> None:
         "title",
         "status",
         "archive",
+        "systemPrompt",
     }
+    assert caps["sessionCapabilities"]["systemPrompt"] == {"mode": {"override": {}}}
     assert caps["auth"] == {"logout": {}, "status": {}}
     assert [m["id"] for m in result["authMethods"]] == ["demo-login"]
     assert result["agentInfo"]["name"] == "acphost-demo"

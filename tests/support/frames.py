@@ -14,6 +14,8 @@ import orjson
 
 from acphost.trace import TraceValidator
 
+_SYSTEM_PROMPT_REQUESTS = frozenset({"NewSessionRequest", "LoadSessionRequest", "ResumeSessionRequest"})
+
 
 class _ClientSchemaValidator(TraceValidator):
     """Follows both directions, checks shapes only of what the client sends.
@@ -26,6 +28,10 @@ class _ClientSchemaValidator(TraceValidator):
     def _check_schema(self, at: int, side: Any, name: str | None, value: Any) -> None:
         if side == "client":
             super()._check_schema(at, side, name, value)
+            # The stable schema predates ``systemPrompt`` (its requests allow
+            # unknown keys): the unstable schema holds the field's shape.
+            if name in _SYSTEM_PROMPT_REQUESTS and isinstance(value, dict) and "systemPrompt" in value:
+                super()._check_schema(at, side, "unstable:" + name, value)
 
 
 class FrameChecker:

@@ -130,6 +130,11 @@ class Run:
         host: builds the run's host configuration; None: the library's
             default (reads inside the workspace, terminals, reads allowed).
         mcp_servers: MCP servers for ``session/new`` (wire form).
+        system_prompt: the session's system prompt (None: the agent's
+            settings entry's, if any); an agent that cannot take it fails
+            the run with the reason.
+        system_prompt_mode: ``append`` or ``override`` (None: the agent's
+            settings entry's, else ``append``).
 
     """
 
@@ -142,16 +147,22 @@ class Run:
     limits: Limits = field(default_factory=Limits)
     host: HostFactory | None = None
     mcp_servers: tuple[Mapping[str, Any], ...] = ()
+    system_prompt: str | None = None
+    system_prompt_mode: str | None = None
 
     @property
     def fingerprint(self) -> str:
         """What must match for an earlier outcome of this id to count on resume.
 
-        The agent's command line, the prompt and the starting point: change
-        any of them and the run is carried out again.
+        The agent's command line, the prompt, the system prompt and the
+        starting point: change any of them and the run is carried out again.
         """
         ws = self.workspace
-        data = [self.agent.argv, self.prompt, self.repeat, ws.path, ws.commit]
+        data: list[Any] = [self.agent.argv, self.prompt, self.repeat, ws.path, ws.commit]
+        system = self.system_prompt if self.system_prompt is not None else self.agent.system_prompt
+        if system is not None:  # absent, the fingerprints of earlier results still match
+            mode = self.system_prompt_mode or self.agent.system_prompt_mode or "append"
+            data.append([system, mode])
         return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16]
 
 

@@ -104,6 +104,8 @@ def make_plan(
     limits: Limits | None = None,
     host: HostFactory | None = None,
     mcp_servers: Sequence[Mapping[str, Any]] = (),
+    system_prompt: str | None = None,
+    system_prompt_mode: str | None = None,
 ) -> Plan:
     """Make the runs of agents x prompts x repeats.
 
@@ -115,6 +117,8 @@ def make_plan(
         limits: per-run limits.
         host: builds each run's host configuration.
         mcp_servers: MCP servers for every session.
+        system_prompt: every session's system prompt (None: each agent's own).
+        system_prompt_mode: its mode (None: each agent's own, else ``append``).
 
     Returns:
         The plan.
@@ -154,6 +158,8 @@ def make_plan(
                         limits=limits or Limits(),
                         host=host,
                         mcp_servers=tuple(mcp_servers),
+                        system_prompt=system_prompt,
+                        system_prompt_mode=system_prompt_mode,
                     )
                 )
     return Plan(tuple(runs), tuple(a.name for a in agents), tuple(prompts), repeat)

@@ -18,14 +18,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .._outfile import open_output
 from ..client import Session
 from ..content import prompt_with_mentions
 from ..errors import AcpError, AgentExited, AgentStartError, AuthRequired, RequestError
 from ..launch import Run as LaunchedRun
-from ..launch import RunOptions, SessionChoice, open_run
+from ..launch import RunOptions, SessionChoice, UsageProblem, open_run
 from ..redact import Redactor
 from ..safetext import bounded
 from ..trace import TraceWriter
@@ -35,6 +35,7 @@ from ._workspace import Checkout, WorkspaceError, open_checkout
 
 if TYPE_CHECKING:
     from .. import schema as s
+    from ..client import SystemPromptMode
     from ..history import HistoryStore
 
 __all__ = ["Place", "carry_out", "make_workspace"]
@@ -170,6 +171,9 @@ class _Conversation:
             trace=trace,
             recorder=recorder,
             session=SessionChoice(mcp_servers=run.mcp_servers),
+            system_prompt=run.system_prompt,
+            # Checked where it was read (the spec, the flags); open_run checks again.
+            system_prompt_mode=cast("SystemPromptMode | None", run.system_prompt_mode),
         )
         self.opened = opened = open_run(options)
         async with opened:
@@ -207,6 +211,8 @@ class _Conversation:
                 f"the agent needs authentication: {exc.message} "
                 f"(log in once with `acphost -a {self.run.agent.name} --auth METHOD`)"
             )
+        elif isinstance(exc, UsageProblem):  # e.g. a system prompt the agent cannot take
+            message = str(exc)
         elif isinstance(exc, RequestError):
             message = f"the agent answered an error: {exc}"
         elif isinstance(exc, (AcpError, OSError)):

@@ -13,6 +13,8 @@
     timeout = 600
     max_tokens = 200000
     max_cost = 2.5
+    system_prompt = "Be brief."            # every session's (or "@file.md"); mode: append
+    system_prompt_mode = "append"          # or "override" (the agent must advertise it)
     write = true                           # and yolo, approve = "all" | "reads" | "deny",
     permission_policy = "rules.json"       # no_terminal, no_fs, audit_log, settings
     keep_workspaces = false
@@ -25,6 +27,7 @@
     command = "my-agent"
     args = ["--acp"]
     env = { LOG_LEVEL = "debug" }
+    system_prompt = "Answer in French."    # its sessions' (text only; the top-level key wins)
 
     [[prompt]]                             # a prompt with an id (and its own workspace)
     id = "fix-tests"
@@ -76,9 +79,15 @@ SCALARS: dict[str, Any] = {
     "executor": str,
     "ray_address": str,
     "ray_cpus": _NUMBER,
+    "system_prompt": str,
+    "system_prompt_mode": str,
 }
 LISTS = ("agents", "agent_commands", "prompts", "ray_env")
-CHOICES = {"approve": ("all", "reads", "deny"), "executor": ("local", "ray")}
+CHOICES = {
+    "approve": ("all", "reads", "deny"),
+    "executor": ("local", "ray"),
+    "system_prompt_mode": ("append", "override"),
+}
 
 
 class SpecError(PlanError):
@@ -144,6 +153,9 @@ def load_spec(path: str) -> dict[str, Any]:
             _check(where, value, SCALARS[key])
             if key in CHOICES and value not in CHOICES[key]:
                 raise SpecError(f"{where}: expected one of {', '.join(CHOICES[key])}")
+            if key == "system_prompt":
+                out[key] = _system_prompt(where, value, base)
+                continue
             is_path = SCALARS[key] is _PATH
             out[key] = (
                 os.path.normpath(os.path.join(base, os.path.expanduser(value)))
@@ -171,6 +183,15 @@ def load_spec(path: str) -> dict[str, Any]:
     return out
 
 
+def _system_prompt(where: str, value: str, base: str) -> str:
+    """The text, or ``@FILE`` with the file made relative to the spec's folder (read later)."""
+    if not value.strip():
+        raise SpecError(f"{where}: the system prompt is empty")
+    if value.startswith("@"):
+        return "@" + os.path.normpath(os.path.join(base, os.path.expanduser(value[1:])))
+    return value
+
+
 def _tables(where: str, value: Any) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not all(isinstance(t, dict) for t in value):
         raise SpecError(f"{where}: expected tables ([[{where.rsplit(' ', 1)[-1]}]])")
@@ -184,7 +205,7 @@ def _only(where: str, table: dict[str, Any], keys: tuple[str, ...]) -> None:
 
 
 def _agent(where: str, table: dict[str, Any], source: str) -> AgentSpec:
-    _only(where, table, ("name", "command", "args", "env"))
+    _only(where, table, ("name", "command", "args", "env", "system_prompt", "system_prompt_mode"))
     for key in ("name", "command"):
         if key not in table:
             raise SpecError(f"{where}.{key}: missing")
@@ -195,8 +216,23 @@ def _agent(where: str, table: dict[str, Any], source: str) -> AgentSpec:
     env = table.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
         raise SpecError(f"{where}.env: expected a table of strings")
+    prompt, mode = table.get("system_prompt"), table.get("system_prompt_mode")
+    if prompt is not None:
+        _check(f"{where}.system_prompt", prompt, str)
+        if not prompt.strip():
+            raise SpecError(f"{where}.system_prompt: the system prompt is empty")
+    if mode is not None:
+        _check(f"{where}.system_prompt_mode", mode, str)
+        if mode not in CHOICES["system_prompt_mode"]:
+            raise SpecError(f"{where}.system_prompt_mode: expected one of append, override")
     return AgentSpec(
-        name=table["name"], command=table["command"], args=tuple(args), env=dict(env), source=source
+        name=table["name"],
+        command=table["command"],
+        args=tuple(args),
+        env=dict(env),
+        source=source,
+        system_prompt=prompt,
+        system_prompt_mode=mode,
     )
 
 

@@ -52,6 +52,17 @@ def build_batch_parser() -> argparse.ArgumentParser:
     g.add_argument("--max-tokens", type=int, metavar="N", help="token budget per run")
     g.add_argument("--max-cost", type=float, metavar="AMOUNT", help="cost budget per run")
     g.add_argument("--currency", metavar="CODE", help="count only costs in this currency")
+    g.add_argument(
+        "--system-prompt",
+        metavar="TEXT|@FILE",
+        help="every session's system prompt (@FILE reads a UTF-8 file); a run whose agent "
+        "does not advertise sessionCapabilities.systemPrompt fails",
+    )
+    g.add_argument(
+        "--system-prompt-mode",
+        choices=("append", "override"),
+        help="append to the agent's instructions (default) or override them",
+    )
     g.add_argument("--keep-workspaces", action="store_true", default=n, help="keep OUT/workspaces")
     g.add_argument(
         "--retry-failed", action="store_true", default=n, help="rerun runs that were not ok"

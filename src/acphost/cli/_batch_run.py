@@ -52,6 +52,7 @@ from ..launch import (
     UsageProblem,
     build_host_config,
     fail,
+    read_system_prompt,
     resolve,
 )
 from ._batch_view import View, make_view
@@ -216,6 +217,8 @@ def configure(args: argparse.Namespace, view: View) -> Batch:
         limits=limits,
         host=functools.partial(build_host_config, choices),
         mcp_servers=mcp,
+        system_prompt=read_system_prompt(args.system_prompt),
+        system_prompt_mode=args.system_prompt_mode,
     )
     return Batch(
         plan,

@@ -110,6 +110,17 @@ def tui_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="each session's token budget (tokens in the context window the agent reports)",
     )
+    p.add_argument(
+        "--system-prompt",
+        metavar="TEXT|@FILE",
+        help="each session's system prompt (@FILE reads a UTF-8 file; also system_prompt in "
+        "the agent's settings entry; the flag wins)",
+    )
+    p.add_argument(
+        "--system-prompt-mode",
+        choices=("append", "override"),
+        help="append the system prompt to the agent's own instructions (default) or override them",
+    )
     return p
 
 

@@ -136,7 +136,9 @@ def first_word(argv: list[str], *parsers: argparse.ArgumentParser) -> int | None
         if word.startswith("--"):
             name = word.partition("=")[0]
             known = [o for o in takes_value if o == name] or [
-                o for o in takes_value if o.startswith(name)  # argparse's abbreviations
+                o
+                for o in takes_value
+                if o.startswith(name)  # argparse's abbreviations
             ]
             if "=" not in word and len(known) == 1 and takes_value[known[0]]:
                 i += 1
@@ -332,6 +334,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="set a config option (repeatable; true/false for boolean options)",
     )
     g.add_argument("--auth", metavar="METHOD", help="authenticate with this method first")
+    g.add_argument(
+        "--system-prompt",
+        metavar="TEXT|@FILE",
+        help="the session's system prompt (@FILE reads it from a UTF-8 file); sent only "
+        "to an agent that advertises sessionCapabilities.systemPrompt, else exit 2 "
+        "(also system_prompt in the agent's settings entry; the flag wins)",
+    )
+    g.add_argument(
+        "--system-prompt-mode",
+        choices=("append", "override"),
+        help="append the system prompt to the agent's own (the default) or override them "
+        "(needs the agent's systemPrompt.mode.override)",
+    )
     g = p.add_argument_group(
         "budgets (also max_tokens, max_cost in the agent's settings entry; flags win)"
     )

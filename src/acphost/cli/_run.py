@@ -386,11 +386,13 @@ class PromptRun:
         """The flags as run options (light: the heavier parts come in :meth:`prepare`).
 
         Raises:
-            UsageProblem: a ``--config`` item that is not ``KEY=VALUE``.
+            UsageProblem: a ``--config`` item that is not ``KEY=VALUE``; a
+                ``--system-prompt @FILE`` that cannot be read.
 
         """
         from ..launch import RunOptions, SessionChoice  # noqa: PLC0415
         from ._setup import config_items  # noqa: PLC0415
+        from ._sysprompt import system_prompt_options  # noqa: PLC0415
 
         a, target = self.args, self.target
         mcp = self.settings.mcp_servers
@@ -427,6 +429,7 @@ class PromptRun:
             model=a.model,
             config=config_items(a.config),
             prepare=prepare,
+            **system_prompt_options(a, self.spec),
         )
 
     def prepare(self, options: RunOptions, prompt: str | None) -> None:

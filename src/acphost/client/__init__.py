@@ -15,6 +15,7 @@ from .._lazy import lazy_exports
 TYPE_CHECKING = False
 
 __all__ = [
+    "SYSTEM_PROMPT_MODES",
     "USE_DEFAULT",
     "AcpClient",
     "AgentTerminal",
@@ -37,6 +38,7 @@ __all__ = [
     "SessionClosed",
     "SessionOpened",
     "SessionState",
+    "SystemPromptMode",
     "TerminalExited",
     "TerminalReport",
     "TerminalStarted",
@@ -50,6 +52,7 @@ __all__ = [
     "UpdatesReceived",
     "UseDefault",
     "auth_method_id",
+    "describe_system_prompt_support",
     "option_id",
     "option_values",
     "terminal_report",
@@ -58,6 +61,9 @@ __all__ = [
 # Each name loads its own module on first use: the command line's run needs
 # the client, not the synchronous runner or everything else re-exported here.
 _LAZY = {
+    "SYSTEM_PROMPT_MODES": "._sysprompt",
+    "SystemPromptMode": "._sysprompt",
+    "describe_system_prompt_support": "._sysprompt",
     "Budget": "._budget",
     "BudgetExceeded": "._budget",
     "CostStart": "._budget",
@@ -135,6 +141,7 @@ if TYPE_CHECKING:
         ToolCallState,
         terminal_report,
     )
+    from ._sysprompt import SYSTEM_PROMPT_MODES, SystemPromptMode, describe_system_prompt_support
     from ._turn import Turn, TurnResult, TurnState
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

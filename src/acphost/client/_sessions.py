@@ -16,7 +16,7 @@ from .. import schema as s
 from ..errors import CapabilityNotSupported, UsageError
 from ._session import Session
 from ._state import _block_text
-from ._unstable import system_prompt_wire
+from ._sysprompt import SystemPromptMode, system_prompt_modes, system_prompt_params
 
 if TYPE_CHECKING:
     from ._options import Settings
@@ -40,6 +40,15 @@ class SessionMethods:
         """The unstable methods (see :class:`~acphost.AcpClient`)."""
         raise NotImplementedError
 
+    @property
+    def system_prompt_modes(self) -> tuple[str, ...]:
+        """The system prompt modes the agent takes: ``()``, ``("append",)`` or both.
+
+        Read from its ``initialize`` answer (``sessionCapabilities.systemPrompt``
+        and its ``mode.override``), so a caller can check before opening.
+        """
+        return system_prompt_modes(self._peer.initialize_raw)
+
     def _session(
         self, session_id: str, cwd: str, dirs: Sequence[str], *, fresh: bool = False
     ) -> Session:
@@ -61,6 +70,7 @@ class SessionMethods:
         additional_directories: Sequence[str | os.PathLike[str]] = (),
         meta: dict[str, Any] | None = None,
         system_prompt: str | Any | None = None,
+        system_prompt_mode: SystemPromptMode = "append",
     ) -> Session:
         """Open a new session (``session/new``).
 
@@ -69,15 +79,19 @@ class SessionMethods:
             mcp_servers: MCP servers for the agent (schema objects or wire dicts).
             additional_directories: further absolute workspace roots.
             meta: ``_meta`` for the request.
-            system_prompt: instructions appended to the agent's own (a string),
-                or an unstable ``SystemPrompt``; unstable, needs ``unstable=True``
-                and an agent advertising ``sessionCapabilities.systemPrompt``.
+            system_prompt: the session's system prompt: a string (sent as one
+                text block), or an unstable ``SystemPrompt`` (its own mode);
+                needs an agent advertising ``sessionCapabilities.systemPrompt``.
+            system_prompt_mode: ``append`` (added to the agent's own
+                instructions) or ``override`` (replaces them; needs the
+                agent's ``sessionCapabilities.systemPrompt.mode.override``).
 
         Raises:
             AuthRequired: authenticate with one of ``exc.auth_methods``, then retry.
             LocalProtocolError: a relative path, or an unsupported MCP transport.
-            CapabilityNotSupported: a system prompt the agent cannot take.
-            UsageError: a system prompt without ``unstable=True``.
+            CapabilityNotSupported: a system prompt (or its mode) the agent
+                cannot take; nothing is sent.
+            UsageError: an empty system prompt, or an unknown mode.
 
         """
         self._require_open()
@@ -91,7 +105,9 @@ class SessionMethods:
         )
         result = await peer.request_raw(
             s.SESSION_NEW,
-            self._with_system_prompt(request.to_wire(), system_prompt),
+            system_prompt_params(
+                request.to_wire(), peer.initialize_raw, system_prompt, system_prompt_mode
+            ),
             timeout=self._settings.session_timeout,
         )
         response = s.NewSessionResponse.from_wire(result if result is not None else {})
@@ -112,12 +128,14 @@ class SessionMethods:
         mcp_servers: Sequence[Any] = (),
         additional_directories: Sequence[str | os.PathLike[str]] = (),
         system_prompt: str | Any | None = None,
+        system_prompt_mode: SystemPromptMode = "append",
     ) -> Session:
         """Load a previous session (``session/load``); its history is replayed.
 
         The session is registered before the request, so the replayed updates
         land in its state; when this returns, the replay is complete.
-        ``system_prompt`` is as for :meth:`new_session`.
+        ``system_prompt`` and ``system_prompt_mode`` are as for
+        :meth:`new_session` (send the same prompt the session was created with).
 
         Raises:
             CapabilityNotSupported: the agent does not advertise ``loadSession``.
@@ -135,7 +153,12 @@ class SessionMethods:
             additional_directories=dirs or None,
         )
         return await self._reopen(
-            request, s.LoadSessionResponse, cwd=cwd_s, dirs=dirs, system_prompt=system_prompt
+            request,
+            s.LoadSessionResponse,
+            cwd=cwd_s,
+            dirs=dirs,
+            system_prompt=system_prompt,
+            system_prompt_mode=system_prompt_mode,
         )
 
     async def resume_session(
@@ -146,10 +169,12 @@ class SessionMethods:
         mcp_servers: Sequence[Any] = (),
         additional_directories: Sequence[str | os.PathLike[str]] = (),
         system_prompt: str | Any | None = None,
+        system_prompt_mode: SystemPromptMode = "append",
     ) -> Session:
         """Resume a session without replaying its history (``session/resume``).
 
-        ``system_prompt`` is as for :meth:`new_session`.
+        ``system_prompt`` and ``system_prompt_mode`` are as for
+        :meth:`new_session` (send the same prompt the session was created with).
 
         Raises:
             CapabilityNotSupported: the agent does not advertise ``sessionCapabilities.resume``.
@@ -166,7 +191,12 @@ class SessionMethods:
             additional_directories=dirs or None,
         )
         return await self._reopen(
-            request, s.ResumeSessionResponse, cwd=cwd_s, dirs=dirs, system_prompt=system_prompt
+            request,
+            s.ResumeSessionResponse,
+            cwd=cwd_s,
+            dirs=dirs,
+            system_prompt=system_prompt,
+            system_prompt_mode=system_prompt_mode,
         )
 
     async def _reopen(
@@ -177,9 +207,12 @@ class SessionMethods:
         cwd: str,
         dirs: list[str],
         system_prompt: str | Any | None,
+        system_prompt_mode: SystemPromptMode,
     ) -> Session:
         method = s.SESSION_LOAD if isinstance(request, s.LoadSessionRequest) else s.SESSION_RESUME
-        params = self._with_system_prompt(request.to_wire(), system_prompt)
+        params = system_prompt_params(
+            request.to_wire(), self._peer.initialize_raw, system_prompt, system_prompt_mode
+        )
         # Registered before the request, so a load's replayed updates land in it.
         session = self._session(request.session_id, cwd, dirs)
         session.state.system_prompt = _prompt_text(system_prompt)
@@ -199,12 +232,6 @@ class SessionMethods:
         # see the new turns only.
         session._opened("load" if method == s.SESSION_LOAD else "resume")
         return session
-
-    def _with_system_prompt(self, params: dict[str, Any], prompt: str | Any | None) -> Any:
-        if prompt is None:
-            return params
-        self.unstable.require_system_prompt()
-        return {**params, "systemPrompt": system_prompt_wire(prompt)}
 
     async def list_sessions(
         self, *, cwd: str | None = None, cursor: str | None = None

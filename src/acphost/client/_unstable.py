@@ -2,9 +2,11 @@
 
 The unstable schema (``schema.unstable.json``) carries methods that may change
 in any release: ``session/fork``, ``session/set_title``, ``session/status``,
-``session/archive`` and ``session/unarchive``, ``auth/status`` with its
-``auth/status_update`` notification, and a system prompt on
-``session/new``, ``session/load`` and ``session/resume``. acphost never
+``session/archive`` and ``session/unarchive``, and ``auth/status`` with its
+``auth/status_update`` notification. (The system prompt on ``session/new``,
+``session/load`` and ``session/resume`` is stable now: see
+:mod:`._sysprompt`; a client started with ``unstable=True`` may still pass
+an unstable ``SystemPrompt`` object.) acphost never
 advertises, sends or answers any of them unless the client was started with
 ``unstable=True``; each call is also gated by the capability the agent
 advertised in the unstable shape of its ``initialize`` answer.
@@ -24,7 +26,7 @@ from ._peer import Peer
 if TYPE_CHECKING:
     from ..schema import unstable as u
 
-__all__ = ["Unstable", "system_prompt_wire"]
+__all__ = ["Unstable"]
 
 logger = logging.getLogger("acphost.client")
 
@@ -150,16 +152,11 @@ class Unstable:
     def require_system_prompt(self) -> None:
         """Raise unless the agent takes a system prompt on new, load and resume.
 
+        Kept for callers of the unstable API; the check is the stable one now
+        (:attr:`AcpClient.system_prompt_modes <acphost.AcpClient.system_prompt_modes>`).
+
         Raises:
             CapabilityNotSupported: it does not advertise ``sessionCapabilities.systemPrompt``.
 
         """
         self._session_cap("system_prompt", "a system prompt")
-
-
-def system_prompt_wire(prompt: Any) -> dict[str, Any]:
-    """The wire ``systemPrompt`` for a string (mode ``append``) or an unstable ``SystemPrompt``."""
-    if isinstance(prompt, str):
-        return {"mode": "append", "content": [{"type": "text", "text": prompt}]}
-    wire: dict[str, Any] = prompt.to_wire()
-    return wire

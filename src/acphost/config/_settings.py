@@ -6,10 +6,12 @@ optional ``mcp_servers`` forwarded to ``session/new`` and ``session/load``
 (schema ``NewSessionRequest.mcpServers``). An agent entry may also set a
 budget for each turn: ``max_tokens`` (a whole number) and ``max_cost`` (an
 amount, or a string with a currency: ``"1.50 USD"``); the command line's
-``--max-tokens`` and ``--max-cost`` win. Unknown top-level keys are ignored,
-so an editor's whole settings file can be passed with ``--settings``; a file
-without ``agent_servers`` is an error, never a silent fallback to the demo
-agent.
+``--max-tokens`` and ``--max-cost`` win. It may set the system prompt its
+sessions get, ``system_prompt`` (text) and ``system_prompt_mode`` (``append``
+or ``override``); ``--system-prompt`` and ``--system-prompt-mode`` win.
+Unknown top-level keys are ignored, so an editor's whole settings file can
+be passed with ``--settings``; a file without ``agent_servers`` is an error,
+never a silent fallback to the demo agent.
 
 Lookup order (first found wins): ``--settings PATH``, ``$ACPHOST_SETTINGS``,
 ``./.acphost/settings.json``, ``$XDG_CONFIG_HOME/acphost/settings.json``
@@ -367,7 +369,7 @@ def parse_settings(data: Any, path: Path) -> Settings:
             )
         quirk = entry.get("missing_file_returns_empty", False)
         expect(isinstance(quirk, bool), where, f"{at}.missing_file_returns_empty must be a boolean")
-        budget = _budget(entry, where, at)
+        budget = {**_budget(entry, where, at), **_system_prompt(entry, where, at)}
         if command is None:
             _expect_preset(name, where, at)
             # Zed lets an entry adjust a built-in agent (e.g. only its env).
@@ -411,6 +413,34 @@ def _budget(entry: dict[str, Any], where: str, at: str) -> dict[str, Any]:
                 f"('2.5 USD'), got {value!r}",
             )
     return out
+
+
+def _system_prompt(entry: dict[str, Any], where: str, at: str) -> dict[str, Any]:
+    """An entry's ``system_prompt`` (a non-empty string) and ``system_prompt_mode``, checked."""
+    out: dict[str, Any] = {}
+    if entry.get("system_prompt") is not None:
+        value = entry["system_prompt"]
+        expect(
+            isinstance(value, str) and value.strip() != "" and "\0" not in value,
+            where,
+            f"{at}.system_prompt must be a non-empty string (the session's system prompt), "
+            f"got {_short(value)}",
+        )
+        out["system_prompt"] = value
+    if entry.get("system_prompt_mode") is not None:
+        mode = entry["system_prompt_mode"]
+        expect(
+            mode in ("append", "override"),
+            where,
+            f"{at}.system_prompt_mode must be 'append' or 'override', got {_short(mode)}",
+        )
+        out["system_prompt_mode"] = mode
+    return out
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _expect_preset(name: str, where: str, at: str) -> None:

@@ -45,6 +45,11 @@ class AgentSpec:
         max_cost: the most a turn may cost (settings ``max_cost``;
             ``--max-cost`` wins), or None.
         cost_currency: the currency ``max_cost`` is counted in, or None for any.
+        system_prompt: the system prompt its sessions get (settings
+            ``system_prompt``; ``--system-prompt`` wins), or None.
+        system_prompt_mode: ``append`` or ``override`` (settings
+            ``system_prompt_mode``; ``--system-prompt-mode`` wins), or None
+            for ``append``.
 
     """
 
@@ -58,6 +63,8 @@ class AgentSpec:
     max_tokens: int | None = None
     max_cost: float | None = None
     cost_currency: str | None = None
+    system_prompt: str | None = None
+    system_prompt_mode: str | None = None
 
     @property
     def argv(self) -> list[str]:

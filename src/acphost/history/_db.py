@@ -166,6 +166,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "ALTER TABLE turns ADD COLUMN text_joined INTEGER NOT NULL DEFAULT 0",
     ),
+    # 6: the system prompt the host gave the session (``session/new``, ``load``,
+    # ``resume``), redacted as every recorded text; NULL: none.
+    ("ALTER TABLE sessions ADD COLUMN system_prompt TEXT",),
 )
 
 #: The version this code reads and writes.

@@ -296,6 +296,7 @@ class SessionRecord:
         title: the title the agent gave it.
         ended_at: when it was closed (``None``: never closed cleanly).
         origin: ``recorded`` or ``imported``.
+        system_prompt: the system prompt the host gave the session, if any.
         usage: the context window, and what this run of the session cost: its
             turns' sum, as are the token totals (the agent's cumulative cost
             counts earlier runs of the same agent session too).
@@ -312,6 +313,7 @@ class SessionRecord:
     title: str | None = None
     ended_at: str | None = None
     origin: str = "recorded"
+    system_prompt: str | None = None
     usage: Usage = field(default_factory=Usage)
     turns: tuple[TurnRecord, ...] = ()
 

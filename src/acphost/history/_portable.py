@@ -220,4 +220,5 @@ def session_from_json(
         origin=f.opt_str("origin") or "recorded",
         usage=_usage(None if usage is None else _Fields(usage, f"{where}.usage")),
         turns=turns,
+        system_prompt=f.opt_str("system_prompt"),
     )

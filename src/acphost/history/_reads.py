@@ -235,7 +235,7 @@ class StoreReads:
         with self._guard() as conn:
             row = conn.execute(
                 "SELECT id, agent, command, cwd, started_at, agent_session_id, title, ended_at, "
-                "origin, context_used, context_size, cost_amount, cost_currency "
+                "origin, context_used, context_size, cost_amount, cost_currency, system_prompt "
                 "FROM sessions WHERE id = ?",
                 (session_id,),
             ).fetchone()
@@ -309,6 +309,7 @@ class StoreReads:
             origin=row[8],
             usage=_usage_of((None,) * 6 + tuple(row[9:13])),
             turns=tuple(turns),
+            system_prompt=row[13],
         )
 
     def list_sessions(

@@ -180,6 +180,7 @@ class HistoryRecorder:
             started_at=now(),
             agent_session_id=session.id,
             title=session.state.title,
+            system_prompt=session.state.system_prompt,
         )
         return SessionRecording(self, record, session, events)
 

@@ -203,7 +203,7 @@ class HistoryStore(StoreReads):
             conn.execute(
                 "INSERT INTO sessions (id, agent, command, cwd, agent_session_id, title, "
                 "started_at, ended_at, origin, context_used, context_size, cost_amount, "
-                "cost_currency) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "cost_currency, system_prompt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id,
                     record.agent,
@@ -215,6 +215,7 @@ class HistoryStore(StoreReads):
                     record.ended_at,
                     record.origin,
                     *_usage_values(record.usage)[6:],
+                    record.system_prompt,
                 ),
             )
             yield lambda turn: self._insert_turn(conn, record.id, turn)

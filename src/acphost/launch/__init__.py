@@ -48,6 +48,7 @@ __all__ = [
     "build_host_config",
     "fail",
     "open_run",
+    "read_system_prompt",
     "resolve",
     "run",
     "start_agent",
@@ -64,6 +65,7 @@ _LAZY = {
     "RunOptions": "._open",
     "SessionChoice": "._open",
     "open_run": "._open",
+    "read_system_prompt": "._open",
     "DEMO_AGENT": "._sync",
     "RunResult": "._sync",
     "run": "._sync",
@@ -75,7 +77,7 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from ._host import HostChoices, build_host_config
-    from ._open import Run, RunOptions, SessionChoice, open_run
+    from ._open import Run, RunOptions, SessionChoice, open_run, read_system_prompt
     from ._policy import AskPolicy, DefaultPolicy, Refusals, build_broker
     from ._setup import UsageProblem, fail, resolve, start_agent
     from ._sync import DEMO_AGENT, RunResult, run

@@ -12,8 +12,7 @@ cancelled task, the agent's crash): the history recording, then the client
 and the agent's whole process group. Nothing it started outlives it.
 
 The work that plugs in here later has one field each, refused until it is
-built: :attr:`RunOptions.system_prompt`, :attr:`RunOptions.confine` and
-:attr:`RunOptions.protocol_version`.
+built: :attr:`RunOptions.confine` and :attr:`RunOptions.protocol_version`.
 """
 
 from __future__ import annotations
@@ -21,21 +20,30 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from ._setup import UsageProblem, start_agent
 
 if TYPE_CHECKING:
     import os
 
-    from ..client import AcpClient, ClientOptions, HostConfig, Observer, Session
+    from ..client import AcpClient, ClientOptions, HostConfig, Observer, Session, SystemPromptMode
     from ..config import AgentSpec
     from ..history import HistoryRecorder, SessionRecording
     from ..rpc import FrameTap
     from ..trace import TraceWriter
     from ..transport import StdioTransport
 
-__all__ = ["Phase", "Run", "RunOptions", "SessionChoice", "open_run"]
+__all__ = [
+    "MAX_SYSTEM_PROMPT_BYTES",
+    "Phase",
+    "Run",
+    "RunOptions",
+    "SessionChoice",
+    "open_run",
+    "read_system_prompt",
+    "system_prompt_of",
+]
 
 #: Where a run is: the phase it is in (or failed in), then ``open`` and ``closed``.
 Phase = Literal[
@@ -99,8 +107,15 @@ class RunOptions:
         prepare: called once, right after the spawn and before the client
             connects: the face builds its heavier parts here (and may fill in
             the fields above), while the agent starts.
-        system_prompt: text given to the agent as its system prompt (not
-            supported yet: a run that sets it is refused).
+        system_prompt: the session's system prompt, sent on ``session/new``,
+            ``session/load`` and ``session/resume`` (None: the agent's
+            settings entry's ``system_prompt``, if any); an agent that does not
+            advertise ``sessionCapabilities.systemPrompt`` (or its
+            ``mode.override``, for ``override``) is refused before the session
+            opens (:class:`~acphost.launch.UsageProblem`).
+        system_prompt_mode: ``append`` (added to the agent's own
+            instructions) or ``override`` (replaces them); None: the agent's
+            settings entry's, else ``append``.
         confine: run the agent in an OS sandbox (not supported yet: a run
             that sets it is refused).
         protocol_version: the ACP protocol version to negotiate (only 1 is
@@ -125,6 +140,7 @@ class RunOptions:
     config: Sequence[tuple[str, str]] = ()
     prepare: Callable[[RunOptions], object] | None = None
     system_prompt: str | None = None
+    system_prompt_mode: SystemPromptMode | None = None
     confine: bool = False
     protocol_version: int = PROTOCOL_VERSION
 
@@ -243,7 +259,8 @@ class Run:
             self.phase = "open"
             return
         self.phase = "session"
-        self._session = session = await _open_session(self._client, options.session, options.cwd)
+        _check_system_prompt(self._client, options)
+        self._session = session = await _open_session(self._client, options.session, options)
         self.phase = "configure"
         await _configure(session, options)
         # A run that failed to set up records nothing; neither does one whose
@@ -310,7 +327,9 @@ def open_run(options: RunOptions) -> Run:
         session's history record; leaving it closes everything.
 
     Raises:
-        UsageProblem: (on entering) an option that is not supported yet; the
+        UsageProblem: (on entering) an option that is not supported yet; an
+            empty system prompt, or one the agent does not advertise (nothing
+            is sent after ``initialize``); the
             agent can neither resume nor load a session to reopen; a boolean
             config option given something else than true or false.
         AcpError: (on entering) the agent could not start, or failed a phase.
@@ -320,9 +339,15 @@ def open_run(options: RunOptions) -> Run:
 
 
 def _refuse_unbuilt(options: RunOptions) -> None:
-    """Refuse the options whose work is not built yet (each is decided here, once)."""
-    if options.system_prompt is not None:
-        raise UsageProblem("a system prompt is not supported yet")
+    """Refuse a malformed system prompt and the options not built yet, before the spawn."""
+    prompt, mode = system_prompt_of(options)
+    if prompt is not None:
+        from ..client import SYSTEM_PROMPT_MODES  # noqa: PLC0415
+
+        if mode not in SYSTEM_PROMPT_MODES:
+            raise UsageProblem(f"unknown system prompt mode {mode!r}: use append or override")
+        if not prompt.strip():
+            raise UsageProblem("the system prompt is empty: give its text, or leave it out")
     if options.confine:
         raise UsageProblem("confining the agent in an OS sandbox is not supported yet")
     if options.protocol_version != PROTOCOL_VERSION:
@@ -332,11 +357,74 @@ def _refuse_unbuilt(options: RunOptions) -> None:
         )
 
 
-async def _open_session(client: AcpClient, choice: SessionChoice, cwd: str) -> Session:
-    mcp = list(choice.mcp_servers)
+#: The largest ``--system-prompt @FILE`` read: far above any real prompt.
+MAX_SYSTEM_PROMPT_BYTES = 1 << 20
+
+
+def read_system_prompt(text: str | None) -> str | None:
+    """A ``--system-prompt`` value: the text, or for ``@FILE`` the file's.
+
+    The file is read with the package's bounded reader: a regular file of at
+    most :data:`MAX_SYSTEM_PROMPT_BYTES`, UTF-8.
+
+    Raises:
+        UsageProblem: the file cannot be read, is too large or is not UTF-8.
+
+    """
+    if text is None or not text.startswith("@"):
+        return text
+    from ..config import InputFileError, read_text_input  # noqa: PLC0415
+
+    try:
+        return read_text_input(
+            text[1:], what="the --system-prompt file", limit=MAX_SYSTEM_PROMPT_BYTES
+        )
+    except InputFileError as exc:
+        raise UsageProblem(str(exc)) from None
+
+
+def system_prompt_of(options: RunOptions) -> tuple[str | None, SystemPromptMode]:
+    """The run's system prompt and mode: the options', else the agent's settings entry's.
+
+    The mode is checked before the spawn (a settings entry's is checked when
+    the file is read).
+    """
+    prompt = options.system_prompt
+    if prompt is None:
+        prompt = options.agent.system_prompt
+    mode = options.system_prompt_mode or options.agent.system_prompt_mode or "append"
+    return prompt, cast("SystemPromptMode", mode)
+
+
+def _check_system_prompt(client: AcpClient, options: RunOptions) -> None:
+    """Refuse a system prompt the agent cannot take, before any session request.
+
+    The schema (``SystemPrompt``): a client MUST only send one when the agent
+    advertises ``sessionCapabilities.systemPrompt``, and ``override`` only with
+    its ``mode.override``.
+    """
+    prompt, mode = system_prompt_of(options)
+    if prompt is None:
+        return
+    from ..client import describe_system_prompt_support  # noqa: PLC0415
+
+    modes = client.system_prompt_modes
+    if mode not in modes:
+        what = "a system prompt" if not modes else f"a system prompt in {mode} mode"
+        raise UsageProblem(
+            f"agent {options.agent.name!r} cannot take {what}: it supports "
+            f"{describe_system_prompt_support(modes)}"
+        )
+
+
+async def _open_session(client: AcpClient, choice: SessionChoice, options: RunOptions) -> Session:
+    cwd, mcp = options.cwd, list(choice.mcp_servers)
+    prompt, mode = system_prompt_of(options)
     how, sid = choice.how, choice.session_id
     if how == "new":
-        return await client.new_session(cwd, mcp_servers=mcp)
+        return await client.new_session(
+            cwd, mcp_servers=mcp, system_prompt=prompt, system_prompt_mode=mode
+        )
     if sid is None:
         raise UsageProblem(f"no session id to {how}")
     if how == "reopen":
@@ -354,7 +442,7 @@ async def _open_session(client: AcpClient, choice: SessionChoice, cwd: str) -> S
     opener: Callable[..., Awaitable[Session]] = (
         client.resume_session if how == "resume" else client.load_session
     )
-    return await opener(sid, cwd, mcp_servers=mcp)
+    return await opener(sid, cwd, mcp_servers=mcp, system_prompt=prompt, system_prompt_mode=mode)
 
 
 async def _configure(session: Session, options: RunOptions) -> None:

@@ -19,7 +19,7 @@ from ..errors import UsageError
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ..client import ClientOptions, ToolCallState
+    from ..client import ClientOptions, SystemPromptMode, ToolCallState
 
 __all__ = ["DEMO_AGENT", "RunResult", "run"]
 
@@ -51,6 +51,8 @@ def run(
     agent: Sequence[str] = DEMO_AGENT,
     cwd: str | os.PathLike[str] | None = None,
     env: Mapping[str, str] | None = None,
+    system_prompt: str | None = None,
+    system_prompt_mode: SystemPromptMode = "append",
     **options: Unpack[ClientOptions],
 ) -> RunResult:
     """Run one prompt against an agent and return its reply (blocking).
@@ -60,6 +62,10 @@ def run(
         agent: the agent's argv (default: the built-in demo agent).
         cwd: the session's workspace (default: the current directory).
         env: variables overlaid on the environment for the agent.
+        system_prompt: the session's system prompt (needs an agent that
+            advertises ``sessionCapabilities.systemPrompt``).
+        system_prompt_mode: ``append`` (to the agent's own instructions) or
+            ``override`` (needs ``sessionCapabilities.systemPrompt.mode.override``).
         **options: client options (:class:`~acphost.client.ClientOptions`),
             e.g. ``host=HostConfig(allow_write=True)``.
 
@@ -70,6 +76,8 @@ def run(
         UsageError: called from a running event loop (use ``AcpClient`` there),
             or ``agent`` is empty.
         TypeError: an unknown option.
+        UsageProblem: a system prompt the agent does not advertise (nothing
+            is sent after ``initialize``), or an empty one.
         AcpError: anything the async client raises.
 
     """
@@ -91,7 +99,8 @@ def run(
             f"valid: {', '.join(sorted(ClientOptions.__annotations__))}"
         )
     workdir = os.path.abspath(os.fspath(cwd) if cwd is not None else os.getcwd())
-    return asyncio.run(_run(prompt, argv, workdir, env, dict(options)))
+    prompted = (system_prompt, system_prompt_mode)
+    return asyncio.run(_run(prompt, argv, workdir, env, dict(options), system=prompted))
 
 
 async def _run(
@@ -100,6 +109,8 @@ async def _run(
     cwd: str,
     env: Mapping[str, str] | None,
     client: dict[str, Any],
+    *,
+    system: tuple[str | None, SystemPromptMode] = (None, "append"),
 ) -> RunResult:
     from ..config import AgentSpec  # noqa: PLC0415
     from ._open import RunOptions, open_run  # noqa: PLC0415
@@ -121,6 +132,8 @@ async def _run(
         host=host,
         taps=[tap] if tap is not None else [],
         trace=trace,
+        system_prompt=system[0],
+        system_prompt_mode=system[1],
     )
     async with open_run(options) as opened:
         session = opened.session

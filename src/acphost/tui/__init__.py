@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING
 from ._app import AcpApp
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..client import Budget
+    from ..config import AgentSpec
 
 __all__ = ["AcpApp", "run_tui", "serve_tui"]
 
@@ -75,15 +78,20 @@ def run_tui(args: argparse.Namespace) -> int:
     try:
         cwd, settings, spec = resolve(args)
         budget = _budget(args)
+        with_prompt = _system_prompt(args)
     except UsageProblem as exc:
         fail(str(exc))
         return EXIT_USAGE
     # Several agents configured and none named: the start screen asks which.
-    choices = (
-        [resolve_agent(name, settings) for name in settings.agents]
-        if getattr(args, "agent", None) is None and len(settings.agents) > 1
-        else []
-    )
+    choices = [
+        with_prompt(resolve_agent(name, settings))
+        for name in (
+            settings.agents
+            if getattr(args, "agent", None) is None and len(settings.agents) > 1
+            else ()
+        )
+    ]
+    spec = with_prompt(spec)
     app = AcpApp(
         spec,
         cwd,
@@ -99,6 +107,32 @@ def run_tui(args: argparse.Namespace) -> int:
     with _logging_into(app):
         result = app.run()
     return result if isinstance(result, int) else 0
+
+
+def _system_prompt(args: argparse.Namespace) -> Callable[[AgentSpec], AgentSpec]:
+    """What ``--system-prompt`` and ``--system-prompt-mode`` make of an agent (flags win).
+
+    Raises:
+        UsageProblem: an ``@FILE`` that cannot be read or is not UTF-8.
+
+    """
+    from dataclasses import replace  # noqa: PLC0415
+
+    from ..launch import UsageProblem, read_system_prompt  # noqa: PLC0415
+
+    text = read_system_prompt(getattr(args, "system_prompt", None))
+    mode: str | None = getattr(args, "system_prompt_mode", None)
+    if text is not None and not text.strip():
+        raise UsageProblem("the system prompt is empty: give its text, or leave it out")
+
+    def apply(spec: AgentSpec) -> AgentSpec:
+        return replace(
+            spec,
+            system_prompt=text if text is not None else spec.system_prompt,
+            system_prompt_mode=mode or spec.system_prompt_mode,
+        )
+
+    return apply
 
 
 def _budget(args: argparse.Namespace) -> Budget | None:

@@ -145,8 +145,19 @@ class AgentLifecycle(AppBase):
         return open_it
 
     def session_options(self) -> dict[str, Any]:
-        """The options every opened session gets: the MCP servers from the settings."""
-        return {"mcp_servers": self.settings.mcp_servers} if self.settings else {}
+        """The options every opened session gets: the settings' MCP servers, the system prompt.
+
+        The system prompt is the agent's (its settings entry's, or ``acphost
+        tui --system-prompt``), sent on new, load and resume alike; an agent
+        that cannot take it opens no session, and the error says why.
+        """
+        options: dict[str, Any] = (
+            {"mcp_servers": self.settings.mcp_servers} if self.settings else {}
+        )
+        if self.spec.system_prompt is not None:
+            options["system_prompt"] = self.spec.system_prompt
+            options["system_prompt_mode"] = self.spec.system_prompt_mode or "append"
+        return options
 
     async def open_session(
         self, opener: Callable[[], Awaitable[Session]], past: SessionRecord | None = None

@@ -45,6 +45,13 @@ VERSION = "0.1.0"
 AUTH_METHOD = "demo-login"
 
 
+def _system_prompt_modes(value: str | None) -> tuple[str, ...]:
+    value = (value or "").strip().lower()
+    if value == "none":
+        return ()
+    return ("append",) if value == "append" else ("append", "override")
+
+
 def _flag(env: dict[str, str], name: str) -> bool:
     return env.get(name, "").strip().lower() not in ("", "0", "false", "no")
 
@@ -62,6 +69,9 @@ class Agent:
         self.require_auth = _flag(env, "ACPHOST_DEMO_REQUIRE_AUTH")
         self.page_size = max(1, int(env.get("ACPHOST_DEMO_PAGE_SIZE") or 2))
         self.step = float(env.get("ACPHOST_DEMO_STEP") or 0.05)
+        # The system prompt modes it takes: both by default; "append" or
+        # "none" to act as an agent that takes less.
+        self.system_prompt_modes = _system_prompt_modes(env.get("ACPHOST_DEMO_SYSTEM_PROMPT"))
         self.authenticated = False
         self.auth_reported: str | None = None  # the state last sent by auth/status(_update)
         self.client: Json = {}
@@ -212,6 +222,7 @@ class Agent:
                     "title": {},
                     "status": {},
                     "archive": {},
+                    **self._system_prompt_capability(),
                 },
                 # `status` (auth/status) is unstable; `logout` is stable.
                 "auth": {"logout": {}, "status": {}},
@@ -229,6 +240,14 @@ class Agent:
                 "version": VERSION,
             },
         }
+
+    def _system_prompt_capability(self) -> Json:
+        # Schema SessionSystemPromptCapabilities: {} is append only.
+        if not self.system_prompt_modes:
+            return {}
+        if "override" in self.system_prompt_modes:
+            return {"systemPrompt": {"mode": {"override": {}}}}
+        return {"systemPrompt": {}}
 
     def authenticate(self, request_id: object, params: Json) -> object:
         """``authenticate``: only ``demo-login`` exists."""

@@ -177,6 +177,17 @@ def unknown(turn: Turn, arg: str) -> str:
     return "end_turn"
 
 
+def system(turn: Turn, arg: str) -> str:
+    """Answer with the system prompt the session was opened (or reopened) with."""
+    prompt = turn.session.system_prompt
+    if prompt is None:
+        turn.say("(no system prompt)")
+    else:
+        mode, text = prompt
+        turn.say(f"system prompt ({mode}): {text}")
+    return "end_turn"
+
+
 def error(turn: Turn, arg: str) -> str:
     """Answer the prompt with a JSON-RPC error."""
     raise ScriptError(-32603, "Internal error", {"reason": "the 'error' keyword fails the turn"})
@@ -232,6 +243,7 @@ def tour(turn: Turn, arg: str) -> str:
 # keyword -> (module, function); "" is this module.
 KEYWORDS: dict[str, tuple[str, str]] = {
     "echo": ("", "echo"),
+    "system": ("", "system"),
     "think": ("", "think"),
     "plan": ("", "plan"),
     "tool": ("", "tool"),

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         store: Store
         wire: Wire
         page_size: int
+        system_prompt_modes: tuple[str, ...]
 
         def session(self, params: Json, *, open_only: bool = True) -> Session: ...
         def send_update(self, session: Session, update: Json) -> None: ...
@@ -48,6 +49,31 @@ def _cwd(params: Json) -> str:
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         raise RpcError(INVALID_PARAMS, "Invalid params: cwd must be an absolute path")
     return cwd
+
+
+def _system_prompt(agent: Agent, params: Json) -> tuple[str, str] | None:
+    """The request's ``systemPrompt`` as (mode, text), checked as the schema asks.
+
+    An agent MUST return an error, and open no session, for a mode it does not
+    support or a content block it cannot take (schema, SystemPrompt).
+    """
+    value = params.get("systemPrompt")
+    if value is None:
+        return None
+    if not agent.system_prompt_modes:
+        raise RpcError(INVALID_PARAMS, "Invalid params: this agent takes no systemPrompt")
+    mode = value.get("mode") if isinstance(value, dict) else None
+    content = value.get("content") if isinstance(value, dict) else None
+    if mode not in agent.system_prompt_modes:
+        raise RpcError(INVALID_PARAMS, f"Invalid params: unsupported systemPrompt mode {mode!r}")
+    if not isinstance(content, list) or not content:
+        raise RpcError(INVALID_PARAMS, "Invalid params: systemPrompt.content must not be empty")
+    texts = []
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "text":
+            raise RpcError(INVALID_PARAMS, "Invalid params: systemPrompt takes text blocks only")
+        texts.append(str(block.get("text", "")))
+    return str(mode), "".join(texts)
 
 
 def _state(agent: Agent, session: Session) -> Json:
@@ -85,7 +111,9 @@ def _then_commands(agent: Agent, request_id: object, result: Json, session: Sess
 def session_new(agent: Agent, request_id: object, params: Json) -> object:
     """``session/new``: a fresh session in mode ``ask`` with model ``demo-fast``."""
     agent.check_auth()
-    session = agent.store.create(_cwd(params))
+    cwd, prompt = _cwd(params), _system_prompt(agent, params)
+    session = agent.store.create(cwd)
+    session.system_prompt = prompt
     return _then_commands(
         agent, request_id, {"sessionId": session.id, **_state(agent, session)}, session
     )
@@ -129,18 +157,20 @@ def replay(agent: Agent, session: Session) -> None:
 
 def session_load(agent: Agent, request_id: object, params: Json) -> object:
     """``session/load``: replay the history, then answer."""
-    cwd = _cwd(params)
+    cwd, prompt = _cwd(params), _system_prompt(agent, params)
     session = agent.store.refresh(agent.session(params, open_only=False))
     replay(agent, session)
     session.cwd, session.open = cwd, True
+    session.system_prompt = prompt
     return _then_commands(agent, request_id, _state(agent, session), session)
 
 
 def session_resume(agent: Agent, request_id: object, params: Json) -> object:
     """``session/resume``: reopen a session without replaying its history."""
-    cwd = _cwd(params)
+    cwd, prompt = _cwd(params), _system_prompt(agent, params)
     session = agent.store.refresh(agent.session(params, open_only=False))
     session.cwd, session.open = cwd, True
+    session.system_prompt = prompt
     return _then_commands(agent, request_id, _state(agent, session), session)
 
 

@@ -68,6 +68,7 @@ class Session:
         "mode",
         "model",
         "open",
+        "system_prompt",
         "title",
         "tokens",
         "turn",
@@ -91,6 +92,9 @@ class Session:
         self.always: dict[str, bool] = {}  # permission kind -> allowed, per "always" answers
         self.open = True
         self.turn: Any = None
+        # The client's systemPrompt (mode, text), kept in memory only: a
+        # client sends it again on load and resume (schema, SystemPrompt).
+        self.system_prompt: tuple[str, str] | None = None
 
     def to_json(self) -> Json:
         """Return the persisted form."""
