@@ -142,7 +142,7 @@ def test_continue_with_an_agent_that_can_neither_says_what_to_do(tmp_path):
     assert prompt["type"] == "text"
     head, _, rest = prompt["text"].partition("\n--- transcript of the earlier session ---\n")
     assert "goes on from an earlier session" in head
-    assert "\n> first words\nheard: first words\n" in rest
+    assert "\n> first words\n  heard: first words\n" in rest  # the agent's answer indented under the prompt
     assert rest.endswith("--- end of the transcript ---")
     assert sent(r.stdout, "session/prompt")[0]["prompt"][-1] == {"type": "text", "text": "go on"}
 

@@ -633,6 +633,7 @@ def test_host_exports_pinned():
     assert sorted(host.__all__) == sorted(
         [
             "DEFAULT_MAX_READ_BYTES",
+            "DEFAULT_OUTPUT_BYTE_LIMIT",
             "READ_ONLY_TOOL_KINDS",
             "AllowAll",
             "AllowReads",
@@ -646,6 +647,7 @@ def test_host_exports_pinned():
             "FormField",
             "HostConfig",
             "Interactive",
+            "OutputBuffer",
             "InteractiveCallback",
             "PermissionBroker",
             "PermissionOption",
