@@ -9,10 +9,12 @@ redactor where a missed overlap would leave a secret in clear.
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
 from acphost.redact import REDACTED, Redactor
+from acphost.redact._patterns import TOKEN_FORMATS
 from acphost.redact._triggers import Triggers
 
 
@@ -79,3 +81,46 @@ def test_a_configured_value_overlapping_a_trigger_is_redacted() -> None:
     out = Redactor([secret]).redact_text("the token-very-secret-1 is here, TOKEN-VERY-SECRET-1 too")
     assert "very-secret" not in out.lower()
     assert out.count(REDACTED) == 2
+
+
+def test_every_match_of_a_rule_holds_what_it_needs() -> None:
+    # A rule is skipped where none of its ``needs`` is: that must never skip a match.
+    rng = random.Random(11)
+    alphabet = "tokenTOKENsecretpasswordkeyKEYapi_-:=@ \t\"'/.xyz0123456789\n"
+    samples = [
+        "token=abc",
+        'API_KEY: "v4lue"',
+        "https://user:pw@example.com/x",
+        "password = hunter22",
+        "Secret:x",
+        *("".join(rng.choice(alphabet) for _ in range(rng.randint(5, 40))) for _ in range(20000)),
+    ]
+    rules = [rule for rule in TOKEN_FORMATS if rule.needs]
+    assert {rule.name for rule in rules} >= {"assignment", "userinfo"}
+    for rule in rules:
+        pattern = re.compile(rule.pattern)
+        hits = 0
+        for text in samples:
+            for match in pattern.finditer(text):
+                hits += 1
+                assert any(n in match.group(0) for n in rule.needs), (rule.name, text)
+        assert hits > 0, rule.name
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("token token token=s3cr3t-value token", "s3cr3t-value"),
+        ("see https://me:pa55word@host.example/ and more", "pa55word"),
+        ("the token is here\nAPI_TOKEN: abcdef123456", "abcdef123456"),
+    ],
+)
+def test_a_rule_that_needs_a_literal_still_finds_its_secret(text: str, secret: str) -> None:
+    out = Redactor().redact_text(text)
+    assert secret not in out
+    assert REDACTED in out
+
+
+def test_text_without_what_a_rule_needs_is_left_alone() -> None:
+    text = "token 1 token 2 see https://example.com/token"
+    assert Redactor().redact_text(text) is text

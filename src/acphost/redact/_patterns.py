@@ -296,6 +296,9 @@ class Rule:
             the secret, ``tail`` after it; with a group ``value``, only that
             group is the secret (and kept when it is a number or a word such
             as ``null``).
+        needs: literals of which one is in every match (as it is spelt, case
+            included): a text holding a trigger but none of these is not
+            searched. Empty: nothing more than a trigger is needed.
 
     Triggers are compared without case (the text is lower-cased once for all).
 
@@ -304,6 +307,7 @@ class Rule:
     name: str
     triggers: tuple[str, ...]
     pattern: str
+    needs: tuple[str, ...] = ()
 
 
 def _rules() -> list[Rule]:
@@ -319,6 +323,7 @@ def _rules() -> list[Rule]:
             "userinfo",
             ("://",),
             r"(?P<keep>://[^\s/?#@:\"']*:)[^\s/?#@\"']+(?P<tail>@)",
+            needs=("@",),
         ),
         Rule(
             "bearer",
@@ -331,7 +336,9 @@ def _rules() -> list[Rule]:
             r"(?P<keep>Basic\s+)(?:[A-Za-z0-9+/]*[0-9+/=][A-Za-z0-9+/]*|[A-Za-z0-9+/]{16,})"
             r"={0,2}(?![A-Za-z0-9+/=])",
         ),
-        Rule("assignment", tuple(assign_triggers), assign_pattern),
+        # Every pair has its ``:`` or ``=``: prose that names a token without
+        # assigning one (``token 1 token 2``) is not searched for pairs.
+        Rule("assignment", tuple(assign_triggers), assign_pattern, needs=(":", "=")),
         Rule(
             "flag",
             ("--",),

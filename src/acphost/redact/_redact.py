@@ -145,6 +145,7 @@ class Redactor:
         self._rule_list = rules
         self._extra_keys = list(key_patterns)
         self._always = tuple(i for i, rule in enumerate(rules) if not rule.triggers)
+        self._needs = {i: rule.needs for i, rule in enumerate(rules) if rule.needs}
         # Every rule's triggers, lower-cased (the text is searched lower-cased):
         # trigger -> the rules it wakes (see ._triggers).
         self._woken: dict[str, set[int]] = {}
@@ -229,6 +230,10 @@ class Redactor:
     def _active(self, text: str) -> list[int]:
         """The rules worth running on ``text``, in order (one search for all triggers)."""
         active = self._triggers.woken(text.lower())
+        needs = self._needs
+        for i in active & needs.keys():
+            if not any(literal in text for literal in needs[i]):
+                active.discard(i)
         active.update(self._always)
         return sorted(active)
 
