@@ -224,6 +224,10 @@ class SessionRecording:
         rest, and every :data:`~._textrun.GATHER` characters, take
         :meth:`_on_update`.
 
+        A block of nothing but such chunks (a flood) that the turn has room
+        for is taken whole: one comprehension picks their texts, and the
+        pieces are joined, if due, once the block is in.
+
         Updates told while no turn of this session runs (after the prompt's
         answer, a ``session/load`` replay, another session's turn) belong to
         no turn: they are not recorded, never into the next turn.
@@ -231,7 +235,22 @@ class SessionRecording:
         if self._turn_start is None:
             logger.debug("history: %d update(s) outside a turn not recorded", len(updates))
             return
-        run_cls, run, room, low = self._run_cls, self._run, self._room, self._low
+        run_cls: Any = self._run_cls
+        if run_cls is not None:
+            texts = [
+                u.content.text  # type: ignore[union-attr]
+                for u in updates
+                if type(u) is run_cls and type(u.content) is _TEXT  # type: ignore[union-attr]
+            ]
+            if len(texts) == len(updates):
+                room = self._room - sum(map(len, texts))
+                if room >= 0:
+                    self._room = room
+                    self._run.extend(texts)  # type: ignore[union-attr]
+                    if room < self._low:
+                        self._gather()
+                    return
+        run, room, low = self._run, self._room, self._low
         dropped = self._dropped
         for update in updates:
             if type(update) is run_cls:

@@ -317,6 +317,9 @@ class Rule:
             the secret, ``tail`` after it; with a group ``value``, only that
             group is the secret (and kept when it is a number or a word such
             as ``null``).
+        needs: literals of which one is in every match (as it is spelt, case
+            included): a text holding a trigger but none of these is not
+            searched. Empty: nothing more than a trigger is needed.
 
     Triggers are compared without case (the text is lower-cased once for all).
 
@@ -325,6 +328,7 @@ class Rule:
     name: str
     triggers: tuple[str, ...]
     pattern: str
+    needs: tuple[str, ...] = ()
 
 
 def _rules() -> list[Rule]:
@@ -340,6 +344,7 @@ def _rules() -> list[Rule]:
             "userinfo",
             ("://",),
             rf"(?P<keep>://[^\s/?#@:\"']{{0,{_LONG}}}:)[^\s/?#@\"']{{1,{_LONG}}}(?P<tail>@)",
+            needs=("@",),
         ),
         Rule(
             "bearer",
@@ -352,7 +357,9 @@ def _rules() -> list[Rule]:
             rf"(?P<keep>Basic\s{{1,{_GAP}}})(?:[A-Za-z0-9+/]*[0-9+/=][A-Za-z0-9+/]*|[A-Za-z0-9+/]{{16,}})"
             r"={0,2}(?![A-Za-z0-9+/=])",
         ),
-        Rule("assignment", tuple(assign_triggers), assign_pattern),
+        # Every pair has its ``:`` or ``=``: prose that names a token without
+        # assigning one (``token 1 token 2``) is not searched for pairs.
+        Rule("assignment", tuple(assign_triggers), assign_pattern, needs=(":", "=")),
         Rule(
             "flag",
             ("--",),

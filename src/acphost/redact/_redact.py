@@ -48,6 +48,7 @@ from ._configured import AgentLike, SettingsLike, argv_secrets, configured_secre
 from ._literals import Literals
 from ._overlap import Overlaps
 from ._patterns import MIN_SECRET_LENGTH, TOKEN_FORMATS, Rule, is_secret_name, trie_pattern
+from ._triggers import Triggers
 
 __all__ = ["REDACTED", "Redactor", "encode_json"]
 
@@ -167,20 +168,13 @@ class Redactor:
         self._rule_list = rules
         self._extra_keys = list(key_patterns)
         self._always = tuple(i for i, rule in enumerate(rules) if not rule.triggers)
-        # Every rule's triggers, lower-cased, in one trie-shaped expression searched
-        # on the lower-cased text: trigger -> the rules it wakes.
+        self._needs = {i: rule.needs for i, rule in enumerate(rules) if rule.needs}
+        # Every rule's triggers, lower-cased (the text is searched lower-cased):
+        # trigger -> the rules it wakes (see ._triggers).
         self._woken: dict[str, set[int]] = {}
         for i, rule in enumerate(rules):
             for trigger in rule.triggers:
                 self._woken.setdefault(trigger.lower(), set()).add(i)
-        # The search returns the longest trigger at each position (a lookahead,
-        # so matches may overlap): a trigger also wakes the rules of its prefixes.
-        lengths = sorted({len(t) for t in self._woken})
-        for trigger, ids in self._woken.items():
-            for length in lengths:
-                if length >= len(trigger):
-                    break
-                ids.update(self._woken.get(trigger[:length], ()))
         # The expressions are compiled when first used (see __getattr__): a
         # run that never redacts anything (no warning, no trace) pays nothing.
 
@@ -193,7 +187,7 @@ class Redactor:
 
     def _compile(self) -> None:
         self._rules = _Compiled(self._rule_list)
-        self._triggers = re.compile(f"(?=({trie_pattern(self._woken)}))")
+        self._triggers = Triggers(self._woken)
         # A raw JSON line needs the walk when it has a trigger (bytes.lower folds
         # ASCII only, so these are folded the same way), an escape that could
         # hide one, a map whose values are all secret, or a credential key.
@@ -258,10 +252,12 @@ class Redactor:
 
     def _active(self, text: str) -> list[int]:
         """The rules worth running on ``text``, in order (one search for all triggers)."""
-        woken = self._woken
-        active: set[int] = set(self._always)
-        for trigger in set(self._triggers.findall(text.lower())):
-            active |= woken[trigger]
+        active = self._triggers.woken(text.lower())
+        needs = self._needs
+        for i in active & needs.keys():
+            if not any(literal in text for literal in needs[i]):
+                active.discard(i)
+        active.update(self._always)
         return sorted(active)
 
     def redact_text(self, text: str) -> str:
