@@ -201,6 +201,12 @@ AT_THE_BOUND = [
     'token="' + "Q" * 20_000 + 'SECRETTAILxyz"',
     # A value that reads as a number for 20,000 characters, and then does not.
     "password=" + "1" * 20_000 + "abcSECRET",
+    # An AWS secret key is one only near AWS context, before or after it: near
+    # within the bound, and not at all past it (the context was looked for in
+    # the whole text, so a part after a cut lost it).
+    "aws" + " " * _GAP + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEK3Y",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEK3Y" + "\n" * _GAP + "AKIAIOSFODNN7EXAMPL3",
+    "AKIAIOSFODNN7EXAMPL3" + " " * 20_000 + "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEK3Y",
 ]
 
 

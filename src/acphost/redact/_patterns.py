@@ -320,6 +320,8 @@ class Rule:
         needs: literals of which one is in every match (as it is spelt, case
             included): a text holding a trigger but none of these is not
             searched. Empty: nothing more than a trigger is needed.
+        again: apply the rule again until the text stops changing (its
+            match holds the context a next match needs: keys after one word).
 
     Triggers are compared without case (the text is lower-cased once for all).
 
@@ -329,6 +331,7 @@ class Rule:
     triggers: tuple[str, ...]
     pattern: str
     needs: tuple[str, ...] = ()
+    again: bool = False
 
 
 def _rules() -> list[Rule]:
@@ -409,18 +412,36 @@ def _rules() -> list[Rule]:
     for name, prefixes, body in tokens:
         triggers, pattern = _prefixed(prefixes, body)
         rules.append(Rule(name, tuple(triggers), pattern))
-    # An AWS secret access key has no prefix: 40 base64 characters with upper and
-    # lower case letters and digits. Looked for only near AWS context (a key id,
-    # the word aws), as secret scanners do: alone, it looks like any base64.
-    rules.append(
-        Rule(
-            "aws_secret",
-            ("AKIA", "ASIA", "aws"),
-            r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])"
-            r"(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
-        )
+    return [*_aws_secret_rules(), *rules]
+
+
+def _aws_secret_rules() -> list[Rule]:
+    """An AWS secret access key, found near AWS context (before or after it).
+
+    The key has no prefix: 40 base64 characters with upper and lower case
+    letters and digits; alone, it looks like any base64. So, as secret
+    scanners do, it is a secret only within :data:`_GAP` characters of AWS
+    context (a key id, the word aws). Near, not anywhere in the text: what a
+    rule decides must be decided within :data:`REACH` of its match, or a
+    text redacted in parts (the history) would differ from the text redacted
+    whole. These rules run first, before the key id (the context) is masked,
+    and again until nothing changes: several keys may follow one context.
+    """
+    context = "(?:[Aa][Ww][Ss]|AKIA|ASIA)"
+    key = (
+        r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])"
+        r"(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
     )
-    return rules
+    triggers = ("AKIA", "ASIA", "aws")
+    return [
+        Rule("aws_secret", triggers, rf"(?P<keep>{context}[\s\S]{{0,{_GAP}}}?){key}", again=True),
+        Rule(
+            "aws_secret_before",
+            triggers,
+            rf"{key}(?P<tail>[\s\S]{{0,{_GAP}}}?{context})",
+            again=True,
+        ),
+    ]
 
 
 #: Every text rule but the configured values, in the order they are applied.

@@ -113,6 +113,11 @@ def _spellings(secret: str) -> set[str]:
     return {s for s in out if s}
 
 
+#: How many more times a rule with ``again`` is applied at most (each pass
+#: masks at least one secret, or the text stops changing).
+_AGAIN = 16
+
+
 class _Compiled:
     """The rules' expressions, each compiled when a text first wakes its rule.
 
@@ -288,7 +293,12 @@ class Redactor:
                 if i == 0 and self._literals is not None:
                     out = self._literals.sub(REDACTED, out)
                 else:
-                    out = self._rules[i][1].sub(self._replace, out)
+                    rule, pattern = self._rules[i]
+                    out = pattern.sub(self._replace, out)
+                    for _ in range(_AGAIN if rule.again else 0):
+                        before, out = out, pattern.sub(self._replace, out)
+                        if out == before:
+                            break
         return text if out == text else out
 
     def _mask_cuts(self, text: str) -> str:
