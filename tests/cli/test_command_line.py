@@ -235,3 +235,18 @@ def test_sigterm_or_sighup_stops_the_agent_its_children_and_terminals(
         run(["history", "export", sid, "-f", "json"], cwd=tmp_path, env=home).stdout
     )["session"]["turns"]
     assert turn["host_stop"] == "interrupted" and turn["error"], turn
+
+
+def test_the_codex_and_qwen_presets_are_the_versions_interop_runs(tmp_path, home):
+    """`-a codex` and `-a qwen` run the packages tests/interop pins, in a mode that asks the client."""
+    from acphost.config import presets
+
+    known = presets()
+    codex, qwen = known["codex"], known["qwen"]
+    assert codex.args == ("-y", "@agentclientprotocol/codex-acp@2.6.0")
+    assert codex.env["INITIAL_AGENT_MODE"] == "read-only"
+    assert qwen.args == ("-y", "@qwen-code/qwen-code@0.24.4", "--acp", "--approval-mode", "default")
+    interop = (Path(__file__).parents[1] / "interop" / "packages.txt").read_text().splitlines()
+    assert {"@agentclientprotocol/codex-acp@2.6.0", "@qwen-code/qwen-code@0.24.4"} <= set(interop)
+    r = run(["agents"], cwd=tmp_path, env=home)
+    assert "@zed-industries/codex-acp" not in r.stdout

@@ -33,7 +33,8 @@ DEMO = AgentSpec(
 
 # id -> adjustments. "alias": names that also select it; "npx": the package
 # (pinned to the version tests/interop runs against, newer than the snapshot);
-# "version": shown in the description.
+# "version": shown in the description; "args": its launch flags; "env": more
+# of its environment.
 _OVERLAY: dict[str, dict[str, Any]] = {
     # claude-agent-acp succeeded @zed-industries/claude-code-acp (last 0.16.2),
     # whose registry id stays an alias; docs/INTEROP.md has the history.
@@ -49,13 +50,25 @@ _OVERLAY: dict[str, dict[str, Any]] = {
         "args": ["--acp"],
         "missing_file_returns_empty": True,
     },
+    # Qwen Code 0.24 starts in its "auto" mode, where a model call (not the
+    # client) approves each tool use; "default" asks the client, so acphost's
+    # permission policy decides.
     "qwen-code": {
         "alias": ["qwen"],
-        "npx": "@qwen-code/qwen-code@0.15.10",
-        "version": "0.15.10",
-        "args": ["--acp"],
+        "npx": "@qwen-code/qwen-code@0.24.4",
+        "version": "0.24.4",
+        "args": ["--acp", "--approval-mode", "default"],
     },
-    "codex-acp": {"alias": ["codex"], "npx": "@zed-industries/codex-acp"},
+    # codex-acp moved to @agentclientprotocol (a TypeScript adapter on
+    # `codex app-server`). Its default mode sends commands that need approval
+    # to a "guardian" model call; read-only asks the client
+    # (session/request_permission), so acphost's permission policy decides.
+    "codex-acp": {
+        "alias": ["codex"],
+        "npx": "@agentclientprotocol/codex-acp@2.6.0",
+        "version": "2.6.0",
+        "env": {"INITIAL_AGENT_MODE": "read-only"},
+    },
     "github-copilot": {"alias": ["copilot"]},
     "opencode": {},
 }
@@ -95,6 +108,7 @@ def _preset(entry: dict[str, Any]) -> AgentSpec | None:
         env.update(target.get("env", {}))
     else:
         return None
+    env.update(over.get("env", {}))
     version = entry.get("version", "")
     if "args" in over:  # the registry snapshot predates the stable flag
         args = [a for a in args if not a.startswith("--experimental-acp") and a != "--acp"]
