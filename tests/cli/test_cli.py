@@ -649,3 +649,40 @@ def test_jsonl_mirrors_a_flood_frame_by_frame_in_order(tmp_path):
     ]
     assert texts == [f"flood {i}\n" for i in range(1, 5001)]
     assert r.stdout.endswith("\n") and "\n\n" not in r.stdout
+
+
+def test_doctor_says_what_the_agent_supports(tmp_path):
+    """`doctor` prints a row per feature, read from what the agent advertised."""
+    r = run(["doctor"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = dict(line.split(":", 1) for line in r.stdout.splitlines() if ":" in line[:14])
+    rows = {k.strip(): v.strip() for k, v in rows.items()}
+    assert rows["protocol"] == "version 1"
+    assert rows["sessions"] == "new, load, resume, list, fork, close, delete"
+    assert rows["sys prompt"] == "append, override"
+    assert rows["subagents"] == "not advertised"
+    assert rows["prompts"] == "text, image, embedded context"
+
+
+def test_doctor_rows_read_only_what_is_advertised():
+    """Claude- and codex-shaped capabilities, and malformed values, row by row."""
+    from acphost.cli._commands import supports
+
+    claude = {
+        "loadSession": True,
+        "promptCapabilities": {"image": True, "embeddedContext": True},
+        "mcpCapabilities": {"http": True, "sse": True},
+        "auth": {"logout": {}},
+        "sessionCapabilities": {"resume": {}, "list": {}, "systemPrompt": {"mode": {"override": {}}}},
+    }
+    rows = dict(supports(claude, 1))
+    assert rows["sessions"] == "new, load, resume, list"
+    assert rows["sys prompt"] == "append, override" and rows["mcp servers"] == "stdio, http, sse"
+    codex = {"sessionCapabilities": {"systemPrompt": {}, "subagents": {}}}
+    rows = dict(supports(codex, 1))
+    assert rows["sys prompt"] == "append" and rows["subagents"] == "advertised"
+    assert rows["sessions"] == "new" and rows["auth"] == "login only"
+    bad = {"loadSession": "yes", "sessionCapabilities": {"systemPrompt": True, "resume": 1}}
+    rows = dict(supports(bad, 1))
+    assert rows["sessions"] == "new" and rows["sys prompt"] == "no"
+    assert dict(supports(None, 1))["prompts"] == "text"

@@ -28,7 +28,15 @@ if TYPE_CHECKING:
     from ..config import AgentSpec, Settings
     from ..redact import Redactor
 
-__all__ = ["doctor", "list_agents", "list_sessions", "run_redactor", "shown_argv", "tsv_cell"]
+__all__ = [
+    "doctor",
+    "list_agents",
+    "list_sessions",
+    "run_redactor",
+    "shown_argv",
+    "supports",
+    "tsv_cell",
+]
 
 
 def run_redactor(spec: AgentSpec, settings: Settings) -> Redactor:
@@ -181,6 +189,8 @@ async def _doctor(args: argparse.Namespace) -> int:
                 title = f" ({edge.field(info.title)})" if info.title else ""
                 print(f"agent info:   {edge.field(info.name)} {edge.field(info.version)}{title}")
             caps: Any = client.agent_capabilities.to_wire()
+            for label, value in supports(caps, client.protocol_version):
+                print(f"{label + ':':<14}{edge.field(value)}")
             shown = edge.text(json.dumps(caps, indent=2, ensure_ascii=False))
             print("capabilities: " + _indented(shown, pad))
             methods = ", ".join(edge.field(auth_method_id(m)) for m in client.auth_methods)
@@ -198,6 +208,60 @@ async def _doctor(args: argparse.Namespace) -> int:
     shown_tail = _indented(edge.text(redact(tail)), pad) if tail else "(empty)"
     print("stderr tail:  " + shown_tail)
     return EXIT_OK
+
+
+def supports(caps: Any, protocol_version: int) -> list[tuple[str, str]]:
+    """What an agent supports, read from its ``agentCapabilities`` (wire form), row by row.
+
+    Only what the agent advertises counts; a value of the wrong shape is
+    not advertised (the schema's ``x-deserialize-default-on-error``).
+
+    Args:
+        caps: the ``agentCapabilities`` object the agent answered with.
+        protocol_version: the version ``initialize`` agreed on.
+
+    Returns:
+        ``(label, value)`` rows: protocol, sessions, system prompt (``sys prompt``), subagents,
+        prompts, MCP, auth.
+
+    """
+
+    def obj(value: Any) -> dict[str, Any]:
+        return value if isinstance(value, dict) else {}
+
+    def has(mapping: dict[str, Any], key: str) -> bool:
+        return isinstance(mapping.get(key), dict)
+
+    caps = obj(caps)
+    session = obj(caps.get("sessionCapabilities"))
+    methods = [name for name in ("resume", "list", "fork", "close", "delete") if has(session, name)]
+    if caps.get("loadSession") is True:
+        methods.insert(0, "load")
+    system = session.get("systemPrompt")
+    modes = (
+        "append, override"
+        if isinstance(system, dict) and has(obj(system.get("mode")), "override")
+        else "append"
+        if isinstance(system, dict)
+        else "no"
+    )
+    subagents = has(session, "subagents") or has(caps, "subagents")
+    prompts = obj(caps.get("promptCapabilities"))
+    kinds = ["text", *(k for k in ("image", "audio") if prompts.get(k) is True)]
+    if prompts.get("embeddedContext") is True:
+        kinds.append("embedded context")
+    mcp = obj(caps.get("mcpCapabilities"))
+    transports = ["stdio", *(k for k in ("http", "sse") if mcp.get(k) is True)]
+    auth = [k for k in ("logout", "status") if has(obj(caps.get("auth")), k)]
+    return [
+        ("protocol", f"version {protocol_version}"),
+        ("sessions", ", ".join(["new", *methods])),
+        ("sys prompt", modes),
+        ("subagents", "advertised" if subagents else "not advertised"),
+        ("prompts", ", ".join(kinds)),
+        ("mcp servers", ", ".join(transports)),
+        ("auth", ", ".join(auth) if auth else "login only"),
+    ]
 
 
 def _doctor_rules(path: str, edge: Edge) -> None:
