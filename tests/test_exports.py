@@ -24,7 +24,7 @@ PINNED = {
         "SYSTEM_PROMPT_MODES", "SystemPromptMode", "describe_system_prompt_support",
     ],
     "acphost.content": [
-        "Mention", "PromptInput", "audio", "embedded_resource", "find_mentions", "image",
+        "Mention", "PromptInput", "audio", "block_text", "embedded_resource", "find_mentions", "image",
         "path_to_uri", "prompt_with_mentions", "resource_link", "text", "to_blocks",
     ],
     "acphost.launch": [

@@ -20,6 +20,7 @@ __all__ = [
     "Mention",
     "PromptInput",
     "audio",
+    "block_text",
     "embedded_resource",
     "find_mentions",
     "image",
@@ -31,6 +32,25 @@ __all__ = [
 ]
 
 PromptInput = Union[str, s.ContentBlock, Sequence[Union[str, s.ContentBlock]]]
+
+
+def block_text(block: s.ContentBlock) -> str:
+    """A block as message text: a text block's text, a link's or resource's URI, else ``""``.
+
+    Args:
+        block: any content block (an image or audio block has no text).
+
+    Returns:
+        The text that block contributes to a message.
+
+    """
+    if isinstance(block, s.TextContentBlock):
+        return block.text
+    if isinstance(block, s.ResourceLinkContentBlock):
+        return block.uri
+    if isinstance(block, s.EmbeddedResourceContentBlock):
+        return block.resource.uri
+    return ""
 
 
 def text(value: str) -> s.TextContentBlock:

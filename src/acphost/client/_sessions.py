@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import schema as s
+from ..content import block_text
 from ..errors import CapabilityNotSupported, UsageError
 from ._session import Session
-from ._state import _block_text
 from ._sysprompt import SystemPromptMode, system_prompt_modes, system_prompt_params
 
 if TYPE_CHECKING:
@@ -324,4 +324,4 @@ def _prompt_text(prompt: str | Any | None) -> str | None:
     """The text of a system prompt, for the session state."""
     if prompt is None or isinstance(prompt, str):
         return prompt
-    return "".join(_block_text(block) for block in getattr(prompt, "content", ()))
+    return "".join(block_text(block) for block in getattr(prompt, "content", ()))

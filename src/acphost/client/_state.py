@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .. import schema as s
+from ..content import block_text
 from ..host import DEFAULT_OUTPUT_BYTE_LIMIT, OutputBuffer
 
 __all__ = [
@@ -69,18 +70,7 @@ class Message:
     @property
     def text(self) -> str:
         """The text of the message: its text blocks joined, links by URI."""
-        return "".join(_block_text(b) for b in self.content)
-
-
-def _block_text(block: Any) -> str:
-    # Message text: a text block's text, a link's or an embedded resource's URI.
-    if isinstance(block, s.TextContentBlock):
-        return block.text
-    if isinstance(block, s.ResourceLinkContentBlock):
-        return block.uri
-    if isinstance(block, s.EmbeddedResourceContentBlock):
-        return block.resource.uri
-    return ""
+        return "".join(block_text(b) for b in self.content)
 
 
 #: The ``_meta`` keys of a terminal the agent runs itself (the convention of
@@ -370,7 +360,7 @@ class Compaction:
     @property
     def summary_text(self) -> str:
         """The summary's text blocks joined."""
-        return "".join(_block_text(b) for b in self.summary)
+        return "".join(block_text(b) for b in self.summary)
 
     def patch(self, update: s.CompactionUpdate) -> None:
         """Apply an upsert: omitted fields stay, ``null`` (and ``summary: []``) clears."""

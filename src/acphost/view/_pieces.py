@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from .. import schema as s
 from .._difftext import hunk_lines
 from ..client import TerminalReport, terminal_report
+from ..content import block_text
 from ..host import DEFAULT_OUTPUT_BYTE_LIMIT
 from ._media import Media, annotations_text, media_line, media_of
 
@@ -357,17 +358,6 @@ Piece = (
     | Setting
     | Unknown
 )
-
-
-def block_text(block: s.ContentBlock) -> str:
-    """A block as message text: a text block's text, a link's or resource's URI, else ``""``."""
-    if isinstance(block, s.TextContentBlock):
-        return block.text
-    if isinstance(block, s.ResourceLinkContentBlock):
-        return block.uri
-    if isinstance(block, s.EmbeddedResourceContentBlock):
-        return block.resource.uri
-    return ""
 
 
 def plan_changes(before: Sequence[PlanItem], after: Sequence[PlanItem]) -> tuple[PlanChange, ...]:
