@@ -22,6 +22,7 @@ PINNED = {
         "AgentTerminal", "TerminalReport", "terminal_report",
         # The client's system prompt: its modes, and what an agent supports.
         "SYSTEM_PROMPT_MODES", "SystemPromptMode", "describe_system_prompt_support",
+        "system_prompt_modes",
     ],
     "acphost.content": [
         "Mention", "PromptInput", "audio", "block_text", "embedded_resource", "find_mentions", "image",

@@ -225,6 +225,7 @@ def supports(caps: Any, protocol_version: int) -> list[tuple[str, str]]:
         prompts, MCP, auth.
 
     """
+    from ..client import system_prompt_modes  # noqa: PLC0415 - only for doctor
 
     def obj(value: Any) -> dict[str, Any]:
         return value if isinstance(value, dict) else {}
@@ -237,14 +238,7 @@ def supports(caps: Any, protocol_version: int) -> list[tuple[str, str]]:
     methods = [name for name in ("resume", "list", "fork", "close", "delete") if has(session, name)]
     if caps.get("loadSession") is True:
         methods.insert(0, "load")
-    system = session.get("systemPrompt")
-    modes = (
-        "append, override"
-        if isinstance(system, dict) and has(obj(system.get("mode")), "override")
-        else "append"
-        if isinstance(system, dict)
-        else "no"
-    )
+    modes = ", ".join(system_prompt_modes({"agentCapabilities": caps})) or "no"
     subagents = has(session, "subagents") or has(caps, "subagents")
     prompts = obj(caps.get("promptCapabilities"))
     kinds = ["text", *(k for k in ("image", "audio") if prompts.get(k) is True)]

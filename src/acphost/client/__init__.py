@@ -55,6 +55,7 @@ __all__ = [
     "describe_system_prompt_support",
     "option_id",
     "option_values",
+    "system_prompt_modes",
     "terminal_report",
 ]
 
@@ -64,6 +65,7 @@ _LAZY = {
     "SYSTEM_PROMPT_MODES": "._sysprompt",
     "SystemPromptMode": "._sysprompt",
     "describe_system_prompt_support": "._sysprompt",
+    "system_prompt_modes": "._sysprompt",
     "Budget": "._budget",
     "BudgetExceeded": "._budget",
     "CostStart": "._budget",
@@ -141,7 +143,12 @@ if TYPE_CHECKING:
         ToolCallState,
         terminal_report,
     )
-    from ._sysprompt import SYSTEM_PROMPT_MODES, SystemPromptMode, describe_system_prompt_support
+    from ._sysprompt import (
+        SYSTEM_PROMPT_MODES,
+        SystemPromptMode,
+        describe_system_prompt_support,
+        system_prompt_modes,
+    )
     from ._turn import Turn, TurnResult, TurnState
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
