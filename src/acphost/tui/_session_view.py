@@ -252,8 +252,12 @@ class SessionView(Vertical):
             self.post_message(self.Changed(self))
         return stop
 
-    def _show_end(self, result: TurnResult) -> str | None:
-        """Say how the turn ended; return why the host stopped it, if it did."""
+    def _show_end(self, result: TurnResult) -> None:
+        """Say how the turn ended in the transcript.
+
+        Why the host stopped it reaches the history as the cancel's reason,
+        through the client's events, not from here.
+        """
         tokens = reported_tokens(result.usage)
         if tokens is not None:
             self.tokens += tokens
@@ -261,7 +265,7 @@ class SessionView(Vertical):
         if exceeded is not None:
             self.budget_spent = exceeded
             self.transcript.add_notice(f"⊘ turn stopped by the budget: {exceeded}", "warning")
-            return f"budget: {exceeded}"
+            return
         note, level = stop_note(result.stop_reason)
         if note:
             self.transcript.add_notice(note, level)
@@ -276,9 +280,6 @@ class SessionView(Vertical):
         if warning is not None and warning != self._budget_warning:
             self._budget_warning = warning  # said once, as long as it stays the same
             self.transcript.add_notice(f"⚠ {warning}", "warning")
-        if result.stop_reason == "cancelled" and self.cancelling:
-            return "cancelled by the user"
-        return None
 
 
 def _first_prompt(messages: list[StateMessage], past: SessionRecord | None) -> str:
