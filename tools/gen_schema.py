@@ -238,10 +238,12 @@ def is_open_fallback(alt: dict[str, Any]) -> bool:
 
 #: A def's description naming its patch fields ("`summary`, `error`, and `_meta` have
 #: patch semantics"), or a property's own description ("Omitted leaves the stored
-#: value unchanged"): for those, an omitted member (UNSET) differs from ``null``.
+#: value unchanged", "Omitted means unchanged"): for those, an omitted member
+#: (UNSET) differs from ``null``.
 PATCH_DEF = re.compile(r"((?:`\w+`(?:,? and |, )?)+) have patch semantics")
 PATCH_PROP = re.compile(
-    r"\bOmitted leaves [\w ]*unchanged|\bExplicit `?null`? is (?:retained|preserved)")
+    r"\bOmitted (?:leaves [\w ]*unchanged|means unchanged)"
+    r"|\bExplicit `?null`? is (?:retained|preserved)")
 
 
 def patch_keys(s: dict[str, Any]) -> set[str]:

@@ -3064,18 +3064,19 @@ class SubagentUpdate(_Struct):
     __slots__ = ('session_id', 'title', 'description', 'capabilities', 'state', 'cwd', 'additional_directories', 'meta', 'extra')
     __match_args__ = ('session_id', 'title', 'description', 'capabilities', 'state', 'cwd', 'additional_directories', 'meta')
     _wire_keys: ClassVar[frozenset[str]] = frozenset(('sessionId', 'title', 'description', 'capabilities', 'state', 'cwd', 'additionalDirectories', '_meta', 'sessionUpdate'))
+    _patch: ClassVar[frozenset[str]] = frozenset(('title', 'description', 'capabilities', 'state', 'cwd', 'additional_directories', 'meta'))
     session_update: Literal["subagent_update"] = "subagent_update"
     session_id: SessionId
-    title: str | None
-    description: str | None
-    capabilities: SubagentSessionCapabilities | None
-    state: StateUpdate | None
-    cwd: str | None
-    additional_directories: list[str] | None
-    meta: dict[str, Any] | None
+    title: str | Unset | None
+    description: str | Unset | None
+    capabilities: SubagentSessionCapabilities | Unset | None
+    state: StateUpdate | Unset | None
+    cwd: str | Unset | None
+    additional_directories: list[str] | Unset | None
+    meta: dict[str, Any] | Unset | None
     extra: dict[str, Any] | None
 
-    def __init__(self, *, session_id: SessionId, title: str | None = None, description: str | None = None, capabilities: SubagentSessionCapabilities | None = None, state: StateUpdate | None = None, cwd: str | None = None, additional_directories: list[str] | None = None, meta: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> None:
+    def __init__(self, *, session_id: SessionId, title: str | Unset | None = UNSET, description: str | Unset | None = UNSET, capabilities: SubagentSessionCapabilities | Unset | None = UNSET, state: StateUpdate | Unset | None = UNSET, cwd: str | Unset | None = UNSET, additional_directories: list[str] | Unset | None = UNSET, meta: dict[str, Any] | Unset | None = UNSET, extra: dict[str, Any] | None = None) -> None:
         _set(self, 'session_id', session_id)
         _set(self, 'title', title)
         _set(self, 'description', description)
@@ -3098,19 +3099,19 @@ class SubagentUpdate(_Struct):
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
         d: dict[str, Any] = {'sessionUpdate': "subagent_update", 'sessionId': self.session_id}
-        if self.title is not None:
+        if not isinstance(self.title, Unset):
             d['title'] = self.title
-        if self.description is not None:
+        if not isinstance(self.description, Unset):
             d['description'] = self.description
-        if self.capabilities is not None:
-            d['capabilities'] = self.capabilities.to_wire()
-        if self.state is not None:
-            d['state'] = self.state.to_wire()
-        if self.cwd is not None:
+        if not isinstance(self.capabilities, Unset):
+            d['capabilities'] = None if self.capabilities is None else self.capabilities.to_wire()
+        if not isinstance(self.state, Unset):
+            d['state'] = None if self.state is None else self.state.to_wire()
+        if not isinstance(self.cwd, Unset):
             d['cwd'] = self.cwd
-        if self.additional_directories is not None:
-            d['additionalDirectories'] = list(self.additional_directories)
-        if self.meta is not None:
+        if not isinstance(self.additional_directories, Unset):
+            d['additionalDirectories'] = None if self.additional_directories is None else list(self.additional_directories)
+        if not isinstance(self.meta, Unset):
             d['_meta'] = self.meta
         if self.extra:
             d.update(self.extra)
@@ -3133,54 +3134,61 @@ def _fw_SubagentUpdate(data: object) -> SubagentUpdate:
     if not isinstance(v, str):
         raise _bad('sessionId', 'a string', v)
     _set(self, 'session_id', v)
-    v = data.get('title')
-    if v is not None:
+    v = data.get('title', UNSET)
+    if v is not UNSET:
         n += 1
-        if not isinstance(v, str):
-            v = None
+        if v is not None:
+            if not isinstance(v, str):
+                v = UNSET
     _set(self, 'title', v)
-    v = data.get('description')
-    if v is not None:
+    v = data.get('description', UNSET)
+    if v is not UNSET:
         n += 1
-        if not isinstance(v, str):
-            v = None
+        if v is not None:
+            if not isinstance(v, str):
+                v = UNSET
     _set(self, 'description', v)
-    v = data.get('capabilities')
-    if v is not None:
+    v = data.get('capabilities', UNSET)
+    if v is not UNSET:
         n += 1
-        try:
-            v = _fw_SubagentSessionCapabilities(v)
-        except SchemaError:
-            v = None
+        if v is not None:
+            try:
+                v = _fw_SubagentSessionCapabilities(v)
+            except SchemaError:
+                v = UNSET
     _set(self, 'capabilities', v)
-    v = data.get('state')
-    if v is not None:
+    v = data.get('state', UNSET)
+    if v is not UNSET:
         n += 1
-        try:
-            v = _fw_StateUpdate(v)
-        except SchemaError:
-            v = None
+        if v is not None:
+            try:
+                v = _fw_StateUpdate(v)
+            except SchemaError:
+                v = UNSET
     _set(self, 'state', v)
-    v = data.get('cwd')
-    if v is not None:
+    v = data.get('cwd', UNSET)
+    if v is not UNSET:
         n += 1
-        if not isinstance(v, str):
-            raise _bad('cwd', 'a string', v)
+        if v is not None:
+            if not isinstance(v, str):
+                raise _bad('cwd', 'a string', v)
     _set(self, 'cwd', v)
-    v = data.get('additionalDirectories')
-    if v is not None:
+    v = data.get('additionalDirectories', UNSET)
+    if v is not UNSET:
         n += 1
-        try:
-            v = _list(v, _str, False)
-        except SchemaError as exc:
-            exc._within('additionalDirectories')
-            raise
+        if v is not None:
+            try:
+                v = _list(v, _str, False)
+            except SchemaError as exc:
+                exc._within('additionalDirectories')
+                raise
     _set(self, 'additional_directories', v)
-    v = data.get('_meta')
-    if v is not None:
+    v = data.get('_meta', UNSET)
+    if v is not UNSET:
         n += 1
-        if not isinstance(v, dict):
-            v = None
+        if v is not None:
+            if not isinstance(v, dict):
+                v = UNSET
     _set(self, 'meta', v)
     _set(self, 'extra', _extra(data, SubagentUpdate._wire_keys) if len(data) > n else None)
     return self
