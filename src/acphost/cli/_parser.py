@@ -377,6 +377,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="do not accept the agent's notices (shown on stderr as '[notice] severity: text')",
     )
+    g.add_argument(
+        "--no-subagents",
+        dest="subagents",
+        action="store_false",
+        help="do not advertise subagents: the agent then runs no child sessions the host can "
+        "follow (it may show a subagent as one tool call, or not at all)",
+    )
     g = p.add_argument_group("traces")
     g.add_argument("--trace", metavar="FILE", help="record every frame (secrets redacted) as JSONL")
     g.add_argument(

@@ -419,6 +419,7 @@ class PromptRun:
                 "session_timeout": a.init_timeout,
                 "unstable": a.unstable,
                 "notices": a.notices,
+                "subagents": a.subagents,
                 # The command line shows updates as they come and records the
                 # history from them: the session state need not keep messages.
                 "keep_history": False,
