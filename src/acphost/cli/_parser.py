@@ -378,6 +378,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not accept the agent's notices (shown on stderr as '[notice] severity: text')",
     )
     g.add_argument(
+        "--subagent-timeout",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="after the turn's answer, wait at most S seconds for subagents that go on "
+        "(default 600; 0: no bound), then stop them",
+    )
+    g.add_argument(
         "--no-subagents",
         dest="subagents",
         action="store_false",
