@@ -345,7 +345,7 @@ def _md_run(report: Report, o: RunOutcome, versions: dict[str, str]) -> list[str
     stop = f" ({md_inline(o.stop_reason)})" if o.stop_reason else ""
     out = [f"### {md_inline(o.id)}: {md_inline(o.status)}{stop}, {o.duration_s:.2f} s", ""]
     version = versions.get(o.id)
-    at = f" {md_inline(version, 64)}" if version else ""
+    at = f" (version {md_inline(version, 64)})" if version else ""
     out.append(
         f"Agent {md_inline(o.agent)}{at}, prompt {md_inline(o.prompt_id)}, repeat {o.repeat}, "
         f"on {md_inline(o.node)}."

@@ -241,7 +241,7 @@ def unknown(ident: str, aliases: dict[str, str]) -> SettingsError:
         words = f"{entry.get('id', '')} {entry.get('name', '')}".lower()
         if ident in words or entry.get("id", "") in ident:
             near.append(str(entry["id"]))
-    near += difflib.get_close_matches(ident, ids, n=3, cutoff=0.6)
+    near += difflib.get_close_matches(ident, ids, n=3, cutoff=0.7)
     names = ", ".join(f"acp:{i}" for i in dict.fromkeys(near))
     hint = f"close matches: {names}" if names else "`acphost agents` lists the registry's ids"
     return SettingsError(f"no agent 'acp:{ident}' in acphost's copy of the ACP registry; {hint}")
