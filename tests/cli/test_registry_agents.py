@@ -85,6 +85,8 @@ def test_a_pinned_registry_agent_runs_that_package_and_the_history_keeps_it(tmp_
     assert argv_file.read_text().splitlines() == ["-y", PINNED]
     (record,) = json.loads(run(["history", "list", "-o", "json"], cwd=tmp_path, env=env).stdout)
     assert record["agent"] == "acp:codex-acp@2.6.0"
+    exported = run(["history", "export", record["id"], "-f", "json"], cwd=tmp_path, env=env)
+    assert json.loads(exported.stdout)["session"]["command"] == ["npx", "-y", PINNED]
 
 
 def test_a_batch_report_records_each_runs_agent_version(tmp_path, npx):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,13 @@ def test_settings_refuse_an_entry_without_command_for_an_id_the_registry_lacks(t
     path.write_text(json.dumps({"agent_servers": {"acp:zzz": {"env": {"A": "b"}}}}))
     with pytest.raises(SettingsError, match="has no 'command'"):
         load_settings(path)
+
+
+def test_the_agents_doc_lists_every_preset_with_its_command():
+    """docs/AGENTS.md's table is the presets as they are: a changed pin changes it too."""
+    doc = (Path(__file__).parents[2] / "docs" / "AGENTS.md").read_text(encoding="utf-8")
+    known = presets()
+    for entry in json.loads(REGISTRY.read_text())["agents"]:
+        spec = known[entry["id"]]
+        assert f"| `{spec.name}` |" in doc, spec.name
+        assert f"| `{shlex.join(spec.argv)}`" in doc, spec.name
