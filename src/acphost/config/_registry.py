@@ -62,7 +62,6 @@ class Launch:
         env: the environment the entry asks for.
         version: the version that runs: the pinned one, else the one the
             package names; None for a binary found on PATH (unknown).
-        kind: the distribution used (``npx``, ``uvx`` or ``binary``).
 
     """
 
@@ -70,7 +69,6 @@ class Launch:
     args: tuple[str, ...]
     env: dict[str, str]
     version: str | None
-    kind: str
 
 
 @cache
@@ -158,7 +156,7 @@ def launch(
         # The archive's program, by name: it must be installed on PATH.
         command = os.path.basename(target["cmd"].replace("\\", "/"))
         chosen = target.get("args", ()) if args is None else args
-        return Launch(command, tuple(chosen), dict(target.get("env", {})), None, "binary")
+        return Launch(command, tuple(chosen), dict(target.get("env", {})), None)
     kinds = ", ".join(sorted(dist)) or "nothing"
     raise SettingsError(
         f"acp:{ident}: the registry distributes it as {kinds}, which acphost cannot run "
@@ -174,7 +172,7 @@ def _made(
     args: list[str] | None,
 ) -> Launch:
     chosen = spec.get("args", ()) if args is None else args
-    return Launch(command, (*head, *chosen), dict(spec.get("env", {})), version, command)
+    return Launch(command, (*head, *chosen), dict(spec.get("env", {})), version)
 
 
 def _npm_name(package: str) -> str:
