@@ -245,3 +245,10 @@ def test_the_agents_doc_lists_every_preset_with_its_command():
         spec = known[entry["id"]]
         assert f"| `{spec.name}` |" in doc, spec.name
         assert f"| `{shlex.join(spec.argv)}`" in doc, spec.name
+
+
+def test_a_settings_command_named_by_registry_id_keeps_the_agents_wire_quirks(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"agent_servers": {"acp:gemini@0.61.0": {"command": "gem"}}}))
+    spec = resolve_agent("acp:gemini@0.61.0", load_settings(path))
+    assert spec.argv == ["gem"] and spec.missing_file_returns_empty

@@ -171,9 +171,13 @@ def _keep_quirks(spec: AgentSpec, known: dict[str, AgentSpec]) -> AgentSpec:
 
     Users replace a preset's command (a local install, a pinned version) far
     more often than its protocol behaviour: ``"gemini": {"command": ...}``
-    still reads files before creating them.
+    still reads files before creating them, and so does one named by the
+    registry id (``"acp:gemini@0.61.0": {"command": ...}``).
     """
-    preset = known.get(spec.name)
+    name = spec.name
+    if name.startswith(PREFIX):
+        name = name[len(PREFIX) :].partition("@")[0]
+    preset = known.get(name)
     if preset is None or not preset.missing_file_returns_empty:
         return spec
     return replace(spec, missing_file_returns_empty=True)
