@@ -1,0 +1,252 @@
+"""What the newest adapters send that a v1.25 client misses, over real pipes.
+
+A scripted agent (``adapter_agent.py``) speaks the frames codex-acp 2.6.0 and
+claude-agent-acp 0.101.0 send in a v1 turn: the ``_auth/status_update``
+extension notification, ``session_info_update`` carrying only ``_meta``,
+``PromptResponse.usage`` and ``_meta.quota``, its own request ids numbered
+from 0, and (codex) no exit when its stdin closes. Each face that shows a
+turn is checked against it: the library, the CLI's text and its history, the
+batch report.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from acphost import AcpClient, HostConfig
+from acphost import schema as s
+from acphost.batch import inspect_workspace, make_plan, numbered, run_batch
+from acphost.config import AgentSpec
+from acphost.history import HistoryStore
+from acphost.host import AllowAll
+from acphost.view import Setting, Viewer
+from tests.cli.runner import run
+from tests.support.waiting import eventually_sync
+
+AGENT = Path(__file__).with_name("adapter_agent.py")
+FLAVOURS = ("codex", "claude")
+#: The token counts the agent's answer carries (claude sends no thoughtTokens).
+TOKENS = {
+    "codex": {
+        "input": 50,
+        "output": 20,
+        "thought": 6,
+        "cached_read": 4,
+        "cached_write": 3,
+        "total": 70,
+    },
+    "claude": {
+        "input": 50,
+        "output": 20,
+        "thought": None,
+        "cached_read": 4,
+        "cached_write": 3,
+        "total": 70,
+    },
+}
+LINE = {
+    "codex": "[usage] tokens 70 (input 50, output 20, thought 6, cached read 4, cached write 3)"
+    " · context 70/258,400\n",
+    "claude": "[usage] tokens 70 (input 50, output 20, cached read 4, cached write 3)"
+    " · context 70/1,000,000\n",
+}
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def argv(flavour: str, *options: str) -> list[str]:
+    return [sys.executable, str(AGENT), flavour, *options]
+
+
+def settings(tmp_path: Path, **agents: list[str]) -> dict[str, str]:
+    """An environment whose settings name each agent; history in the test's folder."""
+    path = tmp_path / "settings.json"
+    servers = {name: {"command": cmd[0], "args": cmd[1:]} for name, cmd in agents.items()}
+    path.write_text(json.dumps({"agent_servers": servers}), encoding="utf-8")
+    return {
+        "ACPHOST_SETTINGS": str(path),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "ACPHOST_HISTORY": str(tmp_path / "history.sqlite3"),
+    }
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+# -- the library -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+async def test_a_turn_of_the_newest_adapters_is_taken_quietly_with_its_usage(
+    flavour, workspace, caplog
+):
+    """No warning for any frame; the usage is the turn's; a ``_meta``-only info update is nothing.
+
+    The agent asks four permissions numbered 0 to 3 while the client's own
+    ``session/prompt`` (id 2) is pending: each answer goes to its question, and
+    the prompt's answer to the prompt.
+    """
+    caplog.set_level(logging.WARNING, logger="acphost")
+    host = HostConfig(permissions=AllowAll())
+    async with AcpClient.start(argv(flavour, "--asks", "4"), host=host) as client:
+        session = await client.new_session(workspace)
+        viewer = Viewer(session.state)
+        info: list[tuple[s.SessionInfoUpdate, list[object]]] = []
+        results = []
+        for _ in range(2):  # codex sends the title in the first turn only
+            turn = session.prompt("Probe turn")
+            async for update in turn:
+                pieces = viewer.pieces(update)
+                if isinstance(update, s.SessionInfoUpdate):
+                    info.append((update, pieces))
+            results.append(await turn)
+            assert session.state.title == "Probe turn"
+    result = results[0]
+    assert [r.stop_reason for r in results] == ["end_turn", "end_turn"]
+    assert (
+        result.text == "hello from the fake model (allow_once, allow_once, allow_once, allow_once)"
+    )
+    assert result.usage == {
+        "totalTokens": 70,
+        "inputTokens": 50,
+        "cachedReadTokens": 4,
+        "cachedWriteTokens": 3,
+        "outputTokens": 20,
+        **({"thoughtTokens": 6} if flavour == "codex" else {}),
+    }
+    assert result.meta is not None and result.meta["quota"]["token_count"]["totalTokens"] == 70
+    assert result.usage_reported
+    if flavour == "codex":
+        # Each turn: active and idle (only _meta: kept, no title, nothing shown);
+        # the first also names the thread.
+        statuses = [u.meta["codex"]["threadStatus"]["type"] for u, _ in info if u.meta]
+        assert statuses == ["active", "idle", "active", "idle"]
+        assert all(u.title is None for u, _ in info if u.meta)
+        # A setting piece with no words: no face shows settings in the transcript.
+        meta_pieces = [p for u, pieces in info if u.meta for p in pieces]
+        assert meta_pieces == [Setting("session_info_update", "")] * 4
+        assert [u.title for u, _ in info if not u.meta] == ["Probe turn"]
+    assert [r.getMessage() for r in caplog.records] == []
+
+
+# -- the command line: text, history, trace ----------------------------------------------
+
+
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_the_cli_shows_the_turns_usage_and_no_warning(flavour, tmp_path):
+    env = settings(tmp_path, agent=argv(flavour, "--asks", "3"))
+    trace = tmp_path / "trace.jsonl"
+    r = run(["-a", "agent", "--yolo", "--trace", str(trace), "Probe turn"], cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == (
+        "hello from the fake model (allow_once, allow_once, allow_once)\n" + LINE[flavour]
+    )
+    # Only the agent's own notice: no word on _auth/status_update, the _meta-only
+    # info updates, the usage or the quota.
+    notices = ["[notice] warning: Model metadata for `gpt-5.3-codex` not found.\n"]
+    assert r.stderr == ("".join(notices) if flavour == "codex" else "")
+
+    with HistoryStore.open(env["ACPHOST_HISTORY"]) as store:
+        (summary,) = store.list_sessions()
+        record = store.get(summary.id)
+    assert record.title == "Probe turn"
+    (turn,) = record.turns
+    usage = turn.usage
+    got = {k: getattr(usage, k) for k in TOKENS[flavour]}
+    assert got == TOKENS[flavour]
+    assert (usage.context_used, usage.context_size) == (
+        70,
+        258400 if flavour == "codex" else 1000000,
+    )
+
+    # Every frame of the run, ids 0.. both ways, pairs each answer with its question.
+    v = run(["validate", str(trace)], cwd=tmp_path, env=env)
+    assert v.returncode == 0 and v.stderr.endswith(": ok\n"), v.stdout + v.stderr
+    frames = [json.loads(line) for line in trace.read_text().splitlines()]
+    asked = [f["id"] for f in frames if f.get("method") == "session/request_permission"]
+    ours = [
+        f["id"]
+        for f in frames
+        if f.get("method") in ("initialize", "session/new", "session/prompt")
+    ]
+    assert asked == [0, 1, 2] and ours == [0, 1, 2]
+
+
+async def test_the_batch_report_has_the_turns_tokens(tmp_path):
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "README.md").write_text("# project\n")
+    spec = AgentSpec(
+        name="codex", command=sys.executable, args=tuple(argv("codex")[1:]), source="tests"
+    )
+    plan = make_plan([spec], numbered(["Probe turn"]), workspace=inspect_workspace(str(ws)))
+
+    (_outcome,) = [o async for o in run_batch(plan, str(tmp_path / "out"), jobs=1)]
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    (entry,) = report["runs"]
+    assert entry["status"] == "ok", entry
+    assert entry["usage"] == {
+        "total_tokens": 70,
+        "input_tokens": 50,
+        "cached_read_tokens": 4,
+        "cached_write_tokens": 3,
+        "output_tokens": 20,
+        "thought_tokens": 6,
+        "context_used": 70,
+        "context_size": 258400,
+    }
+
+
+# -- an agent that does not exit when its stdin closes -----------------------------------
+
+
+def test_an_agent_that_outlives_its_stdin_leaves_no_process(tmp_path):
+    """codex-acp keeps running after EOF: the run still ends, and nothing of it is left.
+
+    The agent ignores the end of its input and has started a process of its own
+    that ignores SIGTERM; the run's end (EOF, a grace, SIGTERM then SIGKILL to the
+    process group) ends both.
+    """
+    pids = tmp_path / "pids"
+    env = settings(
+        tmp_path, agent=argv("codex", "--linger", str(pids), "--grandchild-ignores-term")
+    )
+    r = run(["-a", "agent", "--yolo", "Probe turn"], cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("hello from the fake model")
+    agent, grandchild = map(int, pids.read_text().split())
+    eventually_sync(lambda: not alive(agent), what=f"the agent (pid {agent}) to be gone")
+    eventually_sync(
+        lambda: not alive(grandchild), what=f"the agent's child (pid {grandchild}) to be gone"
+    )
+
+
+async def test_the_library_leaves_no_process_of_an_agent_that_outlives_its_stdin(
+    tmp_path, workspace
+):
+    pids = tmp_path / "pids"
+    options = ("--linger", str(pids), "--grandchild-ignores-term")
+    host = HostConfig(permissions=AllowAll())
+    async with AcpClient.start(argv("codex", *options), host=host, close_grace=0.2) as client:
+        session = await client.new_session(workspace)
+        await session.prompt("Probe turn")
+        agent, grandchild = map(int, pids.read_text().split())
+        assert alive(agent) and alive(grandchild)
+    # The client's close has reaped the agent (no zombie) and ended its group.
+    assert not os.path.exists(f"/proc/{agent}")
+    eventually_sync(
+        lambda: not alive(grandchild), what=f"the agent's child (pid {grandchild}) to be gone"
+    )
