@@ -22,6 +22,8 @@ Options:
         ``"AGENT GRANDCHILD"`` pids to PIDFILE, and keep running after stdin
         closes, as codex-acp does, until a signal ends it.
     --grandchild-ignores-term: the grandchild ignores SIGTERM (only SIGKILL ends it).
+    --auth-update: after the extension's notification, the unstable schema's
+        ``auth/status_update`` (which neither adapter sends) with the same news.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ parser.add_argument("--asks", type=int, default=1)
 parser.add_argument("--quota-only", action="store_true")
 parser.add_argument("--linger", metavar="PIDFILE")
 parser.add_argument("--grandchild-ignores-term", action="store_true")
+parser.add_argument("--auth-update", action="store_true")
 opts = parser.parse_args()
 CODEX = opts.flavour == "codex"
 SID = "01a21f16-589e-7ec3-91a8-6fbab3a53489" if CODEX else "570e4721-cefb-4632-bb58-a41d64b90fc3"
@@ -237,6 +240,14 @@ for line in sys.stdin:
         send({"id": rid, "result": INIT_CODEX if CODEX else INIT_CLAUDE})
     elif method == "session/new":
         send({"method": "_auth/status_update", "params": {"authStatus": AUTH_STATUS}})
+        if opts.auth_update:
+            account = {"label": AUTH_STATUS["label"], "active": True}
+            send(
+                {
+                    "method": "auth/status_update",
+                    "params": {"state": "authenticated", "accounts": [account]},
+                }
+            )
         send({"id": rid, "result": {"sessionId": SID}})
     elif method == "session/prompt":
         prompt(rid)

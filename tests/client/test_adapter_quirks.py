@@ -145,6 +145,18 @@ async def test_a_turn_of_the_newest_adapters_is_taken_quietly_with_its_usage(
     assert [r.getMessage() for r in caplog.records] == []
 
 
+async def test_the_unstable_client_still_keeps_the_schemas_auth_status_update(workspace, caplog):
+    """Beside the adapters' ``_auth/status_update``, the unstable one is still followed."""
+    caplog.set_level(logging.WARNING, logger="acphost")
+    agent = argv("claude", "--auth-update", "--asks", "0")
+    async with AcpClient.start(agent, unstable=True) as client:
+        await client.new_session(workspace)  # both notifications come before its answer
+        auth = client.unstable.auth
+        assert auth is not None and auth.state == "authenticated"
+        assert [a.label for a in auth.accounts or ()] == ["Anthropic API key"]
+    assert [r.getMessage() for r in caplog.records] == []
+
+
 # -- the command line: text, history, trace ----------------------------------------------
 
 
