@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -84,6 +85,27 @@ def alive(pid: int) -> bool:
             return f.read().rsplit(")", 1)[1].split()[0] != "Z"
     except (FileNotFoundError, ProcessLookupError):
         return False
+
+
+@pytest.fixture
+def left_behind(tmp_path):
+    """The pid file a lingering agent writes; whatever of it a failed test leaves is killed."""
+    pids = tmp_path / "pids"
+    yield pids
+    if pids.exists():
+        for pid in map(int, pids.read_text().split()):
+            if alive(pid) and ours(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def ours(pid: int) -> bool:
+    """Whether ``pid`` is still the agent or its grandchild (not a reused pid)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            command = f.read()
+    except OSError:
+        return False
+    return AGENT.name.encode() in command or b"time.sleep(300)" in command
 
 
 # -- the library -------------------------------------------------------------------------
@@ -240,14 +262,14 @@ async def test_the_batch_report_has_the_turns_tokens(tmp_path):
 # -- an agent that does not exit when its stdin closes -----------------------------------
 
 
-def test_an_agent_that_outlives_its_stdin_leaves_no_process(tmp_path):
+def test_an_agent_that_outlives_its_stdin_leaves_no_process(tmp_path, left_behind):
     """codex-acp keeps running after EOF: the run still ends, and nothing of it is left.
 
     The agent ignores the end of its input and has started a process of its own
     that ignores SIGTERM; the run's end (EOF, a grace, SIGTERM then SIGKILL to the
     process group) ends both.
     """
-    pids = tmp_path / "pids"
+    pids = left_behind
     env = settings(
         tmp_path, agent=argv("codex", "--linger", str(pids), "--grandchild-ignores-term")
     )
@@ -262,9 +284,9 @@ def test_an_agent_that_outlives_its_stdin_leaves_no_process(tmp_path):
 
 
 async def test_the_library_leaves_no_process_of_an_agent_that_outlives_its_stdin(
-    tmp_path, workspace
+    left_behind, workspace
 ):
-    pids = tmp_path / "pids"
+    pids = left_behind
     options = ("--linger", str(pids), "--grandchild-ignores-term")
     host = HostConfig(permissions=AllowAll())
     async with AcpClient.start(argv("codex", *options), host=host, close_grace=0.2) as client:
