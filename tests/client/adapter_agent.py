@@ -22,6 +22,8 @@ Options:
         ``"AGENT GRANDCHILD"`` pids to PIDFILE, and keep running after stdin
         closes, as codex-acp does, until a signal ends it.
     --grandchild-ignores-term: the grandchild ignores SIGTERM (only SIGKILL ends it).
+    --title-at-eof: claude's title, which it sends right after its answer,
+        comes when stdin closes instead (the latest it may come).
     --auth-update: after the extension's notification, the unstable schema's
         ``auth/status_update`` (which neither adapter sends) with the same news.
 """
@@ -42,6 +44,7 @@ parser.add_argument("--quota-only", action="store_true")
 parser.add_argument("--linger", metavar="PIDFILE")
 parser.add_argument("--grandchild-ignores-term", action="store_true")
 parser.add_argument("--auth-update", action="store_true")
+parser.add_argument("--title-at-eof", action="store_true")
 opts = parser.parse_args()
 CODEX = opts.flavour == "codex"
 SID = "01a21f16-589e-7ec3-91a8-6fbab3a53489" if CODEX else "570e4721-cefb-4632-bb58-a41d64b90fc3"
@@ -219,7 +222,7 @@ def prompt(rid: object) -> None:
     if not opts.quota_only:
         result["usage"] = USAGE
     send({"id": rid, "result": result})
-    if not CODEX:
+    if not CODEX and not opts.title_at_eof:
         update(
             {
                 "sessionUpdate": "session_info_update",
@@ -254,6 +257,8 @@ for line in sys.stdin:
     elif rid is not None:
         send({"id": rid, "error": {"code": -32601, "message": f"Method not found: {method}"}})
 
+if opts.title_at_eof:
+    update({"sessionUpdate": "session_info_update", "title": "Probe turn"})
 if opts.linger:
     while True:  # stdin is closed; codex-acp goes on until it is signalled
         time.sleep(60)
