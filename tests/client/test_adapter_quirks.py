@@ -234,6 +234,21 @@ def test_the_cli_shows_the_turns_usage_and_no_warning(flavour, tmp_path):
     assert asked == [0, 1, 2] and ours == [0, 1, 2]
 
 
+@pytest.mark.parametrize("output", ["jsonl", "json"])
+def test_the_frame_output_has_the_answers_usage_and_quota_as_sent(output, tmp_path):
+    env = settings(tmp_path, agent=argv("codex"))
+    r = run(["-a", "agent", "--yolo", "-o", output, "Probe turn"], cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    frames = [json.loads(line) for line in r.stdout.splitlines()]
+    (answer,) = [
+        f for f in frames if f.get("id") == 2 and "result" in f and "stopReason" in f["result"]
+    ]
+    assert answer["result"]["usage"]["thoughtTokens"] == 6
+    assert answer["result"]["_meta"]["quota"]["token_count"]["reasoningOutputTokens"] == 6
+    (auth,) = [f for f in frames if f.get("method") == "_auth/status_update"]
+    assert auth["params"]["authStatus"]["kind"] == "gateway"
+
+
 @pytest.mark.xfail(
     strict=True, reason="needs launch/_open.py to close the recording after the client"
 )
