@@ -18,10 +18,10 @@ shapes are those of recorded runs of the two adapters (v1, offline):
 Options:
     --asks N: permissions each prompt asks (default 1).
     --quota-only: the answer has ``_meta.quota`` but no ``usage``.
-    --linger PIDFILE: start a grandchild (a sleeping process), write
-        ``"AGENT GRANDCHILD"`` pids to PIDFILE, and keep running after stdin
-        closes, as codex-acp does, until a signal ends it.
-    --grandchild-ignores-term: the grandchild ignores SIGTERM (only SIGKILL ends it).
+    --child PIDFILE: start a process of its own (a sleeping one that ignores
+        SIGTERM), write ``"AGENT CHILD"`` pids to PIDFILE.
+    --linger: keep running after stdin closes, as codex-acp does, until a
+        signal ends it (claude-agent-acp exits).
     --title-at-eof: claude's title, which it sends right after its answer,
         comes when stdin closes instead (the latest it may come).
     --auth-update: after the extension's notification, the unstable schema's
@@ -41,22 +41,20 @@ parser = argparse.ArgumentParser()
 parser.add_argument("flavour", choices=("codex", "claude"))
 parser.add_argument("--asks", type=int, default=1)
 parser.add_argument("--quota-only", action="store_true")
-parser.add_argument("--linger", metavar="PIDFILE")
-parser.add_argument("--grandchild-ignores-term", action="store_true")
+parser.add_argument("--child", metavar="PIDFILE")
+parser.add_argument("--linger", action="store_true")
 parser.add_argument("--auth-update", action="store_true")
 parser.add_argument("--title-at-eof", action="store_true")
 opts = parser.parse_args()
 CODEX = opts.flavour == "codex"
 SID = "01a21f16-589e-7ec3-91a8-6fbab3a53489" if CODEX else "570e4721-cefb-4632-bb58-a41d64b90fc3"
 
-if opts.linger:
-    code = "import time; time.sleep(300)"
-    if opts.grandchild_ignores_term:
-        code = "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); " + code
-    grandchild = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL)
-    with open(opts.linger + ".tmp", "w") as f:
-        f.write(f"{os.getpid()} {grandchild.pid}")
-    os.replace(opts.linger + ".tmp", opts.linger)
+if opts.child:
+    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(300)"
+    child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL)
+    with open(opts.child + ".tmp", "w") as f:
+        f.write(f"{os.getpid()} {child.pid}")
+    os.replace(opts.child + ".tmp", opts.child)
 
 INIT_CODEX = {
     "protocolVersion": 1,

@@ -89,7 +89,7 @@ def alive(pid: int) -> bool:
 
 @pytest.fixture
 def left_behind(tmp_path):
-    """The pid file a lingering agent writes; whatever of it a failed test leaves is killed."""
+    """The pid file the agent writes (``--child``); what a failed test leaves of it is killed."""
     pids = tmp_path / "pids"
     yield pids
     if pids.exists():
@@ -99,7 +99,7 @@ def left_behind(tmp_path):
 
 
 def ours(pid: int) -> bool:
-    """Whether ``pid`` is still the agent or its grandchild (not a reused pid)."""
+    """Whether ``pid`` is still the agent or its child (not a reused pid)."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             command = f.read()
@@ -293,43 +293,37 @@ async def test_the_batch_report_has_the_turns_tokens(tmp_path):
 # -- an agent that does not exit when its stdin closes -----------------------------------
 
 
-def test_an_agent_that_outlives_its_stdin_leaves_no_process(tmp_path, left_behind):
-    """codex-acp keeps running after EOF: the run still ends, and nothing of it is left.
+@pytest.mark.parametrize("flavour", FLAVOURS)
+def test_ending_a_run_leaves_no_process_of_the_agent(flavour, tmp_path, left_behind):
+    """codex-acp keeps running after EOF, claude-agent-acp exits: either way nothing is left.
 
-    The agent ignores the end of its input and has started a process of its own
-    that ignores SIGTERM; the run's end (EOF, a grace, SIGTERM then SIGKILL to the
-    process group) ends both.
+    The agent has started a process of its own that ignores SIGTERM; codex's
+    also ignores the end of its input. The run's end (EOF, a grace, SIGTERM
+    then SIGKILL to the process group) ends both.
     """
-    pids = left_behind
-    env = settings(
-        tmp_path, agent=argv("codex", "--linger", str(pids), "--grandchild-ignores-term")
-    )
+    lingers = ("--linger",) if flavour == "codex" else ()
+    env = settings(tmp_path, agent=argv(flavour, "--child", str(left_behind), *lingers))
     r = run(["-a", "agent", "--yolo", "Probe turn"], cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("hello from the fake model")
-    agent, grandchild = map(int, pids.read_text().split())
+    agent, child = map(int, left_behind.read_text().split())
     eventually_sync(lambda: not alive(agent), what=f"the agent (pid {agent}) to be gone")
-    eventually_sync(
-        lambda: not alive(grandchild), what=f"the agent's child (pid {grandchild}) to be gone"
-    )
+    eventually_sync(lambda: not alive(child), what=f"the agent's child (pid {child}) to be gone")
 
 
 async def test_the_library_leaves_no_process_of_an_agent_that_outlives_its_stdin(
     left_behind, workspace
 ):
-    pids = left_behind
-    options = ("--linger", str(pids), "--grandchild-ignores-term")
     host = HostConfig(permissions=AllowAll())
-    async with AcpClient.start(argv("codex", *options), host=host, close_grace=0.2) as client:
+    agent_argv = argv("codex", "--child", str(left_behind), "--linger")
+    async with AcpClient.start(agent_argv, host=host, close_grace=0.2) as client:
         session = await client.new_session(workspace)
         await session.prompt("Probe turn")
-        agent, grandchild = map(int, pids.read_text().split())
-        assert alive(agent) and alive(grandchild)
+        agent, child = map(int, left_behind.read_text().split())
+        assert alive(agent) and alive(child)
     # The client's close has reaped the agent (no zombie) and ended its group.
     assert not os.path.exists(f"/proc/{agent}")
-    eventually_sync(
-        lambda: not alive(grandchild), what=f"the agent's child (pid {grandchild}) to be gone"
-    )
+    eventually_sync(lambda: not alive(child), what=f"the agent's child (pid {child}) to be gone")
 
 
 # -- usage only in _meta.quota ------------------------------------------------------------
