@@ -179,9 +179,6 @@ async def test_the_unstable_client_still_keeps_the_schemas_auth_status_update(wo
     assert [r.getMessage() for r in caplog.records] == []
 
 
-@pytest.mark.xfail(
-    strict=True, reason="needs the client/_peer.py and _unstable.py patch of the branch's report"
-)
 async def test_the_unstable_client_keeps_the_adapters_auth_status(workspace):
     """``_auth/status_update`` (an extension, in no schema) is kept as sent, for the opted-in."""
     async with AcpClient.start(argv("codex", "--asks", "0"), unstable=True) as client:
@@ -249,9 +246,6 @@ def test_the_frame_output_has_the_answers_usage_and_quota_as_sent(output, tmp_pa
     assert auth["params"]["authStatus"]["kind"] == "gateway"
 
 
-@pytest.mark.xfail(
-    strict=True, reason="needs launch/_open.py to close the recording after the client"
-)
 def test_what_the_agent_sends_after_its_last_answer_reaches_the_history(tmp_path):
     """claude-agent-acp titles the session right after its answer: the history keeps it.
 
@@ -339,14 +333,6 @@ QUOTA_USAGE = {
 }
 
 
-#: TurnResult.usage falls back to ``_meta.quota`` in client/_session.py, which this
-#: branch may not change: the patch is in the branch's report. Remove with it.
-NEEDS_SESSION_PATCH = pytest.mark.xfail(
-    strict=True, reason="TurnResult.usage from _meta.quota: needs the client/_session.py patch"
-)
-
-
-@NEEDS_SESSION_PATCH
 async def test_the_tokens_of_meta_quota_are_the_turns_without_usage(tmp_path, workspace):
     """An answer with ``_meta.quota`` but no ``usage``: the turn's result and the batch count them."""
     host = HostConfig(permissions=AllowAll())
@@ -370,7 +356,6 @@ async def test_the_tokens_of_meta_quota_are_the_turns_without_usage(tmp_path, wo
     assert entry["usage"]["total_tokens"] == 70 and entry["usage"]["thought_tokens"] == 6
 
 
-@NEEDS_SESSION_PATCH
 def test_the_cli_and_the_history_count_the_tokens_of_meta_quota(tmp_path):
     env = settings(tmp_path, agent=argv("codex", "--quota-only"))
     r = run(["-a", "agent", "--yolo", "Probe turn"], cwd=tmp_path, env=env)
