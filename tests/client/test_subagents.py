@@ -16,7 +16,8 @@ import pytest
 
 from acphost import AcpClient, AcpTimeout, AgentExited, CapabilityNotSupported, RequestError
 from acphost.client import Subagent
-from acphost.client._subagent_state import MAX_SUBAGENTS
+from acphost.client._subagent_state import decode_tree_update
+from acphost.client._subagents import MAX_TREE
 from tests.support.fake_agent import NO_ANSWER, FakeAgent, pair_with
 from tests.support.waiting import eventually, settled
 
@@ -110,6 +111,10 @@ def _subagent(child: str, **fields):
     return {"sessionUpdate": "subagent_update", "sessionId": child, **fields}
 
 
+def decode(update: dict):
+    return decode_tree_update(update["sessionUpdate"], update)
+
+
 def _chunk(text: str):
     return {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
 
@@ -181,32 +186,56 @@ async def test_a_child_never_takes_over_another_sessions_updates(workspace):
         first = await client.new_session(workspace)
         second = await client.new_session(workspace)
         await first.prompt("go")
-        # Kept in the parent's state as said, but never routed or adopted.
-        assert first.subagents == ()
-        assert set(first.state.subagents) == {"s1", "s2"}
+        # Neither kept, shown, routed nor waited for.
+        assert first.subagents == () and first.running_subagents() == []
+        assert first.state.subagents == {} and first.state.children == []
         assert client.sessions["s2"] is second
         assert [m.text for m in first.state.messages if m.role == "agent"] == ["for s1"]
         assert [m.text for m in second.state.messages] == ["for s2"]
 
 
 async def test_children_are_bounded_and_nesting_is_followed(workspace):
+    """The whole tree is bounded, children of children included."""
+
     async def script(agent, sid):
-        for i in range(MAX_SUBAGENTS + 5):
-            agent.update(sid, _subagent(f"c{i}", state={"state": "idle"}))
+        agent.update(sid, _subagent("c0", state={"state": "idle"}))
         agent.update("c0", _subagent("g0", title="grandchild", state={"state": "running"}))
         agent.update("g0", _chunk("deep"))
         agent.update("g0", _subagent("g0", title="itself"))  # a child naming its own id
+        agent.update("g0", _subagent("c0", title="its parent"))  # a cycle
+        for i in range(1, MAX_TREE + 5):
+            agent.update(sid, _subagent(f"c{i}", state={"state": "idle"}))
+            agent.update("c0", _subagent(f"g{i}", state={"state": "idle"}))
 
     t, _ = pair_with({"session/prompt": await _prompting(script)})
     async with AcpClient.connect(t) as client:
         session = await client.new_session(workspace)
         result = await session.prompt("go")
-        assert len(session.subagents) == MAX_SUBAGENTS
-        [grandchild] = session.subagents[0].subagents
+        first = session.subagents[0]
+        [grandchild, *_] = first.subagents
         assert (grandchild.label, grandchild.depth, grandchild.parent.id) == ("grandchild", 2, "c0")
         assert grandchild.state.last_agent_text() == "deep"
+        assert grandchild.subagents == () and grandchild.state.subagents == {}
+        assert len(session.subagents) + len(first.subagents) == MAX_TREE
         assert result.subagents_running == ("g0",)
         assert [child.id for child in session.running_subagents()] == ["g0"]
+
+
+async def test_a_label_is_one_bounded_line():
+    """codex sends no title and its whole prompt as the description."""
+    from acphost.client import SessionState
+
+    state = SessionState()
+    for update in (
+        _subagent("a", description="Reply with pong.\nThen stop."),
+        _subagent("b", title="x" * 500),
+        _subagent("p:subagent:" + "9" * 80),
+    ):
+        state.apply(decode(update))
+    labels = [child.label for child in state.subagents.values()]
+    assert labels[0] == "Reply with pong."
+    assert len(labels[1]) <= 64 and labels[1].endswith("[…]")
+    assert labels[2].startswith("[…]") and labels[2].endswith("9" * 30) and len(labels[2]) <= 64
 
 
 async def test_updates_before_the_announcement_are_replayed_to_the_child(workspace):
