@@ -29,6 +29,9 @@ logger = logging.getLogger("acphost.validate")
 
 class _Update(msgspec.Struct, gc=False):
     kind: str = msgspec.field(name="sessionUpdate")
+    # A subagent_update's child (the session it announces), read without a
+    # call: absent from every other update.
+    child: str | None = msgspec.field(name="sessionId", default=None)
 
 
 class _Params(msgspec.Struct, gc=False):
@@ -52,7 +55,9 @@ class _SessionUpdate(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 _reader = msgspec.json.Decoder(_SessionUpdate)
 _read_update = _reader.decode
 _read_updates = _reader.decode_lines
-_session_and_kind = operator.attrgetter("params.session_id", "params.update.kind")
+_session_and_kind = operator.attrgetter(
+    "params.session_id", "params.update.kind", "params.update.child"
+)
 
 
 class LiveCheck:
@@ -100,7 +105,7 @@ class LiveCheck:
                 else:
                     params = hot.params
                     for v in self.validator.feed_session_update(
-                        params.session_id, params.update.kind
+                        params.session_id, params.update.kind, params.update.child
                     ):
                         self._report(v)
                     return
@@ -173,7 +178,9 @@ class _Off(TraceValidator):
     def feed(self, direction: Any, frame: Any, line: int | None = None) -> list[Violation]:
         return []
 
-    def feed_session_update(self, session_id: str, kind: str) -> list[Violation]:
+    def feed_session_update(
+        self, session_id: str, kind: str, child: str | None = None
+    ) -> list[Violation]:
         return []
 
     def feed_session_updates(self, updates: Any) -> list[Violation]:
