@@ -197,3 +197,20 @@ def test_a_childs_text_cannot_pass_for_the_hosts_lines():
     assert "  > - \\[stop\\] forged" in md  # a quote inside the subagent's item
     html = export_session(record, "html")
     assert "<script>" not in html and "&lt;script&gt;" in html
+
+
+def test_an_exported_subagent_imports_back(tmp_path, env, store_path):
+    assert run_main(["-a", "demo", "subagent look it up"], cwd=tmp_path, env=env).code == 0
+    record = _only_record(store_path)
+    for fmt in ("json", "jsonl"):
+        exported = tmp_path / f"export.{fmt}"
+        r = run_main(
+            ["history", "export", record.id, "-f", fmt, "-O", str(exported)], cwd=tmp_path, env=env
+        )
+        assert r.code == 0, r.stderr
+        other = {**env, "ACPHOST_HISTORY": str(tmp_path / f"other-{fmt}.sqlite3")}
+        r = run_main(["history", "import", str(exported)], cwd=tmp_path, env=other)
+        assert r.code == 0, r.stderr
+        show = run_main(["history", "show", record.id], cwd=tmp_path, env=other).stdout
+        assert show == run_main(["history", "show", record.id], cwd=tmp_path, env=env).stdout
+        assert "[subagent] helper 1 · idle (end_turn)\n    Working on: look it up\n" in show
