@@ -168,3 +168,48 @@ def test_replaying_a_trace_with_a_subagent_matches_the_same_client(tmp_path, env
     eventually_sync(report.exists, what="the replay agent's report")
     assert json.loads(report.read_text())["differences"] == []
     assert validate_file(str(again)) == []
+
+
+def _system_prompt_trace(tmp_path, env):
+    trace = tmp_path / "sp.jsonl"
+    r = run_main(
+        ["-a", "demo", "--trace", str(trace), "--system-prompt", "Be brief.", "system"],
+        cwd=tmp_path,
+        env=env,
+    )
+    assert r.code == 0, r.stderr
+    frames = _lines(trace)
+    new = next(i for i, f in enumerate(frames) if f.get("method") == "session/new")
+    assert frames[new]["params"]["systemPrompt"]["mode"] == "append"
+    return trace, frames, new
+
+
+def test_a_system_prompt_validates_against_the_unstable_schema(tmp_path, env):
+    trace, frames, new = _system_prompt_trace(tmp_path, env)
+    assert validate_file(str(trace)) == []
+    frames[new]["params"]["systemPrompt"]["content"] = "not blocks"
+    _write(trace, frames)
+    found = [(v.line, v.side, v.rule, v.message[:54]) for v in validate_file(str(trace))]
+    assert found == [
+        (new + 1, "client", "schema", "unstable:NewSessionRequest.systemPrompt.content: 'not ")
+    ]
+
+
+def test_a_system_prompt_needs_the_agents_capability(tmp_path, env):
+    trace, frames, new = _system_prompt_trace(tmp_path, env)
+    caps = frames[1]["result"]["agentCapabilities"]["sessionCapabilities"]
+    caps["systemPrompt"] = {}  # append only
+    frames[new]["params"]["systemPrompt"]["mode"] = "override"
+    _write(trace, frames)
+    (v,) = validate_file(str(trace))
+    assert (v.line, v.side, v.rule) == (new + 1, "client", "capability")
+    assert "sessionCapabilities.systemPrompt.mode.override" in v.message
+    del caps["systemPrompt"]
+    _write(trace, frames)
+    (v,) = validate_file(str(trace))
+    assert (v.line, v.rule) == (new + 1, "capability")
+    assert v.message.endswith("without sessionCapabilities.systemPrompt")
+    caps["systemPrompt"] = {"mode": 3}  # the agent's capability, checked where it lives
+    _write(trace, frames)
+    found = {(v.line, v.side, v.rule) for v in validate_file(str(trace))}
+    assert (2, "agent", "schema") in found

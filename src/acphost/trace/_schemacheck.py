@@ -177,18 +177,28 @@ def first_error(name: str, value: Any) -> str | None:
 
 
 def _variant_error(err: Any) -> Any:
-    """For a tagged union (``oneOf`` variants told by a ``const``), the chosen variant's error.
+    """For a union (``oneOf``/``anyOf``), the error of the one variant the value is meant as.
 
-    jsonschema says only that the value fits no variant; the variant whose
-    tag matched (``sessionUpdate: subagent_update``) says what is wrong with
-    it (``'sessionId' is a required property``).
+    jsonschema says only that the value fits no variant. Variants told apart
+    by a tag (``sessionUpdate: subagent_update``: a ``const``) or by the
+    value's own type (an object, or ``null``) that the value does not have
+    are ruled out; when one remains, its error says what is wrong
+    (``'sessionId' is a required property``).
     """
-    if err.validator != "oneOf" or not err.context:
+    if err.validator not in ("oneOf", "anyOf") or not err.context:
         return err
     by_variant: dict[Any, list[Any]] = {}
     for sub in err.context:
         by_variant.setdefault(sub.relative_schema_path[0], []).append(sub)
-    tagged = [subs for subs in by_variant.values() if all(e.validator != "const" for e in subs)]
-    if len(tagged) != 1 or len(by_variant) < 2:
+    here = list(err.absolute_path)
+    meant = [
+        subs
+        for subs in by_variant.values()
+        if not any(
+            e.validator == "const" or (e.validator == "type" and list(e.absolute_path) == here)
+            for e in subs
+        )
+    ]
+    if len(meant) != 1 or len(by_variant) < 2:
         return err
-    return _variant_error(min(tagged[0], key=lambda e: [str(p) for p in e.absolute_path]))
+    return _variant_error(min(meant[0], key=lambda e: [str(p) for p in e.absolute_path]))

@@ -22,7 +22,9 @@ the protocol (ACP "Prompt Turn", "Initialization" and "Cancellation"):
   ``session_message_chunk``) only to a client advertising
   ``clientCapabilities.subagents`` (schema ``SubagentCapabilities``: "The
   client must advertise this capability before the agent sends subagent
-  updates or session-directed messages");
+  updates or session-directed messages"); the client sends ``systemPrompt``
+  only to an agent advertising ``sessionCapabilities.systemPrompt`` (mode
+  ``override`` only with its ``mode.override``);
 - ``turn-order`` for subagents: a child session's own updates arrive on its
   id once a ``subagent_update`` announced it (schema ``SubagentUpdate``:
   the announcement "MUST be sent before any live child traffic"); they are
@@ -74,6 +76,7 @@ _CLIENT_SESSION_CAPS = {
 #: could announce them without end); the updates of later ones count as
 #: updates outside a turn.
 MAX_CHILDREN = 65536
+_SYSTEM_PROMPT_METHODS = frozenset({"session/new", "session/load", "session/resume"})
 _SESSION_CAPS = {
     "session/list": "list",
     "session/resume": "resume",
@@ -264,6 +267,8 @@ class TraceValidator:
         cap = _SESSION_CAPS.get(method)
         if cap is not None and session_caps.get(cap) is None:
             self._add(at, "client", "capability", f"{method} without sessionCapabilities.{cap}")
+        if method in _SYSTEM_PROMPT_METHODS and p.get("systemPrompt") is not None:
+            self._system_prompt(at, method, p["systemPrompt"], session_caps)
         sid = p.get("sessionId")
         if method in ("session/prompt", "session/load") and isinstance(sid, str):
             self._turns[sid] = at
@@ -283,6 +288,31 @@ class TraceValidator:
                         "capability",
                         f"a {kind} block without promptCapabilities.{needs}",
                     )
+
+    def _system_prompt(
+        self, at: int, method: str, prompt: Any, session_caps: dict[str, Any]
+    ) -> None:
+        # Schema ``SystemPrompt``: "Clients MUST only send this when the Agent
+        # advertises sessionCapabilities.systemPrompt"; ``override`` only with
+        # its ``mode.override`` (``SessionSystemPromptModeCapabilities``).
+        caps = session_caps.get("systemPrompt")
+        if not isinstance(caps, dict):
+            self._add(
+                at,
+                "client",
+                "capability",
+                f"{method} with a systemPrompt without sessionCapabilities.systemPrompt",
+            )
+        elif _obj(prompt).get("mode") == "override" and not isinstance(
+            _obj(caps.get("mode")).get("override"), dict
+        ):
+            self._add(
+                at,
+                "client",
+                "capability",
+                f"{method} with an override systemPrompt without "
+                "sessionCapabilities.systemPrompt.mode.override",
+            )
 
     def _agent_request(self, at: int, method: str, params: Any) -> None:
         caps = self._client_caps or {}
