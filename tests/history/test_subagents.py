@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 
 import pytest
 
@@ -92,10 +91,17 @@ def test_a_background_subagent_through_the_command_line_is_in_its_turn(tmp_path,
     assert r.code == 0, r.stderr
     (turn,) = _only_record(store_path).turns
     (child,) = _children(turn)
-    assert child["label"] == "helper 1"
     assert [e["kind"] for e in turn.events] == ["subagent", "text"]
+    # The command line waits for the child that goes on after the answer;
+    # its event was updated when it went idle.
+    assert (child["label"], child["activity"], child["stop_reason"]) == (
+        "helper 1",
+        "idle",
+        "end_turn",
+    )
+    assert child["text"] == "Working on: look it up"
     text = transcript_text(_only_record(store_path))
-    assert re.search(r"^\[subagent\] helper 1 · ", text, re.M)
+    assert "[subagent] helper 1 · idle (end_turn)\n    Working on: look it up\n" in text
 
 
 @contextlib.asynccontextmanager

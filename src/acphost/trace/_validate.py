@@ -135,7 +135,10 @@ class TraceValidator:
         self._in: dict[Any, tuple[str, int, Any]] = {}  # the agent's requests
         self._turns: dict[str, int] = {}  # session -> prompt/load request line (while running)
         self._cancelled: set[str] = set()  # sessions whose running turn was cancelled
-        self._children: set[str] = set()  # subagent sessions announced (subagent_update)
+        # The child sessions agents announced with subagent_update: "child
+        # events are delivered automatically", also after the parent's turn
+        # (schema SubagentUpdate), so their updates belong to no prompt of theirs.
+        self._children: set[str] = set()
         self._ordinal = 0
 
     # -- entry points ----------------------------------------------------------------
