@@ -1,0 +1,315 @@
+"""Subagents as a session tree in the TUI: cards in the parent, a screen in full, cancel.
+
+Driven with real key presses against the real demo agent (its ``subagent``
+keyword runs a child session) and, for what the demo does not do (a child
+asking for permission, hostile titles), the scripted agent.
+"""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets._collapsible import CollapsibleTitle
+
+from acphost.cli._main import tui_parser
+from acphost.tui import AcpApp
+from acphost.tui._permission import PermissionScreen
+from acphost.tui._subagent_screen import SubagentScreen
+from acphost.tui._subagents import InterMessageLine, SubagentCard
+from acphost.tui._toolcard import ToolCard
+from acphost.tui._transcript import StreamingMarkdown
+
+from .conftest import SIZE, answer, demo_spec, ready, screen_text, send, wait_for
+
+WIDE = (100, 30)
+
+
+def cards(app) -> list[SubagentCard]:
+    return list(app.active_view.transcript.query(SubagentCard))
+
+
+def card_text(card: SubagentCard) -> str:
+    """What the card's child transcript holds: its messages' text."""
+    return " ".join(md.source for md in card.body.query(StreamingMarkdown))
+
+
+def lines(app) -> list[str]:
+    transcript = app.active_view.transcript
+    return [str(line.render()) for line in transcript.query_children(InterMessageLine)]
+
+
+async def focus(pilot, widget) -> None:
+    widget.focus()
+    await wait_for(pilot, lambda: pilot.app.focused is widget)
+
+
+def sent(app, method: str) -> list[dict]:
+    return [
+        r.payload.get("params", {})
+        for r in app.protocol.records
+        if r.direction == "send" and r.method == method and isinstance(r.payload, dict)
+    ]
+
+
+async def test_card_streams_then_folds_and_toggles_with_enter_and_click(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await send(pilot, "subagent find it")
+        [card] = cards(app)
+        view = app.active_view
+        child = view.session.subagents[0]
+        await wait_for(pilot, lambda: "idle (end_turn)" in card.title)
+        await view.transcript.settled()
+        # The child's own transcript, inside the card: its text, its tool call, its usage.
+        assert "Working on: find it" in card_text(card)
+        [tool] = card.body.query(ToolCard)
+        assert tool.call.status == "completed"
+        assert card.title.startswith("🤖 helper 1 · answers one question · ✓ idle (end_turn)")
+        assert "ctx 120/200k" in card.title
+        assert child.id == card.session_id
+        # The messages between the sessions, in the parent's transcript.
+        assert lines(app) == ["→ helper 1: find it", "← helper 1: Done: find it"]
+        # Folded once the child is idle; Enter on its title unfolds and folds it.
+        assert card.collapsed
+        title = card.query_one(CollapsibleTitle)
+        await focus(pilot, title)
+        await pilot.press("enter")
+        assert not card.collapsed
+        await pilot.press("enter")
+        assert card.collapsed
+        await pilot.click(title)
+        assert not card.collapsed
+        await pilot.pause()
+        assert "Working on: find it" in screen_text(app)
+
+
+async def test_card_opens_in_full_and_back_with_o_f5_and_a_click(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await send(pilot, "subagent find it")
+        [card] = cards(app)
+        await wait_for(pilot, lambda: "idle (end_turn)" in card.title)
+        main = app.screen
+        await focus(pilot, card.query_one(CollapsibleTitle))
+        await pilot.press("o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SubagentScreen))
+        screen = app.screen
+        await wait_for(pilot, lambda: "Working on: find it" in screen_text(app))
+        text = screen_text(app)
+        assert "🤖 helper 1 · answers one question · ✓ idle (end_turn)" in text
+        assert "read-only: a subagent of the session" in text
+        assert "← parent: find it" in text
+        assert "Look it up" in text
+        assert [c.call.status for c in screen.transcript.query(ToolCard)] == ["completed"]
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is main)
+        # F5 opens the only subagent; so does a click on the card's open line.
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, SubagentScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is main)
+        await focus(pilot, card.query_one(CollapsibleTitle))
+        await pilot.press("enter")  # unfold: the open line shows
+        await pilot.pause()
+        await pilot.click("SubagentCard OpenLine")
+        await wait_for(pilot, lambda: isinstance(app.screen, SubagentScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is main)
+
+
+async def test_background_child_streams_into_its_card_after_the_turn_ended(make_app):
+    """A child that goes on after its parent's prompt answered keeps streaming into its
+    card; the status bar counts it while it runs."""
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        view = app.active_view
+        seen: list[tuple[str, str, bool]] = []
+
+        def record(owner, update) -> None:
+            kind = str(getattr(update, "session_update", ""))
+            seen.append((owner.id, kind, view.session.turn is None))
+
+        view.session.add_listener(record, subagents=True)
+        await send(pilot, "subagent background wait 2 find it")
+        [card] = cards(app)
+        child = view.session.subagents[0]
+        await wait_for(pilot, lambda: "idle (end_turn)" in card.title)
+        await view.transcript.settled()
+        after_turn = [kind for sid, kind, no_turn in seen if sid == child.id and no_turn]
+        assert "tool_call_update" in after_turn  # the child's own update, after the turn
+        assert "usage_update" in after_turn
+        assert "Working on: find it" in card_text(card)
+        [tool] = card.body.query(ToolCard)
+        assert tool.call.status == "completed"
+        assert "ctx 120/200k" in card.title
+        assert lines(app)[-1] == "← helper 1: Done: find it"
+        await wait_for(pilot, lambda: "subagent" not in screen_text(app).splitlines()[-2])
+
+
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_the_cancel_key_reaches_a_child_waiting_after_the_turn(make_app, key):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        view = app.active_view
+        await send(pilot, "subagent background wait 30 x")
+        [card] = cards(app)
+        child = view.session.subagents[0]
+        await wait_for(pilot, lambda: card.body.query(ToolCard))
+        assert child.running and not card.collapsed  # expanded while it works
+        await pilot.pause()
+        assert "◐ 1 subagent running (Esc cancels)" in screen_text(app)
+        await pilot.press(key)
+        await wait_for(pilot, lambda: "idle (cancelled)" in card.title)
+        assert {"sessionId": child.id} in sent(app, "session/cancel")
+        assert card.title.startswith("🤖 helper 1 · answers one question · ⊘ idle (cancelled)")
+        assert card.collapsed
+        await pilot.pause()
+        text = screen_text(app)
+        assert "subagent running" not in text
+        assert "⊘ idle (cancelled)" in text
+        # Nothing more to cancel: a second Ctrl+C asks before quitting, as ever.
+        await pilot.press("ctrl+c")
+        assert app.is_running
+
+
+async def test_a_child_opened_in_full_while_it_runs_follows_it(make_app):
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await send(pilot, "subagent background wait 30 x")
+        [card] = cards(app)
+        await wait_for(pilot, lambda: card.body.query(ToolCard))
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, SubagentScreen))
+        screen = app.screen
+        await wait_for(pilot, lambda: "Working on: x" in screen_text(app))
+        assert "◐ running" in screen_text(app)
+        await pilot.press("ctrl+c")  # the app's cancel works from the screen too
+        await wait_for(pilot, lambda: "⊘ idle (cancelled)" in screen_text(app))
+        assert app.screen is screen
+
+
+async def test_no_subagents_shows_the_agents_fallback_tool_card(tmp_path, workspace):
+    app = AcpApp(demo_spec(tmp_path), str(workspace), subagents=False)
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        [init] = sent(app, "initialize")
+        assert "subagents" not in init["clientCapabilities"]
+        await send(pilot, "subagent find it")
+        transcript = app.active_view.transcript
+        assert not transcript.query(SubagentCard)
+        [tool] = transcript.query(ToolCard)
+        assert tool.call.title == "helper: find it"
+        assert tool.call.status == "completed"
+        await pilot.press("f5")
+        assert not isinstance(app.screen, SubagentScreen)
+
+
+def test_tui_parser_takes_no_subagents():
+    assert tui_parser().parse_args(["--no-subagents"]).subagents is False
+    assert tui_parser().parse_args([]).subagents is True
+
+
+async def test_the_app_advertises_subagents_by_default(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        [init] = sent(app, "initialize")
+        assert init["clientCapabilities"]["subagents"] == {}
+
+
+def _child_script(title: str = "helper", text: str = "") -> dict:
+    child = "{sid}:c1"
+    return {
+        "prompts": {
+            "go": [
+                {
+                    "update": {
+                        "sessionUpdate": "subagent_update",
+                        "sessionId": child,
+                        "title": title,
+                        "description": "reviews the change",
+                        "state": {"state": "running"},
+                    }
+                },
+                {
+                    "notify": "session/update",
+                    "params": {
+                        "sessionId": child,
+                        "update": {
+                            "sessionUpdate": "tool_call",
+                            "toolCallId": "t1",
+                            "title": "Delete build/",
+                            "kind": "delete",
+                            "status": "pending",
+                        },
+                    },
+                },
+                {
+                    "request": "session/request_permission",
+                    "params": {
+                        "sessionId": child,
+                        "toolCall": {"toolCallId": "t1"},
+                        "options": [
+                            {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+                            {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+                        ],
+                    },
+                },
+                {"say_response": True},
+                {
+                    "update": {
+                        "sessionUpdate": "session_message",
+                        "messageId": "m1",
+                        "senderSessionId": child,
+                        "recipientSessionId": "{sid}",
+                        "content": [{"type": "text", "text": text or "ok"}],
+                    }
+                },
+            ]
+        }
+    }
+
+
+async def test_a_childs_permission_request_shows_and_names_the_subagent(scripted):
+    """A permission request on a child's session id (no session of the client) still
+    shows, says which subagent asks, and previews the child's tool call."""
+    app = scripted(_child_script())
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await send(pilot, "go", wait=False)
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        screen = app.screen
+        assert screen.session_label == "subagent helper"
+        assert screen.call is not None and screen.call.title == "Delete build/"
+        assert "subagent helper" in screen_text(app)
+        await answer(pilot, "a")
+        view = app.active_view
+        await wait_for(pilot, lambda: view.stop_reason == "end_turn")
+        await view.transcript.settled()
+        assert '"optionId": "yes"' in "".join(view.transcript.sources())
+
+
+async def test_a_childs_title_and_messages_are_shown_as_written(scripted):
+    """Agent text in a card title or a message between sessions is never markup, and
+    its terminal controls show visibly."""
+    hostile = "[@click=app.quit]boom[/] [bold]x"
+    app = scripted(_child_script(title=hostile, text="\x1b[31mred [link=x]y[/link]"))
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await send(pilot, "go", wait=False)
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        await answer(pilot, "a")
+        view = app.active_view
+        await wait_for(pilot, lambda: view.stop_reason == "end_turn")
+        await pilot.pause()
+        [card] = cards(app)
+        assert card.title.startswith(f"🤖 {hostile} · reviews the change")
+        text = screen_text(app)
+        assert hostile in text
+        assert f"← {hostile}: \\x1b[31mred [link=x]y[/link]" in text
+        await pilot.click(card.query_one(CollapsibleTitle))
+        assert app.is_running
