@@ -313,3 +313,75 @@ async def test_a_childs_title_and_messages_are_shown_as_written(scripted):
         assert f"← {hostile}: \\x1b[31mred [link=x]y[/link]" in text
         await pilot.click(card.query_one(CollapsibleTitle))
         assert app.is_running
+
+
+def _state_with_a_child():
+    """A parent's state that already holds a child (a loaded session, or a card shown late):
+    a prompt, the child announced after it, its instruction, the child's own work, a reply."""
+    from acphost import schema as s
+    from acphost.client import SessionState
+    from acphost.schema import unstable as u
+
+    def update(raw):
+        return s.decode_session_update(raw)
+
+    state = SessionState()
+    state.apply(update({"sessionUpdate": "user_message_chunk", "content": _text("look")}))
+    state.apply(
+        u.decode_session_update(
+            {
+                "sessionUpdate": "subagent_update",
+                "sessionId": "c1",
+                "title": "helper",
+                "state": {"state": "idle", "stopReason": "end_turn"},
+            }
+        )
+    )
+    state.apply(
+        u.decode_session_update(
+            {
+                "sessionUpdate": "session_message",
+                "messageId": "m1",
+                "recipientSessionId": "c1",
+                "content": [_text("find it")],
+            }
+        )
+    )
+    child = state.subagents["c1"].state
+    child.apply(update({"sessionUpdate": "agent_message_chunk", "content": _text("Found it.")}))
+    child.apply(update({"sessionUpdate": "usage_update", "used": 5, "size": 100}))
+    state.apply(update({"sessionUpdate": "agent_message_chunk", "content": _text("All done.")}))
+    return state
+
+
+def _text(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+async def test_a_state_shown_after_the_fact_has_its_children_in_place():
+    """A transcript shown from a state (a loaded session, a card or screen opened late)
+    puts each child's card where it was announced, with what the child streamed."""
+    from textual.app import App
+
+    from acphost.tui._terminals import TerminalBuffers
+    from acphost.tui._transcript import Transcript
+
+    state = _state_with_a_child()
+    transcript = Transcript(state, "/", TerminalBuffers())
+
+    class One(App):
+        def compose(self):
+            yield transcript
+
+    async with One().run_test(size=WIDE) as pilot:
+        transcript.show_state()
+        await pilot.pause()
+        [card] = transcript.query_children(SubagentCard)
+        order = [type(w).__name__ for w in transcript.children]
+        assert order == ["UserBubble", "SubagentCard", "InterMessageLine", "StreamingMarkdown"]
+        await wait_for(pilot, lambda: "Found it." in card_text(card))
+        assert card.collapsed  # idle: folded
+        assert card.title == "🤖 helper · ✓ idle (end_turn) · ctx 5/100 5%"
+        assert [str(x.render()) for x in transcript.query_children(InterMessageLine)] == [
+            "→ helper: find it"
+        ]
