@@ -11,6 +11,7 @@ import pytest
 from textual.widgets._collapsible import CollapsibleTitle
 
 from acphost.cli._main import tui_parser
+from acphost.cli._parser import command_line
 from acphost.tui import AcpApp
 from acphost.tui._permission import PermissionScreen
 from acphost.tui._subagent_screen import SubagentScreen
@@ -29,7 +30,7 @@ def cards(app) -> list[SubagentCard]:
 
 def card_text(card: SubagentCard) -> str:
     """What the card's child transcript holds: its messages' text."""
-    return " ".join(md.source for md in card.body.query(StreamingMarkdown))
+    return " ".join(md.source for md in card.query(StreamingMarkdown))
 
 
 def lines(app) -> list[str]:
@@ -208,9 +209,14 @@ async def test_no_subagents_shows_the_agents_fallback_tool_card(tmp_path, worksp
         assert not isinstance(app.screen, SubagentScreen)
 
 
-def test_tui_parser_takes_no_subagents():
-    assert tui_parser().parse_args(["--no-subagents"]).subagents is False
-    assert tui_parser().parse_args([]).subagents is True
+def test_tui_parser_takes_no_subagents_and_a_served_page_keeps_it():
+    parser = tui_parser()
+    args = parser.parse_args(["--no-subagents", "--serve"])
+    assert args.subagents is False
+    assert parser.parse_args([]).subagents is True
+    page = command_line(parser, args, frozenset({"serve", "host", "port"}))
+    assert "--no-subagents" in page
+    assert parser.parse_args(page).subagents is False
 
 
 async def test_the_app_advertises_subagents_by_default(make_app):
@@ -385,3 +391,67 @@ async def test_a_state_shown_after_the_fact_has_its_children_in_place():
         assert [str(x.render()) for x in transcript.query_children(InterMessageLine)] == [
             "→ helper: find it"
         ]
+
+
+async def test_a_recorded_subagent_shows_as_a_folded_card_with_its_answer():
+    """A past session's stored subagent (the history's ``subagent`` event) is a card
+    with its answer, folded, and offers no way to open a session that is gone."""
+    from textual.app import App
+
+    from acphost.client import SessionState
+    from acphost.history import TurnRecord
+    from acphost.tui._past import _mounted, _turn_widgets
+    from acphost.tui._terminals import TerminalBuffers
+    from acphost.tui._transcript import Transcript
+
+    event = {
+        "kind": "subagent",
+        "id": "c1",
+        "label": "[b]helper[/b]",
+        "description": "reviews",
+        "activity": "idle",
+        "stop_reason": "end_turn",
+        "text": "All **good**.",
+    }
+    turn = TurnRecord(1, "2026-01-01T00:00:00Z", "go", events=(event,), complete=True)
+    transcript = Transcript(SessionState(), "/", TerminalBuffers())
+
+    class One(App):
+        def compose(self):
+            yield transcript
+
+    async with One().run_test(size=WIDE) as pilot:
+        await _mounted(transcript, _turn_widgets(turn, "/", TerminalBuffers()))
+        await pilot.pause()
+        [card] = transcript.query(SubagentCard)
+        assert card.collapsed and not card.live
+        assert card.title == "🤖 [b]helper[/b] · reviews · ✓ idle (end_turn)"
+        assert "All **good**." in card_text(card)
+        assert not card.query("OpenLine")
+
+
+def test_run_tui_hands_no_subagents_to_the_app(monkeypatch, workspace):
+    import acphost.tui as tui
+
+    made = {}
+
+    class Fake:
+        def __init__(self, spec, cwd, **kwargs):
+            made.update(kwargs)
+            self.redactor = None
+
+        def run(self):
+            return 0
+
+    monkeypatch.setattr(tui, "AcpApp", Fake)
+    monkeypatch.setattr(tui, "_logging_into", lambda app: _nothing())
+    args = tui_parser().parse_args(["--no-subagents", str(workspace)])
+    args.cwd = args.path
+    assert tui.run_tui(args) == 0
+    assert made["subagents"] is False
+
+
+def _nothing():
+    from contextlib import nullcontext
+
+    return nullcontext()

@@ -13,6 +13,7 @@ from .. import schema as s
 from ..client import Message as StateMessage
 from ..client import Session, Subagent
 from ..errors import AcpError, AgentExited, RequestError
+from ..view import STREAMED
 from ._model import StartInfo, first_words, reported_tokens
 from ._notes import stop_note
 from ._past import show_record
@@ -153,6 +154,8 @@ class SessionView(Vertical):
                 self.post_message(self.Changed(self))  # a grandchild's activity
             return
         self.transcript.on_update(update)
+        if type(update) is STREAMED:  # the flood of message chunks: nothing more to do
+            return
         if isinstance(update, s.PlanUpdate):
             self.plan.show_plan(self.session.state.plan)
         elif isinstance(update, _META_UPDATES) or (

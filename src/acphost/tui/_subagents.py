@@ -99,8 +99,10 @@ class SubagentCard(InertCollapsible):
 
     Args:
         piece: the card as the view model gives it (label, description, status).
-        body: the child's transcript (a widget the parent's transcript built).
+        body: the child's transcript (a widget the parent's transcript built),
+            or its recorded answer.
         running: the child works now (the card starts expanded).
+        live: a child of an open session (else a recorded one: no open line).
 
     """
 
@@ -117,15 +119,18 @@ class SubagentCard(InertCollapsible):
         Binding("o", "open_child", "Open in full", show=False),
     ]
 
-    def __init__(self, piece: v.SubagentCard, body: Widget, *, running: bool) -> None:
+    def __init__(
+        self, piece: v.SubagentCard, body: Widget, *, running: bool, live: bool = True
+    ) -> None:
         self.piece = piece
         self.body = body
         self.usage = ""
         #: The user toggled the card: it no longer follows the child's activity.
         self.toggled_by_user = False
-        super().__init__(
-            OpenLine(piece.session_id), body, title=card_title(piece), collapsed=not running
-        )
+        #: A live child (else one from the history: no session to open).
+        self.live = live
+        parts = (OpenLine(piece.session_id), body) if live else (body,)
+        super().__init__(*parts, title=card_title(piece), collapsed=not running)
 
     @property
     def session_id(self) -> str:
@@ -150,8 +155,9 @@ class SubagentCard(InertCollapsible):
             self.title = card_title(self.piece, usage)
 
     def action_open_child(self) -> None:
-        """``o``: open the child in full."""
-        self.post_message(OpenChild(self.session_id))
+        """``o``: open the child in full (a live one)."""
+        if self.live:
+            self.post_message(OpenChild(self.session_id))
 
     def _on_collapsible_title_toggle(self, event: Any) -> None:
         # Enter or a click on the title: the user's choice, kept from now on.
