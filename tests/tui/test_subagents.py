@@ -455,3 +455,16 @@ def _nothing():
     from contextlib import nullcontext
 
     return nullcontext()
+
+
+def test_the_status_line_counts_running_subagents_and_says_esc_cancels_only_when_it_can():
+    from acphost.tui._model import ConnectionState, StatusInfo
+
+    info = StatusInfo(agent="demo", connection=ConnectionState.CONNECTED, stop_reason="end_turn")
+    assert not [text for text, _ in info.parts() if "subagent" in text]
+    info.subagents, info.subagents_cancellable = 2, True
+    assert "◐ 2 subagents running (Esc cancels)" in [text for text, _ in info.parts()]
+    info.busy = True  # Esc cancels the turn (and they with it): said once, by the turn
+    assert "◐ 2 subagents running" in [text for text, _ in info.parts()]
+    info.busy, info.subagents, info.subagents_cancellable = False, 1, False
+    assert "◐ 1 subagent running" in [text for text, _ in info.parts()]

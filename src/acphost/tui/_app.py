@@ -354,11 +354,14 @@ class AcpApp(
             info.stop_reason = view.stop_reason
             info.busy = view.busy
             info.cancelling = view.cancelling and view.busy
-            info.subagents = len(view.session.running_subagents())
+            running = view.session.running_subagents()
+            info.subagents = len(running)
+            info.subagents_cancellable = any(child.can_cancel for child in running)
         else:
             info.mode = info.model = info.usage = info.title = info.stop_reason = ""
             info.busy = info.cancelling = info.budgeted = False
             info.subagents = 0
+            info.subagents_cancellable = False
         with contextlib.suppress(NoMatches):
             self.query_one(StatusBar).show(info)
         with contextlib.suppress(NoMatches):

@@ -176,6 +176,7 @@ class StatusInfo:
     cancelling: bool = False
     pending_asks: int = 0
     subagents: int = 0
+    subagents_cancellable: bool = False
 
     def parts(self) -> list[tuple[str, str]]:
         """``(text, style-name)`` segments, most important first.
@@ -206,7 +207,8 @@ class StatusInfo:
         if self.subagents:
             n = self.subagents
             running = f"◐ {n} subagent{'s' if n != 1 else ''} running"
-            out.append((running if self.busy else f"{running} (Esc cancels)", "busy"))
+            hint = not self.busy and self.subagents_cancellable
+            out.append((f"{running} (Esc cancels)" if hint else running, "busy"))
         setup = " · ".join(x for x in (self.mode, self.model) if x)
         if self.usage and self.budgeted:
             out.append((self.usage, "plain"))

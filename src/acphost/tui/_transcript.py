@@ -210,6 +210,8 @@ class TranscriptFeed(_Container):
         card = self.subagents.get(piece.session_id)
         if card is not None:
             card.show(piece)
+            if piece.changed and isinstance(card.body, TranscriptFeed):
+                card.body.refresh_cards()  # its work ended: calls the state closed show it
             return
         child = self.state.subagents.get(piece.session_id)
         if child is None:
@@ -279,9 +281,12 @@ class TranscriptFeed(_Container):
         return block
 
     def refresh_cards(self) -> None:
-        """Re-read every card (after a cancel marked calls cancelled)."""
+        """Re-read every card, the subagents' too (after a cancel marked calls cancelled)."""
         for card in self.cards.values():
             card.refresh_call()
+        for child in self.subagents.values():
+            if isinstance(child.body, TranscriptFeed):
+                child.body.refresh_cards()
 
     def end_turn(self) -> None:
         """The turn ended: collapse a streaming thought, start fresh blocks next time."""
