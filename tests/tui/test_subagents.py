@@ -25,7 +25,7 @@ WIDE = (100, 30)
 
 
 def cards(app) -> list[SubagentCard]:
-    return list(app.active_view.transcript.query(SubagentCard))
+    return list(app.active_view.transcript.query_children(SubagentCard))
 
 
 def card_text(card: SubagentCard) -> str:
@@ -468,3 +468,62 @@ def test_the_status_line_counts_running_subagents_and_says_esc_cancels_only_when
     assert "◐ 2 subagents running" in [text for text, _ in info.parts()]
     info.busy, info.subagents, info.subagents_cancellable = False, 1, False
     assert "◐ 1 subagent running" in [text for text, _ in info.parts()]
+
+
+def _on(session_id: str, update: dict) -> dict:
+    return {"notify": "session/update", "params": {"sessionId": session_id, "update": update}}
+
+
+NESTED = {
+    "prompts": {
+        "nest": [
+            {
+                "update": {
+                    "sessionUpdate": "subagent_update",
+                    "sessionId": "{sid}:outer",
+                    "title": "outer",
+                    "state": {"state": "running"},
+                }
+            },
+            _on(
+                "{sid}:outer",
+                {
+                    "sessionUpdate": "subagent_update",
+                    "sessionId": "{sid}:inner",
+                    "title": "inner",
+                    "state": {"state": "running"},
+                },
+            ),
+            _on(
+                "{sid}:inner",
+                {"sessionUpdate": "agent_message_chunk", "content": _text("deep text")},
+            ),
+            _on(
+                "{sid}:outer",
+                {"sessionUpdate": "agent_message_chunk", "content": _text("outer text")},
+            ),
+        ]
+    }
+}
+
+
+async def test_a_childs_child_nests_in_its_card_and_opens_from_the_f5_list(scripted):
+    from acphost.tui._dialogs import PickerScreen
+
+    app = scripted(NESTED)
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await send(pilot, "nest")
+        [outer] = cards(app)
+        await wait_for(pilot, lambda: outer.body.query(SubagentCard))
+        [inner] = outer.body.query(SubagentCard)
+        assert inner.title.startswith("🤖 inner · ◐ running")
+        await wait_for(pilot, lambda: "deep text" in card_text(inner))
+        await wait_for(pilot, lambda: "outer text" in card_text(outer))
+        assert app.status_info.subagents == 2
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, PickerScreen))
+        await pilot.press("2")
+        await wait_for(pilot, lambda: isinstance(app.screen, SubagentScreen))
+        await wait_for(pilot, lambda: "deep text" in screen_text(app))
+        assert "read-only: a subagent of the subagent outer" in screen_text(app)

@@ -210,8 +210,11 @@ class TranscriptFeed(_Container):
         card = self.subagents.get(piece.session_id)
         if card is not None:
             card.show(piece)
-            if piece.changed and isinstance(card.body, TranscriptFeed):
-                card.body.refresh_cards()  # its work ended: calls the state closed show it
+            body = card.body
+            if piece.changed and isinstance(body, TranscriptFeed):
+                body.refresh_cards()  # calls a cancel closed show it
+                if piece.activity == "idle":
+                    body.end_turn()  # its work ended: a streaming thought folds
             return
         child = self.state.subagents.get(piece.session_id)
         if child is None:
