@@ -213,3 +213,60 @@ def test_a_system_prompt_needs_the_agents_capability(tmp_path, env):
     _write(trace, frames)
     found = {(v.line, v.side, v.rule) for v in validate_file(str(trace))}
     assert (2, "agent", "schema") in found
+
+
+def test_a_child_may_not_be_the_announcing_or_another_session():
+    """The turn-order exemption of children cannot be claimed for a real session."""
+    from acphost.trace import TraceValidator
+
+    v = TraceValidator(schema=False)
+    frames = [
+        (
+            "outgoing",
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": 1, "clientCapabilities": {"subagents": {}}},
+            },
+        ),
+        ("incoming", {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": 1}}),
+        (
+            "outgoing",
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "session/prompt",
+                "params": {"sessionId": "s1", "prompt": []},
+            },
+        ),
+        (
+            "incoming",
+            {
+                "jsonrpc": "2.0",
+                "method": "session/update",
+                "params": {
+                    "sessionId": "s1",
+                    "update": {"sessionUpdate": "subagent_update", "sessionId": "s1"},
+                },
+            },
+        ),
+        ("incoming", {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}),
+        (
+            "incoming",
+            {
+                "jsonrpc": "2.0",
+                "method": "session/update",
+                "params": {
+                    "sessionId": "s1",
+                    "update": {
+                        "sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": "late"},
+                    },
+                },
+            },
+        ),
+    ]
+    found = [x for side, frame in frames for x in v.feed(side, frame)]
+    rules = [x.rule for x in found]
+    assert rules == ["subagent", "turn-order"], found

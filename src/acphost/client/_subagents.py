@@ -313,6 +313,7 @@ class SubagentTree:
         """Send ``session/cancel`` for one child; its permission requests answer ``cancelled``."""
         self._peer.notify(s.SESSION_CANCEL, s.CancelNotification(session_id=agent.id).to_wire())
         self._peer.host.cancel_session(agent.id)
+        agent.state.cancel_pending_tool_calls()
 
     def cancel_running(self) -> list[Subagent]:
         """Cancel what runs below the root; return the children sent ``session/cancel``.

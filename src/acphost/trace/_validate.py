@@ -30,6 +30,8 @@ the protocol (ACP "Prompt Turn", "Initialization" and "Cancellation"):
   the announcement "MUST be sent before any live child traffic"); they are
   not bound to a prompt of ours: children may work after the parent's
   turn ended;
+- ``subagent``: a ``subagent_update`` announces a new child: never the
+  announcing session itself, nor another session the client uses;
 - ``cancelled``: after ``session/cancel`` the turn ends with
   ``stopReason: cancelled`` and the client answers the agent's permission
   requests of that turn ``cancelled``;
@@ -139,6 +141,7 @@ class TraceValidator:
         # events are delivered automatically", also after the parent's turn
         # (schema SubagentUpdate), so their updates belong to no prompt of theirs.
         self._children: set[str] = set()
+        self._sessions: set[str] = set()  # the sessions the client's requests named
         self._ordinal = 0
 
     # -- entry points ----------------------------------------------------------------
@@ -273,6 +276,12 @@ class TraceValidator:
         if method in _SYSTEM_PROMPT_METHODS and p.get("systemPrompt") is not None:
             self._system_prompt(at, method, p["systemPrompt"], session_caps)
         sid = p.get("sessionId")
+        if (
+            isinstance(sid, str)
+            and sid not in self._children
+            and len(self._sessions) < MAX_CHILDREN
+        ):
+            self._sessions.add(sid)  # a session the client uses (not a child it cancels)
         if method in ("session/prompt", "session/load") and isinstance(sid, str):
             self._turns[sid] = at
             self._cancelled.discard(sid)
@@ -411,7 +420,7 @@ class TraceValidator:
 
     def _session_update(self, at: int, sid: str, kind: Any, child: str | None = None) -> None:
         if kind in _TREE_UPDATES:
-            self._tree_update(at, kind, child)
+            self._tree_update(at, kind, child, sid)
         if kind in _TURN_UPDATES and sid not in self._turns and sid not in self._children:
             self._add(
                 at,
@@ -430,7 +439,7 @@ class TraceValidator:
                 f"a {kind} update although the client did not advertise session.{needed}",
             )
 
-    def _tree_update(self, at: int, kind: str, child: str | None) -> None:
+    def _tree_update(self, at: int, kind: str, child: str | None, sid: str) -> None:
         if not isinstance(_obj(self._client_caps).get("subagents"), dict):
             self._add(
                 at,
@@ -438,7 +447,20 @@ class TraceValidator:
                 "capability",
                 f"a {kind} update although the client did not advertise subagents",
             )
-        if kind == "subagent_update" and child is not None and len(self._children) < MAX_CHILDREN:
+        if kind != "subagent_update" or child is None:
+            return
+        if child == sid or child in self._sessions:
+            # A child is a session of its own: naming the announcing session
+            # or another session the client uses would put that session's
+            # updates outside any turn's order (the client never routes them so).
+            self._add(
+                at,
+                "agent",
+                "subagent",
+                f"a subagent_update names session {_short(child)}, which is not a new child",
+            )
+            return
+        if len(self._children) < MAX_CHILDREN:
             self._children.add(child)
 
     # -- responses --------------------------------------------------------------------------------
