@@ -86,6 +86,16 @@ def test_a_state_folder_a_link_moves_into_a_denied_place_is_not_granted(home, ca
     assert "symbolic link" in caplog.text
 
 
+def test_a_state_folder_a_link_turns_into_the_home_folder_is_not_granted(home, caplog):
+    home_dir, ws = home
+    (home_dir / ".tool").symlink_to(home_dir)
+    (home_dir / "sub").mkdir()
+    spec = replace(AGENT, sandbox_write=("~/.tool",))
+    done = confined(spec, ws, "echo x > ~/sub/f || echo REFUSED")
+    assert "REFUSED" in done.stdout and not (home_dir / "sub" / "f").exists()
+    assert "symbolic link" in caplog.text
+
+
 def test_the_demo_writes_its_sessions_inside_acphosts_denied_state_folder(home):
     home_dir, ws = home
     state = home_dir / ".local" / "state" / "acphost"

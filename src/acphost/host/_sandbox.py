@@ -348,9 +348,12 @@ def build_confinement(
     grants += [os.path.realpath(p) for p in write]
     for path in state:
         real = os.path.realpath(path)
-        if real != path and any(_under(real, d) for d in deny):
+        # A link (planted, maybe, by an agent that once ran unconfined) must not
+        # turn a state folder into a denied one, or into a folder holding one.
+        if real != path and any(_under(real, d) or _under(d, real) for d in deny):
             logger.warning(
-                "sandbox: not granting %s: a symbolic link leads it to a denied place (%s)",
+                "sandbox: not granting %s: a symbolic link leads it to or around a "
+                "denied place (%s)",
                 path,
                 real,
             )
