@@ -240,7 +240,8 @@ def test_a_run_that_fails_on_a_refused_path_says_once_how_to_allow_it(place):
     assert done.returncode != 0
     hints = [line for line in done.stderr.splitlines() if "sandbox refused" in line]
     assert len(hints) == 1, done.stderr
-    assert str(target) in hints[0] and '"sandbox": {"write"' in hints[0]
+    assert str(target) in hints[0]
+    assert f'"sandbox": {{"write": ["{place["outside"]}"]}}' in hints[0]
     done = subprocess.run(
         [sys.executable, "-m", "acphost", "--no-sandbox", "--agent-command", agent, "hi"],
         cwd=place["ws"],

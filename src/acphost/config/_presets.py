@@ -56,7 +56,7 @@ _STATE: dict[str, tuple[str, ...]] = {
     "cursor": ("~/.cursor", "$XDG_CONFIG_HOME/cursor"),
     "goose": ("$XDG_CONFIG_HOME/goose", "$XDG_DATA_HOME/goose", "$XDG_STATE_HOME/goose"),
     "kilo": ("~/.kilocode", "$XDG_CONFIG_HOME/kilo", "$XDG_DATA_HOME/kilo"),
-    "fast-agent": ("~/.fast-agent",),
+    "fast-agent": ("~/.fast-agent", "$FAST_AGENT_HOME"),
     "mistral-vibe": ("~/.vibe", "$VIBE_HOME"),
 }
 # What every agent but the demo may write: caches, and the package

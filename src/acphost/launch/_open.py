@@ -415,14 +415,18 @@ def _warn_refused(path: str) -> None:
     if "refused" in _warned_unconfined:
         return
     _warned_unconfined.add("refused")
+    import os  # noqa: PLC0415
+
     from ..safetext import sanitize_line  # noqa: PLC0415
 
-    shown = sanitize_line(path)
+    # A file (often a temporary one, renamed into place) is allowed by its folder.
+    folder = path if os.path.isdir(path) else os.path.dirname(path)
     logger.warning(
-        "the OS sandbox refused the agent %s: to allow it, add it to the agent's settings "
-        'entry ("sandbox": {"write": ["%s"]}), or run with --no-sandbox (docs/SANDBOX.md)',
-        shown,
-        shown,
+        "the OS sandbox refused the agent %s: to allow it, add its folder to the agent's "
+        'settings entry ("sandbox": {"write": ["%s"]}), or run with --no-sandbox '
+        "(docs/SANDBOX.md)",
+        sanitize_line(path),
+        sanitize_line(folder),
     )
 
 
