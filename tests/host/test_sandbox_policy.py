@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -136,14 +137,14 @@ def test_other_agents_folders_are_denied_and_its_own_are_writable(home):
 @pytest.mark.parametrize(
     ("value", "needle"),
     [
-        ("yes", "sandbox must be false, or an object"),
+        ("yes", "sandbox must be true (insist), false (off), or an object"),
         ({"read": []}, "unknown keys ['read']"),
         ({"deny": [""]}, "sandbox.deny must be a list of paths"),
     ],
 )
 def test_a_bad_sandbox_entry_is_one_line(value, needle, tmp_path):
     data = json.loads(json.dumps({"agent_servers": {"a": {"command": "x", "sandbox": value}}}))
-    with pytest.raises(SettingsError, match=needle.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(SettingsError, match=re.escape(needle)):
         parse_settings(data, tmp_path / "settings.json")
 
 
@@ -156,5 +157,7 @@ def test_sandbox_settings_reach_the_spec(tmp_path):
     }
     settings = parse_settings(data, tmp_path / "settings.json")
     a, b = settings.agents["a"], settings.agents["b"]
-    assert a.sandbox and a.sandbox_write == ("~/.a",) and a.sandbox_deny == ("~/work/secret",)
+    assert (
+        a.sandbox is None and a.sandbox_write == ("~/.a",) and a.sandbox_deny == ("~/work/secret",)
+    )
     assert b.sandbox is False

@@ -186,6 +186,20 @@ def test_sandbox_asked_for_where_it_cannot_be_had_is_one_line_and_exit_2(place):
     )
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "--sandbox" in done.stderr
+    # Settings "sandbox": true insists the same way.
+    settings = place["tmp"] / "insist.json"
+    entry = {"command": sys.executable, "args": ["-m", "acphost.agents.demo"], "sandbox": True}
+    settings.write_text(json.dumps({"agent_servers": {"demo": entry}}))
+    done = subprocess.run(
+        [sys.executable, "-c", code, "--settings", str(settings), "hi"],
+        cwd=place["ws"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "sandbox" in done.stderr
     # By default the agent runs, unconfined, and one line says so.
     done = subprocess.run(
         [*argv, "hi"], cwd=place["ws"], env=env, capture_output=True, text=True, timeout=60

@@ -10,7 +10,8 @@ amount, or a string with a currency: ``"1.50 USD"``); the command line's
 sessions get, ``system_prompt`` (text) and ``system_prompt_mode`` (``append``
 or ``override``); ``--system-prompt`` and ``--system-prompt-mode`` win.
 It may widen or narrow the OS sandbox the agent runs in, ``sandbox``:
-``false`` (unconfined), or ``{"write": [paths], "deny": [paths]}``.
+``false`` (unconfined), ``true`` (refuse to run it unconfined), or
+``{"write": [paths], "deny": [paths]}``.
 Unknown top-level keys are ignored, so an editor's whole settings file can
 be passed with ``--settings``; a file without ``agent_servers`` is an error,
 never a silent fallback to the demo agent.
@@ -443,7 +444,7 @@ def _system_prompt(entry: dict[str, Any], where: str, at: str) -> dict[str, Any]
 
 
 def _sandbox(entry: dict[str, Any], where: str, at: str) -> dict[str, Any]:
-    """An entry's ``sandbox``: ``false`` (off for this agent), ``true``, or its widening.
+    """An entry's ``sandbox``: ``false`` (off for this agent), ``true`` (insist), or its widening.
 
     ``{"write": [...], "deny": [...]}``: more paths the agent may write, and
     more it may not read (``~`` and ``$XDG_*_HOME`` expand).
@@ -453,7 +454,7 @@ def _sandbox(entry: dict[str, Any], where: str, at: str) -> dict[str, Any]:
     value = entry["sandbox"]
     if isinstance(value, bool):
         return {"sandbox": value}
-    shape = 'false, or an object {"write": [paths], "deny": [paths]}'
+    shape = 'true (insist), false (off), or an object {"write": [paths], "deny": [paths]}'
     expect(isinstance(value, dict), where, f"{at}.sandbox must be {shape}")
     unknown = sorted(set(value) - {"write", "deny"})
     expect(not unknown, where, f"{at}.sandbox has unknown keys {unknown}: it takes {shape}")

@@ -123,11 +123,12 @@ class RunOptions:
             instructions) or ``override`` (replaces them); None: the agent's
             settings entry's, else ``append``.
         confine: run the agent (and the host's terminals for it) in an OS
-            sandbox: None (the default) confines it where the system can,
-            unless its settings entry says ``"sandbox": false``, and where it
-            cannot, logs one warning that it runs unconfined; True insists
-            (where it cannot be had, the run is refused with
-            :class:`~acphost.launch.UsageProblem`); False runs it unconfined.
+            sandbox: None (the default) leaves it to the agent's
+            :attr:`~acphost.config.AgentSpec.sandbox`, whose own default
+            confines it where the system can and, where it cannot, logs one
+            warning that it runs unconfined; True insists (where it cannot be
+            had, the run is refused with :class:`~acphost.launch.UsageProblem`);
+            False runs it unconfined.
         confine_write: further folders the confined agent may write (the
             session's additional directories), beside its workspace. A
             confined run with no ``host`` gets a default
@@ -318,11 +319,12 @@ class Run:
     def _confine(self) -> None:
         """Build the sandbox the options ask for, or say why the agent runs without one."""
         options = self.options
-        wanted = options.confine
-        if wanted is False or (wanted is None and not options.agent.sandbox):
+        # The run's choice wins over the agent's (--sandbox and --no-sandbox set that).
+        wanted = options.confine if options.confine is not None else options.agent.sandbox
+        if wanted is False:
             self.unconfined = (
                 "the OS sandbox is off for this run"
-                if wanted is False
+                if options.confine is False
                 else 'the OS sandbox is off for this agent (--no-sandbox, or "sandbox": false)'
             )
             logger.info("sandbox: the agent runs unconfined: %s", self.unconfined)
