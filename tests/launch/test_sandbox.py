@@ -333,3 +333,26 @@ def test_a_batch_runs_agent_writes_only_its_own_copy(place, target):
         assert got["terminal_write_outside"] == "EACCES"
     names = {"agent.txt", "child.txt", "terminal.txt", "inside.txt"}
     assert not names & set(os.listdir(outside))
+
+
+@needs_landlock
+def test_doctor_says_whether_and_how_the_agent_is_confined(place):
+    env = {**os.environ, **place["env"], "ACPHOST_DEMO_STEP": "0"}
+
+    def doctor(*flags: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "acphost", "doctor", "-a", "demo", *flags],
+            cwd=place["ws"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    shown = doctor()
+    assert f"sandbox:      Landlock ABI {ABI}" in shown
+    assert f"writes: {place['ws']}" in shown and "reads: everywhere except" in shown
+    assert "~/.ssh" in shown
+    assert "sandbox:      none: the agent runs unconfined" in doctor("--no-sandbox")
