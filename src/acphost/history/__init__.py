@@ -47,6 +47,7 @@ __all__ = [
     "local_time",
     "parse_age",
     "parse_when",
+    "sandbox_record",
     "time_before",
     "transcript",
     "transcript_text",
@@ -68,6 +69,7 @@ _LAZY = {
     "ToolCallRecord": "._model",
     "TurnRecord": "._model",
     "Usage": "._model",
+    "sandbox_record": "._model",
     "HistoryRecorder": "._recorder",
     "SessionRecording": "._recording",
     "Piece": "._transcript",
@@ -101,6 +103,7 @@ if TYPE_CHECKING:
         ToolCallRecord,
         TurnRecord,
         Usage,
+        sandbox_record,
     )
     from ._reads import StoreInfo
     from ._recorder import HistoryRecorder

@@ -169,6 +169,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 6: the system prompt the host gave the session (``session/new``, ``load``,
     # ``resume``), redacted as every recorded text; NULL: none.
     ("ALTER TABLE sessions ADD COLUMN system_prompt TEXT",),
+    # 7: the OS sandbox the agent ran in (``{"mechanism", "abi", "write", "deny"}``, or
+    # ``{"mechanism": "none", "reason"}`` when it ran unconfined), as JSON; NULL: not said.
+    ("ALTER TABLE sessions ADD COLUMN sandbox TEXT",),
 )
 
 #: The version this code reads and writes.

@@ -300,6 +300,8 @@ class SessionRecord:
         ended_at: when it was closed (``None``: never closed cleanly).
         origin: ``recorded`` or ``imported``.
         system_prompt: the system prompt the host gave the session, if any.
+        sandbox: the OS sandbox the agent ran in (see :func:`sandbox_record`);
+            None when the record does not say (older records).
         usage: the context window, and what this run of the session cost: its
             turns' sum, as are the token totals (the agent's cumulative cost
             counts earlier runs of the same agent session too).
@@ -317,6 +319,7 @@ class SessionRecord:
     ended_at: str | None = None
     origin: str = "recorded"
     system_prompt: str | None = None
+    sandbox: dict[str, Any] | None = None
     usage: Usage = field(default_factory=Usage)
     turns: tuple[TurnRecord, ...] = ()
 
@@ -398,3 +401,34 @@ _FIELDS: dict[type, tuple[str, ...]] = {
     cls: tuple(f.name for f in dataclasses.fields(cls))
     for cls in (Usage, ToolCallRecord, PermissionRecord, TurnRecord, SessionRecord, SessionSummary)
 }
+
+
+#: The most paths a recorded sandbox keeps of each list.
+SANDBOX_PATHS = 256
+
+
+def sandbox_record(value: Any) -> dict[str, Any] | None:
+    """A recorded sandbox, checked: what a record read from disk (or imported) may say.
+
+    ``{"mechanism": "landlock", "abi": 7, "write": [...], "deny": [...]}`` for a
+    confined agent, ``{"mechanism": "none", "reason": "..."}`` for one that ran
+    unconfined. Only these keys, of these types, are kept (strings and lists
+    bounded); anything else gives None: a record is data, never trusted as is.
+    """
+    if not isinstance(value, dict):
+        return None
+    mechanism = value.get("mechanism")
+    if not isinstance(mechanism, str) or not mechanism or len(mechanism) > 32:
+        return None
+    kept: dict[str, Any] = {"mechanism": mechanism}
+    abi = value.get("abi")
+    if type(abi) is int and 0 <= abi < 1000:
+        kept["abi"] = abi
+    for key in ("write", "deny"):
+        paths = value.get(key)
+        if isinstance(paths, list):
+            kept[key] = [p[:4096] for p in paths[:SANDBOX_PATHS] if isinstance(p, str)]
+    reason = value.get("reason")
+    if isinstance(reason, str):
+        kept["reason"] = reason[:1000]
+    return kept

@@ -20,6 +20,7 @@ from ._model import (
     fit_count,
     import_time,
     normalize_time,
+    sandbox_record,
 )
 
 __all__ = ["session_from_json", "turn_from_json"]
@@ -221,4 +222,5 @@ def session_from_json(
         usage=_usage(None if usage is None else _Fields(usage, f"{where}.usage")),
         turns=turns,
         system_prompt=f.opt_str("system_prompt"),
+        sandbox=sandbox_record(f.data.get("sandbox")),
     )

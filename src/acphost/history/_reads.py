@@ -25,6 +25,7 @@ from ._model import (
     TurnRecord,
     Usage,
     fit_amount,
+    sandbox_record,
 )
 
 __all__ = ["StoreInfo", "StoreReads"]
@@ -235,8 +236,8 @@ class StoreReads:
         with self._guard() as conn:
             row = conn.execute(
                 "SELECT id, agent, command, cwd, started_at, agent_session_id, title, ended_at, "
-                "origin, context_used, context_size, cost_amount, cost_currency, system_prompt "
-                "FROM sessions WHERE id = ?",
+                "origin, context_used, context_size, cost_amount, cost_currency, system_prompt, "
+                "sandbox FROM sessions WHERE id = ?",
                 (session_id,),
             ).fetchone()
             if row is None:
@@ -310,6 +311,7 @@ class StoreReads:
             usage=_usage_of((None,) * 6 + tuple(row[9:13])),
             turns=tuple(turns),
             system_prompt=row[13],
+            sandbox=_sandbox_of(row[14]),
         )
 
     def list_sessions(
@@ -552,3 +554,13 @@ def _filters(
         where.append(f"{alias}.started_at < ?")
         params.append(until)
     return where, params
+
+
+def _sandbox_of(text: Any) -> dict[str, Any] | None:
+    # The column is data on disk: anything but the JSON of a sandbox is "not said".
+    if not isinstance(text, str):
+        return None
+    try:
+        return sandbox_record(json.loads(text))
+    except ValueError:
+        return None

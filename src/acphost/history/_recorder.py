@@ -29,12 +29,12 @@ from __future__ import annotations
 import sys
 import uuid
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .. import schema as s
 from ..redact import Redactor
 from ._errors import HistoryError, SessionRemovedError
-from ._model import SessionRecord, now
+from ._model import SessionRecord, now, sandbox_record
 from ._recording import SessionRecording
 from ._store import DEFAULT_TIMEOUT, HistoryStore
 
@@ -143,6 +143,7 @@ class HistoryRecorder:
         session: Session,
         *,
         events: EventStream | None = None,
+        sandbox: dict[str, Any] | None = None,
     ) -> SessionRecording:
         """Start recording an open session.
 
@@ -153,6 +154,8 @@ class HistoryRecorder:
             session: the session; its turns are recorded from now on.
             events: the event stream to observe (default: the session's
                 client's, :attr:`AcpClient.events <acphost.AcpClient.events>`).
+            sandbox: the OS sandbox the agent runs in, as the history keeps it
+                (:func:`~acphost.history.sandbox_record`); None: not said.
 
         Returns:
             The recording: call ``close`` at the end (a turn still running
@@ -181,6 +184,7 @@ class HistoryRecorder:
             agent_session_id=session.id,
             title=session.state.title,
             system_prompt=session.state.system_prompt,
+            sandbox=sandbox_record(sandbox),
         )
         return SessionRecording(self, record, session, events)
 

@@ -203,7 +203,8 @@ class HistoryStore(StoreReads):
             conn.execute(
                 "INSERT INTO sessions (id, agent, command, cwd, agent_session_id, title, "
                 "started_at, ended_at, origin, context_used, context_size, cost_amount, "
-                "cost_currency, system_prompt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "cost_currency, system_prompt, sandbox) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id,
                     record.agent,
@@ -216,6 +217,7 @@ class HistoryStore(StoreReads):
                     record.origin,
                     *_usage_values(record.usage)[6:],
                     record.system_prompt,
+                    None if record.sandbox is None else _dump(record.sandbox),
                 ),
             )
             yield lambda turn: self._insert_turn(conn, record.id, turn)

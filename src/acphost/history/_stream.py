@@ -39,7 +39,7 @@ ITEM_VALUES = 500_000
 HEADER_KEYS = frozenset(
     {
         "id", "agent", "command", "cwd", "started_at", "agent_session_id", "title",
-        "ended_at", "origin", "usage", "format", "version", "type", "system_prompt",
+        "ended_at", "origin", "usage", "format", "version", "type", "system_prompt", "sandbox",
     }
 )  # fmt: skip
 

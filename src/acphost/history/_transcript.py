@@ -202,6 +202,21 @@ def _decision_pieces(decisions: list[Any]) -> list[Piece]:
     ]
 
 
+def sandbox_line(sandbox: dict[str, Any] | None) -> str:
+    """How a record's sandbox reads in a transcript's header ("" when the record does not say)."""
+    if not sandbox:
+        return ""
+    mechanism = sandbox.get("mechanism", "")
+    if mechanism == "none":
+        reason = sandbox.get("reason")
+        return "sandbox: none, the agent ran unconfined" + (f" ({reason})" if reason else "")
+    abi = sandbox.get("abi")
+    write = sandbox.get("write") or []
+    deny = sandbox.get("deny") or []
+    head = f"sandbox: {mechanism}" + (f" (ABI {abi})" if abi is not None else "")
+    return f"{head}; writes: {', '.join(write) or 'none'}; {len(deny)} path(s) not readable"
+
+
 def transcript(record: SessionRecord, *, thoughts: bool = False, diffs: bool = True) -> list[Piece]:
     """The pieces of a session's transcript, in order.
 
@@ -220,6 +235,9 @@ def transcript(record: SessionRecord, *, thoughts: bool = False, diffs: bool = T
         f"session {record.id[:12]} · {record.agent} · {record.cwd} · "
         f"{local_time(record.started_at)}{title}"
     )
+    sandbox = sandbox_line(record.sandbox)
+    if sandbox:
+        header += "\n" + _label(sandbox)
     out = [Piece("header", header)]
     for turn in record.turns:
         out.extend(_turn_pieces(turn, thoughts=thoughts, diffs=diffs))

@@ -313,8 +313,17 @@ class Run:
                 options.cwd,
                 session,
                 events=self._client.events,
+                sandbox=self.sandbox_record(),
             )
         self.phase = "open"
+
+    def sandbox_record(self) -> dict[str, Any] | None:
+        """What a history record or a batch report keeps of the run's sandbox."""
+        if self.confinement is not None:
+            return self.confinement.record()
+        if self.unconfined is not None:
+            return {"mechanism": "none", "reason": self.unconfined}
+        return None
 
     def _confine(self) -> None:
         """Build the sandbox the options ask for, or say why the agent runs without one."""
