@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
 from acphost.history import HistoryStore, sandbox_record
 from acphost.host import sandbox_support
-from tests.history.test_subagents import _only_record, env  # noqa: F401
+from tests.history.test_subagents import _only_record
 from tests.support.in_process import run_main
 
 ABI, WHY = sandbox_support()
+
+
+@pytest.fixture
+def env(tmp_path, store_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "TERM": "dumb",
+        "ACPHOST_DEMO_STEP": "0",
+        "ACPHOST_HISTORY": str(store_path),
+        "XDG_CONFIG_HOME": str(tmp_path / ".xdg"),
+    }
 
 
 @pytest.mark.skipif(ABI == 0, reason=f"no Landlock here: {WHY}")
