@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..history import sandbox_record
+
 if TYPE_CHECKING:
     from ..client import Budget, HostConfig
     from ..config import AgentSpec
@@ -230,6 +232,9 @@ class RunOutcome:
             "stop_reason", "text"}`` each (``text``: its message text,
             redacted and bounded; ``activity`` as the run ended, e.g.
             ``idle``, or ``running`` when the run ended first).
+        sandbox: the OS sandbox the run's agent ran in (``{"mechanism",
+            "abi", "write", "deny"}``, or ``{"mechanism": "none", "reason"}``);
+            None when the run did not get as far as starting it.
 
     """
 
@@ -253,6 +258,7 @@ class RunOutcome:
     node: str = "local"
     fingerprint: str = ""
     subagents: tuple[dict[str, Any], ...] = ()
+    sandbox: dict[str, Any] | None = None
 
     @property
     def succeeded(self) -> bool:
@@ -289,6 +295,7 @@ class RunOutcome:
             "node": self.node,
             "fingerprint": self.fingerprint,
             "subagents": [dict(child) for child in self.subagents],
+            "sandbox": self.sandbox,
         }
 
     @classmethod
@@ -336,6 +343,7 @@ class RunOutcome:
                 _subagent(item, f"{where}.subagents[{i}]")
                 for i, item in enumerate(f.get("subagents", list, []))
             ),
+            sandbox=sandbox_record(f.get("sandbox", dict, None)),
         )
 
 

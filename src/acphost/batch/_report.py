@@ -35,6 +35,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import quote
 
+from ..history import sandbox_line
 from ..safetext import bounded, markdown_fence, markdown_inline, sanitize_line
 from ..view import inert_markdown
 from ._model import STATUSES, OutcomeError, RunOutcome
@@ -394,6 +395,8 @@ def _md_run(report: Report, o: RunOutcome, versions: dict[str, str]) -> list[str
     if o.subagents:
         out += ["Subagents:", "", *(f"- {md_inline(subagent_line(c), 400)}" for c in o.subagents)]
         out.append("")
+    if o.sandbox:
+        out += [md_inline(sandbox_line(o.sandbox), 2000).replace("sandbox:", "Sandbox:", 1), ""]
     diff, cut, refused = report.read_file(o.diff)
     if refused is not None:
         out += [f"Diff not shown: {md_inline(refused, 400)}", ""]

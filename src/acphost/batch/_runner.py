@@ -127,6 +127,7 @@ class _Talk:
     error: RunError | None = None
     history_id: str | None = None
     subagents: tuple[dict[str, Any], ...] = ()
+    sandbox: dict[str, Any] | None = None
 
 
 def subagents_of(session: Session | None, redactor: Redactor) -> tuple[dict[str, Any], ...]:
@@ -215,6 +216,7 @@ class _Conversation:
         )
         self.opened = opened = open_run(options)
         async with opened:
+            talk.sandbox = opened.sandbox_record()
             session = opened.session
             self.session = session
             recording = opened.recording
@@ -436,4 +438,5 @@ async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) ->
         node=place.node,
         fingerprint=run.fingerprint,
         subagents=talk.subagents,
+        sandbox=talk.sandbox,
     )

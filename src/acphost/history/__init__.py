@@ -47,6 +47,7 @@ __all__ = [
     "local_time",
     "parse_age",
     "parse_when",
+    "sandbox_line",
     "sandbox_record",
     "time_before",
     "transcript",
@@ -70,6 +71,7 @@ _LAZY = {
     "TurnRecord": "._model",
     "Usage": "._model",
     "sandbox_record": "._model",
+    "sandbox_line": "._transcript",
     "HistoryRecorder": "._recorder",
     "SessionRecording": "._recording",
     "Piece": "._transcript",
@@ -109,7 +111,14 @@ if TYPE_CHECKING:
     from ._recorder import HistoryRecorder
     from ._recording import SessionRecording
     from ._store import DEFAULT_TIMEOUT, HistoryStore
-    from ._transcript import Piece, local_time, transcript, transcript_text, usage_text
+    from ._transcript import (
+        Piece,
+        local_time,
+        sandbox_line,
+        transcript,
+        transcript_text,
+        usage_text,
+    )
     from ._when import parse_age, parse_when, time_before
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
