@@ -169,6 +169,7 @@ def test_ctrl_c_on_ray_cancels_the_turns_and_leaves_no_agent(ray_address, plain_
             "0.5",
             "--ray-env",
             "WAIT_AGENT_PIDFILE_DIR",
+            "--no-sandbox",  # the agents note their pids outside their workspaces
             "--agent-command",
             WAIT_CMD,
             "-p",
