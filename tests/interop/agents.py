@@ -87,6 +87,13 @@ class Agent:
         node22: run with the pinned node 22 (npm's ``node`` package in the install
             root): the agent's ``engines`` ask for node >= 22 (codex-acp has no
             ``engines``; it was studied on 22).
+        subagent: the scripted tool call that starts a subagent on a task, or
+            None when the agent offers the model none (``na["subagents"]`` says why).
+        fallback: how the agent shows a subagent to a client that did not opt
+            in (``clientCapabilities.subagents``): ``("name", X)`` a tool call
+            named X, ``("title", X)`` a tool call titled X.
+        system_prompt_modes: the modes its ``sessionCapabilities.systemPrompt``
+            advertises (``()``: none; the session openers refuse a system prompt).
 
     """
 
@@ -106,6 +113,9 @@ class Agent:
     scripted: bool = False  # answers without a model (the SDK example)
     node22: bool = False
     reject_ends_turn: bool = False
+    subagent: Callable[[str], Step] | None = None
+    fallback: tuple[str, str] | None = None
+    system_prompt_modes: tuple[str, ...] = ()
     na: dict[str, str] = field(default_factory=dict)
     defects: dict[str, str] = field(default_factory=dict)
 
@@ -274,6 +284,7 @@ SDK = Agent(
         "terminal": "the SDK example agent never runs commands",
         "plan": "the SDK example agent never sends a plan",
         "jail": "the SDK example agent never writes files (it only asks permission)",
+        "subagents": "the SDK example agent has no subagents",
     },
 )
 
@@ -288,6 +299,18 @@ CLAUDE = Agent(
     node22=True,
     own_tools=True,
     auth_needs_terminal=True,
+    # Its Agent tool (formerly Task), run in the foreground: the parent's turn waits for it.
+    subagent=lambda task: Tool(
+        "Agent",
+        {
+            "description": "probe subagent",
+            "prompt": task,
+            "subagent_type": "general-purpose",
+            "run_in_background": False,
+        },
+    ),
+    fallback=("name", "Agent"),
+    system_prompt_modes=("append", "override"),
     na={
         "read": "claude-agent-acp 0.101.0 reads files with its own Read tool, "
         "never through fs/read_text_file",
@@ -321,6 +344,8 @@ GEMINI = Agent(
         "(write_todos is not registered in ACP mode)",
         "command output": "Gemini CLI 0.61.0 ends a run_shell_command call with a "
         "tool_call_update that has neither content nor rawOutput: no output to show",
+        "subagents": "Gemini CLI 0.61.0 sends no subagent updates and offers the model "
+        "no subagent tool in ACP mode",
     },
 )
 
@@ -336,6 +361,10 @@ QWEN = Agent(
     shell=lambda c: Tool("run_shell_command", {"command": c}),
     plan=_todos_qwen,
     node22=True,
+    na={
+        "subagents": "Qwen Code 0.24.4 advertises no subagent support and sends no "
+        "subagent_update: its `agent` tool is an ordinary tool call",
+    },
 )
 
 
@@ -365,6 +394,10 @@ CODEX = Agent(
     node22=True,
     # Its only reject option, "No, and tell Codex what to do differently", stops the turn.
     reject_ends_turn=True,
+    # multi_agent_v1's spawn_agent (a Responses namespace tool; the fake model names it).
+    subagent=lambda task: Tool("spawn_agent", {"message": task}),
+    fallback=("title", "spawnAgent"),
+    system_prompt_modes=("append",),
     na={
         "auth": "the suite runs Codex against a custom model provider, which needs no login",
         "read": "codex-acp 2.6.0 reads files with its own shell, never through fs/read_text_file",
@@ -392,6 +425,8 @@ VIBE = Agent(
         "(acphost's policy), not the host's jail, can stop a write outside the workspace",
         "auth": "Mistral Vibe 3.0.3 offers this client no auth method (authMethods: []); "
         "the suite's provider takes its key from an environment variable",
+        "subagents": "Mistral Vibe 3.0.3 offers the model no subagent tool here and "
+        "sends no subagent updates",
     },
 )
 
@@ -409,6 +444,7 @@ FAST_AGENT = Agent(
         "auth": "the suite's generic (OpenAI-style) provider takes its key from "
         "GENERIC_API_KEY; fast-agent 0.10.48 offers only a configure-it-yourself method",
         "plan": "fast-agent 0.10.48 offers the model no plan tool",
+        "subagents": "fast-agent 0.10.48 offers the model no subagent tool",
     },
 )
 

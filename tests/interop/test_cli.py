@@ -171,3 +171,26 @@ def test_write_outside_the_workspace_is_refused(agent, agents_root, home, ws, ou
     assert r.returncode == 0, r.stderr
     assert not target.exists()
     assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+
+
+SYSTEM_PROMPT = "ACPHOST-SYSTEM-PROMPT-7: answer tersely."
+
+
+@pytest.mark.parametrize("mode", ["append", "override"])
+def test_system_prompt(agent, agents_root, home, ws, model, mode):
+    model.script = [Text("Answered.")]
+    args = ["--system-prompt", SYSTEM_PROMPT, "--system-prompt-mode", mode, "hi"]
+    r = acphost(agent, agents_root, home, ws, model, args)
+    if mode not in agent.system_prompt_modes:
+        # One line naming the agent and what it supports, exit 2, before any prompt.
+        assert r.returncode == 2, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert agent.name in r.stderr and "system prompt" in r.stderr, r.stderr
+        assert "session/prompt" not in methods(frames(r.stdout))
+        assert not model.main_requests()
+        return
+    assert r.returncode == 0, r.stderr
+    lines = frames(r.stdout)
+    sent = next(m for m in lines if m.get("method") == "session/new")
+    assert sent["params"]["systemPrompt"]["mode"] == mode
+    assert model.sent(SYSTEM_PROMPT)
