@@ -8,33 +8,94 @@ import pytest
 
 PINNED = {
     "acphost.client": [
-        "USE_DEFAULT", "AcpClient", "Budget", "BudgetExceeded", "ClientContext",
-        "ClientOptions", "CostStart", "Compaction", "ElicitationHandler", "HostConfig", "LifecycleState", "Message",
-        "Session", "SessionState", "ToolCallState", "Turn", "TurnResult",
-        "UpdateListener", "UseDefault", "auth_method_id", "option_id", "option_values",
+        "USE_DEFAULT",
+        "AcpClient",
+        "Budget",
+        "BudgetExceeded",
+        "ClientContext",
+        "ClientOptions",
+        "CostStart",
+        "Compaction",
+        "ElicitationHandler",
+        "HostConfig",
+        "LifecycleState",
+        "Message",
+        "Session",
+        "SessionMessageState",
+        "SessionState",
+        "Subagent",
+        "SubagentState",
+        "ToolCallState",
+        "Turn",
+        "TurnResult",
+        "UpdateListener",
+        "UseDefault",
+        "auth_method_id",
+        "option_id",
+        "option_values",
         # The typed event stream and its events.
-        "Event", "EventStream", "Observer", "PermissionAsked", "PermissionDecided", "SessionClosed",
-        "SessionOpened", "TerminalExited", "TerminalStarted", "TurnEnded", "TurnStarted",
+        "Event",
+        "EventStream",
+        "Observer",
+        "PermissionAsked",
+        "PermissionDecided",
+        "SessionClosed",
+        "SessionOpened",
+        "TerminalExited",
+        "TerminalStarted",
+        "TurnEnded",
+        "TurnStarted",
         "UpdatesReceived",
         # The turn lifecycle's states.
         "TurnState",
         # Terminals the agent runs itself, reported in tool call _meta.
-        "AgentTerminal", "TerminalReport", "terminal_report",
+        "AgentTerminal",
+        "TerminalReport",
+        "terminal_report",
         # The client's system prompt: its modes, and what an agent supports.
-        "SYSTEM_PROMPT_MODES", "SystemPromptMode", "describe_system_prompt_support",
+        "SYSTEM_PROMPT_MODES",
+        "SystemPromptMode",
+        "describe_system_prompt_support",
         "system_prompt_modes",
     ],
     "acphost.content": [
-        "Mention", "PromptInput", "audio", "block_text", "embedded_resource", "find_mentions", "image",
-        "path_to_uri", "prompt_with_mentions", "resource_link", "text", "to_blocks",
+        "Mention",
+        "PromptInput",
+        "audio",
+        "block_text",
+        "embedded_resource",
+        "find_mentions",
+        "image",
+        "path_to_uri",
+        "prompt_with_mentions",
+        "resource_link",
+        "text",
+        "to_blocks",
     ],
     "acphost.launch": [
-        "DEMO_AGENT", "EXIT_BUDGET", "EXIT_ERROR", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "AskPolicy",
+        "DEMO_AGENT",
+        "EXIT_BUDGET",
+        "EXIT_ERROR",
+        "EXIT_INTERRUPTED",
+        "EXIT_OK",
+        "EXIT_USAGE",
+        "AskPolicy",
         "DefaultPolicy",
-        "HostChoices", "Refusals", "UsageProblem", "build_broker", "build_host_config", "fail", "resolve",
+        "HostChoices",
+        "Refusals",
+        "UsageProblem",
+        "build_broker",
+        "build_host_config",
+        "fail",
+        "resolve",
         "start_agent",
         # the one assembly, and the synchronous runner built on it (moved from acphost.client)
-        "Run", "RunOptions", "RunResult", "SessionChoice", "open_run", "run",
+        "Run",
+        "RunOptions",
+        "RunResult",
+        "SessionChoice",
+        "open_run",
+        "run",
         # a --system-prompt TEXT|@FILE value, read once for every face
         "read_system_prompt",
     ],
@@ -53,10 +114,15 @@ def test_the_exit_codes_load_without_the_rest_of_launch():
     import subprocess
     import sys
 
-    code = ("import sys; from acphost.launch import EXIT_USAGE; "
-            "print(sorted(m for m in sys.modules if m.startswith('acphost.')))")
+    code = (
+        "import sys; from acphost.launch import EXIT_USAGE; "
+        "print(sorted(m for m in sys.modules if m.startswith('acphost.')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['acphost._lazy', 'acphost._version', 'acphost.errors', 'acphost.launch']"
+    assert (
+        out.stdout.strip()
+        == "['acphost._lazy', 'acphost._version', 'acphost.errors', 'acphost.launch']"
+    )
 
 
 def test_the_exceptions_have_a_public_home_re_exported_at_the_top():

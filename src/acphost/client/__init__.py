@@ -3,7 +3,8 @@
 :class:`AcpClient` starts (or connects to) an agent and opens sessions;
 a :class:`Session` sends prompts; a :class:`Turn` streams a prompt's updates
 in wire order and resolves to a :class:`TurnResult`; :class:`SessionState`
-holds what the host knows of a session. The most used names are also
+holds what the host knows of a session; a :class:`Subagent` is a child
+session an agent runs for a subagent. The most used names are also
 exported by :mod:`acphost` itself.
 """
 
@@ -36,8 +37,11 @@ __all__ = [
     "PermissionDecided",
     "Session",
     "SessionClosed",
+    "SessionMessageState",
     "SessionOpened",
     "SessionState",
+    "Subagent",
+    "SubagentState",
     "SystemPromptMode",
     "TerminalExited",
     "TerminalReport",
@@ -104,6 +108,9 @@ _LAZY = {
     "Turn": "._turn",
     "TurnResult": "._turn",
     "TurnState": "._turn",
+    "Subagent": "._subagents",
+    "SessionMessageState": "._subagent_state",
+    "SubagentState": "._state",
 }
 
 if TYPE_CHECKING:
@@ -139,10 +146,13 @@ if TYPE_CHECKING:
         Compaction,
         Message,
         SessionState,
+        SubagentState,
         TerminalReport,
         ToolCallState,
         terminal_report,
     )
+    from ._subagent_state import SessionMessageState
+    from ._subagents import Subagent
     from ._sysprompt import (
         SYSTEM_PROMPT_MODES,
         SystemPromptMode,

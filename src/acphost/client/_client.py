@@ -68,7 +68,7 @@ class AcpClient(SessionMethods):
         self._unstable: Unstable | None = None
         if settings.unstable:
             self._unstable = peer.unstable = Unstable(peer, settings.session_timeout)
-        bridge.attach(peer.sessions)
+        bridge.attach(peer.sessions, peer.children)
 
     def __repr__(self) -> str:
         name = self._peer.agent_info.name if self._peer.agent_info else "?"
@@ -195,6 +195,7 @@ class AcpClient(SessionMethods):
                 auth_terminal=settings.auth_terminal,
                 notices=settings.notices,
                 compaction=settings.compaction,
+                subagents=settings.subagents,
             ),
             client_info=settings.client_info,
         )

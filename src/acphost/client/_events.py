@@ -70,6 +70,10 @@ class SessionOpened:
 class UpdatesReceived:
     """Updates of one session, in wire order, already applied to its state.
 
+    ``session`` is a :class:`~acphost.Session`, or a
+    :class:`~acphost.client.Subagent` for the updates of a subagent's child
+    session (its ``root`` is the session it belongs to).
+
     One event per run of consecutive updates of one session in a read of the
     connection (a block), split only where the reader waits for a full
     turn queue; a single update is one event. A closed session's late
@@ -248,6 +252,19 @@ class EventStream:
         def observe(event: Event) -> None:
             if type(event) is UpdatesReceived and event.session is session:
                 on_updates(event.updates)
+
+        return self.subscribe(observe)
+
+    def _follow_tree(
+        self, session: object, on_updates: Callable[[Any, Sequence[s.SessionUpdate]], object]
+    ) -> Callable[[], None]:
+        # As _follow, also for the session's subagents (whose ``root`` is it):
+        # ``on_updates(owner, updates)``, the owner the session or a Subagent.
+        def observe(event: Event) -> None:
+            if type(event) is UpdatesReceived:
+                owner = event.session
+                if owner is session or getattr(owner, "root", None) is session:
+                    on_updates(owner, event.updates)
 
         return self.subscribe(observe)
 

@@ -67,6 +67,7 @@ class HostBridge:
         # One watcher per terminal, telling its exit (see _terminal_create).
         self._watchers: set[asyncio.Task[None]] = set()
         self._sessions: Mapping[str, Any] = {}
+        self._children: Mapping[str, Any] = {}
         self._workspaces: dict[str, Workspace] = {}
         # Elicitations the user has not answered yet, by session; a cancelled
         # turn answers them ``cancel`` (see cancel_session).
@@ -89,17 +90,28 @@ class HostBridge:
             handlers[s.ELICITATION_CREATE] = self._elicitation_create
         self._handlers = handlers
 
-    def attach(self, sessions: Mapping[str, Any]) -> None:
+    def attach(
+        self, sessions: Mapping[str, Any], children: Mapping[str, Any] | None = None
+    ) -> None:
         """Bind to the registry of sessions (by id) the agent's requests name.
 
         Args:
             sessions: the live registry; each value is a :class:`SessionView`.
+            children: the subagents' child sessions, also :class:`SessionView`
+                objects: a request on a child's id passes its root session's
+                workspace and policy.
 
         """
         self._sessions = sessions
+        self._children = children if children is not None else {}
 
     def capabilities(
-        self, *, auth_terminal: bool = False, notices: bool = True, compaction: bool = True
+        self,
+        *,
+        auth_terminal: bool = False,
+        notices: bool = True,
+        compaction: bool = True,
+        subagents: bool = False,
     ) -> s.ClientCapabilities:
         """The client capabilities matching what is configured.
 
@@ -107,6 +119,9 @@ class HostBridge:
             auth_terminal: the host runs terminal logins itself.
             notices: the host shows ``notice`` updates (``session.notices``).
             compaction: the host follows compaction updates (``session.compaction``).
+            subagents: the host follows child sessions (``subagents``: stable
+                in the protocol, defined so far in the unstable schema's
+                ``ClientCapabilities``, hence sent as an extra member).
 
         """
         cfg = self.config
@@ -132,6 +147,7 @@ class HostBridge:
                 notices=s.NoticeCapabilities() if notices else None,
                 compaction=s.CompactionCapabilities() if compaction else None,
             ),
+            extra={"subagents": {}} if subagents else None,
         )
 
     # -- dispatch ------------------------------------------------------------------
@@ -152,7 +168,9 @@ class HostBridge:
         return await handler(params)
 
     def _session(self, session_id: str) -> SessionView:
-        session: SessionView | None = self._sessions.get(session_id)
+        session: SessionView | None = self._sessions.get(session_id) or self._children.get(
+            session_id
+        )
         if session is None:
             raise InvalidParams(f"unknown session {session_id!r}")
         return session

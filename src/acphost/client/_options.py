@@ -77,6 +77,10 @@ class ClientOptions(TypedDict, total=False):
             then send ``notice`` updates.
         compaction: advertise ``session.compaction`` (default True): the
             agent may then send compaction updates.
+        subagents: advertise ``subagents`` (default True): the agent may
+            then run subagents as child sessions, streamed to the host
+            (:attr:`Session.subagents <acphost.Session.subagents>`); without
+            it, agents show a subagent as one tool call, if at all.
 
     """
 
@@ -93,6 +97,7 @@ class ClientOptions(TypedDict, total=False):
     auth_terminal: bool
     notices: bool
     compaction: bool
+    subagents: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +116,7 @@ class Settings:
     auth_terminal: bool
     notices: bool
     compaction: bool
+    subagents: bool
 
     @classmethod
     def resolve(cls, options: ClientOptions) -> Settings:
@@ -142,6 +148,7 @@ class Settings:
             auth_terminal=options.get("auth_terminal", False),
             notices=options.get("notices", True),
             compaction=options.get("compaction", True),
+            subagents=options.get("subagents", True),
         )
 
 

@@ -44,6 +44,7 @@ from ..rpc import (
 from ..safetext import CUT
 from ..schema.strict import decode_update_line, decode_update_lines
 from ..transport import Transport
+from ._subagent_state import TREE_KINDS, decode_tree_update
 
 __all__ = ["Emitter", "HostHooks", "Peer", "UpdateSink"]
 
@@ -81,6 +82,9 @@ class Emitter(Protocol):
 
     def _follow(
         self, session: object, on_updates: Callable[[Sequence[s.SessionUpdate]], object]
+    ) -> Callable[[], None]: ...
+    def _follow_tree(
+        self, session: object, on_updates: Callable[[Any, Sequence[s.SessionUpdate]], object]
     ) -> Callable[[], None]: ...
     def _updates(self, session: Any, updates: Sequence[s.SessionUpdate]) -> None: ...
     def _session_opened(self, session: Any, how: Any) -> None: ...
@@ -150,6 +154,9 @@ class Peer:
         self.host = host
         self.events = events
         self.sessions: dict[str, UpdateSink] = {}
+        #: The child sessions of subagents (see ``_subagents``), routed like
+        #: sessions but not among :attr:`sessions` (the client's open sessions).
+        self.children: dict[str, UpdateSink] = {}
         self.agent_capabilities = s.AgentCapabilities()
         self.auth_methods: list[s.AuthMethod] = []
         self.agent_info: s.Implementation | None = None
@@ -285,7 +292,11 @@ class Peer:
             update = s.UnknownSessionUpdate(
                 kind=kind if isinstance(kind, str) else "", raw=update_raw
             )
-        session = self.sessions.get(sid)
+        if type(update) is s.UnknownSessionUpdate and update.kind in TREE_KINDS:
+            # Subagents and inter-session messages: stable in the protocol,
+            # but the vendored stable schema predates them.
+            update = decode_tree_update(update.kind, update_raw) or update
+        session = self.sessions.get(sid) or self.children.get(sid)
         if session is None:
             self._keep_early(sid, update, len(orjson.dumps(update_raw)))
             return None
@@ -303,7 +314,7 @@ class Peer:
 
         """
         sid, update = decoded
-        session = self.sessions.get(sid)
+        session = self.sessions.get(sid) or self.children.get(sid)
         if session is None:
             self._keep_early_update(sid, update)
             return None
@@ -326,8 +337,9 @@ class Peer:
             await self._receive_updates_observed(block)
             return
         sessions = self.sessions
+        children = self.children
         for sid, update in block:
-            session = sessions.get(sid)
+            session = sessions.get(sid) or children.get(sid)
             if session is None:
                 self._keep_early_update(sid, update)
                 continue
@@ -340,11 +352,12 @@ class Peer:
         # waits on a full queue: an observer sees the updates already applied
         # to the state, and nothing later of the connection comes before them.
         sessions = self.sessions
+        children = self.children
         emit = self.events._updates
         run: list[s.SessionUpdate] = []
         run_session: UpdateSink | None = None
         for sid, update in block:
-            session = sessions.get(sid)
+            session = sessions.get(sid) or children.get(sid)
             if session is not run_session:
                 if run and not run_session.closed:  # type: ignore[union-attr]
                     emit(run_session, run)
@@ -384,6 +397,26 @@ class Peer:
     def register(self, session_id: str, session: UpdateSink) -> None:
         """Route the session's updates to ``session``, first those that came early."""
         self.sessions[session_id] = session
+        self._replay_early(session_id, session)
+
+    def register_child(self, session_id: str, child: UpdateSink) -> bool:
+        """Route a subagent's updates to ``child``; False when the id is taken.
+
+        The id of an open session or of another child is never taken over:
+        the agent names children, and it must not redirect a session's
+        updates (or its requests' workspace) by naming one.
+        """
+        if session_id in self.sessions or session_id in self.children:
+            return False
+        self.children[session_id] = child
+        self._replay_early(session_id, child)
+        return True
+
+    def unregister_child(self, session_id: str) -> None:
+        """Stop routing a subagent's updates."""
+        self.children.pop(session_id, None)
+
+    def _replay_early(self, session_id: str, session: UpdateSink) -> None:
         if not any(sid == session_id for sid, _, _ in self._early):
             return
         kept: deque[tuple[str, s.SessionUpdate, int]] = deque()

@@ -23,13 +23,16 @@ from ._lifecycle import Lifecycle, LifecycleState
 from ._options import option_id, option_values
 from ._peer import Peer
 from ._state import SessionState
+from ._subagents import Subagent, SubagentTree
 from ._turn import DEFAULT_QUEUE_LIMIT, Turn, TurnResult, TurnState, UpdateQueue
 
 __all__ = ["Session", "UpdateListener"]
 
 logger = logging.getLogger("acphost.session")
 
-UpdateListener = Callable[["Session", s.SessionUpdate], None]
+#: A listener of :meth:`Session.add_listener`: ``(session, update)``; with
+#: ``subagents=True`` the first argument is a :class:`Subagent` for a child's updates.
+UpdateListener = Callable[[Any, s.SessionUpdate], None]
 
 #: How long :meth:`Session.cancel` waits for the agent to end the turn.
 DEFAULT_CANCEL_TIMEOUT = 10.0
@@ -45,6 +48,8 @@ class Session:
         state: everything the host knows about the session (messages, tool
             calls, plan, modes, config options, commands, usage, title).
 
+    The session is the root of a tree: the child sessions the agent runs for
+    its subagents are :attr:`subagents`.
     """
 
     def __init__(
@@ -75,6 +80,8 @@ class Session:
         self._spending = SessionBudget(
             self._events, self, self.state, fresh=fresh, stop=self._stop_for_budget
         )
+        self._tree = SubagentTree(peer, self)
+        self._tree.watch(self.state, None)
 
     def __repr__(self) -> str:
         return f"<Session {self.id} cwd={self.cwd!r} {self._life.state.value}>"
@@ -91,7 +98,9 @@ class Session:
 
     # -- updates ---------------------------------------------------------------
 
-    def add_listener(self, listener: UpdateListener) -> Callable[[], None]:
+    def add_listener(
+        self, listener: UpdateListener, *, subagents: bool = False
+    ) -> Callable[[], None]:
         """Call ``listener(session, update)`` for every update, in wire order.
 
         An observer of the client's event stream (:attr:`AcpClient.events
@@ -101,19 +110,31 @@ class Session:
         block's updates were applied to :attr:`state`; keep it quick. One
         that raises is logged and the stream goes on.
 
+        Args:
+            listener: the callable.
+            subagents: also call it for the updates of the session's
+                subagents, with the :class:`~acphost.client.Subagent` as
+                its first argument (in wire order with the session's own).
+
         Returns:
             A function that removes the listener.
 
         """
 
-        def on_updates(updates: Sequence[s.SessionUpdate]) -> None:
+        def on_tree(owner: Any, updates: Sequence[s.SessionUpdate]) -> None:
             for update in updates:
                 try:
-                    listener(self, update)
+                    listener(owner, update)
                 except Exception:
                     logger.exception("an update listener of session %s failed", self.id)
 
-        unsubscribe = self._events._follow(self, on_updates)
+        def on_updates(updates: Sequence[s.SessionUpdate]) -> None:
+            on_tree(self, updates)
+
+        if subagents:
+            unsubscribe = self._events._follow_tree(self, on_tree)
+        else:
+            unsubscribe = self._events._follow(self, on_updates)
         self._listeners.append(listener)
 
         def remove() -> None:
@@ -141,6 +162,40 @@ class Session:
             self.state.modes = modes
         if config_options is not None:
             self.state.config_options = list(config_options)
+
+    # -- subagents -----------------------------------------------------------------
+
+    @property
+    def subagents(self) -> tuple[Subagent, ...]:
+        """The child sessions of the agent's subagents, in the order announced.
+
+        Each is a :class:`~acphost.client.Subagent` with its own state and its
+        own children. An agent runs them only when the client advertised
+        ``subagents`` (the default; ``subagents=False`` does not).
+        """
+        return tuple(self._tree.children.values())
+
+    def running_subagents(self) -> list[Subagent]:
+        """The subagents, at every depth, that work in the foreground now."""
+        return self._tree.running()
+
+    async def wait_subagents(self, timeout: float | None = None) -> None:
+        """Wait until no subagent of the session runs.
+
+        Children may go on after the parent's turn ended (its result's
+        :attr:`~acphost.TurnResult.subagents_running` names them); their
+        updates keep arriving meanwhile. Returns at once when none runs, and
+        when the session closes.
+
+        Args:
+            timeout: seconds to wait at most (None: no bound).
+
+        Raises:
+            AcpTimeout: some still ran after ``timeout`` (the message names them).
+            AgentExited: the agent went away while they ran.
+
+        """
+        await self._tree.wait(timeout)
 
     # -- prompt turns ------------------------------------------------------------
 
@@ -240,6 +295,7 @@ class Session:
                     stop_reason="cancelled",
                     text=self.state.last_agent_text(),
                     tool_calls=calls,
+                    subagents_running=self._running_ids(),
                     **self._spending.outcome(turn._usage_seen),
                 )
             )
@@ -287,9 +343,13 @@ class Session:
                 usage=extra.get("usage"),
                 meta=response.meta,
                 response=response,
+                subagents_running=self._running_ids(),
                 **self._spending.outcome(turn._usage_seen),
             )
         )
+
+    def _running_ids(self) -> tuple[str, ...]:
+        return tuple(agent.id for agent in self._tree.running())
 
     # -- budgets (kept by the session's SessionBudget) -------------------------------
 
@@ -361,7 +421,9 @@ class Session:
         Sends ``session/cancel``, answers every pending permission request of
         the session ``cancelled`` (ACP "Cancellation": the client MUST), marks
         unfinished tool calls cancelled, and waits for the prompt's response
-        (``stopReason: cancelled``). Idempotent; a no-op without a turn.
+        (``stopReason: cancelled``). Idempotent. Running subagents that the
+        agent allows cancelling get their own ``session/cancel`` (also after
+        the turn ended, when they go on: then nothing is awaited).
 
         Args:
             timeout: seconds to wait for the agent's answer.
@@ -381,12 +443,14 @@ class Session:
         """
         turn = self.turn
         if turn is None:
+            self._tree.cancel_running()
             return None
         turn._queue.unbound()
         if turn._cancel(reason):  # the first cancel of the turn tells the agent
             self._peer.notify(s.SESSION_CANCEL, s.CancelNotification(session_id=self.id).to_wire())
             self._peer.host.cancel_session(self.id)
             self.state.cancel_pending_tool_calls()
+            self._tree.cancel_running()
         try:
             return await asyncio.wait_for(asyncio.shield(turn._result), timeout)
         except asyncio.TimeoutError:
@@ -511,6 +575,7 @@ class Session:
         peer = self._peer
         try:
             peer.unregister(self.id)
+            self._tree.release()
             await peer.host.release_session(self.id)
             if peer.session_cap("close") is not None and not peer.closed:
                 await peer.request(
@@ -541,6 +606,8 @@ class Session:
     def _abandoned(self) -> None:
         """The client closed (or the open failed): the session can do nothing more."""
         turn = self._turn
+        gone = AgentExited(None, "", "the client was closed during the turn")
         if turn is not None:
-            turn._finish(AgentExited(None, "", "the client was closed during the turn"))
+            turn._finish(gone)
+        self._tree.release(gone)
         self._end_life()

@@ -24,30 +24,43 @@ faces (CLI, TUI) read it and never re-derive it:
   the agent runs itself, which are kept typed in the call's
   :attr:`ToolCallState.terminals` instead (see :class:`AgentTerminal`).
 
+- a ``subagent_update`` upserts a child session keyed by its ``sessionId``
+  (:class:`SubagentState`, each with its own state); a
+  ``session_message`` upserts a message between sessions keyed by
+  ``messageId`` and a ``session_message_chunk`` appends to one (the rules
+  live in :mod:`._subagent_state`).
+
 A session can also have a parent and children (a fork, and the child
-sessions of subagents), and a system prompt: kept here so that the faces can
-show them once the protocol carries them.
+sessions of subagents), and a system prompt.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import schema as s
 from ..content import block_text
-from ..host import DEFAULT_OUTPUT_BYTE_LIMIT, OutputBuffer
+from ._subagent_state import BUSY, MAX_SUBAGENTS, SessionMessageState, stable_block
+from ._toolcall_state import AgentTerminal, TerminalReport, ToolCallState, terminal_report
+
+if TYPE_CHECKING:
+    from ..schema import unstable as u
 
 __all__ = [
     "AgentTerminal",
     "Compaction",
     "Message",
     "SessionState",
+    "SubagentState",
     "TerminalReport",
     "ToolCallState",
     "terminal_report",
 ]
+
+logger = logging.getLogger("acphost.client")
 
 Role = Literal["user", "agent", "thought"]
 
@@ -71,267 +84,6 @@ class Message:
     def text(self) -> str:
         """The text of the message: its text blocks joined, links by URI."""
         return "".join(block_text(b) for b in self.content)
-
-
-#: The ``_meta`` keys of a terminal the agent runs itself (the convention of
-#: Zed's adapters, which codex-acp follows): announced with ``terminal_info
-#: {terminal_id, cwd}``, then ``terminal_output_delta {terminal_id, data}``
-#: (appended) and ``terminal_exit {terminal_id, exit_code, signal}``. ACP's own
-#: terminals are created by the client (``terminal/create``); these never are,
-#: so their output exists only in these keys.
-_TERMINAL_KEYS = ("terminal_info", "terminal_output_delta", "terminal_exit")
-
-#: The most terminals one tool call may announce: ``_meta`` is the agent's,
-#: of any shape and size, and each terminal keeps up to the output limit.
-MAX_TERMINALS_PER_CALL = 8
-
-
-class AgentTerminal:
-    """A terminal the agent ran itself and reports only in its tool call's ``_meta``.
-
-    Its output is kept as the host keeps its own terminals' output: the tail,
-    within :data:`~acphost.host.DEFAULT_OUTPUT_BYTE_LIMIT` bytes, cut at a
-    character, with :attr:`truncated` set once older output was dropped.
-
-    Attributes:
-        terminal_id: the agent's id for it (its ``terminal_info``).
-        cwd: the directory it ran in, as the agent says (``None``: not sent).
-        exit_code: its exit code, once it ended (``None``: none, or a signal).
-        signal: the signal that ended it, when one did.
-        exited: the agent reported its exit; later output is ignored.
-        written: how many output bytes were appended in all (kept or not):
-            a mark for :meth:`since`.
-
-    """
-
-    __slots__ = (
-        "_output",
-        "cwd",
-        "exit_code",
-        "exited",
-        "signal",
-        "terminal_id",
-        "written",
-    )
-
-    def __init__(self, terminal_id: str, cwd: str | None = None) -> None:
-        self.terminal_id = terminal_id
-        self.cwd = cwd
-        self.exit_code: int | None = None
-        self.signal: str | None = None
-        self.exited = False
-        self.written = 0
-        self._output = OutputBuffer(DEFAULT_OUTPUT_BYTE_LIMIT)
-
-    @property
-    def output(self) -> str:
-        """The output kept (the tail, when :attr:`truncated`)."""
-        return self._output.text(final=self.exited)
-
-    @property
-    def truncated(self) -> bool:
-        """Older output was dropped to stay within the limit."""
-        return self._output.truncated
-
-    @property
-    def exit_text(self) -> str | None:
-        """``exit code N`` or ``killed by SIG``, once it ended; else None."""
-        if not self.exited:
-            return None
-        if self.exit_code is not None:
-            return f"exit code {self.exit_code}"
-        return f"killed by {self.signal}" if self.signal else "exited"
-
-    def since(self, mark: int) -> str | None:
-        """The output appended after ``written`` was ``mark``; None if some was dropped.
-
-        A face that follows the terminal writes what is new; on None it shows
-        :attr:`output` afresh.
-        """
-        size = self.written - mark
-        if size > len(self._output):
-            return None
-        # Whole chunks were appended and only the front is cut: the last
-        # ``size`` bytes start on a character.
-        return self._output.tail(size).decode("utf-8", errors="replace")
-
-    def append(self, data: str) -> None:
-        """Append output (after an exit, nothing is appended)."""
-        if self.exited or not data:
-            return
-        # Encoded as UTF-8 (a lone surrogate, which JSON can carry, becomes
-        # "?"): the limit counts bytes, as for the host's own terminals.
-        raw = data.encode("utf-8", errors="replace")
-        if len(raw) > DEFAULT_OUTPUT_BYTE_LIMIT:
-            # Only its tail can be kept: copy no more, starting on a character.
-            start = len(raw) - DEFAULT_OUTPUT_BYTE_LIMIT
-            while start < len(raw) and raw[start] & 0xC0 == 0x80:
-                start += 1
-            raw = raw[start:]
-            self._output.truncated = True
-        self._output.append(raw)
-        self.written += len(raw)
-
-
-@dataclass(frozen=True, slots=True)
-class TerminalReport:
-    """What one tool call update's ``_meta`` says of the terminals the agent runs.
-
-    Attributes:
-        announced: the id of ``terminal_info`` (None: none, or not a string).
-        cwd: its ``cwd``, when a string.
-        output_of: the id of ``terminal_output_delta``.
-        data: its ``data`` (``""``: none, or not a string).
-        exit_of: the id of ``terminal_exit``.
-        exit_code: its ``exit_code``, when an integer.
-        signal: its ``signal``, when a string or an integer.
-
-    """
-
-    announced: str | None = None
-    cwd: str | None = None
-    output_of: str | None = None
-    data: str = ""
-    exit_of: str | None = None
-    exit_code: int | None = None
-    signal: str | None = None
-
-
-def terminal_report(meta: Any) -> TerminalReport | None:
-    """Read the agent-run terminal keys of a ``_meta``; None when it has none.
-
-    ``_meta`` is the agent's, of any shape: a key of the wrong type counts as
-    absent, never as an error (ACP "Extensibility": nothing in ``_meta`` may
-    be relied upon).
-    """
-    if not isinstance(meta, dict) or not any(key in meta for key in _TERMINAL_KEYS):
-        return None
-    info = meta.get("terminal_info")
-    delta = meta.get("terminal_output_delta")
-    end = meta.get("terminal_exit")
-    code = _field(end, "exit_code")
-    signal = _field(end, "signal")
-    return TerminalReport(
-        announced=_text_field(info, "terminal_id") or None,
-        cwd=_text_field(info, "cwd"),
-        output_of=_text_field(delta, "terminal_id") or None,
-        data=_text_field(delta, "data") or "",
-        exit_of=_text_field(end, "terminal_id") or None,
-        exit_code=code if type(code) is int else None,
-        signal=str(signal) if type(signal) in (str, int) and signal else None,
-    )
-
-
-def _field(value: Any, key: str) -> Any:
-    return value.get(key) if isinstance(value, dict) else None
-
-
-def _text_field(value: Any, key: str) -> str | None:
-    found = _field(value, key)
-    return found if isinstance(found, str) else None
-
-
-@dataclass(slots=True)
-class ToolCallState:
-    """The host's view of one tool call, merged from all its updates.
-
-    Attributes:
-        cancelled: set by the host when the turn was cancelled while the call
-            was still pending or running (the protocol has no such status).
-        position: how many messages preceded it when it first appeared: where
-            a replayed session (``session/load``) shows it among them.
-        meta: its ``_meta``, merged key by key from all its updates (without
-            the agent-run terminal keys, kept in :attr:`terminals`).
-        terminals: the terminals the agent ran itself for this call, by id,
-            in the order it announced them.
-
-    """
-
-    tool_call_id: str
-    title: str = ""
-    name: str | None = None
-    kind: str | None = None
-    status: str | None = None
-    content: list[s.ToolCallContent] = field(default_factory=list)
-    locations: list[s.ToolCallLocation] = field(default_factory=list)
-    raw_input: Any = None
-    raw_output: Any = None
-    meta: dict[str, Any] | None = None
-    cancelled: bool = False
-    announced: bool = True
-    position: int = 0
-    terminals: dict[str, AgentTerminal] = field(default_factory=dict)
-
-    @property
-    def shown_name(self) -> str | None:
-        """The tool's name when it adds to the title and the kind, else None.
-
-        ``Bash`` beside "Run the tests" tells which tool runs them; ``Edit``
-        beside the kind ``edit``, or ``Read`` in "Read hello.py", does not.
-        Every face shows this, not :attr:`name`.
-        """
-        name = self.name
-        if not name:
-            return None
-        folded = name.casefold()
-        if folded == (self.kind or "").casefold() or folded in self.title.casefold():
-            return None
-        return name
-
-    @property
-    def done(self) -> bool:
-        """True once the call completed or failed (or the turn cancelled it)."""
-        return self.status in ("completed", "failed") or self.cancelled
-
-    def merge(self, update: s.ToolCallStart | s.ToolCallProgress | s.ToolCallUpdate) -> None:
-        """Apply the fields an update carries; absent (``None``) fields are kept."""
-        if update.title is not None:
-            self.title = update.title
-        if update.name is not None:
-            self.name = update.name
-        if update.kind is not None:
-            self.kind = update.kind
-        if update.status is not None:
-            self.status = update.status
-        if update.content is not None:
-            self.content = list(update.content)
-        if update.locations is not None:
-            self.locations = list(update.locations)
-        if update.raw_input is not None:
-            self.raw_input = update.raw_input
-        if update.raw_output is not None:
-            self.raw_output = update.raw_output
-        meta = update.meta
-        if isinstance(meta, dict) and meta:
-            self._merge_meta(meta)
-
-    def _merge_meta(self, meta: dict[str, Any]) -> None:
-        # _meta is the agent's, of any shape: a value of the wrong type is
-        # ignored, never an error (ACP "Extensibility": _meta carries what
-        # implementations agree on; nothing in it may be relied upon).
-        kept = {k: v for k, v in meta.items() if k not in _TERMINAL_KEYS}
-        if kept:
-            self.meta = {**self.meta, **kept} if self.meta else kept
-        report = terminal_report(meta)
-        if report is None:
-            return
-        if report.announced and (
-            report.announced in self.terminals or len(self.terminals) < MAX_TERMINALS_PER_CALL
-        ):
-            terminal = self.terminals.get(report.announced)
-            if terminal is None:
-                terminal = self.terminals[report.announced] = AgentTerminal(report.announced)
-            terminal.cwd = report.cwd or terminal.cwd
-        # Output and exit count only for a terminal this call announced: an id
-        # of no terminal, or of another call's, changes nothing.
-        terminal = self.terminals.get(report.output_of or "")
-        if terminal is not None:
-            terminal.append(report.data)
-        terminal = self.terminals.get(report.exit_of or "")
-        if terminal is not None and not terminal.exited:
-            terminal.exit_code = report.exit_code
-            terminal.signal = report.signal
-            terminal.exited = True
 
 
 @dataclass(slots=True)
@@ -376,6 +128,92 @@ class Compaction:
             self.meta = meta
 
 
+@dataclass(slots=True)
+class SubagentState:
+    """What the parent said of one child session, patched by each ``subagent_update``.
+
+    Attributes:
+        session_id: the child's session id.
+        title: the parent's display title for the child (None: not set).
+        description: the parent's description of the child's role.
+        activity: the child's state, ``running``, ``idle``,
+            ``requires_action``, ``unknown`` or a newer value; None when
+            never reported (or cleared).
+        stop_reason: why its last foreground work ended, on ``idle``.
+        error: the error message of an ``idle`` state that carried one.
+        usage: the ``usage`` object of its last ``idle`` state, as sent.
+        can_cancel: the parent allows ``session/cancel`` on the child
+            (``capabilities.cancel``).
+        cwd: where the agent placed it (None: the parent's).
+        additional_directories: its further roots (None: the parent's).
+        meta: the last ``_meta`` of its ``subagent_update``.
+        position: how many messages of the parent preceded its announcement:
+            where a face shows it in the parent's conversation.
+        state: the child's own session state, from the updates on its id.
+
+    """
+
+    session_id: str
+    state: SessionState
+    title: str | None = None
+    description: str | None = None
+    activity: str | None = None
+    stop_reason: str | None = None
+    error: str | None = None
+    usage: dict[str, Any] | None = None
+    can_cancel: bool = False
+    cwd: str | None = None
+    additional_directories: list[str] | None = None
+    meta: dict[str, Any] | None = None
+    position: int = 0
+
+    @property
+    def label(self) -> str:
+        """How a face names the child: its title, else its description, else its id."""
+        return self.title or self.description or self.session_id
+
+    @property
+    def running(self) -> bool:
+        """True while the child works in the foreground (running or waiting on the user)."""
+        return self.activity in BUSY
+
+    def patch(self, update: u.SubagentUpdate) -> None:
+        """Apply one ``subagent_update``: omitted fields stay, ``null`` clears."""
+        if not isinstance(update.title, s.Unset):
+            self.title = update.title
+        if not isinstance(update.description, s.Unset):
+            self.description = update.description
+        if not isinstance(update.capabilities, s.Unset):
+            caps = update.capabilities
+            self.can_cancel = caps is not None and caps.cancel is not None
+        if not isinstance(update.state, s.Unset):
+            self._set_activity(update.state)
+        if not isinstance(update.cwd, s.Unset):
+            self.cwd = update.cwd
+        if not isinstance(update.additional_directories, s.Unset):
+            dirs = update.additional_directories
+            self.additional_directories = list(dirs) if dirs is not None else None
+        if not isinstance(update.meta, s.Unset):
+            self.meta = update.meta
+
+    def _set_activity(self, state: u.StateUpdate | None) -> None:
+        # "A concrete state replaces the entire previous state object": the
+        # stop reason, error and usage belong to one idle snapshot.
+        self.stop_reason = self.error = self.usage = None
+        if state is None:
+            self.activity = None
+            return
+        kind = getattr(state, "state", None) or getattr(state, "kind", None)
+        self.activity = kind if isinstance(kind, str) and kind else None
+        stop = getattr(state, "stop_reason", None)
+        self.stop_reason = stop if isinstance(stop, str) else None
+        error = getattr(state, "error", None)
+        message = getattr(error, "message", None)
+        self.error = message if isinstance(message, str) else None
+        usage = getattr(state, "usage", None)
+        self.usage = usage.to_wire() if usage is not None else None
+
+
 _CHUNK_ROLES: dict[str, Role] = {
     "user_message_chunk": "user",
     "agent_message_chunk": "agent",
@@ -408,6 +246,12 @@ class SessionState:
             does not call :meth:`apply` for them, once per streamed chunk.
         parent_id: the session this one was forked or spawned from.
         children: the ids of the sessions forked or spawned from this one.
+        subagents: the child sessions the agent announced for its subagents,
+            by id, in announce order (``subagent_update``).
+        session_messages: the messages between this session and others, by
+            ``messageId``, in the order they appeared.
+        on_subagent: called with ``(child, new)`` after each
+            ``subagent_update`` was applied (the client's session tree).
         system_prompt: the system prompt the host set for the session, when
             the agent supports setting one.
 
@@ -431,6 +275,10 @@ class SessionState:
         self.keep_history = keep_history
         self.parent_id: str | None = None
         self.children: list[str] = []
+        self.subagents: dict[str, SubagentState] = {}
+        self.session_messages: dict[str, SessionMessageState] = {}
+        self.on_subagent: Callable[[SubagentState, bool], object] | None = None
+        self._ignored_subagents = 0
         self.system_prompt: str | None = None
 
     @property
@@ -505,6 +353,42 @@ class SessionState:
             found = Compaction(compaction_id, position=len(self.messages))
             self._break_at = len(self.messages)
             self.compactions[compaction_id] = found
+        return found
+
+    def _apply_subagent(self, update: Any) -> None:
+        sid = update.session_id
+        child = self.subagents.get(sid)
+        new = child is None
+        if child is None:
+            if len(self.subagents) >= MAX_SUBAGENTS:
+                self._ignored_subagents += 1
+                if self._ignored_subagents == 1:
+                    logger.warning("ignoring the subagents past the first %d", MAX_SUBAGENTS)
+                return
+            child = SubagentState(
+                sid, SessionState(keep_history=self.keep_history), position=len(self.messages)
+            )
+            self._break_at = len(self.messages)
+            self.subagents[sid] = child
+            self.children.append(sid)
+        child.patch(update)
+        if self.on_subagent is not None:
+            self.on_subagent(child, new)
+
+    def _apply_session_message(self, update: Any) -> None:
+        self._session_message(update.message_id).patch(update)
+
+    def _apply_session_message_chunk(self, update: Any) -> None:
+        block = stable_block(update.content)
+        if block is not None:
+            self._session_message(update.message_id).content.append(block)
+
+    def _session_message(self, message_id: str) -> SessionMessageState:
+        found = self.session_messages.get(message_id)
+        if found is None:
+            found = SessionMessageState(message_id, position=len(self.messages))
+            self._break_at = len(self.messages)
+            self.session_messages[message_id] = found
         return found
 
     def _apply_nothing(self, update: s.SessionUpdate) -> None:
@@ -589,10 +473,24 @@ _RULES: dict[type, _Rule] = {
 }
 
 
+#: The rules of the session tree's updates, by wire kind: their classes live
+#: in the unstable schema, which this module does not import.
+_TREE_RULES: dict[str, _Rule] = {
+    "subagent_update": SessionState._apply_subagent,
+    "session_message": SessionState._apply_session_message,
+    "session_message_chunk": SessionState._apply_session_message_chunk,
+}
+
+
 def _rule_for(cls: type) -> _Rule:
-    """The rule of a class not in the table: that of its nearest listed base."""
+    """The rule of a class not in the table: its nearest listed base's, or its kind's."""
     for base in cls.__mro__:
         rule = _RULES.get(base)
         if rule is not None:
             return rule
-    return SessionState._apply_nothing
+    kind = getattr(cls, "session_update", None)
+    return (
+        _TREE_RULES.get(kind, SessionState._apply_nothing)
+        if isinstance(kind, str)
+        else (SessionState._apply_nothing)
+    )

@@ -207,6 +207,9 @@ class TurnResult:
             part, though usage was reported: the agent's cost is in another
             currency, or the cost before the turn was unknown (see
             :mod:`acphost.client._budget`). None when it was held.
+        subagents_running: the ids of the session's subagents still running
+            when the agent answered the prompt: they go on streaming (await
+            :meth:`Session.wait_subagents <acphost.Session.wait_subagents>`).
 
     """
 
@@ -219,6 +222,7 @@ class TurnResult:
     budget_exceeded: BudgetExceeded | None = None
     usage_reported: bool = False
     budget_warning: str | None = None
+    subagents_running: tuple[str, ...] = ()
 
 
 class Turn:

@@ -9,7 +9,8 @@ HTML or Markdown escaping), so piped output stays exact.
 - :class:`Viewer`: one session's updates as pieces (:class:`Text`,
   :class:`Thought`, :class:`ToolCard`, :class:`Terminal`, :class:`Plan` with
   what changed, :class:`Diff`, :class:`Notice`, :class:`Usage`,
-  :class:`Compaction`, :class:`MediaPiece`, :class:`Setting`, :class:`Unknown`);
+  :class:`Compaction`, :class:`MediaPiece`, :class:`Setting`, :class:`Unknown`,
+  and for the session tree :class:`SubagentCard` and :class:`InterMessage`);
   :func:`stored_pieces` and :func:`stored_tool`: a stored turn's events as the
   same pieces. A new kind of update is taught in :meth:`Viewer.pieces`.
   :data:`STREAMED` is the one update class a face's hot path may take as is.
@@ -52,11 +53,13 @@ from ._pieces import (
     stored_tool,
     update_text,
 )
+from ._subagents import InterMessage, SubagentCard, stored_subagent
 
 __all__ = [
     "STREAMED",
     "Compaction",
     "Diff",
+    "InterMessage",
     "Media",
     "MediaPiece",
     "Notice",
@@ -65,6 +68,7 @@ __all__ = [
     "PlanChange",
     "PlanItem",
     "Setting",
+    "SubagentCard",
     "Terminal",
     "Text",
     "Thought",
@@ -81,6 +85,7 @@ __all__ = [
     "media_of",
     "plan_changes",
     "stored_pieces",
+    "stored_subagent",
     "stored_tool",
     "update_text",
 ]

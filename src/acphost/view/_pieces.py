@@ -25,6 +25,7 @@ from ..client import TerminalReport, terminal_report
 from ..content import block_text
 from ..host import DEFAULT_OUTPUT_BYTE_LIMIT
 from ._media import Media, annotations_text, media_line, media_of
+from ._subagents import InterMessage, SubagentCard, message_piece, stored_subagent, subagent_card
 
 if TYPE_CHECKING:
     from ..client import SessionState, ToolCallState
@@ -357,6 +358,8 @@ Piece = (
     | MediaPiece
     | Setting
     | Unknown
+    | SubagentCard
+    | InterMessage
 )
 
 
@@ -408,10 +411,11 @@ class Viewer:
 
     """
 
-    __slots__ = ("_compactions", "_ended", "_plan", "state")
+    __slots__ = ("_children", "_compactions", "_ended", "_plan", "state")
 
     def __init__(self, state: SessionState) -> None:
         self.state = state
+        self._children: dict[str, tuple[str, str]] = {}  # each subagent's shown activity
         self._plan: tuple[PlanItem, ...] | None = None
         self._compactions: dict[str, str] = {}
         self._ended: set[tuple[str, str]] = set()  # agent-run terminals whose exit was shown
@@ -454,7 +458,26 @@ class Viewer:
             return [Usage(update.used, update.size, shown)]
         if isinstance(update, s.UnknownSessionUpdate):
             return [Unknown(update.kind)]
-        return [Setting(str(getattr(update, "session_update", "")), update_text(update))]
+        kind = str(getattr(update, "session_update", ""))
+        if kind in _TREE:
+            return self._tree(kind, update)
+        return [Setting(kind, update_text(update))]
+
+    def _tree(self, kind: str, update: Any) -> list[Piece]:
+        # The session tree's updates (classes of the unstable schema, which
+        # the view does not import: told apart by their wire kind).
+        piece: Piece | None
+        if kind == "subagent_update":
+            piece = subagent_card(self.state, update.session_id, self._children)
+        else:
+            content = getattr(update, "content", None)
+            added = (
+                block_text(content)
+                if kind == "session_message_chunk" and isinstance(content, s.TextContentBlock)
+                else ("" if kind == "session_message_chunk" else None)
+            )
+            piece = message_piece(self.state, update.message_id, added)
+        return [piece] if piece is not None else []
 
     def _tool(self, update: s.ToolCallStart | s.ToolCallProgress) -> list[Piece]:
         out: list[Piece] = []
@@ -540,6 +563,10 @@ class Viewer:
         return [Compaction(cid, status, error, changed=False)]
 
 
+#: The ``sessionUpdate`` kinds of the session tree (see ``_subagents``).
+_TREE = frozenset(("subagent_update", "session_message", "session_message_chunk"))
+
+
 def _media(block: s.ContentBlock, role: str) -> list[Piece]:
     media = media_of(block)
     if media is None:
@@ -612,7 +639,9 @@ def stored_pieces(event: Mapping[str, Any]) -> list[Piece]:
 
     ``text`` and ``thought`` give a :class:`Text` or :class:`Thought` (the whole
     run), ``media`` a :class:`MediaPiece` (its line), ``plan`` a :class:`Plan`
-    (its changes are not known here: none). A ``tool`` event names a tool
+    (its changes are not known here: none), ``subagent`` a
+    :class:`~acphost.view.SubagentCard` (see :func:`~acphost.view.stored_subagent`).
+    A ``tool`` event names a tool
     call (``{"kind": "tool", "id"}``): the caller has the call's record and
     makes its card with :func:`stored_tool`; it gives no piece here.
     """
@@ -635,4 +664,6 @@ def stored_pieces(event: Mapping[str, Any]) -> list[Piece]:
             if isinstance(e, Mapping)
         )
         return [Plan(entries, ())]
+    if kind == "subagent" and isinstance(event.get("id"), str):
+        return [stored_subagent(event)]
     return []

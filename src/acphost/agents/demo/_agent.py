@@ -148,6 +148,10 @@ class Agent:
             session = self.store.get(session_id) if isinstance(session_id, str) else None
             if session is not None and session.turn is not None:
                 session.turn.cancel()
+            elif isinstance(session_id, str) and session is None:
+                subagents = sys.modules.get(f"{__package__}._subagent")
+                if subagents is not None:  # a child session of a running subagent
+                    subagents.cancel(session_id)
         # `$/cancel_request`: "free to ignore" (schema, CancelRequestNotification);
         # requests here are answered at once, and prompts are cancelled by session/cancel.
 
@@ -361,6 +365,13 @@ class Agent:
             # the stable PromptResponse leaves extra fields open).
             result["usage"] = turn.usage
         self.wire.respond(request_id, result)
+        for work in turn.after:  # after the answer: a subagent that goes on
+            try:
+                work()
+            except Exception:
+                import traceback  # noqa: PLC0415 - the error path only
+
+                traceback.print_exc()
 
     def _finish(self, turn: Turn) -> None:
         session = turn.session

@@ -254,6 +254,7 @@ KEYWORDS: dict[str, tuple[str, str]] = {
     "terminal": ("_requests", "terminal"),
     "elicit": ("_ask", "elicit"),
     "ask": ("_ask", "ask"),
+    "subagent": ("_subagent", "subagent"),
     "notice": ("_live", "notice"),
     "compact": ("_live", "compact"),
     "spend": ("_live", "spend"),

@@ -15,6 +15,7 @@ from ._store import iso_now
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from ._store import Session
@@ -64,6 +65,8 @@ class Turn:
         self.reply: list[str] = []
         self.events: list[Json] = []  # history entries between the prompt and the reply
         self.usage: Json | None = None  # PromptResponse.usage, when the script reports it
+        #: Work the script leaves for after the prompt's answer (a background subagent).
+        self.after: list[Callable[[], None]] = []
         index = len(session.history) + 1
         self.user_message_id = f"msg-{index}"
         self.message_id = f"msg-{index + 1}"
