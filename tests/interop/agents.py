@@ -92,6 +92,8 @@ class Agent:
         fallback: how the agent shows a subagent to a client that did not opt
             in (``clientCapabilities.subagents``): ``("name", X)`` a tool call
             named X, ``("title", X)`` a tool call titled X.
+        subagent_tree: with the opt-in the agent runs its subagents as child
+            sessions (``subagent_update``); False: a tool call all the same.
         system_prompt_modes: the modes its ``sessionCapabilities.systemPrompt``
             advertises (``()``: none; the session openers refuse a system prompt).
 
@@ -115,6 +117,7 @@ class Agent:
     reject_ends_turn: bool = False
     subagent: Callable[[str], Step] | None = None
     fallback: tuple[str, str] | None = None
+    subagent_tree: bool = True
     system_prompt_modes: tuple[str, ...] = ()
     na: dict[str, str] = field(default_factory=dict)
     defects: dict[str, str] = field(default_factory=dict)
@@ -361,10 +364,14 @@ QWEN = Agent(
     shell=lambda c: Tool("run_shell_command", {"command": c}),
     plan=_todos_qwen,
     node22=True,
-    na={
-        "subagents": "Qwen Code 0.24.4 advertises no subagent support and sends no "
-        "subagent_update: its `agent` tool is an ordinary tool call",
-    },
+    # Its `agent` tool runs the subagent in the background and shows it only as a
+    # tool call, opt-in or not (no subagent_update; the child's output is not shown).
+    subagent=lambda task: Tool(
+        "agent",
+        {"description": "probe subagent", "prompt": task, "subagent_type": "general-purpose"},
+    ),
+    fallback=("title", "Agent: probe subagent"),
+    subagent_tree=False,
 )
 
 

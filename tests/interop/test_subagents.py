@@ -1,0 +1,119 @@
+"""Subagents of real agents, offline: a session tree with the opt-in, a tool call without.
+
+The parent's model calls the agent's subagent tool with a task carrying a
+marker; the fake model runs the child's conversation (the one whose user
+text holds the marker) from its own script. The child's answer streams over
+about two seconds, so codex's child is still running when the parent's turn
+has ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from acphost import AcpClient
+from tests.interop.conftest import assert_no_survivors, na
+from tests.interop.fake_model import FakeModel, Text
+from tests.interop.test_library import TURN, Frames, host
+
+pytestmark = [pytest.mark.interop, pytest.mark.timeout(150)]
+
+MARKER = "CHILD-TASK-7"
+TASK = f"{MARKER}: reply with the child's word."
+CHILD_TEXT = "pong from the child"
+
+
+def delegate(agent, model: FakeModel) -> None:
+    """Script a parent that starts one subagent, and the child's answer."""
+    model.script = [agent.subagent(TASK), Text("Parent done.")]
+    model.children = {MARKER: [Text(CHILD_TEXT, chunks=4, delay=0.5)]}
+
+
+def initialize_caps(frames: Frames) -> dict:
+    sent = next(f for d, f in frames.frames if d == "send" and f.get("method") == "initialize")
+    return sent["params"]["clientCapabilities"]
+
+
+async def run(agent, root, home, ws, model, frames, **options):
+    async with AcpClient.start(
+        agent.argv(root, model),
+        env=agent.env(home, model),
+        cwd=ws,
+        tap=frames,
+        host=host(agent, write=True),
+        **options,
+    ) as client:
+        session = await client.new_session(str(ws))
+        result = await asyncio.wait_for(session.prompt("delegate it").result(), TURN)
+        # Children may go on after the parent's turn (codex): the caller awaits them.
+        await session.wait_subagents(timeout=TURN)
+    return session, result
+
+
+async def test_subagent_is_a_child_session(agent, agents_root, home, ws, model):
+    na(agent, "subagents")
+    delegate(agent, model)
+    frames = Frames()
+    session, result = await run(agent, agents_root, home, ws, model, frames)
+    assert initialize_caps(frames)["subagents"] == {}  # advertised by default
+    assert result.stop_reason == "end_turn"
+    if not agent.subagent_tree:
+        # Qwen Code: a tool call all the same, and no child session.
+        assert session.subagents == () and not messages(session)
+        field, value = agent.fallback
+        assert [c.status for c in calls(session) if getattr(c, field) == value] == ["completed"]
+        return
+    assert "Parent done." in result.text
+    [child] = session.subagents
+    assert child.parent is session and child.subagents == ()
+    # The child's own transcript, apart from the parent's.
+    assert CHILD_TEXT in child.state.last_agent_text()
+    assert CHILD_TEXT not in session.state.last_agent_text()
+    assert (child.activity, child.stop_reason, child.running) == ("idle", "end_turn", False)
+    assert not session.running_subagents()
+    # The call that started it is no tool call of the parent's.
+    assert not any(agent.fallback[1] == getattr(c, agent.fallback[0]) for c in calls(session))
+    if agent.name == "claude":
+        # Its Agent tool runs in the foreground: the parent's turn waited for it.
+        assert result.subagents_running == ()
+        assert (child.title, child.description) == ("probe subagent", "general-purpose")
+        assert child.label == "probe subagent"
+        # The task went to the child and its reply came back, as session messages.
+        said = {(m.sender_session_id, m.recipient_session_id): m.text for m in messages(session)}
+        assert MARKER in said[(session.id, child.id)]
+        assert CHILD_TEXT in said[(child.id, session.id)]
+    if agent.name == "codex":
+        # Its child streams after the parent's session/prompt answered.
+        assert result.subagents_running == (child.id,)
+        assert child.title is None and child.label == child.description
+        assert MARKER in child.description
+        assert child.id.startswith(f"{session.id}:subagent:")
+    assert_no_survivors(home)
+
+
+async def test_subagent_without_the_opt_in_is_a_tool_call(agent, agents_root, home, ws, model):
+    na(agent, "subagents")
+    delegate(agent, model)
+    frames = Frames()
+    session, result = await run(agent, agents_root, home, ws, model, frames, subagents=False)
+    assert "subagents" not in initialize_caps(frames)
+    assert result.stop_reason == "end_turn"
+    assert session.subagents == () and not messages(session)
+    field, value = agent.fallback
+    [call] = [c for c in calls(session) if getattr(c, field) == value]
+    assert call.status == "completed"
+    if agent.name == "claude":
+        # The child's answer comes back as the tool call's output.
+        assert CHILD_TEXT in str(call.raw_output)
+    # codex: the child's output is not shown at all (its spawnAgent call says
+    # only which thread it started).
+
+
+def calls(session):
+    return list(session.state.tool_calls.values())
+
+
+def messages(session):
+    return list(session.state.session_messages.values())
