@@ -17,6 +17,7 @@ from acphost import AcpClient
 from tests.interop.conftest import assert_no_survivors, na
 from tests.interop.fake_model import FakeModel, Text
 from tests.interop.test_library import TURN, Frames, host
+from tests.support.waiting import eventually
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(150)]
 
@@ -109,6 +110,42 @@ async def test_subagent_without_the_opt_in_is_a_tool_call(agent, agents_root, ho
         assert CHILD_TEXT in str(call.raw_output)
     # codex: the child's output is not shown at all (its spawnAgent call says
     # only which thread it started).
+
+
+async def test_cancel_a_subagent(agent, agents_root, home, ws, model):
+    na(agent, "subagents")
+    if not agent.subagent_tree:
+        pytest.skip(f"not applicable: {agent.name} runs its subagents as tool calls")
+    # The child runs a long command; claude-agent-acp sends a child's text only
+    # once the model's message is whole, so a command is what can be cut short.
+    model.script = [agent.subagent(TASK), Text("Parent done.")]
+    model.children = {MARKER: [agent.shell("sleep 20"), Text("CHILD-AFTER-THE-COMMAND")]}
+    async with AcpClient.start(
+        agent.argv(agents_root, model),
+        env=agent.env(home, model),
+        cwd=ws,
+        host=host(agent, write=True),
+    ) as client:
+        session = await client.new_session(str(ws))
+        turn = asyncio.ensure_future(session.prompt("delegate it").result())
+
+        def running_its_command():
+            return any(
+                c.status in ("pending", "in_progress")
+                for child in session.subagents
+                for c in child.state.tool_calls.values()
+            )
+
+        await eventually(running_its_command, timeout=TURN, what="the child runs its command")
+        [child] = session.subagents
+        assert child.running and child.can_cancel  # both adapters allow it
+        await child.cancel()
+        await session.wait_subagents(timeout=TURN)
+        result = await asyncio.wait_for(turn, TURN)
+    assert child.stop_reason == "cancelled" and not child.running
+    # It stopped at the command: its model was never asked for the text after it.
+    assert "CHILD-AFTER-THE-COMMAND" not in child.state.last_agent_text()
+    assert result.stop_reason == "end_turn"  # the parent's turn went on
 
 
 def calls(session):
