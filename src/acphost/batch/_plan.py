@@ -80,6 +80,7 @@ class Plan:
                 {
                     "id": r.id,
                     "agent": r.agent.name,
+                    "agent_version": r.agent.version,
                     "prompt_id": r.prompt_id,
                     "repeat": r.repeat,
                     "fingerprint": r.fingerprint,

@@ -195,6 +195,7 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         """``report.json``: ``runs`` (the contract), with the plan, summary and cells."""
         meta = {k: v for k, v in self.plan.items() if k not in ("runs", "format", "version")}
+        versions = self.agent_versions()
         return {
             "format": f"{FORMAT}-report",
             "version": VERSION,
@@ -202,9 +203,24 @@ class Report:
             "batch": meta,
             "summary": {**self.counts(), "cost": _costs(self.outcomes) or None},
             "cells": [self.cell(a, p).to_json() for p, _ in self.prompts for a in self.agents],
-            "runs": [o.to_json() for o in self.outcomes],
+            "runs": [{**o.to_json(), "agent_version": versions.get(o.id)} for o in self.outcomes],
             "unread": list(self.unread),
         }
+
+    def agent_versions(self) -> dict[str, str]:
+        """Run id -> the version of the agent it started, as its plan resolved it.
+
+        A registry agent run through npx or uvx pins one (``acp:ID@VERSION``
+        or the preset's); a run of a settings command or of a binary on PATH
+        has none and is left out. ``batch.json`` is data: only strings count.
+        """
+        out: dict[str, str] = {}
+        for entry in self.plan.get("runs", []):
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+                version = entry.get("agent_version")
+                if isinstance(version, str):
+                    out[entry["id"]] = version
+        return out
 
     def own(self, rel: str | None) -> str | None:
         """``rel`` when it names a file of the results folder's own, else None (not linked)."""
@@ -319,16 +335,19 @@ def render_markdown(report: Report) -> str:
     lines += [f"- {md_inline(line, 400)}" for line in report.unread]
     if report.unread:
         lines.append("")
+    versions = report.agent_versions()
     for o in report.outcomes:
-        lines += _md_run(report, o)
+        lines += _md_run(report, o, versions)
     return "\n".join(lines) + "\n"
 
 
-def _md_run(report: Report, o: RunOutcome) -> list[str]:
+def _md_run(report: Report, o: RunOutcome, versions: dict[str, str]) -> list[str]:
     stop = f" ({md_inline(o.stop_reason)})" if o.stop_reason else ""
     out = [f"### {md_inline(o.id)}: {md_inline(o.status)}{stop}, {o.duration_s:.2f} s", ""]
+    version = versions.get(o.id)
+    at = f" (version {md_inline(version, 64)})" if version else ""
     out.append(
-        f"Agent {md_inline(o.agent)}, prompt {md_inline(o.prompt_id)}, repeat {o.repeat}, "
+        f"Agent {md_inline(o.agent)}{at}, prompt {md_inline(o.prompt_id)}, repeat {o.repeat}, "
         f"on {md_inline(o.node)}."
     )
     links = [

@@ -57,16 +57,28 @@ def shown_argv(spec: AgentSpec, redactor: Redactor) -> str:
 
 
 def list_agents(args: argparse.Namespace) -> int:
-    """Print every agent with its source, command and whether it is installed."""
+    """Print every agent with its source, command and whether it is installed.
+
+    With ``-a NAME`` (or ``--agent-command``), only that agent, as a run
+    with the same flags would start it (``-a acp:ID@VERSION`` shows the
+    pinned command): nothing is started.
+    """
     cwd = project_dir(args.cwd or os.curdir)
+    chosen: dict[str, AgentSpec] | None = None
     try:
-        settings = settings_for(args.settings, cwd)
+        if args.agent is not None or args.agent_command is not None:
+            _, settings, spec = resolve(args)
+            chosen = {spec.name: spec}
+        else:
+            settings = settings_for(args.settings, cwd)
+    except UsageProblem as exc:
+        return usage_error(str(exc), "acphost agents")
     except SettingsError as exc:
         return usage_error(str(exc), "acphost agents")
     field = Edge(is_terminal(sys.stdout)).field
     default = next(iter(settings.agents), "demo")
     rows = []
-    for name, spec in all_agents(settings).items():
+    for name, spec in (chosen if chosen is not None else all_agents(settings)).items():
         found = "yes" if command_found(spec) else "no"
         mark = "*" if name == default else " "
         shown = shown_argv(spec, run_redactor(spec, settings))

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["agent_text", "auth_message", "report", "terminal_login"]
 
+
 def agent_text(text: str, redact: Callable[[str], str]) -> str:
     """Agent-supplied text for stderr: redacted whole (no secret is cut in two), then bounded."""
     return bounded(redact(text))

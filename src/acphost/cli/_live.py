@@ -36,14 +36,14 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import view as v
 from ._edge import ChunkCleaner, Edge, is_held, markdown_class, set_stderr_hook, warn
-from ._render import THOUGHT_PREFIX, Line, lines_of
+from ._render import THOUGHT_PREFIX, ChildLines, Line, lines_of
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
     from rich.segment import Segment
 
     from .. import schema as s
-    from ..client import SessionState
+    from ..client import SessionState, Subagent
 
 __all__ = ["LiveRegion", "RichRenderer", "block_end"]
 
@@ -348,6 +348,7 @@ class RichRenderer:
         self._clean = ChunkCleaner(self.edge)
         self._viewer = v.Viewer(state)
         self._message_id: str | None = None
+        self._children: ChildLines | None = None  # made at a subagent's first update
         set_stderr_hook(self.region.erase)
 
     # -- streams -----------------------------------------------------------------
@@ -415,6 +416,9 @@ class RichRenderer:
             if isinstance(piece, v.MediaPiece) and piece.role == "user":
                 return
         lines = [line for piece in pieces for line in lines_of(piece, self.edge)]
+        if self._children is not None:
+            ended = [p.session_id for p in pieces if isinstance(p, v.SubagentCard)]
+            lines = [ln for sid in ended for ln in self._children.flush(sid)] + lines
         if not lines:
             return
         if all(line.stderr for line in lines):
@@ -437,6 +441,15 @@ class RichRenderer:
             else:
                 self.console.print(self._text(line.text, style=line.style or ""), crop=False)
 
+    def child(self, child: Subagent, update: s.SessionUpdate) -> None:
+        """Show one update of a subagent's child session: lines tagged ``[label]``."""
+        if self._children is None:
+            self._children = ChildLines(self.edge)
+        lines = self._children.lines(child, update)
+        if lines:
+            self._end_stream()
+            self.show(lines)
+
     def note(self, message: str) -> None:
         """Say ``acphost: message`` on stderr, below the text already streamed.
 
@@ -453,4 +466,8 @@ class RichRenderer:
             self._timer.cancel()
             self._timer = None
         self._end_stream()
+        if self._children is not None:
+            rest = self._children.flush()
+            if rest:
+                self.show(rest)
         set_stderr_hook(None)

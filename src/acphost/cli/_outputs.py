@@ -144,9 +144,7 @@ class RunOutputs:
             except OutputFileError as exc:
                 raise self.usage_problem(exc) from None
 
-    def save_session(
-        self, session_id: str, cwd: str, recording: SessionRecording | None
-    ) -> None:
+    def save_session(self, session_id: str, cwd: str, recording: SessionRecording | None) -> None:
         """``--save-session``: the agent, the session id, the cwd (and the history id)."""
         if not self.args.save_session:
             return

@@ -25,7 +25,8 @@ __all__ = [
 
 _EPILOG = """\
 subcommands:
-  agents            list the agents you can pick with -a (settings, presets, demo)
+  agents            list the agents you can pick with -a (settings, presets, demo);
+                    -a NAME: only the command that one would run
   sessions [list]   list the agent's sessions (session/list)
   doctor            check that an agent starts, time initialize, show capabilities
   tui [PATH]        the interactive terminal client
@@ -39,6 +40,7 @@ subcommands:
 examples:
   acphost "show me around"                    # the built-in demo agent
   acphost -a claude --write "fix the tests"   # a registry preset, writes allowed
+  acphost -a acp:gemini@0.61.0 "hello"        # a registry agent by id, at that version
   echo "summarise @README.md" | acphost -o simple
   acphost -o jsonl "hello" > frames.jsonl     # every frame, both directions
   acphost --continue "and now the tests"      # go on with the last session here
@@ -153,7 +155,10 @@ def first_word(argv: list[str], *parsers: argparse.ArgumentParser) -> int | None
     return None
 
 
-_AGENT_HELP = "the agent (default: the first in settings, else demo)"
+_AGENT_HELP = (
+    "the agent: a settings entry, a preset, acp:ID[@VERSION] (a registry agent) or demo "
+    "(default: the first in settings, else demo)"
+)
 
 
 def add_global_flags(
@@ -376,6 +381,21 @@ def build_parser() -> argparse.ArgumentParser:
         dest="notices",
         action="store_false",
         help="do not accept the agent's notices (shown on stderr as '[notice] severity: text')",
+    )
+    g.add_argument(
+        "--subagent-timeout",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="after the turn's answer, wait at most S seconds for subagents that go on "
+        "(default 600; 0: no bound), then stop them",
+    )
+    g.add_argument(
+        "--no-subagents",
+        dest="subagents",
+        action="store_false",
+        help="do not advertise subagents: the agent then runs no child sessions the host can "
+        "follow (it may show a subagent as one tool call, or not at all)",
     )
     g = p.add_argument_group("traces")
     g.add_argument("--trace", metavar="FILE", help="record every frame (secrets redacted) as JSONL")

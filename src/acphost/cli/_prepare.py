@@ -28,6 +28,7 @@ __all__ = [
     "read_prompt",
 ]
 
+
 @dataclass(frozen=True, slots=True)
 class Prepared:
     """A prompt run, checked and ready for its agent to start.

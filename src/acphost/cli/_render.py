@@ -25,10 +25,11 @@ from .. import view as v
 from ._edge import ChunkCleaner, Edge, before_stderr, stderr_redacted, warn
 
 if TYPE_CHECKING:
-    from ..client import SessionState, ToolCallState
+    from ..client import SessionState, Subagent, ToolCallState
 
 __all__ = [
     "THOUGHT_PREFIX",
+    "ChildLines",
     "Line",
     "PlainRenderer",
     "Renderer",
@@ -71,6 +72,10 @@ class Renderer(Protocol):
 
     def update(self, update: s.SessionUpdate) -> None:
         """Show one update."""
+        ...
+
+    def child(self, child: Subagent, update: s.SessionUpdate) -> None:
+        """Show one update of a subagent's child session, attributed to it."""
         ...
 
     def note(self, message: str) -> None:
@@ -221,6 +226,26 @@ def _reported_output(piece: v.Terminal, edge: Edge) -> list[Line]:
     return lines
 
 
+def _tagged(tag: str, text: str, edge: Edge, style: str | None = None) -> list[Line]:
+    return [Line(tag + edge.text(part), style) for part in text.split("\n")]
+
+
+def tree_lines(piece: v.SubagentCard | v.InterMessage, edge: Edge) -> list[Line]:
+    """The lines a piece of the tree shows in the parent's output (none when unchanged)."""
+    if isinstance(piece, v.SubagentCard):
+        if not piece.changed:
+            return []
+        head = f"[subagent] {edge.field(piece.label)}: {edge.field(piece.status)}"
+        if piece.description and piece.description != piece.label and piece.activity == "running":
+            head += f" — {edge.field(piece.description)}"
+        return [Line(head, "magenta")]
+    text = piece.added
+    if not text:
+        return []
+    arrow = "→" if piece.outgoing else "←"
+    return _tagged(f"[subagent] {arrow} {edge.field(piece.peer)}: ", text, edge, "magenta")
+
+
 def lines_of(piece: v.Piece, edge: Edge) -> list[Line]:
     """The lines one piece shows (message text and thoughts stream instead: none).
 
@@ -246,6 +271,8 @@ def lines_of(piece: v.Piece, edge: Edge) -> list[Line]:
         return [compaction_line(piece.status, edge, piece.error)] if piece.changed else []
     if isinstance(piece, v.Terminal):
         return _reported_output(piece, edge) if piece.ended else []
+    if isinstance(piece, (v.SubagentCard, v.InterMessage)):
+        return tree_lines(piece, edge)
     # Usage, settings, the host's terminals and unknown kinds are not part of the text.
     # The agent's slash commands are session state, not part of the answer: an
     # available_commands_update may arrive before the turn or during it, as the
@@ -327,6 +354,7 @@ class PlainRenderer:
         self._message_id: str | None = None
         self._gap = False  # a blank line is due before the next message
         self._viewer = v.Viewer(state)
+        self._children: ChildLines | None = None  # made at a subagent's first update
 
     # -- writing ---------------------------------------------------------------
 
@@ -436,6 +464,17 @@ class PlainRenderer:
                     self._lines(lines_of(piece, self.edge))
                 return
         lines = [line for piece in pieces for line in lines_of(piece, self.edge)]
+        if self._children is not None and any(isinstance(p, v.SubagentCard) for p in pieces):
+            # A child ended (or changed): its last partial line comes before.
+            lines = [
+                *(
+                    ln
+                    for p in pieces
+                    if isinstance(p, v.SubagentCard)
+                    for ln in self._children.flush(p.session_id)
+                ),
+                *lines,
+            ]
         if self.simple:
             # What the transcript would show between two runs of message text
             # (a tool call, a plan) ends the first message; usage reports do not.
@@ -495,7 +534,87 @@ class PlainRenderer:
         self._flush()
         warn(message)
 
+    def child(self, child: Subagent, update: s.SessionUpdate) -> None:
+        """Show one update of a subagent's child session: lines tagged ``[label]``.
+
+        Not in ``-o simple``, which writes only the assistant's own text.
+        """
+        if self.simple:
+            return
+        if self._children is None:
+            self._children = ChildLines(self.edge)
+        lines = self._children.lines(child, update)
+        if lines:
+            self._lines(lines)
+
     def close(self) -> None:
         """End with a newline when text was written, and flush."""
         self._end_stream()
+        if self._children is not None:
+            self._lines(self._children.flush())
         self._flush()
+
+
+# -- subagents ------------------------------------------------------------------------
+# A child's own updates are viewed with a viewer of the child's state and each
+# line is tagged with its label (``[helper 1] ...``). A child's message text
+# streams in chunks that need not end on a line: it is kept until a line is
+# complete, so that the lines of two children (and the parent's text) never
+# interleave within a line.
+
+
+class ChildLines:
+    """The lines of each subagent's own updates, attributed (see the module docstring).
+
+    Args:
+        edge: how agent text is cleaned for the output.
+
+    """
+
+    def __init__(self, edge: Edge) -> None:
+        self.edge = edge
+        self._viewers: dict[str, v.Viewer] = {}
+        self._partial: dict[str, tuple[str, str]] = {}  # id -> (tag, text not yet a line)
+
+    def lines(self, child: Subagent, update: s.SessionUpdate) -> list[Line]:
+        """The lines one update of ``child`` (a :class:`~acphost.client.Subagent`) shows."""
+        viewer = self._viewers.get(child.id)
+        if viewer is None:
+            viewer = self._viewers[child.id] = v.Viewer(child.state)
+        tag = f"[{self.edge.field(child.label)}] "
+        out: list[Line] = []
+        for piece in viewer.pieces(update):
+            if isinstance(piece, v.Text):
+                if piece.role == "agent":
+                    out.extend(self._feed(child.id, tag, piece.text))
+                continue
+            if isinstance(piece, (v.Thought, v.InterMessage)):
+                # Its thoughts stay inside it; the messages it exchanges are
+                # shown once, on the parent's side.
+                continue
+            shown = (
+                tree_lines(piece, self.edge)
+                if isinstance(piece, v.SubagentCard)
+                else lines_of(piece, self.edge)
+            )
+            if shown:
+                out.extend(self.flush(child.id))
+                out.extend(Line(tag + line.text, line.style, line.stderr) for line in shown)
+        return out
+
+    def _feed(self, child_id: str, tag: str, text: str) -> list[Line]:
+        _, before = self._partial.get(child_id, (tag, ""))
+        text = before + text
+        *done, rest = text.split("\n")
+        self._partial[child_id] = (tag, rest)
+        return [Line(tag + self.edge.text(line)) for line in done]
+
+    def flush(self, child_id: str | None = None) -> list[Line]:
+        """The text of a child (or of every child) not yet on a line of its own, as lines."""
+        ids = [child_id] if child_id is not None else list(self._partial)
+        out: list[Line] = []
+        for cid in ids:
+            tag, rest = self._partial.pop(cid, ("", ""))
+            if rest:
+                out.append(Line(tag + self.edge.text(rest)))
+        return out

@@ -39,6 +39,8 @@ from ._edge import Edge, is_styled_terminal, is_terminal, warn
 from ._parser import usage_error
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..client import AcpClient, HostConfig, Session, Turn, TurnResult
     from ..launch import Refusals, Run, RunOptions
     from ._ask import TtyAsker
@@ -303,16 +305,25 @@ class PromptRun:
         renderer = self.renderer(session)
         _collector.resume()  # the run's modules are all imported now
         turn = self.running = session.prompt(blocks, budget=budget)
+        remove_listener: Callable[[], None] | None = None
+        if renderer is not None:
+            # Shown as the reader takes them, the session's updates and its
+            # subagents' in one wire order (a child may go on streaming after
+            # the turn's answer); the turn's own queue is then not needed.
+            update_, child_ = renderer.update, renderer.child
+
+            def show(owner: Any, update: Any) -> None:
+                if owner is session:
+                    update_(update)
+                else:
+                    child_(owner, update)
+
+            remove_listener = session.add_listener(show, subagents=True)
         loop.add_signal_handler(signal.SIGINT, on_sigint)
         try:
-            if renderer is None:
-                async for _ in turn:
-                    pass
-            else:
-                update_ = renderer.update
-                async for update in turn:
-                    update_(update)
             result = await turn
+            if result.subagents_running:
+                await self.wait_subagents(session, renderer)
         except (AgentExited, AcpTimeout):
             if self.interrupted:
                 raise _Interrupted from None
@@ -323,6 +334,8 @@ class PromptRun:
             raise
         finally:
             loop.remove_signal_handler(signal.SIGINT)
+            if remove_listener is not None:
+                remove_listener()
             if renderer is not None:
                 renderer.close()
             for task in pending:
@@ -333,6 +346,23 @@ class PromptRun:
         if self.output_error is not None:  # the last flush failed
             raise _OutputClosed(self.output_error)
         return self.outcome(result, session, budget is not None)
+
+    async def wait_subagents(self, session: Session, renderer: Renderer | None) -> None:
+        """Wait for the subagents that go on after the turn's answer, within the bound.
+
+        Past ``--subagent-timeout``, the ones still running are cancelled
+        (those the agent allows) and the run says so and ends.
+        """
+        timeout = self.args.subagent_timeout
+        try:
+            await session.wait_subagents(timeout=timeout if timeout > 0 else None)
+        except AcpTimeout:
+            names = ", ".join(child.label for child in session.running_subagents())
+            (renderer.note if renderer is not None else warn)(
+                f"subagents still running after {timeout:g} s: {self.edge.field(names)}; "
+                "stopping them (raise --subagent-timeout to wait longer)"
+            )
+            await session.cancel()
 
     def outcome(self, result: TurnResult, session: Session, budgeted: bool) -> int:
         """Report how the turn ended (usage line, budget, stop reason); the exit code."""
@@ -419,6 +449,7 @@ class PromptRun:
                 "session_timeout": a.init_timeout,
                 "unstable": a.unstable,
                 "notices": a.notices,
+                "subagents": a.subagents,
                 # The command line shows updates as they come and records the
                 # history from them: the session state need not keep messages.
                 "keep_history": False,

@@ -7,6 +7,7 @@ through the run's redactor too, since they may quote a frame.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import operator
 import sys
@@ -93,11 +94,12 @@ class LiveCheck:
         """Check one frame (``send``/``receive``)."""
         try:
             if direction == "receive" and not self.strict:
-                try:
+                hot = None
+                # msgspec.DecodeError is a ValueError: another frame, read whole below.
+                with contextlib.suppress(ValueError, RecursionError):
                     hot = _read_update(line)
-                except (ValueError, RecursionError):  # msgspec.DecodeError is one
-                    pass  # another frame: read whole below
-                else:
+                # A subagent_update names a child session: read whole below.
+                if hot is not None and hot.params.update.kind != "subagent_update":
                     params = hot.params
                     for v in self.validator.feed_session_update(
                         params.session_id, params.update.kind
@@ -122,15 +124,18 @@ class LiveCheck:
         one go and checked in one call; anything else, line by line.
         """
         if not self.strict:
+            pairs: list[tuple[str, str]] = []
             try:
                 updates = _read_updates(block)
             except (ValueError, RecursionError):  # not only updates: line by line
                 pass
             else:
+                pairs = list(map(_session_and_kind, updates))
+                if any(kind == "subagent_update" for _, kind in pairs):
+                    pairs = []  # a child is announced: line by line, below
+            if pairs:
                 try:
-                    found = self.validator.feed_session_updates(
-                        list(map(_session_and_kind, updates))
-                    )
+                    found = self.validator.feed_session_updates(pairs)
                 except Exception as exc:  # a checker bug must never take the run down
                     self._off(exc)
                     return

@@ -105,8 +105,7 @@ def describe_settings(settings: Settings) -> list[str]:
     from ..redact import Redactor  # noqa: PLC0415 - only acphost trust needs it
 
     adjusted = [
-        SimpleNamespace(env=extra["env"], args=extra["args"])
-        for extra in settings.partial.values()
+        SimpleNamespace(env=extra["env"], args=extra["args"]) for extra in settings.partial.values()
     ]
     redactor = Redactor.from_config(
         agents=[*settings.agents.values(), *adjusted], settings=settings, host_env=None

@@ -1,27 +1,32 @@
 """Agent presets: the built-in demo agent and well-known agents from the registry.
 
-The registry data (``data/registry.json``, the ACP registry's format) is
-vendored; agents distributed through npm or PyPI become ``npx -y PKG`` /
-``uvx PKG`` presets, binary-only agents a preset that expects the binary on
-PATH. A few facts the registry does not carry live in ``_OVERLAY``: short
-aliases users type, a newer launch flag, and wire quirks (Gemini CLI reads
-files before creating them and needs empty content back).
+Every agent of the vendored ACP registry (``data/registry.json``, read by
+:mod:`._registry`) is a preset named by its id, launched as the registry
+says (npx and uvx packages; a binary must already be on PATH). A few facts
+the registry does not carry live in ``_OVERLAY``: short aliases users type,
+the version a preset pins (the one ``tests/interop`` runs), launch flags
+acphost chooses, and wire quirks (Gemini CLI reads files before creating
+them and needs empty content back).
+
+Any registry agent also runs by id, at any version of its package:
+``acp:ID`` or ``acp:ID@VERSION`` (:func:`resolve_agent`). That runs the
+registry's own launch, pinned; of the overlay only the wire quirks apply.
 
 A settings entry with the same name always wins over a preset.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
 from dataclasses import replace
 from typing import Any
 
-from ._spec import AgentSpec, Settings
+from ._registry import PREFIX, launch, parse_name, registry_entries, registry_entry, unknown
+from ._spec import AgentSpec, Settings, SettingsError
 
-__all__ = ["DEMO", "all_agents", "command_found", "presets", "resolve_agent"]
+__all__ = ["DEMO", "all_agents", "command_found", "presets", "registry_agent", "resolve_agent"]
 
 DEMO = AgentSpec(
     name="demo",
@@ -31,21 +36,21 @@ DEMO = AgentSpec(
     description="acphost's scripted demo agent (no model, no network)",
 )
 
-# id -> adjustments. "alias": names that also select it; "npx": the package
-# (pinned to the version tests/interop runs against, newer than the snapshot);
-# "version": shown in the description; "args": its launch flags; "env": more
-# of its environment.
+# id -> adjustments of the registry entry. "alias": names that also select
+# it; "version": the version the preset pins (tests/interop runs it, newer
+# than the vendored entry); "args": its launch flags in place of the
+# registry's; "env": more of its environment. Where the registry entry came
+# from, and the agent's own page on starting it in ACP mode, are noted per
+# agent: the registry's copy is agentclientprotocol/registry's <id>/agent.json.
 _OVERLAY: dict[str, dict[str, Any]] = {
     # claude-agent-acp succeeded @zed-industries/claude-code-acp (last 0.16.2),
     # whose registry id stays an alias; docs/INTEROP.md has the history.
     "claude-acp": {
         "alias": ["claude", "claude-code", "claude-code-acp"],
-        "npx": "@agentclientprotocol/claude-agent-acp@0.101.0",
         "version": "0.101.0",
     },
     "gemini": {
         "alias": ["gemini-cli"],
-        "npx": "@google/gemini-cli@0.61.0",
         "version": "0.61.0",
         "args": ["--acp"],
         "missing_file_returns_empty": True,
@@ -55,7 +60,6 @@ _OVERLAY: dict[str, dict[str, Any]] = {
     # permission policy decides.
     "qwen-code": {
         "alias": ["qwen"],
-        "npx": "@qwen-code/qwen-code@0.24.4",
         "version": "0.24.4",
         "args": ["--acp", "--approval-mode", "default"],
     },
@@ -65,69 +69,94 @@ _OVERLAY: dict[str, dict[str, Any]] = {
     # (session/request_permission), so acphost's permission policy decides.
     "codex-acp": {
         "alias": ["codex"],
-        "npx": "@agentclientprotocol/codex-acp@2.6.0",
         "version": "2.6.0",
         "env": {"INITIAL_AGENT_MODE": "read-only"},
     },
-    "github-copilot": {"alias": ["copilot"]},
+    # The Copilot CLI (`copilot --acp`, stdio by default):
+    # https://docs.github.com/en/copilot/reference/copilot-cli-reference/acp-server
+    # It replaced the registry's github-copilot (@github/copilot-language-server
+    # --acp), whose id stays an alias.
+    "github-copilot-cli": {"alias": ["copilot", "github-copilot"]},
+    # OpenCode 2 on npm as @opencode/cli; `opencode acp`: https://opencode.ai/docs/acp
     "opencode": {},
+    # Kimi Code CLI, `kimi acp` (a binary on PATH; it asks for `kimi login`
+    # first): https://moonshotai.github.io/kimi-cli/en/reference/kimi-acp.html
+    "kimi": {"alias": ["kimi-code", "kimi-cli"]},
+    # Auggie, `auggie --acp`: https://docs.augmentcode.com/cli/acp/agent
+    "auggie": {},
+    # Cursor's agent CLI, `cursor-agent acp` as the registry's archive names
+    # it (its installer also names it `agent`; then use a settings entry):
+    # https://cursor.com/docs/cli/acp
+    "cursor": {"alias": ["cursor-agent"]},
+    # goose, `goose acp` (a binary on PATH):
+    # https://block.github.io/goose/docs/guides/acp-clients
+    "goose": {},
+    # Kilo CLI, `kilo acp`, run from npm as @kilocode/cli (the registry lists
+    # its binaries too): https://kilo.ai/docs/code-with-ai/platforms/cli
+    "kilo": {"alias": ["kilocode", "kilo-code"]},
 }
-
-
-def _load_registry() -> list[dict[str, Any]]:
-    # A plain file beside this module (package data, installed with it):
-    # importlib.resources would cost more at start-up than reading it.
-    with open(os.path.join(os.path.dirname(__file__), "data", "registry.json"), "rb") as f:
-        agents: list[dict[str, Any]] = json.loads(f.read())["agents"]
-    return agents
 
 
 def _preset(entry: dict[str, Any]) -> AgentSpec | None:
     ident = entry["id"]
-    dist = entry.get("distribution", {})
     over = _OVERLAY.get(ident, {})
-    env: dict[str, str] = {}
-    if "npx" in over:
-        command, args = "npx", ["-y", over["npx"]]
-    elif "npx" in dist:
-        spec = dist["npx"]
-        command, args = "npx", ["-y", spec["package"], *spec.get("args", [])]
-        env.update(spec.get("env", {}))
-    elif "uvx" in dist:
-        spec = dist["uvx"]
-        command, args = "uvx", [spec["package"], *spec.get("args", [])]
-        env.update(spec.get("env", {}))
-    elif "binary" in dist:
-        # We never download archives; the binary must already be on PATH.
-        targets = dist["binary"]
-        target = next(iter(targets.values()), None) if targets else None
-        if target is None:
-            return None
-        command = os.path.basename(target["cmd"])
-        args = list(target.get("args", []))
-        env.update(target.get("env", {}))
-    else:
-        return None
-    env.update(over.get("env", {}))
-    version = entry.get("version", "")
-    if "args" in over:  # the registry snapshot predates the stable flag
-        args = [a for a in args if not a.startswith("--experimental-acp") and a != "--acp"]
-        args += over["args"]
+    try:
+        run = launch(entry, over.get("version"), over.get("args"))
+    except SettingsError:
+        return None  # nothing acphost can run: no preset (acp:ID says why)
+    version = run.version or entry.get("version", "")
     return AgentSpec(
         name=ident,
-        command=command,
-        args=tuple(args),
-        env=env,
+        command=run.command,
+        args=run.args,
+        env={**run.env, **over.get("env", {})},
         source="registry",
-        description=f"{entry.get('name', ident)} {over.get('version', version)}".strip(),
+        description=f"{entry.get('name', ident)} {version}".strip(),
         missing_file_returns_empty=bool(over.get("missing_file_returns_empty", False)),
+        version=run.version,
     )
+
+
+def registry_agent(name: str) -> AgentSpec:
+    """The registry agent ``acp:ID`` or ``acp:ID@VERSION``, as the registry launches it.
+
+    Pinned to ``VERSION`` when given (``npx PACKAGE@VERSION``, ``uvx
+    PACKAGE==VERSION``); a binary-only agent runs from PATH and cannot be
+    pinned. Only the preset's wire quirks are added, never its flags.
+
+    Raises:
+        SettingsError: a malformed name, an id the registry does not have
+            (the message names the close ones), or a distribution acphost
+            cannot run (the message says what to do instead).
+
+    """
+    ident, version = parse_name(name)
+    entry = registry_entry(ident)
+    if entry is None:
+        raise unknown(ident, _aliases())
+    run = launch(entry, version)
+    over = _OVERLAY.get(ident, {})
+    shown = run.version or "(the version on PATH)"
+    return AgentSpec(
+        name=name,
+        command=run.command,
+        args=run.args,
+        env=run.env,
+        source="registry",
+        description=f"{entry.get('name', ident)} {shown}",
+        missing_file_returns_empty=bool(over.get("missing_file_returns_empty", False)),
+        version=run.version,
+    )
+
+
+def _aliases() -> dict[str, str]:
+    return {alias: ident for ident, over in _OVERLAY.items() for alias in over.get("alias", [])}
 
 
 def presets() -> dict[str, AgentSpec]:
     """Every preset by name, aliases included (the demo agent first)."""
     out: dict[str, AgentSpec] = {"demo": DEMO}
-    for entry in _load_registry():
+    for entry in registry_entries():
         spec = _preset(entry)
         if spec is None:
             continue
@@ -142,9 +171,13 @@ def _keep_quirks(spec: AgentSpec, known: dict[str, AgentSpec]) -> AgentSpec:
 
     Users replace a preset's command (a local install, a pinned version) far
     more often than its protocol behaviour: ``"gemini": {"command": ...}``
-    still reads files before creating them.
+    still reads files before creating them, and so does one named by the
+    registry id (``"acp:gemini@0.61.0": {"command": ...}``).
     """
-    preset = known.get(spec.name)
+    name = spec.name
+    if name.startswith(PREFIX):
+        name = name[len(PREFIX) :].partition("@")[0]
+    preset = known.get(name)
     if preset is None or not preset.missing_file_returns_empty:
         return spec
     return replace(spec, missing_file_returns_empty=True)
@@ -157,27 +190,34 @@ def all_agents(settings: Settings) -> dict[str, AgentSpec]:
     for name, spec in known.items():
         if name in out:
             continue
-        extra = settings.partial.get(name)
-        if extra is not None:
-            env = {**spec.env, **extra["env"]}
-            args = spec.args + tuple(extra["args"])
-            out[name] = replace(
-                spec,
-                args=args,
-                env=env,
-                source=f"{spec.source} + {settings.path}",
-                **{k: v for k, v in extra.items() if k not in ("args", "env")},
-            )
-        else:
-            out[name] = spec
+        out[name] = _adjusted(spec, settings.partial.get(name), settings)
     return out
+
+
+def _adjusted(spec: AgentSpec, extra: dict[str, Any] | None, settings: Settings) -> AgentSpec:
+    """A preset with a settings entry without ``command`` applied (more args, env, limits)."""
+    if extra is None:
+        return spec
+    return replace(
+        spec,
+        args=spec.args + tuple(extra["args"]),
+        env={**spec.env, **extra["env"]},
+        source=f"{spec.source} + {settings.path}",
+        **{k: v for k, v in extra.items() if k not in ("args", "env")},
+    )
 
 
 def resolve_agent(name: str | None, settings: Settings) -> AgentSpec:
     """Pick the agent: the named one, else the first in settings, else the demo.
 
+    A name ``acp:ID[@VERSION]`` not defined in the settings is the registry
+    agent of that id (:func:`registry_agent`), adjusted by a settings entry
+    without ``command`` of the same name, or else of the name ``acp:ID``.
+
     Raises:
         KeyError: no agent has that name (the message lists the known ones).
+        SettingsError: an ``acp:`` name that cannot run (one line: why, and
+            the close ids when the registry does not have it).
 
     """
     if name is None:
@@ -186,6 +226,10 @@ def resolve_agent(name: str | None, settings: Settings) -> AgentSpec:
         if DEMO.name in settings.partial:  # the demo, adjusted by the settings
             return all_agents(settings)[DEMO.name]
         return DEMO
+    if name.startswith(PREFIX) and name not in settings.agents:
+        spec = registry_agent(name)
+        extra = settings.partial.get(name) or settings.partial.get(name.partition("@")[0])
+        return _adjusted(spec, extra, settings)
     agents = all_agents(settings)
     if name not in agents:
         known = ", ".join(sorted(agents))

@@ -42,6 +42,7 @@ from ._files import InputFileError, loads_strict, read_input
 from ._mcp import check_env_name, expect, parse_mcp
 from ._presets import presets
 from ._project import ProjectFile, project_dir, read_project_file
+from ._registry import is_registry_name
 from ._spec import AgentSpec, Settings, SettingsError
 from ._trust import TrustStatus, stored_status
 
@@ -445,8 +446,8 @@ def _short(value: Any) -> str:
 
 def _expect_preset(name: str, where: str, at: str) -> None:
     expect(
-        name in presets(),
+        name in presets() or is_registry_name(name),
         where,
-        f"{at} has no 'command' (only a built-in or registry agent, such as 'gemini', "
-        "can be adjusted without one; see `acphost agents`)",
+        f"{at} has no 'command' (only a built-in or registry agent, such as 'gemini' "
+        "or 'acp:goose', can be adjusted without one; see `acphost agents`)",
     )

@@ -50,6 +50,9 @@ class AgentSpec:
         system_prompt_mode: ``append`` or ``override`` (settings
             ``system_prompt_mode``; ``--system-prompt-mode`` wins), or None
             for ``append``.
+        version: the agent's version this launch pins (a registry agent run
+            through npx or uvx), or None when unknown (a settings command, a
+            binary found on PATH).
 
     """
 
@@ -65,6 +68,7 @@ class AgentSpec:
     cost_currency: str | None = None
     system_prompt: str | None = None
     system_prompt_mode: str | None = None
+    version: str | None = None
 
     @property
     def argv(self) -> list[str]:

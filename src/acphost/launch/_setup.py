@@ -88,6 +88,8 @@ def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
     except KeyError as exc:
         where = f" (settings: {settings.path})" if settings.path else ""
         raise UsageProblem(f"{exc.args[0]}{where}") from None
+    except SettingsError as exc:  # an acp:ID[@VERSION] the registry cannot run
+        raise UsageProblem(str(exc)) from None
     return cwd, settings, spec
 
 

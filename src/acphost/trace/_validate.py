@@ -115,6 +115,10 @@ class TraceValidator:
         ] = {}  # our requests: id -> (method, line, params)
         self._in: dict[Any, tuple[str, int, Any]] = {}  # the agent's requests
         self._turns: dict[str, int] = {}  # session -> prompt/load request line (while running)
+        # The child sessions agents announced with subagent_update: "child
+        # events are delivered automatically", also after the parent's turn
+        # (schema SubagentUpdate), so their updates belong to no prompt of theirs.
+        self._children: set[str] = set()
         self._cancelled: set[str] = set()  # sessions whose running turn was cancelled
         self._ordinal = 0
 
@@ -303,7 +307,12 @@ class TraceValidator:
         if method == "session/cancel" and isinstance(sid, str) and sid in self._turns:
             self._cancelled.add(sid)
         elif method == "session/update" and isinstance(sid, str):
-            self._session_update(at, sid, _obj(p.get("update")).get("sessionUpdate"))
+            update = _obj(p.get("update"))
+            kind = update.get("sessionUpdate")
+            child = update.get("sessionId")
+            if kind == "subagent_update" and isinstance(child, str) and len(self._children) < 4096:
+                self._children.add(child)
+            self._session_update(at, sid, kind)
 
     def feed_session_update(self, session_id: str, kind: str) -> list[Violation]:
         """:meth:`feed` for an incoming ``session/update`` whose shape is known.
@@ -338,7 +347,7 @@ class TraceValidator:
     def _all_quiet(self, pairs: set[tuple[str, str]]) -> bool:
         caps = _obj(_obj(self._client_caps).get("session"))
         for sid, kind in pairs:
-            if kind in _TURN_UPDATES and sid not in self._turns:
+            if kind in _TURN_UPDATES and sid not in self._turns and sid not in self._children:
                 return False
             needed = _CLIENT_SESSION_CAPS.get(kind)
             if needed is not None and not isinstance(caps.get(needed), dict):
@@ -346,7 +355,7 @@ class TraceValidator:
         return True
 
     def _session_update(self, at: int, sid: str, kind: Any) -> None:
-        if kind in _TURN_UPDATES and sid not in self._turns:
+        if kind in _TURN_UPDATES and sid not in self._turns and sid not in self._children:
             self._add(
                 at,
                 "agent",
