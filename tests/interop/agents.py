@@ -94,6 +94,8 @@ class Agent:
             named X, ``("title", X)`` a tool call titled X.
         subagent_tree: with the opt-in the agent runs its subagents as child
             sessions (``subagent_update``); False: a tool call all the same.
+        subagents_outlive_turn: its children go on after the parent's
+            ``session/prompt`` answered (codex-acp); else the turn waits for them.
         system_prompt_modes: the modes its ``sessionCapabilities.systemPrompt``
             advertises (``()``: none; the session openers refuse a system prompt).
 
@@ -118,6 +120,7 @@ class Agent:
     subagent: Callable[[str], Step] | None = None
     fallback: tuple[str, str] | None = None
     subagent_tree: bool = True
+    subagents_outlive_turn: bool = False
     system_prompt_modes: tuple[str, ...] = ()
     na: dict[str, str] = field(default_factory=dict)
     defects: dict[str, str] = field(default_factory=dict)
@@ -404,6 +407,7 @@ CODEX = Agent(
     # multi_agent_v1's spawn_agent (a Responses namespace tool; the fake model names it).
     subagent=lambda task: Tool("spawn_agent", {"message": task}),
     fallback=("title", "spawnAgent"),
+    subagents_outlive_turn=True,
     system_prompt_modes=("append",),
     na={
         "auth": "the suite runs Codex against a custom model provider, which needs no login",

@@ -85,7 +85,7 @@ async def test_subagent_is_a_child_session(agent, agents_root, home, ws, model):
         said = {(m.sender_session_id, m.recipient_session_id): m.text for m in messages(session)}
         assert MARKER in said[(session.id, child.id)]
         assert CHILD_TEXT in said[(child.id, session.id)]
-    if agent.name == "codex":
+    if agent.subagents_outlive_turn:
         # Its child streams after the parent's session/prompt answered.
         assert result.subagents_running == (child.id,)
         assert child.title is None and child.label == child.description
