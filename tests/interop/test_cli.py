@@ -208,8 +208,8 @@ LABELS = {"claude": "probe subagent", "codex": TASK}
 
 def delegate(agent, model):
     model.script = [agent.subagent(TASK), Text("Parent done.")]
-    # About two seconds of the child's text: codex's child outlives the parent's turn.
-    model.children = {MARKER: [Text(CHILD_TEXT, chunks=4, delay=0.5)]}
+    # About three seconds of the child's text: codex's child outlives the parent's turn.
+    model.children = {MARKER: [Text(CHILD_TEXT, chunks=4, delay=0.75)]}
 
 
 def test_subagent_lines_in_text_output(agent, agents_root, home, ws, model):

@@ -3,7 +3,7 @@
 The parent's model calls the agent's subagent tool with a task carrying a
 marker; the fake model runs the child's conversation (the one whose user
 text holds the marker) from its own script. The child's answer streams over
-about two seconds, so codex's child is still running when the parent's turn
+about three seconds, so codex's child is still running when the parent's turn
 has ended.
 """
 
@@ -29,7 +29,7 @@ CHILD_TEXT = "pong from the child"
 def delegate(agent, model: FakeModel) -> None:
     """Script a parent that starts one subagent, and the child's answer."""
     model.script = [agent.subagent(TASK), Text("Parent done.")]
-    model.children = {MARKER: [Text(CHILD_TEXT, chunks=4, delay=0.5)]}
+    model.children = {MARKER: [Text(CHILD_TEXT, chunks=4, delay=0.75)]}
 
 
 def initialize_caps(frames: Frames) -> dict:
