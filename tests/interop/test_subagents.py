@@ -14,6 +14,7 @@ import asyncio
 import pytest
 
 from acphost import AcpClient
+from acphost.trace import TraceValidator
 from tests.interop.conftest import assert_no_survivors, na
 from tests.interop.fake_model import FakeModel, Text
 from tests.interop.test_library import TURN, Frames, host
@@ -60,6 +61,7 @@ async def test_subagent_is_a_child_session(agent, agents_root, home, ws, model):
     session, result = await run(agent, agents_root, home, ws, model, frames)
     assert initialize_caps(frames)["subagents"] == {}  # advertised by default
     assert result.stop_reason == "end_turn"
+    ours_break_no_rule(frames)
     if not agent.subagent_tree:
         # Qwen Code: a tool call all the same, and no child session.
         assert session.subagents == () and not messages(session)
@@ -101,6 +103,7 @@ async def test_subagent_without_the_opt_in_is_a_tool_call(agent, agents_root, ho
     session, result = await run(agent, agents_root, home, ws, model, frames, subagents=False)
     assert "subagents" not in initialize_caps(frames)
     assert result.stop_reason == "end_turn"
+    ours_break_no_rule(frames)
     assert session.subagents == () and not messages(session)
     field, value = agent.fallback
     [call] = [c for c in calls(session) if getattr(c, field) == value]
@@ -146,6 +149,16 @@ async def test_cancel_a_subagent(agent, agents_root, home, ws, model):
     # It stopped at the command: its model was never asked for the text after it.
     assert "CHILD-AFTER-THE-COMMAND" not in child.state.last_agent_text()
     assert result.stop_reason == "end_turn"  # the parent's turn went on
+
+
+def ours_break_no_rule(frames: Frames) -> None:
+    """Every frame we sent fits the vendored schema (unstable where the shape lives
+    there) and the protocol's rules, child sessions included."""
+    validator = TraceValidator()
+    for direction, frame in frames.frames:
+        validator.feed("outgoing" if direction == "send" else "incoming", frame)
+    ours = [v for v in validator.finish() if v.side == "client"]
+    assert not ours, ours
 
 
 def calls(session):
