@@ -87,12 +87,16 @@ async def test_subagent_is_a_child_session(agent, agents_root, home, ws, model):
         said = {(m.sender_session_id, m.recipient_session_id): m.text for m in messages(session)}
         assert MARKER in said[(session.id, child.id)]
         assert CHILD_TEXT in said[(child.id, session.id)]
+        # The child's transcript has the incoming view of the task.
+        [incoming] = messages(child)
+        assert MARKER in incoming.text and incoming.sender_message_id
     if agent.subagents_outlive_turn:
         # Its child streams after the parent's session/prompt answered.
         assert result.subagents_running == (child.id,)
         assert child.title is None and child.label == child.description
         assert MARKER in child.description
         assert child.id.startswith(f"{session.id}:subagent:")
+        assert child.state.usage is not None  # its own usage_update, on its own id
     assert_no_survivors(home)
 
 
