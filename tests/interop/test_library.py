@@ -328,3 +328,29 @@ async def test_system_prompt(agent, agents_root, home, ws, model, mode):
         # Override replaces Claude Code's own instructions; append keeps them.
         system = json.dumps([r.body.get("system") for r in model.main_requests()])
         assert ("Claude Code" in system) == (mode == "append"), system[:300]
+
+
+@pytest.mark.parametrize("reopen", ["load", "resume"])
+async def test_system_prompt_again_on_load_and_resume(agent, agents_root, home, ws, model, reopen):
+    # The schema: a client SHOULD send on session/load and session/resume the
+    # system prompt it created the session with. (Both agents keep the one
+    # stored with the session: another text sent then never reaches the model.)
+    if "append" not in agent.system_prompt_modes:
+        pytest.skip(f"not applicable: {agent.name} takes no system prompt")
+    model.script = [Text("First answer.")]
+    async with start(agent, agents_root, home, ws, model) as client:
+        first = await client.new_session(str(ws), system_prompt=SYSTEM_PROMPT)
+        await asyncio.wait_for(first.prompt("hi").result(), TURN)
+    model.requests.clear()
+    frames = Frames()
+    async with start(agent, agents_root, home, ws, model, frames=frames) as client:
+        reopen_session = getattr(client, f"{reopen}_session")
+        session = await reopen_session(first.id, str(ws), system_prompt=SYSTEM_PROMPT)
+        result = await asyncio.wait_for(session.prompt("again").result(), TURN)
+    assert result.stop_reason == "end_turn"
+    assert session.state.system_prompt == SYSTEM_PROMPT
+    sent = next(
+        f for d, f in frames.frames if d == "send" and f.get("method") == f"session/{reopen}"
+    )
+    assert sent["params"]["systemPrompt"]["content"][0]["text"] == SYSTEM_PROMPT
+    assert model.sent(SYSTEM_PROMPT)  # the new agent process still hands it to the model
