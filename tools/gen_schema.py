@@ -242,7 +242,7 @@ def is_open_fallback(alt: dict[str, Any]) -> bool:
 #: (UNSET) differs from ``null``.
 PATCH_DEF = re.compile(r"((?:`\w+`(?:,? and |, )?)+) have patch semantics")
 PATCH_PROP = re.compile(
-    r"\bOmitted (?:leaves [\w ]*unchanged|means unchanged)"
+    r"\bOmitted (?:leaves [\w ]*unchanged|means unchanged)|\bSet to null to clear"
     r"|\bExplicit `?null`? is (?:retained|preserved)")
 
 

@@ -48,6 +48,11 @@ from ._subagent_state import TREE_KINDS, decode_tree_update
 
 __all__ = ["Emitter", "HostHooks", "Peer", "UpdateSink"]
 
+#: The extension notification codex-acp 2.6.0 and claude-agent-acp 0.101.0 send
+#: after ``session/new``: ``{"authStatus": {"kind", "label", "detail"}}``, in no
+#: schema (a leading ``_`` marks an extension method, ACP "Extensibility").
+ADAPTER_AUTH_STATUS = "_auth/status_update"
+
 logger = logging.getLogger("acphost.client")
 
 T = TypeVar("T")
@@ -272,6 +277,8 @@ class Peer:
                 self.host.elicitation_complete(params)
             elif method == s.UNSTABLE_AUTH_STATUS_UPDATE and self.unstable is not None:
                 self.unstable.receive_auth_status_update(params)
+            elif method == ADAPTER_AUTH_STATUS and self.unstable is not None:
+                self.unstable.receive_adapter_auth_status(params)
             else:
                 logger.info("ignored notification %s from the agent", method)
             return None

@@ -37,6 +37,44 @@ UpdateListener = Callable[[Any, s.SessionUpdate], None]
 #: How long :meth:`Session.cancel` waits for the agent to end the turn.
 DEFAULT_CANCEL_TIMEOUT = 10.0
 
+#: ``_meta.quota.token_count`` of codex-acp and claude-agent-acp, by the names of
+#: ``PromptResponse.usage`` (schema.unstable.json ``Usage``). Codex calls the
+#: cache writes ``cacheWriteInputTokens``, claude ``cachedWriteTokens``.
+_QUOTA_TOKENS = {
+    "totalTokens": "totalTokens",
+    "inputTokens": "inputTokens",
+    "outputTokens": "outputTokens",
+    "reasoningOutputTokens": "thoughtTokens",
+    "cachedInputTokens": "cachedReadTokens",
+    "cacheWriteInputTokens": "cachedWriteTokens",
+    "cachedWriteTokens": "cachedWriteTokens",
+}
+
+
+def _turn_usage(usage: Any, meta: dict[str, Any] | None) -> Any:
+    """The turn's token counts: ``PromptResponse.usage``, else those of ``_meta.quota``.
+
+    ``_meta`` is the agent's own (ACP "Extensibility": no assumption may be
+    made about its values), so its counts are read only when the response has
+    no ``usage``, and only whole numbers under the names above; the faces
+    then read them as they read ``usage``. None when there are neither.
+    """
+    if usage is not None or meta is None:
+        return usage
+    quota = meta.get("quota")
+    counts = quota.get("token_count") if isinstance(quota, dict) else None
+    if not isinstance(counts, dict):
+        return None
+    found = {
+        _QUOTA_TOKENS[key]: value
+        for key, value in counts.items()
+        if key in _QUOTA_TOKENS
+        and isinstance(value, int)
+        and not isinstance(value, bool)
+        and value >= 0
+    }
+    return found or None
+
 
 class Session:
     """One ACP session; create it with :meth:`AcpClient.new_session` (or load/resume).
@@ -340,7 +378,7 @@ class Session:
                 stop_reason=stop,
                 text=self.state.last_agent_text(),
                 tool_calls=calls,
-                usage=extra.get("usage"),
+                usage=_turn_usage(extra.get("usage"), response.meta),
                 meta=response.meta,
                 response=response,
                 subagents_running=self._running_ids(),

@@ -333,9 +333,10 @@ class SessionState:
         self.config_options = list(update.config_options)
 
     def _apply_info(self, update: s.SessionInfoUpdate) -> None:
-        if update.title is not None:
+        # Schema SessionInfoUpdate: omitted is unchanged, "set to null to clear".
+        if not isinstance(update.title, s.Unset):
             self.title = update.title
-        if update.updated_at is not None:
+        if not isinstance(update.updated_at, s.Unset):
             self.updated_at = update.updated_at
 
     def _apply_usage(self, update: s.UsageUpdate) -> None:

@@ -195,7 +195,10 @@ class TurnResult:
         text: the agent's message text of this turn (empty when the client
             keeps no history: ``keep_history=False``).
         tool_calls: the tool calls that this turn created or updated.
-        usage: the ``usage`` field some agents add to the response, if any.
+        usage: the ``usage`` field some agents add to the response (a dict
+            of token counts, schema.unstable.json ``Usage``); without it, the
+            counts of the response's ``_meta.quota.token_count`` (codex-acp,
+            claude-agent-acp) under the same names; None when there are neither.
         meta: the response's ``_meta``, if any.
         response: the decoded ``PromptResponse``.
         budget_exceeded: set when the host cancelled the turn because a

@@ -52,6 +52,10 @@ class Unstable:
         self._capabilities: u.AgentCapabilities | None = None
         #: The agent's last ``auth/status_update`` (or ``auth/status`` answer).
         self.auth: u.AuthStatusResponse | None = None
+        #: The ``authStatus`` object of the agent's last ``_auth/status_update``,
+        #: the extension the newest adapters send instead (its keys are theirs:
+        #: ``kind``, ``label``, ``detail``), as sent.
+        self.adapter_auth: dict[str, Any] | None = None
 
     @property
     def capabilities(self) -> u.AgentCapabilities:
@@ -148,6 +152,17 @@ class Unstable:
         self.auth = _unstable_schema().AuthStatusResponse(
             state=update.state, accounts=update.accounts, meta=update.meta
         )
+
+    def receive_adapter_auth_status(self, params: Any) -> None:
+        """Keep the ``authStatus`` of an ``_auth/status_update`` (an extension, in no schema).
+
+        Runs in the connection's reader; anything but an object there is ignored.
+        """
+        status = params.get("authStatus") if isinstance(params, dict) else None
+        if isinstance(status, dict):
+            self.adapter_auth = status
+        else:
+            logger.debug("ignored an _auth/status_update without an authStatus object")
 
     def require_system_prompt(self) -> None:
         """Raise unless the agent takes a system prompt on new, load and resume.

@@ -16,6 +16,7 @@ __all__ = ["AuditLog"]
 
 _log = logging.getLogger("acphost.host.permissions")
 
+
 class AuditLog:
     """Appends one JSON object per permission decision to a file (JSONL).
 

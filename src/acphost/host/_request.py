@@ -463,8 +463,10 @@ def _count_left_out(lines: list[str], label: str, left_out: dict[str, int]) -> N
 
 # Characters that show nothing: with enough of them, a value can push what
 # matters off the screen or out of a dialog.
-_BLANKS = re.compile(r"[\s\u2800\u3164\u115f\u1160\uffa0\u00ad\u034f\u061c\u180e"
-                     r"\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]{3,}")
+_BLANKS = re.compile(
+    r"[\s\u2800\u3164\u115f\u1160\uffa0\u00ad\u034f\u061c\u180e"
+    r"\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]{3,}"
+)
 _SHOWN_MAX = 400
 _HEAD, _TAIL = 300, 80
 

@@ -291,20 +291,25 @@ class Run:
         return client
 
     async def _close(self) -> None:
-        """Close the recording, then the client (or the bare agent); the group never survives."""
+        """Close the client (or the bare agent), then the recording; the group never survives.
+
+        The recording closes last: what the agent sends after its last answer
+        (claude-agent-acp titles the session right after it) is read while the
+        client closes, which reads the agent's output to its end.
+        """
         recording, self.recording = self.recording, None
         client, transport = self._client, self.transport
         reaped = False
         try:
             try:
-                if recording is not None:
-                    recording.close()
-            finally:
                 if client is not None:
                     await client.close()
                 elif transport is not None:
                     await transport.close()
                 reaped = True
+            finally:
+                if recording is not None:
+                    recording.close()
         except BaseException:
             # Cancelled (a second Ctrl-C) while closing: the group ends now.
             if not reaped and transport is not None:

@@ -311,9 +311,7 @@ class RpcCore(Outgoing):
                 self._tap_failed()
         yield decoded
 
-    def _parse_lines(
-        self, lines: Iterable[Line], tail: bytes = b""
-    ) -> Iterator[Received]:
+    def _parse_lines(self, lines: Iterable[Line], tail: bytes = b"") -> Iterator[Received]:
         # The one path every line takes. A flood of session updates is what it
         # is tuned for: once the peer has greeted, each line is offered to the
         # typed decoder, and each other well-formed notification is handed

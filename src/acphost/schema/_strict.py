@@ -234,12 +234,6 @@ class _MConfigOptionUpdate(msgspec.Struct, forbid_unknown_fields=True, kw_only=T
     meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MSessionInfoUpdate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='session_info_update'):
-    title: Optional[str] = None
-    updated_at: Optional[str] = msgspec.field(default=None, name='updatedAt')
-    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
-
-
 class _MCost(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     amount: _Num
     currency: str
@@ -268,7 +262,7 @@ class _MCompactionSummaryChunk(msgspec.Struct, forbid_unknown_fields=True, kw_on
 
 class _MSessionNotification(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     session_id: str = msgspec.field(name='sessionId')
-    update: Union[_MUserMessageChunk, _MAgentMessageChunk, _MAgentThoughtChunk, _MToolCallStart, _MToolCallProgress, _MPlanUpdate, _MAvailableCommandsUpdate, _MCurrentModeUpdate, _MConfigOptionUpdate, _MSessionInfoUpdate, _MUsageUpdate, _MNotice, _MCompactionSummaryChunk]
+    update: Union[_MUserMessageChunk, _MAgentMessageChunk, _MAgentThoughtChunk, _MToolCallStart, _MToolCallProgress, _MPlanUpdate, _MAvailableCommandsUpdate, _MCurrentModeUpdate, _MConfigOptionUpdate, _MUsageUpdate, _MNotice, _MCompactionSummaryChunk]
     meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
@@ -591,16 +585,6 @@ def _cv_ConfigOptionUpdate(m: Any) -> _t.ConfigOptionUpdate:
     return o  # type: ignore[no-any-return]
 
 
-def _cv_SessionInfoUpdate(m: Any) -> _t.SessionInfoUpdate:
-    o: Any = _new(_t._SessionInfoUpdateW)
-    o.title = m.title
-    o.updated_at = m.updated_at
-    o.meta = (_opt(m.meta, _obj) if m.meta else None)
-    o.extra = None
-    o.__class__ = _t.SessionInfoUpdate
-    return o  # type: ignore[no-any-return]
-
-
 def _cv_Cost(m: Any) -> _t.Cost:
     o: Any = _new(_t._CostW)
     o.amount = m.amount
@@ -678,7 +662,6 @@ _CONVERT: dict[type, Any] = {
     _MSessionConfigSelect: _cv_SessionConfigSelect,
     _MSessionConfigBoolean: _cv_SessionConfigBoolean,
     _MConfigOptionUpdate: _cv_ConfigOptionUpdate,
-    _MSessionInfoUpdate: _cv_SessionInfoUpdate,
     _MCost: _cv_Cost,
     _MUsageUpdate: _cv_UsageUpdate,
     _MNotice: _cv_Notice,
@@ -687,7 +670,7 @@ _CONVERT: dict[type, Any] = {
 
 
 #: The ``sessionUpdate`` values :func:`decode_update_line` decodes (others raise).
-STRICT_VARIANTS = frozenset(('agent_message_chunk', 'agent_thought_chunk', 'available_commands_update', 'compaction_summary_chunk', 'config_option_update', 'current_mode_update', 'notice', 'plan', 'session_info_update', 'tool_call', 'tool_call_update', 'usage_update', 'user_message_chunk'))
+STRICT_VARIANTS = frozenset(('agent_message_chunk', 'agent_thought_chunk', 'available_commands_update', 'compaction_summary_chunk', 'config_option_update', 'current_mode_update', 'notice', 'plan', 'tool_call', 'tool_call_update', 'usage_update', 'user_message_chunk'))
 
 
 _decoder = msgspec.json.Decoder(_MFrame)

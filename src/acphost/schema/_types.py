@@ -8359,13 +8359,14 @@ class SessionInfoUpdate(_Struct):
     __slots__ = ('title', 'updated_at', 'meta', 'extra')
     __match_args__ = ('title', 'updated_at', 'meta')
     _wire_keys: ClassVar[frozenset[str]] = frozenset(('title', 'updatedAt', '_meta', 'sessionUpdate'))
+    _patch: ClassVar[frozenset[str]] = frozenset(('title', 'updated_at'))
     session_update: Literal["session_info_update"] = "session_info_update"
-    title: str | None
-    updated_at: str | None
+    title: str | Unset | None
+    updated_at: str | Unset | None
     meta: dict[str, Any] | None
     extra: dict[str, Any] | None
 
-    def __init__(self, *, title: str | None = None, updated_at: str | None = None, meta: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> None:
+    def __init__(self, *, title: str | Unset | None = UNSET, updated_at: str | Unset | None = UNSET, meta: dict[str, Any] | None = None, extra: dict[str, Any] | None = None) -> None:
         _set(self, 'title', title)
         _set(self, 'updated_at', updated_at)
         _set(self, 'meta', meta)
@@ -8383,9 +8384,9 @@ class SessionInfoUpdate(_Struct):
     def to_wire(self) -> dict[str, Any]:
         """Return the JSON object (camelCase keys, absent fields omitted)."""
         d: dict[str, Any] = {'sessionUpdate': "session_info_update"}
-        if self.title is not None:
+        if not isinstance(self.title, Unset):
             d['title'] = self.title
-        if self.updated_at is not None:
+        if not isinstance(self.updated_at, Unset):
             d['updatedAt'] = self.updated_at
         if self.meta is not None:
             d['_meta'] = self.meta
@@ -8411,22 +8412,24 @@ def _fw_SessionInfoUpdate(data: object) -> SessionInfoUpdate:
     self = _new(_SessionInfoUpdateW)
     n = 0 + ('sessionUpdate' in data)
     if len(data) == n:
-        self.title = None
-        self.updated_at = None
+        self.title = UNSET
+        self.updated_at = UNSET
         self.meta = None
         self.extra = None
     else:
-        v = data.get('title')
-        if v is not None:
+        v = data.get('title', UNSET)
+        if v is not UNSET:
             n += 1
-            if not isinstance(v, str):
-                v = None
+            if v is not None:
+                if not isinstance(v, str):
+                    v = UNSET
         self.title = v
-        v = data.get('updatedAt')
-        if v is not None:
+        v = data.get('updatedAt', UNSET)
+        if v is not UNSET:
             n += 1
-            if not isinstance(v, str):
-                v = None
+            if v is not None:
+                if not isinstance(v, str):
+                    v = UNSET
         self.updated_at = v
         v = data.get('_meta')
         if v is not None:

@@ -278,6 +278,7 @@ def serve(app_argv: Sequence[str], host: str, port: int) -> int:
         except ValueError:
             return False
         return True
+
     refused = "acphost: open the address printed when serving started"
 
     @web.middleware

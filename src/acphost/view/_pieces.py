@@ -604,7 +604,7 @@ def update_text(update: s.SessionUpdate) -> str:
             parts.append(f"{getattr(option, 'name', '?')}={value}")
         return ", ".join(parts)
     if isinstance(update, s.SessionInfoUpdate):
-        return update.title or ""
+        return update.title if isinstance(update.title, str) else ""
     if isinstance(update, s.UsageUpdate):
         return f"{update.used}/{update.size}"
     if isinstance(update, s.Notice):
