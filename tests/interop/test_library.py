@@ -354,3 +354,20 @@ async def test_system_prompt_again_on_load_and_resume(agent, agents_root, home, 
     )
     assert sent["params"]["systemPrompt"]["content"][0]["text"] == SYSTEM_PROMPT
     assert model.sent(SYSTEM_PROMPT)  # the new agent process still hands it to the model
+
+
+# What each version sends beside the schema (docs/INTEROP.md): usage on the
+# prompt's answer, and the adapters' _auth/status_update extension notification.
+SENDS_USAGE = {"claude", "codex", "vibe"}
+AUTH_STATUS_KIND = {"claude": "api_key", "codex": "gateway"}
+
+
+async def test_usage_and_auth_status_accepted_quietly(agent, agents_root, home, ws, model):
+    model.script = [Text("Hello.")]
+    async with start(agent, agents_root, home, ws, model, unstable=True) as client:
+        session = await client.new_session(str(ws))
+        result = await asyncio.wait_for(session.prompt("hi").result(), TURN)
+        auth = client.unstable.adapter_auth
+    assert result.stop_reason == "end_turn"
+    assert (result.usage is not None) == (agent.name in SENDS_USAGE), result.usage
+    assert (auth or {}).get("kind") == AUTH_STATUS_KIND.get(agent.name), auth
