@@ -13,7 +13,8 @@ import asyncio
 
 import pytest
 
-from acphost import AcpClient
+from acphost import AcpClient, HostConfig
+from acphost.host import Interactive, Verdict
 from acphost.trace import TraceValidator
 from tests.interop.conftest import assert_no_survivors, na
 from tests.interop.fake_model import FakeModel, Text
@@ -117,6 +118,45 @@ async def test_subagent_without_the_opt_in_is_a_tool_call(agent, agents_root, ho
         assert CHILD_TEXT in str(call.raw_output)
     # codex: the child's output is not shown at all (its spawnAgent call says
     # only which thread it started).
+
+
+@pytest.mark.parametrize("answer", ["allow", "reject"])
+async def test_a_subagents_permission_goes_to_the_policy(
+    agent, agents_root, home, ws, model, answer
+):
+    na(agent, "subagents")
+    model.script = [agent.subagent(TASK), Text("Parent done.")]
+    model.children = {MARKER: [agent.shell("touch child-ran"), Text("Child done.")]}
+    asked = []
+
+    async def decide(request):
+        asked.append(request)
+        if request.title and "child-ran" in request.title:  # the child's command
+            return Verdict.allow("ok") if answer == "allow" else Verdict.reject("no")
+        return Verdict.allow("the parent may start its subagent")
+
+    async with AcpClient.start(
+        agent.argv(agents_root, model),
+        env=agent.env(home, model),
+        cwd=ws,
+        host=HostConfig(allow_write=True, permissions=Interactive(decide)),
+    ) as client:
+        session = await client.new_session(str(ws))
+        await asyncio.wait_for(session.prompt("delegate it").result(), TURN)
+        await session.wait_subagents(timeout=TURN)
+        if not agent.subagent_tree:
+            # Qwen Code's background agent: wait for the model to hear the child's end.
+            await eventually(lambda: model.sent("Child done."), timeout=TURN, what="the child ends")
+    about_the_command = [r for r in asked if r.title and "child-ran" in r.title]
+    if not agent.subagent_tree:
+        # Its background agent "cannot prompt for confirmation": the tool call is
+        # denied inside the agent, the host is never asked, and nothing runs.
+        assert not about_the_command and not (ws / "child-ran").exists()
+        return
+    # Asked on the child's own session id, and the answer is honoured.
+    [child] = session.subagents
+    assert [r.session_id for r in about_the_command] == [child.id]
+    assert (ws / "child-ran").exists() == (answer == "allow")
 
 
 async def test_cancel_a_subagent(agent, agents_root, home, ws, model):
