@@ -96,6 +96,9 @@ class Agent:
             sessions (``subagent_update``); False: a tool call all the same.
         subagents_outlive_turn: its children go on after the parent's
             ``session/prompt`` answered (codex-acp); else the turn waits for them.
+        meta_terminal: it reports a command's output and exit only in the tool
+            call's ``_meta`` (``terminal_output_delta``, ``terminal_exit``), for a
+            terminal the client never created (codex-acp).
         system_prompt_modes: the modes its ``sessionCapabilities.systemPrompt``
             advertises (``()``: none; the session openers refuse a system prompt).
 
@@ -121,6 +124,7 @@ class Agent:
     fallback: tuple[str, str] | None = None
     subagent_tree: bool = True
     subagents_outlive_turn: bool = False
+    meta_terminal: bool = False
     system_prompt_modes: tuple[str, ...] = ()
     na: dict[str, str] = field(default_factory=dict)
     defects: dict[str, str] = field(default_factory=dict)
@@ -408,6 +412,7 @@ CODEX = Agent(
     subagent=lambda task: Tool("spawn_agent", {"message": task}),
     fallback=("title", "spawnAgent"),
     subagents_outlive_turn=True,
+    meta_terminal=True,
     system_prompt_modes=("append",),
     na={
         "auth": "the suite runs Codex against a custom model provider, which needs no login",

@@ -132,6 +132,18 @@ def test_shell_command(agent, agents_root, home, ws, model):
     assert uses == agent.uses_terminal
 
 
+def test_agent_run_terminal_output_in_text_output(agent, agents_root, home, ws, model):
+    # -o text prints the output of a terminal the agent ran itself (reported in
+    # _meta); other agents' command output is tool-call content, shown by the TUI.
+    if not agent.meta_terminal:
+        pytest.skip(f"not applicable: {agent.name} reports no agent-run terminal in _meta")
+    model.script = [agent.shell("printf 'shown-%s\\n' 42"), Text("Ran it.")]
+    r = acphost(agent, agents_root, home, ws, model, ["-o", "text", "--write", "run it"])
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert out[out.index("[output] exit code 0") + 1] == "shown-42", r.stdout
+
+
 def test_plan(agent, agents_root, home, ws, model):
     na(agent, "plan")
     model.script = [agent.plan("first step"), Text("Planned.")]
