@@ -120,9 +120,11 @@ async def test_subagent_without_the_opt_in_is_a_tool_call(agent, agents_root, ho
     # only which thread it started).
 
 
-@pytest.mark.parametrize("answer", ["allow", "reject"])
+@pytest.mark.parametrize(
+    ("answer", "opt_in"), [("allow", True), ("reject", True), ("reject", False)]
+)
 async def test_a_subagents_permission_goes_to_the_policy(
-    agent, agents_root, home, ws, model, answer
+    agent, agents_root, home, ws, model, answer, opt_in
 ):
     na(agent, "subagents")
     model.script = [agent.subagent(TASK), Text("Parent done.")]
@@ -131,7 +133,7 @@ async def test_a_subagents_permission_goes_to_the_policy(
 
     async def decide(request):
         asked.append(request)
-        if request.title and "child-ran" in request.title:  # the child's command
+        if about([request]):  # the child's command
             return Verdict.allow("ok") if answer == "allow" else Verdict.reject("no")
         return Verdict.allow("the parent may start its subagent")
 
@@ -140,22 +142,27 @@ async def test_a_subagents_permission_goes_to_the_policy(
         env=agent.env(home, model),
         cwd=ws,
         host=HostConfig(allow_write=True, permissions=Interactive(decide)),
+        subagents=opt_in,
     ) as client:
         session = await client.new_session(str(ws))
         await asyncio.wait_for(session.prompt("delegate it").result(), TURN)
         await session.wait_subagents(timeout=TURN)
+        if agent.subagent_tree and not opt_in:
+            # No child the client knows of to wait for (codex's goes on after the turn).
+            await eventually(lambda: about(asked), timeout=TURN, what="the child asks")
         if not agent.subagent_tree:
             # Qwen Code's background agent: wait for the model to hear the child's end.
             await eventually(lambda: model.sent("Child done."), timeout=TURN, what="the child ends")
-    about_the_command = [r for r in asked if r.title and "child-ran" in r.title]
+    about_the_command = about(asked)
     if not agent.subagent_tree:
         # Its background agent "cannot prompt for confirmation": the tool call is
         # denied inside the agent, the host is never asked, and nothing runs.
         assert not about_the_command and not (ws / "child-ran").exists()
         return
-    # Asked on the child's own session id, and the answer is honoured.
-    [child] = session.subagents
-    assert [r.session_id for r in about_the_command] == [child.id]
+    # Asked on the child's own session id (without the opt-in, on the parent's:
+    # the child is no session of the client's), and the answer is honoured.
+    asker = session.subagents[0].id if opt_in else session.id
+    assert [r.session_id for r in about_the_command] == [asker]
     assert (ws / "child-ran").exists() == (answer == "allow")
 
 
@@ -203,6 +210,11 @@ def ours_break_no_rule(frames: Frames) -> None:
         validator.feed("outgoing" if direction == "send" else "incoming", frame)
     ours = [v for v in validator.finish() if v.side == "client"]
     assert not ours, ours
+
+
+def about(asked):
+    """The permission requests about the child's command."""
+    return [r for r in asked if r.title and "child-ran" in r.title]
 
 
 def calls(session):
