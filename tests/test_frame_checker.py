@@ -43,9 +43,22 @@ def test_a_system_prompt_is_checked_against_the_unstable_schema_that_holds_its_s
     checker = FrameChecker()
     _feed(checker, "send", {"jsonrpc": "2.0", "id": 0, "method": "initialize",
                             "params": {"protocolVersion": 1, "clientCapabilities": {}}})
-    _feed(checker, "receive", {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}})
+    # The agent takes a system prompt: only its shape is at stake here.
+    _feed(checker, "receive", {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1,
+          "agentCapabilities": {"sessionCapabilities": {"systemPrompt": {}}}}})
     good = {"mode": "append", "content": [{"type": "text", "text": "be brief"}]}
     for i, prompt in enumerate((good, {"mode": "append", "content": "be brief"}), 1):
         _feed(checker, "send", {"jsonrpc": "2.0", "id": i, "method": "session/new",
                                 "params": {"cwd": "/w", "mcpServers": [], "systemPrompt": prompt}})
     assert len(checker.errors) == 1 and "systemPrompt" in checker.errors[0]
+
+
+def test_a_system_prompt_to_an_agent_that_does_not_take_one_is_flagged():
+    checker = FrameChecker()
+    _feed(checker, "send", {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                            "params": {"protocolVersion": 1, "clientCapabilities": {}}})
+    _feed(checker, "receive", {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": 1}})
+    prompt = {"mode": "append", "content": [{"type": "text", "text": "be brief"}]}
+    _feed(checker, "send", {"jsonrpc": "2.0", "id": 1, "method": "session/new",
+                            "params": {"cwd": "/w", "mcpServers": [], "systemPrompt": prompt}})
+    assert len(checker.errors) == 1 and "without sessionCapabilities.systemPrompt" in checker.errors[0]

@@ -11,14 +11,14 @@ from rich.console import Console
 from acphost import schema as s
 from acphost.cli._batch_view import RichView, make_view
 from acphost.cli._edge import Edge, is_styled_terminal, is_terminal
-from acphost.cli._live import RichRenderer, block_end
-from acphost.cli._render import (
-    PlainRenderer,
+from acphost.cli._lines import (
     compaction_line,
     describe,
     notice_line,
     tool_line,
 )
+from acphost.cli._live import RichRenderer, block_end
+from acphost.cli._render import PlainRenderer
 from acphost.client import SessionState, ToolCallState
 from tests.cli.terminal import screen
 
@@ -60,15 +60,28 @@ def capable_terminal(monkeypatch):
     (``test_only_a_terminal_that_can_redraw_is_styled``).
     """
     monkeypatch.setenv("TERM", "xterm-256color")
-    for name in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+    for name in (
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "COLUMNS",
+        "LINES",
+        "TTY_COMPATIBLE",
+        "TTY_INTERACTIVE",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
 def rich(updates, *, width=60, height=20, interval=0.0):
     out = io.StringIO()
     console = Console(
-        file=out, width=width, height=height, force_terminal=True, color_system=None,
-        markup=False, emoji=False, highlight=False,
+        file=out,
+        width=width,
+        height=height,
+        force_terminal=True,
+        color_system=None,
+        markup=False,
+        emoji=False,
+        highlight=False,
     )
     state = SessionState()
     feed(RichRenderer(console, state, interval=interval), state, updates)

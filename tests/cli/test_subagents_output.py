@@ -5,6 +5,10 @@ Through the real ``main()`` and the demo agent over real pipes.
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+
 from tests.cli.runner import environment, run
 from tests.support.in_process import run_main
 
@@ -74,3 +78,52 @@ def test_a_childs_text_reaches_a_terminal_inert(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "[helper 1] Working on:" in r.stdout
     assert "\x1b[31m" not in r.stdout and "\x1b]0;" not in r.stdout
+
+
+def test_ctrl_c_while_waiting_for_a_child_cancels_it_and_exits_130(tmp_path):
+    """After the turn's answer, the first Ctrl-C stops the children and ends the run."""
+    env = {**environment(tmp_path), "ACPHOST_DEMO_STEP": "0.01"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "acphost", "-o", "text", "subagent background wait 60 long"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("[helper 1] [tool]"):  # the child works, after the turn's answer
+            break
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "cancelling (Ctrl-C again to stop the agent)" in err
+    assert "[subagent] helper 1: idle (cancelled)" in out.splitlines()
+
+
+def test_a_child_that_never_ends_a_line_is_held_only_up_to_a_bound():
+    """Held text is kept as parts and written once it reaches the bound: linear, bounded."""
+    from acphost.cli._edge import Edge
+    from acphost.cli._lines import HELD_LINE_CHARS, ChildLines
+    from acphost.view import InterMessage
+
+    lines = ChildLines(Edge(terminal=False))
+    out = []
+    for _ in range(3 * HELD_LINE_CHARS // 1000):
+        piece = InterMessage("m1", True, "helper 1", "", "x" * 1000, chunk=True)
+        out += lines.parent([piece])
+    out += lines.flush()
+    texts = [line.text for line in out]
+    assert all(t.startswith("[subagent] → helper 1: ") for t in texts)
+    assert (
+        sum(len(t) - len("[subagent] → helper 1: ") for t in texts)
+        == 3 * HELD_LINE_CHARS // 1000 * 1000
+    )
+    assert max(len(t) for t in texts) <= HELD_LINE_CHARS + 1000 + 40
+    # A message's chunks become one line, not a line per chunk.
+    few = ChildLines(Edge(terminal=False))
+    got = few.parent(
+        [InterMessage("m2", False, "helper 1", "", t, chunk=True) for t in ("to", "k ", "en\n")]
+    )
+    assert [line.text for line in got] == ["[subagent] ← helper 1: tok en"]

@@ -16,7 +16,9 @@ import pytest
 
 from acphost import AcpClient, AcpTimeout, AgentExited, CapabilityNotSupported, RequestError
 from acphost.client import Subagent
-from acphost.client._subagent_state import MAX_SUBAGENTS
+from acphost.client._subagent_state import decode_tree_update
+from acphost.client._subagents import MAX_TREE
+from acphost.host import AllowAll, HostConfig, Interactive
 from tests.support.fake_agent import NO_ANSWER, FakeAgent, pair_with
 from tests.support.waiting import eventually, settled
 
@@ -110,6 +112,10 @@ def _subagent(child: str, **fields):
     return {"sessionUpdate": "subagent_update", "sessionId": child, **fields}
 
 
+def decode(update: dict):
+    return decode_tree_update(update["sessionUpdate"], update)
+
+
 def _chunk(text: str):
     return {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}}
 
@@ -181,32 +187,56 @@ async def test_a_child_never_takes_over_another_sessions_updates(workspace):
         first = await client.new_session(workspace)
         second = await client.new_session(workspace)
         await first.prompt("go")
-        # Kept in the parent's state as said, but never routed or adopted.
-        assert first.subagents == ()
-        assert set(first.state.subagents) == {"s1", "s2"}
+        # Neither kept, shown, routed nor waited for.
+        assert first.subagents == () and first.running_subagents() == []
+        assert first.state.subagents == {} and first.state.children == []
         assert client.sessions["s2"] is second
         assert [m.text for m in first.state.messages if m.role == "agent"] == ["for s1"]
         assert [m.text for m in second.state.messages] == ["for s2"]
 
 
 async def test_children_are_bounded_and_nesting_is_followed(workspace):
+    """The whole tree is bounded, children of children included."""
+
     async def script(agent, sid):
-        for i in range(MAX_SUBAGENTS + 5):
-            agent.update(sid, _subagent(f"c{i}", state={"state": "idle"}))
+        agent.update(sid, _subagent("c0", state={"state": "idle"}))
         agent.update("c0", _subagent("g0", title="grandchild", state={"state": "running"}))
         agent.update("g0", _chunk("deep"))
         agent.update("g0", _subagent("g0", title="itself"))  # a child naming its own id
+        agent.update("g0", _subagent("c0", title="its parent"))  # a cycle
+        for i in range(1, MAX_TREE + 5):
+            agent.update(sid, _subagent(f"c{i}", state={"state": "idle"}))
+            agent.update("c0", _subagent(f"g{i}", state={"state": "idle"}))
 
     t, _ = pair_with({"session/prompt": await _prompting(script)})
     async with AcpClient.connect(t) as client:
         session = await client.new_session(workspace)
         result = await session.prompt("go")
-        assert len(session.subagents) == MAX_SUBAGENTS
-        [grandchild] = session.subagents[0].subagents
+        first = session.subagents[0]
+        [grandchild, *_] = first.subagents
         assert (grandchild.label, grandchild.depth, grandchild.parent.id) == ("grandchild", 2, "c0")
         assert grandchild.state.last_agent_text() == "deep"
+        assert grandchild.subagents == () and grandchild.state.subagents == {}
+        assert len(session.subagents) + len(first.subagents) == MAX_TREE
         assert result.subagents_running == ("g0",)
         assert [child.id for child in session.running_subagents()] == ["g0"]
+
+
+async def test_a_label_is_one_bounded_line():
+    """codex sends no title and its whole prompt as the description."""
+    from acphost.client import SessionState
+
+    state = SessionState()
+    for update in (
+        _subagent("a", description="Reply with pong.\nThen stop."),
+        _subagent("b", title="x" * 500),
+        _subagent("p:subagent:" + "9" * 80),
+    ):
+        state.apply(decode(update))
+    labels = [child.label for child in state.subagents.values()]
+    assert labels[0] == "Reply with pong."
+    assert len(labels[1]) <= 64 and labels[1].endswith("[…]")
+    assert labels[2].startswith("[…]") and labels[2].endswith("9" * 30) and len(labels[2]) <= 64
 
 
 async def test_updates_before_the_announcement_are_replayed_to_the_child(workspace):
@@ -289,3 +319,138 @@ async def test_cancel_during_the_turn_also_cancels_cancellable_children(workspac
         ]
         assert cancelled == [session.id, "c1"]
         await turn
+
+
+# -- regressions a hostile review found ---------------------------------------------------
+
+
+async def test_an_agent_cannot_rearm_a_cancelled_childs_requests(workspace):
+    """After a cancel, the child's permission questions stay answered 'cancelled' until the
+    host's next prompt, whatever state the agent then claims for it."""
+    answers: list[dict] = []
+    go_on = asyncio.Event()
+
+    def ask(agent):
+        return agent.request(
+            "session/request_permission",
+            {
+                "sessionId": "c1",
+                "toolCall": {"toolCallId": "t1", "title": "rm", "kind": "execute"},
+                "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}],
+            },
+        )
+
+    async def prompt(agent, rid, params):
+        sid = params["sessionId"]
+        agent.update(sid, _subagent("c1", capabilities={"cancel": {}}, state={"state": "running"}))
+        await go_on.wait()
+        agent.update(sid, _subagent("c1", state={"state": "running"}))  # "running again"
+        answers.append(await ask(agent))
+        return {"stopReason": "end_turn"}
+
+    t, _ = pair_with({"session/prompt": prompt})
+    allow = HostConfig(permissions=AllowAll())
+    async with AcpClient.connect(t, host=allow) as client:
+        session = await client.new_session(workspace)
+        turn = session.prompt("go")
+        await eventually(lambda: session.subagents, what="the child")
+        session._tree.cancel_running()
+        go_on.set()
+        await turn
+    assert answers[0]["result"]["outcome"] == {"outcome": "cancelled"}
+
+
+async def test_closing_a_session_frees_its_childrens_workspace(workspace, tmp_path):
+    (workspace / "a.txt").write_text("secret of a")
+    answers: list[dict] = []
+
+    async def prompt(agent, rid, params):
+        agent.update(params["sessionId"], _subagent("k", state={"state": "idle"}))
+        answers.append(await _read(agent, "k", workspace / "a.txt"))
+        return {"stopReason": "end_turn"}
+
+    t, agent = pair_with({"session/prompt": prompt})
+    async with AcpClient.connect(t) as client:
+        session = await client.new_session(workspace)
+        await session.prompt("go")
+        await session.close()
+        answers.append(await _read(agent, "k", workspace / "a.txt"))
+    assert answers[0]["result"]["content"] == "secret of a"
+    assert "unknown session" in answers[1]["error"]["message"]
+
+
+async def _read(agent, sid, path):
+    return await agent.request("fs/read_text_file", {"sessionId": sid, "path": str(path)})
+
+
+async def test_cancel_answers_a_childs_question_even_when_it_cannot_be_cancelled(workspace):
+    answered: list[dict] = []
+    asked = asyncio.Event()
+
+    async def prompt(agent, rid, params):
+        agent.update(params["sessionId"], _subagent("c1", state={"state": "requires_action"}))
+        asked.set()
+        answered.append(
+            await agent.request(
+                "session/request_permission",
+                {
+                    "sessionId": "c1",
+                    "toolCall": {"toolCallId": "t1", "title": "rm", "kind": "execute"},
+                    "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}],
+                },
+            )
+        )
+        return {"stopReason": "cancelled"}
+
+    never = asyncio.get_running_loop().create_future()
+
+    async def never_answers(request):  # the user never answers
+        return await never
+
+    t, agent = pair_with({"session/prompt": prompt})
+    async with AcpClient.connect(
+        t, host=HostConfig(permissions=Interactive(never_answers))
+    ) as client:
+        session = await client.new_session(workspace)
+        turn = session.prompt("go")
+        await asked.wait()
+        await eventually(lambda: client._bridge.broker._state("c1").pending, what="the question")
+        result = await session.cancel()
+        await turn
+    assert result is not None and result.stop_reason == "cancelled"
+    assert answered[0]["result"]["outcome"] == {"outcome": "cancelled"}
+    cancels = [
+        m["params"]["sessionId"] for m in agent.received if m.get("method") == "session/cancel"
+    ]
+    assert cancels == [session.id]  # the child does not allow session/cancel
+
+
+async def test_messages_keep_no_content_where_no_history_is_kept(workspace):
+    async def script(agent, sid):
+        agent.update(sid, _subagent("c1", state={"state": "running"}))
+        agent.update(
+            sid,
+            {
+                "sessionUpdate": "session_message",
+                "messageId": "m1",
+                "senderSessionId": sid,
+                "recipientSessionId": "c1",
+                "content": [{"type": "text", "text": "x" * 1000}],
+            },
+        )
+        for _ in range(10):
+            agent.update(
+                sid,
+                {
+                    "sessionUpdate": "session_message_chunk",
+                    "messageId": "m1",
+                    "content": {"type": "text", "text": "y"},
+                },
+            )
+
+    t, _ = pair_with({"session/prompt": await _prompting(script)})
+    async with AcpClient.connect(t, keep_history=False) as client:
+        session = await client.new_session(workspace)
+        await session.prompt("go")
+        [message] = session.state.session_messages.values()
+        assert (message.recipient_session_id, message.content, message.text) == ("c1", [], "")

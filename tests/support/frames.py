@@ -14,8 +14,6 @@ import orjson
 
 from acphost.trace import TraceValidator
 
-_SYSTEM_PROMPT_REQUESTS = frozenset({"NewSessionRequest", "LoadSessionRequest", "ResumeSessionRequest"})
-
 
 class _ClientSchemaValidator(TraceValidator):
     """Follows both directions, checks shapes only of what the client sends.
@@ -26,12 +24,10 @@ class _ClientSchemaValidator(TraceValidator):
     """
 
     def _check_schema(self, at: int, side: Any, name: str | None, value: Any) -> None:
+        # Shapes only the unstable schema defines (``systemPrompt``,
+        # ``clientCapabilities.subagents``) are checked there by the validator.
         if side == "client":
             super()._check_schema(at, side, name, value)
-            # The stable schema predates ``systemPrompt`` (its requests allow
-            # unknown keys): the unstable schema holds the field's shape.
-            if name in _SYSTEM_PROMPT_REQUESTS and isinstance(value, dict) and "systemPrompt" in value:
-                super()._check_schema(at, side, "unstable:" + name, value)
 
 
 class FrameChecker:
@@ -50,7 +46,9 @@ class FrameChecker:
             msg: Any = orjson.loads(line)  # no recursion limit below orjson's own
         except ValueError:
             # The core hands taps only frames that parse; anything else is a bug.
-            self.errors.append(f"a tap was given a line that is not JSON ({direction}): {line[:200]!r}")
+            self.errors.append(
+                f"a tap was given a line that is not JSON ({direction}): {line[:200]!r}"
+            )
             return
         if outgoing:
             self.sent += 1
@@ -63,4 +61,6 @@ class FrameChecker:
             if outgoing:
                 self.errors.append(f"client sent a frame too deep to validate: {line[:200]!r}")
             return
-        self.errors.extend(str(v) for v in found if v.side == "client" and v.rule not in self.ignore)
+        self.errors.extend(
+            str(v) for v in found if v.side == "client" and v.rule not in self.ignore
+        )

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from textual.widgets._collapsible import CollapsibleTitle
 
 from acphost.config import AgentSpec
 from acphost.tui import AcpApp
@@ -29,6 +30,8 @@ from acphost.tui._history_screen import HistoryScreen
 from acphost.tui._keys import KeysScreen
 from acphost.tui._past import PastSessionScreen
 from acphost.tui._permission import PermissionScreen
+from acphost.tui._subagent_screen import SubagentScreen
+from acphost.tui._subagents import SubagentCard
 
 from .conftest import SIZE, demo_spec, ready, screen_text, send, wait_for
 from .recorded import fill_store, scripted_sessions
@@ -44,9 +47,7 @@ def home(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
 
 
-UPDATE_WITH = (
-    "pytest tests/tui/test_snapshots.py --snapshot-update (or ACPHOST_UPDATE_SNAPSHOTS=1)"
-)
+UPDATE_WITH = "pytest tests/tui/test_snapshots.py --snapshot-update (or ACPHOST_UPDATE_SNAPSHOTS=1)"
 _updating: list[bool] = [False]
 
 
@@ -148,6 +149,34 @@ async def test_snapshot_keys(make_app):
         await wait_for(pilot, lambda: isinstance(app.screen, KeysScreen))
         await _settle(pilot)
         check(app, "keys")
+
+
+async def test_snapshot_subagent_card_unfolded(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "subagent find it")
+        card = app.active_view.transcript.query_one(SubagentCard)
+        await wait_for(pilot, lambda: card.collapsed)  # folded once its child is idle
+        title = card.query_one(CollapsibleTitle)
+        title.focus()
+        await wait_for(pilot, lambda: app.focused is title)
+        await pilot.press("enter")
+        await _settle(pilot)
+        check(app, "subagent_card")
+
+
+async def test_snapshot_subagent_in_full(make_app):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "subagent find it")
+        card = app.active_view.transcript.query_one(SubagentCard)
+        await wait_for(pilot, lambda: card.collapsed)
+        await pilot.press("f5")
+        await wait_for(pilot, lambda: isinstance(app.screen, SubagentScreen))
+        await _settle(pilot)
+        check(app, "subagent_screen")
 
 
 async def test_snapshot_elicitation_form(make_app):

@@ -18,6 +18,7 @@ from urllib.parse import quote
 from ..safetext import HTML_CSP, html_text
 from ..view import markdown_html
 from ._model import STATUSES
+from ._report import subagent_line
 
 if TYPE_CHECKING:
     from ._model import RunOutcome
@@ -102,6 +103,9 @@ def _run(report: Report, o: RunOutcome) -> list[str]:
         out.append(f"<p>Error:</p><pre>{_e(o.error.message + tail)}</pre>")
     if o.final_text:
         out.append(f'<p>Final text:</p><div class="answer">{markdown_html(o.final_text)}</div>')
+    if o.subagents:
+        items = "".join(f"<li>{_e(subagent_line(c))}</li>" for c in o.subagents)
+        out.append(f"<p>Subagents:</p><ul>{items}</ul>")
     diff, cut, refused = report.read_file(o.diff)
     if refused is not None:
         out.append(f'<p class="meta">Diff not shown: {_e(refused)}</p>')

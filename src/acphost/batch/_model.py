@@ -135,6 +135,9 @@ class Run:
             the run with the reason.
         system_prompt_mode: ``append`` or ``override`` (None: the agent's
             settings entry's, else ``append``).
+        subagents: advertise ``clientCapabilities.subagents`` (the agent may
+            then run subagents as child sessions, which the outcome lists);
+            False: the agent shows them as tool calls, if at all.
 
     """
 
@@ -149,6 +152,7 @@ class Run:
     mcp_servers: tuple[Mapping[str, Any], ...] = ()
     system_prompt: str | None = None
     system_prompt_mode: str | None = None
+    subagents: bool = True
 
     @property
     def fingerprint(self) -> str:
@@ -163,6 +167,8 @@ class Run:
         if system is not None:  # absent, the fingerprints of earlier results still match
             mode = self.system_prompt_mode or self.agent.system_prompt_mode or "append"
             data.append([system, mode])
+        if not self.subagents:  # the default leaves the fingerprints of earlier results
+            data.append("no-subagents")
         return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16]
 
 
@@ -219,6 +225,11 @@ class RunOutcome:
         workspace: the kept workspace (``--keep-workspaces``), else None.
         node: where it ran (``local``, or the Ray node's address).
         fingerprint: :attr:`Run.fingerprint` of the run it came from.
+        subagents: the child sessions the agent ran for subagents, in the
+            order it announced them: ``{"id", "label", "activity",
+            "stop_reason", "text"}`` each (``text``: its message text,
+            redacted and bounded; ``activity`` as the run ended, e.g.
+            ``idle``, or ``running`` when the run ended first).
 
     """
 
@@ -241,6 +252,7 @@ class RunOutcome:
     workspace: str | None = None
     node: str = "local"
     fingerprint: str = ""
+    subagents: tuple[dict[str, Any], ...] = ()
 
     @property
     def succeeded(self) -> bool:
@@ -276,6 +288,7 @@ class RunOutcome:
             "workspace": self.workspace,
             "node": self.node,
             "fingerprint": self.fingerprint,
+            "subagents": [dict(child) for child in self.subagents],
         }
 
     @classmethod
@@ -319,7 +332,23 @@ class RunOutcome:
             workspace=f.get("workspace", str, None),
             node=f.get("node", str, "local"),
             fingerprint=f.get("fingerprint", str, ""),
+            subagents=tuple(
+                _subagent(item, f"{where}.subagents[{i}]")
+                for i, item in enumerate(f.get("subagents", list, []))
+            ),
         )
+
+
+def _subagent(data: Any, where: str) -> dict[str, Any]:
+    """One entry of an outcome's ``subagents``, checked (see :attr:`RunOutcome.subagents`)."""
+    g = _Fields(data, where)
+    return {
+        "id": g.get("id", str),
+        "label": g.get("label", str, ""),
+        "activity": g.get("activity", str, None),
+        "stop_reason": g.get("stop_reason", str, None),
+        "text": g.get("text", str, ""),
+    }
 
 
 _REQUIRED = object()

@@ -107,6 +107,7 @@ def make_plan(
     mcp_servers: Sequence[Mapping[str, Any]] = (),
     system_prompt: str | None = None,
     system_prompt_mode: str | None = None,
+    subagents: bool = True,
 ) -> Plan:
     """Make the runs of agents x prompts x repeats.
 
@@ -120,6 +121,7 @@ def make_plan(
         mcp_servers: MCP servers for every session.
         system_prompt: every session's system prompt (None: each agent's own).
         system_prompt_mode: its mode (None: each agent's own, else ``append``).
+        subagents: advertise subagents to the agents (see :attr:`Run.subagents`).
 
     Returns:
         The plan.
@@ -161,6 +163,7 @@ def make_plan(
                         mcp_servers=tuple(mcp_servers),
                         system_prompt=system_prompt,
                         system_prompt_mode=system_prompt_mode,
+                        subagents=subagents,
                     )
                 )
     return Plan(tuple(runs), tuple(a.name for a in agents), tuple(prompts), repeat)

@@ -58,6 +58,23 @@ def tokens_of(usage: dict[str, Any] | None) -> int | None:
     return sum(known) if known else None
 
 
+def subagent_line(child: dict[str, Any], limit: int = 300) -> str:
+    """One line for a subagent of a run: ``helper 1 · idle (end_turn): its text``.
+
+    The text is the agent's: whitespace runs (line breaks too) become one
+    space, and it is cut at ``limit`` characters; escape the line for the
+    report's format.
+    """
+    status = child.get("activity") or "announced"
+    if child.get("stop_reason"):
+        status += f" ({child['stop_reason']})"
+    text = " ".join(str(child.get("text") or "").split())
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    label = child.get("label") or child.get("id") or "subagent"
+    return f"{label} · {status}" + (f": {text}" if text else "")
+
+
 def cost_of(usage: dict[str, Any] | None) -> tuple[float, str] | None:
     """A run's cost and currency, if the agent reported one."""
     cost = (usage or {}).get("cost")
@@ -374,6 +391,9 @@ def _md_run(report: Report, o: RunOutcome, versions: dict[str, str]) -> list[str
         ]
     if o.final_text:
         out += ["Final text:", "", inert_markdown(o.final_text, quoted=True), ""]
+    if o.subagents:
+        out += ["Subagents:", "", *(f"- {md_inline(subagent_line(c), 400)}" for c in o.subagents)]
+        out.append("")
     diff, cut, refused = report.read_file(o.diff)
     if refused is not None:
         out += [f"Diff not shown: {md_inline(refused, 400)}", ""]

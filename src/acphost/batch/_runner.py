@@ -45,6 +45,10 @@ logger = logging.getLogger("acphost.batch")
 #: Seconds an agent gets after EOF at the end of a run before its group is ended.
 CLOSE_GRACE = 0.5
 
+#: Characters of a subagent's text an outcome keeps, and the subagents it lists.
+SUBAGENT_TEXT_LIMIT = 16 * 1024
+MAX_SUBAGENTS = 64
+
 DIFF_FILE = "diff.patch"
 TRACE_FILE = "trace.jsonl"
 
@@ -122,6 +126,36 @@ class _Talk:
     usage: dict[str, Any] | None = None
     error: RunError | None = None
     history_id: str | None = None
+    subagents: tuple[dict[str, Any], ...] = ()
+
+
+def subagents_of(session: Session | None, redactor: Redactor) -> tuple[dict[str, Any], ...]:
+    """The subagents a run's session had, for its outcome (see ``RunOutcome.subagents``).
+
+    Every descendant, parents before their children, at most
+    :data:`MAX_SUBAGENTS`; each child's agent message text joined a
+    paragraph apart, redacted, then bounded to :data:`SUBAGENT_TEXT_LIMIT`.
+    """
+    if session is None:
+        return ()
+    out: list[dict[str, Any]] = []
+    todo = list(session.subagents)
+    while todo and len(out) < MAX_SUBAGENTS:
+        child = todo.pop(0)
+        todo[:0] = child.subagents
+        text = "\n\n".join(m.text for m in child.state.messages if m.role == "agent" and m.text)
+        entry: dict[str, Any] = redactor(
+            {
+                "id": child.id,
+                "label": child.label,
+                "activity": child.activity,
+                "stop_reason": child.stop_reason,
+                "text": text,
+            }
+        )
+        entry["text"] = bounded(entry["text"], SUBAGENT_TEXT_LIMIT)
+        out.append(entry)
+    return tuple(out)
 
 
 class _Conversation:
@@ -166,7 +200,11 @@ class _Conversation:
             run.agent,
             self.cwd,
             close_grace=CLOSE_GRACE,
-            client={"init_timeout": limits.init_timeout, "session_timeout": limits.init_timeout},
+            client={
+                "init_timeout": limits.init_timeout,
+                "session_timeout": limits.init_timeout,
+                "subagents": run.subagents,
+            },
             host=run.host(run.agent) if run.host is not None else None,
             trace=trace,
             recorder=recorder,
@@ -193,6 +231,10 @@ class _Conversation:
                 talk.error = RunError(str(result.budget_exceeded))
             else:
                 talk.status = "ok"
+            if result.subagents_running:
+                # Children that go on after the answer belong to the run: it
+                # ends when they are idle (the run's timeout bounds the wait).
+                await session.wait_subagents()
 
     def failed(self, exc: BaseException) -> None:
         """Turn an exception into the outcome's error (secrets redacted, then bounded).
@@ -279,6 +321,7 @@ async def _converse(conv: _Conversation, trace: TraceWriter) -> None:
             conv.kill()
             await asyncio.wait({main})
     exc = None if main.cancelled() else main.exception()
+    talk.subagents = subagents_of(conv.session, conv.redactor)
     if why is not None:
         # The turn ended because the host stopped it: say so, whatever the agent answered.
         talk.status = "cancelled" if why == "interrupted" else "timeout"
@@ -392,4 +435,5 @@ async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) ->
         workspace=checkout.root if checkout is not None and place.keep_workspace else None,
         node=place.node,
         fingerprint=run.fingerprint,
+        subagents=talk.subagents,
     )

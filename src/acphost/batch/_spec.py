@@ -15,6 +15,7 @@
     max_cost = 2.5
     system_prompt = "Be brief."            # every session's (or "@file.md"); mode: append
     system_prompt_mode = "append"          # or "override" (the agent must advertise it)
+    subagents = false                      # do not advertise subagents (default true)
     write = true                           # and yolo, approve = "all" | "reads" | "deny",
     permission_policy = "rules.json"       # no_terminal, no_fs, audit_log, settings
     keep_workspaces = false
@@ -81,6 +82,7 @@ SCALARS: dict[str, Any] = {
     "ray_cpus": _NUMBER,
     "system_prompt": str,
     "system_prompt_mode": str,
+    "subagents": bool,
 }
 LISTS = ("agents", "agent_commands", "prompts", "ray_env")
 CHOICES = {

@@ -63,6 +63,13 @@ def build_batch_parser() -> argparse.ArgumentParser:
         choices=("append", "override"),
         help="append to the agent's instructions (default) or override them",
     )
+    g.add_argument(
+        "--no-subagents",
+        dest="subagents",
+        action="store_false",
+        default=n,
+        help="do not advertise subagents (the agents then run no child sessions a run lists)",
+    )
     g.add_argument("--keep-workspaces", action="store_true", default=n, help="keep OUT/workspaces")
     g.add_argument(
         "--retry-failed", action="store_true", default=n, help="rerun runs that were not ok"

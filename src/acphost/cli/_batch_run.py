@@ -81,6 +81,7 @@ _DEFAULTS: dict[str, Any] = {
     "keep_workspaces": False,
     "no_history": False,
     "retry_failed": False,
+    "subagents": True,
 }
 
 
@@ -219,6 +220,7 @@ def configure(args: argparse.Namespace, view: View) -> Batch:
         mcp_servers=mcp,
         system_prompt=read_system_prompt(args.system_prompt),
         system_prompt_mode=args.system_prompt_mode,
+        subagents=args.subagents,
     )
     return Batch(
         plan,

@@ -324,6 +324,7 @@ def _show_rich(out: _Out, pieces: list[Piece]) -> None:
         "prompt": "bold cyan",
         "thought": "dim italic",
         "plan": "cyan",
+        "subagent": "magenta",
         "stop": "dim",
         "usage": "dim",
         "error": "red",
@@ -342,6 +343,8 @@ def _show_rich(out: _Out, pieces: list[Piece]) -> None:
             console.print()
         if piece.tag == "text":
             console.print(Padding(agent_markdown(piece.text), (0, 0, 0, 2)))
+        elif piece.tag == "subagent_text":  # a subagent's answer, under its line
+            console.print(Padding(agent_markdown(piece.text), (0, 0, 0, 4)))
         elif piece.tag == "thought":
             console.print(Padding(Text(text, style=styles["thought"]), (0, 0, 0, 2)))
         elif piece.tag == "diff":

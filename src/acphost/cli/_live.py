@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from .. import view as v
 from ._edge import ChunkCleaner, Edge, is_held, markdown_class, set_stderr_hook, warn
-from ._render import THOUGHT_PREFIX, ChildLines, Line, lines_of
+from ._lines import THOUGHT_PREFIX, TREE_PIECES, ChildLines, Line, lines_of
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -415,10 +415,10 @@ class RichRenderer:
                 return
             if isinstance(piece, v.MediaPiece) and piece.role == "user":
                 return
-        lines = [line for piece in pieces for line in lines_of(piece, self.edge)]
-        if self._children is not None:
-            ended = [p.session_id for p in pieces if isinstance(p, v.SubagentCard)]
-            lines = [ln for sid in ended for ln in self._children.flush(sid)] + lines
+        if pieces and isinstance(pieces[0], TREE_PIECES):
+            lines = self._tree().parent(pieces)  # the session tree's own lines
+        else:
+            lines = [line for piece in pieces for line in lines_of(piece, self.edge)]
         if not lines:
             return
         if all(line.stderr for line in lines):
@@ -443,12 +443,15 @@ class RichRenderer:
 
     def child(self, child: Subagent, update: s.SessionUpdate) -> None:
         """Show one update of a subagent's child session: lines tagged ``[label]``."""
-        if self._children is None:
-            self._children = ChildLines(self.edge)
-        lines = self._children.lines(child, update)
+        lines = self._tree().lines(child, update)
         if lines:
             self._end_stream()
             self.show(lines)
+
+    def _tree(self) -> ChildLines:
+        if self._children is None:
+            self._children = ChildLines(self.edge)
+        return self._children
 
     def note(self, message: str) -> None:
         """Say ``acphost: message`` on stderr, below the text already streamed.

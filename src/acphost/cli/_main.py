@@ -99,6 +99,13 @@ def tui_parser() -> argparse.ArgumentParser:
         "where the agent offers them",
     )
     p.add_argument(
+        "--no-subagents",
+        dest="subagents",
+        action="store_false",
+        help="do not advertise subagents: the agent then runs no child sessions shown as "
+        "cards (it may show a subagent as one tool call, or not at all)",
+    )
+    p.add_argument(
         "--max-cost",
         type=float,
         metavar="AMOUNT",

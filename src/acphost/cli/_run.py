@@ -52,6 +52,9 @@ __all__ = ["run_prompt"]
 # Seconds the agent gets to exit after EOF at the end of a run (then SIGTERM, SIGKILL).
 _CLOSE_GRACE = 0.5
 
+# Seconds a Ctrl-C gives the agent to end the turn (and its subagents their work).
+_CANCEL_GRACE = 5.0
+
 # Signals that end a run at once, as a second Ctrl-C does: a service manager
 # stopping us (SIGTERM), the terminal going away (SIGHUP). Left to their
 # default action, they would end acphost alone: the agent runs in its own
@@ -288,6 +291,7 @@ class PromptRun:
 
         loop = asyncio.get_running_loop()
         pending: set[asyncio.Task[Any]] = set()
+        stopping = asyncio.Event()  # Ctrl-C: stop waiting for subagents too
 
         def on_sigint() -> None:
             self.interrupted += 1
@@ -295,7 +299,10 @@ class PromptRun:
                 (renderer.note if renderer is not None else warn)(
                     "cancelling (Ctrl-C again to stop the agent)"
                 )
-                pending.add(loop.create_task(session.cancel(timeout=5.0, reason="interrupted")))
+                pending.add(
+                    loop.create_task(session.cancel(timeout=_CANCEL_GRACE, reason="interrupted"))
+                )
+                stopping.set()
             else:
                 self.kill_agent()
 
@@ -323,7 +330,7 @@ class PromptRun:
         try:
             result = await turn
             if result.subagents_running:
-                await self.wait_subagents(session, renderer)
+                await self.wait_subagents(session, renderer, stopping)
         except (AgentExited, AcpTimeout):
             if self.interrupted:
                 raise _Interrupted from None
@@ -347,22 +354,46 @@ class PromptRun:
             raise _OutputClosed(self.output_error)
         return self.outcome(result, session, budget is not None)
 
-    async def wait_subagents(self, session: Session, renderer: Renderer | None) -> None:
+    async def wait_subagents(
+        self, session: Session, renderer: Renderer | None, stopping: asyncio.Event
+    ) -> None:
         """Wait for the subagents that go on after the turn's answer, within the bound.
 
         Past ``--subagent-timeout``, the ones still running are cancelled
-        (those the agent allows) and the run says so and ends.
+        (those the agent allows) and the run says so and ends. A Ctrl-C
+        (``stopping``) has cancelled them already: they get the cancel's
+        grace to stop, then the run ends as interrupted.
         """
+        say = renderer.note if renderer is not None else warn
         timeout = self.args.subagent_timeout
+        waiting = asyncio.ensure_future(
+            session.wait_subagents(timeout=timeout if timeout > 0 else None)
+        )
+        stop = asyncio.ensure_future(stopping.wait())
         try:
-            await session.wait_subagents(timeout=timeout if timeout > 0 else None)
+            await asyncio.wait({waiting, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stop.cancel()
+        if waiting.done():
+            try:
+                waiting.result()
+            except AcpTimeout:
+                say(
+                    f"subagents still running after {timeout:g} s: {self._names(session)}; "
+                    "stopping them (raise --subagent-timeout to wait longer)"
+                )
+                await session.cancel()
+            return
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+        try:
+            await session.wait_subagents(timeout=_CANCEL_GRACE)
         except AcpTimeout:
-            names = ", ".join(child.label for child in session.running_subagents())
-            (renderer.note if renderer is not None else warn)(
-                f"subagents still running after {timeout:g} s: {self.edge.field(names)}; "
-                "stopping them (raise --subagent-timeout to wait longer)"
-            )
-            await session.cancel()
+            say(f"subagents still running, stopped with the agent: {self._names(session)}")
+        raise _Interrupted
+
+    def _names(self, session: Session) -> str:
+        return self.edge.field(", ".join(child.label for child in session.running_subagents()))
 
     def outcome(self, result: TurnResult, session: Session, budgeted: bool) -> int:
         """Report how the turn ended (usage line, budget, stop reason); the exit code."""

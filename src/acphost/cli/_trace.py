@@ -7,7 +7,6 @@ through the run's redactor too, since they may quote a frame.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import operator
 import sys
@@ -30,6 +29,9 @@ logger = logging.getLogger("acphost.validate")
 
 class _Update(msgspec.Struct, gc=False):
     kind: str = msgspec.field(name="sessionUpdate")
+    # A subagent_update's child (the session it announces), read without a
+    # call: absent from every other update.
+    child: str | None = msgspec.field(name="sessionId", default=None)
 
 
 class _Params(msgspec.Struct, gc=False):
@@ -53,7 +55,9 @@ class _SessionUpdate(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 _reader = msgspec.json.Decoder(_SessionUpdate)
 _read_update = _reader.decode
 _read_updates = _reader.decode_lines
-_session_and_kind = operator.attrgetter("params.session_id", "params.update.kind")
+_session_and_kind = operator.attrgetter(
+    "params.session_id", "params.update.kind", "params.update.child"
+)
 
 
 class LiveCheck:
@@ -94,15 +98,14 @@ class LiveCheck:
         """Check one frame (``send``/``receive``)."""
         try:
             if direction == "receive" and not self.strict:
-                hot = None
-                # msgspec.DecodeError is a ValueError: another frame, read whole below.
-                with contextlib.suppress(ValueError, RecursionError):
+                try:
                     hot = _read_update(line)
-                # A subagent_update names a child session: read whole below.
-                if hot is not None and hot.params.update.kind != "subagent_update":
+                except (ValueError, RecursionError):  # msgspec.DecodeError is one
+                    pass  # another frame: read whole below
+                else:
                     params = hot.params
                     for v in self.validator.feed_session_update(
-                        params.session_id, params.update.kind
+                        params.session_id, params.update.kind, params.update.child
                     ):
                         self._report(v)
                     return
@@ -124,18 +127,15 @@ class LiveCheck:
         one go and checked in one call; anything else, line by line.
         """
         if not self.strict:
-            pairs: list[tuple[str, str]] = []
             try:
                 updates = _read_updates(block)
             except (ValueError, RecursionError):  # not only updates: line by line
                 pass
             else:
-                pairs = list(map(_session_and_kind, updates))
-                if any(kind == "subagent_update" for _, kind in pairs):
-                    pairs = []  # a child is announced: line by line, below
-            if pairs:
                 try:
-                    found = self.validator.feed_session_updates(pairs)
+                    found = self.validator.feed_session_updates(
+                        list(map(_session_and_kind, updates))
+                    )
                 except Exception as exc:  # a checker bug must never take the run down
                     self._off(exc)
                     return
@@ -178,7 +178,9 @@ class _Off(TraceValidator):
     def feed(self, direction: Any, frame: Any, line: int | None = None) -> list[Violation]:
         return []
 
-    def feed_session_update(self, session_id: str, kind: str) -> list[Violation]:
+    def feed_session_update(
+        self, session_id: str, kind: str, child: str | None = None
+    ) -> list[Violation]:
         return []
 
     def feed_session_updates(self, updates: Any) -> list[Violation]:

@@ -291,6 +291,7 @@ class Session:
         self._turn = turn
         self._spending.begin_turn(budget)
         self._peer.host.begin_turn(self.id)
+        self._tree.begin_turn()
         self.state.add_user_prompt(blocks)
         events = self._events
         if events.observed:  # before the request: before any of the turn's updates
@@ -613,7 +614,8 @@ class Session:
         peer = self._peer
         try:
             peer.unregister(self.id)
-            self._tree.release()
+            for sid in self._tree.release():
+                await peer.host.release_session(sid)
             await peer.host.release_session(self.id)
             if peer.session_cap("close") is not None and not peer.closed:
                 await peer.request(

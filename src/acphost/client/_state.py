@@ -43,7 +43,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .. import schema as s
 from ..content import block_text
-from ._subagent_state import BUSY, MAX_SUBAGENTS, SessionMessageState, stable_block
+from ..safetext import CUT
+from ._subagent_state import (
+    BUSY,
+    MAX_SESSION_MESSAGES,
+    MAX_SUBAGENTS,
+    SessionMessageState,
+    stable_block,
+)
 from ._toolcall_state import AgentTerminal, TerminalReport, ToolCallState, terminal_report
 
 if TYPE_CHECKING:
@@ -169,8 +176,19 @@ class SubagentState:
 
     @property
     def label(self) -> str:
-        """How a face names the child: its title, else its description, else its id."""
-        return self.title or self.description or self.session_id
+        """How a face names the child, on one line of at most :data:`LABEL_CHARS` characters.
+
+        Its title, else its description (codex-acp sends no title and its
+        whole prompt as the description), else its id: the first line, cut
+        and marked :data:`~acphost.safetext.CUT` when longer; an id is
+        shortened to its end (codex's ``<parent>:subagent:<uuid>``).
+        """
+        for text in (self.title, self.description):
+            line = text.strip().split("\n", 1)[0].strip() if text else ""
+            if line:
+                return line if len(line) <= LABEL_CHARS else line[:LABEL_CHARS] + CUT
+        sid = self.session_id
+        return sid if len(sid) <= LABEL_CHARS else CUT + sid[-(LABEL_CHARS // 2) :]
 
     @property
     def running(self) -> bool:
@@ -214,6 +232,10 @@ class SubagentState:
         self.usage = usage.to_wire() if usage is not None else None
 
 
+#: The longest label a face shows for a subagent (see :attr:`SubagentState.label`).
+LABEL_CHARS = 60
+
+
 _CHUNK_ROLES: dict[str, Role] = {
     "user_message_chunk": "user",
     "agent_message_chunk": "agent",
@@ -252,6 +274,8 @@ class SessionState:
             ``messageId``, in the order they appeared.
         on_subagent: called with ``(child, new)`` after each
             ``subagent_update`` was applied (the client's session tree).
+        admit: asked with a new child's id before it is kept; False ignores
+            the announcement (the tree refuses ids it cannot route).
         system_prompt: the system prompt the host set for the session, when
             the agent supports setting one.
 
@@ -278,6 +302,7 @@ class SessionState:
         self.subagents: dict[str, SubagentState] = {}
         self.session_messages: dict[str, SessionMessageState] = {}
         self.on_subagent: Callable[[SubagentState, bool], object] | None = None
+        self.admit: Callable[[str], bool] | None = None
         self._ignored_subagents = 0
         self.system_prompt: str | None = None
 
@@ -361,6 +386,8 @@ class SessionState:
         child = self.subagents.get(sid)
         new = child is None
         if child is None:
+            if self.admit is not None and not self.admit(sid):
+                return
             if len(self.subagents) >= MAX_SUBAGENTS:
                 self._ignored_subagents += 1
                 if self._ignored_subagents == 1:
@@ -377,16 +404,22 @@ class SessionState:
             self.on_subagent(child, new)
 
     def _apply_session_message(self, update: Any) -> None:
-        self._session_message(update.message_id).patch(update)
+        message = self._session_message(update.message_id)
+        if message is not None:
+            message.patch(update, keep_content=self.keep_history)
 
     def _apply_session_message_chunk(self, update: Any) -> None:
-        block = stable_block(update.content)
-        if block is not None:
-            self._session_message(update.message_id).content.append(block)
+        message = self._session_message(update.message_id)
+        if message is not None and self.keep_history:
+            block = stable_block(update.content)
+            if block is not None:
+                message.append(block)
 
-    def _session_message(self, message_id: str) -> SessionMessageState:
+    def _session_message(self, message_id: str) -> SessionMessageState | None:
         found = self.session_messages.get(message_id)
         if found is None:
+            if len(self.session_messages) >= MAX_SESSION_MESSAGES:
+                return None
             found = SessionMessageState(message_id, position=len(self.messages))
             self._break_at = len(self.messages)
             self.session_messages[message_id] = found

@@ -19,7 +19,6 @@ child as a :class:`~._state.SubagentState`; the client's
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import schema as s
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUSY",
+    "MAX_SESSION_MESSAGES",
     "MAX_SUBAGENTS",
     "TREE_KINDS",
     "SessionMessageState",
@@ -38,6 +38,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger("acphost.client")
+
+#: The most messages between sessions one session keeps (later ids are ignored).
+MAX_SESSION_MESSAGES = 4096
 
 #: The most children one session keeps (a hostile agent could announce
 #: children without end); later announcements are ignored, with a warning.
@@ -51,12 +54,13 @@ MAX_SUBAGENTS = 256
 BUSY = frozenset(("running", "requires_action"))
 
 
-@dataclass(slots=True)
 class SessionMessageState:
     """One message between sessions, as this session's transcript has it.
 
     On the parent, an *outgoing view* (the parent's instructions to a child)
     or a child's reply; on a child, the *incoming view* of the same message.
+    Its content is kept only where the session keeps message content
+    (``keep_history``); its participants always.
 
     Attributes:
         message_id: its id in this session's transcript.
@@ -64,27 +68,45 @@ class SessionMessageState:
         recipient_session_id: the session it is for.
         sender_message_id: on an incoming view, its id in the sender's transcript.
         recipient_message_id: on an outgoing view, its id in the recipient's.
-        content: its content blocks, in arrival order.
+        content: its content blocks, in arrival order (empty when not kept).
         meta: its last ``_meta``.
         position: how many messages of the session preceded it.
 
     """
 
-    message_id: str
-    sender_session_id: str | None = None
-    recipient_session_id: str | None = None
-    sender_message_id: str | None = None
-    recipient_message_id: str | None = None
-    content: list[s.ContentBlock] = field(default_factory=list)
-    meta: dict[str, Any] | None = None
-    position: int = 0
+    __slots__ = (
+        "_text",
+        "content",
+        "message_id",
+        "meta",
+        "position",
+        "recipient_message_id",
+        "recipient_session_id",
+        "sender_message_id",
+        "sender_session_id",
+    )
+
+    def __init__(self, message_id: str, position: int = 0) -> None:
+        self.message_id = message_id
+        self.sender_session_id: str | None = None
+        self.recipient_session_id: str | None = None
+        self.sender_message_id: str | None = None
+        self.recipient_message_id: str | None = None
+        self.content: list[s.ContentBlock] = []
+        self.meta: dict[str, Any] | None = None
+        self.position = position
+        self._text = ""  # the text of ``content``, kept as chunks arrive
+
+    def __repr__(self) -> str:
+        route = f"{self.sender_session_id!r}->{self.recipient_session_id!r}"
+        return f"<SessionMessageState {self.message_id!r} {route}>"
 
     @property
     def text(self) -> str:
-        """Its text blocks joined, links by URI."""
-        return "".join(block_text(b) for b in self.content)
+        """Its text blocks joined, links by URI (kept as it grows: no join per chunk)."""
+        return self._text
 
-    def patch(self, update: u.SessionMessage) -> None:
+    def patch(self, update: u.SessionMessage, *, keep_content: bool = True) -> None:
         """Apply one ``session_message`` upsert (omitted: unchanged, ``null``: cleared)."""
         for name in (
             "sender_session_id",
@@ -97,8 +119,14 @@ class SessionMessageState:
             if not isinstance(value, s.Unset):
                 setattr(self, name, value)
         content = update.content
-        if not isinstance(content, s.Unset):
+        if keep_content and not isinstance(content, s.Unset):
             self.content = [b for b in map(stable_block, content or ()) if b is not None]
+            self._text = "".join(block_text(b) for b in self.content)
+
+    def append(self, block: s.ContentBlock) -> None:
+        """Append one streamed block (``session_message_chunk``)."""
+        self.content.append(block)
+        self._text += block_text(block)
 
 
 #: The ``sessionUpdate`` kinds of the session tree: stable in the protocol,

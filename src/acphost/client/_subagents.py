@@ -34,13 +34,17 @@ if TYPE_CHECKING:
     from ._peer import Peer
     from ._state import SessionState, SubagentState
 
-__all__ = ["MAX_DEPTH", "Subagent", "SubagentTree"]
+__all__ = ["MAX_DEPTH", "MAX_TREE", "Subagent", "SubagentTree"]
 
 logger = logging.getLogger("acphost.session")
 
-#: How deep children may nest (a child's child, ...); deeper ones are kept
-#: in their parent's state but their own updates are not routed.
+#: How deep children may nest (a child's child, ...); deeper ones are ignored.
 MAX_DEPTH = 8
+
+#: The most subagents one session's tree keeps, at every depth together (an
+#: agent could announce children of children without end); later ones are
+#: ignored, with one warning.
+MAX_TREE = 256
 
 
 class Subagent:
@@ -190,42 +194,74 @@ class SubagentTree:
         self._waiters: list[asyncio.Future[None]] = []
         self._ended: BaseException | None = None
         self._released = False
+        self._refused: set[str] = set()
 
     def watch(self, state: SessionState, owner: Subagent | None) -> None:
         """Follow ``state``'s ``subagent_update`` rules: its children join the tree."""
+        state.admit = lambda sid: self._admits(sid, owner)
         state.on_subagent = lambda child, new: self._changed(child, new, owner)
+
+    def _admits(self, sid: str, owner: Subagent | None) -> bool:
+        # Asked before the state keeps a new child: one that is refused here
+        # is neither kept, shown, routed nor waited for.
+        if self._released:
+            return False
+        if sid in self.everyone:
+            return self._refuse("its id names another subagent of the session", sid)
+        if sid in self._peer.sessions or sid in self._peer.children:
+            # An agent must not take over another session's updates (or its
+            # requests' workspace) by naming it as a child.
+            return self._refuse("its id names another session", sid)
+        if (1 if owner is None else owner.depth + 1) > MAX_DEPTH:
+            return self._refuse(f"subagents nest at most {MAX_DEPTH} deep", sid)
+        if len(self.everyone) >= MAX_TREE:
+            return self._refuse(f"a session keeps at most {MAX_TREE} subagents", sid)
+        return True
+
+    def _refuse(self, why: str, sid: str) -> bool:
+        # Once per reason and tree: an agent repeating it must not flood the log.
+        if why not in self._refused:
+            self._refused.add(why)
+            logger.warning("ignored the subagent %r (and any other such): %s", sid[:80], why)
+        return False
 
     def _changed(self, child: SubagentState, new: bool, owner: Subagent | None) -> None:
         # Runs inline in the reader, while the parent's update is applied:
         # the child is routed before any of its own updates is read.
         if new:
             self._adopt(child, owner)
-        elif child.running:
-            # Running again (the parent messaged it): its permission requests
-            # are live again after an earlier cancel.
-            self._peer.host.begin_turn(child.session_id)
         self._wake()
 
     def _adopt(self, child: SubagentState, owner: Subagent | None) -> None:
-        depth = 1 if owner is None else owner.depth + 1
         sid = child.session_id
-        if sid in self.everyone or depth > MAX_DEPTH:
-            logger.warning("ignored the subagent %r: already known, or nested too deep", sid)
-            return
-        agent = Subagent(self, self.root if owner is None else owner, child, depth)
-        if not self._peer.register_child(sid, agent):
-            # The id names a session of this client (or another tree's child):
-            # an agent cannot take over another session's updates this way.
-            logger.warning("ignored the subagent %r: its id names another session", sid)
+        agent = Subagent(
+            self,
+            self.root if owner is None else owner,
+            child,
+            1 if owner is None else owner.depth + 1,
+        )
+        if not self._peer.register_child(sid, agent):  # admitted just now: cannot happen
             return
         self.everyone[sid] = agent
         (self.children if owner is None else owner._children)[sid] = agent
         self.watch(child.state, agent)
 
+    def begin_turn(self) -> None:
+        """The host starts new work (a prompt): the children's requests are live again.
+
+        Only the host re-arms them: an agent saying a cancelled child runs
+        again does not (its permission requests stay answered ``cancelled``).
+        """
+        host = self._peer.host
+        for sid in self.everyone:
+            host.begin_turn(sid)
+
     # -- running children ------------------------------------------------------------------
 
     def running(self) -> list[Subagent]:
-        """The descendants working in the foreground, in announce order."""
+        """The descendants working in the foreground, in announce order (none once released)."""
+        if self._released:
+            return []
         return [agent for agent in self.everyone.values() if agent.running]
 
     async def wait(self, timeout: float | None) -> None:
@@ -277,19 +313,39 @@ class SubagentTree:
         """Send ``session/cancel`` for one child; its permission requests answer ``cancelled``."""
         self._peer.notify(s.SESSION_CANCEL, s.CancelNotification(session_id=agent.id).to_wire())
         self._peer.host.cancel_session(agent.id)
+        agent.state.cancel_pending_tool_calls()
 
     def cancel_running(self) -> list[Subagent]:
-        """Cancel every running descendant the agent allows cancelling; return them."""
-        cancelled = [agent for agent in self.running() if agent.can_cancel]
-        for agent in cancelled:
-            self.send_cancel(agent)
+        """Cancel what runs below the root; return the children sent ``session/cancel``.
+
+        Every running descendant's pending and new permission requests are
+        answered ``cancelled`` (an answer to the agent's own request needs no
+        capability); ``session/cancel`` goes only to those the agent allows
+        cancelling (schema ``SubagentSessionCapabilities.cancel``).
+        """
+        host = self._peer.host
+        cancelled = []
+        for agent in self.running():
+            if agent.can_cancel:
+                self.send_cancel(agent)
+                cancelled.append(agent)
+            else:
+                host.cancel_session(agent.id)
         return cancelled
 
-    def release(self, error: BaseException | None = None) -> None:
-        """The root closed: stop routing the children; waiters end (with ``error``, if any)."""
-        for sid in self.everyone:
+    def release(self, error: BaseException | None = None) -> list[str]:
+        """The root closed: stop routing the children; waiters end (with ``error``, if any).
+
+        Returns:
+            The ids of every descendant: the host frees what they hold
+            (their workspace, terminals, grants and pending questions).
+
+        """
+        ids = list(self.everyone)
+        for sid in ids:
             self._peer.unregister_child(sid)
         self._released = True
         if error is not None:
             self._ended = error
         self._wake()
+        return ids

@@ -8,9 +8,11 @@
   (:func:`acphost.view.inert_markdown`: headings, emphasis, lists, code and
   tables kept; links, images, raw HTML and bare URLs literal text; an open
   fence closed), each in a block quote of its own: the host's lines (tool
-  calls, decisions, stop reasons) are items at the top level, where nothing
-  the agent wrote can be; prompts, plans and diffs go in fenced code blocks and every
-  inline value is escaped (:func:`acphost.safetext.markdown_fence`,
+  calls, decisions, stop reasons, a subagent's label and status) are items
+  at the top level, where nothing the agent wrote can be (a subagent's
+  answer is a block quote inside its item); prompts, plans and diffs go in
+  fenced code blocks and every inline value is escaped
+  (:func:`acphost.safetext.markdown_fence`,
   :func:`~acphost.safetext.markdown_inline`): an agent cannot put a link, an
   image or raw HTML into the document.
 - ``html``: one self-contained page (inline style, no script, nothing fetched,
@@ -98,7 +100,7 @@ def _markdown(record: SessionRecord) -> str:
         out += ["", f"## Turn {turn.seq} · {md(local_time(turn.started_at))}", ""]
         listing = False
         for piece in transcript(dataclasses.replace(record, turns=(turn,)))[1:]:
-            item = piece.tag not in ("prompt", "text", "diff", "plan")
+            item = piece.tag not in ("prompt", "text", "diff", "plan", "subagent_text")
             if listing and not item:
                 out.append("")
             listing = item
@@ -112,6 +114,11 @@ def _markdown(record: SessionRecord) -> str:
                 # cannot leave, so no line of it passes for the host's own
                 # ("- [stop] ..." items are at the top, never in a quote).
                 out += [inert_markdown(piece.text, quoted=True), ""]
+            elif piece.tag == "subagent_text":
+                # A subagent's answer: the same quote, inside its "[subagent]"
+                # item (indented as the item's content).
+                quoted = inert_markdown(piece.text, quoted=True).split("\n")
+                out += [*("  " + line if line else line for line in quoted), ""]
             else:  # the prompt, a plan: as written, inert
                 out += [markdown_fence(piece.text), ""]
     return "\n".join(out).rstrip("\n") + "\n"
@@ -129,6 +136,7 @@ section{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}
 .answer table{border-collapse:collapse}
 .answer th,.answer td{border:1px solid #ddd;padding:.2rem .5rem}
 .href,.image{color:#57606a}
+.subagent{margin-left:1.5rem}
 .tag{font:13px ui-monospace,monospace;margin:.2rem 0}.completed,.allow{color:#1a7f37}
 .failed,.reject,.cancelled,.error{color:#cf222e}
 pre.diff{background:#f6f8fa;padding:.5rem;overflow-x:auto}
@@ -179,6 +187,8 @@ def _html(record: SessionRecord) -> str:
                 body.append(f'<div class="answer">{markdown_html(piece.text)}</div>')
             elif piece.tag == "thought":
                 body.append(f'<div class="thought">{e(piece.text)}</div>')
+            elif piece.tag == "subagent_text":
+                body.append(f'<div class="answer subagent">{markdown_html(piece.text)}</div>')
             elif piece.tag == "diff":
                 body.append(_diff_html(piece.text))
             elif piece.tag == "plan":

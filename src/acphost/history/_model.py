@@ -250,7 +250,10 @@ class TurnRecord:
         prompt_blocks: the prompt's content blocks (wire form).
         text: the agent's final message text.
         events: what the turn showed, in order: ``{"kind": "text"|"thought",
-            "text"}``, ``{"kind": "tool", "id"}``, ``{"kind": "plan", "entries"}``.
+            "text"}``, ``{"kind": "tool", "id"}``, ``{"kind": "plan", "entries"}``,
+            ``{"kind": "media", "text"}``, ``{"kind": "subagent", "id", "label",
+            "description", "activity", "stop_reason", "text", "tools"}`` (a
+            child session the agent ran: see ``acphost.history._children``).
         stop_reason: the agent's ``stopReason``.
         host_stop: why the host stopped the turn (``interrupted``, a budget...).
         error: how the turn failed, when it did.

@@ -7,6 +7,7 @@ them, and a long text is redacted and written in parts while the turn runs
 (:mod:`._textrun`), so a turn costs the memory of a part, not of its text.
 The rest of the turn is assembled, redacted and written in one transaction
 when the turn ends (:class:`~acphost.client.TurnEnded`); the text is stored once.
+The subagents announced during a turn are events of it (:mod:`._children`).
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ from ..client import PermissionDecided, TurnEnded, TurnStarted, UpdatesReceived
 from ..content import PromptInput, to_blocks
 from ..safetext import CUT
 from ..view import media_line, media_of
+from ._children import CHILD_TEXT_LIMIT, MAX_CHILDREN, PENDING_LIMIT, Child
 from ._model import PermissionRecord, SessionRecord, ToolCallRecord, TurnRecord, Usage, now
-from ._scrub import scrub_session, scrub_text, scrub_title_and_usage, scrub_turn
+from ._scrub import scrub_event, scrub_session, scrub_text, scrub_title_and_usage, scrub_turn
 from ._textrun import GATHER, TextRun, lookahead
 
 if TYPE_CHECKING:
-    from ..client import Event, EventStream, Session, ToolCallState, TurnResult
+    from ..client import Event, EventStream, Session, SessionState, ToolCallState, TurnResult
     from ..host import PermissionOutcome, PermissionRequest
     from ..redact import Redactor
     from ._store import HistoryStore
@@ -123,6 +125,14 @@ def _prompt_text(blocks: list[s.ContentBlock]) -> str:
     return " ".join(p for p in parts if p)
 
 
+def _announced(update: Any) -> str | None:
+    """The child a ``subagent_update`` names (None for any other update)."""
+    if getattr(update, "session_update", None) != "subagent_update":
+        return None
+    child_id = update.session_id
+    return child_id if isinstance(child_id, str) else None
+
+
 def _tool_record(call: ToolCallState) -> ToolCallRecord:
     status = "cancelled" if call.cancelled else call.status
     diffs = tuple(
@@ -179,6 +189,10 @@ class SessionRecording:
         self._tools: dict[str, None] = {}
         self._permissions: list[PermissionRecord] = []
         self._usage_seen = False
+        # The subagents announced during its turns, by session id (``_children``),
+        # and the characters of their text held, not yet written.
+        self._children: dict[str, Child] = {}
+        self._pending = 0
         self._closed = False
         # What this run of the session cost: the sum of its turns' own costs
         # (the session's client counts each from the turn's start; see
@@ -200,8 +214,11 @@ class SessionRecording:
         kind = type(event)
         if kind is UpdatesReceived:
             assert isinstance(event, UpdatesReceived)  # (the test above, for the type checker)
-            if event.session is self._session:
+            owner = event.session
+            if owner is self._session:
                 self._on_updates(event.updates)
+            elif self._children and getattr(owner, "root", None) is self._session:
+                self._on_child_updates(owner, event.updates)
         elif isinstance(event, TurnStarted):
             if event.session is self._session:
                 self._begin(event.prompt)
@@ -233,6 +250,8 @@ class SessionRecording:
         no turn: they are not recorded, never into the next turn.
         """
         if self._turn_start is None:
+            if self._children:  # a child of an earlier turn may go idle now
+                self._outside(updates)
             logger.debug("history: %d update(s) outside a turn not recorded", len(updates))
             return
         run_cls: Any = self._run_cls
@@ -328,6 +347,96 @@ class SessionRecording:
                 self._events[self._plan_at][1] = entries
         elif cls is s.UsageUpdate:
             self._usage_seen = True
+        else:
+            child_id = _announced(update)
+            if child_id is not None:
+                self._subagent(self._session.state, child_id)
+
+    # -- subagents (see ``_children``) -----------------------------------------------------
+
+    def _outside(self, updates: Sequence[s.SessionUpdate]) -> None:
+        """The session's updates between turns: only its children's changes count."""
+        for update in updates:
+            child_id = _announced(update)
+            if child_id is not None:
+                self._subagent(self._session.state, child_id)
+
+    def _subagent(self, parent: SessionState, child_id: str) -> None:
+        """A ``subagent_update`` on ``parent`` (applied): a new child, or one that changed."""
+        child = self._children.get(child_id)
+        if child is None:
+            info = parent.subagents.get(child_id)
+            if self._turn_start is None or info is None or len(self._children) >= MAX_CHILDREN:
+                return  # announced between turns, or past a bound: not recorded
+            self._end_run()
+            child = Child(self._seq, len(self._events), info)
+            self._children[child_id] = child
+            self._events.append(["subagent", child])
+            return
+        child.dirty = True
+        if child.saved and not child.info.running:
+            self._write_child(child)  # its turn is written: the child's event is updated
+
+    def _on_child_updates(self, owner: Any, updates: Sequence[s.SessionUpdate]) -> None:
+        """A block of a child's own updates: its message text kept, its children followed."""
+        child = self._children.get(owner.id)
+        if child is None:
+            return
+        texts = [
+            u.content.text for u in updates if type(u) is _MESSAGE and type(u.content) is _TEXT
+        ]
+        if texts:
+            self._child_text(child, texts)
+        if len(texts) != len(updates):
+            child.dirty = True
+            for update in updates:
+                child_id = _announced(update)
+                if child_id is not None:
+                    self._subagent(owner.state, child_id)
+
+    def _child_text(self, child: Child, texts: list[str]) -> None:
+        size = sum(map(len, texts))
+        room = min(CHILD_TEXT_LIMIT - child.kept, PENDING_LIMIT - self._pending)
+        child.dirty = True
+        if size <= room:
+            child.pieces.extend(texts)
+        else:
+            part = "".join(texts)[: max(room, 0)]
+            if not child.dropped:
+                # Marked, so that a configured value the cut goes through is
+                # masked too when the text is redacted.
+                part += CUT
+            child.pieces.append(part)
+            child.dropped += size - max(room, 0)
+            size = len(part)
+        child.kept += size
+        self._pending += size
+
+    def _child_text_taken(self, child: Child) -> str:
+        self._pending -= sum(map(len, child.pieces))
+        return child.take_text()
+
+    def _child_event(self, child: Child) -> dict[str, Any]:
+        """The child's event as its turn is written: its text once it no longer runs."""
+        event = child.fields()
+        event["text"] = "" if child.info.running else self._child_text_taken(child)
+        child.saved = True
+        child.written = bool(event["text"])
+        child.dirty = child.info.running
+        return event
+
+    def _write_child(self, child: Child) -> None:
+        """Update the child's event in its (written) turn: its state now, its text appended."""
+        redactor = self._recorder.redactor
+        text = self._child_text_taken(child)
+        fields = scrub_event(redactor, child.fields())
+        text = scrub_text(redactor, text) if text else ""
+        seq, index = child.seq, child.index
+        child.dirty = False
+        if self._recorder.write(
+            lambda store: store.update_subagent(self.id, seq, index, fields, text)
+        ):
+            child.written = child.written or bool(text)
 
     def _gather(self) -> None:
         """Join the current run's pieces; write a part of it when it has grown long."""
@@ -490,6 +599,8 @@ class SessionRecording:
                 events.append({"kind": kind, "text": value})
             elif kind == "tool":
                 events.append({"kind": kind, "id": value})
+            elif kind == "subagent":
+                events.append(self._child_event(value))
             else:
                 events.append({"kind": kind, "entries": value})
         if self._dropped:
@@ -608,6 +719,11 @@ class SessionRecording:
             return
         if self._turn_start is not None:
             self._save(self._turn_prompt, None, host_stop=None, complete=False)
+        # Children still running (or changed since their turn was written):
+        # their events are finished as they are now.
+        for child in self._children.values():
+            if child.saved and child.dirty and self._recorder.enabled:
+                self._write_child(child)
         self._closed = True
         if self._remove is not None:
             self._remove()

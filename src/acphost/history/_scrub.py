@@ -17,7 +17,7 @@ from ..redact import Redactor
 from ._model import SessionRecord, TurnRecord, Usage
 from ._portable import session_from_json, turn_from_json
 
-__all__ = ["scrub_session", "scrub_text", "scrub_title_and_usage", "scrub_turn"]
+__all__ = ["scrub_event", "scrub_session", "scrub_text", "scrub_title_and_usage", "scrub_turn"]
 
 _ASSIGNMENT = re.compile(r"^(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=(.*)$", re.DOTALL)
 
@@ -127,3 +127,18 @@ def scrub_title_and_usage(
         currency = str(_redact(redactor, usage.cost_currency))
         usage = dataclasses.replace(usage, cost_currency=currency)
     return title, usage
+
+
+def scrub_event(redactor: Redactor, event: dict[str, Any]) -> dict[str, Any]:
+    """One event of a turn (a subagent's, updated after its turn was written), redacted.
+
+    Args:
+        redactor: the host's redactor.
+        event: the event's JSON object.
+
+    Returns:
+        A redacted copy.
+
+    """
+    cleaned: dict[str, Any] = _redact(redactor, event)
+    return cleaned

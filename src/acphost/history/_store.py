@@ -19,7 +19,7 @@ from ._config import default_path
 from ._db import connect, transaction
 from ._errors import HistoryError, HistoryIdError, SessionRemovedError
 from ._model import SessionRecord, TurnRecord, Usage, fit_amount, fit_count
-from ._reads import TURN_COLUMNS, StoreReads
+from ._reads import RUN_BREAK, TURN_COLUMNS, StoreReads
 
 __all__ = ["DEFAULT_TIMEOUT", "HistoryStore"]
 
@@ -294,6 +294,54 @@ class HistoryStore(StoreReads):
         with self._write() as conn:
             _require(conn, session_id)
             _add_part(conn, session_id, seq, event, kind=kind, text=text)
+
+    def update_subagent(
+        self, session_id: str, seq: int, index: int, fields: dict[str, Any], text: str
+    ) -> bool:
+        """Update a subagent's event of a written turn: its fields now, more of its text.
+
+        A child may go on after its turn was written (see
+        ``acphost.history._children``): its event is updated when it goes
+        idle, and when the recording ends.
+
+        Args:
+            session_id: the history id of the session.
+            seq: the turn the child belongs to.
+            index: the child's event in the turn's events.
+            fields: the event's new fields but ``text`` (already redacted);
+                its ``id`` must be the stored event's.
+            text: text to append to the event's (already redacted; a
+                paragraph apart from what it has, each part redacted on its own).
+
+        Returns:
+            False when the turn has no such event (nothing changes).
+
+        Raises:
+            SessionRemovedError: the session is no longer in the store.
+            HistoryError: the store cannot be written.
+
+        """
+        with self._write() as conn:
+            _require(conn, session_id)
+            row = conn.execute(
+                "SELECT events FROM turns WHERE session_id = ? AND seq = ?", (session_id, seq)
+            ).fetchone()
+            events = json.loads(row[0]) if row is not None else []
+            old = events[index] if 0 <= index < len(events) else None
+            if (
+                not isinstance(old, dict)
+                or old.get("kind") != "subagent"
+                or old.get("id") != fields.get("id")
+            ):
+                return False
+            before = old.get("text") if isinstance(old.get("text"), str) else ""
+            joined = before + RUN_BREAK + text if before and text else before or text
+            events[index] = {**fields, "text": joined}
+            conn.execute(
+                "UPDATE turns SET events = ? WHERE session_id = ? AND seq = ?",
+                (_dump(events), session_id, seq),
+            )
+        return True
 
     def end_session(
         self,

@@ -54,7 +54,9 @@ class Piece:
 
     Attributes:
         tag: ``header``, ``prompt``, ``text``, ``thought``, ``tool``, ``diff``,
-            ``plan``, ``media``, ``permission``, ``stop``, ``error`` or ``usage``.
+            ``plan``, ``media``, ``permission``, ``subagent`` (a child
+            session's line: its label and status), ``subagent_text`` (its
+            answer, nested under that line), ``stop``, ``error`` or ``usage``.
         text: its text (several lines for prompts, answers, diffs and plans).
         status: a tool call's status or a decision, for styling.
 
@@ -139,6 +141,8 @@ def _turn_pieces(turn: TurnRecord, *, thoughts: bool, diffs: bool) -> list[Piece
                     for e in piece.entries
                 ]
                 out.append(Piece("plan", "\n".join(["[plan]", *lines])))
+            elif isinstance(piece, v.SubagentCard):
+                out.extend(_subagent_pieces(piece, event.get("tools")))
     if not turn.events and turn.text:
         out.append(Piece("text", turn.text))
     for call in turn.tool_calls:  # calls only a permission request announced
@@ -156,6 +160,20 @@ def _turn_pieces(turn: TurnRecord, *, thoughts: bool, diffs: bool) -> list[Piece
     usage = usage_text(turn.usage)
     if usage:
         out.append(Piece("usage", f"[usage] {usage}"))
+    return out
+
+
+def _subagent_pieces(card: v.SubagentCard, tools: object) -> list[Piece]:
+    # The child's line and its tool calls are the host's (column 0, one line
+    # each); its answer is the agent's, nested deeper than the parent's.
+    out = [Piece("subagent", _label(f"[subagent] {card.label} · {card.status}"), card.activity)]
+    if card.text:
+        out.append(Piece("subagent_text", card.text))
+    for call in tools if isinstance(tools, list) else ():
+        if isinstance(call, dict):
+            title, kind, status = (call.get(k) for k in ("title", "kind", "status"))
+            line = _tool_line(str(title or ""), str(kind) if kind else None, status and str(status))
+            out.append(Piece("tool", "[subagent " + line[1:], status and str(status)))
     return out
 
 
@@ -242,11 +260,13 @@ def transcript_text(record: SessionRecord, *, thoughts: bool = False, diffs: boo
         text = piece.text.rstrip("\n")
         if piece.tag in ("text", "thought"):
             out.extend(_agent_lines(text))
+        elif piece.tag == "subagent_text":
+            out.extend(_agent_lines(text, _INDENT * 2))
         else:
             out.append(text)
     return "\n".join(out) + "\n"
 
 
-def _agent_lines(text: str) -> list[str]:
+def _agent_lines(text: str, indent: str = _INDENT) -> list[str]:
     # The agent's text as lines indented under the host's; empty lines stay empty.
-    return [_INDENT + line if line else line for line in text.split("\n")]
+    return [indent + line if line else line for line in text.split("\n")]

@@ -4,6 +4,13 @@ The schema files ship in ``acphost.schema`` (``v1/schema.json`` and, for
 methods only the unstable schema has, ``v1/schema.unstable.json``). Each
 request, notification and response maps to its ``$defs`` entry through the
 ``x-method`` and ``x-side`` annotations. ``jsonschema`` is imported on first use.
+
+Some shapes the protocol has stabilised since the vendored stable schema
+(v1.25) are defined only in its unstable schema so far: the system prompt
+(schema 1.30) and the session tree of subagents (``subagent_update``,
+``session_message``, ``session_message_chunk``, ``clientCapabilities.subagents``).
+A frame that carries one is checked against the unstable definition
+(:func:`shapes_of`), as the newest adapters send it.
 """
 
 from __future__ import annotations
@@ -12,9 +19,55 @@ import json
 from functools import cache
 from typing import Any
 
-__all__ = ["first_error", "method_types"]
+__all__ = ["TREE_UPDATES", "first_error", "method_types", "shapes_of"]
 
 _UNSTABLE = "unstable:"
+
+#: The session tree's ``sessionUpdate`` kinds and their unstable ``$defs`` (schema
+#: ``SubagentUpdate``, ``SessionMessage``, ``SessionMessageChunk``).
+TREE_UPDATES = {
+    "subagent_update": "SubagentUpdate",
+    "session_message": "SessionMessage",
+    "session_message_chunk": "SessionMessageChunk",
+}
+#: Where a message carries a shape only the unstable schema defines: the
+#: ``$defs`` name of the message, and the path to the member (schema
+#: ``SystemPrompt``, ``SessionSystemPromptCapabilities``, ``SubagentCapabilities``).
+_NEWER_MEMBERS: dict[str, tuple[str, ...]] = {
+    "NewSessionRequest": ("systemPrompt",),
+    "LoadSessionRequest": ("systemPrompt",),
+    "ResumeSessionRequest": ("systemPrompt",),
+    "InitializeRequest": ("clientCapabilities", "subagents"),
+    "InitializeResponse": ("agentCapabilities", "sessionCapabilities", "systemPrompt"),
+}
+
+
+def _member(value: Any, keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def shapes_of(name: str, value: Any) -> tuple[str, ...]:
+    """The ``$defs`` to check ``value`` (of the stable ``$defs[name]``) against.
+
+    The stable definition, and the unstable one where the value carries a
+    shape only the unstable schema defines (see the module docstring). The
+    stable schema's objects allow unknown members, so a ``systemPrompt`` or
+    ``clientCapabilities.subagents`` passes it unchecked: the unstable
+    definition checks it too. A session-tree update is no variant of the
+    stable ``SessionUpdate``: the unstable ``SessionNotification`` replaces it.
+    """
+    if name == "SessionNotification":
+        if _member(value, ("update", "sessionUpdate")) in TREE_UPDATES:
+            return (_UNSTABLE + name,)
+        return (name,)
+    path = _NEWER_MEMBERS.get(name)
+    if path is not None and _member(value, path) is not None:
+        return (name, _UNSTABLE + name)
+    return (name,)
 
 
 @cache
@@ -118,6 +171,34 @@ def first_error(name: str, value: Any) -> str | None:
         return f"{name}: nested too deeply to check against the schema"
     if not errors:
         return None
-    err = errors[0]
+    err = _variant_error(errors[0])
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
     return f"{name}{where}: {err.message[:300]}"
+
+
+def _variant_error(err: Any) -> Any:
+    """For a union (``oneOf``/``anyOf``), the error of the one variant the value is meant as.
+
+    jsonschema says only that the value fits no variant. Variants told apart
+    by a tag (``sessionUpdate: subagent_update``: a ``const``) or by the
+    value's own type (an object, or ``null``) that the value does not have
+    are ruled out; when one remains, its error says what is wrong
+    (``'sessionId' is a required property``).
+    """
+    if err.validator not in ("oneOf", "anyOf") or not err.context:
+        return err
+    by_variant: dict[Any, list[Any]] = {}
+    for sub in err.context:
+        by_variant.setdefault(sub.relative_schema_path[0], []).append(sub)
+    here = list(err.absolute_path)
+    meant = [
+        subs
+        for subs in by_variant.values()
+        if not any(
+            e.validator == "const" or (e.validator == "type" and list(e.absolute_path) == here)
+            for e in subs
+        )
+    ]
+    if len(meant) != 1 or len(by_variant) < 2:
+        return err
+    return _variant_error(min(meant[0], key=lambda e: [str(p) for p in e.absolute_path]))

@@ -17,7 +17,21 @@ the protocol (ACP "Prompt Turn", "Initialization" and "Cancellation"):
   ``clientCapabilities.session.notices`` and ``compaction_update`` /
   ``compaction_summary_chunk`` only with ``session.compaction`` (schema
   ``Notice``, ``CompactionUpdate``, ``CompactionSummaryChunk``: "Agents MUST
-  only send ... when the Client advertised" the capability);
+  only send ... when the Client advertised" the capability), and the
+  session tree's updates (``subagent_update``, ``session_message``,
+  ``session_message_chunk``) only to a client advertising
+  ``clientCapabilities.subagents`` (schema ``SubagentCapabilities``: "The
+  client must advertise this capability before the agent sends subagent
+  updates or session-directed messages"); the client sends ``systemPrompt``
+  only to an agent advertising ``sessionCapabilities.systemPrompt`` (mode
+  ``override`` only with its ``mode.override``);
+- ``turn-order`` for subagents: a child session's own updates arrive on its
+  id once a ``subagent_update`` announced it (schema ``SubagentUpdate``:
+  the announcement "MUST be sent before any live child traffic"); they are
+  not bound to a prompt of ours: children may work after the parent's
+  turn ended;
+- ``subagent``: a ``subagent_update`` announces a new child: never the
+  announcing session itself, nor another session the client uses;
 - ``cancelled``: after ``session/cancel`` the turn ends with
   ``stopReason: cancelled`` and the client answers the agent's permission
   requests of that turn ``cancelled``;
@@ -34,8 +48,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ._schemacheck import TREE_UPDATES as _TREE_UPDATES
 from ._schemacheck import first_error as _first_error
 from ._schemacheck import method_types as _types
+from ._schemacheck import shapes_of as _shapes_of
 
 __all__ = ["Direction", "TraceValidator", "Violation"]
 
@@ -58,6 +74,11 @@ _CLIENT_SESSION_CAPS = {
     "compaction_update": "compaction",
     "compaction_summary_chunk": "compaction",
 }
+#: The most subagent children the validator remembers (a trace, or an agent,
+#: could announce them without end); the updates of later ones count as
+#: updates outside a turn.
+MAX_CHILDREN = 65536
+_SYSTEM_PROMPT_METHODS = frozenset({"session/new", "session/load", "session/resume"})
 _SESSION_CAPS = {
     "session/list": "list",
     "session/resume": "resume",
@@ -115,11 +136,12 @@ class TraceValidator:
         ] = {}  # our requests: id -> (method, line, params)
         self._in: dict[Any, tuple[str, int, Any]] = {}  # the agent's requests
         self._turns: dict[str, int] = {}  # session -> prompt/load request line (while running)
+        self._cancelled: set[str] = set()  # sessions whose running turn was cancelled
         # The child sessions agents announced with subagent_update: "child
         # events are delivered automatically", also after the parent's turn
         # (schema SubagentUpdate), so their updates belong to no prompt of theirs.
         self._children: set[str] = set()
-        self._cancelled: set[str] = set()  # sessions whose running turn was cancelled
+        self._sessions: set[str] = set()  # the sessions the client's requests named
         self._ordinal = 0
 
     # -- entry points ----------------------------------------------------------------
@@ -180,9 +202,11 @@ class TraceValidator:
 
     def _check_schema(self, at: int, side: Side, name: str | None, value: Any) -> None:
         if self.schema and name is not None:
-            problem = _first_error(name, value)
-            if problem is not None:
-                self._add(at, side, "schema", problem)
+            for shape in _shapes_of(name, value):
+                problem = _first_error(shape, value)
+                if problem is not None:
+                    self._add(at, side, "schema", problem)
+                    return
 
     @staticmethod
     def _handler_side(sender: Side) -> str:
@@ -249,7 +273,15 @@ class TraceValidator:
         cap = _SESSION_CAPS.get(method)
         if cap is not None and session_caps.get(cap) is None:
             self._add(at, "client", "capability", f"{method} without sessionCapabilities.{cap}")
+        if method in _SYSTEM_PROMPT_METHODS and p.get("systemPrompt") is not None:
+            self._system_prompt(at, method, p["systemPrompt"], session_caps)
         sid = p.get("sessionId")
+        if (
+            isinstance(sid, str)
+            and sid not in self._children
+            and len(self._sessions) < MAX_CHILDREN
+        ):
+            self._sessions.add(sid)  # a session the client uses (not a child it cancels)
         if method in ("session/prompt", "session/load") and isinstance(sid, str):
             self._turns[sid] = at
             self._cancelled.discard(sid)
@@ -268,6 +300,31 @@ class TraceValidator:
                         "capability",
                         f"a {kind} block without promptCapabilities.{needs}",
                     )
+
+    def _system_prompt(
+        self, at: int, method: str, prompt: Any, session_caps: dict[str, Any]
+    ) -> None:
+        # Schema ``SystemPrompt``: "Clients MUST only send this when the Agent
+        # advertises sessionCapabilities.systemPrompt"; ``override`` only with
+        # its ``mode.override`` (``SessionSystemPromptModeCapabilities``).
+        caps = session_caps.get("systemPrompt")
+        if not isinstance(caps, dict):
+            self._add(
+                at,
+                "client",
+                "capability",
+                f"{method} with a systemPrompt without sessionCapabilities.systemPrompt",
+            )
+        elif _obj(prompt).get("mode") == "override" and not isinstance(
+            _obj(caps.get("mode")).get("override"), dict
+        ):
+            self._add(
+                at,
+                "client",
+                "capability",
+                f"{method} with an override systemPrompt without "
+                "sessionCapabilities.systemPrompt.mode.override",
+            )
 
     def _agent_request(self, at: int, method: str, params: Any) -> None:
         caps = self._client_caps or {}
@@ -309,52 +366,61 @@ class TraceValidator:
         elif method == "session/update" and isinstance(sid, str):
             update = _obj(p.get("update"))
             kind = update.get("sessionUpdate")
-            child = update.get("sessionId")
-            if kind == "subagent_update" and isinstance(child, str) and len(self._children) < 4096:
-                self._children.add(child)
-            self._session_update(at, sid, kind)
+            child = update.get("sessionId") if kind == "subagent_update" else None
+            self._session_update(at, sid, kind, child if isinstance(child, str) else None)
 
-    def feed_session_update(self, session_id: str, kind: str) -> list[Violation]:
+    def feed_session_update(
+        self, session_id: str, kind: str, child: str | None = None
+    ) -> list[Violation]:
         """:meth:`feed` for an incoming ``session/update`` whose shape is known.
 
         For a live check that reads only what the rules need of the hottest
         frame: the caller has seen ``jsonrpc`` 2.0, a ``method`` of
         ``session/update``, no ``id``, a string ``sessionId`` and an
-        ``update`` object with a string ``sessionUpdate``. The violations are
+        ``update`` object with a string ``sessionUpdate``, and passes the
+        update's own ``sessionId`` as ``child`` when it is a
+        ``subagent_update`` (the child it announces). The violations are
         those :meth:`feed` finds for the frame when the schema is not checked
         (with it, feed the frame).
         """
         self._ordinal += 1
         before = len(self.violations)
-        self._session_update(self._ordinal, session_id, kind)
+        self._session_update(self._ordinal, session_id, kind, child)
         return self.violations[before:]
 
-    def feed_session_updates(self, updates: Sequence[tuple[str, str]]) -> list[Violation]:
-        """:meth:`feed_session_update` for each ``(session_id, kind)``, in order.
+    def feed_session_updates(
+        self, updates: Sequence[tuple[str, str] | tuple[str, str, str | None]]
+    ) -> list[Violation]:
+        """:meth:`feed_session_update` for each ``(session_id, kind[, child])``, in order.
 
-        For a block of incoming updates at once: they change nothing the rules
-        depend on, so when none of the distinct pairs breaks a rule, none of
-        the frames does, and they are only counted.
+        For a block of incoming updates at once: when none of the distinct
+        tuples breaks a rule or announces a subagent, none of the frames
+        does, and they are only counted.
         """
         if self._all_quiet(set(updates)):
             self._ordinal += len(updates)
             return []
         found: list[Violation] = []
-        for sid, kind in updates:
-            found += self.feed_session_update(sid, kind)
+        for update in updates:
+            found += self.feed_session_update(*update)
         return found
 
-    def _all_quiet(self, pairs: set[tuple[str, str]]) -> bool:
-        caps = _obj(_obj(self._client_caps).get("session"))
-        for sid, kind in pairs:
+    def _all_quiet(self, updates: set[tuple[str, str] | tuple[str, str, str | None]]) -> bool:
+        session_caps = _obj(_obj(self._client_caps).get("session"))
+        for update in updates:
+            sid, kind = update[0], update[1]
             if kind in _TURN_UPDATES and sid not in self._turns and sid not in self._children:
                 return False
+            if kind in _TREE_UPDATES:  # an announcement, or a capability to check
+                return False
             needed = _CLIENT_SESSION_CAPS.get(kind)
-            if needed is not None and not isinstance(caps.get(needed), dict):
+            if needed is not None and not isinstance(session_caps.get(needed), dict):
                 return False
         return True
 
-    def _session_update(self, at: int, sid: str, kind: Any) -> None:
+    def _session_update(self, at: int, sid: str, kind: Any, child: str | None = None) -> None:
+        if kind in _TREE_UPDATES:
+            self._tree_update(at, kind, child, sid)
         if kind in _TURN_UPDATES and sid not in self._turns and sid not in self._children:
             self._add(
                 at,
@@ -372,6 +438,30 @@ class TraceValidator:
                 "capability",
                 f"a {kind} update although the client did not advertise session.{needed}",
             )
+
+    def _tree_update(self, at: int, kind: str, child: str | None, sid: str) -> None:
+        if not isinstance(_obj(self._client_caps).get("subagents"), dict):
+            self._add(
+                at,
+                "agent",
+                "capability",
+                f"a {kind} update although the client did not advertise subagents",
+            )
+        if kind != "subagent_update" or child is None:
+            return
+        if child == sid or child in self._sessions:
+            # A child is a session of its own: naming the announcing session
+            # or another session the client uses would put that session's
+            # updates outside any turn's order (the client never routes them so).
+            self._add(
+                at,
+                "agent",
+                "subagent",
+                f"a subagent_update names session {_short(child)}, which is not a new child",
+            )
+            return
+        if len(self._children) < MAX_CHILDREN:
+            self._children.add(child)
 
     # -- responses --------------------------------------------------------------------------------
 

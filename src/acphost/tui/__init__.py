@@ -64,7 +64,7 @@ def run_tui(args: argparse.Namespace) -> int:
     Args:
         args: ``agent``, ``settings``, ``cwd``, ``verbose``, ``init_timeout``,
             ``write``, ``yolo``, ``no_history``, ``unstable``, ``max_cost``,
-            ``max_tokens``.
+            ``max_tokens``, ``subagents``.
 
     Returns:
         0 after a normal quit, 1 when quitting after an agent crash, 2 for a
@@ -103,6 +103,7 @@ def run_tui(args: argparse.Namespace) -> int:
         history=history_enabled(bool(getattr(args, "no_history", False))),
         unstable=bool(getattr(args, "unstable", False)),
         budget=budget,
+        subagents=bool(getattr(args, "subagents", True)),
     )
     with _logging_into(app):
         result = app.run()

@@ -50,6 +50,7 @@ from ._session_actions import SessionActions
 from ._session_view import SessionView
 from ._start import StartPanel
 from ._status import StatusBar
+from ._subagent_screen import SubagentActions
 from ._terminals import TerminalBuffers
 from ._turn_actions import TurnActions
 from ._urlcard import UrlCard
@@ -57,7 +58,9 @@ from ._urlcard import UrlCard
 __all__ = ["AcpApp"]
 
 
-class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentLifecycle):
+class AcpApp(
+    AgentQuestions, TurnActions, HistoryActions, SessionActions, SubagentActions, AgentLifecycle
+):
     """``acphost tui``: an interactive client for one agent.
 
     Args:
@@ -76,6 +79,8 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
         unstable: enable unstable ACP methods (renaming and archiving
             sessions where the agent offers them); never sent without it.
         budget: the budget each session gets (``--max-cost``, ``--max-tokens``).
+        subagents: advertise subagents (``acphost tui --no-subagents``: not);
+            each child then shows as a card in its parent's transcript.
 
     """
 
@@ -99,6 +104,7 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
         Binding("ctrl+o", "list_sessions", "Sessions", priority=True),
         Binding("ctrl+l,f12", "protocol_log", "Log", priority=True),
         Binding("f4", "close_session", "Close tab", show=False, priority=True),
+        Binding("f5", "subagents", "Subagents", show=False, priority=True),
         Binding("ctrl+pagedown,alt+right", "next_tab", "Next tab", show=False, priority=True),
         Binding("ctrl+pageup,alt+left", "previous_tab", "Prev tab", show=False, priority=True),
         Binding("ctrl+r", "restart", "Restart agent", show=False, priority=True),
@@ -122,6 +128,7 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
         history: bool | None = None,
         unstable: bool = False,
         budget: Budget | None = None,
+        subagents: bool = True,
     ) -> None:
         super().__init__()
         self.spec = spec
@@ -133,6 +140,7 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
         self.key_guard = key_guard
         self.choices = list(choices) if len(choices) > 1 else []
         self.unstable = unstable
+        self.subagents = subagents
         self.budget = budget if budget is not None and not budget.empty else None
         # One redactor for everything the app shows or keeps: the protocol log
         # and its copies, crash reports, the history, the audit log.
@@ -346,9 +354,14 @@ class AcpApp(AgentQuestions, TurnActions, HistoryActions, SessionActions, AgentL
             info.stop_reason = view.stop_reason
             info.busy = view.busy
             info.cancelling = view.cancelling and view.busy
+            running = view.session.running_subagents()
+            info.subagents = len(running)
+            info.subagents_cancellable = any(child.can_cancel for child in running)
         else:
             info.mode = info.model = info.usage = info.title = info.stop_reason = ""
             info.busy = info.cancelling = info.budgeted = False
+            info.subagents = 0
+            info.subagents_cancellable = False
         with contextlib.suppress(NoMatches):
             self.query_one(StatusBar).show(info)
         with contextlib.suppress(NoMatches):

@@ -39,6 +39,7 @@ class AppBase(App[int]):
     init_timeout: float | None
     key_guard: float | None
     unstable: bool
+    subagents: bool
     budget: Budget | None
     redactor: Redactor
     history: AppHistory

@@ -85,6 +85,7 @@ class AgentLifecycle(AppBase):
                     "init_timeout": self.init_timeout,
                     "session_timeout": self.init_timeout,
                     "unstable": self.unstable,
+                    "subagents": self.subagents,
                 },
                 host=self._host_config(),
                 taps=[self._tap],

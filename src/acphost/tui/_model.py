@@ -175,6 +175,8 @@ class StatusInfo:
     busy: bool = False
     cancelling: bool = False
     pending_asks: int = 0
+    subagents: int = 0
+    subagents_cancellable: bool = False
 
     def parts(self) -> list[tuple[str, str]]:
         """``(text, style-name)`` segments, most important first.
@@ -182,7 +184,8 @@ class StatusInfo:
         The connection shows as a mark that reads without colour (NO_COLOR):
         ``●`` connected, ``◌`` connecting or authenticating, ``✗`` crashed,
         ``○`` closed, followed by the state's name unless connected. Then the
-        questions waiting for the user, the turn's state, mode and model,
+        questions waiting for the user, the turn's state, the subagents
+        running (children may go on after a turn), mode and model,
         context usage and the session title; under a budget, usage comes
         before mode and model (it is what the user watches then).
         """
@@ -201,6 +204,11 @@ class StatusInfo:
             out.append(("working… (Esc cancels)", "busy"))
         elif self.stop_reason:
             out.append((f"stop: {self.stop_reason}", "stop"))
+        if self.subagents:
+            n = self.subagents
+            running = f"◐ {n} subagent{'s' if n != 1 else ''} running"
+            hint = not self.busy and self.subagents_cancellable
+            out.append((f"{running} (Esc cancels)" if hint else running, "busy"))
         setup = " · ".join(x for x in (self.mode, self.model) if x)
         if self.usage and self.budgeted:
             out.append((self.usage, "plain"))

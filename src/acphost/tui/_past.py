@@ -3,7 +3,8 @@
 :func:`show_record` renders a :class:`~acphost.history.SessionRecord` with the
 live transcript's widgets, as far as the record allows: each prompt (with
 its file chips), the agent's messages and thoughts, tool cards (title, kind,
-status, locations, diffs: no terminal output is kept), plans, permission
+status, locations, diffs: no terminal output is kept), subagents (their card
+and answer), plans, permission
 decisions, how each turn ended (the host's reason too: a budget, a cancel)
 and what it used. :class:`PastSessionScreen` shows it read-only and offers
 to resume it when the agent can.
@@ -24,6 +25,7 @@ from textual.widgets import Static
 from textual.worker import Worker
 
 from .. import schema as s
+from .. import view as v
 from ..client import SessionState, ToolCallState
 from ..history import SessionRecord, ToolCallRecord, TurnRecord, local_time, usage_text
 from ._blocks import UserBubble
@@ -33,6 +35,7 @@ from ._model import home_relative
 from ._notes import Notice, stop_note
 from ._plan import plan_text
 from ._safe import agent_line, agent_markdown, agent_text
+from ._subagents import SubagentCard
 from ._terminals import TerminalBuffers
 from ._toolcard import ToolCard
 from ._transcript import StreamingMarkdown, ThoughtBlock, Transcript
@@ -124,6 +127,11 @@ def _turn_widgets(turn: TurnRecord, cwd: str, terminals: TerminalBuffers) -> lis
             out.append(Static(plan_text(_plan(event.get("entries") or ())), classes="plan"))
         elif kind == "tool" and event.get("id") in calls and event["id"] not in shown:
             card(calls[event["id"]])
+        elif kind == "subagent" and isinstance(event.get("id"), str):
+            # What the record keeps of a subagent: its card and its answer.
+            child = v.stored_subagent(event)
+            answer = StreamingMarkdown(agent_markdown(child.text or "(no answer recorded)"))
+            out.append(SubagentCard(child, answer, running=False, live=False))
     if not turn.events and turn.text:
         out.append(StreamingMarkdown(agent_markdown(turn.text)))
     for call in turn.tool_calls:  # calls only a permission request announced

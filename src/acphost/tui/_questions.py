@@ -4,7 +4,8 @@ A part of :class:`~acphost.tui.AcpApp` (see :mod:`acphost.tui._base`). The
 policy's asker and the elicitation handler put questions in one
 :class:`~acphost.tui._asks.AskQueue`; this part shows the oldest in a guarded
 dialog, keeps the count of those waiting up to date, withdraws a dialog whose
-question went away (its turn was cancelled), and after a URL the user accepted,
+question went away (its turn was cancelled), names the subagent that asks
+(a child session asks on its own id), and after a URL the user accepted,
 keeps a card in the transcript until the agent says ``elicitation/complete``.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import schema as s
+from ..client import Subagent
 from ..host import PermissionRequest, Verdict
 from ._asks import PendingAsk
 from ._base import AppBase
@@ -20,6 +22,7 @@ from ._elicit import CANCEL, FormScreen, UrlScreen, response
 from ._modal import OnceModal
 from ._permission import PermissionScreen
 from ._session_view import SessionView
+from ._subagents import find_subagent
 from ._urlcard import UrlCard
 
 __all__ = ["AgentQuestions"]
@@ -68,9 +71,13 @@ class AgentQuestions(AppBase):
         if isinstance(request, PermissionRequest):
             client = self.client
             session = client.sessions.get(request.session_id) if client else None
+            # A subagent asks on its own session id, which names no session of
+            # the client: its tool call is in the child's state.
+            child = None if session is not None else self._subagent(request.session_id)
+            state = session.state if session is not None else child.state if child else None
             call = (
-                session.state.tool_calls.get(request.tool_call_id)
-                if session is not None and request.tool_call_id
+                state.tool_calls.get(request.tool_call_id)
+                if state is not None and request.tool_call_id
                 else None
             )
             return PermissionScreen(
@@ -84,14 +91,25 @@ class AgentQuestions(AppBase):
             return UrlScreen(request, self.open_url, guard=guard)
         return FormScreen(request, guard=guard)
 
+    def _subagent(self, session_id: str | None) -> Subagent | None:
+        return find_subagent((view.session for view in self.views()), session_id)
+
     def _label_of(self, session_id: str | None) -> str:
+        """Which session asks: its tab's label (with several tabs), or the subagent's."""
         views = self.views()
+        child = self._subagent(session_id)
+        if child is not None:
+            root = child.root
+            of = next((f" of {v.label}" for v in views if v.session is root), "")
+            return f"subagent {child.label}" + (of if len(views) > 1 else "")
         if len(views) < 2:
             return ""
         return next((v.label for v in views if v.session.id == session_id), "")
 
     def _view_of(self, session_id: str | None) -> SessionView | None:
-        return next((v for v in self.views() if v.session.id == session_id), None)
+        child = self._subagent(session_id)
+        root_id = child.root.id if child is not None else session_id
+        return next((v for v in self.views() if v.session.id == root_id), None)
 
     def _url_answered(self, request: s.CreateElicitationRequest, answer: dict[str, Any]) -> None:
         if answer.get("action") != "accept" or not request.elicitation_id:

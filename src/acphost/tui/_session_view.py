@@ -11,17 +11,17 @@ from textual.message import Message
 
 from .. import schema as s
 from ..client import Message as StateMessage
-from ..client import Session, SessionState
+from ..client import Session, Subagent
 from ..errors import AcpError, AgentExited, RequestError
-from ._blocks import MediaCard, block_markdown, is_card
+from ..view import STREAMED
 from ._model import StartInfo, first_words, reported_tokens
 from ._notes import stop_note
 from ._past import show_record
 from ._plan import PlanPanel
-from ._safe import agent_markdown, sanitize_line
+from ._safe import sanitize_line
 from ._start import StartPanel
 from ._terminals import TerminalBuffers
-from ._transcript import StreamingMarkdown, ThoughtBlock, Transcript
+from ._transcript import Transcript
 
 if TYPE_CHECKING:
     from ..client import BudgetExceeded, TurnResult
@@ -93,6 +93,8 @@ class SessionView(Vertical):
         self._no_usage = False
         self._budget_warning: str | None = None
         self._remove_listener: Callable[[], None] | None = None
+        #: The subagents a cancel was sent to (Esc while only they ran).
+        self.cancelled_subagents: set[str] = set()
 
     def compose(self) -> ComposeResult:
         """Plan above, transcript below."""
@@ -106,55 +108,13 @@ class SessionView(Vertical):
         if self.past is not None:
             show_record(self.transcript, self.past)
             self.transcript.add_marker("resumed from the local history")
-        self._show_history(self.session.state)
+        self.transcript.show_state()
         self.plan.show_plan(self.session.state.plan)
         self._follow()
 
-    def _show_history(self, state: SessionState) -> None:
-        """Show a loaded session's state: messages, and tool calls and compactions among them.
-
-        A tool call's or compaction's ``position`` is the number of messages
-        before it, so its card or marker (and collapsed summary) sits where it
-        was shown live; the sort is stable, so those at one place keep their
-        arrival order (compactions, then tool calls).
-        """
-        transcript = self.transcript
-
-        def show_compaction(compaction_id: str) -> None:
-            transcript.show_state_compaction(compaction_id)
-
-        def show_call(call_id: str) -> None:
-            transcript.on_update(s.ToolCallProgress(tool_call_id=call_id))
-
-        marks: list[tuple[int, Callable[[str], None], str]] = [
-            *((c.position, show_compaction, c.compaction_id) for c in state.compactions.values()),
-            *((c.position, show_call, c.tool_call_id) for c in state.tool_calls.values()),
-        ]
-        marks.sort(key=lambda mark: mark[0])
-        at = 0
-        for index, msg in enumerate(state.messages):
-            while at < len(marks) and marks[at][0] <= index:
-                _, show, key = marks[at]
-                show(key)
-                at += 1
-            if msg.role == "user":
-                transcript.add_user(list(msg.content))
-                continue
-            text = agent_markdown("".join(block_markdown(b) for b in msg.content))
-            if text:
-                widget = ThoughtBlock(text) if msg.role == "thought" else StreamingMarkdown(text)
-                transcript.mount(widget)
-                if isinstance(widget, ThoughtBlock):
-                    widget.collapsed = True
-            for block in msg.content:
-                if is_card(block):
-                    transcript.mount(MediaCard(block))
-        for _, show, key in marks[at:]:
-            show(key)
-        transcript.end_turn()
-
     def _follow(self) -> None:
-        self._remove_listener = self.session.add_listener(self._on_update)
+        self.transcript.owner_id = self.session.id
+        self._remove_listener = self.session.add_listener(self._on_update, subagents=True)
 
     def _unfollow(self) -> None:
         if self._remove_listener is not None:
@@ -175,19 +135,33 @@ class SessionView(Vertical):
         self.session = session
         self.busy = self.cancelling = False
         self.stop_reason = ""
+        self.cancelled_subagents.clear()
         self.transcript.rebind(session.state)
         self.transcript.add_marker(marker)
         self.plan.show_plan(session.state.plan)
         self._follow()
         self.post_message(self.Changed(self))
 
-    def _on_update(self, session: Session, update: s.SessionUpdate) -> None:
+    def _on_update(self, owner: Session | Subagent, update: s.SessionUpdate) -> None:
         # Inline in the connection's reader, in wire order: quick, no awaits.
+        if owner is not self.session:
+            # A subagent's own update: its card's transcript shows it (one
+            # that is not on screen yet shows the child's state when it is).
+            feed = self.transcript.routes.get(owner.id)
+            if feed is not None:
+                feed.on_update(update)
+            if getattr(update, "session_update", None) == "subagent_update":
+                self.post_message(self.Changed(self))  # a grandchild's activity
+            return
         self.transcript.on_update(update)
+        if type(update) is STREAMED:  # the flood of message chunks: nothing more to do
+            return
         if isinstance(update, s.PlanUpdate):
             self.plan.show_plan(self.session.state.plan)
-        elif isinstance(update, _META_UPDATES):
-            self.post_message(self.Changed(self))
+        elif isinstance(update, _META_UPDATES) or (
+            getattr(update, "session_update", None) == "subagent_update"
+        ):
+            self.post_message(self.Changed(self))  # the status bar counts running subagents
 
     @property
     def label(self) -> str:

@@ -1,21 +1,24 @@
-"""The chat transcript: streaming Markdown, thoughts, tool cards, media cards, notices.
+"""The chat transcript: messages, thoughts, tool cards, media cards, notices, subagents.
 
-Chunks arrive synchronously from the session listener, possibly thousands a
-second. :class:`StreamingMarkdown` only appends them to a list; one drain task
-per message hands the accumulated text to ``Markdown.append`` (which re-parses
-from the last top-level block only), so a burst of chunks costs one render,
-never one per chunk. Text is made inert (:mod:`acphost.tui._safe`) as it is
-fed; the Markdown widget never parses Textual markup.
+Messages and thoughts stream into the widgets of :mod:`acphost.tui._streaming`
+(one render per frame, never one per chunk), made inert as they are fed.
+
+The session tree: a subagent's card (:mod:`acphost.tui._subagents`) holds a
+:class:`ChildTranscript`, the same feed over the child's own state, so a
+child's text, thoughts and tool cards look as the parent's do. Every
+transcript of one tree shares ``routes``, by which the session view hands
+each child's updates to its card; a card shows the child's state when it is
+mounted, so nothing streamed before it was on screen is lost.
 """
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import events
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -23,140 +26,49 @@ from .. import schema as s
 from .. import view as v
 from ..client import SessionState
 from ..view import annotations_text
-from ._blocks import MediaCard, UserBubble
+from ._blocks import MediaCard, UserBubble, block_markdown, is_card
+from ._model import format_usage
 from ._notes import CompactionBlock, Marker, Notice
-from ._safe import AgentMarkdown, InertCollapsible, agent_line, agent_markdown, agent_text, sanitize
+from ._safe import agent_line, agent_markdown, agent_text
+from ._streaming import StreamingMarkdown, ThoughtBlock
+from ._subagents import InterMessageLine, SubagentCard
 from ._terminals import TerminalBuffers
 from ._toolcard import ToolCard
 
-__all__ = ["StreamingMarkdown", "ThoughtBlock", "Transcript"]
+__all__ = ["ChildTranscript", "StreamingMarkdown", "ThoughtBlock", "Transcript", "TranscriptFeed"]
 
-#: The shortest time between two appends to one message (30 updates a second).
-FRAME_SECONDS = 1 / 30
-
-# Headings are text, not links: the theme's heading colours read as links.
-_MARKDOWN_CSS = """
-    StreamingMarkdown { margin: 0; padding: 0 1; }
-    StreamingMarkdown MarkdownHeader {
-        color: $text; background: transparent; text-style: bold; margin: 1 0 0 0;
-    }
-    StreamingMarkdown MarkdownH1 { content-align: left top; text-style: bold underline; }
-    StreamingMarkdown MarkdownH3, StreamingMarkdown MarkdownH4,
-    StreamingMarkdown MarkdownH5, StreamingMarkdown MarkdownH6 { text-style: bold italic; }
-    StreamingMarkdown > MarkdownBlock:first-child { margin-top: 0; }
-    StreamingMarkdown > MarkdownBlock:last-child { margin-bottom: 0; }
-"""
+# The feed is a mixin of containers: a Widget for the type checker only, or
+# its class attributes (``can_focus``...) would hide the container's.
+if TYPE_CHECKING:
+    _Container = Widget
+else:
+    _Container = object
 
 
-class StreamingMarkdown(AgentMarkdown):
-    """A Markdown widget fed chunk by chunk without a render per chunk."""
+class TranscriptFeed(_Container):
+    """What turns one session's updates into transcript widgets, in wire order.
 
-    DEFAULT_CSS = _MARKDOWN_CSS
-
-    def __init__(self, first: str = "", **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._pending: list[str] = [first] if first else []
-        self._drain_task: asyncio.Task[None] | None = None
-        self._ready = False  # set in on_mount (is_mounted is still False there)
-        self.chunks = 0
-        self.appends = 0
-        self.text_length = 0
-
-    def on_mount(self) -> None:
-        """Start showing what was fed before mounting."""
-        self._ready = True
-        self._kick()
-
-    def feed(self, text: str) -> None:
-        """Queue a fragment (already inert); it shows at the next drain."""
-        if not text:
-            return
-        self.chunks += 1
-        self.text_length += len(text)
-        self._pending.append(text)
-        self._kick()
-
-    def _kick(self) -> None:
-        if self._ready and self._pending and (self._drain_task is None or self._drain_task.done()):
-            self._drain_task = asyncio.get_running_loop().create_task(self._drain())
-
-    async def _drain(self) -> None:
-        loop = asyncio.get_running_loop()
-        while self._pending:
-            started = loop.time()
-            text = "".join(self._pending)
-            self._pending.clear()
-            self.appends += 1
-            await self.append(text)
-            # Let chunks accumulate for a frame: each append re-lays out the
-            # message, so fewer, larger appends keep a fast stream linear.
-            rest = FRAME_SECONDS - (loop.time() - started)
-            if rest > 0 and self._pending:
-                await asyncio.sleep(rest)
-
-    async def settled(self) -> None:
-        """Wait until everything fed so far is shown (tests and benchmarks)."""
-        while self._pending or (self._drain_task is not None and not self._drain_task.done()):
-            task = self._drain_task
-            if task is not None and not task.done():
-                await task
-            else:
-                self._kick()
-                await asyncio.sleep(0)
-
-
-class ThoughtBlock(InertCollapsible):
-    """The agent's reasoning: dimmed, collapsible, expanded while it streams."""
-
-    DEFAULT_CSS = """
-    ThoughtBlock { padding: 0; margin: 0; border: none; background: transparent; }
-    ThoughtBlock Static { color: $text-muted; text-style: italic; padding: 0 1; }
-    ThoughtBlock CollapsibleTitle { padding: 0 1; }
-    """
-
-    def __init__(self, first: str = "") -> None:
-        self._body = Static(agent_text(first), classes="thought-text")
-        super().__init__(self._body, title="💭 thinking…", collapsed=False)
-        self._parts = [first]
-        self._scheduled = False
-
-    def feed(self, text: str) -> None:
-        """Add thought text; the view refreshes at most 20 times a second."""
-        self._parts.append(text)
-        if not self._scheduled:
-            self._scheduled = True
-            self.set_timer(0.05, self._flush)
-
-    def _flush(self) -> None:
-        self._scheduled = False
-        self._body.update(agent_text("".join(self._parts)))
-
-    def finish(self) -> None:
-        """The thought ended: show it all, collapse it under a summary title."""
-        self._flush()
-        text = sanitize(" ".join("".join(self._parts).split()))
-        self.title = f"💭 {text[:60]}{'…' if len(text) > 60 else ''}"
-        self.collapsed = True
-
-
-class Transcript(VerticalScroll):
-    """The conversation of one session, in wire order.
+    A part of :class:`Transcript` (the scrolling pane of a session) and of
+    :class:`ChildTranscript` (a subagent's transcript inside its card); it
+    adds widgets to whichever container it is part of.
 
     Args:
         state: the session state (tool calls are read from it, merged).
         cwd: the session's workspace, for relative locations and file chips.
         terminals: live terminal output.
+        routes: where each subagent's updates go, by child session id, shared
+            by every transcript of one tree (a card's transcript adds itself).
 
-    """
-
-    DEFAULT_CSS = """
-    Transcript { height: 1fr; padding: 0 0; scrollbar-size-vertical: 1; }
-    Transcript > * { margin: 0; }
-    Transcript > .annotation { color: $text-muted; text-style: italic; padding: 0 1; }
     """
 
     def __init__(
-        self, state: SessionState, cwd: str, terminals: TerminalBuffers, **kwargs: Any
+        self,
+        state: SessionState,
+        cwd: str,
+        terminals: TerminalBuffers,
+        *,
+        routes: dict[str, TranscriptFeed] | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.state = state
@@ -164,42 +76,21 @@ class Transcript(VerticalScroll):
         self.cwd = cwd
         self.terminals = terminals
         self.cards: dict[str, ToolCard] = {}
+        self.routes: dict[str, TranscriptFeed] = {} if routes is None else routes
+        self.subagents: dict[str, SubagentCard] = {}
+        self._messages: dict[str, InterMessageLine] = {}
+        #: The session that announced this one (a child's transcript): its
+        #: messages name it "parent".
+        self.parent_id: str | None = None
+        #: The session id of this transcript's session, once known (its
+        #: children's messages name it "parent").
+        self.owner_id: str | None = None
+        #: The card this transcript is the body of (a subagent's).
+        self.card: SubagentCard | None = None
         self._current: Widget | None = None
         self._current_role: str | None = None
         self._current_mid: str | None = None
         self._compactions: dict[str, CompactionBlock] = {}
-
-    # Following the newest output is Textual's anchor: the layout keeps an
-    # anchored view at its end, a scroll by the user releases it, and a scroll
-    # back to the end takes it up again (``Widget.release_anchor``,
-    # ``_check_anchor``). The transcript is anchored only while its content
-    # overflows: Textual scrolls an anchored view to its end even when that end
-    # is above the first line, so a short conversation would start below the
-    # top of the pane, or sit at its bottom.
-    #
-    # A growing transcript changes its virtual size, not its size, and Textual
-    # sends ``Resize`` only when a widget's region changes: the virtual size is
-    # watched as well, or following never starts when a conversation first
-    # overflows a pane that keeps its size.
-
-    def on_resize(self, event: events.Resize) -> None:
-        """The pane changed size: follow the end if the conversation overflows it now."""
-        self._follow_if_overflowing()
-
-    def watch_virtual_size(self) -> None:
-        """The content grew or shrank: decide again whether to follow its end."""
-        # Called inside the layout pass, before the container size is updated:
-        # decide once the pass is over.
-        self.call_later(self._follow_if_overflowing)
-
-    def _follow_if_overflowing(self) -> None:
-        overflows = self.virtual_size.height > self.scrollable_content_region.height
-        if overflows and not self.is_anchored:
-            self.anchor()
-        elif not overflows and self.is_anchored:
-            # It fits again (a streamed block settled shorter): shown from its top.
-            self.anchor(False)
-            self.scroll_target_y = self.scroll_y = 0
 
     def _append(self, widget: Widget) -> None:
         self._end_thought()
@@ -266,6 +157,12 @@ class Transcript(VerticalScroll):
                 self.show_agent_notice(piece.severity, piece.text)
             elif isinstance(piece, v.Compaction):
                 self.show_state_compaction(piece.compaction_id)
+            elif isinstance(piece, v.SubagentCard):
+                self._subagent(piece)
+            elif isinstance(piece, v.InterMessage):
+                self._message(piece)
+            elif isinstance(piece, v.Usage) and self.card is not None:
+                self.card.show_usage(format_usage(self.state.usage))
             elif isinstance(piece, v.Unknown):
                 self.add_notice(
                     f"(ignored an update of a kind this version does not know: {piece.kind})"
@@ -308,6 +205,40 @@ class Transcript(VerticalScroll):
             self._break()
         else:
             card.refresh_call()
+
+    def _subagent(self, piece: v.SubagentCard) -> None:
+        card = self.subagents.get(piece.session_id)
+        if card is not None:
+            card.show(piece)
+            body = card.body
+            if piece.changed and isinstance(body, TranscriptFeed):
+                body.refresh_cards()  # calls a cancel closed show it
+                if piece.activity == "idle":
+                    body.end_turn()  # its work ended: a streaming thought folds
+            return
+        child = self.state.subagents.get(piece.session_id)
+        if child is None:
+            return
+        body = ChildTranscript(child.state, self.cwd, self.terminals, routes=self.routes)
+        body.parent_id = self.owner_id
+        card = SubagentCard(piece, body, running=child.running)
+        body.card = card
+        self.subagents[piece.session_id] = card
+        # A child nested too deep (or whose id the client refused) gets no
+        # updates of its own: its card shows what its parent says of it.
+        self.routes.setdefault(piece.session_id, body)
+        self._append(card)
+        self._break()
+
+    def _message(self, piece: v.InterMessage) -> None:
+        peer = "parent" if self.parent_id and piece.peer == self.parent_id else piece.peer
+        line = self._messages.get(piece.message_id)
+        if line is not None:
+            line.show(piece, peer)
+            return
+        line = self._messages[piece.message_id] = InterMessageLine(piece, peer)
+        self._append(line)
+        self._break()
 
     def show_state_compaction(self, compaction_id: str) -> None:
         """Show a compaction as the session state has it now (its marker, the first time)."""
@@ -353,9 +284,12 @@ class Transcript(VerticalScroll):
         return block
 
     def refresh_cards(self) -> None:
-        """Re-read every card (after a cancel marked calls cancelled)."""
+        """Re-read every card, the subagents' too (after a cancel marked calls cancelled)."""
         for card in self.cards.values():
             card.refresh_call()
+        for child in self.subagents.values():
+            if isinstance(child.body, TranscriptFeed):
+                child.body.refresh_cards()
 
     def end_turn(self) -> None:
         """The turn ended: collapse a streaming thought, start fresh blocks next time."""
@@ -366,7 +300,82 @@ class Transcript(VerticalScroll):
         """Follow another session's state from here on (after a restart)."""
         self.state = state
         self.cards = {}
+        self.subagents = {}
+        self._messages = {}
+        self.routes.clear()  # the old session's children send no more
         self._break()
+
+    def show_state(self, *, live: bool = False) -> None:
+        """Show what the state holds now: messages, and what happened among them.
+
+        A tool call's, compaction's, subagent's or message between sessions'
+        ``position`` is the number of messages before it, so its widget sits
+        where it was shown live; the sort is stable, so those at one place
+        keep their arrival order (compactions, tool calls, subagents, then
+        messages between sessions).
+
+        Args:
+            live: the session goes on streaming (a child's card mounted, or
+                opened in full, mid-turn): the next chunk of its last message
+                joins that message's block instead of starting a new one.
+
+        """
+        state = self.state
+        marks: list[tuple[int, Callable[[str], None], str]] = [
+            *(
+                (c.position, self.show_state_compaction, c.compaction_id)
+                for c in state.compactions.values()
+            ),
+            *((c.position, self._state_call, c.tool_call_id) for c in state.tool_calls.values()),
+            *((c.position, self._state_subagent, sid) for sid, c in state.subagents.items()),
+            *((m.position, self._state_message, mid) for mid, m in state.session_messages.items()),
+        ]
+        marks.sort(key=lambda mark: mark[0])
+        at = 0
+        last: Widget | None = None
+        for index, msg in enumerate(state.messages):
+            while at < len(marks) and marks[at][0] <= index:
+                _, show, key = marks[at]
+                show(key)
+                at += 1
+            last = None
+            if msg.role == "user":
+                self.add_user(list(msg.content))
+                continue
+            text = agent_markdown("".join(block_markdown(b) for b in msg.content))
+            if text:
+                widget = ThoughtBlock(text) if msg.role == "thought" else StreamingMarkdown(text)
+                self.mount(widget)
+                if isinstance(widget, ThoughtBlock) and not live:
+                    widget.collapsed = True
+                last = widget
+            for block in msg.content:
+                if is_card(block):
+                    self.mount(MediaCard(block))
+                    last = None
+        for _, show, key in marks[at:]:
+            show(key)
+            last = None
+        if live and last is not None:
+            msg = state.messages[-1]
+            self._current, self._current_role, self._current_mid = last, msg.role, msg.message_id
+        else:
+            self.end_turn()
+        if self.card is not None and state.usage is not None:
+            self.card.show_usage(format_usage(state.usage))
+
+    def _state_call(self, call_id: str) -> None:
+        self.on_update(s.ToolCallProgress(tool_call_id=call_id))
+
+    def _state_subagent(self, session_id: str) -> None:
+        piece = v.subagent_card(self.state, session_id, {})
+        if piece is not None:
+            self._subagent(piece)
+
+    def _state_message(self, message_id: str) -> None:
+        piece = v.message_piece(self.state, message_id, None)
+        if piece is not None:
+            self._message(piece)
 
     def streams(self) -> list[StreamingMarkdown]:
         """The message widgets, oldest first."""
@@ -384,3 +393,81 @@ class Transcript(VerticalScroll):
         """Wait until every streamed chunk is shown."""
         for md in self.streams():
             await md.settled()
+
+
+class Transcript(TranscriptFeed, VerticalScroll):
+    """The conversation of one session, in wire order, in a pane that follows its end.
+
+    Args:
+        state: the session state (tool calls are read from it, merged).
+        cwd: the session's workspace, for relative locations and file chips.
+        terminals: live terminal output.
+        routes: see :class:`TranscriptFeed`.
+
+    """
+
+    DEFAULT_CSS = """
+    Transcript { height: 1fr; padding: 0 0; scrollbar-size-vertical: 1; }
+    Transcript > * { margin: 0; }
+    Transcript .annotation { color: $text-muted; text-style: italic; padding: 0 1; }
+    """
+
+    # Following the newest output is Textual's anchor: the layout keeps an
+    # anchored view at its end, a scroll by the user releases it, and a scroll
+    # back to the end takes it up again (``Widget.release_anchor``,
+    # ``_check_anchor``). The transcript is anchored only while its content
+    # overflows: Textual scrolls an anchored view to its end even when that end
+    # is above the first line, so a short conversation would start below the
+    # top of the pane, or sit at its bottom.
+    #
+    # A growing transcript changes its virtual size, not its size, and Textual
+    # sends ``Resize`` only when a widget's region changes: the virtual size is
+    # watched as well, or following never starts when a conversation first
+    # overflows a pane that keeps its size.
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The pane changed size: follow the end if the conversation overflows it now."""
+        self._follow_if_overflowing()
+
+    def watch_virtual_size(self) -> None:
+        """The content grew or shrank: decide again whether to follow its end."""
+        # Called inside the layout pass, before the container size is updated:
+        # decide once the pass is over.
+        self.call_later(self._follow_if_overflowing)
+
+    def _follow_if_overflowing(self) -> None:
+        overflows = self.virtual_size.height > self.scrollable_content_region.height
+        if overflows and not self.is_anchored:
+            self.anchor()
+        elif not overflows and self.is_anchored:
+            # It fits again (a streamed block settled shorter): shown from its top.
+            self.anchor(False)
+            self.scroll_target_y = self.scroll_y = 0
+
+
+class ChildTranscript(TranscriptFeed, Vertical):
+    """A subagent's own transcript, inside its card in the parent's transcript.
+
+    It shows the child's state once mounted (what streamed before its card
+    was on screen), then its updates as they come: one that arrives before
+    is in the state already, and ignored here.
+    """
+
+    DEFAULT_CSS = """
+    ChildTranscript { height: auto; padding: 0; }
+    ChildTranscript > * { margin: 0; }
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._ready = False
+
+    def on_mount(self) -> None:
+        """Show what the child did so far, then follow it."""
+        self._ready = True
+        self.show_state(live=True)
+
+    def on_update(self, update: s.SessionUpdate) -> None:
+        """Show one of the child's updates (once mounted; the state has the earlier ones)."""
+        if self._ready:
+            super().on_update(update)

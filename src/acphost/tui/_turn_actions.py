@@ -2,7 +2,9 @@
 
 A part of :class:`~acphost.tui.AcpApp` (see :mod:`acphost.tui._base`). Each
 prompt runs as a worker that awaits its turn in the session's view; a cancel
-answers the session's waiting questions first, then sends ``session/cancel``.
+answers the session's waiting questions first (its subagents' too), then
+sends ``session/cancel``, which also reaches the running subagents the agent
+allows cancelling: with no turn running, Esc cancels those alone.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from ._base import AppBase
 from ._composer import PromptArea
 from ._elicit import CANCEL, response
 from ._session_view import SessionView
+from ._subagents import subagent_tree
 
 __all__ = ["INTERRUPT_WINDOW", "TurnActions"]
 
@@ -51,21 +54,46 @@ class TurnActions(AppBase):
         await task
 
     def action_cancel_turn(self) -> bool:
-        """Esc: cancel the active session's turn; True if one was running."""
+        """Esc: cancel the active session's turn, else its running subagents; True if sent.
+
+        Subagents may go on after their parent's turn ended: with no turn
+        running, ``session/cancel`` goes to each running child the agent
+        allows cancelling (once per child until it stops).
+        """
         view = self.active_view
-        if view is None or view.session.turn is None or not view.busy:
+        if view is None:
             return False
+        if view.session.turn is None or not view.busy:
+            return self._cancel_subagents(view)
         if not view.cancelling:
             view.cancelling = True
             self.refresh_status()
             self._cancel(view)
         return True
 
+    def _cancel_subagents(self, view: SessionView) -> bool:
+        running = view.session.running_subagents()
+        ids = {child.id for child in running}
+        view.cancelled_subagents &= ids  # those that stopped may run again later
+        fresh = [c for c in running if c.can_cancel and c.id not in view.cancelled_subagents]
+        if not fresh:
+            if running and not any(c.can_cancel for c in running):
+                self.say("the agent does not allow cancelling its running subagents", "warning")
+            return False
+        view.cancelled_subagents.update(c.id for c in fresh)
+        names = ", ".join(c.label for c in fresh)
+        self.say(f"cancelling the subagent{'s' if len(fresh) > 1 else ''} {names}")
+        self._cancel(view)
+        return True
+
     def action_interrupt(self) -> None:
-        """Ctrl+C: cancel the running turn; with none running (or again), a second one quits."""
+        """Ctrl+C: cancel the running turn (or subagents); with none running, twice quits."""
         view = self.active_view
         if view is not None and view.busy and not view.cancelling:
             self.action_cancel_turn()
+            self._interrupted_at = None
+            return
+        if view is not None and not view.busy and self._cancel_subagents(view):
             self._interrupted_at = None
             return
         now = time.monotonic()
@@ -79,10 +107,9 @@ class TurnActions(AppBase):
     async def _cancel(self, view: SessionView) -> None:
         # Questions of this session still waiting for the user are answered
         # "cancelled" (permissions by the broker, elicitations here).
+        tree = {view.session.id, *(c.id for c in subagent_tree(view.session.subagents))}
         for item in list(self.asks.items):
-            if item.session_id == view.session.id and isinstance(
-                item.request, s.CreateElicitationRequest
-            ):
+            if item.session_id in tree and isinstance(item.request, s.CreateElicitationRequest):
                 self.asks.answer(item, response(CANCEL))
         try:
             await view.session.cancel(reason="cancelled by the user")

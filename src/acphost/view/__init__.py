@@ -14,6 +14,9 @@ HTML or Markdown escaping), so piped output stays exact.
   :func:`stored_pieces` and :func:`stored_tool`: a stored turn's events as the
   same pieces. A new kind of update is taught in :meth:`Viewer.pieces`.
   :data:`STREAMED` is the one update class a face's hot path may take as is.
+  :func:`subagent_card` and :func:`message_piece`: a child's card and a
+  message between sessions as a state holds them now (a face showing a
+  state it did not see arrive: a loaded session, a child opened later).
 - :func:`update_text`: any update as one short line of plain text;
   :func:`block_text`: a content block as message text.
 - :func:`media_of`: a content block that is not text (image, audio, embedded
@@ -53,7 +56,7 @@ from ._pieces import (
     stored_tool,
     update_text,
 )
-from ._subagents import InterMessage, SubagentCard, stored_subagent
+from ._subagents import InterMessage, SubagentCard, message_piece, stored_subagent, subagent_card
 
 __all__ = [
     "STREAMED",
@@ -83,9 +86,11 @@ __all__ = [
     "markdown_html",
     "media_line",
     "media_of",
+    "message_piece",
     "plan_changes",
     "stored_pieces",
     "stored_subagent",
     "stored_tool",
+    "subagent_card",
     "update_text",
 ]

@@ -25,7 +25,14 @@ from ..client import TerminalReport, terminal_report
 from ..content import block_text
 from ..host import DEFAULT_OUTPUT_BYTE_LIMIT
 from ._media import Media, annotations_text, media_line, media_of
-from ._subagents import InterMessage, SubagentCard, message_piece, stored_subagent, subagent_card
+from ._subagents import (
+    InterMessage,
+    SubagentCard,
+    message_piece,
+    stored_subagent,
+    subagent_card,
+    wire_text,
+)
 
 if TYPE_CHECKING:
     from ..client import SessionState, ToolCallState
@@ -470,13 +477,15 @@ class Viewer:
         if kind == "subagent_update":
             piece = subagent_card(self.state, update.session_id, self._children)
         else:
-            content = getattr(update, "content", None)
-            added = (
-                block_text(content)
-                if kind == "session_message_chunk" and isinstance(content, s.TextContentBlock)
-                else ("" if kind == "session_message_chunk" else None)
-            )
-            piece = message_piece(self.state, update.message_id, added)
+            # What this update adds, from the update itself: a session that
+            # keeps no message content (the command line) still shows it.
+            content = update.content
+            if kind == "session_message_chunk":
+                added = wire_text((content,))
+            else:
+                added = wire_text(content) if isinstance(content, list) else ""
+            chunk = kind == "session_message_chunk"
+            piece = message_piece(self.state, update.message_id, added, chunk=chunk)
         return [piece] if piece is not None else []
 
     def _tool(self, update: s.ToolCallStart | s.ToolCallProgress) -> list[Piece]:

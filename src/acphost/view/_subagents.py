@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..client import SessionState
 
-__all__ = ["InterMessage", "SubagentCard", "message_piece", "stored_subagent", "subagent_card"]
+__all__ = [
+    "InterMessage",
+    "SubagentCard",
+    "message_piece",
+    "stored_subagent",
+    "subagent_card",
+    "wire_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +68,12 @@ class InterMessage:
         message_id: its id in this session's transcript.
         outgoing: this session sent it (else it received it).
         peer: the other session's label (a subagent's, or its id).
-        text: the text it carries so far (all of it: it is an upsert).
-        added: the text this update appended (a chunk), or the whole text
-            when the message was (re)written.
+        text: the text the session keeps of it so far ("" where the
+            session keeps no message content: see ``added``).
+        added: the text this update carried: a chunk's, or the whole text
+            of an upsert that (re)wrote it.
+        chunk: the update was a ``session_message_chunk`` (``added`` goes on
+            the message's text; it need not end a line).
 
     """
 
@@ -72,6 +82,7 @@ class InterMessage:
     peer: str
     text: str
     added: str = ""
+    chunk: bool = False
 
 
 def subagent_card(
@@ -105,13 +116,17 @@ def subagent_card(
     )
 
 
-def message_piece(state: SessionState, message_id: str, added: str | None) -> InterMessage | None:
+def message_piece(
+    state: SessionState, message_id: str, added: str | None, *, chunk: bool = False
+) -> InterMessage | None:
     """The piece of the message ``message_id`` after a ``session_message(_chunk)``.
 
     Args:
         state: the session's state (the update was applied to it).
         message_id: the message the update named.
-        added: the text a chunk appended; None for an upsert (the whole text).
+        added: the text the update carried; None for the whole text the
+            state keeps (a state shown after the fact).
+        chunk: the update was a chunk.
 
     """
     message = state.session_messages.get(message_id)
@@ -133,7 +148,17 @@ def message_piece(state: SessionState, message_id: str, added: str | None) -> In
     child = state.subagents.get(other or "")
     peer = child.label if child is not None else (other or "")
     text = message.text
-    return InterMessage(message_id, outgoing, peer, text, text if added is None else added)
+    return InterMessage(message_id, outgoing, peer, text, text if added is None else added, chunk)
+
+
+def wire_text(blocks: Any) -> str:
+    """The text blocks' text of an update's content, joined (either schema's classes)."""
+    parts = []
+    for block in blocks or ():
+        text = getattr(block, "text", None)
+        if getattr(block, "type", None) == "text" and isinstance(text, str):
+            parts.append(text)
+    return "".join(parts)
 
 
 def stored_subagent(event: Mapping[str, Any]) -> SubagentCard:
