@@ -283,3 +283,24 @@ def test_subagent_timeout_stops_children_that_outlive_the_turn(agent, agents_roo
     assert child in cancels  # the child was stopped, not just left behind
     assert "CHILD-AFTER-THE-COMMAND" not in r.stdout
     assert_no_survivors(home)  # nor its command
+
+
+def test_history_keeps_the_subagent(agent, agents_root, home, ws, model):
+    na(agent, "subagents")
+    if not agent.subagent_tree:
+        pytest.skip(f"not applicable: {agent.name} runs its subagents as tool calls")
+    delegate(agent, model)
+    r = acphost(agent, agents_root, home, ws, model, ["delegate it"])
+    assert r.returncode == 0, r.stderr
+    sid = next(
+        m["result"]["sessionId"] for m in frames(r.stdout) if "sessionId" in m.get("result", {})
+    )
+    shown = subprocess.run(
+        [sys.executable, "-m", "acphost", "history", "show", sid],
+        cwd=ws, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout.splitlines()
+    # The child's card, then its own text under it (codex's came after the turn).
+    card = out.index(f"[subagent] {LABELS[agent.name]} · idle (end_turn)")
+    assert out[card + 1].strip() == CHILD_TEXT, shown.stdout
