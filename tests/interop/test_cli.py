@@ -293,7 +293,9 @@ def test_history_keeps_the_subagent(agent, agents_root, home, ws, model):
     r = acphost(agent, agents_root, home, ws, model, ["delegate it"])
     assert r.returncode == 0, r.stderr
     sid = next(
-        m["result"]["sessionId"] for m in frames(r.stdout) if "sessionId" in m.get("result", {})
+        m["result"]["sessionId"]
+        for m in frames(r.stdout)
+        if isinstance(m.get("result"), dict) and "sessionId" in m["result"]
     )
     shown = subprocess.run(
         [sys.executable, "-m", "acphost", "history", "show", sid],
