@@ -247,6 +247,18 @@ def test_subagent_lines_in_text_output(agent, agents_root, home, ws, model):
     assert_no_survivors(home)
 
 
+def test_strict_accepts_a_subagent_turn(agent, agents_root, home, ws, model):
+    # --strict validates every frame against the vendored schema: the agent's
+    # subagent_update / session_message fit its unstable part, where they live.
+    na(agent, "subagents")
+    if not agent.subagent_tree:
+        pytest.skip(f"not applicable: {agent.name} runs its subagents as tool calls")
+    delegate(agent, model)
+    r = acphost(agent, agents_root, home, ws, model, ["-o", "text", "--strict", "delegate it"])
+    assert r.returncode == 0, r.stderr
+    assert f"[{LABELS[agent.name]}] {CHILD_TEXT}" in r.stdout.splitlines(), r.stdout
+
+
 def test_no_subagents_is_a_tool_call(agent, agents_root, home, ws, model):
     na(agent, "subagents")
     delegate(agent, model)

@@ -101,6 +101,27 @@ async def test_subagent_is_a_child_session(agent, agents_root, home, ws, model):
     assert_no_survivors(home)
 
 
+async def test_the_agents_subagent_frames_validate(agent, agents_root, home, ws, model):
+    """The agent's subagent_update and session_message fit the vendored schema.
+
+    They live in ``v1/schema.unstable.json`` only (``SubagentUpdate``,
+    ``SessionMessage``; stabilised after the vendored stable schema), so the
+    trace validator must accept them there: it is what ``acphost trace
+    validate`` and ``acphost --strict`` run.
+    """
+    na(agent, "subagents")
+    if not agent.subagent_tree:
+        pytest.skip(f"not applicable: {agent.name} runs its subagents as tool calls")
+    delegate(agent, model)
+    frames = Frames()
+    await run(agent, agents_root, home, ws, model, frames)
+    validator = TraceValidator()
+    for direction, frame in frames.frames:
+        validator.feed("outgoing" if direction == "send" else "incoming", frame)
+    broken = [str(v)[:300] for v in validator.finish() if v.rule == "schema"]
+    assert not broken, broken
+
+
 async def test_subagent_without_the_opt_in_is_a_tool_call(agent, agents_root, home, ws, model):
     na(agent, "subagents")
     delegate(agent, model)
