@@ -357,8 +357,9 @@ async def test_system_prompt_again_on_load_and_resume(agent, agents_root, home, 
 
 
 # What each version sends beside the schema (docs/INTEROP.md): usage on the
-# prompt's answer, and the adapters' _auth/status_update extension notification.
-SENDS_USAGE = {"claude", "codex", "vibe"}
+# prompt's answer (Gemini CLI: only _meta.quota.token_count, snake_case), and
+# the adapters' _auth/status_update extension notification.
+SENDS_USAGE = {"claude", "codex", "gemini", "vibe"}
 AUTH_STATUS_KIND = {"claude": "api_key", "codex": "gateway"}
 
 
