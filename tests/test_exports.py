@@ -89,6 +89,7 @@ PINNED = {
         "fail",
         "resolve",
         "start_agent",
+        "with_sandbox_choice",
         # the one assembly, and the synchronous runner built on it (moved from acphost.client)
         "Run",
         "RunOptions",

@@ -23,7 +23,14 @@ DEMO = AgentSpec(
     env={"ACPHOST_DEMO_STEP": "0"},
     source="tests",
 )
-WAIT = AgentSpec(name="wait", command=sys.executable, args=(str(WAIT_AGENT),), source="tests")
+WAIT = AgentSpec(
+    name="wait",
+    command=sys.executable,
+    args=(str(WAIT_AGENT),),
+    source="tests",
+    # It reports its pid in a file there (outside its workspace): the sandbox lets it.
+    sandbox_write=("$WAIT_AGENT_PIDFILE_DIR",),
+)
 
 FILES = {"README.md": "# project\n", "hello.py": 'print("hello")\n', "src/lib.py": "X = 1\n"}
 

@@ -181,6 +181,7 @@ def test_ctrl_c_cancels_every_running_turn_writes_the_report_and_leaves_no_proce
     proc = _start(
         [
             "batch",
+            "--no-sandbox",  # the agents note their pids outside their workspaces
             "--agent-command",
             WAIT_CMD,
             "-p",
@@ -225,6 +226,7 @@ def test_resume_after_the_batch_was_killed(git_ws, tmp_path):
     env = {"WAIT_AGENT_PIDFILE_DIR": str(pid_dir), "WAIT_AGENT_RELEASE": str(release)}
     args = [
         "batch",
+        "--no-sandbox",  # the agents note their pids outside their workspaces
         "--agent-command",
         WAIT_CMD,
         "-p",

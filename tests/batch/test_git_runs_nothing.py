@@ -124,7 +124,8 @@ def test_a_worktree_filled_from_the_baseline_is_a_clean_checkout(git_ws, tmp_pat
     out = tmp_path / "out"
     probe = tmp_path / "probe.txt"
     script = f"git status --porcelain > {probe}; git rev-parse HEAD >> {probe}"
-    r = run_batch(git_ws, out, f"terminal sh -c '{script}'")
+    # The probe is written outside the run's worktree, where the sandbox refuses it.
+    r = run_batch(git_ws, out, f"terminal sh -c '{script}'", extra=("--no-sandbox",))
     assert r.returncode == 0, r.stderr
     head = git(git_ws, "rev-parse", "HEAD")
     assert probe.read_text() == head

@@ -100,6 +100,7 @@ def test_a_batch_report_records_each_runs_agent_version(tmp_path, npx):
         [
             *("batch", "-a", "acp:codex-acp@2.6.0", "-a", "demo", "-p", "echo hi"),
             *("--workspace", str(ws), "--out", str(out), "--no-history"),
+            "--no-sandbox",  # the fake npx notes its argv outside the workspace
         ],
         cwd=tmp_path,
         env=env,

@@ -133,6 +133,7 @@ def test_the_cli_starts_the_agent_in_the_folder_it_checked(shared, user_dirs, tm
             "-c",
             SWAP_AFTER_RESOLVE,
             *("--cwd", str(shared.b), "-a", "proj", "--no-history", "--trace", str(trace)),
+            "--no-sandbox",  # the agent reports by writing a marker outside its workspace
             "hello",
         ],
         cwd=tmp_path,

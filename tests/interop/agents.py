@@ -469,12 +469,11 @@ AGENTS: dict[str, Agent] = {a.name: a for a in (SDK, CLAUDE, CODEX, GEMINI, QWEN
 
 def settings_for(agent: Agent, root: Path, home: Path, model: FakeModel | None) -> dict[str, Any]:
     """A settings.json naming only this agent (the CLI picks the first)."""
-    return {
-        "agent_servers": {
-            agent.name: {
-                "command": agent.argv(root, model)[0],
-                "args": agent.argv(root, model)[1:],
-                "env": agent.env(home, model),
-            }
-        }
+    entry: dict[str, Any] = {
+        "command": agent.argv(root, model)[0],
+        "args": agent.argv(root, model)[1:],
+        "env": agent.env(home, model),
     }
+    if agent.name == "vibe":  # not a preset's name: the sandbox lets it write its home
+        entry["sandbox"] = {"write": ["$VIBE_HOME"]}
+    return {"agent_servers": {agent.name: entry}}

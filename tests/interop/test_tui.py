@@ -26,6 +26,7 @@ def app_for(agent, root, home, ws, model) -> AcpApp:
         env=agent.env(home, m),
         source="interop",
         missing_file_returns_empty=agent.missing_file_returns_empty,
+        sandbox_write=("$VIBE_HOME",) if agent.name == "vibe" else (),  # not a preset's name
     )
     return AcpApp(spec, str(ws))
 

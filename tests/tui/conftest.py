@@ -83,6 +83,7 @@ def scripted(tmp_path: Path, workspace: Path) -> Callable[..., AcpApp]:
             args=(str(Path(__file__).parent / "scripted_agent.py"),),
             env={"SCRIPTED_AGENT_SCRIPT": str(path), "SCRIPTED_AGENT_LOG": str(log)},
             source="tests",
+            sandbox_write=(str(tmp_path),),  # its log of the frames it received
         )
         app = AcpApp(spec, str(workspace), **kwargs)
         app.agent_log = lambda: (

@@ -38,6 +38,23 @@ def build_batch_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("--repeat", type=int, metavar="N", help="runs per agent and prompt (default 1)")
     g.add_argument("--settings", metavar="PATH", help="settings.json for agent names")
+    x = g.add_mutually_exclusive_group()
+    x.add_argument(
+        "--sandbox",
+        dest="sandbox",
+        action="store_const",
+        const=True,
+        default=None,
+        help="insist on the OS sandbox around each run's agent (on by default where the "
+        "system has one): refuse to run without it",
+    )
+    x.add_argument(
+        "--no-sandbox",
+        dest="sandbox",
+        action="store_const",
+        const=False,
+        help="run the agents unconfined: no OS sandbox (docs/SANDBOX.md)",
+    )
     g = p.add_argument_group("where and how")
     g.add_argument(
         "--workspace",

@@ -15,6 +15,7 @@ import functools
 import os
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -54,6 +55,7 @@ from ..launch import (
     fail,
     read_system_prompt,
     resolve,
+    with_sandbox_choice,
 )
 from ._batch_view import View, make_view
 from ._parser import usage_error
@@ -125,24 +127,17 @@ def _agents(
     inline = list(spec.get("agent_specs", []))
     for name in names or ([None] if not commands and not inline else []):
         _, settings, agent = resolve(
-            SimpleNamespace(agent=name, settings=args.settings, cwd=workspace)
+            SimpleNamespace(agent=name, settings=args.settings, cwd=workspace, sandbox=args.sandbox)
         )
         agents.append(agent)
         mcp = list(settings.mcp_servers)
         settings_file = settings.path
     taken = {a.name for a in [*agents, *inline]}
     for text in commands:
-        agent = agent_from_command(text)
+        agent = with_sandbox_choice(args.sandbox, agent_from_command(text))
         base, n = agent.name, 2
         while agent.name in taken:
-            agent = AgentSpec(
-                name=f"{base}-{n}",
-                command=agent.command,
-                args=agent.args,
-                env=agent.env,
-                source=agent.source,
-                missing_file_returns_empty=agent.missing_file_returns_empty,
-            )
+            agent = replace(agent, name=f"{base}-{n}")
             n += 1
         taken.add(agent.name)
         agents.append(agent)

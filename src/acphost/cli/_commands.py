@@ -26,6 +26,7 @@ from ._parser import usage_error
 
 if TYPE_CHECKING:
     from ..config import AgentSpec, Settings
+    from ..launch import Run
     from ..redact import Redactor
 
 __all__ = [
@@ -192,6 +193,7 @@ async def _doctor(args: argparse.Namespace) -> int:
         async with open_run(options) as run:
             client = run.client
             elapsed = time.perf_counter() - started
+            _doctor_sandbox(run, edge, pad)
             info = client.agent_info
             print(
                 f"initialize:   ok in {elapsed * 1000:.0f} ms, "
@@ -220,6 +222,16 @@ async def _doctor(args: argparse.Namespace) -> int:
     shown_tail = _indented(edge.text(redact(tail)), pad) if tail else "(empty)"
     print("stderr tail:  " + shown_tail)
     return EXIT_OK
+
+
+def _doctor_sandbox(run: Run, edge: Edge, pad: str) -> None:
+    """Whether the agent runs confined, and how (mechanism, ABI, writable roots, denied paths)."""
+    sandbox = run.confinement
+    if sandbox is None:
+        print(f"sandbox:      none: the agent runs unconfined ({edge.field(run.unconfined or '')})")
+        return
+    lines = [edge.field(line) for line in sandbox.describe()]
+    print("sandbox:      " + f"\n{pad}".join(lines))
 
 
 def supports(caps: Any, protocol_version: int) -> list[tuple[str, str]]:

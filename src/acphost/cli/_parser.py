@@ -218,6 +218,25 @@ def add_global_flags(
         metavar="SEC",
         help=shown("seconds to wait for initialize and session setup (default 60)"),
     )
+    sandbox = p.add_mutually_exclusive_group()
+    sandbox.add_argument(
+        "--sandbox",
+        dest="sandbox",
+        action="store_const",
+        const=True,
+        default=None,
+        help=shown(
+            "insist on the OS sandbox around the agent (on by default where the system "
+            "has one): refuse to run without it"
+        ),
+    )
+    sandbox.add_argument(
+        "--no-sandbox",
+        dest="sandbox",
+        action="store_const",
+        const=False,
+        help=shown("run the agent unconfined: no OS sandbox (docs/SANDBOX.md)"),
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,7 +19,7 @@ from ._files import (
     read_stream,
     read_text_input,
 )
-from ._presets import DEMO, all_agents, command_found, presets, resolve_agent
+from ._presets import DEMO, agent_state_dirs, all_agents, command_found, presets, resolve_agent
 from ._project import project_dir
 from ._settings import (
     find_settings,
@@ -44,6 +44,7 @@ __all__ = [
     "SettingsError",
     "TrustEntry",
     "agent_from_command",
+    "agent_state_dirs",
     "all_agents",
     "command_found",
     "config_dir",

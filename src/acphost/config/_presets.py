@@ -26,7 +26,66 @@ from typing import Any
 from ._registry import PREFIX, launch, parse_name, registry_entries, registry_entry, unknown
 from ._spec import AgentSpec, Settings, SettingsError
 
-__all__ = ["DEMO", "all_agents", "command_found", "presets", "registry_agent", "resolve_agent"]
+__all__ = [
+    "DEMO",
+    "agent_state_dirs",
+    "all_agents",
+    "command_found",
+    "presets",
+    "registry_agent",
+    "resolve_agent",
+]
+
+# The folders (and files) each agent keeps its state, logins and caches in:
+# the OS sandbox lets the agent write its own and read no other's. As each
+# agent's documentation names them; ``~`` and ``$XDG_*_HOME`` expand.
+_STATE: dict[str, tuple[str, ...]] = {
+    "demo": ("$XDG_STATE_HOME/acphost/demo", "$ACPHOST_DEMO_STATE_DIR"),
+    "claude-acp": ("~/.claude", "~/.claude.json", "$CLAUDE_CONFIG_DIR"),
+    "gemini": ("~/.gemini",),
+    "qwen-code": ("~/.qwen",),
+    "codex-acp": ("~/.codex", "$CODEX_HOME"),
+    "github-copilot-cli": ("~/.copilot", "$XDG_CONFIG_HOME/github-copilot"),
+    "opencode": (
+        "$XDG_CONFIG_HOME/opencode",
+        "$XDG_DATA_HOME/opencode",
+        "$XDG_STATE_HOME/opencode",
+    ),
+    "kimi": ("~/.kimi",),
+    "auggie": ("~/.augment",),
+    "cursor": ("~/.cursor", "$XDG_CONFIG_HOME/cursor"),
+    "goose": ("$XDG_CONFIG_HOME/goose", "$XDG_DATA_HOME/goose", "$XDG_STATE_HOME/goose"),
+    "kilo": ("~/.kilocode", "$XDG_CONFIG_HOME/kilo", "$XDG_DATA_HOME/kilo"),
+    "fast-agent": ("~/.fast-agent", "$FAST_AGENT_HOME"),
+    "mistral-vibe": ("~/.vibe", "$VIBE_HOME"),
+}
+# What every agent but the demo may write: caches, and the package
+# managers' own when they launch it (npx keeps packages in ~/.npm/_npx).
+_CACHES = ("$XDG_CACHE_HOME",)
+_LAUNCHER_CACHES = {"npx": ("~/.npm",), "uvx": ("$XDG_DATA_HOME/uv",)}
+
+
+def agent_state_dirs(name: str | None = None, command: str = "") -> tuple[str, ...]:
+    """State folders, unexpanded: every preset's (no agent reads another's), or one agent's.
+
+    Args:
+        name: a preset's id or alias: its folders and caches (a spec built
+            by hand for a known agent gets them too); None: every preset's.
+        command: the agent's program (``npx`` and ``uvx`` add their caches).
+
+    """
+    if name is None:
+        return tuple(dict.fromkeys(p for paths in _STATE.values() for p in paths))
+    ident = _aliases().get(name, name)
+    if ident not in _STATE:
+        return ()
+    return _state_of(ident, command) if ident != "demo" else _STATE["demo"]
+
+
+def _state_of(ident: str, command: str) -> tuple[str, ...]:
+    launcher = _LAUNCHER_CACHES.get(os.path.basename(command), ())
+    return (*_STATE.get(ident, ()), *_CACHES, *launcher)
+
 
 DEMO = AgentSpec(
     name="demo",
@@ -34,6 +93,7 @@ DEMO = AgentSpec(
     args=("-m", "acphost.agents.demo"),
     source="built-in",
     description="acphost's scripted demo agent (no model, no network)",
+    sandbox_write=_STATE["demo"],
 )
 
 # id -> adjustments of the registry entry. "alias": names that also select
@@ -114,6 +174,7 @@ def _preset(entry: dict[str, Any]) -> AgentSpec | None:
         description=f"{entry.get('name', ident)} {version}".strip(),
         missing_file_returns_empty=bool(over.get("missing_file_returns_empty", False)),
         version=run.version,
+        sandbox_write=_state_of(ident, run.command),
     )
 
 
@@ -146,6 +207,7 @@ def registry_agent(name: str) -> AgentSpec:
         description=f"{entry.get('name', ident)} {shown}",
         missing_file_returns_empty=bool(over.get("missing_file_returns_empty", False)),
         version=run.version,
+        sandbox_write=_state_of(ident, run.command),
     )
 
 
@@ -178,7 +240,11 @@ def _keep_quirks(spec: AgentSpec, known: dict[str, AgentSpec]) -> AgentSpec:
     if name.startswith(PREFIX):
         name = name[len(PREFIX) :].partition("@")[0]
     preset = known.get(name)
-    if preset is None or not preset.missing_file_returns_empty:
+    if preset is None:
+        return spec
+    # ... and its state folders: the sandbox lets it write them.
+    spec = replace(spec, sandbox_write=(*preset.sandbox_write, *spec.sandbox_write))
+    if not preset.missing_file_returns_empty:
         return spec
     return replace(spec, missing_file_returns_empty=True)
 
@@ -203,7 +269,8 @@ def _adjusted(spec: AgentSpec, extra: dict[str, Any] | None, settings: Settings)
         args=spec.args + tuple(extra["args"]),
         env={**spec.env, **extra["env"]},
         source=f"{spec.source} + {settings.path}",
-        **{k: v for k, v in extra.items() if k not in ("args", "env")},
+        sandbox_write=spec.sandbox_write + tuple(extra.get("sandbox_write", ())),
+        **{k: v for k, v in extra.items() if k not in ("args", "env", "sandbox_write")},
     )
 
 

@@ -9,6 +9,9 @@ amount, or a string with a currency: ``"1.50 USD"``); the command line's
 ``--max-tokens`` and ``--max-cost`` win. It may set the system prompt its
 sessions get, ``system_prompt`` (text) and ``system_prompt_mode`` (``append``
 or ``override``); ``--system-prompt`` and ``--system-prompt-mode`` win.
+It may widen or narrow the OS sandbox the agent runs in, ``sandbox``:
+``false`` (unconfined), ``true`` (refuse to run it unconfined), or
+``{"write": [paths], "deny": [paths]}``.
 Unknown top-level keys are ignored, so an editor's whole settings file can
 be passed with ``--settings``; a file without ``agent_servers`` is an error,
 never a silent fallback to the demo agent.
@@ -371,6 +374,7 @@ def parse_settings(data: Any, path: Path) -> Settings:
         quirk = entry.get("missing_file_returns_empty", False)
         expect(isinstance(quirk, bool), where, f"{at}.missing_file_returns_empty must be a boolean")
         budget = {**_budget(entry, where, at), **_system_prompt(entry, where, at)}
+        budget.update(_sandbox(entry, where, at))
         if command is None:
             _expect_preset(name, where, at)
             # Zed lets an entry adjust a built-in agent (e.g. only its env).
@@ -436,6 +440,34 @@ def _system_prompt(entry: dict[str, Any], where: str, at: str) -> dict[str, Any]
             f"{at}.system_prompt_mode must be 'append' or 'override', got {_short(mode)}",
         )
         out["system_prompt_mode"] = mode
+    return out
+
+
+def _sandbox(entry: dict[str, Any], where: str, at: str) -> dict[str, Any]:
+    """An entry's ``sandbox``: ``false`` (off for this agent), ``true`` (insist), or its widening.
+
+    ``{"write": [...], "deny": [...]}``: more paths the agent may write, and
+    more it may not read (``~`` and ``$XDG_*_HOME`` expand).
+    """
+    if "sandbox" not in entry:
+        return {}
+    value = entry["sandbox"]
+    if isinstance(value, bool):
+        return {"sandbox": value}
+    shape = 'true (insist), false (off), or an object {"write": [paths], "deny": [paths]}'
+    expect(isinstance(value, dict), where, f"{at}.sandbox must be {shape}")
+    unknown = sorted(set(value) - {"write", "deny"})
+    expect(not unknown, where, f"{at}.sandbox has unknown keys {unknown}: it takes {shape}")
+    out: dict[str, Any] = {}
+    for key in ("write", "deny"):
+        paths = value.get(key, [])
+        expect(
+            _str_list(paths) and all(p.strip() for p in paths),
+            where,
+            f"{at}.sandbox.{key} must be a list of paths",
+        )
+        if paths:
+            out[f"sandbox_{key}"] = tuple(paths)
     return out
 
 

@@ -53,6 +53,15 @@ class AgentSpec:
         version: the agent's version this launch pins (a registry agent run
             through npx or uvx), or None when unknown (a settings command, a
             binary found on PATH).
+        sandbox: the OS sandbox for it: None (the default) where the system
+            has one, True insists (settings ``"sandbox": true``, ``--sandbox``),
+            False turns it off (``"sandbox": false``, ``--no-sandbox``); a run's
+            own choice (``RunOptions.confine``) wins.
+        sandbox_write: the folders (or files) it may write beside its
+            workspace: its state and caches (``~`` and ``$XDG_*_HOME`` expand);
+            the preset's, then settings ``"sandbox": {"write": [...]}``.
+        sandbox_deny: more paths it may not read (settings
+            ``"sandbox": {"deny": [...]}``), beside the defaults.
 
     """
 
@@ -69,6 +78,9 @@ class AgentSpec:
     system_prompt: str | None = None
     system_prompt_mode: str | None = None
     version: str | None = None
+    sandbox: bool | None = None
+    sandbox_write: tuple[str, ...] = ()
+    sandbox_deny: tuple[str, ...] = ()
 
     @property
     def argv(self) -> list[str]:

@@ -1,5 +1,12 @@
-"""Host-side providers: the workspace jail, the permission policy, terminals, forms."""
+"""Host-side providers: the workspace jail, the permission policy, terminals, forms.
 
+And the OS sandbox the agent's processes run in (loaded on first use: it
+needs ctypes, which a run without it does not pay for).
+"""
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
 from .._outfile import open_output
 from ._audit import AuditLog
 from ._config import ElicitationHandler, HostConfig
@@ -36,6 +43,9 @@ from ._terminals import (
     TerminalOutputReceived,
 )
 
+if TYPE_CHECKING:
+    from ._sandbox import Confinement, SandboxUnavailable, build_confinement, sandbox_support
+
 __all__ = [
     "DEFAULT_MAX_READ_BYTES",
     "DEFAULT_OUTPUT_BYTE_LIMIT",
@@ -44,6 +54,7 @@ __all__ = [
     "AllowReads",
     "AuditLog",
     "Authorizer",
+    "Confinement",
     "Decision",
     "DenyAll",
     "ElicitationHandler",
@@ -61,6 +72,7 @@ __all__ = [
     "PermissionRequest",
     "PolicyFileError",
     "ProtectedPaths",
+    "SandboxUnavailable",
     "Rule",
     "RulesPolicy",
     "TerminalCreated",
@@ -71,6 +83,7 @@ __all__ = [
     "TerminalOutputReceived",
     "Verdict",
     "Workspace",
+    "build_confinement",
     "check_form",
     "check_terminal_params",
     "describe_request",
@@ -79,6 +92,10 @@ __all__ = [
     "open_output",
     "parse_field",
     "resolve_path",
+    "sandbox_support",
     "startup_files",
     "workspace_code_note",
 ]
+
+_SANDBOX = ("Confinement", "SandboxUnavailable", "build_confinement", "sandbox_support")
+__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(_SANDBOX, "._sandbox"), __all__)

@@ -14,6 +14,13 @@ the process-group kill is the mechanism, and a hard crash of the host can leave
 terminals running. A process that leaves the group on purpose (``setsid``)
 escapes, as it would from any terminal.
 
+When the run confines its agent (:attr:`TerminalManager.confine`), each
+terminal starts in the same OS sandbox, which no ``setsid`` leaves. That does
+take a ``preexec_fn``; it is safe enough here because the hook runs no Python
+that could wait on a lock another thread held at the fork: it calls two C
+functions resolved beforehand with integer arguments (CPython re-initialises
+its own locks in the child, glibc its allocator's).
+
 The ``cwd`` clamp keeps the *starting* directory in the workspace; it is not a
 sandbox (the command can ``cd`` anywhere). Whether the command may run at all
 is the permission broker's decision (``PermissionRequest.for_terminal``).
@@ -31,10 +38,14 @@ import signal
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import InternalError, InvalidParams, RequestError, UsageError
 from ._jail import Workspace, _shown, resolve_path
 from ._output import DEFAULT_OUTPUT_BYTE_LIMIT, OutputBuffer
+
+if TYPE_CHECKING:
+    from ._sandbox import Confinement
 
 __all__ = [
     "ExitStatus",
@@ -236,6 +247,9 @@ class TerminalManager:
         self._on_event = on_event
         self._terminals: dict[str, _Terminal] = {}
         self._closed = False
+        #: The OS sandbox every terminal starts in (the run's, set by the
+        #: assembly that confines its agent), or None.
+        self.confine: Confinement | None = None
 
     async def create(
         self,
@@ -292,6 +306,7 @@ class TerminalManager:
             session_id, terminal_id, command, tuple(argv_tail), directory
         )
         loop = asyncio.get_running_loop()
+        sandbox = self.confine
         try:
             transport, _ = await loop.subprocess_exec(
                 lambda: terminal,
@@ -300,9 +315,14 @@ class TerminalManager:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 cwd=directory,
-                env={**os.environ, **overlay},
+                env={**os.environ, **(sandbox.env if sandbox else {}), **overlay},
                 start_new_session=True,
+                # Confined like the agent (see _sandbox): the hook calls two C
+                # functions resolved beforehand, no Python that could take a lock.
+                preexec_fn=sandbox.preexec() if sandbox is not None else None,
             )
+        except subprocess.SubprocessError as exc:  # the sandbox hook failed: nothing ran
+            raise InternalError(f"command {_shown(command)} could not be confined: {exc}") from exc
         except OSError as exc:
             raise InvalidParams(
                 f"command {_shown(command)} could not be started: {exc.strerror or exc}"

@@ -52,6 +52,7 @@ __all__ = [
     "resolve",
     "run",
     "start_agent",
+    "with_sandbox_choice",
 ]
 
 _LAZY = {
@@ -73,13 +74,14 @@ _LAZY = {
     "resolve": "._setup",
     "fail": "._setup",
     "start_agent": "._setup",
+    "with_sandbox_choice": "._setup",
 }
 
 if TYPE_CHECKING:
     from ._host import HostChoices, build_host_config
     from ._open import Run, RunOptions, SessionChoice, open_run, read_system_prompt
     from ._policy import AskPolicy, DefaultPolicy, Refusals, build_broker
-    from ._setup import UsageProblem, fail, resolve, start_agent
+    from ._setup import UsageProblem, fail, resolve, start_agent, with_sandbox_choice
     from ._sync import DEMO_AGENT, RunResult, run
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)

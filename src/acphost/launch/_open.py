@@ -11,8 +11,13 @@ Leaving the run closes it, on every path (an error in any phase, Ctrl-C, a
 cancelled task, the agent's crash): the history recording, then the client
 and the agent's whole process group. Nothing it started outlives it.
 
-The work that plugs in here later has one field each, refused until it is
-built: :attr:`RunOptions.confine` and :attr:`RunOptions.protocol_version`.
+Every agent runs in an OS sandbox by default (:attr:`RunOptions.confine`;
+Landlock on Linux, ``docs/SANDBOX.md``): the assembly builds it before the
+spawn, the agent and the terminals the host runs for it start inside it, and
+the run's close removes its private temporary folder.
+
+The work that plugs in here later has its field, refused until it is
+built: :attr:`RunOptions.protocol_version`.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from ._setup import UsageProblem, start_agent
+from ._setup import UsageProblem, logger, start_agent
 
 if TYPE_CHECKING:
     import os
@@ -30,6 +35,7 @@ if TYPE_CHECKING:
     from ..client import AcpClient, ClientOptions, HostConfig, Observer, Session, SystemPromptMode
     from ..config import AgentSpec
     from ..history import HistoryRecorder, SessionRecording
+    from ..host import Confinement
     from ..rpc import FrameTap
     from ..trace import TraceWriter
     from ..transport import StdioTransport
@@ -116,8 +122,17 @@ class RunOptions:
         system_prompt_mode: ``append`` (added to the agent's own
             instructions) or ``override`` (replaces them); None: the agent's
             settings entry's, else ``append``.
-        confine: run the agent in an OS sandbox (not supported yet: a run
-            that sets it is refused).
+        confine: run the agent (and the host's terminals for it) in an OS
+            sandbox: None (the default) leaves it to the agent's
+            :attr:`~acphost.config.AgentSpec.sandbox`, whose own default
+            confines it where the system can and, where it cannot, logs one
+            warning that it runs unconfined; True insists (where it cannot be
+            had, the run is refused with :class:`~acphost.launch.UsageProblem`);
+            False runs it unconfined.
+        confine_write: further folders the confined agent may write (the
+            session's additional directories), beside its workspace. A
+            confined run with no ``host`` gets a default
+            :class:`~acphost.HostConfig` here, whose terminals are confined too.
         protocol_version: the ACP protocol version to negotiate (only 1 is
             spoken yet).
 
@@ -141,7 +156,8 @@ class RunOptions:
     prepare: Callable[[RunOptions], object] | None = None
     system_prompt: str | None = None
     system_prompt_mode: SystemPromptMode | None = None
-    confine: bool = False
+    confine: bool | None = None
+    confine_write: Sequence[str] = ()
     protocol_version: int = PROTOCOL_VERSION
 
 
@@ -169,6 +185,10 @@ class Run:
         self.failed_in: Phase | None = None
         self._kill = False
         self._entered = False
+        #: The OS sandbox the agent runs in, or None (see :attr:`unconfined`).
+        self.confinement: Confinement | None = None
+        #: Why the agent runs unconfined (None while it is confined).
+        self.unconfined: str | None = None
 
     def __repr__(self) -> str:
         return f"<Run agent={self.options.agent.name!r} {self.phase}>"
@@ -223,6 +243,7 @@ class Run:
             await self._open()
         except BaseException:
             self.failed_in = self.phase
+            self._hint_refusal()
             await self._close()
             raise
         return self
@@ -233,19 +254,38 @@ class Run:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        if exc is not None:
+            self._hint_refusal()
         await self._close()
+
+    def _hint_refusal(self) -> None:
+        """The run failed: if the agent's stderr shows the sandbox refused a path, say so once."""
+        sandbox, transport = self.confinement, self.transport
+        if sandbox is None or transport is None:
+            return
+        path = sandbox.refusal(transport.stderr_tail(40))
+        if path is not None:
+            _warn_refused(path)
 
     async def _open(self) -> None:
         options = self.options
         _refuse_unbuilt(options)
+        self._confine()
+        sandbox = self.confinement
         self.transport = await start_agent(
-            options.agent, options.cwd, close_grace=options.close_grace
+            options.agent,
+            options.cwd,
+            close_grace=options.close_grace,
+            env=sandbox.env if sandbox is not None else None,
+            confine=sandbox.preexec() if sandbox is not None else None,
         )
         if self._kill:  # asked while it started
             self.transport.kill_now()
         self.phase = "prepare"
         if options.prepare is not None:
             options.prepare(options)
+        if sandbox is not None:
+            self._confine_terminals(sandbox)
         from ..client import AcpClient  # noqa: PLC0415 - after the spawn, on purpose
 
         self.phase = "initialize"
@@ -275,6 +315,44 @@ class Run:
                 events=self._client.events,
             )
         self.phase = "open"
+
+    def _confine(self) -> None:
+        """Build the sandbox the options ask for, or say why the agent runs without one."""
+        options = self.options
+        # The run's choice wins over the agent's (--sandbox and --no-sandbox set that).
+        wanted = options.confine if options.confine is not None else options.agent.sandbox
+        if wanted is False:
+            self.unconfined = (
+                "the OS sandbox is off for this run"
+                if options.confine is False
+                else 'the OS sandbox is off for this agent (--no-sandbox, or "sandbox": false)'
+            )
+            logger.info("sandbox: the agent runs unconfined: %s", self.unconfined)
+            return
+        from ..host import SandboxUnavailable, build_confinement  # noqa: PLC0415
+
+        try:
+            self.confinement = build_confinement(
+                options.agent, options.cwd, write=options.confine_write
+            )
+        except SandboxUnavailable as exc:
+            self.unconfined = str(exc)
+            if wanted:
+                raise UsageProblem(f"cannot run the agent in a sandbox: {exc}") from None
+            _warn_unconfined(str(exc))
+            return
+        for line in self.confinement.describe():
+            logger.info("sandbox: %s", line)
+
+    def _confine_terminals(self, sandbox: Confinement) -> None:
+        """The host's terminals for the agent start in its sandbox (a default host included)."""
+        from ..host import HostConfig  # noqa: PLC0415
+
+        options = self.options
+        if options.host is None:
+            options.host = HostConfig()
+        if options.host.terminals is not None:
+            options.host.terminals.confine = sandbox
 
     def _client_options(self) -> ClientOptions:
         from ..rpc import chain_taps  # noqa: PLC0415
@@ -317,6 +395,41 @@ class Run:
             raise
         finally:
             self.phase = "closed"
+            if self.confinement is not None:
+                self.confinement.close()
+
+
+_warned_unconfined: set[str] = set()
+
+
+def _warn_unconfined(why: str) -> None:
+    """One stderr line per process and reason: the agent runs without the OS sandbox."""
+    if why in _warned_unconfined:
+        return
+    _warned_unconfined.add(why)
+    logger.warning(
+        "the agent runs unconfined (%s); --no-sandbox silences this, --sandbox insists", why
+    )
+
+
+def _warn_refused(path: str) -> None:
+    """One stderr line per process: the sandbox refused the agent a path, and how to allow it."""
+    if "refused" in _warned_unconfined:
+        return
+    _warned_unconfined.add("refused")
+    import os  # noqa: PLC0415
+
+    from ..safetext import sanitize_line  # noqa: PLC0415
+
+    # A file (often a temporary one, renamed into place) is allowed by its folder.
+    folder = path if os.path.isdir(path) else os.path.dirname(path)
+    logger.warning(
+        "the OS sandbox refused the agent %s: to allow it, add its folder to the agent's "
+        'settings entry ("sandbox": {"write": ["%s"]}), or run with --no-sandbox '
+        "(docs/SANDBOX.md)",
+        sanitize_line(path),
+        sanitize_line(folder),
+    )
 
 
 def open_run(options: RunOptions) -> Run:
@@ -332,7 +445,9 @@ def open_run(options: RunOptions) -> Run:
         session's history record; leaving it closes everything.
 
     Raises:
-        UsageProblem: (on entering) an option that is not supported yet; an
+        UsageProblem: (on entering) an option that is not supported yet;
+            ``confine=True`` where the OS sandbox cannot be had (nothing is
+            started); an
             empty system prompt, or one the agent does not advertise (nothing
             is sent after ``initialize``); the
             agent can neither resume nor load a session to reopen; a boolean
@@ -353,8 +468,6 @@ def _refuse_unbuilt(options: RunOptions) -> None:
             raise UsageProblem(f"unknown system prompt mode {mode!r}: use append or override")
         if not prompt.strip():
             raise UsageProblem("the system prompt is empty: give its text, or leave it out")
-    if options.confine:
-        raise UsageProblem("confining the agent in an OS sandbox is not supported yet")
     if options.protocol_version != PROTOCOL_VERSION:
         raise UsageProblem(
             f"ACP protocol version {options.protocol_version} is not supported "

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
 from ..config import (
@@ -22,7 +24,14 @@ from ..safetext import sanitize, sanitize_line
 if TYPE_CHECKING:
     from ..transport import StdioTransport
 
-__all__ = ["AgentChoice", "UsageProblem", "fail", "resolve", "start_agent"]
+__all__ = [
+    "AgentChoice",
+    "UsageProblem",
+    "fail",
+    "resolve",
+    "start_agent",
+    "with_sandbox_choice",
+]
 
 logger = logging.getLogger("acphost.launch")
 
@@ -77,12 +86,17 @@ def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
         if args.agent is not None:
             raise UsageProblem("--agent and --agent-command exclude each other: pick one")
         try:
-            return cwd, settings, agent_from_command(command)
+            return (
+                cwd,
+                settings,
+                with_sandbox_choice(getattr(args, "sandbox", None), agent_from_command(command)),
+            )
         except SettingsError as exc:
             raise UsageProblem(f"--agent-command: {exc}") from None
     adjusted = DEMO.name in settings.agents or DEMO.name in settings.partial
     if args.agent == DEMO.name and not adjusted:
-        return cwd, settings, DEMO  # built in: no need to read the registry's presets
+        # built in: no need to read the registry's presets
+        return cwd, settings, with_sandbox_choice(getattr(args, "sandbox", None), DEMO)
     try:
         spec = resolve_agent(args.agent, settings)
     except KeyError as exc:
@@ -90,10 +104,38 @@ def resolve(args: AgentChoice) -> tuple[str, Settings, AgentSpec]:
         raise UsageProblem(f"{exc.args[0]}{where}") from None
     except SettingsError as exc:  # an acp:ID[@VERSION] the registry cannot run
         raise UsageProblem(str(exc)) from None
-    return cwd, settings, spec
+    return cwd, settings, with_sandbox_choice(getattr(args, "sandbox", None), spec)
 
 
-async def start_agent(spec: AgentSpec, cwd: str, *, close_grace: float = 2.0) -> StdioTransport:
+def with_sandbox_choice(wanted: bool | None, spec: AgentSpec) -> AgentSpec:
+    """The agent with ``--sandbox`` (True: insist) or ``--no-sandbox`` (False) applied.
+
+    The flags win over the agent's settings entry (``"sandbox": false``);
+    None leaves the spec as it is.
+
+    Raises:
+        UsageProblem: ``--sandbox`` where the OS sandbox cannot be had.
+
+    """
+    if wanted is None:
+        return spec
+    if wanted:
+        from ..host import sandbox_support  # noqa: PLC0415 - only when asked for
+
+        abi, why = sandbox_support()
+        if abi == 0:
+            raise UsageProblem(f"--sandbox: {why}; drop --sandbox to run the agent unconfined")
+    return replace(spec, sandbox=wanted)
+
+
+async def start_agent(
+    spec: AgentSpec,
+    cwd: str,
+    *,
+    close_grace: float = 2.0,
+    env: dict[str, str] | None = None,
+    confine: Callable[[], None] | None = None,
+) -> StdioTransport:
     """Start the agent's process now, before the host's heavier modules load.
 
     The assembly (:func:`~acphost.launch.open_run`) calls it first and hands
@@ -106,6 +148,8 @@ async def start_agent(spec: AgentSpec, cwd: str, *, close_grace: float = 2.0) ->
             project folder :func:`resolve` returned, whose settings chose
             ``spec``.
         close_grace: seconds it gets to exit after EOF, and after SIGTERM.
+        env: variables laid over the agent's own (the sandbox's ``TMPDIR``).
+        confine: the sandbox's hook, run in the child before the agent starts.
 
     Returns:
         The running agent; the client that is given it closes it.
@@ -117,7 +161,11 @@ async def start_agent(spec: AgentSpec, cwd: str, *, close_grace: float = 2.0) ->
     from ..transport import StdioTransport  # noqa: PLC0415 - light; only when an agent runs
 
     return await StdioTransport.spawn(
-        spec.argv, env=dict(spec.env), cwd=cwd, close_grace=close_grace
+        spec.argv,
+        env={**spec.env, **(env or {})},
+        cwd=cwd,
+        close_grace=close_grace,
+        confine=confine,
     )
 
 

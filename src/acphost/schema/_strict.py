@@ -66,399 +66,204 @@ def _obj(v: Any) -> dict[str, Any]:
 
 class _MAnnotations(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     audience: Optional[list[str]] = None
-    last_modified: Optional[str] = msgspec.field(default=None, name="lastModified")
+    last_modified: Optional[str] = msgspec.field(default=None, name='lastModified')
     priority: Optional[_Num] = None
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MTextContentBlock(
-    msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field="type", tag="text"
-):
+class _MTextContentBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='type', tag='text'):
     annotations: Optional[_MAnnotations] = None
     text: str
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MImageContentBlock(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="type",
-    tag="image",
-):
+class _MImageContentBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='type', tag='image'):
     annotations: Optional[_MAnnotations] = None
     data: str
-    mime_type: str = msgspec.field(name="mimeType")
+    mime_type: str = msgspec.field(name='mimeType')
     uri: Optional[str] = None
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MAudioContentBlock(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="type",
-    tag="audio",
-):
+class _MAudioContentBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='type', tag='audio'):
     annotations: Optional[_MAnnotations] = None
     data: str
-    mime_type: str = msgspec.field(name="mimeType")
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    mime_type: str = msgspec.field(name='mimeType')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MResourceLinkContentBlock(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="type",
-    tag="resource_link",
-):
+class _MResourceLinkContentBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='type', tag='resource_link'):
     annotations: Optional[_MAnnotations] = None
     description: Optional[str] = None
-    mime_type: Optional[str] = msgspec.field(default=None, name="mimeType")
+    mime_type: Optional[str] = msgspec.field(default=None, name='mimeType')
     name: str
     size: Optional[_Int] = None
     title: Optional[str] = None
     uri: str
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MEmbeddedResourceContentBlock(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="type",
-    tag="resource",
-):
+class _MEmbeddedResourceContentBlock(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='type', tag='resource'):
     annotations: Optional[_MAnnotations] = None
     resource: _Raw
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MUserMessageChunk(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="user_message_chunk",
-):
-    content: Union[
-        _MTextContentBlock,
-        _MImageContentBlock,
-        _MAudioContentBlock,
-        _MResourceLinkContentBlock,
-        _MEmbeddedResourceContentBlock,
-    ]
-    message_id: Optional[str] = msgspec.field(default=None, name="messageId")
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+class _MUserMessageChunk(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='user_message_chunk'):
+    content: Union[_MTextContentBlock, _MImageContentBlock, _MAudioContentBlock, _MResourceLinkContentBlock, _MEmbeddedResourceContentBlock]
+    message_id: Optional[str] = msgspec.field(default=None, name='messageId')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MAgentMessageChunk(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="agent_message_chunk",
-):
-    content: Union[
-        _MTextContentBlock,
-        _MImageContentBlock,
-        _MAudioContentBlock,
-        _MResourceLinkContentBlock,
-        _MEmbeddedResourceContentBlock,
-    ]
-    message_id: Optional[str] = msgspec.field(default=None, name="messageId")
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+class _MAgentMessageChunk(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='agent_message_chunk'):
+    content: Union[_MTextContentBlock, _MImageContentBlock, _MAudioContentBlock, _MResourceLinkContentBlock, _MEmbeddedResourceContentBlock]
+    message_id: Optional[str] = msgspec.field(default=None, name='messageId')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MAgentThoughtChunk(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="agent_thought_chunk",
-):
-    content: Union[
-        _MTextContentBlock,
-        _MImageContentBlock,
-        _MAudioContentBlock,
-        _MResourceLinkContentBlock,
-        _MEmbeddedResourceContentBlock,
-    ]
-    message_id: Optional[str] = msgspec.field(default=None, name="messageId")
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+class _MAgentThoughtChunk(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='agent_thought_chunk'):
+    content: Union[_MTextContentBlock, _MImageContentBlock, _MAudioContentBlock, _MResourceLinkContentBlock, _MEmbeddedResourceContentBlock]
+    message_id: Optional[str] = msgspec.field(default=None, name='messageId')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MContentToolCallContent(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="type",
-    tag="content",
-):
-    content: Union[
-        _MTextContentBlock,
-        _MImageContentBlock,
-        _MAudioContentBlock,
-        _MResourceLinkContentBlock,
-        _MEmbeddedResourceContentBlock,
-    ]
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+class _MContentToolCallContent(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='type', tag='content'):
+    content: Union[_MTextContentBlock, _MImageContentBlock, _MAudioContentBlock, _MResourceLinkContentBlock, _MEmbeddedResourceContentBlock]
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MDiffToolCallContent(
-    msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field="type", tag="diff"
-):
+class _MDiffToolCallContent(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='type', tag='diff'):
     path: str
-    old_text: Optional[str] = msgspec.field(default=None, name="oldText")
-    new_text: str = msgspec.field(name="newText")
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    old_text: Optional[str] = msgspec.field(default=None, name='oldText')
+    new_text: str = msgspec.field(name='newText')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MTerminalToolCallContent(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="type",
-    tag="terminal",
-):
-    terminal_id: str = msgspec.field(name="terminalId")
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+class _MTerminalToolCallContent(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='type', tag='terminal'):
+    terminal_id: str = msgspec.field(name='terminalId')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
 class _MToolCallLocation(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     path: str
     line: Optional[_Int] = None
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MToolCallStart(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="tool_call",
-):
-    tool_call_id: str = msgspec.field(name="toolCallId")
+class _MToolCallStart(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='tool_call'):
+    tool_call_id: str = msgspec.field(name='toolCallId')
     title: str
     name: Optional[str] = None
     kind: Optional[str] = None
     status: Optional[str] = None
-    content: Optional[
-        list[Union[_MContentToolCallContent, _MDiffToolCallContent, _MTerminalToolCallContent]]
-    ] = None
+    content: Optional[list[Union[_MContentToolCallContent, _MDiffToolCallContent, _MTerminalToolCallContent]]] = None
     locations: Optional[list[_MToolCallLocation]] = None
-    raw_input: _Raw = msgspec.field(default=_NO_RAW, name="rawInput")
-    raw_output: _Raw = msgspec.field(default=_NO_RAW, name="rawOutput")
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    raw_input: _Raw = msgspec.field(default=_NO_RAW, name='rawInput')
+    raw_output: _Raw = msgspec.field(default=_NO_RAW, name='rawOutput')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MToolCallProgress(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="tool_call_update",
-):
-    tool_call_id: str = msgspec.field(name="toolCallId")
+class _MToolCallProgress(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='tool_call_update'):
+    tool_call_id: str = msgspec.field(name='toolCallId')
     kind: Optional[str] = None
     status: Optional[str] = None
     title: Optional[str] = None
     name: Optional[str] = None
-    content: Optional[
-        list[Union[_MContentToolCallContent, _MDiffToolCallContent, _MTerminalToolCallContent]]
-    ] = None
+    content: Optional[list[Union[_MContentToolCallContent, _MDiffToolCallContent, _MTerminalToolCallContent]]] = None
     locations: Optional[list[_MToolCallLocation]] = None
-    raw_input: _Raw = msgspec.field(default=_NO_RAW, name="rawInput")
-    raw_output: _Raw = msgspec.field(default=_NO_RAW, name="rawOutput")
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    raw_input: _Raw = msgspec.field(default=_NO_RAW, name='rawInput')
+    raw_output: _Raw = msgspec.field(default=_NO_RAW, name='rawOutput')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
 class _MPlanEntry(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     content: str
     priority: str
     status: str
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MPlanUpdate(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="plan",
-):
+class _MPlanUpdate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='plan'):
     entries: list[_MPlanEntry]
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MUnstructuredCommandInput(
-    msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False
-):
+class _MUnstructuredCommandInput(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     hint: str
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
 class _MAvailableCommand(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     name: str
     description: str
     input: Optional[_MUnstructuredCommandInput] = None
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MAvailableCommandsUpdate(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="available_commands_update",
-):
-    available_commands: list[_MAvailableCommand] = msgspec.field(name="availableCommands")
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+class _MAvailableCommandsUpdate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='available_commands_update'):
+    available_commands: list[_MAvailableCommand] = msgspec.field(name='availableCommands')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MCurrentModeUpdate(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="current_mode_update",
-):
-    current_mode_id: str = msgspec.field(name="currentModeId")
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+class _MCurrentModeUpdate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='current_mode_update'):
+    current_mode_id: str = msgspec.field(name='currentModeId')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MSessionConfigSelect(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="type",
-    tag="select",
-):
+class _MSessionConfigSelect(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='type', tag='select'):
     id: str
     name: str
     description: Optional[str] = None
     category: Optional[str] = None
-    current_value: str = msgspec.field(name="currentValue")
+    current_value: str = msgspec.field(name='currentValue')
     options: _Raw
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MSessionConfigBoolean(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="type",
-    tag="boolean",
-):
+class _MSessionConfigBoolean(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='type', tag='boolean'):
     id: str
     name: str
     description: Optional[str] = None
     category: Optional[str] = None
-    current_value: bool = msgspec.field(name="currentValue")
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    current_value: bool = msgspec.field(name='currentValue')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MConfigOptionUpdate(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="config_option_update",
-):
-    config_options: list[Union[_MSessionConfigSelect, _MSessionConfigBoolean]] = msgspec.field(
-        name="configOptions"
-    )
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+class _MConfigOptionUpdate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='config_option_update'):
+    config_options: list[Union[_MSessionConfigSelect, _MSessionConfigBoolean]] = msgspec.field(name='configOptions')
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
 class _MCost(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
     amount: _Num
     currency: str
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MUsageUpdate(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="usage_update",
-):
+class _MUsageUpdate(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='usage_update'):
     used: _Int
     size: _Int
     cost: Optional[_MCost] = None
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MNotice(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="notice",
-):
+class _MNotice(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='notice'):
     severity: str
     title: str
     description: Optional[str] = None
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
-class _MCompactionSummaryChunk(
-    msgspec.Struct,
-    forbid_unknown_fields=True,
-    kw_only=True,
-    gc=False,
-    tag_field="sessionUpdate",
-    tag="compaction_summary_chunk",
-):
-    compaction_id: str = msgspec.field(name="compactionId")
-    content: Union[
-        _MTextContentBlock,
-        _MImageContentBlock,
-        _MAudioContentBlock,
-        _MResourceLinkContentBlock,
-        _MEmbeddedResourceContentBlock,
-    ]
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+class _MCompactionSummaryChunk(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False, tag_field='sessionUpdate', tag='compaction_summary_chunk'):
+    compaction_id: str = msgspec.field(name='compactionId')
+    content: Union[_MTextContentBlock, _MImageContentBlock, _MAudioContentBlock, _MResourceLinkContentBlock, _MEmbeddedResourceContentBlock]
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
 class _MSessionNotification(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
-    session_id: str = msgspec.field(name="sessionId")
-    update: Union[
-        _MUserMessageChunk,
-        _MAgentMessageChunk,
-        _MAgentThoughtChunk,
-        _MToolCallStart,
-        _MToolCallProgress,
-        _MPlanUpdate,
-        _MAvailableCommandsUpdate,
-        _MCurrentModeUpdate,
-        _MConfigOptionUpdate,
-        _MUsageUpdate,
-        _MNotice,
-        _MCompactionSummaryChunk,
-    ]
-    meta: _Raw = msgspec.field(default=_NO_RAW, name="_meta")
+    session_id: str = msgspec.field(name='sessionId')
+    update: Union[_MUserMessageChunk, _MAgentMessageChunk, _MAgentThoughtChunk, _MToolCallStart, _MToolCallProgress, _MPlanUpdate, _MAvailableCommandsUpdate, _MCurrentModeUpdate, _MConfigOptionUpdate, _MUsageUpdate, _MNotice, _MCompactionSummaryChunk]
+    meta: _Raw = msgspec.field(default=_NO_RAW, name='_meta')
 
 
 class _MFrame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False):
@@ -469,9 +274,9 @@ class _MFrame(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, gc=False
     a raw value made for every frame.
     """
 
-    method: Literal["session/update"]
+    method: Literal['session/update']
     params: _MSessionNotification
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal['2.0']
 
 
 def _cv_Annotations(m: Any) -> _t.Annotations:
@@ -479,7 +284,7 @@ def _cv_Annotations(m: Any) -> _t.Annotations:
     o.audience = m.audience
     o.last_modified = m.last_modified
     o.priority = m.priority
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.Annotations
     return o  # type: ignore[no-any-return]
@@ -487,9 +292,9 @@ def _cv_Annotations(m: Any) -> _t.Annotations:
 
 def _cv_TextContentBlock(m: Any) -> _t.TextContentBlock:
     o: Any = _new(_t._TextContentBlockW)
-    o.annotations = None if m.annotations is None else _cv_Annotations(m.annotations)
+    o.annotations = (None if m.annotations is None else _cv_Annotations(m.annotations))
     o.text = m.text
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.TextContentBlock
     return o  # type: ignore[no-any-return]
@@ -497,11 +302,11 @@ def _cv_TextContentBlock(m: Any) -> _t.TextContentBlock:
 
 def _cv_ImageContentBlock(m: Any) -> _t.ImageContentBlock:
     o: Any = _new(_t._ImageContentBlockW)
-    o.annotations = None if m.annotations is None else _cv_Annotations(m.annotations)
+    o.annotations = (None if m.annotations is None else _cv_Annotations(m.annotations))
     o.data = m.data
     o.mime_type = m.mime_type
     o.uri = m.uri
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.ImageContentBlock
     return o  # type: ignore[no-any-return]
@@ -509,10 +314,10 @@ def _cv_ImageContentBlock(m: Any) -> _t.ImageContentBlock:
 
 def _cv_AudioContentBlock(m: Any) -> _t.AudioContentBlock:
     o: Any = _new(_t._AudioContentBlockW)
-    o.annotations = None if m.annotations is None else _cv_Annotations(m.annotations)
+    o.annotations = (None if m.annotations is None else _cv_Annotations(m.annotations))
     o.data = m.data
     o.mime_type = m.mime_type
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.AudioContentBlock
     return o  # type: ignore[no-any-return]
@@ -520,14 +325,14 @@ def _cv_AudioContentBlock(m: Any) -> _t.AudioContentBlock:
 
 def _cv_ResourceLinkContentBlock(m: Any) -> _t.ResourceLinkContentBlock:
     o: Any = _new(_t._ResourceLinkContentBlockW)
-    o.annotations = None if m.annotations is None else _cv_Annotations(m.annotations)
+    o.annotations = (None if m.annotations is None else _cv_Annotations(m.annotations))
     o.description = m.description
     o.mime_type = m.mime_type
     o.name = m.name
     o.size = m.size
     o.title = m.title
     o.uri = m.uri
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.ResourceLinkContentBlock
     return o  # type: ignore[no-any-return]
@@ -535,9 +340,9 @@ def _cv_ResourceLinkContentBlock(m: Any) -> _t.ResourceLinkContentBlock:
 
 def _cv_EmbeddedResourceContentBlock(m: Any) -> _t.EmbeddedResourceContentBlock:
     o: Any = _new(_t._EmbeddedResourceContentBlockW)
-    o.annotations = None if m.annotations is None else _cv_Annotations(m.annotations)
+    o.annotations = (None if m.annotations is None else _cv_Annotations(m.annotations))
     o.resource = _req(m.resource, _t._fw_EmbeddedResourceResource)
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.EmbeddedResourceContentBlock
     return o  # type: ignore[no-any-return]
@@ -548,18 +353,16 @@ def _cv_UserMessageChunk(m: Any) -> _t.UserMessageChunk:
     v_content = m.content
     if type(v_content) is _MTextContentBlock:
         o_content: Any = _new(_t._TextContentBlockW)
-        o_content.annotations = (
-            None if v_content.annotations is None else _cv_Annotations(v_content.annotations)
-        )
+        o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
         o_content.text = v_content.text
-        o_content.meta = _opt(v_content.meta, _obj) if v_content.meta else None
+        o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
         o_content.extra = None
         o_content.__class__ = _t.TextContentBlock
         o.content = o_content
     else:
         o.content = _CONVERT[type(v_content)](v_content)
     o.message_id = m.message_id
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.UserMessageChunk
     return o  # type: ignore[no-any-return]
@@ -570,18 +373,16 @@ def _cv_AgentMessageChunk(m: Any) -> _t.AgentMessageChunk:
     v_content = m.content
     if type(v_content) is _MTextContentBlock:
         o_content: Any = _new(_t._TextContentBlockW)
-        o_content.annotations = (
-            None if v_content.annotations is None else _cv_Annotations(v_content.annotations)
-        )
+        o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
         o_content.text = v_content.text
-        o_content.meta = _opt(v_content.meta, _obj) if v_content.meta else None
+        o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
         o_content.extra = None
         o_content.__class__ = _t.TextContentBlock
         o.content = o_content
     else:
         o.content = _CONVERT[type(v_content)](v_content)
     o.message_id = m.message_id
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.AgentMessageChunk
     return o  # type: ignore[no-any-return]
@@ -592,18 +393,16 @@ def _cv_AgentThoughtChunk(m: Any) -> _t.AgentThoughtChunk:
     v_content = m.content
     if type(v_content) is _MTextContentBlock:
         o_content: Any = _new(_t._TextContentBlockW)
-        o_content.annotations = (
-            None if v_content.annotations is None else _cv_Annotations(v_content.annotations)
-        )
+        o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
         o_content.text = v_content.text
-        o_content.meta = _opt(v_content.meta, _obj) if v_content.meta else None
+        o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
         o_content.extra = None
         o_content.__class__ = _t.TextContentBlock
         o.content = o_content
     else:
         o.content = _CONVERT[type(v_content)](v_content)
     o.message_id = m.message_id
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.AgentThoughtChunk
     return o  # type: ignore[no-any-return]
@@ -614,17 +413,15 @@ def _cv_ContentToolCallContent(m: Any) -> _t.ContentToolCallContent:
     v_content = m.content
     if type(v_content) is _MTextContentBlock:
         o_content: Any = _new(_t._TextContentBlockW)
-        o_content.annotations = (
-            None if v_content.annotations is None else _cv_Annotations(v_content.annotations)
-        )
+        o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
         o_content.text = v_content.text
-        o_content.meta = _opt(v_content.meta, _obj) if v_content.meta else None
+        o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
         o_content.extra = None
         o_content.__class__ = _t.TextContentBlock
         o.content = o_content
     else:
         o.content = _CONVERT[type(v_content)](v_content)
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.ContentToolCallContent
     return o  # type: ignore[no-any-return]
@@ -635,7 +432,7 @@ def _cv_DiffToolCallContent(m: Any) -> _t.DiffToolCallContent:
     o.path = m.path
     o.old_text = m.old_text
     o.new_text = m.new_text
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.DiffToolCallContent
     return o  # type: ignore[no-any-return]
@@ -644,7 +441,7 @@ def _cv_DiffToolCallContent(m: Any) -> _t.DiffToolCallContent:
 def _cv_TerminalToolCallContent(m: Any) -> _t.TerminalToolCallContent:
     o: Any = _new(_t._TerminalToolCallContentW)
     o.terminal_id = m.terminal_id
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.TerminalToolCallContent
     return o  # type: ignore[no-any-return]
@@ -654,7 +451,7 @@ def _cv_ToolCallLocation(m: Any) -> _t.ToolCallLocation:
     o: Any = _new(_t._ToolCallLocationW)
     o.path = m.path
     o.line = m.line
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.ToolCallLocation
     return o  # type: ignore[no-any-return]
@@ -667,11 +464,11 @@ def _cv_ToolCallStart(m: Any) -> _t.ToolCallStart:
     o.name = m.name
     o.kind = m.kind
     o.status = m.status
-    o.content = None if m.content is None else [_CONVERT[type(x)](x) for x in m.content]
-    o.locations = None if m.locations is None else [_cv_ToolCallLocation(x) for x in m.locations]
-    o.raw_input = _loads(memoryview(m.raw_input)) if m.raw_input else None
-    o.raw_output = _loads(memoryview(m.raw_output)) if m.raw_output else None
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.content = (None if m.content is None else [_CONVERT[type(x)](x) for x in m.content])
+    o.locations = (None if m.locations is None else [_cv_ToolCallLocation(x) for x in m.locations])
+    o.raw_input = (_loads(memoryview(m.raw_input)) if m.raw_input else None)
+    o.raw_output = (_loads(memoryview(m.raw_output)) if m.raw_output else None)
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.ToolCallStart
     return o  # type: ignore[no-any-return]
@@ -684,11 +481,11 @@ def _cv_ToolCallProgress(m: Any) -> _t.ToolCallProgress:
     o.status = m.status
     o.title = m.title
     o.name = m.name
-    o.content = None if m.content is None else [_CONVERT[type(x)](x) for x in m.content]
-    o.locations = None if m.locations is None else [_cv_ToolCallLocation(x) for x in m.locations]
-    o.raw_input = _loads(memoryview(m.raw_input)) if m.raw_input else None
-    o.raw_output = _loads(memoryview(m.raw_output)) if m.raw_output else None
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.content = (None if m.content is None else [_CONVERT[type(x)](x) for x in m.content])
+    o.locations = (None if m.locations is None else [_cv_ToolCallLocation(x) for x in m.locations])
+    o.raw_input = (_loads(memoryview(m.raw_input)) if m.raw_input else None)
+    o.raw_output = (_loads(memoryview(m.raw_output)) if m.raw_output else None)
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.ToolCallProgress
     return o  # type: ignore[no-any-return]
@@ -699,7 +496,7 @@ def _cv_PlanEntry(m: Any) -> _t.PlanEntry:
     o.content = m.content
     o.priority = m.priority
     o.status = m.status
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.PlanEntry
     return o  # type: ignore[no-any-return]
@@ -708,7 +505,7 @@ def _cv_PlanEntry(m: Any) -> _t.PlanEntry:
 def _cv_PlanUpdate(m: Any) -> _t.PlanUpdate:
     o: Any = _new(_t._PlanUpdateW)
     o.entries = [_cv_PlanEntry(x) for x in m.entries]
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.PlanUpdate
     return o  # type: ignore[no-any-return]
@@ -717,7 +514,7 @@ def _cv_PlanUpdate(m: Any) -> _t.PlanUpdate:
 def _cv_UnstructuredCommandInput(m: Any) -> _t.UnstructuredCommandInput:
     o: Any = _new(_t._UnstructuredCommandInputW)
     o.hint = m.hint
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.UnstructuredCommandInput
     return o  # type: ignore[no-any-return]
@@ -727,8 +524,8 @@ def _cv_AvailableCommand(m: Any) -> _t.AvailableCommand:
     o: Any = _new(_t._AvailableCommandW)
     o.name = m.name
     o.description = m.description
-    o.input = None if m.input is None else _cv_UnstructuredCommandInput(m.input)
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.input = (None if m.input is None else _cv_UnstructuredCommandInput(m.input))
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.AvailableCommand
     return o  # type: ignore[no-any-return]
@@ -737,7 +534,7 @@ def _cv_AvailableCommand(m: Any) -> _t.AvailableCommand:
 def _cv_AvailableCommandsUpdate(m: Any) -> _t.AvailableCommandsUpdate:
     o: Any = _new(_t._AvailableCommandsUpdateW)
     o.available_commands = [_cv_AvailableCommand(x) for x in m.available_commands]
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.AvailableCommandsUpdate
     return o  # type: ignore[no-any-return]
@@ -746,7 +543,7 @@ def _cv_AvailableCommandsUpdate(m: Any) -> _t.AvailableCommandsUpdate:
 def _cv_CurrentModeUpdate(m: Any) -> _t.CurrentModeUpdate:
     o: Any = _new(_t._CurrentModeUpdateW)
     o.current_mode_id = m.current_mode_id
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.CurrentModeUpdate
     return o  # type: ignore[no-any-return]
@@ -760,7 +557,7 @@ def _cv_SessionConfigSelect(m: Any) -> _t.SessionConfigSelect:
     o.category = m.category
     o.current_value = m.current_value
     o.options = _req(m.options, _t._fw_SessionConfigSelectOptions)
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.SessionConfigSelect
     return o  # type: ignore[no-any-return]
@@ -773,7 +570,7 @@ def _cv_SessionConfigBoolean(m: Any) -> _t.SessionConfigBoolean:
     o.description = m.description
     o.category = m.category
     o.current_value = m.current_value
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.SessionConfigBoolean
     return o  # type: ignore[no-any-return]
@@ -782,7 +579,7 @@ def _cv_SessionConfigBoolean(m: Any) -> _t.SessionConfigBoolean:
 def _cv_ConfigOptionUpdate(m: Any) -> _t.ConfigOptionUpdate:
     o: Any = _new(_t._ConfigOptionUpdateW)
     o.config_options = [_CONVERT[type(x)](x) for x in m.config_options]
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.ConfigOptionUpdate
     return o  # type: ignore[no-any-return]
@@ -792,7 +589,7 @@ def _cv_Cost(m: Any) -> _t.Cost:
     o: Any = _new(_t._CostW)
     o.amount = m.amount
     o.currency = m.currency
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.Cost
     return o  # type: ignore[no-any-return]
@@ -802,8 +599,8 @@ def _cv_UsageUpdate(m: Any) -> _t.UsageUpdate:
     o: Any = _new(_t._UsageUpdateW)
     o.used = m.used
     o.size = m.size
-    o.cost = None if m.cost is None else _cv_Cost(m.cost)
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.cost = (None if m.cost is None else _cv_Cost(m.cost))
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.UsageUpdate
     return o  # type: ignore[no-any-return]
@@ -814,7 +611,7 @@ def _cv_Notice(m: Any) -> _t.Notice:
     o.severity = m.severity
     o.title = m.title
     o.description = m.description
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.Notice
     return o  # type: ignore[no-any-return]
@@ -826,17 +623,15 @@ def _cv_CompactionSummaryChunk(m: Any) -> _t.CompactionSummaryChunk:
     v_content = m.content
     if type(v_content) is _MTextContentBlock:
         o_content: Any = _new(_t._TextContentBlockW)
-        o_content.annotations = (
-            None if v_content.annotations is None else _cv_Annotations(v_content.annotations)
-        )
+        o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
         o_content.text = v_content.text
-        o_content.meta = _opt(v_content.meta, _obj) if v_content.meta else None
+        o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
         o_content.extra = None
         o_content.__class__ = _t.TextContentBlock
         o.content = o_content
     else:
         o.content = _CONVERT[type(v_content)](v_content)
-    o.meta = _opt(m.meta, _obj) if m.meta else None
+    o.meta = (_opt(m.meta, _obj) if m.meta else None)
     o.extra = None
     o.__class__ = _t.CompactionSummaryChunk
     return o  # type: ignore[no-any-return]
@@ -875,22 +670,7 @@ _CONVERT: dict[type, Any] = {
 
 
 #: The ``sessionUpdate`` values :func:`decode_update_line` decodes (others raise).
-STRICT_VARIANTS = frozenset(
-    (
-        "agent_message_chunk",
-        "agent_thought_chunk",
-        "available_commands_update",
-        "compaction_summary_chunk",
-        "config_option_update",
-        "current_mode_update",
-        "notice",
-        "plan",
-        "tool_call",
-        "tool_call_update",
-        "usage_update",
-        "user_message_chunk",
-    )
-)
+STRICT_VARIANTS = frozenset(('agent_message_chunk', 'agent_thought_chunk', 'available_commands_update', 'compaction_summary_chunk', 'config_option_update', 'current_mode_update', 'notice', 'plan', 'tool_call', 'tool_call_update', 'usage_update', 'user_message_chunk'))
 
 
 _decoder = msgspec.json.Decoder(_MFrame)
@@ -930,20 +710,16 @@ def decode_update_lines(block: bytes | memoryview) -> list[tuple[str, _t.Session
             v_content = m.content
             if type(v_content) is _MTextContentBlock:
                 o_content: Any = _new(_t._TextContentBlockW)
-                o_content.annotations = (
-                    None
-                    if v_content.annotations is None
-                    else _cv_Annotations(v_content.annotations)
-                )
+                o_content.annotations = (None if v_content.annotations is None else _cv_Annotations(v_content.annotations))
                 o_content.text = v_content.text
-                o_content.meta = _opt(v_content.meta, _obj) if v_content.meta else None
+                o_content.meta = (_opt(v_content.meta, _obj) if v_content.meta else None)
                 o_content.extra = None
                 o_content.__class__ = _t.TextContentBlock
                 o.content = o_content
             else:
                 o.content = _CONVERT[type(v_content)](v_content)
             o.message_id = m.message_id
-            o.meta = _opt(m.meta, _obj) if m.meta else None
+            o.meta = (_opt(m.meta, _obj) if m.meta else None)
             o.extra = None
             o.__class__ = _t.AgentMessageChunk
             append((params.session_id, o))

@@ -10,6 +10,9 @@ Process hygiene is the point of this module:
   closes;
 - on Linux, ``PR_SET_PDEATHSIG``: the agent gets SIGKILL if the host dies
   outright (``kill -9``), where no cleanup code can run;
+- confined, when the caller gives a hook (the OS sandbox, built by the host
+  layer): the hook runs in the child before the agent's program, and a
+  failing hook means no agent at all, never an unconfined one;
 - stderr is drained continuously into a bounded ring of lines and the
   ``acphost.agent.stderr`` logger — an agent that fills the stderr pipe would
   otherwise block forever (the official SDK never drains it); stdout chunks
@@ -33,6 +36,7 @@ import logging
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import termios
 from collections.abc import Callable, Mapping, Sequence
@@ -116,6 +120,17 @@ def _pdeathsig_preexec() -> Callable[[], None] | None:
     return preexec
 
 
+def _joined(first: Callable[[], None] | None, then: Callable[[], None]) -> Callable[[], None]:
+    if first is None:
+        return then
+
+    def both() -> None:
+        first()
+        then()
+
+    return both
+
+
 class StdioTransport:
     """A running agent process; create with :meth:`spawn`.
 
@@ -150,6 +165,7 @@ class StdioTransport:
         kill_on_host_death: bool = True,
         inherit_stderr: bool = False,
         close_grace: float = 2.0,
+        confine: Callable[[], None] | None = None,
     ) -> StdioTransport:
         """Start the agent.
 
@@ -162,6 +178,9 @@ class StdioTransport:
                 draining it (its tail is then unknown).
             close_grace: seconds :meth:`close` waits after EOF, and again
                 after SIGTERM, before escalating.
+            confine: a hook that confines the child, run between fork and
+                exec (the OS sandbox; it calls only C functions resolved
+                beforehand); when it fails, the agent does not start.
 
         Returns:
             The running agent.
@@ -180,7 +199,10 @@ class StdioTransport:
         command: list[str] = list(argv)
         preexec = None
         try:
-            if kill_on_host_death:
+            if confine is not None:
+                # A hook runs in the child anyway: the death signal joins it.
+                preexec = _joined(_pdeathsig_preexec() if kill_on_host_death else None, confine)
+            elif kill_on_host_death:
                 launcher = _setpriv()
                 if launcher is not None:
                     # setpriv sets the signal, then execs the agent: same pid.
@@ -218,6 +240,10 @@ class StdioTransport:
             raise AgentStartError(f"cannot start the agent: {argv[0]!r} is not executable") from exc
         except OSError as exc:
             raise AgentStartError(f"cannot start the agent {argv[0]!r}: {exc.strerror}") from exc
+        except subprocess.SubprocessError as exc:  # the confine hook failed in the child
+            raise AgentStartError(
+                f"cannot start the agent {argv[0]!r} in its sandbox: {exc}"
+            ) from exc
         logger.debug("started agent pid=%d argv=%r", pipes.get_pid(), argv[0])
         transport = cls(pipes, io, argv)
         transport.close_grace = close_grace

@@ -1,0 +1,395 @@
+"""Which paths an agent's sandbox grants: the policy, over the Landlock mechanism.
+
+Every process acphost starts for an agent (the agent itself, the terminals
+it asks for, and all their children) is confined the same way:
+
+- **writes** in the workspace (and further roots the caller names), a
+  private temporary folder made for the run (``TMPDIR``, ``TMP`` and
+  ``TEMP`` point at it; removed when the run ends), the agent's own state
+  and cache folders (declared per preset, extended by a settings entry's
+  ``"sandbox": {"write": [...]}``), and the devices a process needs;
+- **reads** (and execution) everywhere except the secrets a coding agent
+  never needs (:data:`DEFAULT_DENY`, other agents' folders, acphost's own
+  settings, trust, history and state; extended by ``"sandbox": {"deny": [...]}``).
+
+Landlock only grants. Reading "everything but" a denied path is granted as
+read rights on every *sibling* of the denied path and of each of its
+ancestors, and the right to list (never read) the ancestors themselves: a
+file created later directly beside a denied path's ancestors (a new file in
+the home folder) is not readable by the agent, and the names inside a
+denied folder can be listed, not their contents. A write root that holds a
+denied path is carved the same way.
+
+Paths are judged where they really are (Landlock follows the file reached,
+not the name used): denied paths and write roots are resolved to their real
+paths; a state folder that a symbolic link moves into a denied place is not
+granted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import AgentSpec, agent_state_dirs, config_dir, data_dir, state_dir
+from . import _landlock as ll
+
+__all__ = [
+    "DEFAULT_DENY",
+    "DEVICES",
+    "Confinement",
+    "SandboxUnavailable",
+    "build_confinement",
+    "sandbox_support",
+]
+
+logger = logging.getLogger("acphost.host.sandbox")
+
+#: Secrets no coding agent needs to read (``~`` is the user's home).
+DEFAULT_DENY: tuple[str, ...] = (
+    "~/.ssh",
+    "~/.gnupg",
+    "~/.aws",
+    "~/.azure",
+    "~/.netrc",
+    "~/.git-credentials",
+    "~/.pypirc",
+    "~/.docker/config.json",
+    "~/.kube",
+    "~/.config/gcloud",
+    "~/.config/gh",
+    "~/.password-store",
+    "~/.local/share/keyrings",
+)
+
+#: The devices a process needs to write (terminals, the null device, shared memory).
+DEVICES: tuple[str, ...] = (
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+    "/dev/shm",
+)
+
+
+_REFUSED = re.compile(r"Permission denied|permission denied|EACCES|EPERM")
+_PATH = re.compile(r"(?<![\w.~])/[^\s'\"`:,;()]+")
+
+
+class SandboxUnavailable(Exception):
+    """The sandbox cannot be had here (the message says why, in one line)."""
+
+
+def sandbox_support() -> tuple[int, str]:
+    """The Landlock ABI version, and why not when it is 0."""
+    import sys  # noqa: PLC0415
+
+    if not sys.platform.startswith("linux"):
+        return 0, f"no OS sandbox on {sys.platform} yet (Landlock is Linux's)"
+    abi = ll.abi_version()
+    if abi == 0:
+        return 0, "this Linux kernel offers no Landlock (5.13 or later, with Landlock enabled)"
+    return abi, ""
+
+
+@dataclass
+class Confinement:
+    """One run's sandbox: the ruleset, the private temporary folder, what was granted.
+
+    Made by :func:`build_confinement`; closed by the run that made it.
+
+    Attributes:
+        abi: the Landlock ABI version the ruleset uses.
+        write: the real paths the agent may write (workspace first).
+        deny: the real paths it may not read.
+        temp: its private temporary folder.
+        env: the variables its processes get (``TMPDIR``, ``TMP``, ``TEMP``).
+
+    """
+
+    abi: int
+    write: tuple[str, ...]
+    deny: tuple[str, ...]
+    temp: str
+    env: dict[str, str] = field(default_factory=dict)
+    _ruleset: ll.Ruleset | None = None
+    _temp_id: tuple[int, int] | None = None
+
+    mechanism = "landlock"
+
+    def preexec(self) -> Callable[[], None]:
+        """The child's hook: no new privileges, then the ruleset (see :mod:`._landlock`).
+
+        Raises:
+            RuntimeError: the confinement is closed.
+
+        """
+        if self._ruleset is None or self._ruleset.fd < 0:
+            raise RuntimeError("the sandbox of this run is closed")
+        return self._ruleset.preexec()
+
+    def describe(self) -> list[str]:
+        """What is granted, one line each (for ``-v`` and ``acphost doctor``); ``~`` is home."""
+        return [
+            f"Landlock ABI {self.abi}, inherited by every process the agent starts",
+            "writes: " + ", ".join(_tilde(p) for p in self.write),
+            "reads: everywhere except " + (", ".join(_tilde(p) for p in self.deny) or "nothing"),
+            "devices: " + ", ".join(d for d in DEVICES if os.path.exists(d)),
+        ]
+
+    def refusal(self, stderr: str) -> str | None:
+        """A path the sandbox likely refused, from the agent's stderr, or None.
+
+        The first absolute path on a line that reports a permission error
+        (``Permission denied``, ``EACCES``, ``EPERM``) and that lies outside
+        the writable roots or inside a denied path.
+        """
+        for line in stderr.splitlines():
+            if not _REFUSED.search(line):
+                continue
+            for match in _PATH.finditer(line):
+                path = os.path.normpath(match.group(0))
+                denied = any(_under(path, d) for d in self.deny)
+                if denied or not any(_under(path, w) for w in self.write):
+                    return path
+        return None
+
+    def record(self) -> dict[str, Any]:
+        """What a history record or a batch report keeps of it."""
+        return {
+            "mechanism": self.mechanism,
+            "abi": self.abi,
+            "write": list(self.write),
+            "deny": list(self.deny),
+        }
+
+    def close(self) -> None:
+        """Close the ruleset; remove the private temporary folder (the one we made)."""
+        if self._ruleset is not None:
+            self._ruleset.close()
+            self._ruleset = None
+        temp, made = self.temp, self._temp_id
+        self._temp_id = None
+        if made is None:
+            return
+        # Only the folder mkdtemp made: same device and inode, never through a link.
+        with contextlib.suppress(OSError):
+            st = os.lstat(temp)
+            if (st.st_dev, st.st_ino) == made:
+                shutil.rmtree(temp, ignore_errors=True)
+
+
+def _tilde(path: str) -> str:
+    home = os.path.expanduser("~")
+    if os.path.isabs(home) and home != os.sep and _under(path, home):
+        return "~" + path[len(home.rstrip(os.sep)) :]
+    return path
+
+
+def _under(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or beneath it (both real, absolute)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _expander(env: Mapping[str, str]) -> Callable[[str], str | None]:
+    """Expand a declared path as ``env`` would: ``~`` and ``$VARS``; None when a variable is unset.
+
+    ``~`` is ``env``'s ``HOME`` (an agent may be given a home of its own);
+    ``$XDG_CONFIG_HOME``, ``$XDG_STATE_HOME``, ``$XDG_DATA_HOME`` and
+    ``$XDG_CACHE_HOME`` take their specification's defaults when unset or relative.
+    """
+    home = env.get("HOME", "")
+    if not os.path.isabs(home):
+        home = os.path.expanduser("~")
+
+    def tilde(text: str) -> str:
+        if text == "~" or text.startswith("~/"):
+            return home + text[1:]
+        return text
+
+    defaults = {
+        "XDG_CONFIG_HOME": "~/.config",
+        "XDG_STATE_HOME": "~/.local/state",
+        "XDG_DATA_HOME": "~/.local/share",
+        "XDG_CACHE_HOME": "~/.cache",
+    }
+    values = {k: v for k, v in env.items() if v}
+    for name, default in defaults.items():
+        if not os.path.isabs(values.get(name, "")):
+            values[name] = tilde(default)
+    pattern = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+
+    def expand(entry: str) -> str | None:
+        missing = False
+
+        def value(match: re.Match[str]) -> str:
+            nonlocal missing
+            found = values.get(match.group(1) or match.group(2))
+            missing = missing or found is None
+            return found or ""
+
+        text = pattern.sub(value, tilde(entry))
+        if missing or not os.path.isabs(text):
+            return None
+        return os.path.normpath(text)
+
+    return expand
+
+
+def _carve(root: str, access: int, deny: Sequence[str], out: list[tuple[str, int]]) -> None:
+    """Grant ``access`` on ``root`` minus the denied paths beneath it (see the module)."""
+    inside = [d for d in deny if _under(d, root)]
+    if not inside:
+        out.append((root, access))
+        return
+    if root in inside:
+        return
+    out.append((root, access & ll.READ_DIR))  # its names, not its files
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if entry.is_symlink():
+                continue  # its target is judged where it lives
+        _carve(entry.path, access, inside, out)
+
+
+def _denied(spec: AgentSpec, env: Mapping[str, str], own: Sequence[str]) -> list[str]:
+    """The real paths the agent may not read: defaults and others' folders, then the entry's.
+
+    Expanded for the agent's home and for ours: an agent given a home of its
+    own can still name the user's by its full path.
+    """
+    found: list[str] = []
+    for expand in (_expander(env), _expander(os.environ)):
+        for entry in (*DEFAULT_DENY, *agent_state_dirs()):
+            path = expand(entry)
+            # The agent's own declared folders are its to use.
+            if path is not None and not any(_under(path, w) for w in own):
+                found.append(path)
+        for entry in spec.sandbox_deny:
+            path = expand(entry)
+            if path is not None:
+                found.append(path)
+    found += [str(d) for d in (config_dir(), state_dir(), data_dir())]
+    # Only what exists is carved out: a grant cannot be split around a name
+    # that is not there (one made later beneath a granted folder is readable).
+    real = sorted({os.path.realpath(p) for p in found if os.path.lexists(p)})
+    return [p for p in real if not any(_under(p, d) for d in real if d != p)]
+
+
+def _state_roots(spec: AgentSpec, env: Mapping[str, str]) -> list[str]:
+    """The agent's declared state folders (expanded, not resolved); missing folders are made.
+
+    A missing entry is made as a folder (owner-only) unless its name has an
+    extension (``~/.claude.json`` is a file the agent writes in place).
+    """
+    roots: list[str] = []
+    expand = _expander(env)
+    # A spec built by hand for a known agent (no folders declared) gets its preset's.
+    for entry in spec.sandbox_write or agent_state_dirs(spec.name, spec.command):
+        path = expand(entry)
+        if path is None:
+            continue
+        if not os.path.lexists(path) and not os.path.splitext(os.path.basename(path))[1]:
+            try:
+                os.makedirs(path, mode=0o700, exist_ok=True)
+            except OSError as exc:
+                logger.info("sandbox: cannot make %s (%s): not granted", path, exc.strerror)
+                continue
+        if os.path.exists(path):
+            roots.append(path)
+    return roots
+
+
+def build_confinement(
+    spec: AgentSpec,
+    workspace: str,
+    *,
+    write: Iterable[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> Confinement:
+    """Build the sandbox of one run of ``spec`` in ``workspace`` (nothing runs yet).
+
+    Args:
+        spec: the agent (its declared ``sandbox_write`` and ``sandbox_deny``).
+        workspace: the session's workspace (its real path is granted).
+        write: further roots the agent may write (additional directories).
+        env: the agent's environment, for ``$VARS`` in declared paths
+            (default: ours overlaid with ``spec.env``).
+
+    Returns:
+        The confinement; close it when the run ends.
+
+    Raises:
+        SandboxUnavailable: no Landlock here, or the kernel refused the ruleset.
+
+    """
+    abi, why = sandbox_support()
+    if abi == 0:
+        raise SandboxUnavailable(why)
+    child_env = {**os.environ, **spec.env} if env is None else dict(env)
+    state = _state_roots(spec, child_env)
+    deny = _denied(spec, child_env, state)
+    grants: list[str] = [os.path.realpath(workspace)]
+    grants += [os.path.realpath(p) for p in write]
+    for path in state:
+        real = os.path.realpath(path)
+        # A link (planted, maybe, by an agent that once ran unconfined) must not
+        # turn a state folder into a denied one, or into a folder holding one.
+        if real != path and any(_under(real, d) or _under(d, real) for d in deny):
+            logger.warning(
+                "sandbox: not granting %s: a symbolic link leads it to or around a "
+                "denied place (%s)",
+                path,
+                real,
+            )
+            continue
+        grants.append(real)
+    temp = tempfile.mkdtemp(prefix="acphost-agent-")
+    st = os.lstat(temp)
+    temp_id = (st.st_dev, st.st_ino)
+    try:
+        ruleset = ll.Ruleset(abi)
+    except ll.LandlockError as exc:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise SandboxUnavailable(f"the kernel refused a Landlock ruleset ({exc})") from None
+    confinement = Confinement(
+        abi,
+        tuple(dict.fromkeys([*grants, temp])),
+        tuple(deny),
+        temp,
+        {"TMPDIR": temp, "TMP": temp, "TEMP": temp},
+        ruleset,
+        temp_id,
+    )
+    try:
+        rules: list[tuple[str, int]] = []
+        _carve(os.sep, ll.ACCESS_READ, deny, rules)
+        # A write root is carved only around the denied paths inside it: one
+        # declared inside a denied folder (the demo's sessions in acphost's
+        # state folder) is the agent's own.
+        for root in grants:
+            _carve(root, ruleset.handled, deny, rules)
+        # The folder we just made: opened by the name mkdtemp returned (no
+        # one else can write its parent's entry for it in the meantime).
+        rules.append((temp, ruleset.handled))
+        rules += [(device, ruleset.handled) for device in DEVICES]
+        ll.add_rules(ruleset, rules)
+    except (OSError, ll.LandlockError) as exc:
+        confinement.close()
+        raise SandboxUnavailable(f"cannot build the sandbox: {exc}") from None
+    return confinement
