@@ -87,6 +87,20 @@ class Agent:
         node22: run with the pinned node 22 (npm's ``node`` package in the install
             root): the agent's ``engines`` ask for node >= 22 (codex-acp has no
             ``engines``; it was studied on 22).
+        subagent: the scripted tool call that starts a subagent on a task, or
+            None when the agent offers the model none (``na["subagents"]`` says why).
+        fallback: how the agent shows a subagent to a client that did not opt
+            in (``clientCapabilities.subagents``): ``("name", X)`` a tool call
+            named X, ``("title", X)`` a tool call titled X.
+        subagent_tree: with the opt-in the agent runs its subagents as child
+            sessions (``subagent_update``); False: a tool call all the same.
+        subagents_outlive_turn: its children go on after the parent's
+            ``session/prompt`` answered (codex-acp); else the turn waits for them.
+        meta_terminal: it reports a command's output and exit only in the tool
+            call's ``_meta`` (``terminal_output_delta``, ``terminal_exit``), for a
+            terminal the client never created (codex-acp).
+        system_prompt_modes: the modes its ``sessionCapabilities.systemPrompt``
+            advertises (``()``: none; the session openers refuse a system prompt).
 
     """
 
@@ -106,6 +120,12 @@ class Agent:
     scripted: bool = False  # answers without a model (the SDK example)
     node22: bool = False
     reject_ends_turn: bool = False
+    subagent: Callable[[str], Step] | None = None
+    fallback: tuple[str, str] | None = None
+    subagent_tree: bool = True
+    subagents_outlive_turn: bool = False
+    meta_terminal: bool = False
+    system_prompt_modes: tuple[str, ...] = ()
     na: dict[str, str] = field(default_factory=dict)
     defects: dict[str, str] = field(default_factory=dict)
 
@@ -274,6 +294,7 @@ SDK = Agent(
         "terminal": "the SDK example agent never runs commands",
         "plan": "the SDK example agent never sends a plan",
         "jail": "the SDK example agent never writes files (it only asks permission)",
+        "subagents": "the SDK example agent has no subagents",
     },
 )
 
@@ -288,6 +309,18 @@ CLAUDE = Agent(
     node22=True,
     own_tools=True,
     auth_needs_terminal=True,
+    # Its Agent tool (formerly Task), run in the foreground: the parent's turn waits for it.
+    subagent=lambda task: Tool(
+        "Agent",
+        {
+            "description": "probe subagent",
+            "prompt": task,
+            "subagent_type": "general-purpose",
+            "run_in_background": False,
+        },
+    ),
+    fallback=("name", "Agent"),
+    system_prompt_modes=("append", "override"),
     na={
         "read": "claude-agent-acp 0.101.0 reads files with its own Read tool, "
         "never through fs/read_text_file",
@@ -321,6 +354,8 @@ GEMINI = Agent(
         "(write_todos is not registered in ACP mode)",
         "command output": "Gemini CLI 0.61.0 ends a run_shell_command call with a "
         "tool_call_update that has neither content nor rawOutput: no output to show",
+        "subagents": "Gemini CLI 0.61.0 sends no subagent updates and offers the model "
+        "no subagent tool in ACP mode",
     },
 )
 
@@ -336,6 +371,14 @@ QWEN = Agent(
     shell=lambda c: Tool("run_shell_command", {"command": c}),
     plan=_todos_qwen,
     node22=True,
+    # Its `agent` tool runs the subagent in the background and shows it only as a
+    # tool call, opt-in or not (no subagent_update; the child's output is not shown).
+    subagent=lambda task: Tool(
+        "agent",
+        {"description": "probe subagent", "prompt": task, "subagent_type": "general-purpose"},
+    ),
+    fallback=("title", "Agent: probe subagent"),
+    subagent_tree=False,
 )
 
 
@@ -365,6 +408,12 @@ CODEX = Agent(
     node22=True,
     # Its only reject option, "No, and tell Codex what to do differently", stops the turn.
     reject_ends_turn=True,
+    # multi_agent_v1's spawn_agent (a Responses namespace tool; the fake model names it).
+    subagent=lambda task: Tool("spawn_agent", {"message": task}),
+    fallback=("title", "spawnAgent"),
+    subagents_outlive_turn=True,
+    meta_terminal=True,
+    system_prompt_modes=("append",),
     na={
         "auth": "the suite runs Codex against a custom model provider, which needs no login",
         "read": "codex-acp 2.6.0 reads files with its own shell, never through fs/read_text_file",
@@ -392,6 +441,8 @@ VIBE = Agent(
         "(acphost's policy), not the host's jail, can stop a write outside the workspace",
         "auth": "Mistral Vibe 3.0.3 offers this client no auth method (authMethods: []); "
         "the suite's provider takes its key from an environment variable",
+        "subagents": "Mistral Vibe 3.0.3 offers the model no subagent tool here and "
+        "sends no subagent updates",
     },
 )
 
@@ -409,6 +460,7 @@ FAST_AGENT = Agent(
         "auth": "the suite's generic (OpenAI-style) provider takes its key from "
         "GENERIC_API_KEY; fast-agent 0.10.48 offers only a configure-it-yourself method",
         "plan": "fast-agent 0.10.48 offers the model no plan tool",
+        "subagents": "fast-agent 0.10.48 offers the model no subagent tool",
     },
 )
 

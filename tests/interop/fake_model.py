@@ -25,7 +25,10 @@ It speaks, streamed:
 A script is a list of steps, one per model call of the *main* conversation:
 ``Tool(name, args)`` asks the agent to call a tool, ``Text(text)`` answers.
 The step for a request is chosen by how many tool results the conversation
-already holds, so a retried request gets the same answer. Requests without
+already holds, so a retried request gets the same answer. A subagent's
+conversation is told apart by its task: :attr:`FakeModel.children` maps a
+marker to the script of any conversation whose user text holds it (the
+parent hands the child a prompt carrying the marker). Requests without
 tools (titles, topic checks, summaries) are side calls: they get
 :attr:`FakeModel.side_text` and never consume a step. Every request is
 recorded, so a test can check what the agent sent back to the model (for
@@ -85,6 +88,8 @@ class FakeModel:
     """The scripted server; use as a context manager, read :attr:`base_url`."""
 
     script: list[Step] = field(default_factory=list)
+    # marker -> the script of a conversation whose user text holds the marker
+    children: dict[str, list[Step]] = field(default_factory=dict)
     side_text: str = "ok"
     requests: list[Recorded] = field(default_factory=list)
     port: int = 0
@@ -119,9 +124,20 @@ class FakeModel:
 
     # -- scripting ------------------------------------------------------------------
 
-    def step(self, done: int) -> Step:
+    def step(self, done: int, script: list[Step] | None = None) -> Step:
         """The step after ``done`` tool results; past the end, a short final text."""
-        return self.script[done] if done < len(self.script) else Text("Done.")
+        script = self.script if script is None else script
+        return script[done] if done < len(script) else Text("Done.")
+
+    def next_step(self, api: str, body: Any) -> Step:
+        """The step for a main request: its conversation's script, at its tool results."""
+        said = "\n".join(_user_texts(api, body))
+        script = next((s for k, s in self.children.items() if k in said), self.script)
+        return self.step(len(_tool_results(api, body)), script)
+
+    def sent(self, needle: str) -> bool:
+        """Whether any main request carried ``needle`` (a system prompt, say)."""
+        return any(needle in json.dumps(r.body) for r in self.main_requests())
 
     def record(self, api: str, path: str, body: Any, main: bool) -> None:
         with self._lock:
@@ -165,6 +181,36 @@ def _tool_results(api: str, body: Any) -> list[str]:
             for item in body.get("input", [])
             if isinstance(item, dict) and str(item.get("type", "")).endswith("call_output")
         ]
+    return found
+
+
+def _texts(content: Any, kinds: tuple[str, ...]) -> list[str]:
+    """The text of a message's content: a string, or its blocks of the given types."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [
+        str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") in kinds
+    ]
+
+
+def _user_texts(api: str, body: Any) -> list[str]:
+    """What the user side said in a conversation: its text, never tool results."""
+    found: list[str] = []
+    if api in ("anthropic", "openai"):
+        for msg in body.get("messages", []):
+            if isinstance(msg, dict) and msg.get("role") == "user":
+                found += _texts(msg.get("content"), ("text",))
+    elif api == "gemini":
+        for msg in body.get("contents", []):
+            if isinstance(msg, dict) and msg.get("role") == "user":
+                parts = msg.get("parts") or []
+                found += [str(p["text"]) for p in parts if isinstance(p, dict) and "text" in p]
+    elif api == "responses":
+        for item in body.get("input", []):
+            if isinstance(item, dict) and item.get("role") == "user":
+                found += _texts(item.get("content"), ("input_text", "text"))
     return found
 
 
@@ -311,11 +357,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _anthropic(self, path: str, body: dict[str, Any]) -> None:
         main = bool(body.get("tools"))
         self.fake.record("anthropic", path, body, main)
-        step: Step = (
-            self.fake.step(len(_tool_results("anthropic", body)))
-            if main
-            else Text(self.fake.side_text)
-        )
+        step: Step = self.fake.next_step("anthropic", body) if main else Text(self.fake.side_text)
         model = body.get("model", "claude-fake")
         usage = {"input_tokens": 10, "output_tokens": 5}
         if isinstance(step, Tool):
@@ -401,7 +443,7 @@ class _Handler(BaseHTTPRequestHandler):
         if json_mode:
             step = Text(json.dumps(_from_schema(schema)))
         elif main:
-            step = self.fake.step(len(_tool_results("gemini", body)))
+            step = self.fake.next_step("gemini", body)
         else:
             step = Text(self.fake.side_text)
         usage = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
@@ -446,7 +488,7 @@ class _Handler(BaseHTTPRequestHandler):
             schema = (fmt.get("json_schema") or {}).get("schema")
             step = Text(json.dumps(_from_schema(schema)))
         elif main:
-            step = self.fake.step(len(_tool_results("openai", body)))
+            step = self.fake.next_step("openai", body)
         else:
             step = Text(self.fake.side_text)
         ident = f"chatcmpl-{int(time.time() * 1e6)}"
@@ -512,11 +554,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _responses(self, path: str, body: dict[str, Any]) -> None:
         main = bool(body.get("tools"))
         self.fake.record("responses", path, body, main)
-        step: Step = (
-            self.fake.step(len(_tool_results("responses", body)))
-            if main
-            else Text(self.fake.side_text)
-        )
+        step: Step = self.fake.next_step("responses", body) if main else Text(self.fake.side_text)
         stamp = int(time.time() * 1e6)
         response: dict[str, Any] = {
             "id": f"resp_{stamp}",

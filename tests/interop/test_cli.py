@@ -132,6 +132,18 @@ def test_shell_command(agent, agents_root, home, ws, model):
     assert uses == agent.uses_terminal
 
 
+def test_agent_run_terminal_output_in_text_output(agent, agents_root, home, ws, model):
+    # -o text prints the output of a terminal the agent ran itself (reported in
+    # _meta); other agents' command output is tool-call content, shown by the TUI.
+    if not agent.meta_terminal:
+        pytest.skip(f"not applicable: {agent.name} reports no agent-run terminal in _meta")
+    model.script = [agent.shell("printf 'shown-%s\\n' 42"), Text("Ran it.")]
+    r = acphost(agent, agents_root, home, ws, model, ["-o", "text", "--write", "run it"])
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert out[out.index("[output] exit code 0") + 1] == "shown-42", r.stdout
+
+
 def test_plan(agent, agents_root, home, ws, model):
     na(agent, "plan")
     model.script = [agent.plan("first step"), Text("Planned.")]
@@ -171,3 +183,138 @@ def test_write_outside_the_workspace_is_refused(agent, agents_root, home, ws, ou
     assert r.returncode == 0, r.stderr
     assert not target.exists()
     assert sorted(p.name for p in outside.iterdir()) == ["keep.txt"]
+
+
+SYSTEM_PROMPT = "ACPHOST-SYSTEM-PROMPT-7: answer tersely."
+
+
+@pytest.mark.parametrize("mode", ["append", "override"])
+def test_system_prompt(agent, agents_root, home, ws, model, mode):
+    model.script = [Text("Answered.")]
+    args = ["--system-prompt", SYSTEM_PROMPT, "--system-prompt-mode", mode, "hi"]
+    r = acphost(agent, agents_root, home, ws, model, args)
+    if mode not in agent.system_prompt_modes:
+        # One line naming the agent and what it supports, exit 2, before any prompt.
+        assert r.returncode == 2, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert agent.name in r.stderr and "system prompt" in r.stderr, r.stderr
+        assert "session/prompt" not in methods(frames(r.stdout))
+        assert not model.main_requests()
+        return
+    assert r.returncode == 0, r.stderr
+    lines = frames(r.stdout)
+    sent = next(m for m in lines if m.get("method") == "session/new")
+    assert sent["params"]["systemPrompt"]["mode"] == mode
+    assert model.sent(SYSTEM_PROMPT)
+
+
+# -- subagents -----------------------------------------------------------------------
+
+MARKER = "CHILD-TASK-7"
+TASK = f"{MARKER}: reply with the child's word."
+CHILD_TEXT = "pong from the child"
+# How each agent names its child: claude-agent-acp gives the Agent tool's
+# description as its title; codex-acp gives no title, its task as description.
+LABELS = {"claude": "probe subagent", "codex": TASK}
+
+
+def delegate(agent, model):
+    model.script = [agent.subagent(TASK), Text("Parent done.")]
+    # About three seconds of the child's text: codex's child outlives the parent's turn.
+    model.children = {MARKER: [Text(CHILD_TEXT, chunks=4, delay=0.75)]}
+
+
+def test_subagent_lines_in_text_output(agent, agents_root, home, ws, model):
+    na(agent, "subagents")
+    delegate(agent, model)
+    r = acphost(agent, agents_root, home, ws, model, ["-o", "text", "delegate it"])
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert "Parent done." in out
+    if not agent.subagent_tree:  # Qwen Code: a tool call, no child to show
+        assert "[subagent]" not in r.stdout
+        return
+    label = LABELS[agent.name]
+    # The child's own lines carry its label; its card and its end are [subagent] lines.
+    assert f"[{label}] {CHILD_TEXT}" in out, r.stdout
+    assert f"[subagent] {label}: idle (end_turn)" in out, r.stdout
+    if agent.name == "claude":  # the task and the reply, as messages between sessions
+        assert f"[subagent] → {label}: {TASK}" in out, r.stdout
+        assert f"[subagent] ← {label}: {CHILD_TEXT}" in out, r.stdout
+    if agent.subagents_outlive_turn:
+        # The child answered after the parent's turn ended: the CLI waited for it.
+        assert out.index("Parent done.") < out.index(f"[{label}] {CHILD_TEXT}"), r.stdout
+    assert_no_survivors(home)
+
+
+def test_strict_accepts_a_subagent_turn(agent, agents_root, home, ws, model):
+    # --strict validates every frame against the vendored schema: the agent's
+    # subagent_update / session_message fit its unstable part, where they live.
+    na(agent, "subagents")
+    if not agent.subagent_tree:
+        pytest.skip(f"not applicable: {agent.name} runs its subagents as tool calls")
+    delegate(agent, model)
+    r = acphost(agent, agents_root, home, ws, model, ["-o", "text", "--strict", "delegate it"])
+    assert r.returncode == 0, r.stderr
+    assert f"[{LABELS[agent.name]}] {CHILD_TEXT}" in r.stdout.splitlines(), r.stdout
+
+
+def test_no_subagents_is_a_tool_call(agent, agents_root, home, ws, model):
+    na(agent, "subagents")
+    delegate(agent, model)
+    r = acphost(agent, agents_root, home, ws, model, ["--no-subagents", "delegate it"])
+    assert r.returncode == 0, r.stderr
+    lines = frames(r.stdout)
+    init = next(m for m in lines if m.get("method") == "initialize")
+    assert "subagents" not in init["params"]["clientCapabilities"]
+    updates = [m["params"]["update"] for m in lines if m.get("method") == "session/update"]
+    assert not [u for u in updates if u["sessionUpdate"] == "subagent_update"]
+    field, value = agent.fallback
+    calls = [u for u in updates if u["sessionUpdate"].startswith("tool_call")]
+    assert any(u.get(field) == value for u in calls), calls
+
+
+def test_subagent_timeout_stops_children_that_outlive_the_turn(agent, agents_root, home, ws, model):
+    na(agent, "subagents")
+    if not agent.subagents_outlive_turn:
+        pytest.skip(f"not applicable: {agent.name}'s turn waits for its subagents")
+    model.script = [agent.subagent(TASK), Text("Parent done.")]
+    model.children = {MARKER: [agent.shell("sleep 60"), Text("CHILD-AFTER-THE-COMMAND")]}
+    args = ["--write", "--subagent-timeout", "3", "delegate it"]
+    r = acphost(agent, agents_root, home, ws, model, args)
+    assert r.returncode == 0, r.stderr
+    assert "subagents still running after 3 s" in r.stderr, r.stderr
+    lines = frames(r.stdout)
+    child = next(
+        m["params"]["update"]["sessionId"]
+        for m in lines
+        if m.get("method") == "session/update"
+        and m["params"]["update"]["sessionUpdate"] == "subagent_update"
+    )
+    cancels = [m["params"]["sessionId"] for m in lines if m.get("method") == "session/cancel"]
+    assert child in cancels  # the child was stopped, not just left behind
+    assert "CHILD-AFTER-THE-COMMAND" not in r.stdout
+    assert_no_survivors(home)  # nor its command
+
+
+def test_history_keeps_the_subagent(agent, agents_root, home, ws, model):
+    na(agent, "subagents")
+    if not agent.subagent_tree:
+        pytest.skip(f"not applicable: {agent.name} runs its subagents as tool calls")
+    delegate(agent, model)
+    r = acphost(agent, agents_root, home, ws, model, ["delegate it"])
+    assert r.returncode == 0, r.stderr
+    sid = next(
+        m["result"]["sessionId"]
+        for m in frames(r.stdout)
+        if isinstance(m.get("result"), dict) and "sessionId" in m["result"]
+    )
+    shown = subprocess.run(
+        [sys.executable, "-m", "acphost", "history", "show", sid],
+        cwd=ws, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout.splitlines()
+    # The child's card, then its own text under it (codex's came after the turn).
+    card = out.index(f"[subagent] {LABELS[agent.name]} · idle (end_turn)")
+    assert out[card + 1].strip() == CHILD_TEXT, shown.stdout

@@ -73,3 +73,32 @@ def test_a_request_without_tools_is_a_side_call():
         assert not model.main_requests()
     done = next(e["item"] for e in got if e["type"] == "response.output_item.done")
     assert done["content"][0]["text"] == "a title"
+
+
+def test_a_conversation_holding_a_child_marker_runs_the_child_script():
+    # A subagent's conversation: its task (from the parent's tool call) carries the marker.
+    script = [Tool("spawn_agent", {"message": "CHILD-1: say pong"}), Text("Parent done.")]
+    with FakeModel(script=script, children={"CHILD-1": [Text("pong")]}) as model:
+        child_input = [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "x"}]},
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": "CHILD-1: say pong"}],
+            },
+        ]
+        child = events(model, {"stream": True, "tools": TOOLS, "input": child_input})
+        # The parent's conversation holds the marker only in its tool call, never
+        # as user text: it follows its own script.
+        parent_input = [
+            {"type": "message", "role": "user", "content": "delegate"},
+            {"type": "function_call", "call_id": "c1", "name": "spawn_agent",
+             "arguments": json.dumps({"message": "CHILD-1: say pong"})},
+            {"type": "function_call_output", "call_id": "c1", "output": "spawned"},
+        ]  # fmt: skip
+        parent = events(model, {"stream": True, "tools": TOOLS, "input": parent_input})
+        assert model.sent("CHILD-1") and not model.sent("never sent")
+    said = next(e["item"] for e in child if e["type"] == "response.output_item.done")
+    assert said["content"][0]["text"] == "pong"
+    answer = next(e["item"] for e in parent if e["type"] == "response.output_item.done")
+    assert answer["content"][0]["text"] == "Parent done."

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from acphost import AcpClient, AuthRequired, HostConfig
+from acphost import AcpClient, AuthRequired, CapabilityNotSupported, HostConfig
 from acphost import schema as s
 from acphost.config import presets
-from acphost.host import AllowAll, DenyAll, FileSystemProvider
+from acphost.host import AllowAll, DenyAll, FileSystemProvider, Interactive, Verdict
 from tests.interop.conftest import assert_no_survivors, na
 from tests.interop.fake_model import Text
 
@@ -104,8 +104,8 @@ async def test_text_turn(agent, agents_root, home, ws, model):
         assert result.text.startswith("I'll help you with that.")
     else:
         assert "Hello from the fake model." in result.text
-    # Closing the client leaves no process of the agent's (codex-acp 2.6.0 does not
-    # exit when its stdin closes: acphost ends its process group).
+    # Closing the client leaves no process of the agent's (codex-acp 2.6.0 exits
+    # only about 2 s after its stdin closes: acphost ends its process group).
     assert_no_survivors(home)
 
 
@@ -258,3 +258,117 @@ async def test_write_outside_the_workspace_is_refused(agent, agents_root, home, 
     else:
         # Gemini CLI refuses paths outside its roots itself, before asking us.
         assert "not in workspace" in seen.lower(), seen
+
+
+# -- permissions and the system prompt -------------------------------------------------
+
+
+async def test_permission_reaches_the_policy(agent, agents_root, home, ws, model):
+    # A command that changes something (agents run read-only ones like `echo`
+    # without asking) where the agent has one, else a write; the SDK example asks
+    # on its own. The allow is honoured.
+    if agent.shell is not None:
+        model.script = [agent.shell("touch permitted-run"), Text("Ran it.")]
+    elif agent.write is not None:
+        model.script = [agent.write(str(ws / "out.txt"), "permitted\n"), Text("Wrote it.")]
+    asked = []
+
+    async def decide(request):
+        asked.append(request)
+        return Verdict.allow("the test allows it")
+
+    policy = Interactive(decide)
+    _, result = await run_turn(
+        agent, agents_root, home, ws, model, "do it", host=host(agent, write=True, policy=policy)
+    )
+    assert result.stop_reason == "end_turn"
+    assert asked, "the agent asked nothing"
+    if agent.scripted:
+        assert asked[0].operation == "tool_call" and asked[0].options
+        return
+    if agent.shell is not None:
+        assert (ws / "permitted-run").exists()  # it ran, after the allow
+    else:
+        assert (ws / "out.txt").read_text() == "permitted\n"
+    # The agent's own session/request_permission, with its options (fast-agent
+    # asks too before it creates our terminal).
+    request = next(r for r in asked if r.operation == "tool_call")
+    assert request.options and request.tool_call_id
+
+
+SYSTEM_PROMPT = "ACPHOST-SYSTEM-PROMPT-7: answer tersely."
+
+
+@pytest.mark.parametrize("mode", ["append", "override"])
+async def test_system_prompt(agent, agents_root, home, ws, model, mode):
+    model.script = [Text("Answered.")]
+    frames = Frames()
+    async with start(agent, agents_root, home, ws, model, frames=frames) as client:
+        # What this version advertises (docs/INTEROP.md lists it per agent).
+        assert client.system_prompt_modes == agent.system_prompt_modes
+        if mode not in agent.system_prompt_modes:
+            # Refused before anything is sent: no session/new goes out.
+            with pytest.raises(CapabilityNotSupported):
+                await client.new_session(
+                    str(ws), system_prompt=SYSTEM_PROMPT, system_prompt_mode=mode
+                )
+            assert "session/new" not in frames.methods("send")
+            return
+        session = await client.new_session(
+            str(ws), system_prompt=SYSTEM_PROMPT, system_prompt_mode=mode
+        )
+        result = await asyncio.wait_for(session.prompt("hi").result(), TURN)
+    assert result.stop_reason == "end_turn"
+    assert session.state.system_prompt == SYSTEM_PROMPT
+    sent = next(f for d, f in frames.frames if d == "send" and f.get("method") == "session/new")
+    assert sent["params"]["systemPrompt"]["mode"] == mode
+    # The agent handed it to the model (claude: in `system`; codex: a developer message).
+    assert model.sent(SYSTEM_PROMPT)
+    if agent.name == "claude":
+        # Override replaces Claude Code's own instructions; append keeps them.
+        system = json.dumps([r.body.get("system") for r in model.main_requests()])
+        assert ("Claude Code" in system) == (mode == "append"), system[:300]
+
+
+@pytest.mark.parametrize("reopen", ["load", "resume"])
+async def test_system_prompt_again_on_load_and_resume(agent, agents_root, home, ws, model, reopen):
+    # The schema: a client SHOULD send on session/load and session/resume the
+    # system prompt it created the session with. (Both agents keep the one
+    # stored with the session: another text sent then never reaches the model.)
+    if "append" not in agent.system_prompt_modes:
+        pytest.skip(f"not applicable: {agent.name} takes no system prompt")
+    model.script = [Text("First answer.")]
+    async with start(agent, agents_root, home, ws, model) as client:
+        first = await client.new_session(str(ws), system_prompt=SYSTEM_PROMPT)
+        await asyncio.wait_for(first.prompt("hi").result(), TURN)
+    model.requests.clear()
+    frames = Frames()
+    async with start(agent, agents_root, home, ws, model, frames=frames) as client:
+        reopen_session = getattr(client, f"{reopen}_session")
+        session = await reopen_session(first.id, str(ws), system_prompt=SYSTEM_PROMPT)
+        result = await asyncio.wait_for(session.prompt("again").result(), TURN)
+    assert result.stop_reason == "end_turn"
+    assert session.state.system_prompt == SYSTEM_PROMPT
+    sent = next(
+        f for d, f in frames.frames if d == "send" and f.get("method") == f"session/{reopen}"
+    )
+    assert sent["params"]["systemPrompt"]["content"][0]["text"] == SYSTEM_PROMPT
+    assert model.sent(SYSTEM_PROMPT)  # the new agent process still hands it to the model
+
+
+# What each version sends beside the schema (docs/INTEROP.md): usage on the
+# prompt's answer (Gemini CLI: only _meta.quota.token_count, snake_case), and
+# the adapters' _auth/status_update extension notification.
+SENDS_USAGE = {"claude", "codex", "gemini", "vibe"}
+AUTH_STATUS_KIND = {"claude": "api_key", "codex": "gateway"}
+
+
+async def test_usage_and_auth_status_accepted_quietly(agent, agents_root, home, ws, model):
+    model.script = [Text("Hello.")]
+    async with start(agent, agents_root, home, ws, model, unstable=True) as client:
+        session = await client.new_session(str(ws))
+        result = await asyncio.wait_for(session.prompt("hi").result(), TURN)
+        auth = client.unstable.adapter_auth
+    assert result.stop_reason == "end_turn"
+    assert (result.usage is not None) == (agent.name in SENDS_USAGE), result.usage
+    assert (auth or {}).get("kind") == AUTH_STATUS_KIND.get(agent.name), auth

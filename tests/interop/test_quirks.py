@@ -17,7 +17,7 @@ from acphost import schema as s
 from acphost.config import presets
 from acphost.host import AllowAll, FileSystemProvider, Interactive, Verdict
 from acphost.transport._memory import memory_pair
-from tests.support.waiting import eventually
+from tests.support.waiting import eventually, settled
 
 pytestmark = [pytest.mark.interop, pytest.mark.timeout(30)]
 
@@ -253,3 +253,36 @@ async def _finish(agent, session, turn):
     # The prompt request is the one the agent received first; its id is 2 (init 0, new 1).
     agent.send({"id": 2, "result": {"stopReason": "end_turn"}})
     return await asyncio.wait_for(turn, 5)
+
+
+async def test_a_child_announced_without_a_state_is_waited_for(ws):
+    # codex-acp 2.6.0 announces a child with capabilities and description only;
+    # `state: running` follows in a later patch, which a busy machine delivered
+    # after the parent's session/prompt answer (the suite saw `acphost -o text`
+    # exit with the child's first chunk only). A child that never said it is
+    # idle may still work: the turn names it and the caller can await it.
+    child = f"{SID}:subagent:thread-1"
+    ctx, _client, agent, session = await _session(ws)
+    try:
+        turn = asyncio.ensure_future(_prompt(session))
+        prompt = await agent.recv()
+        announce = {"sessionUpdate": "subagent_update", "sessionId": child}
+        agent.update({**announce, "capabilities": {}, "description": "reply with pong"})
+        agent.send({"id": prompt["id"], "result": {"stopReason": "end_turn"}})
+        result = await asyncio.wait_for(turn, 5)
+        assert result.subagents_running == (child,)
+        waiting = asyncio.ensure_future(session.wait_subagents(timeout=5))
+        await settled()
+        assert not waiting.done()  # its activity is not confirmed yet
+        agent.update({**announce, "state": {"state": "running"}})
+        chunk = {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "pong"},
+        }
+        agent.send({"method": "session/update", "params": {"sessionId": child, "update": chunk}})
+        agent.update({**announce, "state": {"state": "idle", "stopReason": "end_turn"}})
+        await waiting
+        [sub] = session.subagents
+        assert sub.state.last_agent_text() == "pong" and sub.stop_reason == "end_turn"
+    finally:
+        await ctx.__aexit__(None, None, None)

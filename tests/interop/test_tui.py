@@ -121,3 +121,30 @@ async def test_command_output_in_the_tool_card(request, agent, agents_root, home
         cards = [c for c in view.transcript.query(ToolCard) if c.call.kind == "execute"]
         assert cards, "the command has a card"
         assert any("shown-42" in shown(c) for c in cards), [shown(c) for c in cards]
+
+
+async def test_subagent_card(agent, agents_root, home, ws, model):
+    na(agent, "subagents")
+    if not agent.subagent_tree:
+        pytest.skip(f"not applicable: {agent.name} runs its subagents as tool calls")
+    from acphost.tui._subagents import SubagentCard
+    from acphost.tui._transcript import StreamingMarkdown
+
+    model.script = [agent.subagent("CHILD-TASK-7: reply."), Text("Parent done.")]
+    model.children = {"CHILD-TASK-7": [Text("pong from the child", chunks=4, delay=0.75)]}
+    app = app_for(agent, agents_root, home, ws, model)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await finish_turn(pilot, "delegate it")
+        view = app.active_view
+        # The child's card in the parent's transcript; codex's child goes on after
+        # the turn and keeps streaming into it until it is idle.
+        await wait_for(pilot, lambda: list(view.transcript.query_children(SubagentCard)))
+        [card] = view.transcript.query_children(SubagentCard)
+        await wait_for(pilot, lambda: "idle (end_turn)" in card.title, timeout=60)
+        await view.transcript.settled()
+        said = " ".join(md.source for md in card.query(StreamingMarkdown))
+        assert "pong from the child" in said
+        # Titled with the child's label (claude: its title; codex: its task).
+        assert view.session.subagents[0].label in card.title
+        assert "Parent done." in transcript_source(app)
