@@ -48,6 +48,13 @@ _QUOTA_TOKENS = {
     "cachedInputTokens": "cachedReadTokens",
     "cacheWriteInputTokens": "cachedWriteTokens",
     "cachedWriteTokens": "cachedWriteTokens",
+    # Gemini CLI 0.61.0 (its only usage): the same counts in snake_case.
+    "total_tokens": "totalTokens",
+    "input_tokens": "inputTokens",
+    "output_tokens": "outputTokens",
+    "reasoning_output_tokens": "thoughtTokens",
+    "cached_input_tokens": "cachedReadTokens",
+    "cache_write_input_tokens": "cachedWriteTokens",
 }
 
 

@@ -157,6 +157,8 @@ class SubagentState:
         position: how many messages of the parent preceded its announcement:
             where a face shows it in the parent's conversation.
         state: the child's own session state, from the updates on its id.
+        stated: a state was ever supplied (until then the child counts as
+            running: see :attr:`running`).
 
     """
 
@@ -173,6 +175,7 @@ class SubagentState:
     additional_directories: list[str] | None = None
     meta: dict[str, Any] | None = None
     position: int = 0
+    stated: bool = False
 
     @property
     def label(self) -> str:
@@ -192,8 +195,13 @@ class SubagentState:
 
     @property
     def running(self) -> bool:
-        """True while the child works in the foreground (running or waiting on the user)."""
-        return self.activity in BUSY
+        """True while the child works in the foreground (running or waiting on the user).
+
+        Also before any state was supplied: the schema calls that activity
+        "unset/unconfirmed", and codex-acp announces a child first and says it
+        runs in a later update, which may come after the parent's answer.
+        """
+        return self.activity in BUSY or not self.stated
 
     def patch(self, update: u.SubagentUpdate) -> None:
         """Apply one ``subagent_update``: omitted fields stay, ``null`` clears."""
@@ -218,6 +226,7 @@ class SubagentState:
         # "A concrete state replaces the entire previous state object": the
         # stop reason, error and usage belong to one idle snapshot.
         self.stop_reason = self.error = self.usage = None
+        self.stated = True
         if state is None:
             self.activity = None
             return
