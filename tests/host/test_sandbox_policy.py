@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 from dataclasses import replace
 from pathlib import Path
@@ -161,3 +162,77 @@ def test_sandbox_settings_reach_the_spec(tmp_path):
         a.sandbox is None and a.sandbox_write == ("~/.a",) and a.sandbox_deny == ("~/work/secret",)
     )
     assert b.sandbox is False
+
+
+def test_a_broad_write_root_never_lifts_the_default_denials(home):
+    """``"sandbox": {"write": ["~"]}`` carves the home around ~/.ssh; it does not open it."""
+    home_dir, ws = home
+    (home_dir / ".codex").mkdir()
+    (home_dir / ".codex" / "auth.json").write_text("OTHER AGENT\n")
+    spec = replace(AGENT, sandbox_write=("~",))
+    done = confined(
+        spec,
+        ws,
+        "cat ~/.ssh/id_ed25519 || echo REFUSED-SSH; cat ~/.codex/auth.json || echo REFUSED-CODEX;"
+        " echo more >> ~/notes.txt && echo WROTE",
+    )
+    assert "KEY" not in done.stdout and "REFUSED-SSH" in done.stdout
+    assert "OTHER AGENT" not in done.stdout and "REFUSED-CODEX" in done.stdout
+    # The root it asked for is writable around them (its files; a new name right
+    # beside a denied one cannot be made: the home itself is only listed).
+    assert "WROTE" in done.stdout
+
+
+def test_an_empty_home_variable_still_denies_the_accounts_home(home, monkeypatch):
+    import pwd
+
+    account = pwd.getpwuid(os.getuid()).pw_dir
+    monkeypatch.setenv("HOME", "")
+    _, ws = home
+    sandbox = build_confinement(AGENT, str(ws))
+    try:
+        assert os.path.realpath(
+            os.path.join(account, ".ssh")
+        ) in sandbox.deny or not os.path.lexists(os.path.join(account, ".ssh"))
+        assert os.sep not in sandbox.write
+    finally:
+        sandbox.close()
+
+
+def test_a_deep_tree_left_in_the_temporary_folder_is_removed(home):
+    _, ws = home
+    sandbox = build_confinement(AGENT, str(ws))
+    temp = sandbox.temp
+    path = temp
+    for _ in range(1500):  # deeper than Python's recursion
+        path = os.path.join(path, "d")
+        os.mkdir(path)
+    os.symlink("/", os.path.join(temp, "link-to-root"))
+    sandbox.close()
+    assert not os.path.lexists(temp)
+    assert os.path.isdir("/usr")  # the link was removed, never followed
+
+
+@pytest.mark.skipif(ABI < 6, reason="abstract unix sockets are scoped from Landlock ABI 6")
+def test_an_abstract_socket_made_outside_cannot_be_reached(home):
+    import socket
+    import sys
+
+    _, ws = home
+    name = f"\0acphost-test-{os.getpid()}"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(name)
+    server.listen(1)
+    try:
+        probe = (
+            "import socket,sys\n"
+            "s=socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+            "try:\n"
+            f"    s.connect({name!r}); print('CONNECTED')\n"
+            "except OSError as e:\n"
+            "    print('REFUSED', e.errno)\n"
+        )
+        done = confined(AGENT, ws, f"{sys.executable} -c {shlex.quote(probe)}")
+        assert "REFUSED" in done.stdout and "CONNECTED" not in done.stdout, done
+    finally:
+        server.close()

@@ -68,7 +68,9 @@ MAKE_SYM = 1 << 12
 REFER = 1 << 13  # ABI 2
 TRUNCATE = 1 << 14  # ABI 3
 IOCTL_DEV = 1 << 15  # ABI 5
-# Scopes (ABI 6): signals to processes outside the sandbox.
+# Scopes (ABI 6): abstract unix sockets made outside the sandbox, and signals
+# to processes outside it.
+SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0
 SCOPE_SIGNAL = 1 << 1
 
 #: What reading a tree takes: list directories, read and run files.
@@ -172,7 +174,7 @@ class Ruleset:
         self._calls = calls
         self.abi = abi
         self.handled = handled_access(abi)
-        self.scoped = SCOPE_SIGNAL if abi >= 6 else 0
+        self.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
         attr = _RulesetAttr(self.handled, 0, self.scoped)
         # The struct grew with the ABI: pass the size this kernel knows.
         size = 8 if abi < 4 else 16 if abi < 6 else 24

@@ -32,9 +32,8 @@ import contextlib
 import logging
 import os
 import re
-import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -187,7 +186,55 @@ class Confinement:
         with contextlib.suppress(OSError):
             st = os.lstat(temp)
             if (st.st_dev, st.st_ino) == made:
-                shutil.rmtree(temp, ignore_errors=True)
+                _remove_tree(temp)
+
+
+def _remove_tree(top: str) -> None:
+    """Remove the folder ``top`` and all it holds, without recursion and without links.
+
+    What the agent left there may be nested deeper than Python's recursion
+    (``shutil.rmtree`` recurses) and may hold symbolic links: each folder is
+    opened relative to its parent's descriptor with ``O_NOFOLLOW``, so a link
+    swapped in for a folder is removed as a link, never followed. Each folder
+    is listed once.
+    """
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        root = os.open(top, flags)
+    except OSError:
+        return
+    # (the open folder, its name in its parent, the names it holds still to do)
+    stack: list[tuple[int, str | None, Iterator[str]]] = [(root, None, _names(root))]
+    try:
+        while stack:
+            fd, _, todo = stack[-1]
+            for entry in todo:
+                try:
+                    child = os.open(entry, flags, dir_fd=fd)
+                except OSError:  # not a folder (or a link to one): unlink it
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry, dir_fd=fd)
+                    continue
+                stack.append((child, entry, _names(child)))
+                break
+            else:
+                fd, name, _ = stack.pop()
+                os.close(fd)
+                if name is not None:
+                    with contextlib.suppress(OSError):
+                        os.rmdir(name, dir_fd=stack[-1][0])
+    finally:
+        for fd, _, _ in stack:
+            os.close(fd)
+    with contextlib.suppress(OSError):
+        os.rmdir(top)
+
+
+def _names(fd: int) -> Iterator[str]:
+    try:
+        return iter(os.listdir(fd))
+    except OSError:
+        return iter(())
 
 
 def _tilde(path: str) -> str:
@@ -202,16 +249,35 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _expander(env: Mapping[str, str]) -> Callable[[str], str | None]:
+def _homes(env: Mapping[str, str]) -> list[str]:
+    """The home folders a denied ``~`` path is expanded for: the agent's, ours, the account's.
+
+    An empty, relative or root ``HOME`` counts as unset: the account's home
+    folder (from the password database) is denied whatever the variables say.
+    """
+    import pwd  # noqa: PLC0415 - Linux only, where the sandbox is
+
+    found: list[str] = []
+    for home in (env.get("HOME", ""), os.environ.get("HOME", "")):
+        if os.path.isabs(home) and os.path.normpath(home) != os.sep:
+            found.append(os.path.normpath(home))
+    with contextlib.suppress(KeyError, OSError):
+        found.append(os.path.normpath(pwd.getpwuid(os.getuid()).pw_dir))
+    return list(dict.fromkeys(h for h in found if h != os.sep))
+
+
+def _expander(env: Mapping[str, str], home: str | None = None) -> Callable[[str], str | None]:
     """Expand a declared path as ``env`` would: ``~`` and ``$VARS``; None when a variable is unset.
 
     ``~`` is ``env``'s ``HOME`` (an agent may be given a home of its own);
     ``$XDG_CONFIG_HOME``, ``$XDG_STATE_HOME``, ``$XDG_DATA_HOME`` and
     ``$XDG_CACHE_HOME`` take their specification's defaults when unset or relative.
     """
-    home = env.get("HOME", "")
-    if not os.path.isabs(home):
-        home = os.path.expanduser("~")
+    if home is None:
+        home = env.get("HOME", "")
+        if not os.path.isabs(home) or os.path.normpath(home) == os.sep:
+            found = _homes(env)
+            home = found[0] if found else os.sep
 
     def tilde(text: str) -> str:
         if text == "~" or text.startswith("~/"):
@@ -274,11 +340,18 @@ def _denied(spec: AgentSpec, env: Mapping[str, str], own: Sequence[str]) -> list
     own can still name the user's by its full path.
     """
     found: list[str] = []
-    for expand in (_expander(env), _expander(os.environ)):
-        for entry in (*DEFAULT_DENY, *agent_state_dirs()):
+    mine = {os.path.normpath(w) for w in own}
+    for expand in [_expander(env, home) for home in _homes(env)]:
+        for entry in DEFAULT_DENY:
             path = expand(entry)
-            # The agent's own declared folders are its to use.
-            if path is not None and not any(_under(path, w) for w in own):
+            if path is not None:
+                found.append(path)
+        for entry in agent_state_dirs():
+            path = expand(entry)
+            # Another agent's folder is denied unless it is one of this
+            # agent's own: exactly that folder, never one a broader write
+            # root ("~") happens to hold (that root is carved around it).
+            if path is not None and path not in mine:
                 found.append(path)
         for entry in spec.sandbox_deny:
             path = expand(entry)
@@ -345,6 +418,17 @@ def build_confinement(
     state = _state_roots(spec, child_env)
     deny = _denied(spec, child_env, state)
     grants: list[str] = [os.path.realpath(workspace)]
+    for home in _homes(child_env):
+        if _under(home, grants[0]):
+            # Its secrets stay unreadable (carved out), but its start-up files do not.
+            logger.warning(
+                "sandbox: the workspace %s holds the home folder %s: the agent may write "
+                "anywhere in it (~/.bashrc included); run from a project's folder to keep "
+                "its writes there",
+                grants[0],
+                home,
+            )
+            break
     grants += [os.path.realpath(p) for p in write]
     for path in state:
         real = os.path.realpath(path)
@@ -365,7 +449,7 @@ def build_confinement(
     try:
         ruleset = ll.Ruleset(abi)
     except ll.LandlockError as exc:
-        shutil.rmtree(temp, ignore_errors=True)
+        _remove_tree(temp)
         raise SandboxUnavailable(f"the kernel refused a Landlock ruleset ({exc})") from None
     confinement = Confinement(
         abi,
