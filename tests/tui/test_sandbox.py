@@ -146,6 +146,24 @@ async def test_no_sandbox_shows_unconfined_and_why(home, workspace):
         )
 
 
+async def test_no_landlock_by_default_shows_unconfined_and_the_kernels_reason(
+    home, workspace, monkeypatch
+):
+    from acphost.host import _landlock
+
+    monkeypatch.setattr(_landlock, "abi_version", lambda: 0)
+    app = app_for("-a", "demo", "--cwd", str(workspace))
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        run = app._client_context
+        assert run.confinement is None and "Landlock" in run.unconfined
+        assert "unconfined" in status_line(app)
+        screen = screen_text(app)
+        assert "sandbox none: the agent runs unconfined (this Linux kernel offers no Landlock" in (
+            screen
+        )
+
+
 def _two_agents(home: Path) -> Path:
     state = home / "demo-state"
     state.mkdir()
