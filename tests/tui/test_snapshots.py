@@ -7,7 +7,9 @@ Regenerate after an intended change with ``--snapshot-update`` (or
 until it is written that way and looked at.
 The demo agent runs with a fixed seed, so session ids repeat; nothing shown
 depends on the clock, and the workspace shows as ``~/ws`` (HOME is the test's
-directory). The README's screenshot (``docs/tui.svg``) is the wide tour.
+directory). What the OS sandbox shows is pinned (its ABI is the kernel's, its
+grants the machine's); ``test_sandbox.py`` checks the real one. The README's
+screenshot (``docs/tui.svg``) is the wide tour.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from acphost.tui._dialogs import CrashScreen, PickerScreen
 from acphost.tui._elicit import FormScreen
 from acphost.tui._history_screen import HistoryScreen
 from acphost.tui._keys import KeysScreen
+from acphost.tui._lifecycle import AgentLifecycle
+from acphost.tui._model import SandboxInfo
 from acphost.tui._past import PastSessionScreen
 from acphost.tui._permission import PermissionScreen
 from acphost.tui._subagent_screen import SubagentScreen
@@ -45,6 +49,25 @@ WIDE = (120, 35)
 def home(tmp_path, monkeypatch):
     """The workspace shows as ``~/ws`` whatever the test's directory."""
     monkeypatch.setenv("HOME", str(tmp_path))
+
+
+#: What the screens show of the sandbox, whatever this machine's kernel offers.
+PINNED_SANDBOX = SandboxInfo(
+    mechanism="landlock",
+    abi=7,
+    write=("~/ws", "~/.local/state/acphost/demo", "private temp ($TMPDIR)"),
+    deny=("~/.ssh", "~/.local/state/acphost"),
+)
+
+
+@pytest.fixture(autouse=True)
+def pinned_sandbox(monkeypatch):
+    """The sandbox shows the same on every machine (the agent runs in the real one)."""
+
+    def show(app, run) -> None:
+        app.sandbox = PINNED_SANDBOX
+
+    monkeypatch.setattr(AgentLifecycle, "_show_sandbox", show)
 
 
 UPDATE_WITH = "pytest tests/tui/test_snapshots.py --snapshot-update (or ACPHOST_UPDATE_SNAPSHOTS=1)"

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..client import Budget
     from ..config import AgentSpec
 
-__all__ = ["AcpApp", "run_tui", "serve_tui"]
+__all__ = ["AcpApp", "run_tui", "serve_tui", "tui_app"]
 
 
 class _AppLogHandler(logging.Handler):
@@ -64,36 +64,60 @@ def run_tui(args: argparse.Namespace) -> int:
     Args:
         args: ``agent``, ``settings``, ``cwd``, ``verbose``, ``init_timeout``,
             ``write``, ``yolo``, ``no_history``, ``unstable``, ``max_cost``,
-            ``max_tokens``, ``subagents``.
+            ``max_tokens``, ``subagents``, ``sandbox``.
 
     Returns:
         0 after a normal quit, 1 when quitting after an agent crash, 2 for a
         usage or configuration problem.
 
     """
-    from ..config import resolve_agent  # noqa: PLC0415
-    from ..history import history_enabled  # noqa: PLC0415
-    from ..launch import EXIT_USAGE, UsageProblem, fail, resolve  # noqa: PLC0415
+    from ..launch import EXIT_USAGE, UsageProblem, fail  # noqa: PLC0415
 
     try:
-        cwd, settings, spec = resolve(args)
-        budget = _budget(args)
-        with_prompt = _system_prompt(args)
+        app = tui_app(args)
     except UsageProblem as exc:
         fail(str(exc))
         return EXIT_USAGE
+    with _logging_into(app):
+        result = app.run()
+    return result if isinstance(result, int) else 0
+
+
+def tui_app(args: argparse.Namespace) -> AcpApp:
+    """The app the parsed ``acphost tui`` arguments ask for (not running yet).
+
+    ``--sandbox`` and ``--no-sandbox`` apply to the named agent and to each
+    one the start screen offers, exactly as a prompt run applies them. (An
+    agent whose settings entry insists, ``"sandbox": true``, where the
+    sandbox cannot be had is refused when it starts, in the crash dialog.)
+
+    Args:
+        args: as :func:`run_tui` takes them.
+
+    Raises:
+        UsageProblem: a bad option, settings file or agent name; ``--sandbox``
+            where the OS sandbox cannot be had (one line for the face to print).
+
+    """
+    from ..config import resolve_agent  # noqa: PLC0415
+    from ..history import history_enabled  # noqa: PLC0415
+    from ..launch import resolve, with_sandbox_choice  # noqa: PLC0415
+
+    cwd, settings, spec = resolve(args)
+    budget = _budget(args)
+    with_prompt = _system_prompt(args)
+    confine: bool | None = getattr(args, "sandbox", None)
     # Several agents configured and none named: the start screen asks which.
     choices = [
-        with_prompt(resolve_agent(name, settings))
+        with_sandbox_choice(confine, with_prompt(resolve_agent(name, settings)))
         for name in (
             settings.agents
             if getattr(args, "agent", None) is None and len(settings.agents) > 1
             else ()
         )
     ]
-    spec = with_prompt(spec)
-    app = AcpApp(
-        spec,
+    return AcpApp(
+        with_prompt(spec),
         cwd,
         settings=settings,
         write=bool(getattr(args, "write", False)),
@@ -104,10 +128,8 @@ def run_tui(args: argparse.Namespace) -> int:
         unstable=bool(getattr(args, "unstable", False)),
         budget=budget,
         subagents=bool(getattr(args, "subagents", True)),
+        confine=confine,
     )
-    with _logging_into(app):
-        result = app.run()
-    return result if isinstance(result, int) else 0
 
 
 def _system_prompt(args: argparse.Namespace) -> Callable[[AgentSpec], AgentSpec]:

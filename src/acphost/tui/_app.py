@@ -81,6 +81,10 @@ class AcpApp(
         budget: the budget each session gets (``--max-cost``, ``--max-tokens``).
         subagents: advertise subagents (``acphost tui --no-subagents``: not);
             each child then shows as a card in its parent's transcript.
+        confine: the OS sandbox around the agent, whichever is started
+            (``--sandbox``: True, insist; ``--no-sandbox``: False; None:
+            the agent's settings, by default confined where the system can);
+            see :attr:`~acphost.launch.RunOptions.confine`.
 
     """
 
@@ -129,6 +133,7 @@ class AcpApp(
         unstable: bool = False,
         budget: Budget | None = None,
         subagents: bool = True,
+        confine: bool | None = None,
     ) -> None:
         super().__init__()
         self.spec = spec
@@ -141,6 +146,8 @@ class AcpApp(
         self.choices = list(choices) if len(choices) > 1 else []
         self.unstable = unstable
         self.subagents = subagents
+        self.confine = confine
+        self.sandbox = None
         self.budget = budget if budget is not None and not budget.empty else None
         # One redactor for everything the app shows or keeps: the protocol log
         # and its copies, crash reports, the history, the audit log.
@@ -223,6 +230,7 @@ class AcpApp(
             access=access,
             hint=hint if not self.choices else "",
             choices=[(c.name, c.description or " ".join(c.argv)) for c in self.choices],
+            sandbox=self.sandbox,
         )
 
     # -- links -------------------------------------------------------------------------
@@ -336,6 +344,7 @@ class AcpApp(
         if agent is not None:
             info.agent, info.version = agent.name, agent.version or ""
         info.connection = self.connection
+        info.sandbox = self.sandbox
         info.pending_asks = len(self.asks)
         view = self.active_view
         if view is not None:

@@ -21,7 +21,7 @@ from ._asks import AskQueue
 from ._elicit import TuiElicitation
 from ._frames import ProtocolLog
 from ._history import AppHistory
-from ._model import ConnectionState
+from ._model import ConnectionState, SandboxInfo
 from ._session_view import SessionView
 from ._terminals import TerminalBuffers
 
@@ -40,6 +40,9 @@ class AppBase(App[int]):
     key_guard: float | None
     unstable: bool
     subagents: bool
+    confine: bool | None
+    #: Whether and how the running agent is confined (None until it starts).
+    sandbox: SandboxInfo | None
     budget: Budget | None
     redactor: Redactor
     history: AppHistory

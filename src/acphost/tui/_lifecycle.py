@@ -24,10 +24,10 @@ from .. import schema as s
 from ..client import AcpClient, HostConfig, Session, auth_method_id
 from ..errors import AcpError, AgentExited, AuthRequired
 from ..history import SessionRecord
-from ..launch import HostChoices, RunOptions, build_host_config, open_run
+from ..launch import HostChoices, Run, RunOptions, UsageProblem, build_host_config, open_run
 from ._base import AppBase
 from ._dialogs import CrashScreen, PickerScreen, PickItem
-from ._model import ConnectionState
+from ._model import ConnectionState, SandboxInfo
 from ._safe import sanitize
 from ._session_view import SessionView
 
@@ -61,6 +61,10 @@ class AgentLifecycle(AppBase):
         config.elicitation = self.elicitation
         return config
 
+    def _show_sandbox(self, run: Run) -> None:
+        """Keep what the run's sandbox is (or why there is none) for the status and start screen."""
+        self.sandbox = SandboxInfo.of(run.confinement, run.unconfined)
+
     def _tap(self, direction: str, line: bytes) -> None:
         # Every frame: the protocol log.
         self.protocol.record(direction, line)
@@ -90,21 +94,34 @@ class AgentLifecycle(AppBase):
                 host=self._host_config(),
                 taps=[self._tap],
                 session=None,
+                # The same for an agent picked on the start screen as for the named one.
+                confine=self.confine,
             )
         )
         self._client_context = run
+        self.sandbox = None
         try:
             await run.__aenter__()
         except AgentExited as exc:
             self._client_context = None
+            self._show_sandbox(run)
             self._set_connection(ConnectionState.CRASHED)
             self._crashed(exc.message, exc.stderr_tail)
             return
         except (AcpError, OSError) as exc:
             self._client_context = None
+            self._show_sandbox(run)
             self._set_connection(ConnectionState.CRASHED)
             self._crashed(f"could not start {self.spec.name!r}: {exc}", "")
             return
+        except UsageProblem as exc:
+            # Refused before the spawn (--sandbox where the kernel refused the
+            # ruleset): nothing ran, so there is no sandbox to show.
+            self._client_context = None
+            self._set_connection(ConnectionState.CRASHED)
+            self._crashed(f"could not start {self.spec.name!r}: {exc}", "")
+            return
+        self._show_sandbox(run)
         self.client = client = run.client
         self._set_connection(ConnectionState.CONNECTED)
         self.watch_agent(client)

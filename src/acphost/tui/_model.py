@@ -20,9 +20,11 @@ from .. import schema as s
 
 if TYPE_CHECKING:
     from ..client import Budget
+    from ..host import Confinement
 
 __all__ = [
     "ConnectionState",
+    "SandboxInfo",
     "StartInfo",
     "StatusInfo",
     "config_value_label",
@@ -159,6 +161,67 @@ _CONNECTION_MARKS = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class SandboxInfo:
+    """Whether and how the agent runs confined: the status line's part, the start screen's rows.
+
+    Attributes:
+        mechanism: the OS sandbox (``landlock``); ``""`` when the agent runs unconfined.
+        abi: the Landlock ABI version the ruleset uses.
+        write: the folders the agent may write, as shown (``~`` for home).
+        deny: the paths it may not read, as shown.
+        unconfined: why it runs unconfined (``""`` while confined).
+
+    """
+
+    mechanism: str = ""
+    abi: int = 0
+    write: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    unconfined: str = ""
+
+    @classmethod
+    def of(cls, confinement: Confinement | None, unconfined: str | None) -> SandboxInfo:
+        """What a run's :attr:`~acphost.launch.Run.confinement` (or why none) shows as.
+
+        The run's private temporary folder shows as ``private temp ($TMPDIR)``:
+        its name is random and it is removed when the run ends.
+        """
+        if confinement is None:
+            return cls(unconfined=unconfined or "no OS sandbox")
+        write = tuple(
+            "private temp ($TMPDIR)" if path == confinement.temp else home_relative(path)
+            for path in confinement.write
+        )
+        return cls(
+            mechanism=confinement.mechanism,
+            abi=confinement.abi,
+            write=write,
+            deny=tuple(home_relative(path) for path in confinement.deny),
+        )
+
+    @property
+    def confined(self) -> bool:
+        """Whether the agent runs in an OS sandbox."""
+        return bool(self.mechanism)
+
+    @property
+    def short(self) -> str:
+        """The status line's part: ``sandbox: landlock 7``, or ``unconfined``."""
+        return f"sandbox: {self.mechanism} {self.abi}" if self.confined else "unconfined"
+
+    def rows(self) -> list[tuple[str, str]]:
+        """``(label, text)`` rows for the start screen: how, what it writes, what it cannot read."""
+        if not self.confined:
+            return [("sandbox", f"none: the agent runs unconfined ({self.unconfined})")]
+        how = f"{self.mechanism} (ABI {self.abi}): the agent and every process it starts"
+        return [
+            ("sandbox", how),
+            ("writes", ", ".join(self.write) or "nothing"),
+            ("no reads", ", ".join(self.deny) or "nothing withheld"),
+        ]
+
+
 @dataclass(slots=True)
 class StatusInfo:
     """What the status bar shows. Names, versions and titles are the agent's (raw)."""
@@ -177,6 +240,7 @@ class StatusInfo:
     pending_asks: int = 0
     subagents: int = 0
     subagents_cancellable: bool = False
+    sandbox: SandboxInfo | None = None
 
     def parts(self) -> list[tuple[str, str]]:
         """``(text, style-name)`` segments, most important first.
@@ -186,8 +250,10 @@ class StatusInfo:
         ``○`` closed, followed by the state's name unless connected. Then the
         questions waiting for the user, the turn's state, the subagents
         running (children may go on after a turn), mode and model,
-        context usage and the session title; under a budget, usage comes
-        before mode and model (it is what the user watches then).
+        context usage, the OS sandbox and the session title; under a budget,
+        usage comes before mode and model (it is what the user watches then).
+        An agent that runs unconfined says so early, right after the
+        questions waiting: it is a warning, not a detail.
         """
         out: list[tuple[str, str]] = []
         mark = _CONNECTION_MARKS[self.connection]
@@ -198,6 +264,9 @@ class StatusInfo:
         if self.pending_asks:
             n = self.pending_asks
             out.append((f"⚠ {n} waiting for you", "warn"))
+        sandbox = self.sandbox
+        if sandbox is not None and not sandbox.confined:
+            out.append((sandbox.short, "unconfined"))
         if self.cancelling:
             out.append(("cancelling…", "busy"))
         elif self.busy:
@@ -216,6 +285,8 @@ class StatusInfo:
             out.append((setup, "plain"))
         if self.usage and not self.budgeted:
             out.append((self.usage, "plain"))
+        if sandbox is not None and sandbox.confined:
+            out.append((sandbox.short, "plain"))
         if self.title:
             out.append((self.title, "title"))
         return out
@@ -264,6 +335,7 @@ class StartInfo:
         hint: how to begin (the demo suggests its tour).
         choices: the configured agents to pick from (when there are several
             and none was named on the command line).
+        sandbox: whether and how the agent runs confined (None until it starts).
 
     """
 
@@ -276,6 +348,7 @@ class StartInfo:
     access: str = ""
     hint: str = ""
     choices: list[tuple[str, str]] = field(default_factory=list)
+    sandbox: SandboxInfo | None = None
 
 
 # -- config options --------------------------------------------------------------

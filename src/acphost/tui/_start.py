@@ -1,4 +1,4 @@
-"""The start screen: which agent, its state, the workspace, the keys that matter.
+"""The start screen: which agent, its state, the workspace, its sandbox, the keys that matter.
 
 Shown in place of the conversation until the first session opens (with a
 picker when several agents are configured and none was named), then at the
@@ -67,6 +67,11 @@ def start_text(info: StartInfo) -> Table:
     grid.add_row("workspace", Text(info.workspace))
     if info.access:
         grid.add_row("access", Text(info.access))
+    if info.sandbox is not None:
+        # Paths and the reason are the file system's and the kernel's: shown inert.
+        style = "" if info.sandbox.confined else "bold yellow"
+        for label, text in info.sandbox.rows():
+            grid.add_row(label, agent_line(text, style))
     keys = Text()
     for i, (key, what) in enumerate(KEY_HINTS):
         if i:

@@ -1,4 +1,4 @@
-"""The status bar: agent, connection, questions waiting, turn, mode, model, usage, title.
+"""The status bar: agent, connection, questions waiting, turn, mode, model, usage, sandbox, title.
 
 It fits the line to the terminal's width by dropping the least important
 parts whole (:func:`~acphost.tui._model.fit_parts`), never by cutting the
@@ -25,6 +25,7 @@ _STYLES = {
     "crashed": "bold red",
     "closed": "dim",
     "warn": "bold black on yellow",
+    "unconfined": "bold yellow",
     "busy": "cyan",
     "stop": "",
     "plain": "",
