@@ -154,7 +154,11 @@ def test_the_live_check_follows_the_announced_children():
 def test_replaying_a_trace_with_a_subagent_matches_the_same_client(tmp_path, env):
     """``acphost replay`` re-sends the child's updates as recorded; the client acts the same."""
     trace = _record(tmp_path, env, "subagent look it up")
-    report = tmp_path / "replay.json"
+    # In a folder of its own: the test's history and state live in the
+    # workspace, so the sandbox carves them out of it and the agent may
+    # create files only in the workspace's subfolders (see docs/SANDBOX.md).
+    (tmp_path / "out").mkdir()
+    report = tmp_path / "out" / "replay.json"
     replay = shlex.join([*REPLAY, str(trace), "--report", str(report)])
     again = tmp_path / "again.jsonl"
     r = run_main(
