@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from acphost import AcpClient
-from acphost.history import HistoryRecorder
+from acphost.history import HistoryRecorder, HistoryStore, SessionRecord
 
 HERE = Path(__file__).parent
 DEMO = [sys.executable, "-m", "acphost.agents.demo"]
@@ -30,8 +30,42 @@ def store_path(tmp_path, monkeypatch):
     return path
 
 
-async def record(path, prompts, *, argv=DEMO, agent="demo", cwd=None, redactor=None, warn=None,
-                 timeout=5.0, client_options=None, close=True, command=None):
+@pytest.fixture
+def env(tmp_path, store_path):
+    """The environment of a whole ``acphost`` run recording into ``store_path``."""
+    home = tmp_path / "home"
+    home.mkdir()
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "TERM": "dumb",
+        "ACPHOST_DEMO_STEP": "0",
+        "ACPHOST_HISTORY": str(store_path),
+        "XDG_CONFIG_HOME": str(tmp_path / ".xdg"),
+    }
+
+
+def only_record(store_path) -> SessionRecord:
+    """The one session the store holds, whole."""
+    with HistoryStore.open(str(store_path)) as store:
+        (summary,) = store.list_sessions()
+        return store.get(summary.id)
+
+
+async def record(
+    path,
+    prompts,
+    *,
+    argv=DEMO,
+    agent="demo",
+    cwd=None,
+    redactor=None,
+    warn=None,
+    timeout=5.0,
+    client_options=None,
+    close=True,
+    command=None,
+):
     """Run ``prompts`` against a real agent process, recording into ``path``.
 
     Returns the recorder, the recording and the turn results.

@@ -3,37 +3,23 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
 from acphost.history import HistoryStore, sandbox_record
 from acphost.host import sandbox_support
-from tests.history.test_subagents import _only_record
 from tests.support.in_process import run_main
 
+from .conftest import only_record
+
 ABI, WHY = sandbox_support()
-
-
-@pytest.fixture
-def env(tmp_path, store_path):
-    home = tmp_path / "home"
-    home.mkdir()
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "TERM": "dumb",
-        "ACPHOST_DEMO_STEP": "0",
-        "ACPHOST_HISTORY": str(store_path),
-        "XDG_CONFIG_HOME": str(tmp_path / ".xdg"),
-    }
 
 
 @pytest.mark.skipif(ABI == 0, reason=f"no Landlock here: {WHY}")
 def test_a_confined_run_records_its_sandbox_and_history_shows_it(tmp_path, env, store_path):
     r = run_main(["-a", "demo", "echo hi"], cwd=tmp_path, env=env)
     assert r.code == 0, r.stderr
-    record = _only_record(store_path)
+    record = only_record(store_path)
     sandbox = record.sandbox
     assert sandbox is not None and sandbox["mechanism"] == "landlock"
     assert sandbox["abi"] == ABI and str(tmp_path) in sandbox["write"][0]
@@ -48,7 +34,7 @@ def test_a_confined_run_records_its_sandbox_and_history_shows_it(tmp_path, env, 
 def test_an_unconfined_run_says_so(tmp_path, env, store_path):
     r = run_main(["-a", "demo", "--no-sandbox", "echo hi"], cwd=tmp_path, env=env)
     assert r.code == 0, r.stderr
-    record = _only_record(store_path)
+    record = only_record(store_path)
     assert record.sandbox is not None and record.sandbox["mechanism"] == "none"
     show = run_main(["history", "show", record.id[:8]], cwd=tmp_path, env=env)
     assert "sandbox: none, the agent ran unconfined" in show.stdout
@@ -59,7 +45,7 @@ def test_a_tampered_sandbox_column_is_not_trusted(tmp_path, env, store_path):
     with HistoryStore.open(str(store_path)) as store:
         store._conn.execute("UPDATE sessions SET sandbox = ?", ('{"mechanism": ["x"]}',))
         store._conn.commit()
-    assert _only_record(store_path).sandbox is None
+    assert only_record(store_path).sandbox is None
     assert sandbox_record({"mechanism": "landlock", "abi": True, "write": ["/a", 3]}) == {
         "mechanism": "landlock",
         "write": ["/a"],

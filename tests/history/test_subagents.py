@@ -9,41 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-
-import pytest
 
 import acphost.history._recording as recording_module
 from acphost import AcpClient
-from acphost.history import HistoryRecorder, HistoryStore, export_session, transcript_text
+from acphost.history import HistoryRecorder, export_session, transcript_text
 from acphost.history._model import SessionRecord, TurnRecord
 from acphost.redact import Redactor
 from tests.support.in_process import run_main
 from tests.support.waiting import eventually
 
-from .conftest import DEMO
+from .conftest import DEMO, only_record
 
 SECRET = "topsecretvalue42"
-
-
-@pytest.fixture
-def env(tmp_path, store_path):
-    home = tmp_path / "home"
-    home.mkdir()
-    return {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(home),
-        "TERM": "dumb",
-        "ACPHOST_DEMO_STEP": "0",
-        "ACPHOST_HISTORY": str(store_path),
-        "XDG_CONFIG_HOME": str(tmp_path / ".xdg"),
-    }
-
-
-def _only_record(store_path) -> SessionRecord:
-    with HistoryStore.open(str(store_path)) as store:
-        (summary,) = store.list_sessions()
-        return store.get(summary.id)
 
 
 def _children(turn):
@@ -53,7 +30,7 @@ def _children(turn):
 def test_a_subagent_is_recorded_in_its_turn_and_shown_nested(tmp_path, env, store_path):
     r = run_main(["-a", "demo", "subagent look it up"], cwd=tmp_path, env=env)
     assert r.code == 0, r.stderr
-    record = _only_record(store_path)
+    record = only_record(store_path)
     (turn,) = record.turns
     (child,) = _children(turn)
     assert child["label"] == "helper 1" and child["description"] == "answers one question"
@@ -89,7 +66,7 @@ def test_a_subagent_is_recorded_in_its_turn_and_shown_nested(tmp_path, env, stor
 def test_a_background_subagent_through_the_command_line_is_in_its_turn(tmp_path, env, store_path):
     r = run_main(["-a", "demo", "subagent background look it up"], cwd=tmp_path, env=env)
     assert r.code == 0, r.stderr
-    (turn,) = _only_record(store_path).turns
+    (turn,) = only_record(store_path).turns
     (child,) = _children(turn)
     assert [e["kind"] for e in turn.events] == ["subagent", "text"]
     # The command line waits for the child that goes on after the answer;
@@ -100,7 +77,7 @@ def test_a_background_subagent_through_the_command_line_is_in_its_turn(tmp_path,
         "end_turn",
     )
     assert child["text"] == "Working on: look it up"
-    text = transcript_text(_only_record(store_path))
+    text = transcript_text(only_record(store_path))
     assert "[subagent] helper 1 · idle (end_turn)\n    Working on: look it up\n" in text
 
 
@@ -129,17 +106,17 @@ async def test_a_child_that_goes_on_after_the_turn_is_updated_when_it_goes_idle(
         assert result.subagents_running == (sub.id,)
         await eventually(lambda: sub.state.tool_calls, what="the child's tool call")
         # The turn was written as it ended: the child running, its text held back.
-        (child,) = _children(_only_record(store_path).turns[0])
+        (child,) = _children(only_record(store_path).turns[0])
         assert (child["activity"], child["text"]) == ("running", "")
         await sub.cancel()
         await session.wait_subagents(10)
         # Idle: its event is updated now, before the run closes.
-        (child,) = _children(_only_record(store_path).turns[0])
+        (child,) = _children(only_record(store_path).turns[0])
         assert (child["activity"], child["stop_reason"]) == ("idle", "cancelled")
         assert child["text"] == "Working on: look it up"
         # Cancelling the child ended its unfinished tool call as cancelled.
         assert child["tools"] == [{"title": "Look it up", "kind": "search", "status": "cancelled"}]
-    (child,) = _children(_only_record(store_path).turns[0])
+    (child,) = _children(only_record(store_path).turns[0])
     assert child["text"] == "Working on: look it up"  # closing wrote nothing twice
 
 
@@ -148,7 +125,7 @@ async def test_a_background_child_of_a_turn_stays_in_that_turn(tmp_path, store_p
         await session.prompt("subagent background look it up")
         await session.wait_subagents(10)
         await session.prompt("echo again")
-    record = _only_record(store_path)
+    record = only_record(store_path)
     assert [len(_children(t)) for t in record.turns] == [1, 0]
     (child,) = _children(record.turns[0])
     assert (child["activity"], child["stop_reason"]) == ("idle", "end_turn")
@@ -164,7 +141,7 @@ async def test_a_child_still_running_when_the_run_closes_is_finished_as_it_was(
         (sub,) = session.subagents
         await eventually(lambda: sub.state.tool_calls, what="the child's tool call")
         recording.close()
-    (child,) = _children(_only_record(store_path).turns[0])
+    (child,) = _children(only_record(store_path).turns[0])
     assert child["activity"] == "running"
     assert child["tools"] == [{"title": "Look it up", "kind": "search", "status": "in_progress"}]
     assert child["text"].startswith("Working on: about ") and SECRET not in child["text"]
@@ -175,7 +152,7 @@ async def test_a_childs_text_is_bounded(tmp_path, store_path, monkeypatch):
     monkeypatch.setattr(recording_module, "CHILD_TEXT_LIMIT", 15)
     async with _recorded(store_path, tmp_path) as (session, _):
         await session.prompt("subagent a long task to look up")
-    (child,) = _children(_only_record(store_path).turns[0])
+    (child,) = _children(only_record(store_path).turns[0])
     kept, _, note = child["text"].partition("[…]")
     assert kept == "Working on: a l"
     assert "more characters of this subagent's text were not kept" in note
@@ -206,7 +183,7 @@ def test_a_childs_text_cannot_pass_for_the_hosts_lines():
 
 def test_an_exported_subagent_imports_back(tmp_path, env, store_path):
     assert run_main(["-a", "demo", "subagent look it up"], cwd=tmp_path, env=env).code == 0
-    record = _only_record(store_path)
+    record = only_record(store_path)
     for fmt in ("json", "jsonl"):
         exported = tmp_path / f"export.{fmt}"
         r = run_main(
