@@ -413,11 +413,15 @@ class Peer:
         the agent names children, and it must not redirect a session's
         updates (or its requests' workspace) by naming one.
         """
-        if session_id in self.sessions or session_id in self.children:
+        if self.routes(session_id):
             return False
         self.children[session_id] = child
         self._replay_early(session_id, child)
         return True
+
+    def routes(self, session_id: str) -> bool:
+        """Whether updates for this id already go to a session or a subagent."""
+        return session_id in self.sessions or session_id in self.children
 
     def unregister_child(self, session_id: str) -> None:
         """Stop routing a subagent's updates."""

@@ -190,7 +190,7 @@ class SubagentTree:
         self._peer = peer
         self.root = root
         self.children: dict[str, Subagent] = {}  # the root's direct children
-        self.everyone: dict[str, Subagent] = {}  # every descendant, routed or not
+        self.everyone: dict[str, Subagent] = {}  # every descendant (each one routed)
         self._waiters: list[asyncio.Future[None]] = []
         self._ended: BaseException | None = None
         self._released = False
@@ -208,11 +208,11 @@ class SubagentTree:
             return False
         if sid in self.everyone:
             return self._refuse("its id names another subagent of the session", sid)
-        if sid in self._peer.sessions or sid in self._peer.children:
+        if self._peer.routes(sid):
             # An agent must not take over another session's updates (or its
             # requests' workspace) by naming it as a child.
             return self._refuse("its id names another session", sid)
-        if (1 if owner is None else owner.depth + 1) > MAX_DEPTH:
+        if _depth(owner) > MAX_DEPTH:
             return self._refuse(f"subagents nest at most {MAX_DEPTH} deep", sid)
         if len(self.everyone) >= MAX_TREE:
             return self._refuse(f"a session keeps at most {MAX_TREE} subagents", sid)
@@ -234,12 +234,7 @@ class SubagentTree:
 
     def _adopt(self, child: SubagentState, owner: Subagent | None) -> None:
         sid = child.session_id
-        agent = Subagent(
-            self,
-            self.root if owner is None else owner,
-            child,
-            1 if owner is None else owner.depth + 1,
-        )
+        agent = Subagent(self, self.root if owner is None else owner, child, _depth(owner))
         if not self._peer.register_child(sid, agent):  # admitted just now: cannot happen
             return
         self.everyone[sid] = agent
@@ -349,3 +344,8 @@ class SubagentTree:
             self._ended = error
         self._wake()
         return ids
+
+
+def _depth(owner: Subagent | None) -> int:
+    """The depth of a child of ``owner`` (None: the root session)."""
+    return 1 if owner is None else owner.depth + 1
