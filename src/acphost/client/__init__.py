@@ -35,6 +35,7 @@ __all__ = [
     "Observer",
     "PermissionAsked",
     "PermissionDecided",
+    "ProtocolChoice",
     "Session",
     "SessionClosed",
     "SessionMessageState",
@@ -92,6 +93,7 @@ _LAZY = {
     "LifecycleState": "._lifecycle",
     "USE_DEFAULT": "._options",
     "ClientOptions": "._options",
+    "ProtocolChoice": "._options",
     "UseDefault": "._options",
     "auth_method_id": "._options",
     "option_id": "._options",
@@ -135,6 +137,7 @@ if TYPE_CHECKING:
     from ._options import (
         USE_DEFAULT,
         ClientOptions,
+        ProtocolChoice,
         UseDefault,
         auth_method_id,
         option_id,

@@ -10,6 +10,7 @@ agent's capabilities do not allow before anything is sent, and opens sessions.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from types import TracebackType
@@ -20,6 +21,7 @@ from ..errors import (
     CapabilityNotSupported,
     LocalProtocolError,
     RemoteProtocolError,
+    RequestError,
     UsageError,
 )
 from ..host import HostConfig
@@ -33,14 +35,17 @@ from ._peer import Peer
 from ._session import Session
 from ._sessions import SessionMethods
 from ._unstable import Unstable
+from ._v2 import V2, initialize_params, initialize_result
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 __all__ = ["AcpClient", "ClientContext"]
 
-#: Lowest protocol version acphost speaks; also the one it asks for.
+#: Lowest protocol version acphost speaks; also the one it asks for by default.
 MIN_PROTOCOL_VERSION = 1
+
+logger = logging.getLogger("acphost.client")
 
 
 class AcpClient(SessionMethods):
@@ -189,29 +194,35 @@ class AcpClient(SessionMethods):
 
     async def _initialize(self) -> None:
         settings = self._settings
-        request = s.InitializeRequest(
-            protocol_version=MIN_PROTOCOL_VERSION,
-            client_capabilities=self._bridge.capabilities(
-                auth_terminal=settings.auth_terminal,
-                notices=settings.notices,
-                compaction=settings.compaction,
-                subagents=settings.subagents,
-            ),
-            client_info=settings.client_info,
+        capabilities = self._bridge.capabilities(
+            auth_terminal=settings.auth_terminal,
+            notices=settings.notices,
+            compaction=settings.compaction,
+            subagents=settings.subagents,
         )
         peer = self._peer
-        result = await peer.request_raw(
-            s.INITIALIZE, request.to_wire(), timeout=settings.init_timeout, what="initialize"
-        )
+        result: Any = None
+        if settings.protocol != MIN_PROTOCOL_VERSION:
+            result = await self._offer_v2(capabilities)
+        if result is None:
+            request = s.InitializeRequest(
+                protocol_version=MIN_PROTOCOL_VERSION,
+                client_capabilities=capabilities,
+                client_info=settings.client_info,
+            )
+            result = await peer.request_raw(
+                s.INITIALIZE, request.to_wire(), timeout=settings.init_timeout, what="initialize"
+            )
         response = s.InitializeResponse.from_wire(result)
         peer.initialize_raw = result
         version = response.protocol_version
-        if version != MIN_PROTOCOL_VERSION:
+        expected = V2 if peer.v2 is not None else MIN_PROTOCOL_VERSION
+        if version != expected:
             # ACP "Initialization": the client closes the connection when it
             # does not support the version the agent answered with.
             raise RemoteProtocolError(
                 f"the agent speaks ACP protocol version {version}; acphost supports "
-                f"version {MIN_PROTOCOL_VERSION}. Update the agent (or acphost)."
+                f"versions {MIN_PROTOCOL_VERSION} and {V2}. Update the agent (or acphost)."
             )
         peer.protocol_version = version
         peer.initialize_response = response
@@ -220,6 +231,39 @@ class AcpClient(SessionMethods):
         peer.agent_info = response.agent_info
         self._life.move(LifecycleState.OPEN)
         peer.connection.closed.add_done_callback(lambda _: self._closed_event.set())
+
+    async def _offer_v2(self, capabilities: s.ClientCapabilities) -> Any:
+        # v2 "Initialization": the v2 shape (``info`` is required: an agent
+        # answers -32602 to version 2 with v1 fields). A failed initialize
+        # leaves the connection open, so "auto" asks again with v1 when the
+        # agent refuses, or answers 1 (it read the v2 fields as v1's, so it
+        # saw none of the host's capabilities).
+        settings = self._settings
+        peer = self._peer
+        params = initialize_params(settings.client_info.to_wire(), capabilities.to_wire())
+        try:
+            result = await peer.request_raw(
+                s.INITIALIZE, params, timeout=settings.init_timeout, what="initialize"
+            )
+        except RequestError as exc:
+            if settings.protocol == V2:
+                raise RemoteProtocolError(
+                    f"the agent refused ACP protocol version 2 ({exc}): ask for version 1 "
+                    "or 'auto' (the CLI's --protocol)"
+                ) from exc
+            logger.info("the agent refused ACP v2 (%s): initializing with v1", exc)
+            return None
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        if version == V2:
+            peer.speak_v2()
+            return initialize_result(result)
+        if settings.protocol == V2:
+            raise RemoteProtocolError(
+                f"the agent answered ACP protocol version {version!r} to version 2: ask for "
+                "version 1 or 'auto' (the CLI's --protocol)"
+            )
+        logger.info("the agent answered ACP version %r to v2: initializing with v1", version)
+        return None
 
     # -- what happens --------------------------------------------------------------
 

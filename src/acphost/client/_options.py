@@ -13,10 +13,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from .. import schema as s
 from .._version import __version__
+from ..errors import UsageError
 from ..rpc import DEFAULT_MAX_LINE_BYTES, FrameTap, ProtocolViolation
 
 if TYPE_CHECKING:
@@ -26,9 +27,12 @@ if TYPE_CHECKING:
     from ..trace import TraceWriter
 
 __all__ = [
+    "PROTOCOL_CHOICES",
     "USE_DEFAULT",
     "ClientOptions",
+    "ProtocolChoice",
     "UseDefault",
+    "check_protocol",
     "auth_method_id",
     "option_id",
     "option_values",
@@ -51,6 +55,24 @@ class UseDefault(enum.Enum):
 
 #: "Use the default" for options where ``None`` has a meaning of its own.
 USE_DEFAULT = UseDefault.USE_DEFAULT
+
+
+#: The protocol versions a client can be asked to speak (see ``ClientOptions.protocol``).
+ProtocolChoice = Literal[1, 2, "auto"]
+PROTOCOL_CHOICES: tuple[ProtocolChoice, ...] = (1, 2, "auto")
+
+
+def check_protocol(value: object) -> ProtocolChoice:
+    """``value`` as a protocol choice.
+
+    Raises:
+        UsageError: not 1, 2 or ``"auto"`` (the message lists them).
+
+    """
+    for choice in PROTOCOL_CHOICES:
+        if value == choice and type(value) is type(choice):
+            return choice
+    raise UsageError(f"unknown ACP protocol version {value!r}: use 1, 2 or 'auto'")
 
 
 class ClientOptions(TypedDict, total=False):
@@ -81,6 +103,12 @@ class ClientOptions(TypedDict, total=False):
             then run subagents as child sessions, streamed to the host
             (:attr:`Session.subagents <acphost.Session.subagents>`); without
             it, agents show a subagent as one tool call, if at all.
+        protocol: the ACP protocol version to speak: ``1`` (the default),
+            ``2`` (the v2 draft the newest adapters answer to; an agent that
+            answers another version is refused), or ``"auto"`` (offer 2, and
+            initialize again with 1 on the same connection when the agent
+            answers 1 or refuses). :attr:`AcpClient.protocol_version
+            <acphost.AcpClient.protocol_version>` says what was agreed.
 
     """
 
@@ -98,6 +126,7 @@ class ClientOptions(TypedDict, total=False):
     notices: bool
     compaction: bool
     subagents: bool
+    protocol: ProtocolChoice
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +146,7 @@ class Settings:
     notices: bool
     compaction: bool
     subagents: bool
+    protocol: ProtocolChoice
 
     @classmethod
     def resolve(cls, options: ClientOptions) -> Settings:
@@ -149,6 +179,7 @@ class Settings:
             notices=options.get("notices", True),
             compaction=options.get("compaction", True),
             subagents=options.get("subagents", True),
+            protocol=check_protocol(options.get("protocol", 1)),
         )
 
 

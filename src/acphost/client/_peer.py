@@ -45,6 +45,7 @@ from ..safetext import CUT
 from ..schema.strict import decode_update_line, decode_update_lines
 from ..transport import Transport
 from ._subagent_state import TREE_KINDS, decode_tree_update
+from ._v2 import V2Wire
 
 __all__ = ["Emitter", "HostHooks", "Peer", "UpdateSink"]
 
@@ -175,10 +176,13 @@ class Peer:
         self._early: deque[tuple[str, s.SessionUpdate, int]] = deque()
         self._early_bytes = 0
         self._early_dropped = 0
+        self._on_request = on_request
+        #: The v2 mapping once ``initialize`` agreed on version 2 (see :meth:`speak_v2`).
+        self.v2: V2Wire | None = None
         # The bound method itself, not a closure: it runs once per update.
         self.connection = Connection(
             transport,
-            on_request=on_request,
+            on_request=self._serve,
             on_notification=self.receive_notification,
             max_line_bytes=max_line_bytes,
             tap=tap,
@@ -188,6 +192,23 @@ class Peer:
             on_decoded=self.receive_update,
             on_decoded_block=self.receive_updates,
         )
+
+    def speak_v2(self) -> None:
+        """``initialize`` agreed on ACP v2: map the wire from now on.
+
+        Session updates then take the general path (the typed line decoder
+        reads v1 shapes), where :class:`~acphost.client._v2.V2Wire` turns each
+        into the updates of the one model.
+        """
+        self.v2 = V2Wire()
+        core = self.connection.core
+        core.decode_notification = None
+        core.decode_notifications = None
+
+    async def _serve(self, method: str, params: Any) -> Any:
+        if self.v2 is not None:
+            params = self.v2.incoming(method, params)
+        return await self._on_request(method, params)
 
     @property
     def closed(self) -> bool:
@@ -220,10 +241,18 @@ class Peer:
         """
         if self.closed:
             raise UsageError("the client is closed; start a new one")
+        v2 = self.v2
         try:
-            return await self.connection.request(
-                method, params, timeout=timeout, on_response=on_response
+            if v2 is None:
+                return await self.connection.request(
+                    method, params, timeout=timeout, on_response=on_response
+                )
+            wire_method, wire_params = v2.outgoing(method, params)
+            result = await self.connection.request(
+                wire_method, wire_params, timeout=timeout, on_response=on_response
             )
+            self._opened_commands(method, params, result)
+            return v2.result(method, params, result)
         except AuthRequired as exc:
             exc.auth_methods = tuple(self.auth_methods)
             raise
@@ -246,6 +275,18 @@ class Peer:
         result = await self.request_raw(method, request.to_wire(), timeout=timeout)
         decoded: T = result_type.from_wire(result if result is not None else {})  # type: ignore[attr-defined]
         return decoded
+
+    def _opened_commands(self, method: str, params: Any, result: Any) -> None:
+        # v2 answers session/new and session/resume with the session's
+        # commands; v1 sends them as an update, which is what the session
+        # state reads: told as one, kept until the session registers.
+        if method not in (s.SESSION_NEW, s.SESSION_LOAD, s.SESSION_RESUME) or self.v2 is None:
+            return
+        commands = self.v2.opened_commands(result)
+        sid = (result if method == s.SESSION_NEW else params).get("sessionId")
+        if commands is not None and isinstance(sid, str):
+            update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
+            self._route(sid, update)
 
     def notify(self, method: str, params: Any) -> None:
         """Send a notification; dropped quietly when the agent is gone."""
@@ -289,6 +330,15 @@ class Peer:
         if type(sid) is not str or type(update_raw) is not dict:
             logger.warning("dropped a session/update without a sessionId and an update object")
             return None
+        v2 = self.v2
+        if v2 is None:
+            return self._route(sid, update_raw)
+        waiter = None
+        for mapped in v2.session(sid).updates(update_raw):
+            waiter = self._route(sid, mapped) or waiter
+        return waiter
+
+    def _route(self, sid: str, update_raw: dict[str, Any]) -> asyncio.Future[None] | None:
         update: s.SessionUpdate
         try:
             update = s.decode_session_update(update_raw, "update")

@@ -25,6 +25,7 @@ from ._peer import Peer
 from ._state import SessionState
 from ._subagents import Subagent, SubagentTree
 from ._turn import DEFAULT_QUEUE_LIMIT, Turn, TurnResult, TurnState, UpdateQueue
+from ._v2 import SessionWire
 
 __all__ = ["Session", "UpdateListener"]
 
@@ -315,10 +316,15 @@ class Session:
             # Runs in the reader, in wire order: later updates are not this turn's.
             self._finish_turn(turn, result)
 
+        v2 = self._peer.v2
+        wire = v2.session(self.id) if v2 is not None else None
         try:
-            await self._peer.request_raw(
-                s.SESSION_PROMPT, request.to_wire(), on_response=on_response
-            )
+            if wire is None:
+                await self._peer.request_raw(
+                    s.SESSION_PROMPT, request.to_wire(), on_response=on_response
+                )
+            else:
+                await self._prompt_v2(turn, request, wire)
         except asyncio.CancelledError:
             turn._finish(UsageError("the prompt was abandoned by the host"))
             raise
@@ -349,6 +355,31 @@ class Session:
             turn._finish(exc)
             if self._turn is turn:
                 self._turn = None
+
+    async def _prompt_v2(self, turn: Turn, request: s.PromptRequest, wire: SessionWire) -> None:
+        # v2 "Prompt Lifecycle": session/prompt answers {messageId} once the
+        # prompt is in the conversation; the turn ends with the idle
+        # state_update, read in wire order (the mapping calls back from the
+        # reader), or with the connection.
+        idle: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def on_idle(result: Any) -> None:
+            self._finish_turn(turn, result)
+            if not idle.done():
+                idle.set_result(None)
+
+        wire.expect_idle(on_idle)
+        try:
+            await self._peer.request_raw(s.SESSION_PROMPT, request.to_wire())
+            closed = self._peer.connection.closed
+            await asyncio.wait((idle, closed), return_when=asyncio.FIRST_COMPLETED)
+            if not idle.done():
+                raise self._peer.connection.closed_error or UsageError(
+                    "the client closed while the turn ran"
+                )
+        finally:
+            if not idle.done():
+                wire.forget_idle()
 
     def _turn_ended(
         self, turn: Turn, blocks: Sequence[s.ContentBlock], result: TurnResult | BaseException

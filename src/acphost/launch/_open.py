@@ -16,8 +16,8 @@ Landlock on Linux, ``docs/SANDBOX.md``): the assembly builds it before the
 spawn, the agent and the terminals the host runs for it start inside it, and
 the run's close removes its private temporary folder.
 
-The work that plugs in here later has its field, refused until it is
-built: :attr:`RunOptions.protocol_version`.
+The protocol version is negotiated per connection (:attr:`RunOptions.protocol`:
+1, 2 or ``"auto"``); the session and its turns are the same objects on both.
 """
 
 from __future__ import annotations
@@ -32,7 +32,15 @@ from ._setup import UsageProblem, logger, start_agent
 if TYPE_CHECKING:
     import os
 
-    from ..client import AcpClient, ClientOptions, HostConfig, Observer, Session, SystemPromptMode
+    from ..client import (
+        AcpClient,
+        ClientOptions,
+        HostConfig,
+        Observer,
+        ProtocolChoice,
+        Session,
+        SystemPromptMode,
+    )
     from ..config import AgentSpec
     from ..history import HistoryRecorder, SessionRecording
     from ..host import Confinement
@@ -55,9 +63,6 @@ __all__ = [
 Phase = Literal[
     "spawn", "prepare", "initialize", "authenticate", "session", "configure", "open", "closed"
 ]
-
-#: The one protocol version spoken today (ACP "Initialization").
-PROTOCOL_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,8 +138,15 @@ class RunOptions:
             session's additional directories), beside its workspace. A
             confined run with no ``host`` gets a default
             :class:`~acphost.HostConfig` here, whose terminals are confined too.
-        protocol_version: the ACP protocol version to negotiate (only 1 is
-            spoken yet).
+        protocol: the ACP protocol version to speak: 1 (the default), 2, or
+            ``"auto"`` (offer 2, fall back to 1 on the same connection); see
+            :class:`~acphost.ClientOptions` ``protocol``. The agreed version is
+            ``run.client.protocol_version``.
+        mcp_tools: offer the host's file and command tools to the agent as an
+            MCP server named ``acphost`` in ``session/new`` on v1 too (for
+            agents that prefer MCP tools to ``fs/*``); on v2, which has no
+            client ``fs/*`` or ``terminal/*``, they are always offered
+            (unless the host has neither).
 
     """
 
@@ -158,7 +170,8 @@ class RunOptions:
     system_prompt_mode: SystemPromptMode | None = None
     confine: bool | None = None
     confine_write: Sequence[str] = ()
-    protocol_version: int = PROTOCOL_VERSION
+    protocol: ProtocolChoice = 1
+    mcp_tools: bool = False
 
 
 # The words a boolean config option takes (any case).
@@ -372,6 +385,7 @@ class Run:
             **options.client,
             "host": options.host,
             "tap": chain_taps(*taps) if taps else None,
+            "protocol": options.protocol,
         }
         if options.trace is not None:
             client["trace"] = options.trace
@@ -477,11 +491,8 @@ def _refuse_unbuilt(options: RunOptions) -> None:
             raise UsageProblem(f"unknown system prompt mode {mode!r}: use append or override")
         if not prompt.strip():
             raise UsageProblem("the system prompt is empty: give its text, or leave it out")
-    if options.protocol_version != PROTOCOL_VERSION:
-        raise UsageProblem(
-            f"ACP protocol version {options.protocol_version} is not supported "
-            f"(acphost speaks version {PROTOCOL_VERSION})"
-        )
+    if options.protocol not in (1, 2, "auto"):
+        raise UsageProblem(f"unknown ACP protocol version {options.protocol!r}: use 1, 2 or auto")
 
 
 #: The largest ``--system-prompt @FILE`` read: far above any real prompt.
