@@ -39,6 +39,7 @@ PINNED = {
         "Observer",
         "PermissionAsked",
         "PermissionDecided",
+        "ProtocolChoice",
         "SessionClosed",
         "SessionOpened",
         "TerminalExited",
