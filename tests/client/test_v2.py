@@ -85,6 +85,27 @@ async def test_auto_lands_on_v2_with_a_v2_agent_and_maps_its_capabilities():
     assert len([m for m in agent.received if m.get("method") == "initialize"]) == 1
 
 
+async def test_an_echoed_version_in_the_v1_shape_is_not_v2():
+    """fast-agent 0.10.48 answers ``protocolVersion: 2`` with v1's fields (no ``info``)."""
+    echo = {**V1_INIT, "protocolVersion": 2}
+    transport, agent = pair_with({"initialize": answer(echo)})
+    with pytest.raises(RemoteProtocolError, match="in the v1 shape"):
+        await AcpClient.connect(transport, protocol=2)
+    transport, agent = pair_with({"initialize": v1_answering_echo()})
+    async with AcpClient.connect(transport, protocol="auto") as client:
+        assert client.protocol_version == 1
+    assert [
+        m["params"]["protocolVersion"] for m in agent.received if m.get("method") == "initialize"
+    ] == [2, 1]
+
+
+def v1_answering_echo():
+    async def handler(agent: FakeAgent, rid, params):
+        return {**V1_INIT, "protocolVersion": params["protocolVersion"]}
+
+    return handler
+
+
 async def test_asking_for_v2_from_a_v1_agent_says_what_to_do():
     transport, _ = pair_with({"initialize": v1_only_refusing()})
     with pytest.raises(RemoteProtocolError, match="version 1 or 'auto'"):

@@ -254,15 +254,19 @@ class AcpClient(SessionMethods):
             logger.info("the agent refused ACP v2 (%s): initializing with v1", exc)
             return None
         version = result.get("protocolVersion") if isinstance(result, dict) else None
-        if version == V2:
+        # A v2 InitializeResponse requires ``info``: an agent that echoes the
+        # version in the v1 shape (fast-agent 0.10.48) does not speak v2.
+        v2_shaped = version == V2 and isinstance(result.get("info"), dict)
+        if v2_shaped:
             peer.speak_v2()
             return initialize_result(result)
+        said = f"version {version!r}" + (" in the v1 shape" if version == V2 else "")
         if settings.protocol == V2:
             raise RemoteProtocolError(
-                f"the agent answered ACP protocol version {version!r} to version 2: ask for "
+                f"the agent answered ACP protocol {said} to version 2: ask for "
                 "version 1 or 'auto' (the CLI's --protocol)"
             )
-        logger.info("the agent answered ACP version %r to v2: initializing with v1", version)
+        logger.info("the agent answered ACP %s to v2: initializing with v1", said)
         return None
 
     # -- what happens --------------------------------------------------------------
