@@ -154,6 +154,7 @@ async def _v2_client(handlers, **options):
                         {
                             "configId": "mode",
                             "name": "Mode",
+                            "category": "mode",
                             "type": "select",
                             "currentValue": "default",
                             "options": [
@@ -380,3 +381,16 @@ async def test_load_is_resume_with_replay_and_the_replay_is_history():
     sent = await agent.wait_for("session/resume")
     assert sent["params"]["replayFrom"] == {"type": "start"}
     assert "session/load" not in agent.methods()
+
+
+async def test_set_mode_on_v2_is_the_mode_config_option():
+    async def set_option(agent, rid, params):
+        return {"configOptions": []}
+
+    client, agent = await _v2_client({"session/set_config_option": set_option})
+    async with client as client:
+        session = await client.new_session("/tmp")
+        await session.set_mode("plan")
+    sent = await agent.wait_for("session/set_config_option")
+    assert sent["params"]["configId"] == "mode" and sent["params"]["value"] == "plan"
+    assert "session/set_mode" not in agent.methods()

@@ -553,6 +553,10 @@ class Session:
     async def set_mode(self, mode_id: str) -> None:
         """Switch the session's mode (``session/set_mode``).
 
+        An agent without session modes whose config options hold one of
+        category ``mode`` (ACP v2 has no ``session/set_mode``: modes are a
+        config option there) has its mode set through that option.
+
         Raises:
             LocalProtocolError: the agent offers no modes, or not this one;
                 the message lists the valid ids.
@@ -560,6 +564,13 @@ class Session:
         """
         modes = self.state.modes
         if modes is None:
+            option = next(
+                (o for o in self.state.config_options if getattr(o, "category", None) == "mode"),
+                None,
+            )
+            if option is not None:
+                await self.set_config_option(option_id(option), mode_id)
+                return
             raise CapabilityNotSupported("modes", "this agent offers no session modes")
         valid = [m.id for m in modes.available_modes]
         if valid and mode_id not in valid:
