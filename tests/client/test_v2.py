@@ -221,6 +221,7 @@ async def test_a_v2_turn_is_the_same_turn_result():
     )
     async with client as client:
         session = await client.new_session("/tmp")
+        assert session.protocol_version == 2
         assert [c.name for c in session.state.available_commands] == ["review"]
         result = await session.prompt("say hello")
         assert result.stop_reason == "end_turn"

@@ -142,6 +142,15 @@ class Session:
         """True once :meth:`close` began, or the client closed."""
         return self._life.closed
 
+    @property
+    def protocol_version(self) -> int:
+        """The ACP protocol version its connection agreed on (1 or 2).
+
+        The session, its turns and its updates are the same objects on both:
+        on v2 the client maps the wire onto them.
+        """
+        return self._peer.protocol_version
+
     # -- updates ---------------------------------------------------------------
 
     def add_listener(
