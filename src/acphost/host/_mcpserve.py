@@ -1,0 +1,534 @@
+"""The host's tools served to one session's agent as the MCP server ``acphost``: :class:`HostTools`.
+
+Two transports, one per session, each reachable by this session's agent only:
+
+- **stdio** (every agent takes it): :meth:`HostTools.servers` lists a tiny
+  bridge process (:mod:`._mcp_bridge`) for the agent to spawn; it connects
+  back over a Unix socket in a private folder (``0700``, made by
+  :func:`tempfile.mkdtemp`, socket ``0600``, random names) and proves itself
+  with the session's random token before a byte of MCP is read.
+- **http** (agents advertising ``mcpCapabilities.http``): MCP "Streamable
+  HTTP" on ``127.0.0.1``, a random port, the token as a bearer header
+  (:mod:`._mcphttp`).
+
+Every tool call goes through ``call``, the host's answer to ACP client
+requests, so the jail, the policy, the permission prompt, the audit log and
+the history see an MCP tool call exactly as they see an ACP v1 request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import hmac
+import logging
+import os
+import secrets
+import socket
+import stat
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from types import TracebackType
+from typing import Any
+
+from ..errors import UsageError
+from ..rpc import DEFAULT_MAX_LINE_BYTES
+from . import _mcp_bridge as bridge
+from ._mcp import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    CallTool,
+    CancelCall,
+    McpConnection,
+    McpTool,
+    Reply,
+    error_frame,
+    tool_error,
+)
+from ._mcphttp import HttpEndpoint, serve_http
+from ._mcptools import MCP_OUTPUT_BYTE_LIMIT, ClientCall, ToolRunner, host_tools
+
+__all__ = ["MAX_MESSAGE_BYTES", "HostTools"]
+
+logger = logging.getLogger("acphost.host.mcp")
+
+#: The largest MCP message taken (a line from the bridge, an HTTP body): as large as an ACP frame.
+MAX_MESSAGE_BYTES = DEFAULT_MAX_LINE_BYTES
+#: The name the agent knows the server by (``McpServer.name``).
+SERVER_NAME = "acphost"
+#: Tool calls one connection may have running at once; past it, reading pauses.
+_MAX_CALLS = 16
+#: How long a new connection has to send its token.
+_HELLO_TIMEOUT = 10.0
+_HELLO_MAX = 256
+# AF_UNIX socket paths are limited to 108 bytes on Linux (``sun_path``), 104 on macOS.
+_SUN_PATH_MAX = 100
+#: How long closing waits for a client to take the error answering its call.
+_CLOSE_GRACE = 5.0
+_CLOSED_TEXT = "the host closed this session; the call may not have completed"
+
+
+class _State(enum.Enum):
+    NEW = "new"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class HostTools:
+    """The MCP server ``acphost`` offering one session's agent the host's tools.
+
+    Use it as an async context manager around the session; list
+    :meth:`servers` in ``session/new`` (or ``session/load``/``resume``), then
+    :meth:`bind` the session id the agent answered.
+
+    Args:
+        call: answers ACP client methods (``fs/read_text_file``,
+            ``fs/write_text_file``, ``terminal/create``, ``terminal/output``,
+            ``terminal/wait_for_exit``, ``terminal/kill``,
+            ``terminal/release``) with their wire params and results, exactly
+            as the agent's own requests are answered; it raises
+            :class:`~acphost.errors.RequestError` to refuse.
+        session_id: the ACP session, when known already (``None``: call
+            :meth:`bind` once ``session/new`` answers).
+        cwd: the session's working directory (absolute): relative paths start there.
+        fs_read: offer ``read_text_file``.
+        fs_write: offer ``write_text_file``.
+        terminal: offer ``run_command``.
+        http: serve MCP over HTTP on 127.0.0.1 instead of the stdio bridge
+            (for agents advertising ``mcpCapabilities.http``).
+        output_byte_limit: the most output ``run_command`` returns.
+
+    Raises:
+        ValueError: ``cwd`` is not absolute.
+
+    """
+
+    def __init__(
+        self,
+        call: ClientCall,
+        session_id: str | None = None,
+        *,
+        cwd: str,
+        fs_read: bool = True,
+        fs_write: bool = True,
+        terminal: bool = True,
+        http: bool = False,
+        output_byte_limit: int = MCP_OUTPUT_BYTE_LIMIT,
+    ) -> None:
+        if not os.path.isabs(cwd):
+            raise ValueError(f"cwd must be an absolute path, got {cwd!r}")
+        self._call = call
+        self._cwd = cwd
+        self._output_limit = output_byte_limit
+        self._runner: ToolRunner | None = None
+        self.tools: tuple[McpTool, ...] = host_tools(
+            fs_read=fs_read, fs_write=fs_write, terminal=terminal
+        )
+        self.http = http
+        self._token = secrets.token_urlsafe(32)
+        self._state = _State.NEW
+        self._server: asyncio.AbstractServer | None = None
+        self._folder: tuple[str, tuple[int, int]] | None = None
+        self._socket: tuple[str, tuple[int, int]] | None = None
+        self._port: int | None = None
+        self._handlers: set[asyncio.Task[Any]] = set()
+        self._calls: dict[asyncio.Task[Any], Callable[[], Awaitable[None]]] = {}
+        self._http_connection: McpConnection | None = None
+        self._http_calls: dict[Any, asyncio.Task[Any]] = {}
+        self._endpoint: HttpEndpoint | None = None
+        if session_id is not None:
+            self.bind(session_id)
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    async def __aenter__(self) -> HostTools:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        """Start listening (nothing listens when no tool is offered).
+
+        Raises:
+            UsageError: started twice, or after :meth:`close`.
+            OSError: the socket or port cannot be had.
+
+        """
+        if self._state is not _State.NEW:
+            raise UsageError(f"HostTools cannot start: it is {self._state.value}")
+        self._state = _State.OPEN
+        if not self.tools:
+            return
+        try:
+            if self.http:
+                await self._start_http()
+            else:
+                await self._start_socket()
+        except BaseException:
+            await self.close()
+            raise
+
+    async def _start_socket(self) -> None:
+        self._folder = _private_folder()
+        path = os.path.join(self._folder[0], secrets.token_hex(11))
+        self._server = await asyncio.start_unix_server(
+            self._serve_stream, path, limit=MAX_MESSAGE_BYTES
+        )
+        os.chmod(path, 0o600)
+        self._socket = (path, _identity(path))
+
+    async def _start_http(self) -> None:
+        self._http_connection = McpConnection(self.tools)
+        endpoint = HttpEndpoint(self._token, self._answer_http, MAX_MESSAGE_BYTES)
+        self._endpoint = endpoint
+        self._server = await asyncio.start_server(
+            lambda r, w: self._tracked(serve_http(r, w, endpoint)),
+            "127.0.0.1",
+            0,
+            family=socket.AF_INET,
+        )
+        self._port = self._server.sockets[0].getsockname()[1]
+        endpoint.port = self._port
+
+    def bind(self, session_id: str) -> None:
+        """Name the ACP session the tools act for (the id ``session/new`` answered).
+
+        Raises:
+            UsageError: bound already to another session.
+
+        """
+        if self._runner is not None:
+            if self._runner.session_id != session_id:
+                raise UsageError("HostTools serve one session: make one per session")
+            return
+        self._runner = ToolRunner(
+            self._call, session_id, self._cwd, output_byte_limit=self._output_limit
+        )
+
+    async def close(self) -> None:
+        """Stop serving: calls in flight are answered with an error, the socket and its folder go.
+
+        Safe to call more than once.
+        """
+        if self._state is _State.CLOSED:
+            return
+        self._state = _State.CLOSED
+        if self._server is not None:
+            self._server.close()
+        # Every call in flight is stopped (its terminal released) and told so.
+        calls = list(self._calls.items())
+        for task, _tell in calls:
+            task.cancel()
+        if calls:
+            await asyncio.wait([task for task, _tell in calls])
+        for _task, tell in calls:
+            try:
+                await asyncio.wait_for(tell(), _CLOSE_GRACE)
+            except (asyncio.TimeoutError, ConnectionError, OSError) as exc:
+                logger.info("MCP: could not tell a client the session closed: %r", exc)
+        if self._endpoint is not None and self._endpoint.pending:
+            # The HTTP answers of those calls are being written.
+            await asyncio.wait(self._endpoint.pending, timeout=_CLOSE_GRACE)
+        for handler in list(self._handlers):
+            handler.cancel()
+        if self._handlers:
+            await asyncio.wait(self._handlers)
+        self._remove_socket()
+
+    def _remove_socket(self) -> None:
+        # Only what we made, found by the path we chose and checked by identity:
+        # the socket, then its (then empty) folder.
+        if self._socket is not None:
+            path, ident = self._socket
+            self._socket = None
+            try:
+                st = os.lstat(path)
+                if stat.S_ISSOCK(st.st_mode) and (st.st_dev, st.st_ino) == ident:
+                    os.unlink(path)
+            except OSError as exc:
+                logger.warning("MCP: could not remove the socket %s: %s", path, exc)
+        if self._folder is not None:
+            folder, ident = self._folder
+            self._folder = None
+            try:
+                if _identity(folder) == ident:
+                    os.rmdir(folder)
+            except OSError as exc:
+                logger.warning("MCP: could not remove the folder %s: %s", folder, exc)
+
+    # -- what the agent is given -----------------------------------------------------------
+
+    @property
+    def secret(self) -> str:
+        """The session's token: redact it wherever the ``session/new`` frame is kept."""
+        return self._token
+
+    def servers(self, protocol: int = 1) -> list[dict[str, Any]]:
+        """The ``McpServer`` wire objects to list in ``session/new``'s ``mcpServers``.
+
+        Args:
+            protocol: the negotiated ACP version: v2's stdio entry carries
+                ``"type": "stdio"`` (schema v2 ``McpServer``), v1's has no
+                ``type`` (schema v1 ``McpServerStdio``).
+
+        Returns:
+            One server, or none when no tool is offered.
+
+        Raises:
+            UsageError: not started, or closed.
+
+        """
+        if self._state is not _State.OPEN:
+            raise UsageError("HostTools.servers() needs a started HostTools (use `async with`)")
+        if not self.tools:
+            return []
+        if self.http:
+            assert self._port is not None
+            return [
+                {
+                    "type": "http",
+                    "name": SERVER_NAME,
+                    "url": f"http://127.0.0.1:{self._port}/mcp",
+                    "headers": [{"name": "Authorization", "value": f"Bearer {self._token}"}],
+                }
+            ]
+        assert self._socket is not None
+        entry: dict[str, Any] = {
+            "name": SERVER_NAME,
+            # Schema McpServerStdio: "Absolute path to the MCP server executable".
+            "command": os.path.abspath(sys.executable),
+            "args": ["-I", "-S", os.path.abspath(bridge.__file__)],
+            "env": [
+                {"name": bridge.SOCKET_VARIABLE, "value": self._socket[0]},
+                {"name": bridge.TOKEN_VARIABLE, "value": self._token},
+            ],
+        }
+        if protocol >= 2:
+            entry = {"type": "stdio", **entry}
+        return [entry]
+
+    # -- serving -------------------------------------------------------------------
+
+    def _tracked(self, coro: Awaitable[None]) -> Awaitable[None]:
+        async def run() -> None:
+            task = asyncio.current_task()
+            assert task is not None
+            self._handlers.add(task)
+            try:
+                await coro
+            finally:
+                self._handlers.discard(task)
+
+        return run()
+
+    async def _run_tool(self, event: CallTool) -> dict[str, Any]:
+        if self._runner is None:
+            return tool_error("the session is not open yet; call the tool again once it is")
+        return await self._runner.run(event.name, event.arguments)
+
+    def _start_call(
+        self, event: CallTool, tell_closed: Callable[[], Awaitable[None]]
+    ) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(
+            self._run_tool(event), name=f"acphost.host.mcp.{event.name}"
+        )
+        self._calls[task] = tell_closed
+        task.add_done_callback(lambda t: self._calls.pop(t, None))
+        return task
+
+    async def _serve_stream(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        await self._tracked(self._stream(reader, writer))
+
+    async def _stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            if not await self._hello(reader, writer):
+                return
+            await _StreamPeer(self, reader, writer).serve()
+        except (ConnectionError, OSError) as exc:
+            logger.info("MCP: a bridge connection failed: %s", exc)
+        finally:
+            writer.close()
+
+    async def _hello(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """Take the bridge's token line; answer ``ok`` only to the right one."""
+        try:
+            line = await asyncio.wait_for(_read_line(reader, _HELLO_MAX), _HELLO_TIMEOUT)
+        except asyncio.TimeoutError:
+            logger.warning("MCP: a connection sent no token in time; closed")
+            return False
+        if not line or not hmac.compare_digest(line, self._token.encode()):
+            logger.warning("MCP: a connection to the session's socket gave a wrong token; refused")
+            return False
+        writer.write(bridge.ACCEPTED)
+        await writer.drain()
+        return True
+
+    async def _answer_http(self, body: bytes) -> bytes | None:
+        """One HTTP POST's message: its reply, or ``None`` for a notification."""
+        connection = self._http_connection
+        assert connection is not None
+        reply: bytes | None = None
+        for event in connection.receive_data(body):
+            if isinstance(event, Reply):
+                reply = event.frame
+            elif isinstance(event, CancelCall):
+                task = self._http_calls.get(event.request_id)
+                if task is not None:
+                    task.cancel()
+            elif event.request_id in self._http_calls:
+                text = "Invalid Request: this id is already in use by a call in flight"
+                reply = error_frame(event.request_id, INVALID_REQUEST, text)
+            else:
+                reply = await self._http_call(connection, event)
+        return reply
+
+    async def _http_call(self, connection: McpConnection, event: CallTool) -> bytes:
+        # The HTTP handler itself answers once the call ends, however it ends.
+        task = self._start_call(event, _nothing)
+        self._http_calls[event.request_id] = task
+        try:
+            await asyncio.wait({task})
+        finally:
+            self._http_calls.pop(event.request_id, None)
+        if task.cancelled():
+            text = _CLOSED_TEXT if self._state is _State.CLOSED else "Request cancelled"
+            return error_frame(event.request_id, INTERNAL_ERROR, text)
+        return connection.tool_result(event.request_id, task.result()).frame
+
+
+class _StreamPeer:
+    """One bridge connection: JSON lines in, replies out, tool calls as tasks."""
+
+    def __init__(
+        self, tools: HostTools, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self.tools = tools
+        self.reader = reader
+        self.writer = writer
+        self.connection = McpConnection(tools.tools)
+        self.calls: dict[Any, asyncio.Task[Any]] = {}
+
+    def send(self, frame: bytes) -> None:
+        # One write per frame: a whole line, never interleaved with another.
+        if not self.writer.is_closing():
+            self.writer.write(frame + b"\n")
+
+    async def serve(self) -> None:
+        try:
+            while True:
+                try:
+                    line = await self.reader.readuntil(b"\n")
+                except asyncio.IncompleteReadError as exc:
+                    line = exc.partial
+                    if not line.strip():
+                        return  # the bridge's stdin closed: the agent is done
+                except asyncio.LimitOverrunError:
+                    text = f"Invalid Request: a message is larger than {MAX_MESSAGE_BYTES} bytes"
+                    self.send(error_frame(None, INVALID_REQUEST, text))
+                    logger.warning(
+                        "MCP: a message over %d bytes; connection closed", MAX_MESSAGE_BYTES
+                    )
+                    return
+                if line.strip():
+                    self._receive(line)
+                await self.writer.drain()
+                if len(self.calls) >= _MAX_CALLS:
+                    await asyncio.wait(
+                        set(self.calls.values()), return_when=asyncio.FIRST_COMPLETED
+                    )
+        finally:
+            # The client is gone (or the host closing): its calls are stopped.
+            for task in self.calls.values():
+                task.cancel()
+            if self.calls:
+                await asyncio.wait(set(self.calls.values()))
+            await self._drain_quietly()
+
+    def _receive(self, line: bytes) -> None:
+        for event in self.connection.receive_data(line):
+            if isinstance(event, Reply):
+                self.send(event.frame)
+            elif isinstance(event, CancelCall):
+                task = self.calls.get(event.request_id)
+                if task is not None:
+                    task.cancel()
+            elif event.request_id in self.calls:
+                text = "Invalid Request: this id is already in use by a call in flight"
+                self.send(error_frame(event.request_id, INVALID_REQUEST, text))
+            else:
+                self._start(event)
+
+    def _start(self, event: CallTool) -> None:
+        request_id = event.request_id
+
+        async def tell_closed() -> None:
+            self.send(error_frame(request_id, INTERNAL_ERROR, _CLOSED_TEXT))
+            await self.writer.drain()
+
+        task = self.tools._start_call(event, tell_closed)
+        self.calls[request_id] = task
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self.calls.pop(request_id, None)
+            if not t.cancelled():
+                # A cancelled call gets no reply (MCP "Cancellation").
+                self.send(self.connection.tool_result(request_id, t.result()).frame)
+
+        task.add_done_callback(done)
+
+    async def _drain_quietly(self) -> None:
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.writer.drain()
+
+
+def _private_folder() -> tuple[str, tuple[int, int]]:
+    """Make the folder for a session's socket; return its real path and identity.
+
+    In the host's temporary folder, which the agent's sandbox leaves
+    readable (it denies secrets and acphost's own folders, never the
+    temporary folder), so that the confined bridge can connect.
+    """
+    base = tempfile.gettempdir()
+    # A long TMPDIR would not fit sun_path: /tmp is short and there on every POSIX system.
+    if len(os.path.join(base, "acphost-mcp-xxxxxxxx", "x" * 22)) > _SUN_PATH_MAX:
+        base = "/tmp"
+    # mkdtemp makes the folder 0700 with a random name: no one else can
+    # reach (or plant) anything inside it.
+    folder = os.path.realpath(tempfile.mkdtemp(prefix="acphost-mcp-", dir=base))
+    return folder, _identity(folder)
+
+
+def _identity(path: str) -> tuple[int, int]:
+    st = os.lstat(path)
+    return st.st_dev, st.st_ino
+
+
+async def _nothing() -> None:
+    """Nothing to tell: the HTTP handler answers a stopped call itself."""
+
+
+async def _read_line(reader: asyncio.StreamReader, most: int) -> bytes:
+    """A line of at most ``most`` bytes, without its newline; ``b""`` if longer or cut off.
+
+    Read a byte at a time: nothing past the line is taken from the reader.
+    """
+    line = b""
+    while len(line) <= most:
+        piece = await reader.read(1)
+        if not piece:
+            return b""
+        if piece == b"\n":
+            return line
+        line += piece
+    return b""
