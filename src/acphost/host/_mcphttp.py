@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -35,6 +36,8 @@ MAX_HEAD_BYTES = 16 << 10
 #: How long an idle keep-alive connection, or a slow body, is waited for.
 _IDLE_TIMEOUT = 120.0
 _PATH = "/mcp"
+# RFC 9110 section 5.6.2: a method or a header name is a "token".
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 
 _REASONS = {
@@ -97,7 +100,7 @@ def parse_head(head: bytes) -> HttpRequest:
         raise HttpError(400, "the request head is not ASCII") from None
     lines = text.split("\r\n")
     parts = lines[0].split(" ")
-    if len(parts) != 3 or not parts[0] or not parts[1]:
+    if len(parts) != 3 or not _TOKEN.fullmatch(parts[0]) or not parts[1]:
         raise HttpError(400, "malformed request line")
     method, target, version = parts
     if version != "HTTP/1.1":
@@ -105,7 +108,7 @@ def parse_head(head: bytes) -> HttpRequest:
     headers = []
     for line in lines[1:]:
         name, colon, value = line.partition(":")
-        if not colon or not name or name != name.strip() or not name.isprintable():
+        if not colon or not _TOKEN.fullmatch(name):
             raise HttpError(400, "malformed header line")
         headers.append((name.lower(), value.strip(" \t")))
     return HttpRequest(method, target, tuple(headers))
