@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -402,3 +404,18 @@ async def test_a_refused_command_is_a_tool_error_and_nothing_is_released() -> No
     assert result["isError"] is True
     assert result["content"][0]["text"] == "cwd is outside the workspace"
     assert host.methods == ["terminal/create"]
+
+
+def test_importing_the_host_package_loads_no_mcp_server() -> None:
+    """``HostTools`` is loaded on first use: a run without it does not pay for the listeners."""
+    code = (
+        "import sys, acphost.host as h; "
+        "print(sorted(m for m in sys.modules if m.startswith('acphost.host._mcp'))); "
+        "h.HostTools; "
+        "print(sorted(m for m in sys.modules if m.startswith('acphost.host._mcp')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    ).stdout.splitlines()
+    assert out[0] == "[]"
+    assert "'acphost.host._mcpserve'" in out[1]

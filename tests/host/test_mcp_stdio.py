@@ -504,3 +504,36 @@ async def test_a_confined_agent_can_start_the_bridge_and_reach_the_host(
         finally:
             sandbox.close()
     assert host.calls
+
+
+SCHEMAS = Path(__file__).resolve().parents[2] / "src" / "acphost" / "schema"
+
+
+@pytest.mark.parametrize(("protocol", "http"), [(1, False), (2, False), (1, True), (2, True)])
+async def test_the_listed_server_validates_against_the_schema_of_its_version(
+    tmp_path: Path, protocol: int, http: bool
+) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    path = SCHEMAS / f"v{protocol}" / "schema.json"
+    if not path.exists():
+        pytest.skip(f"the v{protocol} schema is not vendored in this checkout")
+    schema = json.loads(path.read_text())
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path), http=http) as tools:
+        [entry] = tools.servers(protocol=protocol)
+    jsonschema.validate(entry, {"$defs": schema["$defs"], "$ref": "#/$defs/McpServer"})
+
+
+async def test_connections_past_the_cap_are_closed_at_once(
+    tmp_path: Path, bridges: list[Bridge], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_mcpserve, "_MAX_CONNECTIONS", 1)
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path)) as tools:
+        [entry] = tools.servers()
+        first = await Bridge.spawn(entry)
+        bridges.append(first)
+        await first.initialize()
+        second = await Bridge.spawn(entry)
+        bridges.append(second)
+        code, stderr = await second.finish()
+        assert code == 1 and stderr.count("\n") == 1 and "too many connections" in stderr
+        assert (await first.request("ping"))["result"] == {}

@@ -26,8 +26,9 @@ import sys
 
 SOCKET_VARIABLE = "ACPHOST_MCP_SOCKET"
 TOKEN_VARIABLE = "ACPHOST_MCP_TOKEN"
-#: The host's answer to a good token.
+#: The host's answers to a good token and to a wrong one.
 ACCEPTED = b"ok\n"
+REFUSED = b"refused\n"
 _CHUNK = 1 << 16
 _PREFIX = "acphost MCP bridge: "
 _HOST_GONE = "the acphost session closed (the host ended this session)"
@@ -62,10 +63,15 @@ def _connect(path: str, token: str) -> tuple[socket.socket, bytes]:
             if not piece:
                 break
             answer += piece
-    except OSError as exc:
-        sock.close()
-        raise BridgeError(f"the acphost session dropped the connection ({exc})") from None
+    except OSError:
+        answer = b""  # reset: closed before reading the token
     head, newline, rest = answer.partition(b"\n")
+    if not answer:
+        sock.close()
+        raise BridgeError(
+            "the acphost session closed the connection unanswered (it is closing, "
+            "or serving too many connections)"
+        )
     if head + newline != ACCEPTED:
         sock.close()
         raise BridgeError(f"the acphost session refused this bridge (wrong {TOKEN_VARIABLE})")

@@ -58,6 +58,8 @@ logger = logging.getLogger("acphost.host.mcp")
 MAX_MESSAGE_BYTES = DEFAULT_MAX_LINE_BYTES
 #: The name the agent knows the server by (``McpServer.name``).
 SERVER_NAME = "acphost"
+#: Connections served at once (bridges, HTTP clients); more are closed at once.
+_MAX_CONNECTIONS = 64
 #: Tool calls one connection may have running at once; past it, reading pauses.
 _MAX_CALLS = 16
 #: How long a new connection has to send its token.
@@ -191,7 +193,7 @@ class HostTools:
         endpoint = HttpEndpoint(self._token, self._answer_http, MAX_MESSAGE_BYTES)
         self._endpoint = endpoint
         self._server = await asyncio.start_server(
-            lambda r, w: self._tracked(serve_http(r, w, endpoint)),
+            self._serve_http,
             "127.0.0.1",
             0,
             family=socket.AF_INET,
@@ -318,17 +320,28 @@ class HostTools:
 
     # -- serving -------------------------------------------------------------------
 
-    def _tracked(self, coro: Awaitable[None]) -> Awaitable[None]:
-        async def run() -> None:
-            task = asyncio.current_task()
-            assert task is not None
-            self._handlers.add(task)
-            try:
-                await coro
-            finally:
-                self._handlers.discard(task)
+    async def _tracked(
+        self,
+        serve: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]],
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+    ) -> None:
+        """Serve one connection, known to :meth:`close`; past the cap, close it at once.
 
-        return run()
+        The cap bounds what connections that never authenticate can hold
+        (any local user can reach a loopback port).
+        """
+        if len(self._handlers) >= _MAX_CONNECTIONS or self._state is not _State.OPEN:
+            logger.warning("MCP: %d connections already; one more refused", len(self._handlers))
+            writer.close()
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        self._handlers.add(task)
+        try:
+            await serve(reader, writer)
+        finally:
+            self._handlers.discard(task)
 
     async def _run_tool(self, event: CallTool) -> dict[str, Any]:
         if self._runner is None:
@@ -348,7 +361,12 @@ class HostTools:
     async def _serve_stream(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        await self._tracked(self._stream(reader, writer))
+        await self._tracked(self._stream, reader, writer)
+
+    async def _serve_http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        assert self._endpoint is not None
+        endpoint = self._endpoint
+        await self._tracked(lambda r, w: serve_http(r, w, endpoint), reader, writer)
 
     async def _stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
@@ -369,6 +387,7 @@ class HostTools:
             return False
         if not line or not hmac.compare_digest(line, self._token.encode()):
             logger.warning("MCP: a connection to the session's socket gave a wrong token; refused")
+            writer.write(bridge.REFUSED)
             return False
         writer.write(bridge.ACCEPTED)
         await writer.drain()
