@@ -183,12 +183,18 @@ async def test_a_body_over_the_bound_is_refused_413_unread(
         client.conn.close()
 
 
-async def test_a_body_that_is_not_json_gets_a_parse_error(
+async def test_a_body_that_is_not_json_or_a_batch_gets_400_and_the_json_rpc_error(
     served: tuple[HostTools, Recorder, Client],
 ) -> None:
     _, _, client = served
     status, _, body = await client.post(None, raw=b"{nope")
-    assert status == 200 and json.loads(body)["error"]["code"] == -32700
+    assert status == 400 and json.loads(body)["error"]["code"] == -32700
+    status, _, body = await client.post([{"jsonrpc": "2.0", "id": 1, "method": "ping"}])
+    assert status == 400 and json.loads(body)["error"]["code"] == -32600
+    # An error about a request it can name is an answer to that request.
+    await client.rpc(2, "initialize", {"protocolVersion": "2025-06-18"})
+    status, _, body = await client.post({"jsonrpc": "2.0", "id": 7, "method": "nope"})
+    assert status == 200 and json.loads(body)["error"]["code"] == -32601
 
 
 async def test_a_call_in_flight_at_close_is_answered_with_an_error(tmp_path: Path) -> None:

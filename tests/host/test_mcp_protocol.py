@@ -110,6 +110,8 @@ def test_a_cancellation_names_the_request() -> None:
     [
         (b"{not json", -32700),
         (b"[" * 100_000, -32700),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "\\ud800"}', -32700),
+        (b'{"jsonrpc": "2.0", "id": 1, "method": "\xff"}', -32700),
         (b"[]", -32600),
         (frame({"jsonrpc": "1.0", "id": 1, "method": "ping"}), -32600),
         (frame({"jsonrpc": "2.0", "id": None, "method": "ping"}), -32600),

@@ -22,6 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from .._version import __version__
 
 __all__ = [
@@ -142,7 +144,9 @@ Event = Reply | CallTool | CancelCall
 
 def encode(message: Mapping[str, Any]) -> bytes:
     """One JSON-RPC message as UTF-8 JSON text, without a line break."""
-    # ensure_ascii escapes U+2028 and friends: a frame never holds a raw line break.
+    # The standard encoder with ensure_ascii never fails: a path the host
+    # quotes may hold a lone surrogate (a file name that is not UTF-8), which
+    # it escapes; and it escapes U+2028 and friends too.
     return json.dumps(message, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
@@ -209,9 +213,11 @@ class McpConnection:
 
         """
         try:
-            message = json.loads(data)
-        except (ValueError, RecursionError):
-            # RecursionError: nesting deep enough to exhaust the decoder.
+            # orjson, as for ACP frames: strict UTF-8, no lone surrogates (no
+            # string reaches the host that it could not encode), no NaN, and
+            # a bounded depth.
+            message = orjson.loads(data)
+        except orjson.JSONDecodeError:
             return [Reply(error_frame(None, PARSE_ERROR, "Parse error: the message is not JSON"))]
         return self.receive(message)
 

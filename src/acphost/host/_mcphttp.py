@@ -120,14 +120,15 @@ class HttpEndpoint:
 
     Attributes:
         token: the bearer token every request must carry.
-        answer: takes a POSTed message, returns the reply (``None``: 202).
+        answer: takes a POSTed message, returns the status and the reply
+            (``None``: 202 and no body).
         port: the port listened on, set once bound.
         pending: answers being computed or written; the owner awaits them on close.
 
     """
 
     token: str
-    answer: Callable[[bytes], Awaitable[bytes | None]]
+    answer: Callable[[bytes], Awaitable[tuple[int, bytes] | None]]
     max_body: int
     port: int = 0
     pending: set[asyncio.Future[None]] = field(default_factory=set)
@@ -230,11 +231,11 @@ async def _answer(writer: asyncio.StreamWriter, endpoint: HttpEndpoint, body: by
     done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     endpoint.pending.add(done)
     try:
-        reply = await endpoint.answer(body)
-        if reply is None:
+        answer = await endpoint.answer(body)
+        if answer is None:
             writer.write(_response(202, b"", None))
         else:
-            writer.write(_response(200, reply, "application/json"))
+            writer.write(_response(answer[0], answer[1], "application/json"))
         await writer.drain()
     finally:
         endpoint.pending.discard(done)

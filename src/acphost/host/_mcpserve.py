@@ -393,13 +393,17 @@ class HostTools:
         await writer.drain()
         return True
 
-    async def _answer_http(self, body: bytes) -> bytes | None:
-        """One HTTP POST's message: its reply, or ``None`` for a notification."""
+    async def _answer_http(self, body: bytes) -> tuple[int, bytes] | None:
+        """One HTTP POST's message: its status and reply, or ``None`` for a notification."""
         connection = self._http_connection
         assert connection is not None
         reply: bytes | None = None
         for event in connection.receive_data(body):
             if isinstance(event, Reply):
+                if event.request_id is None:
+                    # Unreadable, or not a request: MCP "Sending Messages to the
+                    # Server" asks for an HTTP error, the JSON-RPC error as its body.
+                    return 400, event.frame
                 reply = event.frame
             elif isinstance(event, CancelCall):
                 task = self._http_calls.get(event.request_id)
@@ -410,7 +414,7 @@ class HostTools:
                 reply = error_frame(event.request_id, INVALID_REQUEST, text)
             else:
                 reply = await self._http_call(connection, event)
-        return reply
+        return None if reply is None else (200, reply)
 
     async def _http_call(self, connection: McpConnection, event: CallTool) -> bytes:
         # The HTTP handler itself answers once the call ends, however it ends.
