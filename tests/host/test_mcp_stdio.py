@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -482,27 +483,63 @@ async def test_through_the_real_host_without_write_the_tool_is_absent_and_the_ho
 ABI, WHY = sandbox_support()
 
 
-@pytest.mark.skipif(ABI == 0, reason=f"no Landlock here: {WHY}")
-async def test_a_confined_agent_can_start_the_bridge_and_reach_the_host(
-    tmp_path: Path, bridges: list[Bridge], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    home = tmp_path / "home"
-    (home / ".ssh").mkdir(parents=True)
+@pytest.fixture
+def confined_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, Path]]:
+    # A short home: a socket made in it must fit sun_path.
+    home = Path(tempfile.mkdtemp(prefix="h-", dir="/tmp"))
+    (home / ".ssh").mkdir()
+    for name in ("XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     ws = tmp_path / "ws"
     ws.mkdir()
+    yield home, ws
+    shutil.rmtree(home)
+
+
+@pytest.mark.skipif(ABI == 0, reason=f"no Landlock here: {WHY}")
+@pytest.mark.parametrize("made", ["before", "after"])
+async def test_a_confined_agent_can_start_the_bridge_and_reach_the_host(
+    confined_home: tuple[Path, Path],
+    bridges: list[Bridge],
+    monkeypatch: pytest.MonkeyPatch,
+    made: str,
+) -> None:
+    """The agent's sandbox lets its bridge run and connect, whenever the socket was made.
+
+    "after": the socket's folder is made once the sandbox exists, directly in
+    the home folder beside a denied one, where the sandbox lets the agent
+    read no new file: connecting to a socket needs no Landlock right.
+    """
+    home, ws = confined_home
+    spec = AgentSpec(name="probe", command="/bin/sh", source="tests")
     host = Recorder()
-    async with HostTools(host, SESSION, cwd=str(ws)) as tools:
-        sandbox = build_confinement(
-            AgentSpec(name="probe", command="/bin/sh", source="tests"), str(ws)
-        )
-        try:
-            bridge = await Bridge.spawn(tools.servers()[0], preexec_fn=sandbox.preexec())
-            bridges.append(bridge)
-            await bridge.initialize()
-            assert "isError" not in await bridge.tool("read_text_file", path="a")
-        finally:
-            sandbox.close()
+    tools = HostTools(host, SESSION, cwd=str(ws))
+    if made == "before":
+        await tools.start()
+    sandbox = build_confinement(spec, str(ws))
+    try:
+        if made == "after":
+            monkeypatch.setattr(tempfile, "tempdir", str(home))
+            await tools.start()
+            folder = os.path.dirname(tools.servers()[0]["env"][0]["value"])
+            assert os.path.dirname(folder) == str(home)
+            # The agent cannot read a file made there...
+            probe = Path(folder, "probe.txt")
+            probe.write_text("PROBE\n")
+            read = subprocess.run(
+                ["cat", str(probe)], preexec_fn=sandbox.preexec(), capture_output=True, timeout=30
+            )
+            probe.unlink()
+            assert read.returncode != 0 and b"PROBE" not in read.stdout
+        # ...and yet its bridge connects.
+        bridge = await Bridge.spawn(tools.servers()[0], preexec_fn=sandbox.preexec())
+        bridges.append(bridge)
+        await bridge.initialize()
+        assert "isError" not in await bridge.tool("read_text_file", path="a")
+    finally:
+        sandbox.close()
+        await tools.close()
     assert host.calls
 
 
