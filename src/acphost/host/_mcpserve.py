@@ -19,16 +19,12 @@ the history see an MCP tool call exactly as they see an ACP v1 request.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import enum
-import hmac
 import logging
 import os
 import secrets
 import socket
-import stat
 import sys
-import tempfile
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 from typing import Any
@@ -48,6 +44,7 @@ from ._mcp import (
     tool_error,
 )
 from ._mcphttp import HttpEndpoint, serve_http
+from ._mcpsocket import CLOSED_TEXT, SocketPlace, StreamPeer, hello
 from ._mcptools import MCP_OUTPUT_BYTE_LIMIT, ClientCall, ToolRunner, host_tools
 
 __all__ = ["MAX_MESSAGE_BYTES", "HostTools"]
@@ -60,16 +57,8 @@ MAX_MESSAGE_BYTES = DEFAULT_MAX_LINE_BYTES
 SERVER_NAME = "acphost"
 #: Connections served at once (bridges, HTTP clients); more are closed at once.
 _MAX_CONNECTIONS = 64
-#: Tool calls one connection may have running at once; past it, reading pauses.
-_MAX_CALLS = 16
-#: How long a new connection has to send its token.
-_HELLO_TIMEOUT = 10.0
-_HELLO_MAX = 256
-# AF_UNIX socket paths are limited to 108 bytes on Linux (``sun_path``), 104 on macOS.
-_SUN_PATH_MAX = 100
 #: How long closing waits for a client to take the error answering its call.
 _CLOSE_GRACE = 5.0
-_CLOSED_TEXT = "the host closed this session; the call may not have completed"
 
 
 class _State(enum.Enum):
@@ -132,8 +121,7 @@ class HostTools:
         self._token = secrets.token_urlsafe(32)
         self._state = _State.NEW
         self._server: asyncio.AbstractServer | None = None
-        self._folder: tuple[str, tuple[int, int]] | None = None
-        self._socket: tuple[str, tuple[int, int]] | None = None
+        self._place: SocketPlace | None = None
         self._port: int | None = None
         self._handlers: set[asyncio.Task[Any]] = set()
         self._calls: dict[asyncio.Task[Any], Callable[[], Awaitable[None]]] = {}
@@ -180,13 +168,12 @@ class HostTools:
             raise
 
     async def _start_socket(self) -> None:
-        self._folder = _private_folder()
-        path = os.path.join(self._folder[0], secrets.token_hex(11))
+        self._place = SocketPlace()
+        path = self._place.socket
         self._server = await asyncio.start_unix_server(
             self._serve_stream, path, limit=MAX_MESSAGE_BYTES
         )
-        os.chmod(path, 0o600)
-        self._socket = (path, _identity(path))
+        self._place.made()
 
     async def _start_http(self) -> None:
         self._http_connection = McpConnection(self.tools)
@@ -244,28 +231,8 @@ class HostTools:
             handler.cancel()
         if self._handlers:
             await asyncio.wait(self._handlers)
-        self._remove_socket()
-
-    def _remove_socket(self) -> None:
-        # Only what we made, found by the path we chose and checked by identity:
-        # the socket, then its (then empty) folder.
-        if self._socket is not None:
-            path, ident = self._socket
-            self._socket = None
-            try:
-                st = os.lstat(path)
-                if stat.S_ISSOCK(st.st_mode) and (st.st_dev, st.st_ino) == ident:
-                    os.unlink(path)
-            except OSError as exc:
-                logger.warning("MCP: could not remove the socket %s: %s", path, exc)
-        if self._folder is not None:
-            folder, ident = self._folder
-            self._folder = None
-            try:
-                if _identity(folder) == ident:
-                    os.rmdir(folder)
-            except OSError as exc:
-                logger.warning("MCP: could not remove the folder %s: %s", folder, exc)
+        if self._place is not None:
+            self._place.remove()
 
     # -- what the agent is given -----------------------------------------------------------
 
@@ -303,14 +270,14 @@ class HostTools:
                     "headers": [{"name": "Authorization", "value": f"Bearer {self._token}"}],
                 }
             ]
-        assert self._socket is not None
+        assert self._place is not None
         entry: dict[str, Any] = {
             "name": SERVER_NAME,
             # Schema McpServerStdio: "Absolute path to the MCP server executable".
             "command": os.path.abspath(sys.executable),
             "args": ["-I", "-S", os.path.abspath(bridge.__file__)],
             "env": [
-                {"name": bridge.SOCKET_VARIABLE, "value": self._socket[0]},
+                {"name": bridge.SOCKET_VARIABLE, "value": self._place.socket},
                 {"name": bridge.TOKEN_VARIABLE, "value": self._token},
             ],
         }
@@ -370,28 +337,14 @@ class HostTools:
 
     async def _stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            if not await self._hello(reader, writer):
+            if not await hello(reader, writer, self._token):
                 return
-            await _StreamPeer(self, reader, writer).serve()
+            peer = StreamPeer(reader, writer, self.tools, self._start_call, MAX_MESSAGE_BYTES)
+            await peer.serve()
         except (ConnectionError, OSError) as exc:
             logger.info("MCP: a bridge connection failed: %s", exc)
         finally:
             writer.close()
-
-    async def _hello(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        """Take the bridge's token line; answer ``ok`` only to the right one."""
-        try:
-            line = await asyncio.wait_for(_read_line(reader, _HELLO_MAX), _HELLO_TIMEOUT)
-        except asyncio.TimeoutError:
-            logger.warning("MCP: a connection sent no token in time; closed")
-            return False
-        if not line or not hmac.compare_digest(line, self._token.encode()):
-            logger.warning("MCP: a connection to the session's socket gave a wrong token; refused")
-            writer.write(bridge.REFUSED)
-            return False
-        writer.write(bridge.ACCEPTED)
-        await writer.drain()
-        return True
 
     async def _answer_http(self, body: bytes) -> tuple[int, bytes] | None:
         """One HTTP POST's message: its status and reply, or ``None`` for a notification."""
@@ -425,133 +378,10 @@ class HostTools:
         finally:
             self._http_calls.pop(event.request_id, None)
         if task.cancelled():
-            text = _CLOSED_TEXT if self._state is _State.CLOSED else "Request cancelled"
+            text = CLOSED_TEXT if self._state is _State.CLOSED else "Request cancelled"
             return error_frame(event.request_id, INTERNAL_ERROR, text)
         return connection.tool_result(event.request_id, task.result()).frame
 
 
-class _StreamPeer:
-    """One bridge connection: JSON lines in, replies out, tool calls as tasks."""
-
-    def __init__(
-        self, tools: HostTools, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
-        self.tools = tools
-        self.reader = reader
-        self.writer = writer
-        self.connection = McpConnection(tools.tools)
-        self.calls: dict[Any, asyncio.Task[Any]] = {}
-
-    def send(self, frame: bytes) -> None:
-        # One write per frame: a whole line, never interleaved with another.
-        if not self.writer.is_closing():
-            self.writer.write(frame + b"\n")
-
-    async def serve(self) -> None:
-        try:
-            while True:
-                try:
-                    line = await self.reader.readuntil(b"\n")
-                except asyncio.IncompleteReadError as exc:
-                    line = exc.partial
-                    if not line.strip():
-                        return  # the bridge's stdin closed: the agent is done
-                except asyncio.LimitOverrunError:
-                    text = f"Invalid Request: a message is larger than {MAX_MESSAGE_BYTES} bytes"
-                    self.send(error_frame(None, INVALID_REQUEST, text))
-                    logger.warning(
-                        "MCP: a message over %d bytes; connection closed", MAX_MESSAGE_BYTES
-                    )
-                    return
-                if line.strip():
-                    self._receive(line)
-                await self.writer.drain()
-                if len(self.calls) >= _MAX_CALLS:
-                    await asyncio.wait(
-                        set(self.calls.values()), return_when=asyncio.FIRST_COMPLETED
-                    )
-        finally:
-            # The client is gone (or the host closing): its calls are stopped.
-            for task in self.calls.values():
-                task.cancel()
-            if self.calls:
-                await asyncio.wait(set(self.calls.values()))
-            await self._drain_quietly()
-
-    def _receive(self, line: bytes) -> None:
-        for event in self.connection.receive_data(line):
-            if isinstance(event, Reply):
-                self.send(event.frame)
-            elif isinstance(event, CancelCall):
-                task = self.calls.get(event.request_id)
-                if task is not None:
-                    task.cancel()
-            elif event.request_id in self.calls:
-                text = "Invalid Request: this id is already in use by a call in flight"
-                self.send(error_frame(event.request_id, INVALID_REQUEST, text))
-            else:
-                self._start(event)
-
-    def _start(self, event: CallTool) -> None:
-        request_id = event.request_id
-
-        async def tell_closed() -> None:
-            self.send(error_frame(request_id, INTERNAL_ERROR, _CLOSED_TEXT))
-            await self.writer.drain()
-
-        task = self.tools._start_call(event, tell_closed)
-        self.calls[request_id] = task
-
-        def done(t: asyncio.Task[Any]) -> None:
-            self.calls.pop(request_id, None)
-            if not t.cancelled():
-                # A cancelled call gets no reply (MCP "Cancellation").
-                self.send(self.connection.tool_result(request_id, t.result()).frame)
-
-        task.add_done_callback(done)
-
-    async def _drain_quietly(self) -> None:
-        with contextlib.suppress(ConnectionError, OSError):
-            await self.writer.drain()
-
-
-def _private_folder() -> tuple[str, tuple[int, int]]:
-    """Make the folder for a session's socket; return its real path and identity.
-
-    In the host's temporary folder, which the agent's sandbox leaves
-    readable (it denies secrets and acphost's own folders, never the
-    temporary folder), so that the confined bridge can connect.
-    """
-    base = tempfile.gettempdir()
-    # A long TMPDIR would not fit sun_path: /tmp is short and there on every POSIX system.
-    if len(os.path.join(base, "acphost-mcp-xxxxxxxx", "x" * 22)) > _SUN_PATH_MAX:
-        base = "/tmp"
-    # mkdtemp makes the folder 0700 with a random name: no one else can
-    # reach (or plant) anything inside it.
-    folder = os.path.realpath(tempfile.mkdtemp(prefix="acphost-mcp-", dir=base))
-    return folder, _identity(folder)
-
-
-def _identity(path: str) -> tuple[int, int]:
-    st = os.lstat(path)
-    return st.st_dev, st.st_ino
-
-
 async def _nothing() -> None:
     """Nothing to tell: the HTTP handler answers a stopped call itself."""
-
-
-async def _read_line(reader: asyncio.StreamReader, most: int) -> bytes:
-    """A line of at most ``most`` bytes, without its newline; ``b""`` if longer or cut off.
-
-    Read a byte at a time: nothing past the line is taken from the reader.
-    """
-    line = b""
-    while len(line) <= most:
-        piece = await reader.read(1)
-        if not piece:
-            return b""
-        if piece == b"\n":
-            return line
-        line += piece
-    return b""
