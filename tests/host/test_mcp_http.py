@@ -11,11 +11,13 @@ import http.client
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from acphost.host import _mcpserve
+from acphost.client._host_bridge import HostBridge
+from acphost.host import AllowAll, HostConfig, _mcpserve
 from acphost.host._mcphttp import HttpError, parse_head
 from acphost.host._mcpserve import HostTools
 
@@ -233,3 +235,34 @@ def test_a_head_that_is_not_http_1_1_or_malformed_is_refused() -> None:
         with pytest.raises(HttpError) as caught:
             parse_head(head)
         assert caught.value.status == status
+
+
+async def test_through_the_real_host_over_http_a_write_lands_inside_and_is_refused_outside(
+    tmp_path: Path,
+) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    host = HostBridge(
+        HostConfig(allow_write=True, permissions=AllowAll()),
+        SimpleNamespace(observed=False),  # type: ignore[arg-type]
+    )
+    host.attach({SESSION: SimpleNamespace(cwd=str(ws), additional_directories=(), state=None)})
+    try:
+        async with HostTools(host.handle, SESSION, cwd=str(ws), http=True) as tools:
+            client = Client(tools.servers()[0])
+            await client.rpc(1, "initialize", {"protocolVersion": "2025-06-18"})
+            inside = {"name": "write_text_file", "arguments": {"path": "a.txt", "content": "A"}}
+            landed = await client.rpc(2, "tools/call", inside)
+            assert "isError" not in landed["result"]
+            outside = {
+                "name": "write_text_file",
+                "arguments": {"path": str(tmp_path / "b.txt"), "content": "B"},
+            }
+            refused = await client.rpc(3, "tools/call", outside)
+            assert refused["result"]["isError"] is True
+            assert "outside" in refused["result"]["content"][0]["text"]
+            client.conn.close()
+    finally:
+        await host.close()
+    assert (ws / "a.txt").read_text() == "A"
+    assert not (tmp_path / "b.txt").exists()
