@@ -647,6 +647,7 @@ def test_host_exports_pinned():
             "FileSystemProvider",
             "FormField",
             "HostConfig",
+            "HostTools",
             "Interactive",
             "OutputBuffer",
             "InteractiveCallback",

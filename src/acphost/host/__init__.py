@@ -1,7 +1,8 @@
 """Host-side providers: the workspace jail, the permission policy, terminals, forms.
 
 And the OS sandbox the agent's processes run in (loaded on first use: it
-needs ctypes, which a run without it does not pay for).
+needs ctypes, which a run without it does not pay for), and the same tools
+offered as an MCP server (:class:`HostTools`, loaded on first use too).
 """
 
 from typing import TYPE_CHECKING
@@ -44,6 +45,7 @@ from ._terminals import (
 )
 
 if TYPE_CHECKING:
+    from ._mcpserve import HostTools
     from ._sandbox import Confinement, SandboxUnavailable, build_confinement, sandbox_support
 
 __all__ = [
@@ -62,6 +64,7 @@ __all__ = [
     "FileSystemProvider",
     "FormField",
     "HostConfig",
+    "HostTools",
     "Interactive",
     "InteractiveCallback",
     "OutputBuffer",
@@ -98,4 +101,5 @@ __all__ = [
 ]
 
 _SANDBOX = ("Confinement", "SandboxUnavailable", "build_confinement", "sandbox_support")
-__getattr__, __dir__ = lazy_exports(__name__, dict.fromkeys(_SANDBOX, "._sandbox"), __all__)
+_LAZY = {**dict.fromkeys(_SANDBOX, "._sandbox"), "HostTools": "._mcpserve"}
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, __all__)
