@@ -56,6 +56,9 @@ class RawV2Client(RawClient):
 
     v2 = True  # frames are checked as v2 until a test re-initializes with v1
 
+    def __init__(self, env: dict[str, str] | None = None, command: list[str] | None = None) -> None:
+        super().__init__(env, command)
+
     def _validate_incoming(self, frame: dict[str, Any]) -> list[str]:
         if not self.v2:
             return super()._validate_incoming(frame)

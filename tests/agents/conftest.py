@@ -54,8 +54,8 @@ def make_v2(state_home: Path) -> Iterator[Any]:
     """Start demo agents spoken to over ACP v2; every frame they send must be valid v2."""
     clients: list[RawV2Client] = []
 
-    def make(**env: str) -> RawV2Client:
-        client = RawV2Client({"XDG_STATE_HOME": str(state_home), **env})
+    def make(command: list[str] | None = None, **env: str) -> RawV2Client:
+        client = RawV2Client({"XDG_STATE_HOME": str(state_home), **env}, command)
         clients.append(client)
         return client
 
