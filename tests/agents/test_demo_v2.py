@@ -372,3 +372,18 @@ def test_notices_and_compaction_are_baseline(v2: RawV2Client) -> None:
     assert [u["title"] for u in updates if u["sessionUpdate"] == "notice"] == ["Disk almost full"]
     updates, _ = v2.run(sid, "compact")
     assert "compaction_update" in kinds(updates)
+
+
+def test_session_methods_answer_v2_shapes(v2: RawV2Client) -> None:
+    sid = v2.new_session("/proj")
+    v2.run(sid, "echo one")
+    listed = v2.call("session/list", {"cwd": "/proj"})
+    assert [s["sessionId"] for s in listed["sessions"]] == [sid]
+    fork = v2.call("session/fork", {"sessionId": sid, "cwd": "/proj", "mcpServers": []})
+    assert set(fork) == {"sessionId", "configOptions", "availableCommands"}
+    assert v2.call("session/set_title", {"sessionId": sid, "title": "Renamed"}) == {
+        "title": "Renamed"
+    }
+    assert v2.call("session/status", {"sessionId": sid}) == {"status": "open"}
+    assert v2.call("session/close", {"sessionId": sid}) == {}
+    assert v2.call("session/delete", {"sessionId": fork["sessionId"]}) == {}

@@ -170,6 +170,10 @@ class Connection:
     def _send(self, message: Json) -> None:
         if self.spec["type"] == "stdio":
             self._send_stdio(message)
+        elif "id" not in message:
+            # A notification is posted before anything else is sent, so the server
+            # sees notifications/initialized before the next request (MCP lifecycle).
+            self._post(message)
         else:
             threading.Thread(
                 target=self._post, args=(message,), name="acphost-demo.mcp", daemon=True
@@ -275,7 +279,9 @@ class Connection:
             self.spec["url"], data=dumps(message).encode("utf-8"), headers=headers, method="POST"
         )
         try:
-            with urllib.request.urlopen(request, timeout=3600) as response:
+            # A request may run long (a command); a notification only needs a 202.
+            timeout = 3600 if "id" in message else 10
+            with urllib.request.urlopen(request, timeout=timeout) as response:
                 session_id = response.headers.get("Mcp-Session-Id")
                 if session_id and message.get("method") == "initialize":
                     self._session_id = session_id
