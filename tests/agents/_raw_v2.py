@@ -48,6 +48,10 @@ def v2_errors(def_name: str, value: Any) -> list[str]:
     return [f"{def_name} (v2): {e.message}" for e in _validator(def_name).iter_errors(value)]
 
 
+#: v1 update kinds with no v2 meaning: the v2 schema would take them as a future
+#: ("other") variant, so they are refused here by name.
+V1_ONLY_UPDATES = frozenset({"tool_call", "plan", "current_mode_update"})
+
 V2_INFO = {"name": "raw-v2-client", "title": "Raw v2 client", "version": "0"}
 
 
@@ -70,6 +74,9 @@ class RawV2Client(RawClient):
             name = V2_CLIENT_METHODS.get(method, {}).get(kind)
             if name is None:
                 return [f"agent sent unknown v2 {kind} {method}"]
+            update = (frame.get("params") or {}).get("update") or {}
+            if method == "session/update" and update.get("sessionUpdate") in V1_ONLY_UPDATES:
+                return [f"v1-only update {update['sessionUpdate']!r} on a v2 connection"]
             return v2_errors(name, frame.get("params"))
         if "error" in frame:
             return v2_errors("Error", frame["error"])

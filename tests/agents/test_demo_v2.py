@@ -387,3 +387,33 @@ def test_session_methods_answer_v2_shapes(v2: RawV2Client) -> None:
     assert v2.call("session/status", {"sessionId": sid}) == {"status": "open"}
     assert v2.call("session/close", {"sessionId": sid}) == {}
     assert v2.call("session/delete", {"sessionId": fork["sessionId"]}) == {}
+
+
+def test_every_keyword_speaks_valid_v2(v2: RawV2Client) -> None:
+    # The make_v2 fixture validates every frame; each turn must end in idle.
+    from acphost.agents.demo._scripts import KEYWORDS
+
+    args = {
+        "ask": "url",
+        "wait": "0",
+        "stream": "3",
+        "flood": "50",
+        "stderr": "1",
+        "stop": "max_turn_requests",
+        "subagent": "background look it up",
+        "read": "/proj/a.txt",
+        "write": "/proj/b.txt hi",
+        "terminal": "ls",
+    }
+    sid = v2.new_session("/proj")
+    ends = {}
+    for keyword in KEYWORDS:
+        if keyword in ("crash", "slow"):  # exits the agent / takes five seconds
+            continue
+        _, idle = v2.run(sid, f"{keyword} {args.get(keyword, '')}".strip())
+        ends[keyword] = idle["stopReason"]
+    assert ends.pop("error") == "error"
+    assert ends.pop("refuse") == "refusal"
+    assert ends.pop("limit") == "max_tokens"
+    assert ends.pop("stop") == "max_turn_requests"
+    assert set(ends.values()) == {"end_turn"}
