@@ -417,3 +417,10 @@ def test_every_keyword_speaks_valid_v2(v2: RawV2Client) -> None:
     assert ends.pop("limit") == "max_tokens"
     assert ends.pop("stop") == "max_turn_requests"
     assert set(ends.values()) == {"end_turn"}
+
+
+def test_a_v1_only_demo_answers_1_to_a_v2_client(make_v2: Any) -> None:
+    c = make_v2(ACPHOST_DEMO_PROTOCOL="1")
+    c.v2 = False  # what comes back is v1
+    result = c.call("initialize", {"protocolVersion": 2, "info": V2_INFO, "capabilities": {}})
+    assert result["protocolVersion"] == 1 and "agentCapabilities" in result

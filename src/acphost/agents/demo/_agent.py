@@ -73,6 +73,9 @@ class Agent:
         # The system prompt modes it takes: both by default; "append" or
         # "none" to act as an agent that takes less.
         self.system_prompt_modes = _system_prompt_modes(env.get("ACPHOST_DEMO_SYSTEM_PROMPT"))
+        # ACPHOST_DEMO_PROTOCOL=1 makes an agent that speaks only v1, as agents did
+        # before v2: it answers 1 to any initialize (a client's fallback is tested on it).
+        self.max_protocol = 1 if env.get("ACPHOST_DEMO_PROTOCOL", "").strip() == "1" else 2
         self.authenticated = False
         self.auth_reported: str | None = None  # the state last sent by auth/status(_update)
         self.client: Json = {}
@@ -223,7 +226,7 @@ class Agent:
         version = params.get("protocolVersion")
         if not isinstance(version, int):
             raise RpcError(INVALID_PARAMS, "Invalid params: protocolVersion must be an integer")
-        if version == 2 or (version > 2 and "info" in params):
+        if self.max_protocol >= 2 and (version == 2 or (version > 2 and "info" in params)):
             from . import _v2  # noqa: PLC0415 - only a v2 client loads it
 
             info = {"name": "acphost-demo", "title": "acphost demo agent", "version": VERSION}

@@ -250,7 +250,9 @@ class Shaper:
         if update.get("sessionUpdate") == "subagent_update" and isinstance(child_state, dict):
             # Each child reports its own state on its own id too (SubagentUpdate:
             # "the same StateUpdate snapshot as the ordinary state_update").
-            frames.append(state(str(update.get("sessionId")), **_state_fields(child_state)))
+            fields = {key: value for key, value in child_state.items() if key != "state"}
+            child = str(update.get("sessionId"))
+            frames.append(state(child, str(child_state.get("state")), **fields))
         return frames
 
     def request(self, method: str, params: Json) -> tuple[Json, list[Json], list[Json]]:
@@ -274,11 +276,6 @@ class Shaper:
                 "options": params.get("options", []),
             }
         return params, before, after
-
-
-def _state_fields(value: Json) -> Json:
-    fields = dict(value)
-    return {"value": str(fields.pop("state", "idle")), **fields}
 
 
 # -- turns ------------------------------------------------------------------------------
