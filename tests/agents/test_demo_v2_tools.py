@@ -207,3 +207,22 @@ def test_v1_uses_the_server_when_offered(make_client: Any, workspace: Path, log:
     assert response["result"]["stopReason"] == "end_turn"
     assert [f["method"] for f in c.answered] == ["session/request_permission"]
     assert updates[-1]["sessionUpdate"] == "agent_message_chunk"
+
+
+def test_debug_log_hides_the_servers_credentials(make_v2: Any, workspace: Path, log: Path) -> None:
+    c = make_v2(ACPHOST_DEMO_DEBUG="1")
+    c.initialize()
+    entry = {
+        "type": "http",
+        "name": "acphost",
+        "url": "http://127.0.0.1:9/mcp",
+        "headers": [{"name": "Authorization", "value": "Bearer sekrit-token"}],
+    }
+    stdio = {**stdio_server(workspace, log), "name": "other"}
+    stdio["env"] = [{"name": "TOKEN", "value": "sekrit-env"}]
+    c.new_session(str(workspace), [entry, stdio])
+    c.close()
+    assert c.stderr_done.wait(5)
+    err = bytes(c.stderr)
+    assert b'"mcpServers"' in err and b"<hidden>" in err
+    assert b"sekrit" not in err

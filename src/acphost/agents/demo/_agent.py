@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 
-from ._codec import DecodeError, loads
+from ._codec import DecodeError, dumps, loads
 from ._scripts import choose
 from ._sessions import ANSWERED, HANDLERS
 from ._store import Store, default_state_dir, iso_now
@@ -51,6 +51,29 @@ def _system_prompt_modes(value: str | None) -> tuple[str, ...]:
     if value == "none":
         return ()
     return ("append",) if value == "append" else ("append", "override")
+
+
+def _masked(line: str) -> str:
+    """``line`` for the debug log, the values of MCP servers' headers and env hidden.
+
+    An ``mcpServers`` entry's headers and env carry the client's credentials
+    for its server (an HTTP bearer token, a socket secret): they stay out of stderr.
+    """
+    if '"mcpServers"' not in line:
+        return line
+    try:
+        message = loads(line)
+    except DecodeError:
+        return line
+    params = message.get("params") if isinstance(message, dict) else None
+    servers = params.get("mcpServers") if isinstance(params, dict) else None
+    for server in servers if isinstance(servers, list) else []:
+        for key in ("headers", "env"):
+            pairs = server.get(key) if isinstance(server, dict) else None
+            for pair in pairs if isinstance(pairs, list) else []:
+                if isinstance(pair, dict) and "value" in pair:
+                    pair["value"] = "<hidden>"
+    return dumps(message)
 
 
 def _flag(env: dict[str, str], name: str) -> bool:
@@ -99,7 +122,8 @@ class Agent:
         for raw in iter(stdin.readline, b""):
             line = raw.decode("utf-8", "replace").strip()
             if line:
-                self.wire.log(f"<- {line}")
+                if self.wire.debug:
+                    self.wire.log(f"<- {_masked(line)}")
                 self.receive(line)
         self.wire.log("stdin closed; exiting")
         self.wire.close()

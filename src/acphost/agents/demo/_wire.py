@@ -78,6 +78,11 @@ class Wire:
         #: The v1 -> v2 shaper once ``initialize`` negotiated version 2, else ``None``.
         self.v2: Shaper | None = None
 
+    @property
+    def debug(self) -> bool:
+        """Whether debug lines go to stderr (``ACPHOST_DEMO_DEBUG``)."""
+        return self._debug
+
     def log(self, text: str) -> None:
         """Write a debug line to stderr when ``ACPHOST_DEMO_DEBUG`` is set."""
         if self._debug:
