@@ -226,3 +226,56 @@ def test_debug_log_hides_the_servers_credentials(make_v2: Any, workspace: Path, 
     err = bytes(c.stderr)
     assert b'"mcpServers"' in err and b"<hidden>" in err
     assert b"sekrit" not in err
+
+
+def _recording_server(status: int, location: str = "") -> tuple[Any, str, list[dict[str, str]]]:
+    """An HTTP server that records each request's headers and answers ``status``."""
+    import http.server
+    import threading
+
+    seen: list[dict[str, str]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            seen.append(dict(self.headers))
+            self.send_response(status)
+            if location:
+                self.send_header("Location", location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_POST
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/mcp", seen
+
+
+def test_credentials_go_to_the_server_only(make_v2: Any, workspace: Path, log: Path) -> None:
+    # Neither a proxy from the environment nor a redirect gets the bearer token.
+    elsewhere, elsewhere_url, elsewhere_seen = _recording_server(200)
+    proxy, proxy_url, proxy_seen = _recording_server(502)
+    redirecting, redirect_url, _ = _recording_server(307, elsewhere_url)
+    real, real_url = serve_http(Tools(workspace, log), "sekrit")
+    try:
+        c = make_v2(http_proxy=proxy_url, HTTP_PROXY=proxy_url, no_proxy="", NO_PROXY="")
+        c.initialize()
+        header = [{"name": "Authorization", "value": "Bearer sekrit"}]
+        entry = {"type": "http", "name": "acphost", "url": real_url, "headers": header}
+        updates, _ = c.run(c.new_session(str(workspace), [entry]), "read notes.txt")
+        assert tool_updates(updates)[-1]["status"] == "completed"
+        assert proxy_seen == []
+
+        entry = {**entry, "url": redirect_url}
+        updates, _ = c.run(c.new_session(str(workspace), [entry]), "read notes.txt")
+        last = tool_updates(updates)[-1]
+        assert last["status"] == "failed"
+        assert "HTTP 307" in last["content"][0]["content"]["text"]
+        assert elsewhere_seen == [] and proxy_seen == []
+    finally:
+        for server in (elsewhere, proxy, redirecting, real):
+            server.shutdown()
+            server.server_close()

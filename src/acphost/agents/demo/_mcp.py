@@ -281,7 +281,7 @@ class Connection:
         try:
             # A request may run long (a command); a notification only needs a 202.
             timeout = 3600 if "id" in message else 10
-            with urllib.request.urlopen(request, timeout=timeout) as response:
+            with _opener().open(request, timeout=timeout) as response:
                 session_id = response.headers.get("Mcp-Session-Id")
                 if session_id and message.get("method") == "initialize":
                     self._session_id = session_id
@@ -317,6 +317,22 @@ class Connection:
         if reply is not None and not reply.done.is_set():
             reply.error = {"code": -32603, "message": reason}
             reply.done.set()
+
+
+def _opener() -> Any:
+    """A urllib opener that goes straight to the server: no proxy, no redirect.
+
+    The entry's headers hold the client's credentials for its server: a proxy
+    from the environment (``http_proxy``) or a redirect elsewhere would carry
+    them to another host, so neither is followed (a redirect fails the request).
+    """
+    import urllib.request  # noqa: PLC0415 - only an HTTP server needs it
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    return urllib.request.build_opener(urllib.request.ProxyHandler({}), NoRedirect)
 
 
 def _events(text: str) -> list[str]:
