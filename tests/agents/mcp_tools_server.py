@@ -157,7 +157,17 @@ def main() -> None:
             handle.write(json.dumps({"env": os.environ["MCP_TEST_MARK"]}) + "\n")
     for line in sys.stdin:
         if line.strip():
-            answer = tools.handle(json.loads(line))
+            message = json.loads(line)
+            if os.environ.get("MCP_TEST_PING") and message.get("method") == "tools/call":
+                # A server may ask the client too: a ping needs an answer (MCP basic).
+                sys.stdout.write(
+                    json.dumps({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"}) + "\n"
+                )
+                sys.stdout.flush()
+                pong = json.loads(sys.stdin.readline())
+                with tools.log.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps({"pong": pong}) + "\n")
+            answer = tools.handle(message)
             if answer is not None:
                 sys.stdout.write(json.dumps(answer) + "\n")
                 sys.stdout.flush()

@@ -279,3 +279,12 @@ def test_credentials_go_to_the_server_only(make_v2: Any, workspace: Path, log: P
         for server in (elsewhere, proxy, redirecting, real):
             server.shutdown()
             server.server_close()
+
+
+def test_a_server_ping_is_answered(v2: RawV2Client, workspace: Path, log: Path) -> None:
+    entry = stdio_server(workspace, log)
+    entry["env"] = [{"name": "MCP_TEST_PING", "value": "1"}]
+    sid = v2.new_session(str(workspace), [entry])
+    updates, _ = v2.run(sid, "read notes.txt")
+    assert tool_updates(updates)[-1]["status"] == "completed"
+    assert {"pong": {"jsonrpc": "2.0", "id": "srv-1", "result": {}}} in calls(log)

@@ -170,9 +170,10 @@ class Connection:
     def _send(self, message: Json) -> None:
         if self.spec["type"] == "stdio":
             self._send_stdio(message)
-        elif "id" not in message:
-            # A notification is posted before anything else is sent, so the server
-            # sees notifications/initialized before the next request (MCP lifecycle).
+        elif "id" not in message or "method" not in message:
+            # A notification (or an answer to the server) is posted before anything
+            # else is sent, so the server sees notifications/initialized before the
+            # next request (MCP lifecycle).
             self._post(message)
         else:
             threading.Thread(
@@ -185,8 +186,17 @@ class Connection:
             for item in message:
                 self._deliver(item)
             return
-        if not isinstance(message, dict) or "method" in message:
-            return  # server requests and notifications: the demo offers none of their features
+        if not isinstance(message, dict):
+            return
+        if "method" in message:
+            if "id" in message:  # a server request: answer ping, refuse the rest (MCP basic)
+                answer: Json = {"jsonrpc": "2.0", "id": message["id"]}
+                if message["method"] == "ping":
+                    answer["result"] = {}
+                else:
+                    answer["error"] = {"code": -32601, "message": "Method not found"}
+                self._send(answer)
+            return  # notifications: the demo uses none
         with self._lock:
             reply = self._pending.pop(message.get("id"), None)  # type: ignore[arg-type]
         if reply is None:
@@ -294,8 +304,8 @@ class Connection:
             reason = getattr(exc, "reason", None) or exc
             self._failed(message, f"cannot reach the MCP server at {self.spec['url']}: {reason}")
             return
-        if "id" not in message:
-            return  # a notification: 202 Accepted, no body
+        if "id" not in message or "method" not in message:
+            return  # a notification or an answer: 202 Accepted, no body
         if len(body) > MAX_MESSAGE:
             self._failed(message, "the MCP server sent an answer over 16 MiB")
             return
