@@ -4,7 +4,9 @@ The main thread reads stdin line by line and handles every frame in order.
 Methods other than ``session/prompt`` are answered at once; a prompt runs its
 script in a turn thread, so ``session/cancel`` is seen while it streams.
 Wire names and shapes follow ACP schema-v1.25.0 (``schema.json``, and
-``schema.unstable.json`` for the unstable methods it answers when called).
+``schema.unstable.json`` for the unstable methods it answers when called); a
+connection that negotiates version 2 gets the v2 draft's methods and shapes
+(``_v2``).
 """
 
 from __future__ import annotations
