@@ -288,3 +288,19 @@ def test_a_server_ping_is_answered(v2: RawV2Client, workspace: Path, log: Path) 
     updates, _ = v2.run(sid, "read notes.txt")
     assert tool_updates(updates)[-1]["status"] == "completed"
     assert {"pong": {"jsonrpc": "2.0", "id": "srv-1", "result": {}}} in calls(log)
+
+
+def test_a_silent_server_fails_the_call_in_time(make_v2: Any, tmp_path: Path) -> None:
+    c = make_v2(ACPHOST_DEMO_MCP_TIMEOUT="0.5")
+    c.initialize()
+    silent = {
+        "type": "stdio",
+        "name": "acphost",
+        "command": sys.executable,
+        "args": ["-c", "import sys; sys.stdin.read()"],  # reads, never answers
+    }
+    updates, idle = c.run(c.new_session(str(tmp_path), [silent]), "read notes.txt")
+    last = tool_updates(updates)[-1]
+    assert last["status"] == "failed"
+    assert "no answer to initialize in 0.5 s" in last["content"][0]["content"]["text"]
+    assert idle["stopReason"] == "end_turn"

@@ -27,6 +27,19 @@ if TYPE_CHECKING:
     Json = dict[str, Any]
 
 
+#: How long a server may take to answer initialize and tools/list (a tool call
+#: itself may run as long as the turn: a command can be slow).
+def _seconds(text: str | None, default: float) -> float:
+    try:
+        value = float(text or default)
+    except ValueError:
+        return default
+    return value if 0 < value < 86400 else default
+
+
+HANDSHAKE_SECONDS = _seconds(os.environ.get("ACPHOST_DEMO_MCP_TIMEOUT"), 30.0)
+
+
 def _text(text: str) -> list[Json]:
     return [{"type": "content", "content": {"type": "text", "text": text}}]
 
@@ -55,9 +68,9 @@ def _connect(turn: Turn) -> Connection:
             "capabilities": {},
             "clientInfo": {"name": "acphost-demo", "version": "0.1.0"},
         }
-        _answer(turn, connection, "initialize", hello)
+        _answer(turn, connection, "initialize", hello, HANDSHAKE_SECONDS)
         connection.notify("notifications/initialized", {})
-        listed = _answer(turn, connection, "tools/list", {})
+        listed = _answer(turn, connection, "tools/list", {}, HANDSHAKE_SECONDS)
         tools = listed.get("tools")
         names = (
             {t.get("name") for t in tools if isinstance(t, dict)}
@@ -73,8 +86,10 @@ class _Refused(Exception):
     """The MCP server could not be used, or answered with a JSON-RPC error."""
 
 
-def _answer(turn: Turn, connection: Connection, method: str, params: Json) -> Json:
-    reply = connection.request(method, params)
+def _answer(
+    turn: Turn, connection: Connection, method: str, params: Json, timeout: float | None = None
+) -> Json:
+    reply = connection.request(method, params, timeout)
     try:
         turn.wait_for(reply)
     except Cancelled:

@@ -123,8 +123,16 @@ class Connection:
 
     # -- requests ---------------------------------------------------------------
 
-    def request(self, method: str, params: Json) -> Reply:
-        """Send a request and return the :class:`Reply` its answer fills in."""
+    def request(self, method: str, params: Json, timeout: float | None = None) -> Reply:
+        """Send a request and return the :class:`Reply` its answer fills in.
+
+        Args:
+            method: The MCP method.
+            params: Its params.
+            timeout: Seconds after which the reply fails, the server having said
+                nothing (``None``: wait for as long as the turn does).
+
+        """
         reply = Reply()
         with self._lock:
             self._counter += 1
@@ -135,8 +143,19 @@ class Connection:
             reply.error = {"code": -32603, "message": self._closed}
             reply.done.set()
             return reply
+        if timeout is not None:
+            timer = threading.Timer(timeout, self._expire, (request_id, method, timeout))
+            timer.daemon = True
+            timer.start()
         self._send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
         return reply
+
+    def _expire(self, request_id: int, method: str, timeout: float) -> None:
+        with self._lock:
+            reply = self._pending.pop(request_id, None)
+        if reply is not None and not reply.done.is_set():
+            reply.error = {"code": -32603, "message": f"no answer to {method} in {timeout:g} s"}
+            reply.done.set()
 
     def notify(self, method: str, params: Json) -> None:
         """Send a notification (nothing comes back)."""
