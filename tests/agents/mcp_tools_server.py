@@ -51,7 +51,10 @@ class Tools:
             )
         if name == "read_text_file":
             try:
-                return _ok(target.read_text(encoding="utf-8"))
+                lines = target.read_text(encoding="utf-8").splitlines(keepends=True)
+                start = max(int(arguments.get("line", 1)) - 1, 0)
+                end = start + int(arguments["limit"]) if "limit" in arguments else None
+                return _ok("".join(lines[start:end]))
             except OSError as exc:
                 return _error(f"cannot read {target}: {exc.strerror}")
         target.write_text(str(arguments.get("content")), encoding="utf-8")

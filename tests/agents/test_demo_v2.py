@@ -213,6 +213,13 @@ def test_permission_requires_action_then_runs(v2: RawV2Client) -> None:
     assert "toolCall" not in params
     assert "You chose allow_once." in text_of(updates)
     # requires_action came before the request, running after the answer.
+    order = [
+        f.get("method") if "id" in f else f["params"]["update"].get("state")
+        for f in v2.received
+        if f.get("method") == "session/request_permission"
+        or f.get("params", {}).get("update", {}).get("sessionUpdate") == "state_update"
+    ]
+    assert order[-4:] == ["requires_action", "session/request_permission", "running", "idle"]
     assert idle["stopReason"] == "end_turn"
 
 

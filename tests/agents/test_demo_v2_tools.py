@@ -96,6 +96,14 @@ def test_read_through_the_server(v2: RawV2Client, workspace: Path, log: Path) ->
     assert last["content"][0]["content"]["text"] == "first line\nsecond line\n"
     assert "first line: 'first line'" in said(updates)
 
+    updates, _ = v2.run(sid, "read notes.txt 2 1")  # from line 2, one line
+    assert tool_updates(updates)[-1]["content"][0]["content"]["text"] == "second line\n"
+    assert calls(log)[-1]["arguments"] == {
+        "path": str(workspace / "notes.txt"),
+        "line": 2,
+        "limit": 1,
+    }
+
     updates, _ = v2.run(sid, f"read {workspace}/missing.txt")
     last = tool_updates(updates)[-1]
     assert last["status"] == "failed"

@@ -7,18 +7,17 @@ rely on it as a stand-in for claude-agent-acp and codex-acp on v2.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _raw_v2 import V2_INFO, RawV2Client
 
-AGENT = Path(__file__).resolve().parents[1] / "support" / "v2_agent.py"
+from tests.support.v2_agent import command
 
 
 def start(make_v2: Any, script: str, **env: str) -> RawV2Client:
-    client: RawV2Client = make_v2([sys.executable, str(AGENT), script], **env)
+    client: RawV2Client = make_v2(command(script), **env)
     return client
 
 

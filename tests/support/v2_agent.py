@@ -474,6 +474,11 @@ class Agent:
         event.wait()  # the client's answer, or session/cancel
 
 
+def command(script: str = "claude") -> list[str]:
+    """The command line that starts this agent with ``script`` (a flavor or a JSON file)."""
+    return [sys.executable, os.path.abspath(__file__), script]
+
+
 def load(name: str) -> Json:
     """The built-in flavor ``name`` or the script in the JSON file ``name``."""
     if name == "claude":

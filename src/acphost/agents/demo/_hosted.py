@@ -122,18 +122,24 @@ def _absolute(turn: Turn, path: str) -> str:
 
 
 def read(turn: Turn, arg: str) -> str:
-    """Read a file with the host's ``read_text_file`` tool."""
-    if not arg.strip():
-        turn.say("Usage: `read <path>`")
+    """Read a file with the host's ``read_text_file`` tool: `read PATH [LINE [LIMIT]]`."""
+    words = arg.split()
+    numbers: list[int] = []
+    while len(words) > 1 and len(numbers) < 2 and words[-1].isdigit():
+        numbers.insert(0, int(words.pop()))
+    if not words:
+        turn.say("Usage: `read <path> [line [limit]]`")
         return "end_turn"
-    path = _absolute(turn, arg.strip())
+    path = _absolute(turn, " ".join(words))
+    arguments: Json = {"path": path}
+    arguments.update(zip(("line", "limit"), numbers, strict=False))
     call = turn.tool_call(
-        f"Reading {path}", "read", "Read", locations=[{"path": path}], rawInput={"path": path}
+        f"Reading {path}", "read", "Read", locations=[{"path": path}], rawInput=arguments
     )
     if turn.session.tools is None:
         return _no_server(turn, call, "read files")
     turn.tool_update(call, status="in_progress")
-    failed, text, _ = call_tool(turn, "read_text_file", {"path": path})
+    failed, text, _ = call_tool(turn, "read_text_file", arguments)
     if failed:
         turn.tool_update(call, status="failed", content=_text(text))
         turn.say(f"Reading failed: {text}")
