@@ -106,7 +106,7 @@ def agent_method(method: str) -> dict[str, str]:
 class RawClient:
     """Drives ``python -m acphost.agents.demo`` with hand-written JSON-RPC frames."""
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    def __init__(self, env: dict[str, str] | None = None, command: list[str] | None = None) -> None:
         full_env = dict(os.environ)
         full_env["PYTHONPATH"] = os.pathsep.join(
             p for p in (str(ROOT / "src"), full_env.get("PYTHONPATH", "")) if p
@@ -114,7 +114,7 @@ class RawClient:
         full_env["ACPHOST_DEMO_STEP"] = "0"
         full_env.update(env or {})
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "acphost.agents.demo"],
+            command or [sys.executable, "-m", "acphost.agents.demo"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -4,7 +4,9 @@ The main thread reads stdin line by line and handles every frame in order.
 Methods other than ``session/prompt`` are answered at once; a prompt runs its
 script in a turn thread, so ``session/cancel`` is seen while it streams.
 Wire names and shapes follow ACP schema-v1.25.0 (``schema.json``, and
-``schema.unstable.json`` for the unstable methods it answers when called).
+``schema.unstable.json`` for the unstable methods it answers when called); a
+connection that negotiates version 2 gets the v2 draft's methods and shapes
+(``_v2``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 import sys
 import threading
 
-from ._codec import DecodeError, loads
+from ._codec import DecodeError, dumps, loads
 from ._scripts import choose
 from ._sessions import ANSWERED, HANDLERS
 from ._store import Store, default_state_dir, iso_now
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
 PROTOCOL_VERSION = 1
 VERSION = "0.1.0"
 AUTH_METHOD = "demo-login"
+AUTH_DESCRIPTION = "Always succeeds; optional unless ACPHOST_DEMO_REQUIRE_AUTH=1"
 
 
 def _system_prompt_modes(value: str | None) -> tuple[str, ...]:
@@ -50,6 +53,29 @@ def _system_prompt_modes(value: str | None) -> tuple[str, ...]:
     if value == "none":
         return ()
     return ("append",) if value == "append" else ("append", "override")
+
+
+def _masked(line: str) -> str:
+    """``line`` for the debug log, the values of MCP servers' headers and env hidden.
+
+    An ``mcpServers`` entry's headers and env carry the client's credentials
+    for its server (an HTTP bearer token, a socket secret): they stay out of stderr.
+    """
+    if '"mcpServers"' not in line:
+        return line
+    try:
+        message = loads(line)
+    except DecodeError:
+        return line
+    params = message.get("params") if isinstance(message, dict) else None
+    servers = params.get("mcpServers") if isinstance(params, dict) else None
+    for server in servers if isinstance(servers, list) else []:
+        for key in ("headers", "env"):
+            pairs = server.get(key) if isinstance(server, dict) else None
+            for pair in pairs if isinstance(pairs, list) else []:
+                if isinstance(pair, dict) and "value" in pair:
+                    pair["value"] = "<hidden>"
+    return dumps(message)
 
 
 def _flag(env: dict[str, str], name: str) -> bool:
@@ -72,11 +98,16 @@ class Agent:
         # The system prompt modes it takes: both by default; "append" or
         # "none" to act as an agent that takes less.
         self.system_prompt_modes = _system_prompt_modes(env.get("ACPHOST_DEMO_SYSTEM_PROMPT"))
+        # ACPHOST_DEMO_PROTOCOL=1 makes an agent that speaks only v1, as agents did
+        # before v2: it answers 1 to any initialize (a client's fallback is tested on it).
+        self.max_protocol = 1 if env.get("ACPHOST_DEMO_PROTOCOL", "").strip() == "1" else 2
         self.authenticated = False
         self.auth_reported: str | None = None  # the state last sent by auth/status(_update)
         self.client: Json = {}
+        #: The ACP version ``initialize`` negotiated: 1 until a v2 client asks for 2.
+        self.protocol = PROTOCOL_VERSION
         self.threads: list[threading.Thread] = []
-        self.handlers: dict[str, Handler] = {
+        self.v1_handlers: dict[str, Handler] = {
             "initialize": Agent.initialize,
             "authenticate": Agent.authenticate,
             "logout": Agent.logout,
@@ -84,6 +115,7 @@ class Agent:
             "session/prompt": Agent.prompt,
             **HANDLERS,
         }
+        self.handlers = self.v1_handlers
 
     # -- the read loop --------------------------------------------------------
 
@@ -92,7 +124,8 @@ class Agent:
         for raw in iter(stdin.readline, b""):
             line = raw.decode("utf-8", "replace").strip()
             if line:
-                self.wire.log(f"<- {line}")
+                if self.wire.debug:
+                    self.wire.log(f"<- {_masked(line)}")
                 self.receive(line)
         self.wire.log("stdin closed; exiting")
         self.wire.close()
@@ -101,6 +134,9 @@ class Agent:
                 session.turn.cancel()
         for thread in self.threads:
             thread.join(2.0)
+        for session in self.store.held():
+            if session.host is not None:  # stop the MCP servers this agent started
+                session.host.close()
         return 0
 
     def receive(self, line: str) -> None:
@@ -160,7 +196,8 @@ class Agent:
     def check_auth(self) -> None:
         """Raise the ACP ``auth_required`` error until the client has logged in, if required."""
         if self.require_auth and not self.authenticated:
-            raise RpcError(AUTH_REQUIRED, "Authentication required: call authenticate(demo-login)")
+            method = "auth/login" if self.protocol == 2 else "authenticate"
+            raise RpcError(AUTH_REQUIRED, f"Authentication required: call {method}(demo-login)")
 
     def session(self, params: Json, *, open_only: bool = True) -> Session:
         """Return the session named by ``params["sessionId"]``.
@@ -204,9 +241,27 @@ class Agent:
     # -- initialization and authentication ------------------------------------------
 
     def initialize(self, request_id: object, params: Json) -> Json:
-        """``initialize``: always answer version 1, the only one this agent speaks."""
-        if not isinstance(params.get("protocolVersion"), int):
+        """``initialize``: answer 2 to a v2-shaped request for 2 or more, else 1.
+
+        As the SDK's protocol router does: the highest version this agent speaks
+        at or below the one asked for. A request for exactly 2 is checked
+        strictly: without ``info`` it fails with -32602 and the connection
+        stays open for a v1 retry. A later version without the v2 shape gets
+        the v1 answer, as before v2 existed.
+        """
+        version = params.get("protocolVersion")
+        if not isinstance(version, int):
             raise RpcError(INVALID_PARAMS, "Invalid params: protocolVersion must be an integer")
+        if self.max_protocol >= 2 and (version == 2 or (version > 2 and "info" in params)):
+            from . import _v2  # noqa: PLC0415 - only a v2 client loads it
+
+            info = {"name": "acphost-demo", "title": "acphost demo agent", "version": VERSION}
+            method = {"methodId": AUTH_METHOD, "type": "agent", "name": "Demo login"}
+            method["description"] = AUTH_DESCRIPTION
+            result = _v2.initialize(self, params, info, method)
+            self.handlers = _v2.handlers(self.v1_handlers)
+            return result
+        self.protocol, self.handlers, self.wire.v2 = PROTOCOL_VERSION, self.v1_handlers, None
         caps = params.get("clientCapabilities")
         self.client = caps if isinstance(caps, dict) else {}
         return {
@@ -235,7 +290,7 @@ class Agent:
                 {
                     "id": AUTH_METHOD,
                     "name": "Demo login",
-                    "description": "Always succeeds; optional unless ACPHOST_DEMO_REQUIRE_AUTH=1",
+                    "description": AUTH_DESCRIPTION,
                 }
             ],
             "agentInfo": {
@@ -329,8 +384,13 @@ class Agent:
             attachments=attachments,
             client=self.client,
             step=self.step,
+            protocol=self.protocol,
         )
         session.turn = turn
+        if self.protocol == 2:
+            from . import _v2  # noqa: PLC0415 - loaded by initialize already
+
+            _v2.accept(self, request_id, turn, blocks)
         thread = threading.Thread(
             target=self._run_turn, args=(request_id, turn), name="acphost-demo.turn", daemon=True
         )
@@ -347,7 +407,7 @@ class Agent:
             stop_reason = "cancelled"
         except ScriptError as exc:
             self._finish(turn)
-            self.wire.fail(request_id, exc.code, exc.message, exc.data)
+            self._failed(request_id, turn, exc.code, exc.message, exc.data)
             return
         except Exception as exc:
             # A bug in a script must not leave the prompt unanswered: report it
@@ -356,16 +416,38 @@ class Agent:
 
             traceback.print_exc()
             self._finish(turn)
-            self.wire.fail(request_id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
+            self._failed(request_id, turn, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
             return
         self._finish(turn)
+        if turn.protocol == 2:
+            from . import _v2  # noqa: PLC0415 - loaded by initialize already
+
+            _v2.end(self.wire, turn, stop_reason)
+            self._after(turn)
+            return
         result: Json = {"stopReason": stop_reason}
         if turn.usage is not None:
             # PromptResponse.usage: token usage for this turn (schema.unstable.json;
             # the stable PromptResponse leaves extra fields open).
             result["usage"] = turn.usage
         self.wire.respond(request_id, result)
-        for work in turn.after:  # after the answer: a subagent that goes on
+        self._after(turn)
+
+    def _failed(
+        self, request_id: object, turn: Turn, code: int, message: str, data: Any = None
+    ) -> None:
+        if turn.protocol == 2:
+            # v2 answered the prompt when it was inserted: the work ends in error
+            # (schema IdleStateUpdate, stopReason "error" with the JSON-RPC error).
+            from . import _v2  # noqa: PLC0415 - loaded by initialize already
+
+            _v2.end(self.wire, turn, "error", _v2.failed(code, message, data))
+        else:
+            self.wire.fail(request_id, code, message, data)
+
+    @staticmethod
+    def _after(turn: Turn) -> None:
+        for work in turn.after:  # after the turn's end: a subagent that goes on
             try:
                 work()
             except Exception:

@@ -10,54 +10,31 @@ from __future__ import annotations
 
 import os
 
+from ._permission import PERMISSION_OPTIONS, ask_permission
 from ._turn import ScriptError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from ._turn import Turn
 
-PERMISSION_OPTIONS = [
-    {"optionId": "allow-once", "name": "Allow once", "kind": "allow_once"},
-    {"optionId": "allow-always", "name": "Always allow", "kind": "allow_always"},
-    {"optionId": "reject-once", "name": "Reject", "kind": "reject_once"},
-    {"optionId": "reject-always", "name": "Always reject", "kind": "reject_always"},
-]
-_KINDS = {option["optionId"]: option["kind"] for option in PERMISSION_OPTIONS}
+__all__ = ["PERMISSION_OPTIONS", "permission", "read", "terminal", "write"]
 
 
-def _ask(turn: Turn, call: str, action: str, **described: Any) -> str:
-    """Ask permission for tool call ``call``; return the option kind or ``"cancelled"``.
+def _hosted(turn: Turn) -> bool:
+    """Whether files and commands go through the client's ``acphost`` MCP server.
 
-    ``described`` repeats the call's fields (``title``, ``kind``, ``name``) in
-    the request's ``toolCall``, so a client can decide from the request alone. An
-    earlier "always" answer for the same ``action`` (a tool kind) is reused.
+    They do when the session was given one, and on v2 always (v2 has no client
+    ``fs/*`` or ``terminal/*``; without the server ``_hosted`` says so).
     """
-    remembered = turn.session.always.get(action)
-    if remembered is not None:
-        return "allow_always" if remembered else "reject_always"
-    reply = turn.call(
-        "session/request_permission",
-        {"toolCall": {"toolCallId": call, **described}, "options": PERMISSION_OPTIONS},
-        string_id=True,
-    )
-    if reply.error is not None:
-        raise ScriptError(-32603, f"permission request failed: {reply.error.get('message')}")
-    outcome = reply.result.get("outcome", {}) if isinstance(reply.result, dict) else {}
-    if outcome.get("outcome") == "selected":
-        chosen = _KINDS.get(str(outcome.get("optionId")), "unknown")
-        if chosen in ("allow_always", "reject_always"):
-            turn.session.always[action] = chosen == "allow_always"
-        return chosen
-    turn.check()  # a cancelled outcome usually means the client cancelled the turn
-    return "cancelled"
+    return turn.session.tools is not None or turn.protocol == 2
 
 
 def permission(turn: Turn, arg: str) -> str:
     """Ask for permission with all four option kinds and report the answer."""
     call = turn.tool_call("Delete build/ (demo)", "delete", "Bash")
-    chosen = _ask(turn, call, "delete", title="Delete build/ (demo)", kind="delete", name="Bash")
+    chosen = ask_permission(
+        turn, call, "delete", title="Delete build/ (demo)", kind="delete", name="Bash"
+    )
     allowed = chosen.startswith("allow")
     turn.tool_update(call, status="completed" if allowed else "failed")
     if chosen == "cancelled":
@@ -69,6 +46,10 @@ def permission(turn: Turn, arg: str) -> str:
 
 def read(turn: Turn, arg: str) -> str:
     """Read a file through the client (``fs/read_text_file``)."""
+    if _hosted(turn):
+        from . import _hosted as hosted  # noqa: PLC0415 - loads the MCP client
+
+        return hosted.read(turn, arg)
     path = arg.strip()
     if not turn.can("readTextFile"):
         turn.say("The client did not advertise fs.readTextFile, so I cannot read files.")
@@ -96,6 +77,10 @@ def read(turn: Turn, arg: str) -> str:
 
 def write(turn: Turn, arg: str) -> str:
     """Ask permission, then write a file through the client (``fs/write_text_file``)."""
+    if _hosted(turn):
+        from . import _hosted as hosted  # noqa: PLC0415 - loads the MCP client
+
+        return hosted.write(turn, arg)
     path, _, text = arg.strip().partition(" ")
     if not turn.can("writeTextFile"):
         turn.say("The client did not advertise fs.writeTextFile, so I cannot write files.")
@@ -108,7 +93,7 @@ def write(turn: Turn, arg: str) -> str:
     call = turn.tool_call(
         f"Writing {path}", "edit", "Write", content=[diff_content], locations=[{"path": path}]
     )
-    chosen = _ask(turn, call, "edit", title=f"Writing {path}", kind="edit", name="Write")
+    chosen = ask_permission(turn, call, "edit", title=f"Writing {path}", kind="edit", name="Write")
     if not chosen.startswith("allow"):
         turn.tool_update(call, status="failed")
         turn.say(f"Not writing {path}: {chosen}.")
@@ -127,6 +112,10 @@ def write(turn: Turn, arg: str) -> str:
 
 def terminal(turn: Turn, arg: str) -> str:
     """Run a command in a client terminal: create, output, wait, output, release."""
+    if _hosted(turn):
+        from . import _hosted as hosted  # noqa: PLC0415 - loads the MCP client
+
+        return hosted.terminal(turn, arg)
     if not turn.can("terminal"):
         turn.say("The client did not advertise terminal support, so I cannot run commands.")
         return "end_turn"

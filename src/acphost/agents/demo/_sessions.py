@@ -44,14 +44,15 @@ if TYPE_CHECKING:
 ANSWERED = object()  # a handler that already sent its response returns this
 
 
-def _cwd(params: Json) -> str:
+def cwd_of(params: Json) -> str:
+    """The request's ``cwd``; it must be absolute (schema, AbsolutePath)."""
     cwd = params.get("cwd")
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         raise RpcError(INVALID_PARAMS, "Invalid params: cwd must be an absolute path")
     return cwd
 
 
-def _system_prompt(agent: Agent, params: Json) -> tuple[str, str] | None:
+def system_prompt_of(agent: Agent, params: Json) -> tuple[str, str] | None:
     """The request's ``systemPrompt`` as (mode, text), checked as the schema asks.
 
     An agent MUST return an error, and open no session, for a mode it does not
@@ -74,6 +75,23 @@ def _system_prompt(agent: Agent, params: Json) -> tuple[str, str] | None:
             raise RpcError(INVALID_PARAMS, "Invalid params: systemPrompt takes text blocks only")
         texts.append(str(block.get("text", "")))
     return str(mode), "".join(texts)
+
+
+def tools_of(params: Json) -> Json | None:
+    """The ``acphost`` MCP server the request offers (``mcpServers``), checked, or ``None``.
+
+    The client's own tools: the demo agent reads, writes and runs commands
+    through them when given (see ``_hosted``). ``_mcp`` (and ``subprocess``)
+    load only for a request that names one.
+    """
+    servers = params.get("mcpServers")
+    if not isinstance(servers, list) or not any(
+        isinstance(s, dict) and s.get("name") == "acphost" for s in servers
+    ):
+        return None
+    from ._mcp import find_server  # noqa: PLC0415 - off start-up
+
+    return find_server(servers)
 
 
 def _state(agent: Agent, session: Session) -> Json:
@@ -111,9 +129,10 @@ def _then_commands(agent: Agent, request_id: object, result: Json, session: Sess
 def session_new(agent: Agent, request_id: object, params: Json) -> object:
     """``session/new``: a fresh session in mode ``ask`` with model ``demo-fast``."""
     agent.check_auth()
-    cwd, prompt = _cwd(params), _system_prompt(agent, params)
+    cwd, prompt, tools = cwd_of(params), system_prompt_of(agent, params), tools_of(params)
     session = agent.store.create(cwd)
     session.system_prompt = prompt
+    session.tools = tools
     return _then_commands(
         agent, request_id, {"sessionId": session.id, **_state(agent, session)}, session
     )
@@ -157,32 +176,41 @@ def replay(agent: Agent, session: Session) -> None:
 
 def session_load(agent: Agent, request_id: object, params: Json) -> object:
     """``session/load``: replay the history, then answer."""
-    cwd, prompt = _cwd(params), _system_prompt(agent, params)
+    cwd, prompt, tools = cwd_of(params), system_prompt_of(agent, params), tools_of(params)
     session = agent.store.refresh(agent.session(params, open_only=False))
     replay(agent, session)
     session.cwd, session.open = cwd, True
     session.system_prompt = prompt
+    use_tools(session, tools)
     return _then_commands(agent, request_id, _state(agent, session), session)
 
 
 def session_resume(agent: Agent, request_id: object, params: Json) -> object:
     """``session/resume``: reopen a session without replaying its history."""
-    cwd, prompt = _cwd(params), _system_prompt(agent, params)
+    cwd, prompt, tools = cwd_of(params), system_prompt_of(agent, params), tools_of(params)
     session = agent.store.refresh(agent.session(params, open_only=False))
     session.cwd, session.open = cwd, True
     session.system_prompt = prompt
+    use_tools(session, tools)
     return _then_commands(agent, request_id, _state(agent, session), session)
 
 
-def session_fork(agent: Agent, request_id: object, params: Json) -> object:
-    """``session/fork`` (unstable): a new open session with a copy of the history."""
-    cwd = _cwd(params)
+def fork_of(agent: Agent, params: Json) -> Session:
+    """Make the session ``session/fork`` asks for: a new open one with a copy of the history."""
+    cwd = cwd_of(params)
     source = agent.store.refresh(agent.session(params, open_only=False))
     fork = Session(agent.store.new_id(), cwd, time.time())
     fork.mode, fork.model, fork.verbose = source.mode, source.model, source.verbose
     fork.history = [dict(entry) for entry in source.history]
     fork.tokens, fork.cost_micros = source.tokens, 0
     agent.store.add(fork)
+    return fork
+
+
+def session_fork(agent: Agent, request_id: object, params: Json) -> object:
+    """``session/fork`` (unstable): a new open session with a copy of the history."""
+    fork = fork_of(agent, params)
+    fork.tools = tools_of(params)
     return _then_commands(agent, request_id, {"sessionId": fork.id, **_state(agent, fork)}, fork)
 
 
@@ -225,6 +253,7 @@ def session_close(agent: Agent, request_id: object, params: Json) -> Json:
     if session.turn is not None:
         session.turn.cancel()
     session.open = False
+    use_tools(session, None)
     return {}
 
 
@@ -233,6 +262,7 @@ def session_delete(agent: Agent, request_id: object, params: Json) -> Json:
     session = agent.session(params, open_only=False)
     if session.turn is not None:
         session.turn.cancel()
+    use_tools(session, None)
     agent.store.delete(session.id)
     return {}
 
@@ -244,7 +274,7 @@ def set_mode(agent: Agent, request_id: object, params: Json) -> Json:
     if mode not in [m[0] for m in MODES]:
         raise RpcError(INVALID_PARAMS, f"Invalid params: unknown mode {mode!r}")
     session.mode = str(mode)
-    _changed(agent, session, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
+    changed(agent, session, {"sessionUpdate": "current_mode_update", "currentModeId": mode})
     return {}
 
 
@@ -263,11 +293,12 @@ def set_config_option(agent: Agent, request_id: object, params: Json) -> Json:
     else:
         raise RpcError(INVALID_PARAMS, f"Invalid params: bad option {config_id!r} = {value!r}")
     options = _state(agent, session)["configOptions"]
-    _changed(agent, session, {"sessionUpdate": "config_option_update", "configOptions": options})
+    changed(agent, session, {"sessionUpdate": "config_option_update", "configOptions": options})
     return {"configOptions": options}
 
 
-def _changed(agent: Agent, session: Session, update: Json) -> None:
+def changed(agent: Agent, session: Session, update: Json) -> None:
+    """Save ``session`` and send ``update`` (the state it changed to)."""
     # The update goes before the response, so a client that reads frames in
     # order already holds the new state when its request returns.
     session.updated = iso_now()
@@ -315,6 +346,18 @@ def unarchive(agent: Agent, request_id: object, params: Json) -> Json:
     session.archived = False
     agent.store.save(session)
     return {}
+
+
+def use_tools(session: Session, tools: Json | None) -> None:
+    """Give ``session`` the MCP server of this request, ending a connection to another.
+
+    A reopened session takes exactly the servers its request names (schema
+    ResumeSessionRequest.mcpServers: agents SHOULD NOT restore earlier ones).
+    """
+    if session.host is not None and session.tools != tools:
+        session.host.close()
+        session.host = None
+    session.tools = tools
 
 
 HANDLERS: dict[str, Handler] = {

@@ -64,6 +64,7 @@ class Session:
         "created",
         "cwd",
         "history",
+        "host",
         "id",
         "mode",
         "model",
@@ -71,6 +72,7 @@ class Session:
         "system_prompt",
         "title",
         "tokens",
+        "tools",
         "turn",
         "updated",
         "verbose",
@@ -95,6 +97,10 @@ class Session:
         # The client's systemPrompt (mode, text), kept in memory only: a
         # client sends it again on load and resume (schema, SystemPrompt).
         self.system_prompt: tuple[str, str] | None = None
+        # The client's `acphost` MCP server (its checked mcpServers entry) and the
+        # live connection to it, in memory only: sent again on every reopening.
+        self.tools: Json | None = None
+        self.host: Any = None
 
     def to_json(self) -> Json:
         """Return the persisted form."""

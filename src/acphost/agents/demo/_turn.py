@@ -54,6 +54,7 @@ class Turn:
         attachments: list[str],
         client: Json,
         step: float,
+        protocol: int = 1,
     ) -> None:
         self.wire = wire
         self.session = session
@@ -61,6 +62,8 @@ class Turn:
         self.attachments = attachments
         self.client = client
         self.step = step
+        #: The ACP version of the connection (1 or 2); the wire reshapes v1 updates for 2.
+        self.protocol = protocol
         self.cancelled = threading.Event()
         self.reply: list[str] = []
         self.events: list[Json] = []  # history entries between the prompt and the reply
@@ -248,6 +251,15 @@ class Turn:
         reply = self.wire.request(
             method, {"sessionId": self.session.id, **params}, string_id=string_id
         )
+        return self.wait_for(reply)
+
+    def wait_for(self, reply: Reply) -> Reply:
+        """Wait for ``reply`` (the client's or an MCP server's answer) unless cancelled.
+
+        Raises:
+            Cancelled: The turn was cancelled while waiting; a late answer is dropped.
+
+        """
         self._waiting = reply
         if self.cancelled.is_set():
             self.wire.interrupt(reply)

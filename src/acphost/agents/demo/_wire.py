@@ -15,9 +15,15 @@ from ._codec import dumps
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, BinaryIO
+    from typing import Any, BinaryIO, Protocol
 
     Json = dict[str, Any]
+
+    class Shaper(Protocol):
+        """Rewrites outgoing frames for the negotiated version (``_v2.Shaper``)."""
+
+        def notification(self, method: str, params: Json) -> list[Json]: ...
+        def request(self, method: str, params: Json) -> tuple[Json, list[Json], list[Json]]: ...
 
 
 # JSON-RPC and ACP error codes (schema `ErrorCode`).
@@ -42,13 +48,15 @@ class RpcError(Exception):
 class Reply:
     """What became of one request the agent sent to the client."""
 
-    __slots__ = ("done", "error", "interrupted", "result")
+    __slots__ = ("after", "done", "error", "interrupted", "result")
 
     def __init__(self) -> None:
         self.done = threading.Event()
         self.result: Any = None
         self.error: Json | None = None
         self.interrupted = False
+        #: Frames to send once the client answers, before the waiting turn goes on.
+        self.after: list[Json] = []
 
     def wait(self) -> Reply:
         """Block until a response, an interruption or the end of input; return self."""
@@ -67,6 +75,13 @@ class Wire:
         self._pending: dict[object, Reply] = {}
         self._counter = 0
         self._closed = False
+        #: The v1 -> v2 shaper once ``initialize`` negotiated version 2, else ``None``.
+        self.v2: Shaper | None = None
+
+    @property
+    def debug(self) -> bool:
+        """Whether debug lines go to stderr (``ACPHOST_DEMO_DEBUG``)."""
+        return self._debug
 
     def log(self, text: str) -> None:
         """Write a debug line to stderr when ``ACPHOST_DEMO_DEBUG`` is set."""
@@ -98,7 +113,11 @@ class Wire:
         self.send({"id": request_id, "error": error})
 
     def notify(self, method: str, params: Json) -> None:
-        """Send a notification to the client."""
+        """Send a notification to the client (reshaped for v2 when negotiated)."""
+        if self.v2 is not None:
+            for frame in self.v2.notification(method, params):
+                self.send(frame)
+            return
         self.send({"method": method, "params": params})
 
     def request(self, method: str, params: Json, *, string_id: bool) -> Reply:
@@ -112,6 +131,9 @@ class Wire:
 
         """
         reply = Reply()
+        before: list[Json] = []
+        if self.v2 is not None:
+            params, before, reply.after = self.v2.request(method, params)
         with self._lock:
             self._counter += 1
             request_id: object = f"demo-{self._counter}" if string_id else self._counter
@@ -120,6 +142,8 @@ class Wire:
                 reply.done.set()
                 return reply
             self._pending[request_id] = reply
+        for frame in before:
+            self.send(frame)
         self.send({"id": request_id, "method": method, "params": params})
         return reply
 
@@ -137,6 +161,8 @@ class Wire:
             reply.result = message["result"]
         else:
             reply.error = {"code": -32603, "message": "malformed response"}
+        for frame in reply.after:
+            self.send(frame)
         reply.done.set()
 
     def interrupt(self, reply: Reply) -> None:
