@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import schema as s
 from ..errors import InvalidParams, MethodNotFound
@@ -31,6 +31,9 @@ from ..host import (
     startup_files,
 )
 from ._peer import Emitter
+
+if TYPE_CHECKING:
+    from ..host import HostTools
 from ._state import SessionState
 
 __all__ = ["HostBridge", "SessionView"]
@@ -69,6 +72,8 @@ class HostBridge:
         self._sessions: Mapping[str, Any] = {}
         self._children: Mapping[str, Any] = {}
         self._workspaces: dict[str, Workspace] = {}
+        #: Each open session's MCP server of the host's tools (see :meth:`open_tools`).
+        self._tools: dict[str, HostTools] = {}
         # Elicitations the user has not answered yet, by session; a cancelled
         # turn answers them ``cancel`` (see cancel_session).
         self._asking: dict[str, set[asyncio.Task[Any]]] = {}
@@ -415,9 +420,61 @@ class HostBridge:
 
     # -- lifecycle -----------------------------------------------------------------------
 
+    async def open_tools(
+        self, cwd: str, *, protocol: int, beside: Sequence[Any] = ()
+    ) -> tuple[HostTools, list[Any]] | None:
+        """Start the host's tools as an MCP server for a session about to open.
+
+        Args:
+            cwd: the session's working directory (absolute).
+            protocol: the agreed ACP version (the server entries' shape).
+            beside: the other MCP servers of the session (wire dicts): a
+                server of the user's with the tools' name is theirs to keep,
+                and the host's tools are then not offered.
+
+        Returns:
+            The server and its ``mcpServers`` entries; None when not offered
+            (the host has neither files nor terminals, or the name is taken).
+            Name the session with :meth:`bind_tools` once the agent answered,
+            or close it.
+
+        """
+        cfg = self.config
+        if cfg.fs is None and cfg.terminals is None:
+            return None
+        from ..host import HostTools  # noqa: PLC0415 - only when offered
+
+        if any(isinstance(m, dict) and m.get("name") == HostTools.NAME for m in beside):
+            logger.warning(
+                "an MCP server named %r is configured: the host's own tools are not offered",
+                HostTools.NAME,
+            )
+            return None
+
+        tools = HostTools(
+            self.handle,
+            cwd=cwd,
+            fs_read=cfg.fs is not None,
+            fs_write=cfg.fs is not None and cfg.allow_write,
+            terminal=cfg.terminals is not None,
+        )
+        await tools.start()
+        return tools, tools.servers(protocol=protocol)
+
+    async def bind_tools(self, tools: HostTools, session_id: str) -> None:
+        """The session opened: its tools serve it, until :meth:`release_session`."""
+        tools.bind(session_id)
+        old = self._tools.get(session_id)
+        self._tools[session_id] = tools
+        if old is not None and old is not tools:  # the same session opened again
+            await old.close()
+
     async def release_session(self, session_id: str) -> None:
-        """Free what a closed session holds (permissions, terminals, workspace)."""
+        """Free what a closed session holds (permissions, terminals, tools, workspace)."""
         self._workspaces.pop(session_id, None)
+        tools = self._tools.pop(session_id, None)
+        if tools is not None:
+            await tools.close()
         # Its pending permission prompts are cancelled and its grants and
         # sticky decisions dropped (unless remembered per agent).
         self.broker.forget_session(session_id)
@@ -430,6 +487,9 @@ class HostBridge:
         Every terminal's exit is told before this returns.
         """
         self.broker.close()
+        tools, self._tools = list(self._tools.values()), {}
+        for server in tools:
+            await server.close()
         if self.config.terminals is not None:
             await self.config.terminals.close()
         if self._watchers:

@@ -109,6 +109,12 @@ class ClientOptions(TypedDict, total=False):
             initialize again with 1 on the same connection when the agent
             answers 1 or refuses). :attr:`AcpClient.protocol_version
             <acphost.AcpClient.protocol_version>` says what was agreed.
+        mcp_tools: offer the host's file and command tools to the agent as an
+            MCP server named ``acphost`` in each session's ``mcpServers``
+            (:class:`~acphost.host.HostTools`; every call passes the same
+            jail, policy and audit as ``fs/*`` and ``terminal/*``). None (the
+            default): on ACP v2 only, which has no client ``fs/*`` or
+            ``terminal/*``; a host with neither files nor terminals offers none.
 
     """
 
@@ -127,6 +133,7 @@ class ClientOptions(TypedDict, total=False):
     compaction: bool
     subagents: bool
     protocol: ProtocolChoice
+    mcp_tools: bool | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +154,7 @@ class Settings:
     compaction: bool
     subagents: bool
     protocol: ProtocolChoice
+    mcp_tools: bool | None
 
     @classmethod
     def resolve(cls, options: ClientOptions) -> Settings:
@@ -180,6 +188,7 @@ class Settings:
             compaction=options.get("compaction", True),
             subagents=options.get("subagents", True),
             protocol=check_protocol(options.get("protocol", 1)),
+            mcp_tools=options.get("mcp_tools"),
         )
 
 

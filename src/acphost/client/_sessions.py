@@ -8,6 +8,7 @@ updates reach it.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -19,11 +20,15 @@ from ._session import Session
 from ._sysprompt import SystemPromptMode, system_prompt_modes, system_prompt_params
 
 if TYPE_CHECKING:
+    from ..host import HostTools
+    from ._host_bridge import HostBridge
     from ._options import Settings
     from ._peer import Peer
     from ._unstable import Unstable
 
 __all__ = ["SessionMethods"]
+
+logger = logging.getLogger("acphost.client")
 
 
 class SessionMethods:
@@ -31,6 +36,7 @@ class SessionMethods:
 
     _peer: Peer
     _settings: Settings
+    _bridge: HostBridge
 
     def _require_open(self) -> None:
         raise NotImplementedError
@@ -103,14 +109,21 @@ class SessionMethods:
             additional_directories=dirs or None,
             meta=meta,
         )
-        result = await peer.request_raw(
-            s.SESSION_NEW,
-            system_prompt_params(
-                request.to_wire(), peer.initialize_raw, system_prompt, system_prompt_mode
-            ),
-            timeout=self._settings.session_timeout,
+        params = system_prompt_params(
+            request.to_wire(), peer.initialize_raw, system_prompt, system_prompt_mode
         )
-        response = s.NewSessionResponse.from_wire(result if result is not None else {})
+        tools = await self._offer_tools(cwd_s, params)
+        try:
+            result = await peer.request_raw(
+                s.SESSION_NEW, params, timeout=self._settings.session_timeout
+            )
+            response = s.NewSessionResponse.from_wire(result if result is not None else {})
+            if tools is not None:
+                await self._bridge.bind_tools(tools, response.session_id)
+        except BaseException:
+            if tools is not None:
+                await tools.close()
+            raise
         session = self._session(response.session_id, cwd_s, dirs, fresh=True)
         session.state.system_prompt = _prompt_text(system_prompt)
         session._apply_setup(response.modes, response.config_options)
@@ -213,17 +226,23 @@ class SessionMethods:
         params = system_prompt_params(
             request.to_wire(), self._peer.initialize_raw, system_prompt, system_prompt_mode
         )
+        tools = await self._offer_tools(cwd, params)
         # Registered before the request, so a load's replayed updates land in it.
         session = self._session(request.session_id, cwd, dirs)
         session.state.system_prompt = _prompt_text(system_prompt)
         self._peer.register(session.id, session)
         try:
+            if tools is not None:
+                await self._bridge.bind_tools(tools, session.id)
             result = await self._peer.request_raw(
                 method, params, timeout=self._settings.session_timeout
             )
             response = result_type.from_wire(result if result is not None else {})
         except BaseException:
             self._peer.unregister(session.id)
+            await self._bridge.release_session(session.id)
+            if tools is not None:
+                await tools.close()
             session._abandoned()
             raise
         session._apply_setup(response.modes, response.config_options)
@@ -232,6 +251,26 @@ class SessionMethods:
         # see the new turns only.
         session._opened("load" if method == s.SESSION_LOAD else "resume")
         return session
+
+    async def _offer_tools(self, cwd: str, params: dict[str, Any]) -> HostTools | None:
+        """Add the host's tools to ``params``' ``mcpServers`` when they are offered.
+
+        They are offered on ACP v2 (no client ``fs/*`` or ``terminal/*``
+        there) or when asked for (``mcp_tools``).
+        """
+        peer = self._peer
+        offer = self._settings.mcp_tools
+        if offer is None:
+            offer = peer.v2 is not None
+        if not offer:
+            return None
+        servers = params.setdefault("mcpServers", [])
+        opened = await self._bridge.open_tools(cwd, protocol=peer.protocol_version, beside=servers)
+        if opened is None:
+            return None
+        tools, entries = opened
+        servers.extend(entries)
+        return tools
 
     async def list_sessions(
         self, *, cwd: str | None = None, cursor: str | None = None

@@ -27,7 +27,7 @@ import socket
 import sys
 from collections.abc import Awaitable, Callable
 from types import TracebackType
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import UsageError
 from ..rpc import DEFAULT_MAX_LINE_BYTES
@@ -70,6 +70,8 @@ class _State(enum.Enum):
 class HostTools:
     """The MCP server ``acphost`` offering one session's agent the host's tools.
 
+    :attr:`NAME` is the server's name in ``mcpServers``.
+
     Use it as an async context manager around the session; list
     :meth:`servers` in ``session/new`` (or ``session/load``/``resume``), then
     :meth:`bind` the session id the agent answered.
@@ -95,6 +97,9 @@ class HostTools:
         ValueError: ``cwd`` is not absolute.
 
     """
+
+    #: The server's name in the session's ``mcpServers``.
+    NAME: ClassVar[str] = SERVER_NAME
 
     def __init__(
         self,

@@ -386,6 +386,8 @@ class Run:
             "host": options.host,
             "tap": chain_taps(*taps) if taps else None,
             "protocol": options.protocol,
+            # Offered on v2 whatever this says; on v1 when asked for.
+            "mcp_tools": True if options.mcp_tools else None,
         }
         if options.trace is not None:
             client["trace"] = options.trace
