@@ -395,3 +395,62 @@ async def test_set_mode_on_v2_is_the_mode_config_option():
     sent = await agent.wait_for("session/set_config_option")
     assert sent["params"]["configId"] == "mode" and sent["params"]["value"] == "plan"
     assert "session/set_mode" not in agent.methods()
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+async def test_a_terminal_announced_before_its_tool_call_is_shown_in_it():
+    """The demo and the adapters send terminal_update before the tool call that shows it."""
+    updates = [
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": "k",
+            "command": "echo hi",
+            "cwd": "/tmp",
+        },
+        {"sessionUpdate": "terminal_output_chunk", "terminalId": "k", "data": _b64("h")},
+        {
+            "sessionUpdate": "tool_call_update",
+            "toolCallId": "t",
+            "title": "Running echo hi",
+            "kind": "execute",
+            "content": [{"type": "terminal", "terminalId": "k"}],
+        },
+        {"sessionUpdate": "terminal_output_chunk", "terminalId": "k", "data": _b64("i\n")},
+        {"sessionUpdate": "terminal_update", "terminalId": "k", "exitStatus": {"exitCode": 0}},
+        {"sessionUpdate": "tool_call_update", "toolCallId": "t", "status": "completed"},
+        # A background terminal no tool call shows: a card of its own at the end.
+        {
+            "sessionUpdate": "terminal_update",
+            "terminalId": "bg",
+            "command": "watch",
+            "output": {"data": _b64("tick\n")},
+        },
+    ]
+    client, _ = await _v2_client({"session/prompt": _prompting(updates)})
+    async with client as client:
+        session = await client.new_session("/tmp")
+        result = await session.prompt("run")
+    shown, background = result.tool_calls
+    assert shown.tool_call_id == "t" and [t.output for t in shown.terminals.values()] == ["hi\n"]
+    assert [t.exit_code for t in shown.terminals.values()] == [0]
+    assert (background.title, [t.output for t in background.terminals.values()]) == (
+        "watch",
+        ["tick\n"],
+    )
+
+
+def test_patches_are_read_by_their_hunk_counts():
+    from acphost.client._diffpatch import patch_files
+
+    patch = (
+        "diff --git a/x.sql b/x.sql\n--- a/x.sql\n+++ b/x.sql\n@@ -1,2 +1,2 @@\n"
+        "--- a comment\n+-- the comment\n keep\n"
+        "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n"
+    )
+    assert patch_files(patch) == [
+        ("x.sql", "-- a comment\nkeep\n", "-- the comment\nkeep\n"),
+        ("new.txt", None, "hello\n"),
+    ]

@@ -334,8 +334,10 @@ class Peer:
         if v2 is None:
             return self._route(sid, update_raw)
         waiter = None
-        for mapped in v2.session(sid).updates(update_raw):
+        wire = v2.session(sid)
+        for mapped in wire.updates(update_raw):
             waiter = self._route(sid, mapped) or waiter
+        wire.settle()
         return waiter
 
     def _route(self, sid: str, update_raw: dict[str, Any]) -> asyncio.Future[None] | None:

@@ -57,6 +57,9 @@ _MAX_TRACKED_TEXT = 1 << 20
 _MAX_TRACKED_TOOLS = 4_096
 #: Content items kept per tool call.
 _MAX_TOOL_CONTENT = 1_024
+#: Terminals kept until a tool call shows them, and the output kept of each.
+_MAX_HELD_TERMINALS = 256
+_MAX_HELD_OUTPUT = 1 << 20
 
 _AGENT_METHODS_GONE = ("fs/", "terminal/")
 
@@ -208,7 +211,9 @@ class SessionWire:
         self.decoders: dict[str, codecs.IncrementalDecoder] = {}
         self.messages: dict[str, str] = {}
         self.in_turn = False
+        self.held: dict[str, dict[str, Any]] = {}
         self._on_idle: Callable[[dict[str, Any]], None] | None = None
+        self._settled: Callable[[], None] | None = None
 
     def expect_idle(self, on_idle: Callable[[dict[str, Any]], None]) -> None:
         """Call ``on_idle`` with the turn's v1 ``PromptResponse`` when it goes idle.
@@ -296,16 +301,25 @@ class SessionWire:
         on_idle, self._on_idle = self._on_idle, None
         was_turn, self.in_turn = self.in_turn, False
         self.messages.clear()
+        unshown = self._unshown()
         if on_idle is None or not was_turn:
-            return []
+            return unshown
         stop = raw.get("stopReason")
         response: dict[str, Any] = {"stopReason": stop if isinstance(stop, str) else "end_turn"}
         if isinstance(raw.get("usage"), dict):
             response["usage"] = raw["usage"]
         if isinstance(raw.get("_meta"), dict):
             response["_meta"] = raw["_meta"]
-        on_idle(response)
-        return []
+        # Called by settle(), once the updates returned here are routed: they
+        # are the turn's.
+        self._settled = lambda: on_idle(response)
+        return unshown
+
+    def settle(self) -> None:
+        """Run what waits for this update's own updates to be routed (the turn's end)."""
+        settled, self._settled = self._settled, None
+        if settled is not None:
+            settled()
 
     def _tool(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
         tid = raw.get("toolCallId")
@@ -316,9 +330,10 @@ class SessionWire:
             # v2: ``null`` and ``[]`` both clear a collection.
             if key in update and update[key] is None:
                 update[key] = []
+        shown: list[str] = []
         if "content" in update:
             update["content"] = _content(update["content"])
-            self._keep_content(tid, update["content"])
+            shown = self._keep_content(tid, update["content"])
         for key in ("title", "kind", "status", "name"):
             if key in update and update[key] is None:
                 del update[key]
@@ -329,18 +344,25 @@ class SessionWire:
             update.setdefault("title", update.get("name") or "")
         else:
             update["sessionUpdate"] = "tool_call_update"
-        return [update]
+        out = [update]
+        for term in shown:
+            out += self._show_held(term, tid)
+        return out
 
-    def _keep_content(self, tid: str, content: Any) -> None:
+    def _keep_content(self, tid: str, content: Any) -> list[str]:
+        # The terminals this content shows for the first time.
         if not isinstance(content, list):
-            return
+            return []
         if tid in self.tools or len(self.tools) < _MAX_TRACKED_TOOLS:
             self.tools[tid] = list(content[:_MAX_TOOL_CONTENT])
+        shown = []
         for item in content:
             if isinstance(item, dict) and item.get("type") == "terminal":
                 term = item.get("terminalId")
-                if isinstance(term, str):
-                    self.terminal_tool.setdefault(term, tid)
+                if isinstance(term, str) and term not in self.terminal_tool:
+                    self.terminal_tool[term] = tid
+                    shown.append(term)
+        return shown
 
     def _tool_chunk(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
         tid = raw.get("toolCallId")
@@ -354,24 +376,13 @@ class SessionWire:
         return self._tool(update)
 
     def _terminal(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
+        # An agent-owned terminal (v2 TerminalUpdate) is shown in the tool call
+        # whose content names it, as v1 shows codex's ``_meta`` terminals.
+        # Until one does, what it said is kept; a terminal no tool call ever
+        # shows gets a card of its own when the turn ends.
         term = raw.get("terminalId")
         if not isinstance(term, str):
             return []
-        out: list[dict[str, Any]] = []
-        tid = self.terminal_tool.get(term)
-        if tid is None:
-            # A terminal no tool call shows (background work): it gets its own card.
-            tid = f"terminal:{term}"
-            command = raw.get("command")
-            out += self._tool(
-                {
-                    "toolCallId": tid,
-                    "title": command if isinstance(command, str) else "terminal",
-                    "kind": "execute",
-                    "status": "in_progress",
-                    "content": [{"type": "terminal", "terminalId": term}],
-                }
-            )
         meta: dict[str, Any] = {}
         cwd = raw.get("cwd")
         if raw.get("sessionUpdate") == "terminal_update" and term not in self.terminal_seen:
@@ -383,20 +394,65 @@ class SessionWire:
         if data:
             meta["terminal_output_delta"] = {"terminal_id": term, "data": data}
         exit_status = raw.get("exitStatus")
-        update: dict[str, Any] = {"toolCallId": tid}
         if isinstance(exit_status, dict):
-            code = exit_status.get("exitCode")
             meta["terminal_exit"] = {
                 "terminal_id": term,
-                "exit_code": code,
+                "exit_code": exit_status.get("exitCode"),
                 "signal": exit_status.get("signal"),
             }
-            if tid == f"terminal:{term}":
-                update["status"] = "completed" if code == 0 else "failed"
-        if not meta and "status" not in update:
-            return out
-        update["_meta"] = meta
-        return out + self._tool(update)
+        tid = self.terminal_tool.get(term)
+        if tid is None:
+            self._hold(term, raw.get("command"), meta)
+            return []
+        return self._terminal_meta(tid, meta)
+
+    def _terminal_meta(self, tid: str, meta: dict[str, Any]) -> list[dict[str, Any]]:
+        if not meta:
+            return []
+        update: dict[str, Any] = {"toolCallId": tid, "_meta": meta}
+        end = meta.get("terminal_exit")
+        if tid.startswith("terminal:") and end is not None:
+            update["status"] = "completed" if end.get("exit_code") == 0 else "failed"
+        return self._tool(update)
+
+    def _hold(self, term: str, command: Any, meta: dict[str, Any]) -> None:
+        held = self.held.get(term)
+        if held is None:
+            if len(self.held) >= _MAX_HELD_TERMINALS:
+                logger.warning("terminal %s: too many terminals no tool call shows; left out", term)
+                return
+            held = self.held[term] = {"command": None, "meta": {}}
+        if isinstance(command, str):
+            held["command"] = command
+        kept = held["meta"]
+        for key, value in meta.items():
+            if key == "terminal_output_delta" and key in kept:
+                text = kept[key]["data"] + value["data"]
+                kept[key] = {**value, "data": text[-_MAX_HELD_OUTPUT:]}
+            elif key != "terminal_info" or key not in kept:
+                kept[key] = value
+
+    def _show_held(self, term: str, tid: str) -> list[dict[str, Any]]:
+        held = self.held.pop(term, None)
+        return [] if held is None else self._terminal_meta(tid, held["meta"])
+
+    def _unshown(self) -> list[dict[str, Any]]:
+        # Terminals no tool call showed (background work): a card each.
+        out: list[dict[str, Any]] = []
+        for term in list(self.held):
+            tid = f"terminal:{term}"
+            command = self.held[term]["command"]
+            out += self._tool(
+                {
+                    "toolCallId": tid,
+                    "title": command or "terminal",
+                    "kind": "execute",
+                    "status": "in_progress",
+                    "content": [{"type": "terminal", "terminalId": term}],
+                }
+            )
+            out += self._show_held(term, tid)
+        return out
 
     def _output(self, term: str, raw: dict[str, Any]) -> str:
         # terminal_output_chunk appends bytes; terminal_update's output is the

@@ -312,6 +312,13 @@ class HostTools:
         self._handlers.add(task)
         try:
             await serve(reader, writer)
+        except asyncio.CancelledError:
+            # close() cancels the connection's task. It is asyncio's own
+            # client_connected_cb task, whose done-callback (Python 3.11)
+            # calls task.exception(): a cancelled task would be logged as an
+            # unhandled error. Ending quietly is what the cancel asked for.
+            if self._state is _State.OPEN:
+                raise
         finally:
             self._handlers.discard(task)
 
