@@ -209,7 +209,9 @@ class SessionWire:
         self.terminal_tool: dict[str, str] = {}
         self.terminal_seen: dict[str, int] = {}
         self.decoders: dict[str, codecs.IncrementalDecoder] = {}
-        self.messages: dict[str, str] = {}
+        #: Each message's text so far, as the pieces shown and their length
+        #: (joined only when an upsert replaces it: chunks are the flood).
+        self.messages: dict[str, tuple[list[str], int]] = {}
         self.in_turn = False
         self.held: dict[str, dict[str, Any]] = {}
         self._on_idle: Callable[[dict[str, Any]], None] | None = None
@@ -247,9 +249,12 @@ class SessionWire:
         if type(mid) is str and isinstance(content, dict) and content.get("type") == "text":
             text = content.get("text")
             if isinstance(text, str):
-                kept = self.messages.get(mid, "")
-                if len(kept) + len(text) <= _MAX_TRACKED_TEXT:
-                    self.messages[mid] = kept + text
+                kept = self.messages.get(mid)
+                if kept is None:
+                    self.messages[mid] = ([text], len(text))
+                elif kept[1] + len(text) <= _MAX_TRACKED_TEXT:
+                    kept[0].append(text)
+                    self.messages[mid] = (kept[0], kept[1] + len(text))
 
     def _user(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
         # The agent echoes the prompt it accepted (v2 "Prompt Lifecycle"):
@@ -281,10 +286,11 @@ class SessionWire:
         text = "".join(
             b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
         )
-        shown = self.messages.get(mid, "") if isinstance(mid, str) else ""
+        kept = self.messages.get(mid) if isinstance(mid, str) else None
+        shown = "".join(kept[0]) if kept is not None else ""
         new = text[len(shown) :] if text.startswith(shown) else text
         if isinstance(mid, str) and len(text) <= _MAX_TRACKED_TEXT:
-            self.messages[mid] = text
+            self.messages[mid] = ([text], len(text))
         out = []
         if new:
             out.append(
