@@ -6,6 +6,8 @@ times the prompt only (from sending it to its result, start-up excluded):
 
 - ``acphost``: ``AcpClient.start``, iterate the ``Turn``'s typed updates
   (``keep_history=False``);
+- ``acphost-v2``: the same on ACP v2 (``protocol=2``: the flood agent answers
+  v2, and the client maps each v2 update onto the one model);
 - ``sdk``: ``acp.spawn_agent_process`` with a ``Client`` whose
   ``session_update`` counts, until ``prompt()`` returns;
 - ``raw``: an asyncio ``readline()`` + ``json.loads`` loop (no typing, no state);
@@ -41,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 FLOOD = str(HERE / "flood_agent.py")
 SCENARIOS = {"chunks": 100_000, "diffs": 10_000}
 TARGETS = {"chunks": 10.0, "diffs": 3.0}
-CONSUMERS = ("acphost", "sdk", "raw", "orjson", "decode")
+CONSUMERS = ("acphost", "acphost-v2", "sdk", "raw", "orjson", "decode")
 
 
 def agent_argv(n: int, scenario: str) -> list[str]:
@@ -51,10 +53,14 @@ def agent_argv(n: int, scenario: str) -> list[str]:
 # -- consumers (each runs in its own subprocess) ---------------------------------
 
 
-async def consume_acphost(n: int, scenario: str, cwd: str) -> tuple[int, float]:
+async def consume_acphost(
+    n: int, scenario: str, cwd: str, protocol: int = 1
+) -> tuple[int, float]:
     from acphost import AcpClient  # noqa: PLC0415 - imported in the consumer process only
 
-    async with AcpClient.start(agent_argv(n, scenario), keep_history=False) as client:
+    async with AcpClient.start(
+        agent_argv(n, scenario), keep_history=False, protocol=protocol
+    ) as client:
         session = await client.new_session(cwd)
         t0 = time.perf_counter()
         turn = session.prompt("go")
@@ -192,6 +198,7 @@ async def _consume_protocol(n: int, scenario: str, cwd: str, decode: bool) -> tu
 RUNNERS = {
     "acphost": consume_acphost,
     "sdk": consume_sdk,
+    "acphost-v2": lambda n, scenario, cwd: consume_acphost(n, scenario, cwd, 2),
     "raw": consume_raw,
     "orjson": consume_orjson,
     "decode": consume_decode,

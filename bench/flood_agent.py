@@ -2,6 +2,10 @@
 
 It answers ``initialize`` and ``session/new``; on ``session/prompt`` it writes
 N pre-built ``session/update`` lines in big writes, then the prompt response.
+Asked for ACP v2 (``protocolVersion`` 2 with ``info``), it answers 2 and ends
+the prompt the v2 way: ``{messageId}`` at once, the updates (chunks carry a
+``messageId``), then ``state_update`` idle; a diff update's first sight of a
+tool call creates it (v2 has no ``tool_call``: upserts).
 Everything is built before the prompt arrives, so the agent costs almost
 nothing while the client is being measured.
 
@@ -29,7 +33,7 @@ def _dumps(obj: object) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
 
 
-def build_updates(n: int, scenario: str) -> list[bytes]:
+def build_updates(n: int, scenario: str, v2: bool = False) -> list[bytes]:
     """Return the N update lines of a scenario, each ending with a newline."""
     lines: list[bytes] = []
     if scenario == "chunks":
@@ -42,6 +46,7 @@ def build_updates(n: int, scenario: str) -> list[bytes]:
                     "update": {
                         "sessionUpdate": "agent_message_chunk",
                         "content": {"type": "text", "text": f"token {i} "},
+                        **({"messageId": "m1"} if v2 else {}),
                     },
                 },
             }
@@ -81,11 +86,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--scenario", default="chunks")
     args = parser.parse_args()
-    lines = build_updates(args.n, args.scenario)
-    blocks = [
-        b"".join(lines[i : i + LINES_PER_WRITE]) for i in range(0, len(lines), LINES_PER_WRITE)
-    ]
-    del lines
+    blocks: list[bytes] = []
+    v2 = False
     out = sys.stdout.buffer
     for raw in sys.stdin.buffer:
         if not raw.strip():
@@ -96,14 +98,35 @@ def main() -> None:
             continue  # notifications (session/cancel) are ignored
         rid = msg["id"]
         if method == "initialize":
-            result: object = {
-                "protocolVersion": 1,
-                "agentCapabilities": {},
-                "authMethods": [],
-                "agentInfo": {"name": "flood", "version": "1"},
-            }
+            params = msg.get("params") or {}
+            v2 = params.get("protocolVersion") == 2 and "info" in params
+            lines = build_updates(args.n, args.scenario, v2)
+            blocks = [
+                b"".join(lines[i : i + LINES_PER_WRITE])
+                for i in range(0, len(lines), LINES_PER_WRITE)
+            ]
+            del lines
+            result: object = (
+                {"protocolVersion": 2, "info": {"name": "flood", "version": "1"}}
+                if v2
+                else {
+                    "protocolVersion": 1,
+                    "agentCapabilities": {},
+                    "authMethods": [],
+                    "agentInfo": {"name": "flood", "version": "1"},
+                }
+            )
         elif method == "session/new":
             result = {"sessionId": SESSION_ID}
+        elif method == "session/prompt" and v2:
+            out.write(_dumps({"jsonrpc": "2.0", "id": rid, "result": {"messageId": "u1"}}))
+            for block in blocks:
+                out.write(block)
+            idle = {"sessionUpdate": "state_update", "state": "idle", "stopReason": "end_turn"}
+            note = {"sessionId": SESSION_ID, "update": idle}
+            out.write(_dumps({"jsonrpc": "2.0", "method": "session/update", "params": note}))
+            out.flush()
+            continue
         elif method == "session/prompt":
             for block in blocks:
                 out.write(block)

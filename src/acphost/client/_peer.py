@@ -45,7 +45,7 @@ from ..safetext import CUT
 from ..schema.strict import decode_update_line, decode_update_lines
 from ..transport import Transport
 from ._subagent_state import TREE_KINDS, decode_tree_update
-from ._v2 import V2Wire
+from ._v2 import V2Wire, strict_line, strict_lines
 
 __all__ = ["Emitter", "HostHooks", "Peer", "UpdateSink"]
 
@@ -196,14 +196,15 @@ class Peer:
     def speak_v2(self) -> None:
         """``initialize`` agreed on ACP v2: map the wire from now on.
 
-        Session updates then take the general path (the typed line decoder
-        reads v1 shapes), where :class:`~acphost.client._v2.V2Wire` turns each
-        into the updates of the one model.
+        Text chunks, the same on both versions, are still read from bytes by
+        the strict decoder; every other update takes the general path, where
+        :class:`~acphost.client._v2.V2Wire` turns it into the updates of the
+        one model.
         """
         self.v2 = V2Wire()
         core = self.connection.core
-        core.decode_notification = None
-        core.decode_notifications = None
+        core.decode_notification = strict_line
+        core.decode_notifications = strict_lines
 
     async def _serve(self, method: str, params: Any) -> Any:
         if self.v2 is not None:
@@ -373,6 +374,8 @@ class Peer:
 
         """
         sid, update = decoded
+        if self.v2 is not None:
+            self.v2.track((decoded,))
         session = self.sessions.get(sid) or self.children.get(sid)
         if session is None:
             self._keep_early_update(sid, update)
@@ -392,6 +395,8 @@ class Peer:
         :class:`~acphost.client.UpdatesReceived`; unobserved, the loop is the
         bare one (the stream costs one test per block, nothing per update).
         """
+        if self.v2 is not None:
+            self.v2.track(block)
         if self.events.observed:
             await self._receive_updates_observed(block)
             return

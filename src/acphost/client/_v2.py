@@ -31,11 +31,12 @@ import base64
 import binascii
 import codecs
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import schema as s
 from ..errors import MethodNotFound
+from ..schema.strict import decode_update_line, decode_update_lines
 from ._diffpatch import patch_files
 
 __all__ = [
@@ -44,6 +45,8 @@ __all__ = [
     "V2Wire",
     "initialize_params",
     "initialize_result",
+    "strict_line",
+    "strict_lines",
 ]
 
 logger = logging.getLogger("acphost.client")
@@ -145,6 +148,33 @@ def initialize_result(result: Any) -> dict[str, Any]:
     if isinstance(result.get("_meta"), dict):
         v1["_meta"] = result["_meta"]
     return v1
+
+
+#: The updates whose v1 decoding is v2's (a text chunk with its ``messageId``):
+#: the flood a v2 turn streams, read from bytes by the strict decoder as on v1.
+_SAME_ON_V2 = (s.AgentMessageChunk, s.AgentThoughtChunk)
+
+
+def strict_line(line: bytes | memoryview) -> tuple[str, s.SessionUpdate]:
+    """Decode one v2 ``session/update`` line strictly, when v1's decoding is v2's.
+
+    Raises:
+        Exception: any other line (it takes the general path, and the mapping).
+
+    """
+    decoded = decode_update_line(line)
+    if type(decoded[1]) not in _SAME_ON_V2:
+        raise ValueError("mapped from v2 on the general path")
+    return decoded
+
+
+def strict_lines(block: bytes | memoryview) -> list[tuple[str, s.SessionUpdate]]:
+    """:func:`strict_line` for a block of lines, all or nothing."""
+    decoded = decode_update_lines(block)
+    for _, update in decoded:
+        if type(update) not in _SAME_ON_V2:
+            raise ValueError("mapped from v2 on the general path")
+    return decoded
 
 
 def _config_options(options: Any) -> Any:
@@ -249,12 +279,16 @@ class SessionWire:
         if type(mid) is str and isinstance(content, dict) and content.get("type") == "text":
             text = content.get("text")
             if isinstance(text, str):
-                kept = self.messages.get(mid)
-                if kept is None:
-                    self.messages[mid] = ([text], len(text))
-                elif kept[1] + len(text) <= _MAX_TRACKED_TEXT:
-                    kept[0].append(text)
-                    self.messages[mid] = (kept[0], kept[1] + len(text))
+                self.keep_text(mid, text)
+
+    def keep_text(self, message_id: str, text: str) -> None:
+        """A chunk of a message was shown: an upsert of it later shows only what is new."""
+        kept = self.messages.get(message_id)
+        if kept is None:
+            self.messages[message_id] = ([text], len(text))
+        elif kept[1] + len(text) <= _MAX_TRACKED_TEXT:
+            kept[0].append(text)
+            self.messages[message_id] = (kept[0], kept[1] + len(text))
 
     def _user(self, raw: dict[str, Any]) -> list[dict[str, Any]]:
         # The agent echoes the prompt it accepted (v2 "Prompt Lifecycle"):
@@ -530,6 +564,14 @@ class V2Wire:
         if wire is None:
             wire = self.sessions[session_id] = SessionWire()
         return wire
+
+    def track(self, decoded: Sequence[tuple[str, s.SessionUpdate]]) -> None:
+        """Text chunks the strict decoder read (:func:`strict_lines`): kept for upserts."""
+        for sid, update in decoded:
+            mid = update.message_id  # type: ignore[union-attr]  # a chunk: see _SAME_ON_V2
+            content = update.content  # type: ignore[union-attr]
+            if mid is not None and type(content) is s.TextContentBlock:
+                self.session(sid).keep_text(mid, content.text)
 
     # -- requests we send ------------------------------------------------------
 
