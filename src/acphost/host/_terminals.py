@@ -315,7 +315,7 @@ class TerminalManager:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 cwd=directory,
-                env={**os.environ, **(sandbox.env if sandbox else {}), **overlay},
+                env={**(sandbox.environ(os.environ) if sandbox else os.environ), **overlay},
                 start_new_session=True,
                 # Confined like the agent (see _sandbox): the hook calls two C
                 # functions resolved beforehand, no Python that could take a lock.
