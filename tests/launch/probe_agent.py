@@ -12,6 +12,7 @@ Given ``PROBE_PTY`` (a terminal of the test's), it also tries to open that
 terminal and write to it, then opens a pseudo-terminal of its own; given
 ``PROBE_SOCKET`` (listening Unix sockets, joined by ``os.pathsep``), it
 connects to each; given
+``PROBE_READ`` (paths joined by ``os.pathsep``), it reads each; given
 ``PROBE_GIT``, it runs ``git init`` and ``git commit`` in its workspace; given
 ``PROBE_VARIABLES``, it reports which of the user's agent variables
 (``SSH_AUTH_SOCK``, ...) it and its terminal were given.
@@ -124,6 +125,9 @@ def views(result: dict[str, str], cwd: str) -> None:
     if "PROBE_SOCKET" in os.environ:
         paths = os.environ["PROBE_SOCKET"].split(os.pathsep)
         result["socket"] = ",".join(outcome(lambda p=p: connect(p)) for p in paths)
+    if "PROBE_READ" in os.environ:
+        paths = os.environ["PROBE_READ"].split(os.pathsep)
+        result["read"] = ",".join(outcome(lambda p=p: read(p)) for p in paths)
     if "PROBE_GIT" in os.environ:
         result["git"] = outcome(lambda: git(cwd))
     if "PROBE_VARIABLES" in os.environ:

@@ -214,3 +214,30 @@ def test_where_namespaces_are_off_the_description_says_the_terminals_are_reachab
     assert done.returncode == 0, done.stderr
     assert "other terminals: reachable (no user namespaces: switched off)" in done.stdout
     assert "sockets by path: reachable (no user namespaces: switched off)" in done.stdout
+
+
+def _bound(source: Path, target: Path) -> tuple[str, ...] | None:
+    """A wrapper that runs its command with ``source`` bound at ``target`` (own namespaces)."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return None
+    script = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'
+    wrap = (unshare, "-Ur", "--mount", "/bin/sh", "-c", script, "sh", str(source), str(target))
+    done = subprocess.run([*wrap, "/bin/true"], capture_output=True, timeout=30, check=False)
+    return wrap if done.returncode == 0 else None
+
+
+@pytest.mark.skipif(ABI == 0, reason=f"no Landlock here: {WHY}")
+def test_a_denied_folder_bound_elsewhere_is_denied_there_too(place):
+    key = place["home"] / ".ssh" / "id_ed25519"
+    key.write_text("KEY\n")
+    alias = place["tmp"] / "alias"
+    alias.mkdir()
+    wrap = _bound(place["home"], alias)
+    if wrap is None:
+        pytest.skip("cannot bind a folder in a user and mount namespace of the test's own here")
+    env = {"PROBE_READ": os.pathsep.join([str(alias / ".ssh" / "id_ed25519"), str(key)])}
+    got = outcomes(acphost(place, env=env, wrap=wrap))
+    through_bind, direct = got["read"].split(",")
+    assert through_bind in ("EACCES", "ENOENT") and direct in ("EACCES", "ENOENT")
+    assert outcomes(acphost(place, "--no-sandbox", env=env, wrap=wrap))["read"] == "ok,ok"

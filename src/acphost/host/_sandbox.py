@@ -40,6 +40,7 @@ from typing import Any
 
 from ..config import AgentSpec, agent_state_dirs, config_dir, data_dir, state_dir
 from . import _landlock as ll
+from . import _mounts
 from . import _namespace as ns
 
 __all__ = [
@@ -435,8 +436,11 @@ def _denied(spec: AgentSpec, env: Mapping[str, str], own: Sequence[str]) -> list
     found += [str(d) for d in (config_dir(), state_dir(), data_dir())]
     # Only what exists is carved out: a grant cannot be split around a name
     # that is not there (one made later beneath a granted folder is readable).
-    real = sorted({os.path.realpath(p) for p in found if os.path.lexists(p)})
-    return [p for p in real if not any(_under(p, d) for d in real if d != p)]
+    real = {os.path.realpath(p) for p in found if os.path.lexists(p)}
+    # The same files mounted again elsewhere (a bind mount) are denied there too.
+    aliases = _mounts.second_paths(sorted(real), _mounts.read_mounts())
+    real |= {os.path.realpath(p) for p in aliases if os.path.lexists(p)}
+    return [p for p in sorted(real) if not any(_under(p, d) for d in real if d != p)]
 
 
 def _state_roots(spec: AgentSpec, env: Mapping[str, str]) -> list[str]:
