@@ -173,8 +173,12 @@ class NamespacePlan:
         words = (ctypes.c_int32 * 2).from_buffer_copy(self._status[:8])
         return int(words[0]), int(words[1])
 
-    def preexec(self) -> Callable[[], None]:
+    def preexec(self, *, own_user: bool | None = None) -> Callable[[], None]:
         """The child's step, before Landlock: enter the namespace and mount (see the module).
+
+        Args:
+            own_user: take a user namespace too; None (the default): only
+                when we lack ``CAP_SYS_ADMIN``.
 
         Raises:
             RuntimeError: the plan is closed, or the C functions are missing.
@@ -193,7 +197,7 @@ class NamespacePlan:
             libc.close,
         )
         # Everything the child needs, as C values made now.
-        root = _privileged()
+        root = not own_user if own_user is not None else _privileged()
         flags = _CLONE_NEWNS if root else _CLONE_NEWUSER | _CLONE_NEWNS
         uid, gid = os.geteuid(), os.getegid()
         maps = [
