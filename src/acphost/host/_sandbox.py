@@ -23,7 +23,13 @@ denied path is carved the same way.
 Paths are judged where they really are (Landlock follows the file reached,
 not the name used): denied paths and write roots are resolved to their real
 paths; a state folder that a symbolic link moves into a denied place is not
-granted.
+granted; a denied path that another mount shows elsewhere is denied there
+too (:mod:`._mounts`).
+
+Where the kernel allows it, the agent also gets a private view
+(:mod:`._namespace`): a ``/dev/pts`` of its own, and empty folders over the
+user's runtime folder, the ssh-agent's, X11's and the denied folders, whose
+sockets it then cannot name. Its environment goes without :data:`UNSET`.
 """
 
 from __future__ import annotations
