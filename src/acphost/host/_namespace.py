@@ -29,8 +29,10 @@ resolved in the parent with arguments prepared there; the outcome is written
 to a page shared with the parent (``MAP_SHARED``), which reads it after the
 spawn. When ``unshare`` is refused (no user namespaces: a sysctl, an
 AppArmor restriction, a container's seccomp filter), nothing has changed and
-the child goes on without the private view; a later step failing stops the
-spawn (the agent never runs in a half-made namespace).
+the child goes on without the private view; so does a ``devpts`` that cannot be
+mounted. A later step failing (covering a folder) stops the spawn: the
+agent never runs with a socket folder left uncovered that the description
+says is hidden.
 """
 
 from __future__ import annotations
@@ -241,9 +243,14 @@ class NamespacePlan:
                 status[0], status[1] = UNAVAILABLE, get_errno()
                 return
             if mount(devpts, pts, devpts, pts_flags, pts_opts) != 0:
-                fail("cannot mount a private /dev/pts")
-            if mount(b"/dev/pts/ptmx", ptmx, None, _MS_BIND, None) != 0:
-                fail("cannot bind the private /dev/ptmx")
+                # No devpts to be had (a system without /dev/pts): nothing
+                # visible has changed yet; Landlock alone follows.
+                status[0], status[1] = UNAVAILABLE, get_errno()
+                return
+            # The kernel's /dev/ptmx already opens the pts instance beside it
+            # (Documentation/filesystems/devpts.rst); the bind makes sure of
+            # it, and is not needed for it.
+            mount(b"/dev/pts/ptmx", ptmx, None, _MS_BIND, None)
             for path in hide:
                 if mount(tmpfs, path, tmpfs, hide_flags, hide_opts) != 0 and get_errno() not in (
                     errno.ENOENT,
