@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acphost.host._mounts import parse_mountinfo, second_paths
+from acphost.host._mounts import other_terminals, parse_mountinfo, second_paths
 
 # A root file system, a home bound at /mnt/home, all of / bound at /srv/all,
 # another device at /data (whose folder /data/keys is bound at /opt/keys),
@@ -15,6 +15,8 @@ MOUNTINFO = """\
 43 22 8:2 / /data rw,relatime - ext4 /dev/sda2 rw
 44 22 8:2 /keys /opt/keys rw,relatime - ext4 /dev/sda2 rw
 45 22 8:1 /home/u/.ssh/inner /my\\040stuff rw - ext4 /dev/sda1 rw
+46 30 0:24 / /dev/pts rw shared:3 - devpts devpts rw,mode=600
+47 30 0:24 /0 /dev/console rw master:3 - devpts devpts rw,mode=600
 not a mount line
 """
 
@@ -39,3 +41,9 @@ def test_no_other_mount_no_second_path():
     mounts = parse_mountinfo(MOUNTINFO)
     assert second_paths(["/dev/shm/x"], mounts) == []
     assert second_paths(["/etc/passwd"], parse_mountinfo("22 1 8:1 / / rw - ext4 x rw\n")) == []
+
+
+def test_a_terminal_bound_outside_dev_pts_is_found():
+    mounts = parse_mountinfo(MOUNTINFO)
+    assert other_terminals(mounts) == ["/dev/console"]
+    assert [m.fstype for m in mounts][:2] == ["ext4", "devtmpfs"]

@@ -13,6 +13,7 @@ terminal and write to it, then opens a pseudo-terminal of its own; given
 ``PROBE_SOCKET`` (listening Unix sockets, joined by ``os.pathsep``), it
 connects to each; given
 ``PROBE_READ`` (paths joined by ``os.pathsep``), it reads each; given
+``PROBE_OPEN``, it opens that file to read (a terminal: never read); given
 ``PROBE_GIT``, it runs ``git init`` and ``git commit`` in its workspace; given
 ``PROBE_VARIABLES``, it reports which of the user's agent variables
 (``SSH_AUTH_SOCK``, ...) it and its terminal were given.
@@ -128,6 +129,9 @@ def views(result: dict[str, str], cwd: str) -> None:
     if "PROBE_READ" in os.environ:
         paths = os.environ["PROBE_READ"].split(os.pathsep)
         result["read"] = ",".join(outcome(lambda p=p: read(p)) for p in paths)
+    if "PROBE_OPEN" in os.environ:  # opened to read, never read (a terminal would wait)
+        flags = os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK
+        result["open"] = outcome(lambda: os.close(os.open(os.environ["PROBE_OPEN"], flags)))
     if "PROBE_GIT" in os.environ:
         result["git"] = outcome(lambda: git(cwd))
     if "PROBE_VARIABLES" in os.environ:

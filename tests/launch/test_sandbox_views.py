@@ -241,3 +241,21 @@ def test_a_denied_folder_bound_elsewhere_is_denied_there_too(place):
     through_bind, direct = got["read"].split(",")
     assert through_bind in ("EACCES", "ENOENT") and direct in ("EACCES", "ENOENT")
     assert outcomes(acphost(place, "--no-sandbox", env=env, wrap=wrap))["read"] == "ok,ok"
+
+
+@pytest.mark.skipif(ABI == 0, reason=f"no Landlock here: {WHY}")
+def test_a_terminal_bound_outside_dev_pts_is_not_readable(place):
+    """As a container's /dev/console is the user's terminal, bound from the host's devpts."""
+    parent, child = pty.openpty()
+    console = place["tmp"] / "console"
+    console.write_text("")
+    try:
+        wrap = _bound(Path(os.ttyname(child)), console)
+        if wrap is None:
+            pytest.skip("cannot bind a terminal in a user and mount namespace of the test's own")
+        env = {"PROBE_OPEN": str(console)}
+        assert outcomes(acphost(place, env=env, wrap=wrap))["open"] == "EACCES"
+        assert outcomes(acphost(place, "--no-sandbox", env=env, wrap=wrap))["open"] == "ok"
+    finally:
+        os.close(parent)
+        os.close(child)

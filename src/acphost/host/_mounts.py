@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["Mount", "parse_mountinfo", "second_paths"]
+__all__ = ["Mount", "other_terminals", "parse_mountinfo", "second_paths"]
 
 _ESCAPE = re.compile(r"\\([0-7]{3})")
 
@@ -28,6 +28,7 @@ class Mount:
     device: str
     root: str
     point: str
+    fstype: str = ""
 
 
 def _unescape(field: str) -> str:
@@ -43,8 +44,10 @@ def parse_mountinfo(text: str) -> list[Mount]:
         if len(fields) < 5 or ":" not in fields[2]:
             continue
         root, point = _unescape(fields[3]), _unescape(fields[4])
+        # After the optional fields, a lone "-", then the file system's type.
+        fstype = fields[fields.index("-") + 1] if "-" in fields[5:-1] else ""
         if os.path.isabs(root) and os.path.isabs(point):
-            mounts.append(Mount(fields[2], os.path.normpath(root), os.path.normpath(point)))
+            mounts.append(Mount(fields[2], os.path.normpath(root), os.path.normpath(point), fstype))
     return mounts
 
 
@@ -92,6 +95,16 @@ def second_paths(denied: Iterable[str], mounts: list[Mount]) -> list[str]:
             if alias != path:
                 found.append(alias)
     return list(dict.fromkeys(found))
+
+
+def other_terminals(mounts: list[Mount]) -> list[str]:
+    """Terminals mounted outside ``/dev/pts``: a ``devpts`` file bound elsewhere (``/dev/console``).
+
+    A container's console is the user's terminal bound from the host's
+    ``devpts``; the agent must not read what is typed there.
+    """
+    points = [m.point for m in mounts if m.fstype == "devpts" and m.point != "/dev/pts"]
+    return list(dict.fromkeys(points))
 
 
 def read_mounts() -> list[Mount]:

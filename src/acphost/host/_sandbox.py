@@ -443,8 +443,10 @@ def _denied(spec: AgentSpec, env: Mapping[str, str], own: Sequence[str]) -> list
     # Only what exists is carved out: a grant cannot be split around a name
     # that is not there (one made later beneath a granted folder is readable).
     real = {os.path.realpath(p) for p in found if os.path.lexists(p)}
-    # The same files mounted again elsewhere (a bind mount) are denied there too.
-    aliases = _mounts.second_paths(sorted(real), _mounts.read_mounts())
+    # The same files mounted again elsewhere (a bind mount) are denied there
+    # too, and so are terminals bound outside /dev/pts (a container's console).
+    mounts = _mounts.read_mounts()
+    aliases = _mounts.second_paths(sorted(real), mounts) + _mounts.other_terminals(mounts)
     real |= {os.path.realpath(p) for p in aliases if os.path.lexists(p)}
     return [p for p in sorted(real) if not any(_under(p, d) for d in real if d != p)]
 
