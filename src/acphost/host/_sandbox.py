@@ -196,27 +196,33 @@ class Confinement:
             return f"the kernel refused a user or mount namespace ({name})"
         return None
 
-    def describe(self) -> list[str]:
-        """What is granted, one line each (for ``-v`` and ``acphost doctor``); ``~`` is home."""
+    def views(self) -> list[str]:
+        """Whether the agent reaches the user's other terminals and sockets (two lines).
+
+        After the spawn, what the child really got; before it, what it will
+        try for.
+        """
         unset = ", ".join(self.unset)
         why = self.private
         if why is None:
             hidden = ", ".join(_tilde(p) for p in self.namespace.hide) if self.namespace else ""
-            views = [
+            return [
                 "other terminals: private (a /dev/pts of its own, in a mount namespace)",
                 f"sockets by path: hidden in {hidden or 'nothing'}; its environment has no {unset}",
             ]
-        else:
-            views = [
-                f"other terminals: reachable ({why})",
-                f"sockets by path: reachable ({why}); its environment has no {unset}",
-            ]
+        return [
+            f"other terminals: reachable ({why})",
+            f"sockets by path: reachable ({why}); its environment has no {unset}",
+        ]
+
+    def describe(self) -> list[str]:
+        """What is granted, one line each (for ``-v`` and ``acphost doctor``); ``~`` is home."""
         return [
             f"Landlock ABI {self.abi}, inherited by every process the agent starts",
             "writes: " + ", ".join(_tilde(p) for p in self.write),
             "reads: everywhere except " + (", ".join(_tilde(p) for p in self.deny) or "nothing"),
             "devices: " + ", ".join(d for d in DEVICES if os.path.exists(d)),
-            *views,
+            *self.views(),
         ]
 
     def refusal(self, stderr: str) -> str | None:
