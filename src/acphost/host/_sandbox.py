@@ -206,9 +206,10 @@ class Confinement:
         why = self.private
         if why is None:
             hidden = ", ".join(_tilde(p) for p in self.namespace.hide) if self.namespace else ""
+            sockets = f"hidden in {hidden}" if hidden else "no folder of the user's sockets found"
             return [
                 "other terminals: private (a /dev/pts of its own, in a mount namespace)",
-                f"sockets by path: hidden in {hidden or 'nothing'}; its environment has no {unset}",
+                f"sockets by path: {sockets}; its environment has no {unset}",
             ]
         return [
             f"other terminals: reachable ({why})",
