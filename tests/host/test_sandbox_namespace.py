@@ -75,3 +75,24 @@ def test_a_folder_holding_what_the_agent_works_in_stays_visible(tmp_path):
     assert got == (str(run / "gnupg"),)
     # Outermost only: a folder inside another hidden one adds nothing.
     assert hidden_folders([str(run), str(run / "gnupg")], []) == (str(run),)
+
+
+@needs_view
+def test_a_missing_file_in_a_covered_folder_is_named_as_the_sandboxs_refusal(tmp_path, monkeypatch):
+    from acphost.config import AgentSpec
+    from acphost.host import build_confinement, sandbox_support
+
+    if sandbox_support()[0] == 0:
+        pytest.skip("no Landlock here")
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    sandbox = build_confinement(AgentSpec(name="p", command="/bin/sh", source="t"), str(ws))
+    try:
+        key = f"{home}/.ssh/id_ed25519"
+        assert sandbox.refusal(f"cat: {key}: No such file or directory") == key
+        assert sandbox.refusal(f"cat: {ws}/gone.txt: No such file or directory") is None
+    finally:
+        sandbox.close()
