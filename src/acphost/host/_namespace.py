@@ -99,29 +99,22 @@ def _lookup() -> _Libc | None:
     return _libc if isinstance(_libc, _Libc) else None
 
 
-def _read(path: str) -> str:
+def _read(path: str, limit: int = 64) -> str:
+    """A small file of the kernel's (``/proc``), stripped; "" when it cannot be read."""
     try:
-        with open(path, encoding="ascii") as f:
-            return f.read(64).strip()
-    except (OSError, ValueError):
+        with open(path, encoding="ascii", errors="replace") as f:
+            return f.read(limit).strip()
+    except OSError:
         return ""
 
 
 def _privileged() -> bool:
     """Whether we hold ``CAP_SYS_ADMIN`` (root, usually): a mount namespace needs no user one."""
-    for line in _read_status().splitlines():
+    for line in _read("/proc/self/status", 1 << 16).splitlines():
         if line.startswith("CapEff:"):
-            with contextlib.suppress(ValueError):
+            with contextlib.suppress(ValueError, IndexError):
                 return bool(int(line.split()[1], 16) >> _CAP_SYS_ADMIN & 1)
     return False
-
-
-def _read_status() -> str:
-    try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
 
 
 def namespace_support() -> tuple[bool, str]:
