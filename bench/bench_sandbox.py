@@ -5,9 +5,11 @@ Three measures, each a median of ``--runs`` runs, the two sides in turns:
 1. **Build**: :func:`acphost.host.build_confinement` for the demo agent
    (the Landlock ruleset, the read rules carved around the denied paths,
    the private temporary folder) and its close.
-2. **Spawn**: ``StdioTransport.spawn`` of ``/bin/true`` until it exits:
-   unconfined (``setpriv`` and ``vfork``) against confined (a ``fork`` with
-   the sandbox's hook between fork and exec).
+2. **Spawn**: ``StdioTransport.spawn`` of ``/bin/true`` until the call
+   returns: unconfined (``setpriv`` and ``vfork``) against confined (a
+   ``fork`` with the sandbox's hook between fork and exec), and confined
+   without the private view (Landlock alone: no mount namespace, no
+   ``devpts``, no covering ``tmpfs``), to show what the namespace costs.
 3. **Open**: ``open_run`` of the demo agent until ``initialize`` answered,
    the assembly's whole start, ``confine=False`` against the default.
 
@@ -53,8 +55,11 @@ async def main(runs: int) -> None:
     async def build() -> None:
         build_confinement(spec, workspace).close()
 
-    async def spawn(confined: bool) -> None:
+    async def spawn(confined: bool, view: bool = True) -> None:
         sandbox = build_confinement(spec, workspace) if confined else None
+        if sandbox is not None and not view and sandbox.namespace is not None:
+            sandbox.namespace.close()
+            sandbox.namespace = None
         started = time.perf_counter()
         transport = await StdioTransport.spawn(
             ["/bin/true"], confine=sandbox.preexec() if sandbox else None
@@ -69,7 +74,9 @@ async def main(runs: int) -> None:
         async with open_run(options):
             pass
 
-    rows: dict[str, list[float]] = {k: [] for k in ("build", "spawn off", "spawn on")}
+    rows: dict[str, list[float]] = {
+        k: [] for k in ("build", "spawn off", "spawn on", "spawn landlock")
+    }
     rows.update({"open off": [], "open on": []})
     await opened(True)  # warm-up: imports, caches
     for _ in range(runs):
@@ -77,6 +84,8 @@ async def main(runs: int) -> None:
         for confined in (False, True):
             await spawn(confined)
             rows[f"spawn {'on' if confined else 'off'}"].append(spawn.elapsed)  # type: ignore[attr-defined]
+        await spawn(True, view=False)
+        rows["spawn landlock"].append(spawn.elapsed)  # type: ignore[attr-defined]
         for confined in (False, True):
             rows[f"open {'on' if confined else 'off'}"].append(
                 await _timed(lambda c=confined: opened(c))  # type: ignore[misc]
@@ -92,6 +101,10 @@ async def main(runs: int) -> None:
     ):
         off, on = med[f"{what} off"], med[f"{what} on"]
         print(f"| {label} | {off:.2f} | {on:.2f} | {on - off:+.2f} |")
+        if what == "spawn":
+            alone = med["spawn landlock"]
+            alone_label = "... Landlock alone (no private view)"
+            print(f"| {alone_label} | {off:.2f} | {alone:.2f} | {alone - off:+.2f} |")
     added = med["open on"] - med["open off"]
     print(f"\ntarget: open adds <= 15 ms: {'met' if added <= 15 else 'NOT met'} ({added:+.1f} ms)")
 

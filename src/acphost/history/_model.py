@@ -410,10 +410,12 @@ SANDBOX_PATHS = 256
 def sandbox_record(value: Any) -> dict[str, Any] | None:
     """A recorded sandbox, checked: what a record read from disk (or imported) may say.
 
-    ``{"mechanism": "landlock", "abi": 7, "write": [...], "deny": [...]}`` for a
-    confined agent, ``{"mechanism": "none", "reason": "..."}`` for one that ran
-    unconfined. Only these keys, of these types, are kept (strings and lists
-    bounded); anything else gives None: a record is data, never trusted as is.
+    ``{"mechanism": "landlock", "abi": 7, "write": [...], "deny": [...],
+    "namespace": "private"}`` for a confined agent (``namespace``: whether it
+    had its own view of terminals and sockets, or ``"none: why"``),
+    ``{"mechanism": "none", "reason": "..."}`` for one that ran unconfined.
+    Only these keys, of these types, are kept (strings and lists bounded);
+    anything else gives None: a record is data, never trusted as is.
     """
     if not isinstance(value, dict):
         return None
@@ -428,7 +430,8 @@ def sandbox_record(value: Any) -> dict[str, Any] | None:
         paths = value.get(key)
         if isinstance(paths, list):
             kept[key] = [p[:4096] for p in paths[:SANDBOX_PATHS] if isinstance(p, str)]
-    reason = value.get("reason")
-    if isinstance(reason, str):
-        kept["reason"] = reason[:1000]
+    for key in ("reason", "namespace"):
+        text = value.get(key)
+        if isinstance(text, str):
+            kept[key] = text[:1000]
     return kept

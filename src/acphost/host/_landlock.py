@@ -30,7 +30,7 @@ import errno
 import os
 import platform
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 __all__ = [
@@ -103,6 +103,8 @@ class _Calls:
     syscall: Callable[..., int]
     prctl: Callable[..., int]
     numbers: tuple[int, int, int]
+    open: Callable[..., int]
+    close: Callable[..., int]
 
 
 _calls: _Calls | bool | None = False  # False: not looked up yet
@@ -116,11 +118,13 @@ def _lookup() -> _Calls | None:
         if sys.platform.startswith("linux") and numbers is not None:
             try:
                 libc = ctypes.CDLL(None, use_errno=True)
-                syscall, prctl = libc.syscall, libc.prctl
+                syscall, prctl, c_open, c_close = libc.syscall, libc.prctl, libc.open, libc.close
             except (OSError, AttributeError):
                 return None
             syscall.restype = ctypes.c_long
-            _calls = _Calls(syscall, prctl, numbers)
+            c_open.argtypes = [ctypes.c_char_p, ctypes.c_int]
+            c_close.argtypes = [ctypes.c_int]
+            _calls = _Calls(syscall, prctl, numbers, c_open, c_close)
     return _calls if isinstance(_calls, _Calls) else None
 
 
@@ -209,7 +213,7 @@ class Ruleset:
             os.close(self.fd)
             self.fd = -1
 
-    def preexec(self) -> Callable[[], None]:
+    def preexec(self, late: Sequence[tuple[str, int, bool]] = ()) -> Callable[[], None]:
         """The hook to run in the child between ``fork`` and ``exec``.
 
         It calls only C functions resolved here, in the parent:
@@ -218,11 +222,36 @@ class Ruleset:
         programs from gaining rights), then ``landlock_restrict_self``. A
         failure raises, which makes :mod:`subprocess` fail the spawn: the
         program never runs unconfined.
+
+        Args:
+            late: ``(path, access, is_dir)`` rules added in the child, first:
+                for what exists only there (a ``devpts`` mounted in its own
+                namespace; a rule names an inode, and the walk up from a
+                mount's root skips the mount point, where the parent's rule
+                is). The ruleset is shared: these rules stay in it, for
+                inodes no later child can reach.
+
         """
-        prctl, syscall = self._calls.prctl, self._calls.syscall
-        restrict, fd = self._calls.numbers[2], self.fd
+        calls = self._calls
+        prctl, syscall, c_open, c_close = calls.prctl, calls.syscall, calls.open, calls.close
+        add, restrict, fd = calls.numbers[1], calls.numbers[2], self.fd
+        rules = []
+        for path, access, is_dir in late:
+            granted = access & self.handled & (~0 if is_dir else ACCESS_FILE)
+            attr = _PathBeneathAttr(granted, -1)
+            rules.append((ctypes.c_char_p(os.fsencode(path)), attr, ctypes.byref(attr)))
+        flags = os.O_PATH | os.O_CLOEXEC
 
         def hook() -> None:
+            for path, attr, ref in rules:
+                opened = c_open(path, flags)
+                if opened < 0:
+                    continue  # not there: nothing to grant (less, never more)
+                attr.parent_fd = opened
+                added = syscall(add, fd, _RULE_PATH_BENEATH, ref, 0)
+                c_close(opened)
+                if added != 0:
+                    raise OSError("landlock_add_rule failed in the child")
             if prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
                 raise OSError("prctl(PR_SET_NO_NEW_PRIVS) failed")
             if syscall(restrict, fd, 0) != 0:

@@ -23,12 +23,19 @@ denied path is carved the same way.
 Paths are judged where they really are (Landlock follows the file reached,
 not the name used): denied paths and write roots are resolved to their real
 paths; a state folder that a symbolic link moves into a denied place is not
-granted.
+granted; a denied path that another mount shows elsewhere is denied there
+too (:mod:`._mounts`).
+
+Where the kernel allows it, the agent also gets a private view
+(:mod:`._namespace`): a ``/dev/pts`` of its own, and empty folders over the
+user's runtime folder, the ssh-agent's, X11's and the denied folders, whose
+sockets it then cannot name. Its environment goes without :data:`UNSET`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import re
@@ -39,6 +46,8 @@ from typing import Any
 
 from ..config import AgentSpec, agent_state_dirs, config_dir, data_dir, state_dir
 from . import _landlock as ll
+from . import _mounts
+from . import _namespace as ns
 
 __all__ = [
     "DEFAULT_DENY",
@@ -82,7 +91,17 @@ DEVICES: tuple[str, ...] = (
 )
 
 
+#: Variables that lead to the user's agents and buses by a socket's path: the
+#: confined agent's environment goes without them.
+UNSET: tuple[str, ...] = (
+    "SSH_AUTH_SOCK",
+    "SSH_AGENT_PID",
+    "GPG_AGENT_INFO",
+    "DBUS_SESSION_BUS_ADDRESS",
+)
+
 _REFUSED = re.compile(r"Permission denied|permission denied|EACCES|EPERM")
+_MISSING = re.compile(r"No such file or directory|ENOENT")
 _PATH = re.compile(r"(?<![\w.~])/[^\s'\"`:,;()]+")
 
 
@@ -113,7 +132,11 @@ class Confinement:
         write: the real paths the agent may write (workspace first).
         deny: the real paths it may not read.
         temp: its private temporary folder.
-        env: the variables its processes get (``TMPDIR``, ``TMP``, ``TEMP``).
+        env: the variables its processes get (``TMPDIR``, ``TMP``, ``TEMP``,
+            ``XDG_RUNTIME_DIR``: all the private temporary folder).
+        unset: the variables its processes go without (:data:`UNSET`).
+        namespace: its private view of the file system (:mod:`._namespace`),
+            or None (then ``no_namespace`` says why).
 
     """
 
@@ -124,11 +147,17 @@ class Confinement:
     env: dict[str, str] = field(default_factory=dict)
     _ruleset: ll.Ruleset | None = None
     _temp_id: tuple[int, int] | None = None
+    unset: tuple[str, ...] = UNSET
+    namespace: ns.NamespacePlan | None = None
+    no_namespace: str = ""
 
     mechanism = "landlock"
 
     def preexec(self) -> Callable[[], None]:
-        """The child's hook: no new privileges, then the ruleset (see :mod:`._landlock`).
+        """The child's hook: its private namespace, no new privileges, then the ruleset.
+
+        See :mod:`._namespace` and :mod:`._landlock`: the namespace comes
+        first, since Landlock forbids the confined process to mount.
 
         Raises:
             RuntimeError: the confinement is closed.
@@ -136,7 +165,56 @@ class Confinement:
         """
         if self._ruleset is None or self._ruleset.fd < 0:
             raise RuntimeError("the sandbox of this run is closed")
-        return self._ruleset.preexec()
+        if self.namespace is None:
+            return self._ruleset.preexec()
+        enter = self.namespace.preexec()
+        # The child's own /dev/pts (and its ptmx, bound on /dev/ptmx) are
+        # granted in the child: they do not exist out here.
+        devices = self._ruleset.handled
+        restrict = self._ruleset.preexec(
+            [("/dev/pts", devices, True), ("/dev/pts/ptmx", devices, False)]
+        )
+
+        def hook() -> None:
+            enter()
+            restrict()
+
+        return hook
+
+    def environ(self, base: Mapping[str, str]) -> dict[str, str]:
+        """``base`` as the confined processes get it: without :attr:`unset`, with :attr:`env`."""
+        return {**{k: v for k, v in base.items() if k not in self.unset}, **self.env}
+
+    @property
+    def private(self) -> str | None:
+        """None when the agent has its private view (or will: not started yet), else why not."""
+        if self.namespace is None:
+            return self.no_namespace
+        outcome, code = self.namespace.outcome
+        if outcome == ns.UNAVAILABLE:
+            name = errno.errorcode.get(code, str(code))
+            return f"the kernel refused a user or mount namespace ({name})"
+        return None
+
+    def views(self) -> list[str]:
+        """Whether the agent reaches the user's other terminals and sockets (two lines).
+
+        After the spawn, what the child really got; before it, what it will
+        try for.
+        """
+        unset = ", ".join(self.unset)
+        why = self.private
+        if why is None:
+            hidden = ", ".join(_tilde(p) for p in self.namespace.hide) if self.namespace else ""
+            sockets = f"hidden in {hidden}" if hidden else "no folder of the user's sockets found"
+            return [
+                "other terminals: private (a /dev/pts of its own, in a mount namespace)",
+                f"sockets by path: {sockets}; its environment has no {unset}",
+            ]
+        return [
+            f"other terminals: reachable ({why})",
+            f"sockets by path: reachable ({why}); its environment has no {unset}",
+        ]
 
     def describe(self) -> list[str]:
         """What is granted, one line each (for ``-v`` and ``acphost doctor``); ``~`` is home."""
@@ -145,6 +223,7 @@ class Confinement:
             "writes: " + ", ".join(_tilde(p) for p in self.write),
             "reads: everywhere except " + (", ".join(_tilde(p) for p in self.deny) or "nothing"),
             "devices: " + ", ".join(d for d in DEVICES if os.path.exists(d)),
+            *self.views(),
         ]
 
     def refusal(self, stderr: str) -> str | None:
@@ -152,15 +231,22 @@ class Confinement:
 
         The first absolute path on a line that reports a permission error
         (``Permission denied``, ``EACCES``, ``EPERM``) and that lies outside
-        the writable roots or inside a denied path.
+        the writable roots or inside a denied path; or, on a line that
+        reports a missing file, inside a folder the namespace hides (it
+        shows the agent an empty folder there).
         """
+        hidden = self.namespace.hide if self.namespace is not None else ()
         for line in stderr.splitlines():
-            if not _REFUSED.search(line):
+            refused, missing = _REFUSED.search(line), hidden and _MISSING.search(line)
+            if not refused and not missing:
                 continue
             for match in _PATH.finditer(line):
                 path = os.path.normpath(match.group(0))
-                denied = any(_under(path, d) for d in self.deny)
-                if denied or not any(_under(path, w) for w in self.write):
+                if refused:
+                    denied = any(_under(path, d) for d in self.deny)
+                    if denied or not any(_under(path, w) for w in self.write):
+                        return path
+                elif any(_under(path, h) and path != h for h in hidden):
                     return path
         return None
 
@@ -171,6 +257,7 @@ class Confinement:
             "abi": self.abi,
             "write": list(self.write),
             "deny": list(self.deny),
+            "namespace": "private" if self.private is None else f"none: {self.private}",
         }
 
     def close(self) -> None:
@@ -178,6 +265,8 @@ class Confinement:
         if self._ruleset is not None:
             self._ruleset.close()
             self._ruleset = None
+        if self.namespace is not None:
+            self.namespace.close()
         temp, made = self.temp, self._temp_id
         self._temp_id = None
         if made is None:
@@ -360,8 +449,13 @@ def _denied(spec: AgentSpec, env: Mapping[str, str], own: Sequence[str]) -> list
     found += [str(d) for d in (config_dir(), state_dir(), data_dir())]
     # Only what exists is carved out: a grant cannot be split around a name
     # that is not there (one made later beneath a granted folder is readable).
-    real = sorted({os.path.realpath(p) for p in found if os.path.lexists(p)})
-    return [p for p in real if not any(_under(p, d) for d in real if d != p)]
+    real = {os.path.realpath(p) for p in found if os.path.lexists(p)}
+    # The same files mounted again elsewhere (a bind mount) are denied there
+    # too, and so are terminals bound outside /dev/pts (a container's console).
+    mounts = _mounts.read_mounts()
+    aliases = _mounts.second_paths(sorted(real), mounts) + _mounts.other_terminals(mounts)
+    real |= {os.path.realpath(p) for p in aliases if os.path.lexists(p)}
+    return [p for p in sorted(real) if not any(_under(p, d) for d in real if d != p)]
 
 
 def _state_roots(spec: AgentSpec, env: Mapping[str, str]) -> list[str]:
@@ -386,6 +480,21 @@ def _state_roots(spec: AgentSpec, env: Mapping[str, str]) -> list[str]:
         if os.path.exists(path):
             roots.append(path)
     return roots
+
+
+def _socket_folders(env: Mapping[str, str], deny: Sequence[str]) -> list[str]:
+    """The folders whose sockets the agent must not reach by their path.
+
+    The user's runtime folder (D-Bus, the keyring, Wayland, podman), the
+    ssh-agent's and the gpg-agent's, X11's; and the denied folders: an ssh
+    ``ControlMaster`` socket in ``~/.ssh``, the gpg-agent's in ``~/.gnupg``.
+    """
+    found = [env.get("XDG_RUNTIME_DIR", ""), f"/run/user/{os.getuid()}", "/tmp/.X11-unix"]
+    for name in ("SSH_AUTH_SOCK", "GPG_AGENT_INFO"):
+        value = env.get(name, "").split(":")[0]
+        if os.path.isabs(value):
+            found.append(os.path.dirname(value))
+    return found + list(deny)
 
 
 def build_confinement(
@@ -456,10 +565,16 @@ def build_confinement(
         tuple(dict.fromkeys([*grants, temp])),
         tuple(deny),
         temp,
-        {"TMPDIR": temp, "TMP": temp, "TEMP": temp},
+        # Its runtime folder too: where D-Bus and others look for a socket
+        # when their variable is unset.
+        {"TMPDIR": temp, "TMP": temp, "TEMP": temp, "XDG_RUNTIME_DIR": temp},
         ruleset,
         temp_id,
     )
+    usable, confinement.no_namespace = ns.namespace_support()
+    if usable:
+        hide = ns.hidden_folders(_socket_folders(child_env, deny), [*grants, temp])
+        confinement.namespace = ns.NamespacePlan(hide)
     try:
         rules: list[tuple[str, int]] = []
         _carve(os.sep, ll.ACCESS_READ, deny, rules)

@@ -17,9 +17,10 @@ escapes, as it would from any terminal.
 When the run confines its agent (:attr:`TerminalManager.confine`), each
 terminal starts in the same OS sandbox, which no ``setsid`` leaves. That does
 take a ``preexec_fn``; it is safe enough here because the hook runs no Python
-that could wait on a lock another thread held at the fork: it calls two C
-functions resolved beforehand with integer arguments (CPython re-initialises
-its own locks in the child, glibc its allocator's).
+that could wait on a lock another thread held at the fork: it calls C
+functions resolved beforehand with arguments prepared beforehand (the
+namespace's and Landlock's system calls; CPython re-initialises its own locks
+in the child, glibc its allocator's).
 
 The ``cwd`` clamp keeps the *starting* directory in the workspace; it is not a
 sandbox (the command can ``cd`` anywhere). Whether the command may run at all
@@ -315,9 +316,9 @@ class TerminalManager:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 cwd=directory,
-                env={**os.environ, **(sandbox.env if sandbox else {}), **overlay},
+                env={**(sandbox.environ(os.environ) if sandbox else os.environ), **overlay},
                 start_new_session=True,
-                # Confined like the agent (see _sandbox): the hook calls two C
+                # Confined like the agent (see _sandbox): the hook calls C
                 # functions resolved beforehand, no Python that could take a lock.
                 preexec_fn=sandbox.preexec() if sandbox is not None else None,
             )

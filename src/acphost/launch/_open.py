@@ -291,7 +291,11 @@ class Run:
             close_grace=options.close_grace,
             env=sandbox.env if sandbox is not None else None,
             confine=sandbox.preexec() if sandbox is not None else None,
+            unset=sandbox.unset if sandbox is not None else (),
         )
+        if sandbox is not None:  # after the spawn: whether its namespace was had
+            for line in sandbox.describe():
+                logger.info("sandbox: %s", line)
         if self._kill:  # asked while it started
             self.transport.kill_now()
         self.phase = "prepare"
@@ -363,8 +367,6 @@ class Run:
                 raise UsageProblem(f"cannot run the agent in a sandbox: {exc}") from None
             _warn_unconfined(str(exc))
             return
-        for line in self.confinement.describe():
-            logger.info("sandbox: %s", line)
 
     def _confine_terminals(self, sandbox: Confinement) -> None:
         """The host's terminals for the agent start in its sandbox (a default host included)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
@@ -135,6 +135,7 @@ async def start_agent(
     close_grace: float = 2.0,
     env: dict[str, str] | None = None,
     confine: Callable[[], None] | None = None,
+    unset: Sequence[str] = (),
 ) -> StdioTransport:
     """Start the agent's process now, before the host's heavier modules load.
 
@@ -150,6 +151,7 @@ async def start_agent(
         close_grace: seconds it gets to exit after EOF, and after SIGTERM.
         env: variables laid over the agent's own (the sandbox's ``TMPDIR``).
         confine: the sandbox's hook, run in the child before the agent starts.
+        unset: variables the agent goes without (the sandbox's).
 
     Returns:
         The running agent; the client that is given it closes it.
@@ -166,6 +168,7 @@ async def start_agent(
         cwd=cwd,
         close_grace=close_grace,
         confine=confine,
+        unset=unset,
     )
 
 

@@ -166,6 +166,7 @@ class StdioTransport:
         inherit_stderr: bool = False,
         close_grace: float = 2.0,
         confine: Callable[[], None] | None = None,
+        unset: Sequence[str] = (),
     ) -> StdioTransport:
         """Start the agent.
 
@@ -181,6 +182,7 @@ class StdioTransport:
             confine: a hook that confines the child, run between fork and
                 exec (the OS sandbox; it calls only C functions resolved
                 beforehand); when it fails, the agent does not start.
+            unset: variables of the host's environment the child goes without.
 
         Returns:
             The running agent.
@@ -193,6 +195,8 @@ class StdioTransport:
         if not argv:
             raise AgentStartError("no agent command given: the argv list is empty")
         child_env = dict(os.environ)
+        for name in unset:
+            child_env.pop(name, None)
         if env:
             child_env.update(env)
         loop = asyncio.get_running_loop()
