@@ -212,9 +212,13 @@ def _private_folder() -> tuple[str, tuple[int, int]]:
     readable (it denies secrets and acphost's own folders, never the
     temporary folder), so that the confined bridge can connect.
     """
-    base = tempfile.gettempdir()
-    # A long TMPDIR would not fit sun_path: /tmp is short and there on every POSIX system.
-    if len(os.path.join(base, "acphost-mcp-xxxxxxxx", "x" * 22)) > _SUN_PATH_MAX:
+    base = os.path.realpath(tempfile.gettempdir())
+    # A long TMPDIR would not fit sun_path: /tmp is short and there on every
+    # POSIX system. A TMPDIR in the user's runtime folder would be hidden
+    # from a confined agent (its private view covers that folder).
+    runtime = [os.environ.get("XDG_RUNTIME_DIR") or "", f"/run/user/{os.getuid()}"]
+    hidden = any(r and (base == r or base.startswith(r.rstrip("/") + "/")) for r in runtime)
+    if hidden or len(os.path.join(base, "acphost-mcp-xxxxxxxx", "x" * 22)) > _SUN_PATH_MAX:
         base = "/tmp"
     # mkdtemp makes the folder 0700 with a random name: no one else can
     # reach (or plant) anything inside it.
