@@ -233,8 +233,9 @@ async def test_a_kill_asked_during_the_spawn_ends_the_agent_once_it_is_up(worksp
 @pytest.mark.parametrize(
     "field",
     [{"system_prompt": ""}, {"system_prompt": "x", "system_prompt_mode": "replace"},
-     {"protocol_version": 2}],
-    ids=["empty_system_prompt", "unknown_system_prompt_mode", "protocol_version"],
+     {"protocol": 2}, {"protocol": "auto"}, {"mcp_tools": True}],
+    ids=["empty_system_prompt", "unknown_system_prompt_mode", "protocol_2", "protocol_auto",
+         "mcp_tools"],
 )
 async def test_what_is_not_built_yet_is_refused_before_anything_starts(workspace, field):
     run = await fails_in(options(workspace, **field), UsageProblem)

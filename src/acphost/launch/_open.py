@@ -16,8 +16,9 @@ Landlock on Linux, ``docs/SANDBOX.md``): the assembly builds it before the
 spawn, the agent and the terminals the host runs for it start inside it, and
 the run's close removes its private temporary folder.
 
-The work that plugs in here later has its field, refused until it is
-built: :attr:`RunOptions.protocol_version`.
+The work that plugs in here later has its fields, refused until it is
+built: :attr:`RunOptions.protocol` (anything but 1) and
+:attr:`RunOptions.mcp_tools`.
 """
 
 from __future__ import annotations
@@ -133,8 +134,10 @@ class RunOptions:
             session's additional directories), beside its workspace. A
             confined run with no ``host`` gets a default
             :class:`~acphost.HostConfig` here, whose terminals are confined too.
-        protocol_version: the ACP protocol version to negotiate (only 1 is
-            spoken yet).
+        protocol: the ACP protocol version to negotiate: 1, 2 or ``auto``
+            (offer 2, fall back to 1); only 1 is spoken yet.
+        mcp_tools: offer the host's tools to the agent as an MCP server
+            (not built yet).
 
     """
 
@@ -158,7 +161,8 @@ class RunOptions:
     system_prompt_mode: SystemPromptMode | None = None
     confine: bool | None = None
     confine_write: Sequence[str] = ()
-    protocol_version: int = PROTOCOL_VERSION
+    protocol: Literal[1, 2, "auto"] = 1
+    mcp_tools: bool = False
 
 
 # The words a boolean config option takes (any case).
@@ -477,11 +481,13 @@ def _refuse_unbuilt(options: RunOptions) -> None:
             raise UsageProblem(f"unknown system prompt mode {mode!r}: use append or override")
         if not prompt.strip():
             raise UsageProblem("the system prompt is empty: give its text, or leave it out")
-    if options.protocol_version != PROTOCOL_VERSION:
+    if options.protocol != PROTOCOL_VERSION:
         raise UsageProblem(
-            f"ACP protocol version {options.protocol_version} is not supported "
-            f"(acphost speaks version {PROTOCOL_VERSION})"
+            f"ACP protocol {options.protocol} is not supported yet: acphost speaks "
+            f"version {PROTOCOL_VERSION} only (use protocol 1)"
         )
+    if options.mcp_tools:
+        raise UsageProblem("offering the host's tools as an MCP server is not built yet")
 
 
 #: The largest ``--system-prompt @FILE`` read: far above any real prompt.
