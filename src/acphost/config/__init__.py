@@ -21,6 +21,13 @@ from ._files import (
 )
 from ._presets import DEMO, agent_state_dirs, all_agents, command_found, presets, resolve_agent
 from ._project import project_dir
+from ._protocol import (
+    PROTOCOL_CHOICES,
+    ProtocolChoice,
+    parse_protocol,
+    protocol_options,
+    with_protocol_choice,
+)
 from ._settings import (
     find_settings,
     load_settings,
@@ -38,8 +45,10 @@ __all__ = [
     "DEMO",
     "MAX_IMPORT_BYTES",
     "MAX_INPUT_BYTES",
+    "PROTOCOL_CHOICES",
     "AgentSpec",
     "InputFileError",
+    "ProtocolChoice",
     "Settings",
     "SettingsError",
     "TrustEntry",
@@ -58,11 +67,13 @@ __all__ = [
     "read_text_input",
     "load_settings",
     "parse_cost",
+    "parse_protocol",
     "parse_settings",
     "parse_tokens",
     "presets",
     "project_dir",
     "project_settings_path",
+    "protocol_options",
     "read_project_settings",
     "read_settings",
     "resolve_agent",
@@ -74,4 +85,5 @@ __all__ = [
     "trust_store_path",
     "trusted_files",
     "user_settings_path",
+    "with_protocol_choice",
 ]
