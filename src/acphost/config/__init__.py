@@ -24,6 +24,7 @@ from ._project import project_dir
 from ._protocol import (
     PROTOCOL_CHOICES,
     ProtocolChoice,
+    describe_protocol,
     parse_protocol,
     protocol_options,
     with_protocol_choice,
@@ -59,6 +60,7 @@ __all__ = [
     "config_dir",
     "data_dir",
     "decode_text",
+    "describe_protocol",
     "find_settings",
     "loads_strict",
     "open_input",

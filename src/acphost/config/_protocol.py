@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PROTOCOL_CHOICES",
     "ProtocolChoice",
+    "describe_protocol",
     "parse_protocol",
     "protocol_options",
     "with_protocol_choice",
@@ -108,6 +109,19 @@ def protocol_options(spec: AgentSpec) -> dict[str, Any]:
         "protocol": spec.protocol if spec.protocol is not None else DEFAULT_PROTOCOL,
         "mcp_tools": bool(spec.mcp_tools),
     }
+
+
+def describe_protocol(negotiated: int, asked: ProtocolChoice | None = None) -> str:
+    """How every face says the version agreed on, and what was asked: ``protocol 2 (asked: auto)``.
+
+    Args:
+        negotiated: the version ``initialize`` agreed on
+            (:attr:`~acphost.AcpClient.protocol_version`).
+        asked: what the run asked for (:attr:`~acphost.launch.RunOptions.protocol`);
+            None leaves it out.
+
+    """
+    return f"protocol {negotiated}" + (f" (asked: {asked})" if asked is not None else "")
 
 
 def _first(*values: Any) -> Any:
