@@ -21,7 +21,7 @@ from ..history import protocol_record, sandbox_record
 
 if TYPE_CHECKING:
     from ..client import Budget, HostConfig
-    from ..config import AgentSpec
+    from ..config import AgentSpec, ProtocolChoice
     from ..redact import Redactor
 
 __all__ = [
@@ -271,7 +271,7 @@ class RunOutcome:
     subagents: tuple[dict[str, Any], ...] = ()
     sandbox: dict[str, Any] | None = None
     protocol: int | None = None
-    protocol_asked: int | str | None = None
+    protocol_asked: ProtocolChoice | None = None
 
     @property
     def succeeded(self) -> bool:
@@ -364,7 +364,7 @@ class RunOutcome:
         )
 
 
-def _asked(value: Any) -> int | str | None:
+def _asked(value: Any) -> ProtocolChoice | None:
     """A result's ``protocol_asked``: 1, 2 or ``auto``; anything else is "not said"."""
     try:
         return parse_protocol(value) if isinstance(value, (int, str)) else None

@@ -37,6 +37,7 @@ from ._workspace import Checkout, WorkspaceError, open_checkout
 if TYPE_CHECKING:
     from .. import schema as s
     from ..client import SystemPromptMode
+    from ..config import ProtocolChoice
     from ..history import HistoryStore
 
 __all__ = ["Place", "carry_out", "make_workspace"]
@@ -130,7 +131,7 @@ class _Talk:
     subagents: tuple[dict[str, Any], ...] = ()
     sandbox: dict[str, Any] | None = None
     protocol: int | None = None
-    protocol_asked: int | str | None = None
+    protocol_asked: ProtocolChoice | None = None
 
 
 def subagents_of(session: Session | None, redactor: Redactor) -> tuple[dict[str, Any], ...]:

@@ -55,7 +55,7 @@ def build_batch_parser() -> argparse.ArgumentParser:
         const=False,
         help="run the agents unconfined: no OS sandbox (docs/SANDBOX.md)",
     )
-    add_protocol_flags(p)
+    add_protocol_flags(g)
     g = p.add_argument_group("where and how")
     g.add_argument(
         "--workspace",

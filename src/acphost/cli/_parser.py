@@ -246,12 +246,13 @@ def add_global_flags(
     add_protocol_flags(p, shown)
 
 
-def add_protocol_flags(p: argparse.ArgumentParser, shown: Callable[[str], str] = str) -> None:
+def add_protocol_flags(p: argparse._ActionsContainer, shown: Callable[[str], str] = str) -> None:
     """Add ``--protocol 1|2|auto`` and ``--mcp-tools``/``--no-mcp-tools`` (None: not given).
 
-    Every command that starts an agent takes them (``acphost batch`` too);
-    the agent's settings entry, then the settings' top level, decide when
-    they are not given (:func:`~acphost.config.with_protocol_choice`).
+    Every command that starts an agent takes them (``acphost batch`` too, in
+    one of its groups); the agent's settings entry, then the settings' top
+    level, decide when they are not given
+    (:func:`~acphost.config.with_protocol_choice`).
     """
     p.add_argument(
         "--protocol",
