@@ -18,7 +18,7 @@ from urllib.parse import quote
 from ..safetext import HTML_CSP, html_text
 from ..view import markdown_html
 from ._model import STATUSES
-from ._report import subagent_line
+from ._report import protocol_words, subagent_line
 
 if TYPE_CHECKING:
     from ._model import RunOutcome
@@ -106,6 +106,8 @@ def _run(report: Report, o: RunOutcome) -> list[str]:
     if o.subagents:
         items = "".join(f"<li>{_e(subagent_line(c))}</li>" for c in o.subagents)
         out.append(f"<p>Subagents:</p><ul>{items}</ul>")
+    if o.protocol is not None or o.protocol_asked is not None:
+        out.append(f"<p>Protocol: {_e(protocol_words(o))}</p>")
     diff, cut, refused = report.read_file(o.diff)
     if refused is not None:
         out.append(f'<p class="meta">Diff not shown: {_e(refused)}</p>')

@@ -16,11 +16,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..history import sandbox_record
+from ..config import parse_protocol
+from ..history import protocol_record, sandbox_record
 
 if TYPE_CHECKING:
     from ..client import Budget, HostConfig
-    from ..config import AgentSpec
+    from ..config import AgentSpec, ProtocolChoice
     from ..redact import Redactor
 
 __all__ = [
@@ -160,8 +161,9 @@ class Run:
     def fingerprint(self) -> str:
         """What must match for an earlier outcome of this id to count on resume.
 
-        The agent's command line, the prompt, the system prompt and the
-        starting point: change any of them and the run is carried out again.
+        The agent's command line, the prompt, the system prompt, the
+        protocol asked for and the starting point: change any of them and
+        the run is carried out again.
         """
         ws = self.workspace
         data: list[Any] = [self.agent.argv, self.prompt, self.repeat, ws.path, ws.commit]
@@ -171,6 +173,11 @@ class Run:
             data.append([system, mode])
         if not self.subagents:  # the default leaves the fingerprints of earlier results
             data.append("no-subagents")
+        # Likewise protocol 1 without MCP tools, the default, adds nothing.
+        if self.agent.protocol not in (None, 1):
+            data.append(f"protocol-{self.agent.protocol}")
+        if self.agent.mcp_tools:
+            data.append("mcp-tools")
         return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16]
 
 
@@ -235,6 +242,10 @@ class RunOutcome:
         sandbox: the OS sandbox the run's agent ran in (``{"mechanism",
             "abi", "write", "deny"}``, or ``{"mechanism": "none", "reason"}``);
             None when the run did not get as far as starting it.
+        protocol: the ACP protocol version the run's agent agreed on (1 or
+            2); None when the run did not get as far as ``initialize``.
+        protocol_asked: what the run asked for (1, 2 or ``auto``); None in
+            results written before it was recorded.
 
     """
 
@@ -259,6 +270,8 @@ class RunOutcome:
     fingerprint: str = ""
     subagents: tuple[dict[str, Any], ...] = ()
     sandbox: dict[str, Any] | None = None
+    protocol: int | None = None
+    protocol_asked: ProtocolChoice | None = None
 
     @property
     def succeeded(self) -> bool:
@@ -296,6 +309,8 @@ class RunOutcome:
             "fingerprint": self.fingerprint,
             "subagents": [dict(child) for child in self.subagents],
             "sandbox": self.sandbox,
+            "protocol": self.protocol,
+            "protocol_asked": self.protocol_asked,
         }
 
     @classmethod
@@ -344,7 +359,17 @@ class RunOutcome:
                 for i, item in enumerate(f.get("subagents", list, []))
             ),
             sandbox=sandbox_record(f.get("sandbox", dict, None)),
+            protocol=protocol_record(f.data.get("protocol")),
+            protocol_asked=_asked(f.data.get("protocol_asked")),
         )
+
+
+def _asked(value: Any) -> ProtocolChoice | None:
+    """A result's ``protocol_asked``: 1, 2 or ``auto``; anything else is "not said"."""
+    try:
+        return parse_protocol(value) if isinstance(value, (int, str)) else None
+    except ValueError:
+        return None
 
 
 def _subagent(data: Any, where: str) -> dict[str, Any]:

@@ -41,7 +41,7 @@ from ..view import inert_markdown
 from ._model import STATUSES, OutcomeError, RunOutcome
 from ._out import FORMAT, VERSION, BatchError, OutDir, check_run_id
 
-__all__ = ["Cell", "Report", "load_report", "render_markdown"]
+__all__ = ["Cell", "Report", "load_report", "protocol_words", "render_markdown"]
 
 #: A diff longer than this is cut in report.md and report.html (the patch file has it all).
 MAX_INLINE_DIFF = 64 * 1024
@@ -397,6 +397,8 @@ def _md_run(report: Report, o: RunOutcome, versions: dict[str, str]) -> list[str
         out.append("")
     if o.sandbox:
         out += [md_inline(sandbox_line(o.sandbox), 2000).replace("sandbox:", "Sandbox:", 1), ""]
+    if o.protocol is not None or o.protocol_asked is not None:
+        out += [md_inline(f"Protocol: {protocol_words(o)}"), ""]
     diff, cut, refused = report.read_file(o.diff)
     if refused is not None:
         out += [f"Diff not shown: {md_inline(refused, 400)}", ""]
@@ -406,3 +408,11 @@ def _md_run(report: Report, o: RunOutcome, versions: dict[str, str]) -> list[str
             where = md_inline(o.diff or "")
             out += [f"(cut at {MAX_INLINE_DIFF // 1024} KB: the whole patch is in {where})", ""]
     return out
+
+
+def protocol_words(o: RunOutcome) -> str:
+    """A run's protocol as its report says it: ``2 (asked: auto)``, or only what was asked."""
+    asked = f"asked: {o.protocol_asked}" if o.protocol_asked is not None else ""
+    if o.protocol is None:
+        return f"none agreed ({asked})" if asked else "not said"
+    return f"{o.protocol} ({asked})" if asked else str(o.protocol)

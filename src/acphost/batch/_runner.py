@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .._outfile import open_output
 from ..client import Session
+from ..config import protocol_options
 from ..content import prompt_with_mentions
 from ..errors import AcpError, AgentExited, AgentStartError, AuthRequired, RequestError
 from ..launch import Run as LaunchedRun
@@ -36,6 +37,7 @@ from ._workspace import Checkout, WorkspaceError, open_checkout
 if TYPE_CHECKING:
     from .. import schema as s
     from ..client import SystemPromptMode
+    from ..config import ProtocolChoice
     from ..history import HistoryStore
 
 __all__ = ["Place", "carry_out", "make_workspace"]
@@ -128,6 +130,8 @@ class _Talk:
     history_id: str | None = None
     subagents: tuple[dict[str, Any], ...] = ()
     sandbox: dict[str, Any] | None = None
+    protocol: int | None = None
+    protocol_asked: ProtocolChoice | None = None
 
 
 def subagents_of(session: Session | None, redactor: Redactor) -> tuple[dict[str, Any], ...]:
@@ -213,10 +217,13 @@ class _Conversation:
             system_prompt=run.system_prompt,
             # Checked where it was read (the spec, the flags); open_run checks again.
             system_prompt_mode=cast("SystemPromptMode | None", run.system_prompt_mode),
+            **protocol_options(run.agent),
         )
+        talk.protocol_asked = options.protocol
         self.opened = opened = open_run(options)
         async with opened:
             talk.sandbox = opened.sandbox_record()
+            talk.protocol = opened.client.protocol_version
             session = opened.session
             self.session = session
             recording = opened.recording
@@ -439,4 +446,6 @@ async def carry_out(run: Run, place: Place, prepared: Checkout | None = None) ->
         fingerprint=run.fingerprint,
         subagents=talk.subagents,
         sandbox=talk.sandbox,
+        protocol=talk.protocol,
+        protocol_asked=talk.protocol_asked,
     )

@@ -16,6 +16,7 @@
     system_prompt = "Be brief."            # every session's (or "@file.md"); mode: append
     system_prompt_mode = "append"          # or "override" (the agent must advertise it)
     subagents = false                      # do not advertise subagents (default true)
+    protocol = "auto"                      # 1 (default), 2 or "auto"; mcp_tools = true
     write = true                           # and yolo, approve = "all" | "reads" | "deny",
     permission_policy = "rules.json"       # no_terminal, no_fs, audit_log, settings
     keep_workspaces = false
@@ -29,6 +30,7 @@
     args = ["--acp"]
     env = { LOG_LEVEL = "debug" }
     system_prompt = "Answer in French."    # its sessions' (text only; the top-level key wins)
+    protocol = 2                           # and mcp_tools (the top-level keys win)
 
     [[prompt]]                             # a prompt with an id (and its own workspace)
     id = "fix-tests"
@@ -45,7 +47,7 @@ import importlib
 import os
 from typing import Any
 
-from ..config import AgentSpec, InputFileError, read_text_input
+from ..config import AgentSpec, InputFileError, parse_protocol, read_text_input
 from ._plan import PlanError, Prompt
 from ._workspace import WorkspaceError, inspect_workspace
 
@@ -53,6 +55,7 @@ __all__ = ["SpecError", "load_spec"]
 
 _PATH = "path"
 _NUMBER = (int, float)
+_PROTOCOL = "protocol"
 
 #: Key -> expected type (``_PATH``: a string, resolved against the spec's directory).
 SCALARS: dict[str, Any] = {
@@ -83,6 +86,8 @@ SCALARS: dict[str, Any] = {
     "system_prompt": str,
     "system_prompt_mode": str,
     "subagents": bool,
+    "protocol": _PROTOCOL,
+    "mcp_tools": bool,
 }
 LISTS = ("agents", "agent_commands", "prompts", "ray_env")
 CHOICES = {
@@ -116,6 +121,9 @@ def _type_name(expected: Any) -> str:
 
 
 def _check(where: str, value: Any, expected: Any) -> None:
+    if expected is _PROTOCOL:
+        _protocol(where, value)
+        return
     if expected is _PATH:
         expected = str
     kinds = expected if isinstance(expected, tuple) else (expected,)
@@ -185,6 +193,16 @@ def load_spec(path: str) -> dict[str, Any]:
     return out
 
 
+def _protocol(where: str, value: Any) -> Any:
+    """``protocol``: 1, 2 or ``"auto"`` (TOML numbers; the string ``"2"`` is a typo)."""
+    try:
+        if isinstance(value, str) and value != "auto":
+            raise ValueError
+        return parse_protocol(value)
+    except ValueError:
+        raise SpecError(f'{where}: expected 1, 2 or "auto", got {value!r}') from None
+
+
 def _system_prompt(where: str, value: str, base: str) -> str:
     """The text, or ``@FILE`` with the file made relative to the spec's folder (read later)."""
     if not value.strip():
@@ -206,8 +224,15 @@ def _only(where: str, table: dict[str, Any], keys: tuple[str, ...]) -> None:
             raise SpecError(f"{where}.{key}: unknown key; known keys: {', '.join(keys)}")
 
 
+#: The keys of an ``[[agent]]`` table.
+_AGENT_KEYS = (
+    "name", "command", "args", "env", "system_prompt", "system_prompt_mode", "protocol",
+    "mcp_tools",
+)  # fmt: skip
+
+
 def _agent(where: str, table: dict[str, Any], source: str) -> AgentSpec:
-    _only(where, table, ("name", "command", "args", "env", "system_prompt", "system_prompt_mode"))
+    _only(where, table, _AGENT_KEYS)
     for key in ("name", "command"):
         if key not in table:
             raise SpecError(f"{where}.{key}: missing")
@@ -227,6 +252,12 @@ def _agent(where: str, table: dict[str, Any], source: str) -> AgentSpec:
         _check(f"{where}.system_prompt_mode", mode, str)
         if mode not in CHOICES["system_prompt_mode"]:
             raise SpecError(f"{where}.system_prompt_mode: expected one of append, override")
+    protocol = table.get("protocol")
+    if protocol is not None:
+        protocol = _protocol(f"{where}.protocol", protocol)
+    tools = table.get("mcp_tools")
+    if tools is not None:
+        _check(f"{where}.mcp_tools", tools, bool)
     return AgentSpec(
         name=table["name"],
         command=table["command"],
@@ -235,6 +266,8 @@ def _agent(where: str, table: dict[str, Any], source: str) -> AgentSpec:
         source=source,
         system_prompt=prompt,
         system_prompt_mode=mode,
+        protocol=protocol,
+        mcp_tools=tools,
     )
 
 

@@ -10,7 +10,7 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from ._parser import Parser, first_word
+from ._parser import Parser, add_protocol_flags, first_word
 
 __all__ = ["batch_main", "build_batch_parser"]
 
@@ -55,6 +55,7 @@ def build_batch_parser() -> argparse.ArgumentParser:
         const=False,
         help="run the agents unconfined: no OS sandbox (docs/SANDBOX.md)",
     )
+    add_protocol_flags(g)
     g = p.add_argument_group("where and how")
     g.add_argument(
         "--workspace",

@@ -41,7 +41,7 @@ from ..batch import (
     write_reports,
 )
 from ..client import Budget
-from ..config import AgentSpec, SettingsError
+from ..config import AgentSpec, Settings, SettingsError, settings_for, with_protocol_choice
 from ..config import agent_from_command as config_agent_from_command
 from ..host import PolicyFileError, RulesPolicy
 from ..launch import (
@@ -118,10 +118,15 @@ def agent_from_command(text: str, name: str | None = None) -> AgentSpec:
 def _agents(
     args: argparse.Namespace, workspace: str, spec: dict[str, Any]
 ) -> tuple[list[AgentSpec], list[Any], Path | None]:
-    """The batch's agents, the settings' MCP servers, and the settings file read, if any."""
+    """The batch's agents, the settings' MCP servers, and the settings file read, if any.
+
+    Each agent's protocol is settled (:func:`~acphost.config.with_protocol_choice`):
+    ``--protocol`` and ``--mcp-tools`` (or the spec's top-level keys), else its
+    own entry or ``[[agent]]`` table, else the settings' top level.
+    """
     agents: list[AgentSpec] = []
     mcp: list[Any] = []
-    settings_file: Path | None = None
+    settings: Settings | None = None
     names = list(args.agent or [])
     commands = list(args.agent_command or [])
     inline = list(spec.get("agent_specs", []))
@@ -131,7 +136,6 @@ def _agents(
         )
         agents.append(agent)
         mcp = list(settings.mcp_servers)
-        settings_file = settings.path
     taken = {a.name for a in [*agents, *inline]}
     for text in commands:
         agent = with_sandbox_choice(args.sandbox, agent_from_command(text))
@@ -141,7 +145,16 @@ def _agents(
             n += 1
         taken.add(agent.name)
         agents.append(agent)
-    return [*agents, *inline], mcp, settings_file
+    if settings is None:
+        try:
+            settings = settings_for(args.settings, workspace)
+        except SettingsError as exc:
+            raise UsageProblem(str(exc)) from None
+    chosen = [
+        with_protocol_choice(a, settings, protocol=args.protocol, mcp_tools=args.mcp_tools)
+        for a in [*agents, *inline]
+    ]
+    return chosen, mcp, settings.path if names or not (commands or inline) else None
 
 
 def _prompts(args: argparse.Namespace, spec: dict[str, Any]) -> list[Prompt]:

@@ -17,12 +17,21 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..config import SettingsError, all_agents, command_found, project_dir, settings_for
+from ..config import (
+    SettingsError,
+    all_agents,
+    command_found,
+    describe_protocol,
+    project_dir,
+    protocol_options,
+    settings_for,
+)
 from ..errors import AcpError, AgentExited, CapabilityNotSupported
 from ..launch import EXIT_ERROR, EXIT_OK, UsageProblem, fail, resolve
 from ._edge import Edge, is_styled_terminal, is_terminal
 from ._failure import agent_text
 from ._parser import usage_error
+from ._setup import resolve_run
 
 if TYPE_CHECKING:
     from ..config import AgentSpec, Settings
@@ -133,7 +142,13 @@ async def _sessions(
 ) -> int:
     from ..launch import RunOptions, open_run  # noqa: PLC0415
 
-    options = RunOptions(spec, cwd, session=None, client={"init_timeout": args.init_timeout})
+    options = RunOptions(
+        spec,
+        cwd,
+        session=None,
+        client={"init_timeout": args.init_timeout},
+        **protocol_options(spec),
+    )
     async with open_run(options) as run:
         client = run.client
         rows = []
@@ -153,7 +168,7 @@ async def _sessions(
 def list_sessions(args: argparse.Namespace) -> int:
     """Print the agent's sessions (all pages)."""
     try:
-        cwd, settings, spec = resolve(args)
+        cwd, settings, spec = resolve_run(args)
         redact = run_redactor(spec, settings).redact_text
         return asyncio.run(_sessions(args, cwd, spec, redact))
     except UsageProblem as exc:
@@ -176,7 +191,7 @@ async def _doctor(args: argparse.Namespace) -> int:
     from ..client import auth_method_id  # noqa: PLC0415
     from ..launch import RunOptions, open_run  # noqa: PLC0415
 
-    cwd, settings, spec = resolve(args)
+    cwd, settings, spec = resolve_run(args)
     redactor = run_redactor(spec, settings)
     redact = redactor.redact_text
     # What the agent says about itself may hold a configured secret too.
@@ -189,16 +204,20 @@ async def _doctor(args: argparse.Namespace) -> int:
     print(f"found:        {'yes' if command_found(spec) else 'no'}")
     started = time.perf_counter()
     try:
-        options = RunOptions(spec, cwd, session=None, client={"init_timeout": args.init_timeout})
+        options = RunOptions(
+            spec,
+            cwd,
+            session=None,
+            client={"init_timeout": args.init_timeout},
+            **protocol_options(spec),
+        )
         async with open_run(options) as run:
             client = run.client
             elapsed = time.perf_counter() - started
             _doctor_sandbox(run, edge, pad)
             info = client.agent_info
-            print(
-                f"initialize:   ok in {elapsed * 1000:.0f} ms, "
-                f"protocol version {client.protocol_version}"
-            )
+            asked = describe_protocol(client.protocol_version, run.options.protocol)
+            print(f"initialize:   ok in {elapsed * 1000:.0f} ms, {asked}")
             if info is not None:
                 title = f" ({edge.field(info.title)})" if info.title else ""
                 print(f"agent info:   {edge.field(info.name)} {edge.field(info.version)}{title}")

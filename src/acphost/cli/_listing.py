@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..client import AcpClient, SessionState
+    from ..config import ProtocolChoice
     from ..schema import unstable as u
 
 __all__ = [
@@ -48,18 +49,20 @@ def _tree(data: dict[str, Any], clean: Clean, indent: str) -> list[str]:
     return lines
 
 
-def caps_section(client: AcpClient, clean: Clean) -> list[str]:
-    """The agent, the protocol version, its capabilities and auth methods.
+def caps_section(client: AcpClient, clean: Clean, asked: ProtocolChoice | None = None) -> list[str]:
+    """The agent, the protocol version (and what was asked), its capabilities and auth methods.
 
     Args:
         client: the initialized client.
         clean: cleans agent text for the output (sanitises on a terminal).
+        asked: the protocol the run asked for (1, 2 or ``auto``), or None.
 
     Returns:
         The section's lines.
 
     """
     from ..client import auth_method_id  # noqa: PLC0415
+    from ..config import describe_protocol  # noqa: PLC0415
 
     lines = ["agent"]
     info = client.agent_info
@@ -68,7 +71,7 @@ def caps_section(client: AcpClient, clean: Clean) -> list[str]:
         lines.append(f"  {clean(info.name)} {clean(info.version)}{title}")
     else:
         lines.append("  (the agent sent no agentInfo)")
-    lines.append(f"  protocol version {client.protocol_version}")
+    lines.append(f"  {describe_protocol(client.protocol_version, asked)}")
     lines += ["", "capabilities"]
     caps = client.agent_capabilities.to_wire()
     lines.extend(_tree(caps, clean, "  ") if caps else ["  (none advertised)"])

@@ -8,14 +8,20 @@ their parsers only when the flag is given.
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from .._version import __version__
 from ..launch import EXIT_USAGE
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..config import ProtocolChoice
+
 __all__ = [
     "Parser",
     "add_global_flags",
+    "add_protocol_flags",
     "build_parser",
     "first_word",
     "setup_logging",
@@ -237,6 +243,55 @@ def add_global_flags(
         const=False,
         help=shown("run the agent unconfined: no OS sandbox (docs/SANDBOX.md)"),
     )
+    add_protocol_flags(p, shown)
+
+
+def add_protocol_flags(p: argparse._ActionsContainer, shown: Callable[[str], str] = str) -> None:
+    """Add ``--protocol 1|2|auto`` and ``--mcp-tools``/``--no-mcp-tools`` (None: not given).
+
+    Every command that starts an agent takes them (``acphost batch`` too, in
+    one of its groups); the agent's settings entry, then the settings' top
+    level, decide when they are not given
+    (:func:`~acphost.config.with_protocol_choice`).
+    """
+    p.add_argument(
+        "--protocol",
+        type=_protocol,
+        default=None,
+        metavar="1|2|auto",
+        help=shown(
+            "the ACP protocol version to ask the agent for; auto offers 2 and falls back to 1 "
+            '(default: "protocol" in settings, else 1)'
+        ),
+    )
+    tools = p.add_mutually_exclusive_group()
+    tools.add_argument(
+        "--mcp-tools",
+        dest="mcp_tools",
+        action="store_const",
+        const=True,
+        default=None,
+        help=shown(
+            "offer the host's file and terminal tools to the agent as an MCP server, on "
+            'protocol 1 too (also "mcp_tools" in settings)'
+        ),
+    )
+    tools.add_argument(
+        "--no-mcp-tools",
+        dest="mcp_tools",
+        action="store_const",
+        const=False,
+        help=shown('do not offer them (when settings say "mcp_tools": true)'),
+    )
+
+
+def _protocol(value: str) -> ProtocolChoice:
+    from ..config import parse_protocol  # noqa: PLC0415 - only when the flag is given
+
+    try:
+        return parse_protocol(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:

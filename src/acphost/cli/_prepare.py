@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..config import InputFileError, read_stream
-from ..launch import UsageProblem, resolve
+from ..launch import UsageProblem
 from ._outputs import OUTPUT_FLAGS, RunOutputs
 
 if TYPE_CHECKING:
@@ -65,8 +65,9 @@ def prepare_run(args: argparse.Namespace) -> Prepared:
 
     """
     from ..history import default_path, history_enabled  # noqa: PLC0415 - a light module
+    from ._setup import resolve_run  # noqa: PLC0415
 
-    cwd, settings, spec = resolve(args)
+    cwd, settings, spec = resolve_run(args)
     prompt = read_prompt(args)
     check_output_paths(args)
     if args.replay_context and prompt is None:

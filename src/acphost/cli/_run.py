@@ -11,11 +11,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import os
 import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ..config import describe_protocol
 from ..errors import (
     AcpError,
     AcpTimeout,
@@ -41,13 +43,15 @@ from ._parser import usage_error
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..client import AcpClient, HostConfig, Session, Turn, TurnResult
+    from ..client import HostConfig, Session, Turn, TurnResult
     from ..launch import Refusals, Run, RunOptions
     from ._ask import TtyAsker
     from ._prepare import Prepared
     from ._render import Renderer
 
 __all__ = ["run_prompt"]
+
+logger = logging.getLogger("acphost.cli")
 
 # Seconds the agent gets to exit after EOF at the end of a run (then SIGTERM, SIGKILL).
 _CLOSE_GRACE = 0.5
@@ -242,11 +246,12 @@ class PromptRun:
         }
         self.tap("send", json.dumps(frame, separators=(",", ":")).encode())
 
-    async def listings(self, client: AcpClient, session: Session) -> None:
+    async def listings(self, run: Run) -> None:
         """Print the sections asked for (text modes only; jsonl has the frames)."""
         from ._setup import listings  # noqa: PLC0415
 
-        text = await listings(client, session, self.args, self.edge.field)
+        asked = run.options.protocol
+        text = await listings(run.client, run.session, self.args, self.edge.field, asked)
         if text is not None and not self.jsonl:
             self.out.write(text + "\n")
             self.out.flush()
@@ -451,6 +456,7 @@ class PromptRun:
                 ``--system-prompt @FILE`` that cannot be read.
 
         """
+        from ..config import protocol_options  # noqa: PLC0415
         from ..launch import RunOptions, SessionChoice  # noqa: PLC0415
         from ._setup import config_items  # noqa: PLC0415
         from ._sysprompt import system_prompt_options  # noqa: PLC0415
@@ -492,6 +498,7 @@ class PromptRun:
             config=config_items(a.config),
             prepare=prepare,
             **system_prompt_options(a, self.spec),
+            **protocol_options(self.spec),
         )
 
     def prepare(self, options: RunOptions, prompt: str | None) -> None:
@@ -545,7 +552,9 @@ class PromptRun:
         if self.live.failure is not None:
             raise self.live.failure
         client, session = run.client, run.session
-        await self.listings(client, session)
+        # -v says which version the agent agreed to (and what was asked).
+        logger.info(describe_protocol(client.protocol_version, run.options.protocol))
+        await self.listings(run)
         recording = run.recording
         self.outputs.save_session(session.id, self.cwd, recording)
         blocks = self.blocks

@@ -1,4 +1,4 @@
-"""The session's setup on the command line: ``--config`` items, listings."""
+"""The session's setup on the command line: the agent and its protocol, ``--config``, listings."""
 
 from __future__ import annotations
 
@@ -8,14 +8,38 @@ import contextlib
 from typing import TYPE_CHECKING
 
 from ..errors import CapabilityNotSupported
-from ..launch import UsageProblem
+from ..launch import UsageProblem, resolve
 from . import _listing
 
 if TYPE_CHECKING:
     from .. import schema as s
     from ..client import AcpClient, Session
+    from ..config import AgentSpec, ProtocolChoice, Settings
 
-__all__ = ["config_items", "listings"]
+__all__ = ["config_items", "listings", "resolve_run"]
+
+
+def resolve_run(args: argparse.Namespace) -> tuple[str, Settings, AgentSpec]:
+    """The workspace, settings and agent of a command (:func:`~acphost.launch.resolve`).
+
+    ``--protocol`` and ``--mcp-tools`` (else the agent's settings entry,
+    else the settings' top level) are settled on the agent, so each run
+    opened for it asks for them (:func:`~acphost.config.protocol_options`).
+
+    Raises:
+        UsageProblem: a bad ``--cwd``, settings file or agent name.
+
+    """
+    from ..config import with_protocol_choice  # noqa: PLC0415
+
+    cwd, settings, spec = resolve(args)
+    chosen = with_protocol_choice(
+        spec,
+        settings,
+        protocol=getattr(args, "protocol", None),
+        mcp_tools=getattr(args, "mcp_tools", None),
+    )
+    return cwd, settings, chosen
 
 
 def config_items(items: list[str]) -> list[tuple[str, str]]:
@@ -35,7 +59,11 @@ def config_items(items: list[str]) -> list[tuple[str, str]]:
 
 
 async def listings(
-    client: AcpClient, session: Session, args: argparse.Namespace, clean: _listing.Clean
+    client: AcpClient,
+    session: Session,
+    args: argparse.Namespace,
+    clean: _listing.Clean,
+    asked: ProtocolChoice | None = None,
 ) -> str | None:
     """The sections ``--list-caps``, ``--list-modes``, ``--list-commands`` ask for.
 
@@ -47,6 +75,7 @@ async def listings(
         session: the open session.
         args: the listing flags and ``--commands-timeout``.
         clean: how agent text is cleaned for the output.
+        asked: the protocol the run asked for, shown beside the one agreed on.
 
     Returns:
         The text to print (sections separated by a blank line), or None.
@@ -54,7 +83,7 @@ async def listings(
     """
     sections: list[list[str]] = []
     if args.list_caps:
-        sections.append(_listing.caps_section(client, clean))
+        sections.append(_listing.caps_section(client, clean, asked))
         if args.unstable:
             with contextlib.suppress(CapabilityNotSupported):  # not offered: nothing to show
                 status = await client.unstable.auth_status()

@@ -21,6 +21,14 @@ from ._files import (
 )
 from ._presets import DEMO, agent_state_dirs, all_agents, command_found, presets, resolve_agent
 from ._project import project_dir
+from ._protocol import (
+    PROTOCOL_CHOICES,
+    ProtocolChoice,
+    describe_protocol,
+    parse_protocol,
+    protocol_options,
+    with_protocol_choice,
+)
 from ._settings import (
     find_settings,
     load_settings,
@@ -38,8 +46,10 @@ __all__ = [
     "DEMO",
     "MAX_IMPORT_BYTES",
     "MAX_INPUT_BYTES",
+    "PROTOCOL_CHOICES",
     "AgentSpec",
     "InputFileError",
+    "ProtocolChoice",
     "Settings",
     "SettingsError",
     "TrustEntry",
@@ -50,6 +60,7 @@ __all__ = [
     "config_dir",
     "data_dir",
     "decode_text",
+    "describe_protocol",
     "find_settings",
     "loads_strict",
     "open_input",
@@ -58,11 +69,13 @@ __all__ = [
     "read_text_input",
     "load_settings",
     "parse_cost",
+    "parse_protocol",
     "parse_settings",
     "parse_tokens",
     "presets",
     "project_dir",
     "project_settings_path",
+    "protocol_options",
     "read_project_settings",
     "read_settings",
     "resolve_agent",
@@ -74,4 +87,5 @@ __all__ = [
     "trust_store_path",
     "trusted_files",
     "user_settings_path",
+    "with_protocol_choice",
 ]

@@ -11,7 +11,11 @@ sessions get, ``system_prompt`` (text) and ``system_prompt_mode`` (``append``
 or ``override``); ``--system-prompt`` and ``--system-prompt-mode`` win.
 It may widen or narrow the OS sandbox the agent runs in, ``sandbox``:
 ``false`` (unconfined), ``true`` (refuse to run it unconfined), or
-``{"write": [paths], "deny": [paths]}``.
+``{"write": [paths], "deny": [paths]}``. It may choose the ACP protocol
+version its runs ask for, ``protocol`` (``1``, ``2`` or ``"auto"``), and
+offer it the host's tools as an MCP server, ``mcp_tools`` (``true``); the
+same two keys at the top level apply to every agent whose entry does not set
+them, and ``--protocol`` and ``--mcp-tools`` win over both.
 Unknown top-level keys are ignored, so an editor's whole settings file can
 be passed with ``--settings``; a file without ``agent_servers`` is an error,
 never a silent fallback to the demo agent.
@@ -45,6 +49,7 @@ from ._files import InputFileError, loads_strict, read_input
 from ._mcp import check_env_name, expect, parse_mcp
 from ._presets import presets
 from ._project import ProjectFile, project_dir, read_project_file
+from ._protocol import parse_protocol
 from ._registry import is_registry_name
 from ._spec import AgentSpec, Settings, SettingsError
 from ._trust import TrustStatus, stored_status
@@ -375,6 +380,7 @@ def parse_settings(data: Any, path: Path) -> Settings:
         expect(isinstance(quirk, bool), where, f"{at}.missing_file_returns_empty must be a boolean")
         budget = {**_budget(entry, where, at), **_system_prompt(entry, where, at)}
         budget.update(_sandbox(entry, where, at))
+        budget.update(_protocol(entry, where, f"{at}."))
         if command is None:
             _expect_preset(name, where, at)
             # Zed lets an entry adjust a built-in agent (e.g. only its env).
@@ -390,7 +396,7 @@ def parse_settings(data: Any, path: Path) -> Settings:
             **budget,
         )
     mcp = parse_mcp(data.get("mcp_servers", []), where)
-    return Settings(path, agents, mcp, partial)
+    return Settings(path, agents, mcp, partial, **_protocol(data, where, ""))
 
 
 def _budget(entry: dict[str, Any], where: str, at: str) -> dict[str, Any]:
@@ -468,6 +474,32 @@ def _sandbox(entry: dict[str, Any], where: str, at: str) -> dict[str, Any]:
         )
         if paths:
             out[f"sandbox_{key}"] = tuple(paths)
+    return out
+
+
+def _protocol(entry: dict[str, Any], where: str, at: str) -> dict[str, Any]:
+    """An entry's (or the top level's) ``protocol`` (1, 2 or "auto") and ``mcp_tools``, checked.
+
+    ``at`` names the entry in messages (``agent_servers.NAME.``); empty for the top level.
+    """
+    out: dict[str, Any] = {}
+    if entry.get("protocol") is not None:
+        value = entry["protocol"]
+        try:
+            # JSON numbers or "auto"; the string "2" is a typo for 2 in a file, not a choice.
+            if isinstance(value, str) and value != "auto":
+                raise ValueError
+            out["protocol"] = parse_protocol(value)
+        except ValueError:
+            expect(False, where, f'{at}protocol must be 1, 2 or "auto", got {_short(value)}')
+    if entry.get("mcp_tools") is not None:
+        value = entry["mcp_tools"]
+        expect(
+            isinstance(value, bool),
+            where,
+            f"{at}mcp_tools must be true or false, got {_short(value)}",
+        )
+        out["mcp_tools"] = value
     return out
 
 

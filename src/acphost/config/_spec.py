@@ -12,11 +12,14 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import AcpError
 
-__all__ = ["AgentSpec", "Settings", "SettingsError", "agent_from_command"]
+__all__ = ["AgentSpec", "ProtocolChoice", "Settings", "SettingsError", "agent_from_command"]
+
+#: A protocol choice: version 1, version 2, or ``auto`` (offer 2, fall back to 1).
+ProtocolChoice = Literal[1, 2, "auto"]
 
 
 class SettingsError(AcpError, ValueError):
@@ -62,6 +65,12 @@ class AgentSpec:
             the preset's, then settings ``"sandbox": {"write": [...]}``.
         sandbox_deny: more paths it may not read (settings
             ``"sandbox": {"deny": [...]}``), beside the defaults.
+        protocol: the ACP protocol version its runs ask for: 1, 2 or
+            ``auto`` (settings ``"protocol"``; ``--protocol`` wins), or None
+            for the settings' top-level choice, else 1.
+        mcp_tools: offer it the host's tools as an MCP server, on v1 too
+            (settings ``"mcp_tools"``; ``--mcp-tools`` wins), or None for the
+            settings' top-level choice, else no.
 
     """
 
@@ -81,6 +90,8 @@ class AgentSpec:
     sandbox: bool | None = None
     sandbox_write: tuple[str, ...] = ()
     sandbox_deny: tuple[str, ...] = ()
+    protocol: ProtocolChoice | None = None
+    mcp_tools: bool | None = None
 
     @property
     def argv(self) -> list[str]:
@@ -97,6 +108,9 @@ class Settings:
         agents: agent specs in file order.
         mcp_servers: MCP servers in ACP wire form.
         partial: entries without ``command`` that adjust a preset of that name.
+        protocol: the top-level ``"protocol"``: every agent's choice unless
+            its entry makes its own (None: not said).
+        mcp_tools: the top-level ``"mcp_tools"``, likewise.
 
     """
 
@@ -104,6 +118,8 @@ class Settings:
     agents: dict[str, AgentSpec]
     mcp_servers: list[dict[str, Any]]
     partial: dict[str, dict[str, Any]] = field(default_factory=dict)
+    protocol: ProtocolChoice | None = None
+    mcp_tools: bool | None = None
 
 
 def agent_from_command(text: str, *, name: str | None = None) -> AgentSpec:

@@ -47,6 +47,8 @@ __all__ = [
     "local_time",
     "parse_age",
     "parse_when",
+    "protocol_record",
+    "protocol_text",
     "sandbox_line",
     "sandbox_record",
     "time_before",
@@ -71,6 +73,8 @@ _LAZY = {
     "TurnRecord": "._model",
     "Usage": "._model",
     "sandbox_record": "._model",
+    "protocol_record": "._model",
+    "protocol_text": "._transcript",
     "sandbox_line": "._transcript",
     "HistoryRecorder": "._recorder",
     "SessionRecording": "._recording",
@@ -105,6 +109,7 @@ if TYPE_CHECKING:
         ToolCallRecord,
         TurnRecord,
         Usage,
+        protocol_record,
         sandbox_record,
     )
     from ._reads import StoreInfo
@@ -114,6 +119,7 @@ if TYPE_CHECKING:
     from ._transcript import (
         Piece,
         local_time,
+        protocol_text,
         sandbox_line,
         transcript,
         transcript_text,

@@ -172,6 +172,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 7: the OS sandbox the agent ran in (``{"mechanism", "abi", "write", "deny"}``, or
     # ``{"mechanism": "none", "reason"}`` when it ran unconfined), as JSON; NULL: not said.
     ("ALTER TABLE sessions ADD COLUMN sandbox TEXT",),
+    # 8: the ACP protocol version the session's connection agreed on (``initialize``'s
+    # ``protocolVersion``: 1 or 2); NULL: not said (recorded before, or imported without it).
+    ("ALTER TABLE sessions ADD COLUMN protocol INTEGER",),
 )
 
 #: The version this code reads and writes.

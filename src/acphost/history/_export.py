@@ -30,7 +30,7 @@ import json
 from ..safetext import HTML_CSP, html_text, markdown_fence, markdown_inline
 from ..view import inert_markdown, markdown_html
 from ._model import FORMAT, FORMAT_VERSION, SessionRecord
-from ._transcript import local_time, transcript, usage_text
+from ._transcript import local_time, protocol_text, transcript, usage_text
 
 __all__ = ["EXPORT_FORMATS", "export_session", "import_sessions", "parse_sessions"]
 
@@ -94,6 +94,8 @@ def _markdown(record: SessionRecord) -> str:
             cost_currency=record.usage.cost_currency,
         )
     )
+    if record.protocol is not None:
+        out.append(f"- **Protocol** {md(protocol_text(record.protocol))}")
     if totals:
         out.append(f"- **Usage** {md(totals)}")
     for turn in record.turns:
@@ -172,6 +174,8 @@ def _html(record: SessionRecord) -> str:
         ("Started", e(local_time(record.started_at))),
         ("Ended", e(local_time(record.ended_at))),
     ]
+    if record.protocol is not None:
+        facts.append(("Protocol", e(protocol_text(record.protocol))))
     body = [
         "<header>",
         f"<h1>{e(_one_line(title))}</h1>",

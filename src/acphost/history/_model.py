@@ -302,6 +302,8 @@ class SessionRecord:
         system_prompt: the system prompt the host gave the session, if any.
         sandbox: the OS sandbox the agent ran in (see :func:`sandbox_record`);
             None when the record does not say (older records).
+        protocol: the ACP protocol version the session was spoken in (1 or 2;
+            see :func:`protocol_record`); None when the record does not say.
         usage: the context window, and what this run of the session cost: its
             turns' sum, as are the token totals (the agent's cumulative cost
             counts earlier runs of the same agent session too).
@@ -320,6 +322,7 @@ class SessionRecord:
     origin: str = "recorded"
     system_prompt: str | None = None
     sandbox: dict[str, Any] | None = None
+    protocol: int | None = None
     usage: Usage = field(default_factory=Usage)
     turns: tuple[TurnRecord, ...] = ()
 
@@ -435,3 +438,15 @@ def sandbox_record(value: Any) -> dict[str, Any] | None:
         if isinstance(text, str):
             kept[key] = text[:1000]
     return kept
+
+
+#: The largest protocol version a record may say: ``protocolVersion`` is a
+#: uint16 (schema ``ProtocolVersion``), and a record is data, never trusted as is.
+MAX_PROTOCOL = 0xFFFF
+
+
+def protocol_record(value: Any) -> int | None:
+    """A recorded protocol version, checked: a whole number 1..65535, else None ("not said")."""
+    if type(value) is int and 1 <= value <= MAX_PROTOCOL:
+        return value
+    return None

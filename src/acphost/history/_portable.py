@@ -20,6 +20,7 @@ from ._model import (
     fit_count,
     import_time,
     normalize_time,
+    protocol_record,
     sandbox_record,
 )
 
@@ -223,4 +224,5 @@ def session_from_json(
         turns=turns,
         system_prompt=f.opt_str("system_prompt"),
         sandbox=sandbox_record(f.data.get("sandbox")),
+        protocol=protocol_record(f.data.get("protocol")),
     )

@@ -25,6 +25,7 @@ from ._model import (
     TurnRecord,
     Usage,
     fit_amount,
+    protocol_record,
     sandbox_record,
 )
 
@@ -237,7 +238,7 @@ class StoreReads:
             row = conn.execute(
                 "SELECT id, agent, command, cwd, started_at, agent_session_id, title, ended_at, "
                 "origin, context_used, context_size, cost_amount, cost_currency, system_prompt, "
-                "sandbox FROM sessions WHERE id = ?",
+                "sandbox, protocol FROM sessions WHERE id = ?",
                 (session_id,),
             ).fetchone()
             if row is None:
@@ -312,6 +313,7 @@ class StoreReads:
             turns=tuple(turns),
             system_prompt=row[13],
             sandbox=_sandbox_of(row[14]),
+            protocol=protocol_record(row[15]),
         )
 
     def list_sessions(

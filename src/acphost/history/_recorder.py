@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from .. import schema as s
 from ..redact import Redactor
 from ._errors import HistoryError, SessionRemovedError
-from ._model import SessionRecord, now, sandbox_record
+from ._model import SessionRecord, now, protocol_record, sandbox_record
 from ._recording import SessionRecording
 from ._store import DEFAULT_TIMEOUT, HistoryStore
 
@@ -144,6 +144,7 @@ class HistoryRecorder:
         *,
         events: EventStream | None = None,
         sandbox: dict[str, Any] | None = None,
+        protocol: int | None = None,
     ) -> SessionRecording:
         """Start recording an open session.
 
@@ -156,6 +157,10 @@ class HistoryRecorder:
                 client's, :attr:`AcpClient.events <acphost.AcpClient.events>`).
             sandbox: the OS sandbox the agent runs in, as the history keeps it
                 (:func:`~acphost.history.sandbox_record`); None: not said.
+            protocol: the ACP protocol version the session's connection agreed
+                on (:attr:`AcpClient.protocol_version
+                <acphost.AcpClient.protocol_version>`); None: the session's own
+                connection's.
 
         Returns:
             The recording: call ``close`` at the end (a turn still running
@@ -185,6 +190,9 @@ class HistoryRecorder:
             title=session.state.title,
             system_prompt=session.state.system_prompt,
             sandbox=sandbox_record(sandbox),
+            protocol=protocol_record(
+                protocol if protocol is not None else session.protocol_version
+            ),
         )
         return SessionRecording(self, record, session, events)
 

@@ -18,7 +18,7 @@ from typing import Any
 from ._config import default_path
 from ._db import connect, transaction
 from ._errors import HistoryError, HistoryIdError, SessionRemovedError
-from ._model import SessionRecord, TurnRecord, Usage, fit_amount, fit_count
+from ._model import SessionRecord, TurnRecord, Usage, fit_amount, fit_count, protocol_record
 from ._reads import RUN_BREAK, TURN_COLUMNS, StoreReads
 
 __all__ = ["DEFAULT_TIMEOUT", "HistoryStore"]
@@ -203,8 +203,8 @@ class HistoryStore(StoreReads):
             conn.execute(
                 "INSERT INTO sessions (id, agent, command, cwd, agent_session_id, title, "
                 "started_at, ended_at, origin, context_used, context_size, cost_amount, "
-                "cost_currency, system_prompt, sandbox) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "cost_currency, system_prompt, sandbox, protocol) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id,
                     record.agent,
@@ -218,6 +218,7 @@ class HistoryStore(StoreReads):
                     *_usage_values(record.usage)[6:],
                     record.system_prompt,
                     None if record.sandbox is None else _dump(record.sandbox),
+                    protocol_record(record.protocol),
                 ),
             )
             yield lambda turn: self._insert_turn(conn, record.id, turn)

@@ -40,6 +40,7 @@ HEADER_KEYS = frozenset(
     {
         "id", "agent", "command", "cwd", "started_at", "agent_session_id", "title",
         "ended_at", "origin", "usage", "format", "version", "type", "system_prompt", "sandbox",
+        "protocol",
     }
 )  # fmt: skip
 

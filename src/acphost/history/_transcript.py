@@ -29,6 +29,7 @@ __all__ = [
     "Piece",
     "diff_text_lines",
     "local_time",
+    "protocol_text",
     "transcript",
     "transcript_text",
     "usage_text",
@@ -217,6 +218,11 @@ def sandbox_line(sandbox: dict[str, Any] | None) -> str:
     return f"{head}; writes: {', '.join(write) or 'none'}; {len(deny)} path(s) not readable"
 
 
+def protocol_text(protocol: int) -> str:
+    """How a record's protocol version reads in a transcript's header and the exports."""
+    return f"ACP version {protocol}"
+
+
 def transcript(record: SessionRecord, *, thoughts: bool = False, diffs: bool = True) -> list[Piece]:
     """The pieces of a session's transcript, in order.
 
@@ -238,6 +244,8 @@ def transcript(record: SessionRecord, *, thoughts: bool = False, diffs: bool = T
     sandbox = sandbox_line(record.sandbox)
     if sandbox:
         header += "\n" + _label(sandbox)
+    if record.protocol is not None:
+        header += f"\nprotocol: {protocol_text(record.protocol)}"
     out = [Piece("header", header)]
     for turn in record.turns:
         out.extend(_turn_pieces(turn, thoughts=thoughts, diffs=diffs))

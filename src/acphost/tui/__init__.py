@@ -64,7 +64,7 @@ def run_tui(args: argparse.Namespace) -> int:
     Args:
         args: ``agent``, ``settings``, ``cwd``, ``verbose``, ``init_timeout``,
             ``write``, ``yolo``, ``no_history``, ``unstable``, ``max_cost``,
-            ``max_tokens``, ``subagents``, ``sandbox``.
+            ``max_tokens``, ``subagents``, ``sandbox``, ``protocol``, ``mcp_tools``.
 
     Returns:
         0 after a normal quit, 1 when quitting after an agent crash, 2 for a
@@ -86,8 +86,9 @@ def run_tui(args: argparse.Namespace) -> int:
 def tui_app(args: argparse.Namespace) -> AcpApp:
     """The app the parsed ``acphost tui`` arguments ask for (not running yet).
 
-    ``--sandbox`` and ``--no-sandbox`` apply to the named agent and to each
-    one the start screen offers, exactly as a prompt run applies them. (An
+    ``--sandbox`` and ``--no-sandbox``, ``--protocol`` and ``--mcp-tools``
+    apply to the named agent and to each one the start screen offers,
+    exactly as a prompt run applies them. (An
     agent whose settings entry insists, ``"sandbox": true``, where the
     sandbox cannot be had is refused when it starts, in the crash dialog.)
 
@@ -99,13 +100,20 @@ def tui_app(args: argparse.Namespace) -> AcpApp:
             where the OS sandbox cannot be had (one line for the face to print).
 
     """
-    from ..config import resolve_agent  # noqa: PLC0415
+    from ..config import resolve_agent, with_protocol_choice  # noqa: PLC0415
     from ..history import history_enabled  # noqa: PLC0415
     from ..launch import resolve, with_sandbox_choice  # noqa: PLC0415
 
     cwd, settings, spec = resolve(args)
     budget = _budget(args)
-    with_prompt = _system_prompt(args)
+    with_system_prompt = _system_prompt(args)
+    protocol, mcp_tools = getattr(args, "protocol", None), getattr(args, "mcp_tools", None)
+
+    def with_prompt(agent: AgentSpec) -> AgentSpec:
+        # The flags' system prompt and protocol (else the settings'), for each agent alike.
+        chosen = with_protocol_choice(agent, settings, protocol=protocol, mcp_tools=mcp_tools)
+        return with_system_prompt(chosen)
+
     confine: bool | None = getattr(args, "sandbox", None)
     # Several agents configured and none named: the start screen asks which.
     choices = [

@@ -148,6 +148,7 @@ class AcpApp(
         self.subagents = subagents
         self.confine = confine
         self.sandbox = None
+        self.agreed = None
         self.budget = budget if budget is not None and not budget.empty else None
         # One redactor for everything the app shows or keeps: the protocol log
         # and its copies, crash reports, the history, the audit log.
@@ -231,6 +232,7 @@ class AcpApp(
             hint=hint if not self.choices else "",
             choices=[(c.name, c.description or " ".join(c.argv)) for c in self.choices],
             sandbox=self.sandbox,
+            protocol=self.agreed,
         )
 
     # -- links -------------------------------------------------------------------------
@@ -345,6 +347,7 @@ class AcpApp(
             info.agent, info.version = agent.name, agent.version or ""
         info.connection = self.connection
         info.sandbox = self.sandbox
+        info.protocol = self.agreed
         info.pending_asks = len(self.asks)
         view = self.active_view
         if view is not None:

@@ -21,7 +21,7 @@ from ._asks import AskQueue
 from ._elicit import TuiElicitation
 from ._frames import ProtocolLog
 from ._history import AppHistory
-from ._model import ConnectionState, SandboxInfo
+from ._model import ConnectionState, ProtocolInfo, SandboxInfo
 from ._session_view import SessionView
 from ._terminals import TerminalBuffers
 
@@ -43,6 +43,8 @@ class AppBase(App[int]):
     confine: bool | None
     #: Whether and how the running agent is confined (None until it starts).
     sandbox: SandboxInfo | None
+    #: The protocol version the connection agreed on, and what was asked (None until then).
+    agreed: ProtocolInfo | None
     budget: Budget | None
     redactor: Redactor
     history: AppHistory

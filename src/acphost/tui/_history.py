@@ -180,11 +180,12 @@ class AppHistory:
     # -- recording -------------------------------------------------------------------
 
     def start(
-        self, spec: AgentSpec, session: Session, redactor: Redactor
+        self, spec: AgentSpec, session: Session, redactor: Redactor, protocol: int | None = None
     ) -> SessionRecording | None:
         """Start recording an open session (``None`` when recording is off or broken).
 
-        The store is opened at the first session, with the run's redactor.
+        The store is opened at the first session, with the run's redactor;
+        ``protocol`` is the version the connection agreed on.
         """
         if not self.enabled:
             return None
@@ -197,7 +198,9 @@ class AppHistory:
         recorder.redactor = redactor  # the agent picked on the start screen may differ
         if not recorder.enabled:
             return None
-        recording = recorder.open_session(spec.name, spec.argv, session.cwd, session)
+        recording = recorder.open_session(
+            spec.name, spec.argv, session.cwd, session, protocol=protocol
+        )
         self._recordings.append(recording)
         return recording
 

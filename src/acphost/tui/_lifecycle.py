@@ -22,12 +22,13 @@ from textual import work
 
 from .. import schema as s
 from ..client import AcpClient, HostConfig, Session, auth_method_id
+from ..config import protocol_options
 from ..errors import AcpError, AgentExited, AuthRequired
 from ..history import SessionRecord
 from ..launch import HostChoices, Run, RunOptions, UsageProblem, build_host_config, open_run
 from ._base import AppBase
 from ._dialogs import CrashScreen, PickerScreen, PickItem
-from ._model import ConnectionState, SandboxInfo
+from ._model import ConnectionState, ProtocolInfo, SandboxInfo
 from ._safe import sanitize
 from ._session_view import SessionView
 
@@ -96,10 +97,12 @@ class AgentLifecycle(AppBase):
                 session=None,
                 # The same for an agent picked on the start screen as for the named one.
                 confine=self.confine,
+                **protocol_options(self.spec),
             )
         )
         self._client_context = run
         self.sandbox = None
+        self.agreed = None
         try:
             await run.__aenter__()
         except AgentExited as exc:
@@ -123,6 +126,7 @@ class AgentLifecycle(AppBase):
             return
         self._show_sandbox(run)
         self.client = client = run.client
+        self.agreed = ProtocolInfo(client.protocol_version, run.options.protocol)
         self._set_connection(ConnectionState.CONNECTED)
         self.watch_agent(client)
         if reopen:
@@ -215,7 +219,8 @@ class AgentLifecycle(AppBase):
     def attach(self, view: SessionView) -> None:
         """Give a view's session the run's budget, and record it in the history."""
         view.session.budget = self.budget
-        view.recording = self.history.start(self.spec, view.session, self.redactor)
+        agreed = self.agreed.agreed if self.agreed is not None else None
+        view.recording = self.history.start(self.spec, view.session, self.redactor, agreed)
 
     async def _open_with_auth(self, opener: Callable[[], Awaitable[Session]]) -> Session | None:
         for _ in range(3):

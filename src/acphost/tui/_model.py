@@ -222,6 +222,36 @@ class SandboxInfo:
         ]
 
 
+@dataclass(frozen=True, slots=True)
+class ProtocolInfo:
+    """The ACP protocol version the connection agreed on, and what the run asked for.
+
+    Attributes:
+        agreed: the version ``initialize`` settled (1 or 2).
+        asked: what the run asked for: 1, 2 or ``auto``.
+
+    """
+
+    agreed: int
+    asked: int | str
+
+    @property
+    def usual(self) -> bool:
+        """Protocol 1 asked and agreed, the default: the status line need not say it."""
+        return self.agreed == 1 and self.asked == 1
+
+    @property
+    def short(self) -> str:
+        """The status line's part: ``ACP 2``, or ``ACP 1 (asked auto)`` when it fell back."""
+        expected = self.asked == self.agreed or (self.asked == "auto" and self.agreed == 2)
+        return f"ACP {self.agreed}" + ("" if expected else f" (asked {self.asked})")
+
+    @property
+    def text(self) -> str:
+        """The start screen's words: ``protocol 2 (asked: auto)``."""
+        return f"protocol {self.agreed} (asked: {self.asked})"
+
+
 @dataclass(slots=True)
 class StatusInfo:
     """What the status bar shows. Names, versions and titles are the agent's (raw)."""
@@ -241,6 +271,7 @@ class StatusInfo:
     subagents: int = 0
     subagents_cancellable: bool = False
     sandbox: SandboxInfo | None = None
+    protocol: ProtocolInfo | None = None
 
     def parts(self) -> list[tuple[str, str]]:
         """``(text, style-name)`` segments, most important first.
@@ -250,7 +281,8 @@ class StatusInfo:
         ``○`` closed, followed by the state's name unless connected. Then the
         questions waiting for the user, the turn's state, the subagents
         running (children may go on after a turn), mode and model,
-        context usage, the OS sandbox and the session title; under a budget,
+        context usage, the OS sandbox, the protocol version (unless it is
+        the default, 1 asked and agreed) and the session title; under a budget,
         usage comes before mode and model (it is what the user watches then).
         An agent that runs unconfined says so early, right after the
         questions waiting: it is a warning, not a detail.
@@ -287,6 +319,8 @@ class StatusInfo:
             out.append((self.usage, "plain"))
         if sandbox is not None and sandbox.confined:
             out.append((sandbox.short, "plain"))
+        if self.protocol is not None and not self.protocol.usual:
+            out.append((self.protocol.short, "plain"))
         if self.title:
             out.append((self.title, "title"))
         return out
@@ -336,6 +370,7 @@ class StartInfo:
         choices: the configured agents to pick from (when there are several
             and none was named on the command line).
         sandbox: whether and how the agent runs confined (None until it starts).
+        protocol: the protocol version agreed and asked (None until it connects).
 
     """
 
@@ -349,6 +384,7 @@ class StartInfo:
     hint: str = ""
     choices: list[tuple[str, str]] = field(default_factory=list)
     sandbox: SandboxInfo | None = None
+    protocol: ProtocolInfo | None = None
 
 
 # -- config options --------------------------------------------------------------

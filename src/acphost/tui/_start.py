@@ -1,4 +1,4 @@
-"""The start screen: which agent, its state, the workspace, its sandbox, the keys that matter.
+"""The start screen: the agent, its state and protocol, the workspace, its sandbox, the keys.
 
 Shown in place of the conversation until the first session opens (with a
 picker when several agents are configured and none was named), then at the
@@ -63,6 +63,8 @@ def start_text(info: StartInfo) -> Table:
     if info.auth:
         status.append(" · ")
         status.append_text(agent_line(info.auth))
+    if info.protocol is not None:
+        status.append(f" · {info.protocol.text}")
     grid.add_row("state", status)
     grid.add_row("workspace", Text(info.workspace))
     if info.access:
