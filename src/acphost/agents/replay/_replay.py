@@ -6,6 +6,10 @@ It walks the trace in order:
   the client's next frame and compares the method (requests and
   notifications) or the result (responses to the agent's own requests);
   request ids are mapped, since a new client numbers its requests afresh;
+  an ``initialize`` also compares the ``protocolVersion`` asked for, since
+  the recording answers in the version it negotiated (ACP 1 or 2: a v2
+  trace's turn ends with a ``state_update``, not with the prompt's answer;
+  a refused ``initialize`` and its retry are replayed as recorded);
 - a recorded agent frame (``incoming``) is *sent*: responses go out under the
   id of the live request they answer; notifications and the agent's own
   requests go out as recorded.
@@ -241,6 +245,8 @@ class Replayer:
                 )
             if kind == "request":
                 self.id_map[json.dumps(recorded.get("id"))] = live.get("id")
+            if recorded.get("method") == "initialize":
+                self._same_version(line, live, recorded)
         else:
             if live.get("id") != recorded.get("id"):
                 self._differ(
@@ -263,6 +269,15 @@ class Replayer:
                     f"recorded {json.dumps(want)[:300]}",
                 )
         return True
+
+    def _same_version(self, line: int, live: Frame, recorded: Frame) -> None:
+        got, want = _asked_version(live), _asked_version(recorded)
+        if got != want:
+            self._differ(
+                line,
+                f"the client asked for protocol version {json.dumps(got)[:40]}, "
+                f"the recording for {json.dumps(want)[:40]}",
+            )
 
     def _emit(self, line: int, recorded: Frame) -> None:
         frame: Frame = _substitute(recorded, self.value_map) if self.value_map else dict(recorded)
@@ -296,6 +311,12 @@ class Replayer:
                         },
                     }
                 )
+
+
+def _asked_version(frame: Frame) -> Any:
+    """The ``protocolVersion`` an ``initialize`` asks for (None when it names none)."""
+    params = frame.get("params")
+    return params.get("protocolVersion") if isinstance(params, dict) else None
 
 
 def _describe(frame: Frame) -> str:
