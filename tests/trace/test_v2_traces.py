@@ -530,13 +530,39 @@ def test_v2_shapes_pass_where_v1_ones_broke_the_version_rule():
             "jsonrpc": "2.0",
             "id": 4,
             "method": "session/resume",
-            "params": {"sessionId": "s", "cwd": "/w", "mcpServers": [], "replayFrom": "start"},
+            "params": {
+                "sessionId": "s",
+                "cwd": "/w",
+                "mcpServers": [],
+                "replayFrom": {"type": "start"},
+            },
         },
     )
     resumed = ("incoming", {"jsonrpc": "2.0", "id": 4, "result": {}})
-    pairs = [*V2_TURN[:-1], tool, permission, answer, IDLE, config, options, resume, resumed]
+    pairs = [*V2_TURN[:-1], tool, permission, answer, IDLE, config, options, resume]
+    pairs += [CHUNK, IDLE, resumed]  # the replay, then the current state
     assert _run(pairs, schema=False).violations == []
-    assert [str(v) for v in _run(pairs).violations if "replayFrom" not in str(v)] == []
+    assert _run(pairs).violations == []
+
+
+def test_a_v2_resume_is_answered_after_the_current_state_update():
+    """ResumeSessionResponse: the agent MUST send a state_update before it answers."""
+    resume = (
+        "outgoing",
+        {
+            "jsonrpc": "2.0",
+            "id": 4,
+            "method": "session/resume",
+            "params": {"sessionId": "s", "cwd": "/w", "mcpServers": []},
+        },
+    )
+    resumed = ("incoming", {"jsonrpc": "2.0", "id": 4, "result": {}})
+    refused = ("incoming", {"jsonrpc": "2.0", "id": 4, "error": {"code": -32602, "message": "x"}})
+    assert _run([*_v2_open(), resume, RUNNING, resumed], schema=False).violations == []
+    assert _run([*_v2_open(), resume, refused], schema=False).violations == []
+    found = _run([*_v2_open(), resume, resumed, IDLE], schema=False).violations
+    assert [(v.line, v.side, v.rule) for v in found] == [(6, "agent", "turn-order")]
+    assert "answered before its current state_update" in found[0].message
 
 
 def test_subagents_notices_and_compaction_need_no_capability_on_v2():

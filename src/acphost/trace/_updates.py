@@ -104,6 +104,8 @@ class UpdateRules:
         self._sessions: set[str] = set()  # the sessions the client's requests named
         self._ordinal = 0
         self._version = 1  # the protocol version initialize agreed (or is asking for)
+        # v2: session -> the line of its resume, until the state_update it owes.
+        self._resuming: dict[str, int] = {}
 
     @property
     def protocol_version(self) -> int:
@@ -168,9 +170,7 @@ class UpdateRules:
         if self._version >= 2:
             for update in updates:
                 kind = update[1]
-                if kind in _TREE_UPDATES or kind in _V1_ONLY_UPDATES:
-                    return False
-                if kind == "state_update" and len(update) > 3 and update[3] == "idle":
+                if kind in _TREE_UPDATES or kind in _V1_ONLY_UPDATES or kind == "state_update":
                     return False
             return True
         session_caps = obj(obj(self._client_caps).get("session"))
@@ -226,7 +226,9 @@ class UpdateRules:
         # (schema StateUpdate). Subagents need no capability (v2 baseline).
         if kind in _TREE_UPDATES:
             self._announce(at, kind, child, sid)
-        elif kind == "state_update" and state == "idle":
+        elif kind == "state_update":
+            self._resuming.pop(sid, None)  # the snapshot a resume owes, whatever its state
+        if kind == "state_update" and state == "idle":
             # IdleStateUpdate: the stop reason is optional ("SHOULD"); named
             # after a session/cancel, it is cancelled.
             if sid in self._cancelled and stop is not None and stop != "cancelled":

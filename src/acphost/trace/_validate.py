@@ -297,6 +297,8 @@ class TraceValidator(UpdateRules):
             # answer acknowledges the prompt's insertion, not its end).
             self._turns[sid] = at
             self._cancelled.discard(sid)
+        elif method == "session/resume" and len(self._resuming) < MAX_CHILDREN:
+            self._resuming[sid] = at
 
     def _system_prompt(
         self, at: int, method: str, prompt: Any, session_caps: dict[str, Any]
@@ -420,6 +422,8 @@ class TraceValidator(UpdateRules):
             self._check_schema(at, sender, self._error_def(), frame["error"])
             if method in ("session/prompt", "session/load"):
                 self._end_turn(p.get("sessionId"))
+            elif method == "session/resume" and isinstance(p.get("sessionId"), str):
+                self._resuming.pop(p["sessionId"], None)
             return
         result = frame["result"]
         r = _obj(result)
@@ -436,6 +440,8 @@ class TraceValidator(UpdateRules):
             _types(self._version).get((method, self._handler_side_of_response(sender), "response")),
             result,
         )
+        if method == "session/resume" and self._version >= 2:
+            self._resumed(at, p.get("sessionId"))
         if method == "session/prompt" and self._version >= 2:
             return  # the turn goes on until the agent reports idle
         if method == "session/prompt":
@@ -465,6 +471,17 @@ class TraceValidator(UpdateRules):
                     "cancelled",
                     "a permission request of a cancelled turn was not answered cancelled",
                 )
+
+    def _resumed(self, at: int, sid: Any) -> None:
+        # ResumeSessionResponse: "The agent MUST send a current state_update
+        # after any requested history replay and before this response".
+        if isinstance(sid, str) and self._resuming.pop(sid, None) is not None:
+            self._add(
+                at,
+                "agent",
+                "turn-order",
+                f"session/resume of {_short(sid)} answered before its current state_update",
+            )
 
     def _error_def(self) -> str:
         return "v2:Error" if self._version >= 2 else "Error"
