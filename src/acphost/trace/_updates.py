@@ -142,7 +142,7 @@ class UpdateRules:
         ``subagent_update`` (the child it announces), and the update's
         ``state`` and ``stopReason`` members (a v2 ``state_update`` ends the
         turn with them; None when absent, any value otherwise). The violations
-        are those :meth:`feed` finds for the frame when the schema is not
+        are those :meth:`~._validate.TraceValidator.feed` finds for the frame when the schema is not
         checked (with it, feed the frame).
         """
         self._ordinal += 1

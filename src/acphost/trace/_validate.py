@@ -35,19 +35,34 @@ the protocol (ACP "Prompt Turn", "Initialization" and "Cancellation"):
 - ``cancelled``: after ``session/cancel`` the turn ends with
   ``stopReason: cancelled`` and the client answers the agent's permission
   requests of that turn ``cancelled``;
-- ``schema`` and ``envelope``: shapes and JSON-RPC framing.
+- ``schema`` and ``envelope``: shapes and JSON-RPC framing;
+- ``version``: a frame of the other protocol version than the one agreed,
+  and an agent answering ``initialize`` with a version above the one asked
+  for (schema ``InitializeResponse``).
 
 The protocol version is the one the ``initialize`` exchange agreed: the
 request's ``protocolVersion`` until the agent answers, then the answer's
 (a refused ``initialize`` may be followed by another on the same
-connection: the ``auto`` fallback from 2 to 1). On version 2 the frames are
-checked against the v2 schema and its rules (:mod:`._v2rules`) replace v1's
-where they differ: the turn ends with an idle ``state_update``, not with
-the prompt's response; updates need no running prompt (v2 agents may work
-on their own, and in the background); subagents, notices and compaction need
-no client capability; what only v1 has (``fs/*``, ``terminal/*``,
-``session/load``, v1-shaped frames) breaks ``version``. An agent must not
-answer a version above the one asked for (``InitializeResponse``).
+connection: the ``auto`` fallback from 2 to 1), read by
+:attr:`TraceValidator.protocol_version`. On version 2 the frames are checked
+against the v2 schema, and v2's rules (:mod:`._v2rules`) replace v1's where
+they differ:
+
+- ``turn-order``: a turn ends with the session's idle ``state_update``, not
+  with the prompt's response (``{messageId}``, at once); a turn never ended
+  is reported at the end; updates need no running prompt (v2 agents may work
+  on their own, and report background work while idle, schema
+  ``StateUpdate``); a ``session/resume`` is answered after the session's
+  current ``state_update`` (``ResumeSessionResponse``);
+- ``cancelled``: a cancelled turn's idle update names ``cancelled`` when it
+  names a stop reason;
+- ``capability``: capabilities are objects (``{}`` advertises one) under
+  ``capabilities``; session methods need ``capabilities.session``;
+  subagents, notices and compaction need no client capability;
+- ``version``: what only v1 has (``fs/*`` and ``terminal/*`` requests to
+  the client, ``session/load``, v1 update kinds, a permission request's
+  top-level ``toolCall``, a ``set_config_option`` without ``type``, a prompt
+  answered with a ``stopReason``).
 
 Each :class:`Violation` names the side that broke the rule. Nothing a frame
 holds makes a check raise: a value of the wrong type counts as absent, and a
@@ -145,6 +160,7 @@ class TraceValidator(UpdateRules):
                         "turn-order",
                         f"the turn of session {_short(sid)} never ended with an idle state_update",
                     )
+            self._turns.clear()
         for rid, (method, at, _) in self._out.items():
             self._add(
                 at,
