@@ -77,7 +77,8 @@ def shapes_of(name: str, value: Any) -> tuple[str, ...]:
     if name.startswith(_V2):
         return _v2_shapes(name, value)
     if name == "SessionNotification":
-        if _member(value, ("update", "sessionUpdate")) in TREE_UPDATES:
+        kind = _member(value, ("update", "sessionUpdate"))
+        if isinstance(kind, str) and kind in TREE_UPDATES:
             return (_UNSTABLE + name,)
         return (name,)
     path = _NEWER_MEMBERS.get(name)

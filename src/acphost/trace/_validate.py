@@ -288,8 +288,10 @@ class TraceValidator(UpdateRules):
             prompt_caps = _obj(agent.get("promptCapabilities"))
             for block in prompt:
                 kind = block.get("type") if isinstance(block, dict) else None
-                needs = {"image": "image", "audio": "audio", "resource": "embeddedContext"}.get(
-                    kind or ""
+                needs = (
+                    {"image": "image", "audio": "audio", "resource": "embeddedContext"}.get(kind)
+                    if isinstance(kind, str)
+                    else None
                 )
                 if needs and not prompt_caps.get(needs):
                     self._add(
@@ -394,6 +396,9 @@ class TraceValidator(UpdateRules):
         elif method == "session/update" and isinstance(sid, str):
             update = _obj(p.get("update"))
             kind = update.get("sessionUpdate")
+            # Only a string names a kind: a list or an object would not even
+            # be looked up in the rules' tables (unhashable; the schema says why).
+            kind = kind if isinstance(kind, str) else None
             child = update.get("sessionId") if kind == "subagent_update" else None
             self._session_update(
                 at,
