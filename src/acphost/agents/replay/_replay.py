@@ -151,6 +151,11 @@ def _same_output_so_far(got: Any, want: Any) -> bool:
     return isinstance(a, str) and isinstance(b, str) and (a.startswith(b) or b.startswith(a))
 
 
+def _error_reply(code: int, message: str) -> Frame:
+    """The answer to a line whose id cannot be read (JSON-RPC 2.0 §5: id null)."""
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+
+
 def _kind(frame: Frame) -> str:
     if "method" in frame:
         return "request" if "id" in frame else "notification"
@@ -183,15 +188,14 @@ class Replayer:
             try:
                 if raw is None:
                     raise ValueError("frame too long")
-                self.incoming.put(_decode(raw))
+                frame = _decode(raw)
             except (ValueError, RecursionError):
-                self._send(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": None,
-                        "error": {"code": -32700, "message": "Parse error"},
-                    }
-                )
+                self._send(_error_reply(-32700, "Parse error"))
+                continue
+            if isinstance(frame, dict):
+                self.incoming.put(frame)
+            else:  # JSON-RPC 2.0 §5: JSON that is no request object is an invalid request
+                self._send(_error_reply(-32600, "Invalid Request"))
         self.incoming.put(None)
 
     def _send(self, frame: Frame) -> None:
