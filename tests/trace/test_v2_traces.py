@@ -594,6 +594,29 @@ def test_subagents_notices_and_compaction_need_no_capability_on_v2():
     ]
 
 
+def test_v2_updates_need_a_session_the_client_opened_or_a_child_announced_first():
+    """SubagentUpdate: the announcement comes before any traffic bearing the child's id."""
+    child = _update(
+        {"sessionUpdate": "agent_message_chunk", "messageId": "c1",
+         "content": {"type": "text", "text": "hi"}},
+        sid="child",
+    )  # fmt: skip
+    announce = _update({"sessionUpdate": "subagent_update", "sessionId": "child"})
+    found = _run([*V2_TURN[:-1], child, announce, child, IDLE], schema=False).violations
+    assert [(v.line, v.side, v.rule) for v in found] == [(9, "agent", "turn-order")]
+    assert "'child', which no session/new, session/resume or subagent_update opened" in (
+        found[0].message
+    )
+    # The session session/new answered may report before the client names it.
+    assert _run([*_v2_open(), RUNNING, CHUNK, IDLE]).violations == []
+    # The block path of the live check finds the same.
+    validator = TraceValidator(schema=False)
+    for direction, frame in _v2_open():
+        validator.feed(direction, frame)
+    found = validator.feed_session_updates([("s", "usage_update"), ("child", "usage_update")])
+    assert [v.rule for v in found] == ["turn-order"]
+
+
 def test_a_subagent_may_not_name_the_announcing_session_on_v2_either():
     announce = _update({"sessionUpdate": "subagent_update", "sessionId": "s"})
     found = _run([*V2_TURN[:-1], announce, IDLE], schema=False).violations

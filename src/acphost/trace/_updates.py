@@ -172,6 +172,8 @@ class UpdateRules:
                 kind = update[1]
                 if kind in _TREE_UPDATES or kind in _V1_ONLY_UPDATES or kind == "state_update":
                     return False
+                if update[0] not in self._sessions and update[0] not in self._children:
+                    return False
             return True
         session_caps = obj(obj(self._client_caps).get("session"))
         for update in updates:
@@ -223,7 +225,18 @@ class UpdateRules:
     ) -> None:
         # Updates need no running prompt on v2: "Agent-initiated work does not
         # require a prompt request", and background work reports while idle
-        # (schema StateUpdate). Subagents need no capability (v2 baseline).
+        # (schema StateUpdate). They need a session: one the client opened or
+        # named, or a child announced first (SubagentUpdate: "MUST be sent
+        # before any live request or notification bearing the child's session
+        # ID"). Subagents need no capability (v2 baseline).
+        if sid not in self._sessions and sid not in self._children:
+            self._add(
+                at,
+                "agent",
+                "turn-order",
+                f"a {short(kind)} update for session {short(sid)}, which no session/new, "
+                "session/resume or subagent_update opened",
+            )
         if kind in _TREE_UPDATES:
             self._announce(at, kind, child, sid)
         elif kind == "state_update":

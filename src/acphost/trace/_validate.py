@@ -52,8 +52,10 @@ they differ:
   with the prompt's response (``{messageId}``, at once); a turn never ended
   is reported at the end; updates need no running prompt (v2 agents may work
   on their own, and report background work while idle, schema
-  ``StateUpdate``); a ``session/resume`` is answered after the session's
-  current ``state_update`` (``ResumeSessionResponse``);
+  ``StateUpdate``) but a session: one ``session/new`` (or ``fork``) answered
+  or the client named, or a child a ``subagent_update`` announced first; a
+  ``session/resume`` is answered after the session's current
+  ``state_update`` (``ResumeSessionResponse``);
 - ``cancelled``: a cancelled turn's idle update names ``cancelled`` when it
   names a stop reason;
 - ``capability``: capabilities are objects (``{}`` advertises one) under
@@ -463,6 +465,8 @@ class TraceValidator(UpdateRules):
         )
         if method == "session/resume" and self._version >= 2:
             self._resumed(at, p.get("sessionId"))
+        elif method in ("session/new", "session/fork") and self._version >= 2:
+            self._opened(_obj(result).get("sessionId"))
         if method == "session/prompt" and self._version >= 2:
             return  # the turn goes on until the agent reports idle
         if method == "session/prompt":
@@ -492,6 +496,15 @@ class TraceValidator(UpdateRules):
                     "cancelled",
                     "a permission request of a cancelled turn was not answered cancelled",
                 )
+
+    def _opened(self, sid: Any) -> None:
+        """A session the agent created for the client: its updates may follow."""
+        if (
+            isinstance(sid, str)
+            and sid not in self._children
+            and len(self._sessions) < MAX_CHILDREN
+        ):
+            self._sessions.add(sid)
 
     def _resumed(self, at: int, sid: Any) -> None:
         # ResumeSessionResponse: "The agent MUST send a current state_update
