@@ -4,6 +4,12 @@ A thin layer over :class:`acphost.trace.TraceValidator`, which follows the
 traffic in both directions (so the client's responses are checked against the
 response type of the agent's request), keeping only what the *client* broke:
 agents in the tests misbehave on purpose, our client must not.
+
+The protocol version is the one the ``initialize`` exchange the checker sees
+agreed (a refused ``initialize`` followed by another counts the last): on
+version 2 the client's frames are checked against the v2 schema and v2's
+rules (no ``session/load``, ``type`` on ``set_config_option``, capabilities
+as objects), on version 1 against v1's.
 """
 
 from __future__ import annotations
@@ -39,6 +45,11 @@ class FrameChecker:
         self.sent = 0
         self.received = 0
         self._validator = _ClientSchemaValidator(schema=True)
+
+    @property
+    def protocol_version(self) -> int:
+        """The version the client's frames are checked against (1, or 2 once negotiated)."""
+        return self._validator.protocol_version
 
     def __call__(self, direction: str, line: bytes) -> None:
         outgoing = direction == "send"

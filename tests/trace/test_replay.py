@@ -129,6 +129,16 @@ def test_hostile_client_frames_get_parse_errors_and_the_replay_goes_on():
     assert replies[-1]["result"] == {"stopReason": "end_turn"}
 
 
+def test_client_json_that_is_no_object_gets_invalid_request_and_the_replay_goes_on():
+    """``5``, ``[1]``, ``"x"`` or ``null`` from the client once crashed the replay."""
+    junk = b'5\n[1]\n"x"\nnull\n[]\n'
+    r = _replay([str(PERMISSION)], junk + _client_frames(PERMISSION))
+    assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
+    replies = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [(x["id"], x["error"]["code"]) for x in replies[:5]] == [(None, -32600)] * 5
+    assert replies[-1]["result"] == {"stopReason": "end_turn"}
+
+
 def test_reports_are_sanitised(tmp_path):
     def evil(frame):
         if frame.get("method") == "session/new":

@@ -159,3 +159,21 @@ def test_the_real_command_traces_no_piece_of_a_configured_secret(tmp_path):
     assert thought == REDACTED  # one character a chunk, joined: still redacted
     assert records[-1].get("result") == {"stopReason": "end_turn"}  # all of it, in order
     assert validate_file(str(trace), schema=True) == []
+
+
+@pytest.mark.parametrize("kind", [[], {}, [1]], ids=["list", "object", "list-of-one"])
+def test_an_unhashable_update_kind_does_not_switch_the_carry_off(kind, tmp_path):
+    """A frame whose ``sessionUpdate`` is no string once dropped the carry for the whole trace."""
+    from acphost.trace import TraceWriter
+
+    path = tmp_path / "t.jsonl"
+    writer = TraceWriter(path, redactor=Redactor([SECRET]))
+    odd = chunk("x")
+    odd["params"]["update"]["sessionUpdate"] = kind
+    for frame in (odd, chunk("key: zq-split-"), chunk("canary-4242-xy done")):
+        writer("receive", orjson.dumps(frame))
+    writer.close()
+    data = path.read_text()
+    assert writer._carry is not None
+    for piece in PIECES:
+        assert piece not in data

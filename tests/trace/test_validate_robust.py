@@ -248,3 +248,52 @@ def test_cli_live_check_against_a_hostile_agent(tmp_path):
     assert "Traceback" not in r.stderr and "\x1b" not in r.stderr
     assert "protocol violation by the agent (turn-order)" in r.stderr
     assert "ghp_a1B2" not in r.stderr
+
+
+UNHASHABLE = {
+    "update-kind-list": {"sessionUpdate": []},
+    "update-kind-object": {"sessionUpdate": {"a": 1}},
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNHASHABLE))
+def test_a_kind_that_is_no_string_is_a_violation_not_a_traceback(tmp_path, name):
+    """``"sessionUpdate": []`` once crashed validate (and switched a live check off)."""
+    update = {
+        "direction": "incoming",
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s", "update": UNHASHABLE[name]},
+    }
+    block = {
+        "direction": "outgoing",
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "session/prompt",
+        "params": {"sessionId": "s", "prompt": [{"type": [1], "text": "x"}]},
+    }
+    path = tmp_path / "t.jsonl"
+    _write(path, [json.dumps(update).encode(), json.dumps(block).encode(), GOOD])
+    for flags in ([], ["--no-schema"]):
+        r = subprocess.run(
+            [sys.executable, "-m", "acphost", "validate", *flags, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert "Traceback" not in r.stderr and r.returncode == 1, r.stderr
+        assert ("[agent] schema" in r.stdout) == (not flags)
+
+
+def test_a_kind_that_is_no_string_does_not_switch_the_strict_check_off():
+    aborted = []
+    check = LiveCheck(strict=True, on_abort=aborted.append)
+    check("send", b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}')
+    check("receive", b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}')
+    check(
+        "receive",
+        b'{"jsonrpc":"2.0","method":"session/update",'
+        b'"params":{"sessionId":"s","update":{"sessionUpdate":[]}}}',
+    )
+    assert len(aborted) == 1 and "schema" in str(aborted[0])
+    assert type(check.validator) is TraceValidator  # still checking

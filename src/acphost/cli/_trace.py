@@ -71,7 +71,10 @@ class LiveCheck:
 
     It runs for every frame of every run, so the frame a stream repeats, an
     incoming ``session/update``, is read only as far as those rules look (its
-    session id and kind) when the schema is not checked.
+    session id and kind) when the schema is not checked. A ``state_update``
+    (ACP v2: its idle state and stop reason end the turn) is read whole.
+    The protocol version is the one the ``initialize`` exchange it sees
+    agreed (:attr:`TraceValidator.protocol_version`).
 
     Args:
         strict: check the schema too, and abort on the agent's first violation.
@@ -104,11 +107,13 @@ class LiveCheck:
                     pass  # another frame: read whole below
                 else:
                     params = hot.params
-                    for v in self.validator.feed_session_update(
-                        params.session_id, params.update.kind, params.update.child
-                    ):
-                        self._report(v)
-                    return
+                    update = params.update
+                    if update.kind != "state_update":  # else: read whole below
+                        for v in self.validator.feed_session_update(
+                            params.session_id, update.kind, update.child
+                        ):
+                            self._report(v)
+                        return
             try:
                 frame: Any = orjson.loads(line)
             except orjson.JSONDecodeError:
@@ -124,9 +129,13 @@ class LiveCheck:
         """Check a block of received lines at once (the client's decoded updates).
 
         Without the schema, a block of ``session/update`` frames is read in
-        one go and checked in one call; anything else, line by line.
+        one go and checked in one call; anything else, line by line, and so
+        is a v2 block that may hold a ``state_update`` (a byte search: the
+        per-frame reading stays as small as v1's).
         """
-        if not self.strict:
+        if not self.strict and not (
+            self.validator.protocol_version >= 2 and b'"state_update"' in block
+        ):
             try:
                 updates = _read_updates(block)
             except (ValueError, RecursionError):  # not only updates: line by line
@@ -179,7 +188,12 @@ class _Off(TraceValidator):
         return []
 
     def feed_session_update(
-        self, session_id: str, kind: str, child: str | None = None
+        self,
+        session_id: str,
+        kind: str,
+        child: str | None = None,
+        state: object = None,
+        stop_reason: object = None,
     ) -> list[Violation]:
         return []
 

@@ -35,6 +35,9 @@ def validate_file(path: str, *, schema: bool = True) -> list[Violation]:
 
     A line that cannot be read (not JSON, longer than the live reader's cap,
     nested too deeply) is a violation with its line number; the check goes on.
+    The frames are checked in the protocol version the trace's ``initialize``
+    exchange agreed (ACP 1 or 2; a refused ``initialize`` and its retry count
+    the retry).
 
     Args:
         path: the JSONL trace.

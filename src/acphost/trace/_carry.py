@@ -85,7 +85,10 @@ def chunk_of(frame: Any) -> tuple[tuple[str, str], str] | None:
     if not isinstance(params, dict) or not isinstance(params.get("sessionId"), str):
         return None
     update = params.get("update")
-    if not isinstance(update, dict) or update.get("sessionUpdate") not in _CHUNKS:
+    if not isinstance(update, dict):
+        return None
+    kind = update.get("sessionUpdate")
+    if not isinstance(kind, str) or kind not in _CHUNKS:  # a list would not hash
         return None
     content = update.get("content")
     if not isinstance(content, dict) or content.get("type") != "text":
@@ -93,7 +96,7 @@ def chunk_of(frame: Any) -> tuple[tuple[str, str], str] | None:
     text = content.get("text")
     if not isinstance(text, str):
         return None
-    return (params["sessionId"], update["sessionUpdate"]), text
+    return (params["sessionId"], kind), text
 
 
 def _session_of(frame: Any) -> str | None:

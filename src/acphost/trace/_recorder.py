@@ -10,6 +10,13 @@ across them (:mod:`._carry`): a chunk that ends with the start of one waits,
 with the frames behind it, until the next chunk of its stream shows whether
 the value goes on.
 
+ACP v2 sends a terminal's output as base64 (``terminal_update``'s
+``output.data``, ``terminal_output_chunk``'s ``data``: schema
+``TerminalOutput``, ``TerminalOutputChunk``), where no pattern can see a
+secret a command printed: that output is decoded, redacted as text and
+encoded again before the frame is redacted as usual (a chunk on its own:
+a value split across chunks is not joined).
+
 A line the JSON-RPC reader refuses (not JSON, invalid UTF-8, a lone
 surrogate, ``1e999``, nesting past its limit) is kept as ``{"direction": …,
 "unparsed": "<text>"}`` so the trace shows exactly what went wrong. Nothing a
@@ -19,10 +26,13 @@ error is logged once and recording stops.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import os
+from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import IO
+from typing import IO, Any
 
 import orjson
 
@@ -37,6 +47,46 @@ __all__ = ["TraceWriter"]
 logger = logging.getLogger("acphost.trace")
 
 _OWN_KEYS = frozenset({"direction", "timestamp"})
+
+
+def _redact_base64(data: str, redact_text: Callable[[str], str]) -> str | None:
+    """``data`` (base64) with secrets in the bytes it encodes redacted, or None when unchanged.
+
+    The bytes are read as UTF-8, bytes that are no UTF-8 kept as they were
+    (``surrogateescape``), so only the redacted spans change. Data that is
+    no base64 is left to the frame's own redaction, as text.
+    """
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    text = raw.decode("utf-8", "surrogateescape")
+    redacted = redact_text(text)
+    if redacted is text or redacted == text:
+        return None
+    return base64.b64encode(redacted.encode("utf-8", "surrogateescape")).decode("ascii")
+
+
+def _redact_terminal_output(frame: Any, redact_text: Callable[[str], str]) -> Any:
+    """The frame with its v2 base64 terminal output redacted (``frame`` itself when unchanged)."""
+    if not isinstance(frame, dict) or frame.get("method") != "session/update":
+        return frame
+    params = frame.get("params")
+    update = params.get("update") if isinstance(params, dict) else None
+    if not isinstance(params, dict) or not isinstance(update, dict):
+        return frame
+    kind = update.get("sessionUpdate")
+    holder = update if kind == "terminal_output_chunk" else None
+    if kind == "terminal_update":
+        holder = update.get("output")  # TerminalOutput: {data}
+    data = holder.get("data") if isinstance(holder, dict) else None
+    redacted = _redact_base64(data, redact_text) if isinstance(data, str) else None
+    if redacted is None or not isinstance(holder, dict):
+        return frame
+    replaced = {**holder, "data": redacted}
+    if holder is not update:
+        replaced = {**update, "output": replaced}
+    return {**frame, "params": {**params, "update": replaced}}
 
 
 def _now() -> str:
@@ -152,7 +202,12 @@ class TraceWriter:
             text = self._redactor.redact_text(raw.decode("utf-8", "backslashreplace"))
             return head + b',"unparsed":' + orjson.dumps(text) + b"}\n"
         frame = entry.final_frame()
-        if entry.changed:
+        rewritten = entry.changed
+        if b"terminal_" in raw:  # a byte search keeps other frames' path as it was
+            decoded = _redact_terminal_output(frame, self._redactor.redact_text)
+            rewritten = rewritten or decoded is not frame
+            frame = decoded
+        if rewritten:
             redacted, changed = self._redactor.redact_frame(frame), True
         else:
             redacted, changed = self._redactor.redact_parsed(raw, frame)

@@ -1,9 +1,13 @@
 """Checking a frame's shape against the vendored schema, by method and role.
 
-The schema files ship in ``acphost.schema`` (``v1/schema.json`` and, for
-methods only the unstable schema has, ``v1/schema.unstable.json``). Each
-request, notification and response maps to its ``$defs`` entry through the
-``x-method`` and ``x-side`` annotations. ``jsonschema`` is imported on first use.
+The schema files ship in ``acphost.schema``: ``v1/schema.json`` and, for
+methods only the unstable schema has, ``v1/schema.unstable.json``; for a
+connection that negotiated protocol version 2, ``v2/schema.json`` and
+``v2/schema.unstable.json``. Each request, notification and response maps to
+its ``$defs`` entry through the ``x-method`` and ``x-side`` annotations
+(:func:`method_types`). A ``$defs`` name is prefixed ``unstable:`` for the
+unstable schema and ``v2:`` for version 2 (``v2:unstable:SubagentUpdate``).
+``jsonschema`` is imported on first use.
 
 Some shapes the protocol has stabilised since the vendored stable schema
 (v1.25) are defined only in its unstable schema so far: the system prompt
@@ -11,6 +15,14 @@ Some shapes the protocol has stabilised since the vendored stable schema
 ``session_message``, ``session_message_chunk``, ``clientCapabilities.subagents``).
 A frame that carries one is checked against the unstable definition
 (:func:`shapes_of`), as the newest adapters send it.
+
+Version 2 is checked the same way, found generically: a frame is checked
+against the stable v2 definition, and against the unstable one too when the
+two schemas define its shape differently (an idle ``state_update`` with
+``usage``, a ``systemPrompt``, the agent's ``providers`` capability); a
+``sessionUpdate`` kind only the unstable schema has (``subagent_update``,
+``session_message``, ``plan_removed``) is checked against the unstable
+schema alone, since the stable one accepts any unknown kind.
 """
 
 from __future__ import annotations
@@ -22,6 +34,7 @@ from typing import Any
 __all__ = ["TREE_UPDATES", "first_error", "method_types", "shapes_of"]
 
 _UNSTABLE = "unstable:"
+_V2 = "v2:"
 
 #: The session tree's ``sessionUpdate`` kinds and their unstable ``$defs`` (schema
 #: ``SubagentUpdate``, ``SessionMessage``, ``SessionMessageChunk``).
@@ -59,9 +72,13 @@ def shapes_of(name: str, value: Any) -> tuple[str, ...]:
     ``clientCapabilities.subagents`` passes it unchecked: the unstable
     definition checks it too. A session-tree update is no variant of the
     stable ``SessionUpdate``: the unstable ``SessionNotification`` replaces it.
+    A ``v2:`` name is looked up in the v2 schemas (see the module docstring).
     """
+    if name.startswith(_V2):
+        return _v2_shapes(name, value)
     if name == "SessionNotification":
-        if _member(value, ("update", "sessionUpdate")) in TREE_UPDATES:
+        kind = _member(value, ("update", "sessionUpdate"))
+        if isinstance(kind, str) and kind in TREE_UPDATES:
             return (_UNSTABLE + name,)
         return (name,)
     path = _NEWER_MEMBERS.get(name)
@@ -70,11 +87,82 @@ def shapes_of(name: str, value: Any) -> tuple[str, ...]:
     return (name,)
 
 
+def _v2_shapes(name: str, value: Any) -> tuple[str, ...]:
+    base = name.removeprefix(_V2)
+    if base.startswith(_UNSTABLE):
+        return (name,)
+    unstable = _V2 + _UNSTABLE + base
+    if base == "UpdateSessionNotification":
+        kind = _member(value, ("update", "sessionUpdate"))
+        if not isinstance(kind, str):
+            return (name,)
+        variant = _v2_update_variants(False).get(kind)
+        if variant is None:
+            # A kind the stable schema does not know passes its open "other"
+            # variant: the unstable schema, when it defines the kind, checks it.
+            return (unstable,) if kind in _v2_update_variants(True) else (name,)
+        return (name, unstable) if _v2_differs(variant) else (name,)
+    return (name, unstable) if _v2_differs(base) else (name,)
+
+
 @cache
-def _schema(unstable: bool = False) -> dict[str, Any]:
+def _v2_update_variants(unstable: bool) -> dict[str, str]:
+    """``sessionUpdate`` kind → the ``$defs`` name of its payload, in a v2 schema."""
+    out: dict[str, str] = {}
+    union = _schema(2, unstable)["$defs"]["SessionUpdate"]
+    for variant in union.get("anyOf", union.get("oneOf", ())):
+        kind = _member(variant, ("properties", "sessionUpdate", "const"))
+        refs = [r.get("$ref", "") for r in variant.get("allOf", ()) if isinstance(r, dict)]
+        if isinstance(kind, str) and refs:
+            out[kind] = refs[0].rsplit("/", 1)[-1]
+    return out
+
+
+def _refs(value: Any, found: set[str]) -> None:
+    if isinstance(value, dict):
+        ref = value.get("$ref")
+        if isinstance(ref, str):
+            found.add(ref.rsplit("/", 1)[-1])
+        for member in value.values():
+            _refs(member, found)
+    elif isinstance(value, list):
+        for member in value:
+            _refs(member, found)
+
+
+def _shape(value: Any) -> Any:
+    """A definition without its prose (the two schemas' descriptions link different pages)."""
+    if isinstance(value, dict):
+        return {k: _shape(v) for k, v in value.items() if k not in ("description", "title")}
+    if isinstance(value, list):
+        return [_shape(v) for v in value]
+    return value
+
+
+@cache
+def _v2_differs(name: str) -> bool:
+    """Whether the two v2 schemas define ``$defs[name]``, or anything it refers to, differently."""
+    stable, unstable = _schema(2, False)["$defs"], _schema(2, True)["$defs"]
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if _shape(stable.get(current)) != _shape(unstable.get(current)):
+            return True
+        found: set[str] = set()
+        _refs(stable.get(current), found)
+        todo.extend(found - seen)
+    return False
+
+
+@cache
+def _schema(version: int = 1, unstable: bool = False) -> dict[str, Any]:
     from importlib import resources  # noqa: PLC0415 - only a schema check reads the schema
 
-    name = "v1/schema.unstable.json" if unstable else "v1/schema.json"
+    name = f"v{version}/schema.unstable.json" if unstable else f"v{version}/schema.json"
     schema: dict[str, Any] = json.loads(
         resources.files("acphost.schema").joinpath(name).read_text("utf-8")
     )
@@ -96,8 +184,23 @@ def _methods_of(
 
 
 @cache
-def method_types() -> dict[tuple[str, str, str], str]:
-    """(method, handling side, role) → the ``$defs`` name.
+def method_types(version: int = 1) -> dict[tuple[str, str, str], str]:
+    """(method, handling side, role) → the ``$defs`` name, for protocol ``version``.
+
+    Version 2 (and any later one a trace names: no other is vendored) maps to
+    the ``v2:`` names of :data:`~._v2methods.V2_METHODS`.
+    """
+    return _v2_method_types() if version >= 2 else _v1_method_types()
+
+
+def _v2_method_types() -> dict[tuple[str, str, str], str]:
+    from ._v2methods import V2_METHODS  # noqa: PLC0415 - only a v2 connection needs it
+
+    return {key: _V2 + name for key, name in V2_METHODS.items()}
+
+
+def _v1_method_types() -> dict[tuple[str, str, str], str]:
+    """(method, handling side, role) → the ``$defs`` name of protocol version 1.
 
     Methods only the unstable schema has (``session/fork``, used behind the
     client's ``unstable=True``) map to ``unstable:Name``, validated against
@@ -142,10 +245,12 @@ def _validator(name: str) -> Any:
         raise RuntimeError(
             "schema validation needs jsonschema: pip install 'acphost[trace]'"
         ) from exc
-    unstable = name.startswith(_UNSTABLE)
-    ref = name.removeprefix(_UNSTABLE)
+    version = 2 if name.startswith(_V2) else 1
+    rest = name.removeprefix(_V2)
+    unstable = rest.startswith(_UNSTABLE)
+    ref = rest.removeprefix(_UNSTABLE)
     return jsonschema.Draft202012Validator(
-        {"$ref": f"#/$defs/{ref}", "$defs": _schema(unstable)["$defs"]}
+        {"$ref": f"#/$defs/{ref}", "$defs": _schema(version, unstable)["$defs"]}
     )
 
 
@@ -153,7 +258,8 @@ def first_error(name: str, value: Any) -> str | None:
     """The first way ``value`` breaks the schema's ``$defs[name]``, or None when it fits.
 
     Args:
-        name: a ``$defs`` name, ``unstable:`` prefixed for the unstable schema.
+        name: a ``$defs`` name, ``unstable:`` prefixed for the unstable
+            schema, ``v2:`` for protocol version 2's.
         value: the decoded member (params, result, error).
 
     Returns:
@@ -182,7 +288,8 @@ def _variant_error(err: Any) -> Any:
     jsonschema says only that the value fits no variant. Variants told apart
     by a tag (``sessionUpdate: subagent_update``: a ``const``) or by the
     value's own type (an object, or ``null``) that the value does not have
-    are ruled out; when one remains, its error says what is wrong
+    are ruled out, and so is the open "any other kind" variant (a ``not``
+    of the known tags) for a value of a known kind; when one remains, its error says what is wrong
     (``'sessionId' is a required property``).
     """
     if err.validator not in ("oneOf", "anyOf") or not err.context:
@@ -195,7 +302,8 @@ def _variant_error(err: Any) -> Any:
         subs
         for subs in by_variant.values()
         if not any(
-            e.validator == "const" or (e.validator == "type" and list(e.absolute_path) == here)
+            e.validator == "const"
+            or (e.validator in ("type", "not") and list(e.absolute_path) == here)
             for e in subs
         )
     ]

@@ -35,7 +35,36 @@ the protocol (ACP "Prompt Turn", "Initialization" and "Cancellation"):
 - ``cancelled``: after ``session/cancel`` the turn ends with
   ``stopReason: cancelled`` and the client answers the agent's permission
   requests of that turn ``cancelled``;
-- ``schema`` and ``envelope``: shapes and JSON-RPC framing.
+- ``schema`` and ``envelope``: shapes and JSON-RPC framing;
+- ``version``: a frame of the other protocol version than the one agreed,
+  and an agent answering ``initialize`` with a version above the one asked
+  for (schema ``InitializeResponse``).
+
+The protocol version is the one the ``initialize`` exchange agreed: the
+request's ``protocolVersion`` until the agent answers, then the answer's
+(a refused ``initialize`` may be followed by another on the same
+connection: the ``auto`` fallback from 2 to 1), read by
+:attr:`TraceValidator.protocol_version`. On version 2 the frames are checked
+against the v2 schema, and v2's rules (:mod:`._v2rules`) replace v1's where
+they differ:
+
+- ``turn-order``: a turn ends with the session's idle ``state_update``, not
+  with the prompt's response (``{messageId}``, at once); a turn never ended
+  is reported at the end; updates need no running prompt (v2 agents may work
+  on their own, and report background work while idle, schema
+  ``StateUpdate``) but a session: one ``session/new`` (or ``fork``) answered
+  or the client named, or a child a ``subagent_update`` announced first; a
+  ``session/resume`` is answered after the session's current
+  ``state_update`` (``ResumeSessionResponse``);
+- ``cancelled``: a cancelled turn's idle update names ``cancelled`` when it
+  names a stop reason;
+- ``capability``: capabilities are objects (``{}`` advertises one) under
+  ``capabilities``; session methods need ``capabilities.session``;
+  subagents, notices and compaction need no client capability;
+- ``version``: what only v1 has (``fs/*`` and ``terminal/*`` requests to
+  the client, ``session/load``, v1 update kinds, a permission request's
+  top-level ``toolCall``, a ``set_config_option`` without ``type``, a prompt
+  answered with a ``stopReason``).
 
 Each :class:`Violation` names the side that broke the rule. Nothing a frame
 holds makes a check raise: a value of the wrong type counts as absent, and a
@@ -44,40 +73,22 @@ frame nested too deeply for the schema check is reported as such.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from ._schemacheck import TREE_UPDATES as _TREE_UPDATES
 from ._schemacheck import first_error as _first_error
 from ._schemacheck import method_types as _types
 from ._schemacheck import shapes_of as _shapes_of
+from ._updates import MAX_CHILDREN, Direction, Side, UpdateRules, Violation
+from ._updates import obj as _obj
+from ._updates import short as _short
+from ._updates import version_of as _version_of
+from ._v2rules import agent_request_problem as _agent_request_problem
+from ._v2rules import client_request_problem as _client_request_problem
+from ._v2rules import missing_capability as _missing_capability
+from ._v2rules import prompt_result_problem as _prompt_result_problem
 
 __all__ = ["Direction", "TraceValidator", "Violation"]
 
-Direction = Literal["outgoing", "incoming"]
-Side = Literal["client", "agent", "trace"]
-
-_TURN_UPDATES = frozenset(
-    {
-        "user_message_chunk",
-        "agent_message_chunk",
-        "agent_thought_chunk",
-        "tool_call",
-        "tool_call_update",
-        "plan",
-    }
-)
-# sessionUpdate -> the clientCapabilities.session member it needs (schema v1.25).
-_CLIENT_SESSION_CAPS = {
-    "notice": "notices",
-    "compaction_update": "compaction",
-    "compaction_summary_chunk": "compaction",
-}
-#: The most subagent children the validator remembers (a trace, or an agent,
-#: could announce them without end); the updates of later ones count as
-#: updates outside a turn.
-MAX_CHILDREN = 65536
 _SYSTEM_PROMPT_METHODS = frozenset({"session/new", "session/load", "session/resume"})
 _SESSION_CAPS = {
     "session/list": "list",
@@ -87,38 +98,7 @@ _SESSION_CAPS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Violation:
-    """One broken rule.
-
-    Attributes:
-        line: the trace line (1-based), or the frame's ordinal in live traffic.
-        side: who broke it: ``client``, ``agent``, or ``trace`` (unreadable input).
-        rule: the rule's short name (see the module docstring).
-        message: what was wrong.
-    """
-
-    line: int
-    side: Side
-    rule: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"line {self.line}: [{self.side}] {self.rule}: {self.message}"
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    """``value`` when it is a JSON object, else an empty one (a wrong type counts as absent)."""
-    return value if isinstance(value, dict) else {}
-
-
-def _short(value: Any) -> str:
-    """A value quoted in a message, cut to a readable length."""
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-class TraceValidator:
+class TraceValidator(UpdateRules):
     """Feed frames in order with :meth:`feed`; call :meth:`finish` at the end.
 
     Args:
@@ -126,23 +106,15 @@ class TraceValidator:
     """
 
     def __init__(self, *, schema: bool = True) -> None:
+        super().__init__()
         self.schema = schema
-        self.violations: list[Violation] = []
-        self._client_caps: dict[str, Any] | None = None
         self._agent_caps: dict[str, Any] | None = None
         self._seen_client_request = False
         self._out: dict[
             Any, tuple[str, int, Any]
         ] = {}  # our requests: id -> (method, line, params)
         self._in: dict[Any, tuple[str, int, Any]] = {}  # the agent's requests
-        self._turns: dict[str, int] = {}  # session -> prompt/load request line (while running)
-        self._cancelled: set[str] = set()  # sessions whose running turn was cancelled
-        # The child sessions agents announced with subagent_update: "child
-        # events are delivered automatically", also after the parent's turn
-        # (schema SubagentUpdate), so their updates belong to no prompt of theirs.
-        self._children: set[str] = set()
-        self._sessions: set[str] = set()  # the sessions the client's requests named
-        self._ordinal = 0
+        self._auth_methods: Any = None  # the agent's authMethods (v2: auth/* needs them)
 
     # -- entry points ----------------------------------------------------------------
 
@@ -176,7 +148,21 @@ class TraceValidator:
             (self._out if sender == "client" else self._in)[rid] = ("(invalid request)", at, None)
 
     def finish(self) -> list[Violation]:
-        """Report requests never answered; return every violation found."""
+        """Report requests never answered (and v2 turns never ended); return every violation."""
+        if self._version >= 2:
+            # A v2 turn ends with an idle state_update (schema StateUpdate: the
+            # agent "MUST report idle when no foreground activity remains").
+            # A prompt never answered is reported below instead.
+            pending = {at for _, at, _ in self._out.values()}
+            for sid, at in self._turns.items():
+                if at not in pending:
+                    self._add(
+                        at,
+                        "agent",
+                        "turn-order",
+                        f"the turn of session {_short(sid)} never ended with an idle state_update",
+                    )
+            self._turns.clear()
         for rid, (method, at, _) in self._out.items():
             self._add(
                 at,
@@ -196,9 +182,6 @@ class TraceValidator:
         return self.violations
 
     # -- helpers ----------------------------------------------------------------------
-
-    def _add(self, at: int, side: Side, rule: str, message: str) -> None:
-        self.violations.append(Violation(at, side, rule, message))
 
     def _check_schema(self, at: int, side: Side, name: str | None, value: Any) -> None:
         if self.schema and name is not None:
@@ -228,8 +211,14 @@ class TraceValidator:
             )
             if isinstance(rid, (dict, list)):
                 return  # cannot be matched to a response
-        name = _types().get((method, self._handler_side(sender), "request"))
-        if name is None:
+        if sender == "client" and method == "initialize":
+            # The version asked for selects the request's schema (v2 requires info).
+            self._version = _version_of(_obj(params).get("protocolVersion"))
+        problem = self._v2_request_problem(sender, method, params)
+        name = _types(self._version).get((method, self._handler_side(sender), "request"))
+        if problem is not None:
+            self._add(at, sender, "version", problem)
+        elif name is None:
             self._add(
                 at,
                 sender,
@@ -249,6 +238,13 @@ class TraceValidator:
         else:
             self._agent_request(at, method, params)
 
+    def _v2_request_problem(self, sender: Side, method: str, params: Any) -> str | None:
+        if self._version < 2:
+            return None
+        if sender == "client":
+            return _client_request_problem(method, _obj(params))
+        return _agent_request_problem(method, _obj(params))
+
     def _client_request(self, at: int, method: str, params: Any) -> None:
         if not self._seen_client_request and method != "initialize":
             self._add(
@@ -257,7 +253,11 @@ class TraceValidator:
         self._seen_client_request = True
         p = _obj(params)
         if method == "initialize":
-            self._client_caps = _obj(p.get("clientCapabilities"))
+            key = "capabilities" if self._version >= 2 else "clientCapabilities"
+            self._client_caps = _obj(p.get(key))
+            return
+        if self._version >= 2:
+            self._v2_client_request(at, method, p)
             return
         agent = self._agent_caps
         if agent is None:
@@ -290,8 +290,10 @@ class TraceValidator:
             prompt_caps = _obj(agent.get("promptCapabilities"))
             for block in prompt:
                 kind = block.get("type") if isinstance(block, dict) else None
-                needs = {"image": "image", "audio": "audio", "resource": "embeddedContext"}.get(
-                    kind or ""
+                needs = (
+                    {"image": "image", "audio": "audio", "resource": "embeddedContext"}.get(kind)
+                    if isinstance(kind, str)
+                    else None
                 )
                 if needs and not prompt_caps.get(needs):
                     self._add(
@@ -300,6 +302,23 @@ class TraceValidator:
                         "capability",
                         f"a {kind} block without promptCapabilities.{needs}",
                     )
+
+    def _v2_client_request(self, at: int, method: str, p: dict[str, Any]) -> None:
+        if self._agent_caps is not None:
+            for problem in _missing_capability(method, p, self._agent_caps, self._auth_methods):
+                self._add(at, "client", "capability", problem)
+        sid = p.get("sessionId")
+        if not isinstance(sid, str):
+            return
+        if sid not in self._children and len(self._sessions) < MAX_CHILDREN:
+            self._sessions.add(sid)
+        if method == "session/prompt":
+            # Open until the agent reports idle (schema PromptResponse: the
+            # answer acknowledges the prompt's insertion, not its end).
+            self._turns[sid] = at
+            self._cancelled.discard(sid)
+        elif method == "session/resume" and len(self._resuming) < MAX_CHILDREN:
+            self._resuming[sid] = at
 
     def _system_prompt(
         self, at: int, method: str, prompt: Any, session_caps: dict[str, Any]
@@ -328,6 +347,18 @@ class TraceValidator:
 
     def _agent_request(self, at: int, method: str, params: Any) -> None:
         caps = self._client_caps or {}
+        if self._version >= 2:
+            # fs/* and terminal/* are no v2 methods (reported as such); an
+            # elicitation needs the capability, ``{}`` included (schema
+            # ClientCapabilities.elicitation: omitted or null advertise none).
+            if method == "elicitation/create" and not isinstance(caps.get("elicitation"), dict):
+                self._add(
+                    at,
+                    "agent",
+                    "capability",
+                    f"{method} although the client did not advertise elicitation",
+                )
+            return
         fs = _obj(caps.get("fs"))
         needed = None
         if method == "fs/read_text_file" and not fs.get("readTextFile"):
@@ -351,7 +382,8 @@ class TraceValidator:
     def _notification(self, at: int, sender: Side, frame: dict[str, Any]) -> None:
         method: str = frame["method"]
         params = frame.get("params")
-        name = _types().get((method, self._handler_side(sender), "notification")) or _types().get(
+        types = _types(self._version)
+        name = types.get((method, self._handler_side(sender), "notification")) or types.get(
             (method, "protocol", "notification")
         )
         if name is None:
@@ -366,102 +398,18 @@ class TraceValidator:
         elif method == "session/update" and isinstance(sid, str):
             update = _obj(p.get("update"))
             kind = update.get("sessionUpdate")
+            # Only a string names a kind: a list or an object would not even
+            # be looked up in the rules' tables (unhashable; the schema says why).
+            kind = kind if isinstance(kind, str) else None
             child = update.get("sessionId") if kind == "subagent_update" else None
-            self._session_update(at, sid, kind, child if isinstance(child, str) else None)
-
-    def feed_session_update(
-        self, session_id: str, kind: str, child: str | None = None
-    ) -> list[Violation]:
-        """:meth:`feed` for an incoming ``session/update`` whose shape is known.
-
-        For a live check that reads only what the rules need of the hottest
-        frame: the caller has seen ``jsonrpc`` 2.0, a ``method`` of
-        ``session/update``, no ``id``, a string ``sessionId`` and an
-        ``update`` object with a string ``sessionUpdate``, and passes the
-        update's own ``sessionId`` as ``child`` when it is a
-        ``subagent_update`` (the child it announces). The violations are
-        those :meth:`feed` finds for the frame when the schema is not checked
-        (with it, feed the frame).
-        """
-        self._ordinal += 1
-        before = len(self.violations)
-        self._session_update(self._ordinal, session_id, kind, child)
-        return self.violations[before:]
-
-    def feed_session_updates(
-        self, updates: Sequence[tuple[str, str] | tuple[str, str, str | None]]
-    ) -> list[Violation]:
-        """:meth:`feed_session_update` for each ``(session_id, kind[, child])``, in order.
-
-        For a block of incoming updates at once: when none of the distinct
-        tuples breaks a rule or announces a subagent, none of the frames
-        does, and they are only counted.
-        """
-        if self._all_quiet(set(updates)):
-            self._ordinal += len(updates)
-            return []
-        found: list[Violation] = []
-        for update in updates:
-            found += self.feed_session_update(*update)
-        return found
-
-    def _all_quiet(self, updates: set[tuple[str, str] | tuple[str, str, str | None]]) -> bool:
-        session_caps = _obj(_obj(self._client_caps).get("session"))
-        for update in updates:
-            sid, kind = update[0], update[1]
-            if kind in _TURN_UPDATES and sid not in self._turns and sid not in self._children:
-                return False
-            if kind in _TREE_UPDATES:  # an announcement, or a capability to check
-                return False
-            needed = _CLIENT_SESSION_CAPS.get(kind)
-            if needed is not None and not isinstance(session_caps.get(needed), dict):
-                return False
-        return True
-
-    def _session_update(self, at: int, sid: str, kind: Any, child: str | None = None) -> None:
-        if kind in _TREE_UPDATES:
-            self._tree_update(at, kind, child, sid)
-        if kind in _TURN_UPDATES and sid not in self._turns and sid not in self._children:
-            self._add(
+            self._session_update(
                 at,
-                "agent",
-                "turn-order",
-                f"a {kind} update for session {_short(sid)} outside any prompt turn",
+                sid,
+                kind,
+                child if isinstance(child, str) else None,
+                state=update.get("state"),
+                stop=update.get("stopReason"),
             )
-        needed = _CLIENT_SESSION_CAPS.get(kind) if isinstance(kind, str) else None
-        if needed is not None and not isinstance(
-            _obj(_obj(self._client_caps).get("session")).get(needed), dict
-        ):
-            self._add(
-                at,
-                "agent",
-                "capability",
-                f"a {kind} update although the client did not advertise session.{needed}",
-            )
-
-    def _tree_update(self, at: int, kind: str, child: str | None, sid: str) -> None:
-        if not isinstance(_obj(self._client_caps).get("subagents"), dict):
-            self._add(
-                at,
-                "agent",
-                "capability",
-                f"a {kind} update although the client did not advertise subagents",
-            )
-        if kind != "subagent_update" or child is None:
-            return
-        if child == sid or child in self._sessions:
-            # A child is a session of its own: naming the announcing session
-            # or another session the client uses would put that session's
-            # updates outside any turn's order (the client never routes them so).
-            self._add(
-                at,
-                "agent",
-                "subagent",
-                f"a subagent_update names session {_short(child)}, which is not a new child",
-            )
-            return
-        if len(self._children) < MAX_CHILDREN:
-            self._children.add(child)
 
     # -- responses --------------------------------------------------------------------------------
 
@@ -477,7 +425,7 @@ class TraceValidator:
             return
         if rid is None and "error" in frame:
             # JSON-RPC 2.0 §5: the reply to a frame whose id could not be read.
-            self._check_schema(at, sender, "Error", frame["error"])
+            self._check_schema(at, sender, self._error_def(), frame["error"])
             return
         table = self._out if sender == "agent" else self._in
         entry = table.pop(rid, None)
@@ -492,21 +440,36 @@ class TraceValidator:
         method, _, params = entry
         p = _obj(params)
         if "error" in frame:
-            self._check_schema(at, sender, "Error", frame["error"])
+            # A refused initialize leaves the connection open for another
+            # (the v1 fallback of ``auto``): the next one negotiates afresh.
+            self._check_schema(at, sender, self._error_def(), frame["error"])
             if method in ("session/prompt", "session/load"):
                 self._end_turn(p.get("sessionId"))
+            elif method == "session/resume" and isinstance(p.get("sessionId"), str):
+                self._resuming.pop(p["sessionId"], None)
             return
         result = frame["result"]
+        r = _obj(result)
+        if method == "initialize":
+            self._negotiated(at, p, r)
+        elif method == "session/prompt" and self._version >= 2:
+            problem = _prompt_result_problem(result)
+            if problem is not None:
+                self._add(at, "agent", "version", problem)
+                return
         self._check_schema(
             at,
             sender,
-            _types().get((method, self._handler_side_of_response(sender), "response")),
+            _types(self._version).get((method, self._handler_side_of_response(sender), "response")),
             result,
         )
-        r = _obj(result)
-        if method == "initialize":
-            self._agent_caps = _obj(r.get("agentCapabilities"))
-        elif method == "session/prompt":
+        if method == "session/resume" and self._version >= 2:
+            self._resumed(at, p.get("sessionId"))
+        elif method in ("session/new", "session/fork") and self._version >= 2:
+            self._opened(_obj(result).get("sessionId"))
+        if method == "session/prompt" and self._version >= 2:
+            return  # the turn goes on until the agent reports idle
+        if method == "session/prompt":
             sid = p.get("sessionId")
             if (
                 isinstance(sid, str)
@@ -534,12 +497,49 @@ class TraceValidator:
                     "a permission request of a cancelled turn was not answered cancelled",
                 )
 
+    def _opened(self, sid: Any) -> None:
+        """A session the agent created for the client: its updates may follow."""
+        if (
+            isinstance(sid, str)
+            and sid not in self._children
+            and len(self._sessions) < MAX_CHILDREN
+        ):
+            self._sessions.add(sid)
+
+    def _resumed(self, at: int, sid: Any) -> None:
+        # ResumeSessionResponse: "The agent MUST send a current state_update
+        # after any requested history replay and before this response".
+        if isinstance(sid, str) and self._resuming.pop(sid, None) is not None:
+            self._add(
+                at,
+                "agent",
+                "turn-order",
+                f"session/resume of {_short(sid)} answered before its current state_update",
+            )
+
+    def _error_def(self) -> str:
+        return "v2:Error" if self._version >= 2 else "Error"
+
+    def _negotiated(self, at: int, params: dict[str, Any], result: dict[str, Any]) -> None:
+        """The agent's ``initialize`` answer: the version agreed, and its capabilities."""
+        asked, answered = params.get("protocolVersion"), result.get("protocolVersion")
+        if type(asked) is int and type(answered) is int and answered > asked:
+            # InitializeResponse.protocolVersion: "The highest protocol version
+            # supported by the agent that is at or below the version requested".
+            self._add(
+                at,
+                "agent",
+                "version",
+                f"initialize answered protocol version {answered}, above the {asked} asked for",
+            )
+        self._version = _version_of(answered)
+        if self._version >= 2:
+            self._agent_caps = _obj(result.get("capabilities"))
+            self._auth_methods = result.get("authMethods")
+        else:
+            self._agent_caps = _obj(result.get("agentCapabilities"))
+
     @staticmethod
     def _handler_side_of_response(sender: Side) -> str:
         # A response is sent by the side that handled the request.
         return sender
-
-    def _end_turn(self, sid: Any) -> None:
-        if isinstance(sid, str):
-            self._turns.pop(sid, None)
-            self._cancelled.discard(sid)

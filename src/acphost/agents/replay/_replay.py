@@ -6,6 +6,10 @@ It walks the trace in order:
   the client's next frame and compares the method (requests and
   notifications) or the result (responses to the agent's own requests);
   request ids are mapped, since a new client numbers its requests afresh;
+  an ``initialize`` also compares the ``protocolVersion`` asked for, since
+  the recording answers in the version it negotiated (ACP 1 or 2: a v2
+  trace's turn ends with a ``state_update``, not with the prompt's answer;
+  a refused ``initialize`` and its retry are replayed as recorded);
 - a recorded agent frame (``incoming``) is *sent*: responses go out under the
   id of the live request they answer; notifications and the agent's own
   requests go out as recorded.
@@ -147,6 +151,11 @@ def _same_output_so_far(got: Any, want: Any) -> bool:
     return isinstance(a, str) and isinstance(b, str) and (a.startswith(b) or b.startswith(a))
 
 
+def _error_reply(code: int, message: str) -> Frame:
+    """The answer to a line whose id cannot be read (JSON-RPC 2.0 §5: id null)."""
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+
+
 def _kind(frame: Frame) -> str:
     if "method" in frame:
         return "request" if "id" in frame else "notification"
@@ -179,15 +188,14 @@ class Replayer:
             try:
                 if raw is None:
                     raise ValueError("frame too long")
-                self.incoming.put(_decode(raw))
+                frame = _decode(raw)
             except (ValueError, RecursionError):
-                self._send(
-                    {
-                        "jsonrpc": "2.0",
-                        "id": None,
-                        "error": {"code": -32700, "message": "Parse error"},
-                    }
-                )
+                self._send(_error_reply(-32700, "Parse error"))
+                continue
+            if isinstance(frame, dict):
+                self.incoming.put(frame)
+            else:  # JSON-RPC 2.0 §5: JSON that is no request object is an invalid request
+                self._send(_error_reply(-32600, "Invalid Request"))
         self.incoming.put(None)
 
     def _send(self, frame: Frame) -> None:
@@ -241,6 +249,8 @@ class Replayer:
                 )
             if kind == "request":
                 self.id_map[json.dumps(recorded.get("id"))] = live.get("id")
+            if recorded.get("method") == "initialize":
+                self._same_version(line, live, recorded)
         else:
             if live.get("id") != recorded.get("id"):
                 self._differ(
@@ -263,6 +273,15 @@ class Replayer:
                     f"recorded {json.dumps(want)[:300]}",
                 )
         return True
+
+    def _same_version(self, line: int, live: Frame, recorded: Frame) -> None:
+        got, want = _asked_version(live), _asked_version(recorded)
+        if got != want:
+            self._differ(
+                line,
+                f"the client asked for protocol version {json.dumps(got)[:40]}, "
+                f"the recording for {json.dumps(want)[:40]}",
+            )
 
     def _emit(self, line: int, recorded: Frame) -> None:
         frame: Frame = _substitute(recorded, self.value_map) if self.value_map else dict(recorded)
@@ -296,6 +315,12 @@ class Replayer:
                         },
                     }
                 )
+
+
+def _asked_version(frame: Frame) -> Any:
+    """The ``protocolVersion`` an ``initialize`` asks for (None when it names none)."""
+    params = frame.get("params")
+    return params.get("protocolVersion") if isinstance(params, dict) else None
 
 
 def _describe(frame: Frame) -> str:
