@@ -81,18 +81,50 @@ async def test_protocol_1_is_asked_agreed_shown_on_the_start_screen_and_recorded
     assert (record.agent_session_id, record.protocol) == (session_id, 1)
 
 
-async def test_a_protocol_the_library_refuses_is_said_in_the_crash_dialog(home, workspace):
-    # The library negotiates version 1 only, for now: asked for 2 (here by the
-    # settings' top level), the run is refused before the spawn and says why.
+async def test_the_settings_protocol_2_is_agreed_shown_and_recorded(home, workspace, history_store):
+    # Asked for 2 by the settings' top level: agreed, on the start screen and
+    # (not the default) on the status line, and in the history.
     settings = home / "s.json"
     settings.write_text(json.dumps({"protocol": 2, "agent_servers": {}}))
-    app = app_for("-a", "demo", "--settings", str(settings), "--cwd", str(workspace))
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, CrashScreen))
-        assert app.spec.protocol == 2
-        message = app.screen.message
-        assert message.startswith("could not start 'demo': ") and "protocol 2" in message
-        assert app.agreed is None
+    app = app_for(
+        "-a", "demo", "--settings", str(settings), "--no-sandbox", "--cwd", str(workspace)
+    )
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        assert app.spec.protocol == 2 and app._client_context.options.protocol == 2
+        assert app.agreed == ProtocolInfo(2, 2)
+        assert "protocol 2 (asked: 2)" in screen_text(app)
+        assert "ACP 2" in status_line(app)
+    with HistoryStore.open(str(history_store)) as store:
+        (summary,) = store.list_sessions()
+        assert store.get(summary.id).protocol == 2
+
+
+async def test_auto_against_a_v1_only_agent_says_it_fell_back(home, workspace):
+    entry = {
+        "command": sys.executable,
+        "args": ["-m", "acphost.agents.demo"],
+        "env": {"ACPHOST_DEMO_PROTOCOL": "1"},
+    }
+    settings = home / "v1.json"
+    settings.write_text(json.dumps({"agent_servers": {"old": entry}}))
+    app = app_for(
+        "-a",
+        "old",
+        "--settings",
+        str(settings),
+        "--protocol",
+        "auto",
+        "--no-sandbox",
+        "--cwd",
+        str(workspace),
+    )
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        assert app.agreed == ProtocolInfo(1, "auto")
+        assert "protocol 1 (asked: auto)" in screen_text(app)
+        assert "ACP 1 (asked auto)" in status_line(app)
+        assert not isinstance(app.screen, CrashScreen)
 
 
 async def test_an_agent_picked_on_the_start_screen_asks_for_the_flags_protocol(home, workspace):
