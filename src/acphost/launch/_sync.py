@@ -36,6 +36,8 @@ class RunResult:
         stop_reason: why the turn ended (``end_turn``, ``cancelled``...).
         tool_calls: the tool calls of the turn, merged.
         session_id: the session used.
+        protocol_version: the ACP protocol version ``initialize`` agreed on
+            (1 or 2; see the ``protocol`` option of :func:`run`).
 
     """
 
@@ -43,6 +45,7 @@ class RunResult:
     stop_reason: str
     tool_calls: tuple[ToolCallState, ...]
     session_id: str
+    protocol_version: int = 1
 
 
 def run(
@@ -67,7 +70,11 @@ def run(
         system_prompt_mode: ``append`` (to the agent's own instructions) or
             ``override`` (needs ``sessionCapabilities.systemPrompt.mode.override``).
         **options: client options (:class:`~acphost.client.ClientOptions`),
-            e.g. ``host=HostConfig(allow_write=True)``.
+            e.g. ``host=HostConfig(allow_write=True)``; among them
+            ``protocol`` (``1``, the default, ``2`` or ``"auto"``: offer 2 and
+            fall back to 1 on the same connection) and ``mcp_tools`` (offer
+            the host's file and command tools as the MCP server ``acphost`` on
+            version 1 too; version 2 always offers them).
 
     Returns:
         The reply text, stop reason and tool calls.
@@ -77,7 +84,8 @@ def run(
             or ``agent`` is empty.
         TypeError: an unknown option.
         UsageProblem: a system prompt the agent does not advertise (nothing
-            is sent after ``initialize``), or an empty one.
+            is sent after ``initialize``), or an empty one; a ``protocol``
+            that is not 1, 2 or ``"auto"`` (before the agent starts).
         AcpError: anything the async client raises.
 
     """
@@ -118,6 +126,10 @@ async def _run(
     host = client.pop("host", None)
     tap = client.pop("tap", None)
     trace = client.pop("trace", None)
+    # The assembly owns the version and the tools' offer (RunOptions): as
+    # client options they would be overwritten by its defaults (1, no tools).
+    protocol = client.pop("protocol", 1)
+    mcp_tools = bool(client.pop("mcp_tools", False))
     spec = AgentSpec(
         name=os.path.basename(argv[0]),
         command=argv[0],
@@ -134,8 +146,16 @@ async def _run(
         trace=trace,
         system_prompt=system[0],
         system_prompt_mode=system[1],
+        protocol=protocol,
+        mcp_tools=mcp_tools,
     )
     async with open_run(options) as opened:
         session = opened.session
         result = await session.prompt(prompt)
-        return RunResult(result.text, result.stop_reason, result.tool_calls, session.id)
+        return RunResult(
+            result.text,
+            result.stop_reason,
+            result.tool_calls,
+            session.id,
+            opened.client.protocol_version,
+        )
