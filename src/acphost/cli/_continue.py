@@ -76,6 +76,9 @@ class Reopen:
         flag: how the user named it, for messages (``--continue``, ``--resume X``).
         imported: the history record came from ``history import``, not from a
             run on this machine (the replayed context says so).
+        protocol: the ACP protocol version the session was spoken in, as
+            recorded (history or saved file); None when nothing says. A
+            reopened session is asked for it unless ``--protocol`` says otherwise.
 
     """
 
@@ -84,6 +87,7 @@ class Reopen:
     transcript: str | None
     flag: str
     imported: bool = False
+    protocol: int | None = None
 
 
 def _open_store(path: str, flag: str) -> HistoryStore | None:
@@ -117,15 +121,16 @@ def _continue(agent: str, cwd: str, path: str, replay: bool) -> Reopen:
         if latest is None or latest.agent_session_id is None:
             raise UsageProblem(f"{none} (see: acphost history)")
         transcript = _transcript(store, latest.id) if replay else None
+        protocol = store.get(latest.id).protocol
     except HistoryError as exc:
         raise UsageProblem(f"{flag}: {exc}") from None
     finally:
         store.close()
-    return Reopen(latest.agent_session_id, latest.id, transcript, flag)
+    return Reopen(latest.agent_session_id, latest.id, transcript, flag, protocol=protocol)
 
 
-def _saved_file(value: str) -> tuple[str, str | None]:
-    """The session id (and history id) a ``--save-session`` file holds."""
+def _saved_file(value: str) -> tuple[str, str | None, int | None]:
+    """The session id (and history id, protocol version) a ``--save-session`` file holds."""
     from ..config import InputFileError, loads_strict, read_input  # noqa: PLC0415
 
     try:
@@ -139,8 +144,12 @@ def _saved_file(value: str) -> tuple[str, str | None]:
         raise UsageProblem(f"--resume {value}: not a saved session file ({exc})") from None
     if not isinstance(sid, str):
         raise UsageProblem(f"--resume {value}: sessionId is not a string")
+    from ..history import protocol_record  # noqa: PLC0415
+
     history_id = data.get("historyId")
-    return sid, history_id if isinstance(history_id, str) else None
+    # The file is data: a version that is no whole number 1..65535 says nothing.
+    protocol = protocol_record(data.get("protocol"))
+    return sid, history_id if isinstance(history_id, str) else None, protocol
 
 
 def _resume(value: str, agent: str, cwd: str, path: str, replay: bool) -> Reopen:
@@ -149,8 +158,9 @@ def _resume(value: str, agent: str, cwd: str, path: str, replay: bool) -> Reopen
     flag = f"--resume {value}"
     sid: str | None = None
     history_id: str | None = None
+    protocol: int | None = None
     if os.path.isfile(value):
-        sid, history_id = _saved_file(value)
+        sid, history_id, protocol = _saved_file(value)
     store = _open_store(path, flag) if replay or sid is None else None
     transcript = None
     imported = False
@@ -171,6 +181,7 @@ def _resume(value: str, agent: str, cwd: str, path: str, replay: bool) -> Reopen
                 )
             sid = sid or record.agent_session_id
             imported = record.origin == "imported"
+            protocol = protocol or record.protocol
             transcript = _transcript(store, history_id) if replay else None
         except HistoryIdError as exc:
             if exc.candidates:  # ambiguous: say which, do not guess
@@ -187,7 +198,7 @@ def _resume(value: str, agent: str, cwd: str, path: str, replay: bool) -> Reopen
             f"--replay-context: {value!r} is not a session in acphost's history, "
             "so there is no transcript to give the agent (see: acphost history)"
         )
-    return Reopen(sid or value, history_id, transcript, flag, imported)
+    return Reopen(sid or value, history_id, transcript, flag, imported, protocol)
 
 
 def find_target(args: argparse.Namespace, agent: str, cwd: str, history_path: str) -> Reopen | None:

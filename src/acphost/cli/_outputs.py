@@ -144,18 +144,30 @@ class RunOutputs:
             except OutputFileError as exc:
                 raise self.usage_problem(exc) from None
 
-    def save_session(self, session_id: str, cwd: str, recording: SessionRecording | None) -> None:
-        """``--save-session``: the agent, the session id, the cwd (and the history id)."""
+    def save_session(
+        self,
+        session_id: str,
+        cwd: str,
+        recording: SessionRecording | None,
+        protocol: int | None = None,
+    ) -> None:
+        """``--save-session``: the agent, the session id, the cwd, the protocol (and history id).
+
+        ``protocol`` is the version the connection agreed on: ``--resume FILE``
+        reopens the session in it.
+        """
         if not self.args.save_session:
             return
         from datetime import datetime, timezone  # noqa: PLC0415
 
-        saved = {
+        saved: dict[str, Any] = {
             "agent": self.spec.name,
             "sessionId": session_id,
             "cwd": cwd,
             "savedAt": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         }
+        if protocol is not None:
+            saved["protocol"] = protocol
         if recording is not None and self.recorder is not None and self.recorder.enabled:
             saved["historyId"] = recording.id
         write_json_atomic(self.args.save_session, saved)

@@ -456,7 +456,6 @@ class PromptRun:
                 ``--system-prompt @FILE`` that cannot be read.
 
         """
-        from ..config import protocol_options  # noqa: PLC0415
         from ..launch import RunOptions, SessionChoice  # noqa: PLC0415
         from ._setup import config_items  # noqa: PLC0415
         from ._sysprompt import system_prompt_options  # noqa: PLC0415
@@ -498,8 +497,29 @@ class PromptRun:
             config=config_items(a.config),
             prepare=prepare,
             **system_prompt_options(a, self.spec),
-            **protocol_options(self.spec),
+            **self.protocol_options(),
         )
+
+    def protocol_options(self) -> dict[str, Any]:
+        """The run's ``protocol`` and ``mcp_tools``: a reopened session keeps its version.
+
+        ``--continue`` and ``--resume`` ask for the version the recorded
+        session agreed on, unless ``--protocol`` says otherwise: a session
+        spoken in v2 is reopened in v2 (``session/resume``), whatever the
+        settings' default. A new session (``--replay-context``) asks as usual.
+        """
+        from ..config import protocol_options  # noqa: PLC0415
+
+        chosen = protocol_options(self.spec)
+        target = self.target
+        if (
+            self.args.protocol is None
+            and target is not None
+            and target.transcript is None
+            and target.protocol in (1, 2)
+        ):
+            chosen["protocol"] = target.protocol
+        return chosen
 
     def prepare(self, options: RunOptions, prompt: str | None) -> None:
         """While the agent starts: the host, the taps, the trace, the history; the prompt."""
@@ -556,7 +576,7 @@ class PromptRun:
         logger.info(describe_protocol(client.protocol_version, run.options.protocol))
         await self.listings(run)
         recording = run.recording
-        self.outputs.save_session(session.id, self.cwd, recording)
+        self.outputs.save_session(session.id, self.cwd, recording, client.protocol_version)
         blocks = self.blocks
         if blocks is None:
             return EXIT_OK
