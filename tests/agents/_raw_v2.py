@@ -1,13 +1,16 @@
 """The raw test client of ``_raw_client``, speaking ACP v2 to the demo agent.
 
 Every frame the agent sends, and every request and answer the test sends, is
-validated against the v2 draft schema (``schema/v2/schema.unstable.json``: the
-stable shapes and the unstable ones the demo uses, such as subagents and
-``usage`` on ``state_update``). It uses no acphost module.
+validated against the v2 draft schema (``schema.unstable.json``: the stable
+shapes and the unstable ones the demo uses, such as subagents and ``usage`` on
+``state_update``), the copy shipped in the package (``acphost/schema/v2/``,
+whose ``SOURCE.md`` names the npm package and the files' digests). It runs no
+acphost code: the package is only located, not imported, to read that file.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from functools import cache
 from pathlib import Path
@@ -16,10 +19,16 @@ from typing import Any
 from _raw_client import RawClient
 from jsonschema import Draft202012Validator
 
+
+def _packaged_schema() -> Path:
+    """The folder of the v2 schema shipped in acphost (found without running the package)."""
+    spec = importlib.util.find_spec("acphost")
+    assert spec is not None and spec.origin is not None, "acphost is not installed"
+    return Path(spec.origin).parent / "schema" / "v2"
+
+
 V2_DEFS: dict[str, Any] = json.loads(
-    (Path(__file__).resolve().parent / "schema" / "v2" / "schema.unstable.json").read_text(
-        encoding="utf-8"
-    )
+    (_packaged_schema() / "schema.unstable.json").read_text(encoding="utf-8")
 )["$defs"]
 
 
