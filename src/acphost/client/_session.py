@@ -373,7 +373,14 @@ class Session:
         idle: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         def on_idle(result: Any) -> None:
-            self._finish_turn(turn, result)
+            failure = result.pop("error", None)
+            if failure is not None and turn.state is not TurnState.CANCELLING:
+                # A failed turn ends with idle, stopReason "error" and the error
+                # (schema ErrorStopReason): it fails as on v1, where the agent
+                # answers session/prompt with that JSON-RPC error.
+                turn._finish(RequestError.from_wire(failure))
+            else:
+                self._finish_turn(turn, result)
             if not idle.done():
                 idle.set_result(None)
 

@@ -350,6 +350,10 @@ class SessionWire:
             response["usage"] = raw["usage"]
         if isinstance(raw.get("_meta"), dict):
             response["_meta"] = raw["_meta"]
+        if stop == "error" and isinstance(raw.get("error"), dict):
+            # ErrorStopReason: the failure as a JSON-RPC error object, what v1
+            # answers session/prompt with; the session fails the turn with it.
+            response["error"] = raw["error"]
         # Called by settle(), once the updates returned here are routed: they
         # are the turn's.
         self._settled = lambda: on_idle(response)
