@@ -262,3 +262,27 @@ def test_a_v2_trace_validates_and_replays(tmp_path, prompt):
     r = run([*V2, "--write", "--agent-command", replay, prompt], cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout == shown
+
+
+# -- the same turn, the same output ---------------------------------------------------
+
+
+@pytest.mark.parametrize("prompt", ["diff", "tour", "write {ws}/new.txt hello", "plan", "think"])
+def test_v2_shows_what_v1_shows_but_the_idles_usage(tmp_path, prompt):
+    """v2 diffs carry ``{changes, patch}`` (schema Diff): the file's path is the
+    authoritative absolute one of ``changes``, not the patch's ``a/tmp/...``
+    (shown "tmp/..." with its leading slash lost), and a patch line marked
+    "\\ No newline at end of file" has no newline (it gained one)."""
+    shown = {}
+    for version in ("1", "2"):
+        ws = tmp_path / f"v{version}"
+        ws.mkdir()
+        (ws / "hello.py").write_text('print("hello")\n')
+        r = run(["--no-history", "--protocol", version, "--write", prompt.format(ws=ws)], cwd=ws)
+        assert r.returncode == 0, r.stderr
+        shown[version] = r.stdout.replace(str(ws), "WS").splitlines()
+    # v2 reports usage on the idle state_update (v1's demo only in usage_update).
+    assert shown["2"][-1].startswith("[usage] tokens ")
+    v1, v2 = ([x for x in lines if not x.startswith("[usage]")] for lines in shown.values())
+    assert v1 == v2
+    assert not [x for x in v2 if x.startswith("[diff] tmp/")]

@@ -42,7 +42,7 @@ def test_a_v2_session_is_recorded_and_shown_with_its_turns(tmp_path, env, store_
         "> write a.txt hi",
         f"[tool] Writing {tmp_path / 'a.txt'} (edit) completed",
         f"[permission] Writing {tmp_path / 'a.txt'}: allow (allow_once)",
-        f"[diff] {str(tmp_path / 'a.txt').lstrip('/')}",
+        f"[diff] {tmp_path / 'a.txt'}",
         "@@ -0,0 +1,1 @@",
         "+hi",
         f"  Wrote 2 characters to {tmp_path / 'a.txt'}.",

@@ -42,25 +42,39 @@ def patch_files(text: str) -> list[tuple[str, str | None, str]]:
     old: list[str] = []
     new: list[str] = []
     old_left = new_left = 0
+    last = ""  # the sign of the hunk's last line
 
     def flush() -> None:
         if path is not None and (old or new):
             files.append((path, None if created else "".join(old), "".join(new)))
 
     for line in text.splitlines(keepends=True):
+        if line.startswith("\\") and last:
+            # "\ No newline at end of file": the line before it has no newline
+            # (on the side or sides it belongs to).
+            if last in " -" and old:
+                old[-1] = _unterminated(old[-1])
+            if last in " +" and new:
+                new[-1] = _unterminated(new[-1])
+            last = ""
+            continue
+        last = ""
         if old_left > 0 or new_left > 0:
             if line.startswith(" "):
                 old.append(line[1:])
                 new.append(line[1:])
                 old_left -= 1
                 new_left -= 1
+                last = " "
             elif line.startswith("-"):
                 old.append(line[1:])
                 old_left -= 1
+                last = "-"
             elif line.startswith("+"):
                 new.append(line[1:])
                 new_left -= 1
-            elif not line.startswith("\\"):  # "\ No newline at end of file"
+                last = "+"
+            else:
                 old_left = new_left = 0
             continue
         if line.startswith("--- "):
@@ -77,6 +91,13 @@ def patch_files(text: str) -> list[tuple[str, str | None, str]]:
                 old_left, new_left = counts
     flush()
     return files
+
+
+def _unterminated(line: str) -> str:
+    # The patch's own line end after the line, not a character of the file.
+    if line.endswith("\r\n"):
+        return line[:-2]
+    return line[:-1] if line.endswith(("\n", "\r")) else line
 
 
 def _counts(header: str) -> tuple[int, int] | None:

@@ -220,15 +220,30 @@ def _diff(item: dict[str, Any]) -> list[dict[str, Any]]:
     patch = item.get("patch")
     text = patch.get("text") if isinstance(patch, dict) else None
     files = patch_files(text) if isinstance(text, str) else []
-    if files:
-        return [
-            {"type": "diff", "path": path, "oldText": old, "newText": new}
-            for path, old, new in files
-        ]
     changes = item.get("changes")
     paths = [str(c["path"]) for c in changes or () if isinstance(c, dict) and "path" in c]
+    if files:
+        return [
+            {"type": "diff", "path": _changed(path, paths), "oldText": old, "newText": new}
+            for path, old, new in files
+        ]
     summary = "changed: " + ", ".join(paths) if paths else "a change the agent did not describe"
     return [{"type": "content", "content": {"type": "text", "text": summary}}]
+
+
+def _changed(name: str, paths: list[str]) -> str:
+    # Schema Diff: "`changes` is authoritative for affected absolute paths"; a
+    # git patch names a file relative to some root without its leading "/"
+    # ("a/tmp/ws/x.py" for /tmp/ws/x.py, "a/src/x.py" from a repository).
+    for path in paths:
+        if path == name:
+            return path
+    bare = name.lstrip("/")
+    for path in paths:
+        if path.lstrip("/") == bare:
+            return path
+    suffixed = [path for path in paths if path.endswith("/" + bare)]
+    return suffixed[0] if len(suffixed) == 1 else name
 
 
 class SessionWire:
