@@ -10,18 +10,30 @@ lands in the workspace.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from acphost.cli._main import tui_parser
 from acphost.history import HistoryStore
-from acphost.tui import tui_app
+from acphost.tui import AcpApp, tui_app
+from acphost.tui._history_screen import HistoryScreen
 from acphost.tui._model import ProtocolInfo
+from acphost.tui._past import PastSessionScreen
 from acphost.tui._permission import PermissionScreen
 from acphost.tui._status import StatusBar
 
-from .conftest import answer, ready, screen_text, transcript_source, wait_for
+from .conftest import (
+    answer,
+    demo_spec,
+    ready,
+    screen_text,
+    send,
+    sent_methods,
+    transcript_source,
+    wait_for,
+)
 
 WIDE = (120, 30)
 
@@ -124,3 +136,47 @@ async def test_a_failed_v2_turn_says_the_agents_error_as_on_v1(home, workspace):
         await view.transcript.settled()
         shown = screen_text(app)
         assert "the agent answered an error: Internal error (JSON-RPC error -32603)" in shown
+
+
+async def test_a_v2_session_reopened_from_the_history_is_resumed_with_its_replay(
+    tmp_path, home, workspace
+):
+    """Ctrl+O, the recorded session, r: v2 has no session/load; the session is
+    resumed with ``replayFrom`` and its turns are shown again."""
+    spec = replace(demo_spec(tmp_path), protocol=2)
+    first = AcpApp(spec, str(workspace))
+    async with first.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await send(pilot, "echo before the reopen")
+    app = AcpApp(spec, str(workspace))
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        screen = app.screen
+        for _ in range(30):
+            row = screen.highlighted
+            if row is not None and row.source == "local":
+                break
+            await pilot.press("down")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, PastSessionScreen))
+        await pilot.press("r")
+        await wait_for(pilot, lambda: len(app.views()) == 2)
+        view = app.active_view
+        await view.transcript.settled()
+        await pilot.pause()
+        assert app.agreed == ProtocolInfo(2, 2)
+        methods = sent_methods(app)
+        assert "session/load" not in methods and methods.count("session/resume") == 1
+        (resume,) = [
+            r
+            for r in app.protocol.records
+            if r.direction == "send" and r.method == "session/resume"
+        ]
+        assert resume.payload["params"]["replayFrom"] == {"type": "start"}
+        source = transcript_source(app)
+        assert (
+            "echo before the reopen" in source
+            and "before the reopen" in source.split("echo before the reopen", 1)[1]
+        )
