@@ -267,7 +267,24 @@ def test_a_v2_trace_validates_and_replays(tmp_path, prompt):
 # -- the same turn, the same output ---------------------------------------------------
 
 
-@pytest.mark.parametrize("prompt", ["diff", "tour", "write {ws}/new.txt hello", "plan", "think"])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "diff",
+        "tour",
+        "write {ws}/new.txt hello",
+        "plan",
+        "think",
+        "media",
+        "compact",
+        "compact fail",
+        "notice warning Low disk",
+        "title A new title",
+        "commands",
+        "unknown",
+        "ask form",
+    ],
+)
 def test_v2_shows_what_v1_shows_but_the_idles_usage(tmp_path, prompt):
     """v2 diffs carry ``{changes, patch}`` (schema Diff): the file's path is the
     authoritative absolute one of ``changes``, not the patch's ``a/tmp/...``
@@ -286,3 +303,48 @@ def test_v2_shows_what_v1_shows_but_the_idles_usage(tmp_path, prompt):
     v1, v2 = ([x for x in lines if not x.startswith("[usage]")] for lines in shown.values())
     assert v1 == v2
     assert not [x for x in v2 if x.startswith("[diff] tmp/")]
+
+
+# -- session setup: modes, models, config, auth, system prompt --------------------------
+
+
+def _requests(frames: list[dict], method: str) -> list[dict]:
+    return [f["params"] for f in frames if f.get("method") == method]
+
+
+def test_mode_model_and_config_flags_set_v2_config_options_with_their_type(tmp_path):
+    args = ["--mode", "code", "--model", "demo-smart", "--config", "verbose=true"]
+    r = run([*V2, *args, "-o", "jsonl", "echo x"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    frames = check_jsonl(r.stdout)
+    sets = _requests(frames, "session/set_config_option")
+    # v2 has no modes: the mode is the config option "mode" (schema SessionConfigOption).
+    assert [(p["configId"], p["type"], p["value"]) for p in sets] == [
+        ("mode", "id", "code"),
+        ("model", "id", "demo-smart"),
+        ("verbose", "boolean", True),
+    ]
+    assert not _requests(frames, "session/set_mode")
+    r = run([*V2, "--list-modes"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "  mode = ask [ask, code, architect]" in r.stdout.splitlines()
+    r = run([*V2, "--config", "verbose=maybe", "echo x"], cwd=tmp_path)
+    assert r.returncode == 2 and "verbose" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_an_agent_that_needs_a_login_is_logged_in_with_auth_login(tmp_path):
+    env = {"ACPHOST_DEMO_REQUIRE_AUTH": "1"}
+    r = run([*V2, "echo x"], cwd=tmp_path, env=env)
+    assert r.returncode == 1
+    assert "rerun with --auth METHOD, e.g. --auth demo-login" in r.stderr
+    r = run([*V2, "--auth", "demo-login", "-o", "jsonl", "echo x"], cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    frames = check_jsonl(r.stdout)
+    assert _requests(frames, "auth/login") == [{"methodId": "demo-login"}]
+    assert not _requests(frames, "authenticate")
+
+
+def test_a_system_prompt_reaches_a_v2_session(tmp_path):
+    r = run([*V2, "--system-prompt", "Be brief.", "-o", "simple", "system"], cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "system prompt (append): Be brief."
