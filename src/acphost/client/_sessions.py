@@ -223,6 +223,13 @@ class SessionMethods:
         system_prompt_mode: SystemPromptMode,
     ) -> Session:
         method = s.SESSION_LOAD if isinstance(request, s.LoadSessionRequest) else s.SESSION_RESUME
+        if self._peer.routes(request.session_id):
+            # Opening it again would replace the live session's routing,
+            # terminals and tools, and a failure would tear them down.
+            raise UsageError(
+                f"session {request.session_id!r} is already open in this client: "
+                "use it, or close it first"
+            )
         params = system_prompt_params(
             request.to_wire(), self._peer.initialize_raw, system_prompt, system_prompt_mode
         )
