@@ -127,3 +127,21 @@ def test_a_secret_split_across_terminal_chunks_leaves_no_piece(tmp_path):
     assert data[0] == b"\xffkey: " + REDACTED.encode()
     for piece in (b"zq-conf", b"igured-cana", b"ry-71"):
         assert not any(piece in d for d in data)
+
+
+def test_an_escaped_terminal_kind_does_not_slip_past_the_redaction(tmp_path):
+    """``terminal\\u005fupdate`` is the same kind: its output is redacted too."""
+    path = tmp_path / "t.jsonl"
+    writer = TraceWriter(path, redactor=Redactor([SECRET]))
+    data = base64.b64encode(f"API_KEY={SECRET}\n".encode()).decode()
+    line = (
+        b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":'
+        b'{"sessionUpdate":"terminal\\u005fupdate","terminalId":"t","output":{"data":"'
+        + data.encode()
+        + b'"}}}}'
+    )
+    writer("receive", line)
+    writer.close()
+    (record,) = map(orjson.loads, path.read_bytes().splitlines())
+    written = base64.b64decode(record["params"]["update"]["output"]["data"])
+    assert written == f"API_KEY={REDACTED}\n".encode()

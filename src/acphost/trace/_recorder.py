@@ -198,7 +198,9 @@ class TraceWriter:
             return head + b',"unparsed":' + orjson.dumps(text) + b"}\n"
         frame = entry.final_frame()
         rewritten = entry.changed
-        if b"terminal_" in raw:  # a byte search keeps other frames' path as it was
+        # A byte search keeps other frames' path as it was: the kind is spelt
+        # out, or escaped (a JSON string escapes a letter only as \uXXXX).
+        if b"terminal_" in raw or b"\\u" in raw:
             decoded = _redact_terminal_output(frame, self._redactor.redact_text)
             rewritten = rewritten or decoded is not frame
             frame = decoded
