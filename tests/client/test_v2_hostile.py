@@ -14,7 +14,7 @@ import base64
 import pytest
 
 from acphost import AcpClient
-from acphost.errors import UsageError
+from acphost.errors import RequestError
 from tests.client.test_v2 import V2_INIT, _prompting, _v2_client
 from tests.support.fake_agent import answer, pair_with
 
@@ -191,15 +191,17 @@ async def test_a_repeated_idle_before_the_work_started_does_not_end_the_turn():
     assert (result.stop_reason, result.text) == ("max_tokens", "the answer")
 
 
-async def test_opening_an_open_session_again_is_refused_and_leaves_it_alive():
+async def test_a_failed_reopen_of_an_open_session_leaves_it_alive():
     async def refuse(agent, rid, params):
         raise Exception({"code": -32603, "message": "no"})
 
     client, _ = await _v2_client({"session/resume": refuse, "session/prompt": _prompting([TEXT])})
     async with client as client:
         session = await client.new_session("/tmp")
-        with pytest.raises(UsageError, match="already open"):
+        tools = client._bridge._tools[session.id]
+        with pytest.raises(RequestError):
             await client.load_session(session.id, "/tmp")
+        assert client._bridge._tools[session.id] is tools  # its MCP tools still serve it
         assert (await session.prompt("still there?")).text == "alive"
 
 
