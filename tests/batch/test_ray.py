@@ -269,3 +269,70 @@ def test_a_kept_workspace_on_a_worker_never_removes_what_was_there(
     finally:
         if kept.is_symlink():
             kept.unlink()
+
+
+@pytest.mark.timeout(300)
+def test_jobs_bounds_the_runs_in_flight_on_ray_not_the_nodes_cpus(ray_address, plain_ws, tmp_path):
+    """12 runs at ``--jobs 12`` on a 2-CPU cluster are all in flight at once.
+
+    The agents wait on their "model", not on a CPU: a reservation per run
+    (0.25 CPU, the old default) held them to 8 at once whatever ``--jobs``
+    said. Each agent here blocks until all twelve have their prompt.
+    """
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    release = tmp_path / "release"
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "acphost",
+            "batch",
+            "--executor",
+            "ray",
+            "--ray-address",
+            ray_address,
+            "--ray-env",
+            "WAIT_AGENT_PIDFILE_DIR",
+            "--ray-env",
+            "WAIT_AGENT_RELEASE",
+            "--no-sandbox",  # the agents note their pids outside their workspaces
+            "--agent-command",
+            WAIT_CMD,
+            "-p",
+            "block",
+            "--repeat",
+            "12",
+            "-j",
+            "12",
+            "--workspace",
+            str(plain_ws),
+            "--out",
+            str(out),
+        ],
+        cwd=tmp_path,
+        env={
+            **os.environ,
+            "WAIT_AGENT_PIDFILE_DIR": str(pid_dir),
+            "WAIT_AGENT_RELEASE": str(release),
+        },
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        end = time.monotonic() + 180
+        while len(list(pid_dir.glob("*.prompted"))) < 12:
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < end, (
+                f"only {len(list(pid_dir.glob('*.prompted')))} of 12 runs were in flight at once"
+            )
+            time.sleep(0.05)
+    finally:
+        release.write_text("go")  # every agent ends its turn, on a failure too
+    _, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 0, stderr
+    report = json.loads((out / "report.json").read_text())
+    assert [run["status"] for run in report["runs"]] == ["ok"] * 12
+    assert wait_gone(pids_in(pid_dir)) == []

@@ -24,16 +24,33 @@ def _spending_agent(step_cost: float, *, used_step: int = 100, ask_at: int | Non
         cancelled = asyncio.Event()
         agent.cancelled = cancelled
         for i in range(1, 1000):
-            agent.update(sid, {"sessionUpdate": "agent_message_chunk",
-                               "content": {"type": "text", "text": f"step {i} "}})
-            agent.update(sid, {"sessionUpdate": "usage_update", "used": used_step * i, "size": 100_000,
-                               "cost": {"amount": round(step_cost * i, 6), "currency": "USD"}})
+            agent.update(
+                sid,
+                {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": f"step {i} "},
+                },
+            )
+            agent.update(
+                sid,
+                {
+                    "sessionUpdate": "usage_update",
+                    "used": used_step * i,
+                    "size": 100_000,
+                    "cost": {"amount": round(step_cost * i, 6), "currency": "USD"},
+                },
+            )
             if ask_at == i:
-                agent.permission = asyncio.ensure_future(agent.request(
-                    "session/request_permission",
-                    {"sessionId": sid,
-                     "toolCall": {"toolCallId": "t1", "title": "rm", "kind": "execute"},
-                     "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}]}))
+                agent.permission = asyncio.ensure_future(
+                    agent.request(
+                        "session/request_permission",
+                        {
+                            "sessionId": sid,
+                            "toolCall": {"toolCallId": "t1", "title": "rm", "kind": "execute"},
+                            "options": [{"optionId": "ok", "name": "Allow", "kind": "allow_once"}],
+                        },
+                    )
+                )
             await asyncio.sleep(0)  # let the host read: it cancels when it sees the crossing
             if any(m.get("method") == "session/cancel" for m in agent.received):
                 return {"stopReason": "cancelled"}
@@ -85,8 +102,10 @@ async def test_a_session_budget_counts_across_turns(workspace):
 
 async def test_no_usage_reported_means_no_budget_can_be_enforced(workspace):
     async def prompt(agent, rid, params):
-        agent.update(params["sessionId"], {"sessionUpdate": "agent_message_chunk",
-                                           "content": {"type": "text", "text": "done"}})
+        agent.update(
+            params["sessionId"],
+            {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "done"}},
+        )
         return {"stopReason": "end_turn"}
 
     t, _ = pair_with({"session/prompt": prompt})

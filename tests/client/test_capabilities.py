@@ -28,10 +28,21 @@ async def test_notices_and_compaction_can_be_turned_off():
 async def test_notices_reach_the_turn_in_wire_order(workspace):
     async def prompt(agent, rid, params):
         sid = params["sessionId"]
-        agent.update(sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "a"}})
-        agent.update(sid, {"sessionUpdate": "notice", "severity": "warning", "title": "Slow down",
-                           "description": "rate limited"})
-        agent.update(sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "b"}})
+        agent.update(
+            sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "a"}}
+        )
+        agent.update(
+            sid,
+            {
+                "sessionUpdate": "notice",
+                "severity": "warning",
+                "title": "Slow down",
+                "description": "rate limited",
+            },
+        )
+        agent.update(
+            sid, {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "b"}}
+        )
         return {"stopReason": "end_turn"}
 
     t, _ = pair_with({"session/prompt": prompt})
@@ -42,5 +53,9 @@ async def test_notices_reach_the_turn_in_wire_order(workspace):
     assert kinds == [s.AgentMessageChunk, s.Notice, s.AgentMessageChunk]
     notice = seen[1]
     assert isinstance(notice, s.Notice)
-    assert (notice.severity, notice.title, notice.description) == ("warning", "Slow down", "rate limited")
+    assert (notice.severity, notice.title, notice.description) == (
+        "warning",
+        "Slow down",
+        "rate limited",
+    )
     assert session.state.last_agent_text() == "ab"  # a notice is not history

@@ -16,10 +16,16 @@ from tests.support.fake_agent import pair_with
 
 
 def line(sid: str, text: str, **extra: object) -> bytes:
-    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text},
-              **extra}
-    frame = {"jsonrpc": "2.0", "method": "session/update",
-             "params": {"sessionId": sid, "update": update}}
+    update = {
+        "sessionUpdate": "agent_message_chunk",
+        "content": {"type": "text", "text": text},
+        **extra,
+    }
+    frame = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": sid, "update": update},
+    }
     return json.dumps(frame).encode() + b"\n"
 
 

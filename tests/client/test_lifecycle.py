@@ -78,8 +78,10 @@ async def test_early_updates_are_bounded_by_bytes_not_count(workspace):
         peer = client._peer
         big = "x" * 100_000
         for i in range(200):  # 20 MB of updates for a session nobody opened
-            agent.update(f"ghost-{i % 3}", {"sessionUpdate": "agent_message_chunk",
-                                            "content": {"type": "text", "text": big}})
+            agent.update(
+                f"ghost-{i % 3}",
+                {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": big}},
+            )
         few = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
         agent.update("early", few)
         session = await client.new_session(workspace)  # keeps the reader busy until all is read

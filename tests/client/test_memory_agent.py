@@ -31,8 +31,13 @@ async def test_unsupported_protocol_version_fails_clearly():
 async def test_capability_gates_before_sending(workspace):
     t, agent = pair_with({})
     async with connect(t) as client:
-        for call in (client.list_sessions(), client.resume_session("x", workspace),
-                     client.delete_session("x"), client.load_session("x", workspace), client.logout()):
+        for call in (
+            client.list_sessions(),
+            client.resume_session("x", workspace),
+            client.delete_session("x"),
+            client.load_session("x", workspace),
+            client.logout(),
+        ):
             with pytest.raises(acphost.CapabilityNotSupported):
                 await call
         with pytest.raises(acphost.CapabilityNotSupported, match="additional"):
@@ -63,9 +68,19 @@ async def test_state_follows_info_mode_and_failed_tool_updates(workspace):
         sid = params["sessionId"]
         agent.update(sid, {"sessionUpdate": "session_info_update", "title": "A title"})
         agent.update(sid, {"sessionUpdate": "current_mode_update", "currentModeId": "code"})
-        agent.update(sid, {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "run", "kind": "execute",
-                           "rawInput": {"command": "make"}})
-        agent.update(sid, {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "failed"})
+        agent.update(
+            sid,
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "t1",
+                "title": "run",
+                "kind": "execute",
+                "rawInput": {"command": "make"},
+            },
+        )
+        agent.update(
+            sid, {"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "failed"}
+        )
         return {"stopReason": "max_turn_requests", "usage": {"totalTokens": 5}, "_meta": {"k": 1}}
 
     t, _ = pair_with({"session/prompt": prompt})
@@ -75,20 +90,30 @@ async def test_state_follows_info_mode_and_failed_tool_updates(workspace):
     assert session.state.title == "A title"
     assert session.state.current_mode_id == "code"
     call = session.state.tool_calls["t1"]
-    assert call.status == "failed" and call.raw_input == {"command": "make"} and call.kind == "execute"
+    assert (
+        call.status == "failed" and call.raw_input == {"command": "make"} and call.kind == "execute"
+    )
     assert result.stop_reason == "max_turn_requests"
     assert result.usage == {"totalTokens": 5} and result.meta == {"k": 1}
 
 
 async def test_updates_before_new_session_response_and_after_prompt_response(workspace):
     async def new(agent, rid, params):
-        agent.update("s1", {"sessionUpdate": "available_commands_update",
-                            "availableCommands": [{"name": "early", "description": "d"}]})
+        agent.update(
+            "s1",
+            {
+                "sessionUpdate": "available_commands_update",
+                "availableCommands": [{"name": "early", "description": "d"}],
+            },
+        )
         return {"sessionId": "s1"}
 
     async def prompt(agent, rid, params):
         agent.send({"id": rid, "result": {"stopReason": "end_turn"}})
-        agent.update("s1", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "late"}})
+        agent.update(
+            "s1",
+            {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "late"}},
+        )
         return NO_ANSWER
 
     t, _ = pair_with({"session/new": new, "session/prompt": prompt})
@@ -111,9 +136,17 @@ async def test_agent_cancel_request_answers_32800(workspace):
         await asyncio.sleep(3600)
 
     async def prompt(agent, rid, params):
-        task = asyncio.ensure_future(agent.request("session/request_permission", {
-            "sessionId": "s1", "toolCall": {"toolCallId": "t"},
-            "options": [{"optionId": "o", "name": "ok", "kind": "allow_once"}]}, rid="perm-1"))
+        task = asyncio.ensure_future(
+            agent.request(
+                "session/request_permission",
+                {
+                    "sessionId": "s1",
+                    "toolCall": {"toolCallId": "t"},
+                    "options": [{"optionId": "o", "name": "ok", "kind": "allow_once"}],
+                },
+                rid="perm-1",
+            )
+        )
         await asyncio.wait_for(asked.wait(), 5)
         agent.notify("$/cancel_request", {"requestId": "perm-1"})
         reply = await task
@@ -158,7 +191,15 @@ async def test_cancel_marks_unfinished_tool_calls(workspace):
     started = asyncio.Event()
 
     async def prompt(agent, rid, params):
-        agent.update("s1", {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "x", "status": "in_progress"})
+        agent.update(
+            "s1",
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "t1",
+                "title": "x",
+                "status": "in_progress",
+            },
+        )
         started.set()
         await agent.wait_for("session/cancel")
         return {"stopReason": "cancelled"}
@@ -177,8 +218,15 @@ async def test_cancel_marks_unfinished_tool_calls(workspace):
 async def test_malformed_and_oversized_frames_do_not_kill_the_connection(workspace):
     async def prompt(agent, rid, params):
         agent.send_raw(b"{this is not json\n")
-        agent.send_raw(b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"' + b"x" * 5000 + b'"}}}}\n')
-        agent.update("s1", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "ok"}})
+        agent.send_raw(
+            b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"'
+            + b"x" * 5000
+            + b'"}}}}\n'
+        )
+        agent.update(
+            "s1",
+            {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "ok"}},
+        )
         return {"stopReason": "end_turn"}
 
     violations = []
@@ -196,11 +244,27 @@ async def test_agent_requests_errors(workspace):
 
     async def prompt(agent, rid, params):
         results["unknown"] = await agent.request("vendor/unknown", {})
-        results["bad"] = await agent.request("fs/read_text_file", {"sessionId": "s1", "path": 5}, rid="str-id")
-        results["relative"] = await agent.request("fs/read_text_file", {"sessionId": "s1", "path": "rel.txt"})
-        results["no-session"] = await agent.request("fs/read_text_file", {"sessionId": "zz", "path": "/x"})
-        results["write"] = await agent.request("fs/write_text_file", {"sessionId": "s1", "path": "/x", "content": ""})
-        results["elicit"] = await agent.request("elicitation/create", {"sessionId": "s1", "message": "m", "mode": "form", "requestedSchema": {"type": "object", "properties": {}}})
+        results["bad"] = await agent.request(
+            "fs/read_text_file", {"sessionId": "s1", "path": 5}, rid="str-id"
+        )
+        results["relative"] = await agent.request(
+            "fs/read_text_file", {"sessionId": "s1", "path": "rel.txt"}
+        )
+        results["no-session"] = await agent.request(
+            "fs/read_text_file", {"sessionId": "zz", "path": "/x"}
+        )
+        results["write"] = await agent.request(
+            "fs/write_text_file", {"sessionId": "s1", "path": "/x", "content": ""}
+        )
+        results["elicit"] = await agent.request(
+            "elicitation/create",
+            {
+                "sessionId": "s1",
+                "message": "m",
+                "mode": "form",
+                "requestedSchema": {"type": "object", "properties": {}},
+            },
+        )
         return {"stopReason": "end_turn"}
 
     t, _ = pair_with({"session/prompt": prompt})
@@ -210,7 +274,10 @@ async def test_agent_requests_errors(workspace):
     assert results["unknown"]["error"]["code"] == -32601
     assert results["bad"]["id"] == "str-id" and results["bad"]["error"]["code"] == -32602
     assert "path" in results["bad"]["error"]["message"]
-    assert results["relative"]["error"]["code"] == -32602 and "absolute" in results["relative"]["error"]["message"]
+    assert (
+        results["relative"]["error"]["code"] == -32602
+        and "absolute" in results["relative"]["error"]["message"]
+    )
     assert results["no-session"]["error"]["code"] == -32602
     assert results["write"]["error"]["code"] == -32601  # writes not advertised
     assert results["elicit"]["error"]["code"] == -32601  # no handler, not advertised
@@ -227,9 +294,15 @@ async def test_elicitation_handler_is_advertised_and_called(workspace):
     results = {}
 
     async def prompt(agent, rid, params):
-        results["elicit"] = await agent.request("elicitation/create", {
-            "sessionId": "s1", "message": "Your name?", "mode": "form",
-            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}})
+        results["elicit"] = await agent.request(
+            "elicitation/create",
+            {
+                "sessionId": "s1",
+                "message": "Your name?",
+                "mode": "form",
+                "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+            },
+        )
         return {"stopReason": "end_turn"}
 
     t, agent = pair_with({"session/prompt": prompt})
@@ -263,9 +336,15 @@ async def test_a_cancelled_turn_withdraws_the_form_and_answers_it_cancel(workspa
     results = {}
 
     async def prompt(agent, rid, params):
-        results["elicit"] = await agent.request("elicitation/create", {
-            "sessionId": "s1", "message": "Your name?", "mode": "form",
-            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}})
+        results["elicit"] = await agent.request(
+            "elicitation/create",
+            {
+                "sessionId": "s1",
+                "message": "Your name?",
+                "mode": "form",
+                "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}},
+            },
+        )
         await agent.wait_for("session/cancel")
         return {"stopReason": "cancelled"}
 
@@ -281,29 +360,38 @@ async def test_a_cancelled_turn_withdraws_the_form_and_answers_it_cancel(workspa
 
 
 async def test_terminal_auth_method(workspace):
-    methods = [{"type": "terminal", "id": "login", "name": "Log in", "args": ["--login"]},
-               {"id": "key", "name": "API key"}]
-    t, agent = pair_with({"initialize": answer({**INIT_RESULT, "authMethods": methods}),
-                          "authenticate": answer({})})
+    methods = [
+        {"type": "terminal", "id": "login", "name": "Log in", "args": ["--login"]},
+        {"id": "key", "name": "API key"},
+    ]
+    t, agent = pair_with(
+        {"initialize": answer({**INIT_RESULT, "authMethods": methods}), "authenticate": answer({})}
+    )
     async with connect(t, auth_terminal=True) as client:
         with pytest.raises(acphost.LocalProtocolError, match="terminal login"):
             await client.authenticate("login")
         await client.authenticate("key")
     init = next(m for m in agent.received if m.get("method") == "initialize")
     assert init["params"]["clientCapabilities"]["auth"] == {"terminal": True}
-    assert [m["params"]["methodId"] for m in agent.received if m.get("method") == "authenticate"] == ["key"]
+    assert [
+        m["params"]["methodId"] for m in agent.received if m.get("method") == "authenticate"
+    ] == ["key"]
 
 
 async def test_missing_file_compat_option(workspace):
     results = {}
 
     async def prompt(agent, rid, params):
-        results["read"] = await agent.request("fs/read_text_file", {"sessionId": "s1", "path": str(workspace / "new.txt")})
+        results["read"] = await agent.request(
+            "fs/read_text_file", {"sessionId": "s1", "path": str(workspace / "new.txt")}
+        )
         return {"stopReason": "end_turn"}
 
     for empty, expected in ((False, "error"), (True, "result")):
         t, _ = pair_with({"session/prompt": prompt})
-        host = HostConfig(fs=FileSystemProvider(missing_file_returns_empty=empty), permissions=AllowAll())
+        host = HostConfig(
+            fs=FileSystemProvider(missing_file_returns_empty=empty), permissions=AllowAll()
+        )
         async with connect(t, host=host) as client:
             session = await client.new_session(workspace)
             await session.prompt("go")
@@ -326,19 +414,51 @@ def test_import_acphost_is_light():
     import sys
 
     code = "import sys, acphost; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('asyncio','acphost','rich','textual','typing'))))"
-    out = subprocess.run([sys.executable, "-c", "import json;" + code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", "import json;" + code], capture_output=True, text=True, check=True
+    )
     loaded = json.loads(out.stdout)
-    assert not any(m.startswith(("asyncio", "rich", "textual", "acphost.schema")) for m in loaded), loaded
+    assert not any(
+        m.startswith(("asyncio", "rich", "textual", "acphost.schema")) for m in loaded
+    ), loaded
 
 
 def test_public_api_is_pinned():
-    assert sorted(acphost.__all__) == sorted([
-        "AcpClient", "AcpError", "AcpTimeout", "AgentExited", "AgentStartError", "AuthRequired",
-        "CapabilityNotSupported", "EventStream", "HostConfig", "InternalError", "InvalidParams", "InvalidRequest",
-        "LocalProtocolError", "Message", "MethodNotFound", "NotAnAcpAgent", "OutputFileError", "ParseError", "RemoteProtocolError",
-        "RequestCancelled", "RequestError", "ResourceNotFound", "RunResult", "Session", "SessionState",
-        "ToolCallState", "Turn", "TurnResult", "UsageError", "__version__", "run",
-    ])
+    assert sorted(acphost.__all__) == sorted(
+        [
+            "AcpClient",
+            "AcpError",
+            "AcpTimeout",
+            "AgentExited",
+            "AgentStartError",
+            "AuthRequired",
+            "CapabilityNotSupported",
+            "EventStream",
+            "HostConfig",
+            "InternalError",
+            "InvalidParams",
+            "InvalidRequest",
+            "LocalProtocolError",
+            "Message",
+            "MethodNotFound",
+            "NotAnAcpAgent",
+            "OutputFileError",
+            "ParseError",
+            "RemoteProtocolError",
+            "RequestCancelled",
+            "RequestError",
+            "ResourceNotFound",
+            "RunResult",
+            "Session",
+            "SessionState",
+            "ToolCallState",
+            "Turn",
+            "TurnResult",
+            "UsageError",
+            "__version__",
+            "run",
+        ]
+    )
     for name in acphost.__all__:
         assert getattr(acphost, name) is not None
 
@@ -369,11 +489,17 @@ def _schema() -> dict:
 def _minimal(kind: str) -> dict:
     text = {"content": {"type": "text", "text": "t"}}
     return {
-        "user_message_chunk": text, "agent_message_chunk": text, "agent_thought_chunk": text,
-        "tool_call": {"toolCallId": "t", "title": "x"}, "tool_call_update": {"toolCallId": "t"},
-        "plan": {"entries": []}, "available_commands_update": {"availableCommands": []},
-        "current_mode_update": {"currentModeId": "m"}, "config_option_update": {"configOptions": []},
-        "session_info_update": {}, "usage_update": {"used": 1, "size": 2},
+        "user_message_chunk": text,
+        "agent_message_chunk": text,
+        "agent_thought_chunk": text,
+        "tool_call": {"toolCallId": "t", "title": "x"},
+        "tool_call_update": {"toolCallId": "t"},
+        "plan": {"entries": []},
+        "available_commands_update": {"availableCommands": []},
+        "current_mode_update": {"currentModeId": "m"},
+        "config_option_update": {"configOptions": []},
+        "session_info_update": {},
+        "usage_update": {"used": 1, "size": 2},
         "notice": {"severity": "info", "title": "n"},
         "compaction_update": {"compactionId": "c", "status": "in_progress"},
         "compaction_summary_chunk": {"compactionId": "c", **text},
@@ -383,7 +509,13 @@ def _minimal(kind: str) -> dict:
 async def test_cancel_while_the_host_is_not_consuming_a_full_queue(workspace):
     async def prompt(agent, rid, params):
         for i in range(3000):
-            agent.update("s1", {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": f"{i} "}})
+            agent.update(
+                "s1",
+                {
+                    "sessionUpdate": "agent_message_chunk",
+                    "content": {"type": "text", "text": f"{i} "},
+                },
+            )
         await agent.wait_for("session/cancel")
         return {"stopReason": "cancelled"}
 
@@ -395,8 +527,10 @@ async def test_cancel_while_the_host_is_not_consuming_a_full_queue(workspace):
         first = await turn.__anext__()  # the host starts consuming, then stops
         # the queue fills up: the reader waits for space
         queue = turn._queue
-        await eventually(lambda: queue._space is not None and not queue._space.done(),
-                         what="the reader waiting on a full queue")
+        await eventually(
+            lambda: queue._space is not None and not queue._space.done(),
+            what="the reader waiting on a full queue",
+        )
         result = await session.cancel(timeout=5)
         assert result is not None and result.stop_reason == "cancelled"
         rest = [u async for u in turn]  # nothing was dropped
@@ -423,8 +557,10 @@ async def test_a_bad_option_or_trace_path_does_not_leave_the_agent_running(tmp_p
     StdioTransport.spawn = spy_spawn  # type: ignore[method-assign]
     try:
         with pytest.raises(OSError):
-            async with AcpClient.start([sys.executable, "-m", "acphost.agents.demo"],
-                                       trace=str(tmp_path / "no" / "such" / "dir" / "t.jsonl")):
+            async with AcpClient.start(
+                [sys.executable, "-m", "acphost.agents.demo"],
+                trace=str(tmp_path / "no" / "such" / "dir" / "t.jsonl"),
+            ):
                 pass
         # An unknown option is refused before any agent is started at all.
         with pytest.raises(TypeError, match="unknown option"):
@@ -446,9 +582,19 @@ async def test_protocol_version_below_the_minimum_fails_clearly():
 async def test_error_answer_to_a_cancelled_prompt_ends_the_turn_cancelled(workspace):
     # Qwen Code's quirk (tests/trace/test_real_traces.py::test_qwen_cancel_is_an_error).
     async def prompt(agent, rid, params):
-        agent.update("s1", {"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "x", "status": "in_progress"})
+        agent.update(
+            "s1",
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "t1",
+                "title": "x",
+                "status": "in_progress",
+            },
+        )
         await agent.wait_for("session/cancel")
-        raise Exception({"code": -32603, "message": "Internal error", "data": "Request was aborted."})
+        raise Exception(
+            {"code": -32603, "message": "Internal error", "data": "Request was aborted."}
+        )
 
     async def plain_error(agent, rid, params):
         raise Exception({"code": -32603, "message": "boom"})
@@ -477,12 +623,16 @@ async def test_fork_only_behind_the_unstable_opt_in(workspace):
         forks.append(params)
         return {"sessionId": "s2"}
 
-    t, _ = pair_with({"initialize": answer({**INIT_RESULT, "agentCapabilities": caps}), "session/fork": fork})
+    t, _ = pair_with(
+        {"initialize": answer({**INIT_RESULT, "agentCapabilities": caps}), "session/fork": fork}
+    )
     async with connect(t) as client:
         session = await client.new_session(workspace)
         with pytest.raises(acphost.UsageError, match="unstable"):
             await client.fork_session(session)
-    t, _ = pair_with({"initialize": answer({**INIT_RESULT, "agentCapabilities": caps}), "session/fork": fork})
+    t, _ = pair_with(
+        {"initialize": answer({**INIT_RESULT, "agentCapabilities": caps}), "session/fork": fork}
+    )
     async with connect(t, unstable=True) as client:
         session = await client.new_session(workspace)
         forked = await client.fork_session(session)

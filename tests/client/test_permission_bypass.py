@@ -381,9 +381,7 @@ async def test_policy_judges_the_path_the_jail_writes(workspace, tmp_path):
         )
         return {"stopReason": "end_turn"}
 
-    policy = rules(
-        {"path": f"{workspace}/private/*", "decision": "reject"}, {"decision": "allow"}
-    )
+    policy = rules({"path": f"{workspace}/private/*", "decision": "reject"}, {"decision": "allow"})
     broker = PermissionBroker(policy, audit_log=log)
     await run_turn(workspace, prompt, allow_write=True, permissions=broker)
     for name in spellings:
@@ -666,9 +664,7 @@ async def test_a_git_star_rule_does_not_run_an_alias_or_a_second_command(workspa
             seen[name] = await agent.request("terminal/create", {"sessionId": sid, **create})
             if "result" in seen[name]:
                 tid = seen[name]["result"]["terminalId"]
-                await agent.request(
-                    "terminal/wait_for_exit", {"sessionId": sid, "terminalId": tid}
-                )
+                await agent.request("terminal/wait_for_exit", {"sessionId": sid, "terminalId": tid})
         return {"stopReason": "end_turn"}
 
     policy = rules(
@@ -692,11 +688,20 @@ async def test_a_hostile_agent_process_against_the_yolo_host(workspace):
     audit = workspace / "audit.jsonl"
     hook = "#!/bin/sh\ntouch $CWD/pwned\n"
     steps = [
-        ["fs/write_text_file", {"sessionId": "$SID", "path": "$CWD/tools/pre-commit", "content": hook}],
-        ["fs/write_text_file", {"sessionId": "$SID", "path": "//$CWD/.git/config", "content": hook}],
+        [
+            "fs/write_text_file",
+            {"sessionId": "$SID", "path": "$CWD/tools/pre-commit", "content": hook},
+        ],
+        [
+            "fs/write_text_file",
+            {"sessionId": "$SID", "path": "//$CWD/.git/config", "content": hook},
+        ],
         ["fs/write_text_file", {"sessionId": "$SID", "path": "$CWD/audit.jsonl", "content": ""}],
         ["terminal/create", {"sessionId": "$SID", "command": "touch", "args": "$CWD/pwned"}],
-        ["fs/write_text_file", {"sessionId": "$SID", "path": "$CWD/./src/../ok.txt", "content": "ok"}],
+        [
+            "fs/write_text_file",
+            {"sessionId": "$SID", "path": "$CWD/./src/../ok.txt", "content": "ok"},
+        ],
     ]
     host = face_host(yolo=True, audit_log=str(audit))
     async with AcpClient.start(
@@ -751,7 +756,10 @@ async def test_no_write_reaches_git_metadata_that_points_git_elsewhere(workspace
     t, _ = pair_with({"session/prompt": prompt})
     async with AcpClient.connect(t, host=face_host(write=True)) as client:
         await (await client.new_session(workspace)).prompt("go")
-    for path in (workspace / ".git" / "commondir", workspace / ".git" / "objects" / "info" / "alternates"):
+    for path in (
+        workspace / ".git" / "commondir",
+        workspace / ".git" / "objects" / "info" / "alternates",
+    ):
         assert seen[path]["error"]["data"] == DENIED, path
         assert not path.exists()
     assert "result" in seen[workspace / "evil" / "config"]  # an ordinary file: allowed
@@ -763,8 +771,11 @@ async def test_the_agent_cannot_rewrite_acphosts_own_settings_or_history(tmp_pat
     """An agent run in the home directory must not rewrite the settings that choose
     the agent command, the trusted project files or the history store."""
     home = tmp_path / "home"
-    for name, sub in (("XDG_CONFIG_HOME", ".config"), ("XDG_STATE_HOME", ".local/state"),
-                      ("XDG_DATA_HOME", ".local/share")):
+    for name, sub in (
+        ("XDG_CONFIG_HOME", ".config"),
+        ("XDG_STATE_HOME", ".local/state"),
+        ("XDG_DATA_HOME", ".local/share"),
+    ):
         monkeypatch.setenv(name, str(home / sub))
     targets = [
         home / ".config" / "acphost" / "settings.json",

@@ -26,13 +26,18 @@ def fold(*updates: s.SessionUpdate, keep_history: bool = True) -> SessionState:
 
 def test_chunks_coalesce_and_split_on_role_and_message_id():
     state = fold(
-        text("agent_message_chunk", "Hel"), text("agent_message_chunk", "lo"),
+        text("agent_message_chunk", "Hel"),
+        text("agent_message_chunk", "lo"),
         text("agent_thought_chunk", "hmm"),
-        text("agent_message_chunk", "A", "m1"), text("agent_message_chunk", "B", "m1"),
+        text("agent_message_chunk", "A", "m1"),
+        text("agent_message_chunk", "B", "m1"),
         text("agent_message_chunk", "C", "m2"),
     )
     assert [(m.role, m.message_id, m.text) for m in state.messages] == [
-        ("agent", None, "Hello"), ("thought", None, "hmm"), ("agent", "m1", "AB"), ("agent", "m2", "C"),
+        ("agent", None, "Hello"),
+        ("thought", None, "hmm"),
+        ("agent", "m1", "AB"),
+        ("agent", "m2", "C"),
     ]
     assert state.last_agent_text() == "HelloABC"
 
@@ -45,8 +50,10 @@ def test_without_history_no_message_is_kept():
 
 def test_the_chunks_are_inert_exactly_while_no_history_is_kept():
     state = SessionState(keep_history=False)
-    chunks = {type(text(k, "x")) for k in ("user_message_chunk", "agent_message_chunk",
-                                          "agent_thought_chunk")}
+    chunks = {
+        type(text(k, "x"))
+        for k in ("user_message_chunk", "agent_message_chunk", "agent_thought_chunk")
+    }
     assert state.inert == chunks
     state.apply(text("agent_message_chunk", "dropped"))
     state.keep_history = True
@@ -59,18 +66,40 @@ def test_the_chunks_are_inert_exactly_while_no_history_is_kept():
 
 def test_tool_calls_merge_field_by_field_and_keep_their_name():
     state = fold(
-        up({"sessionUpdate": "tool_call", "toolCallId": "t", "title": "Read a.py", "name": "Read",
-            "kind": "read", "status": "pending", "locations": [{"path": "/w/a.py"}]}),
+        up(
+            {
+                "sessionUpdate": "tool_call",
+                "toolCallId": "t",
+                "title": "Read a.py",
+                "name": "Read",
+                "kind": "read",
+                "status": "pending",
+                "locations": [{"path": "/w/a.py"}],
+            }
+        ),
         up({"sessionUpdate": "tool_call_update", "toolCallId": "t", "status": "completed"}),
     )
     call = state.tool_calls["t"]
-    assert (call.title, call.name, call.kind, call.status) == ("Read a.py", "Read", "read", "completed")
+    assert (call.title, call.name, call.kind, call.status) == (
+        "Read a.py",
+        "Read",
+        "read",
+        "completed",
+    )
     assert [loc.path for loc in call.locations] == ["/w/a.py"] and call.done and call.announced
 
 
 def test_an_update_for_an_unannounced_tool_call_creates_it():
-    state = fold(up({"sessionUpdate": "tool_call_update", "toolCallId": "x", "name": "Bash",
-                     "status": "in_progress"}))
+    state = fold(
+        up(
+            {
+                "sessionUpdate": "tool_call_update",
+                "toolCallId": "x",
+                "name": "Bash",
+                "status": "in_progress",
+            }
+        )
+    )
     call = state.tool_calls["x"]
     assert call.name == "Bash" and not call.announced and not call.done
     assert state.cancel_pending_tool_calls() == [call] and call.cancelled and call.done
@@ -98,28 +127,51 @@ def test_modes_commands_config_usage_and_info():
     state.modes = s.SessionModeState(current_mode_id="ask", available_modes=[])
     for raw in (
         {"sessionUpdate": "current_mode_update", "currentModeId": "code"},
-        {"sessionUpdate": "available_commands_update",
-         "availableCommands": [{"name": "test", "description": "run tests"}]},
-        {"sessionUpdate": "usage_update", "used": 5, "size": 10,
-         "cost": {"amount": 0.5, "currency": "USD"}},
+        {
+            "sessionUpdate": "available_commands_update",
+            "availableCommands": [{"name": "test", "description": "run tests"}],
+        },
+        {
+            "sessionUpdate": "usage_update",
+            "used": 5,
+            "size": 10,
+            "cost": {"amount": 0.5, "currency": "USD"},
+        },
         {"sessionUpdate": "session_info_update", "title": "T", "updatedAt": "2026-11-24T00:00:00Z"},
         {"sessionUpdate": "session_info_update", "updatedAt": "2026-11-25T00:00:00Z"},
     ):
         state.apply(up(raw))
     assert state.current_mode_id == "code"
     assert [c.name for c in state.available_commands] == ["test"]
-    assert state.usage is not None and state.usage.cost is not None and state.usage.cost.amount == 0.5
+    assert (
+        state.usage is not None and state.usage.cost is not None and state.usage.cost.amount == 0.5
+    )
     assert state.title == "T" and state.updated_at == "2026-11-25T00:00:00Z"
 
 
 def test_compaction_is_an_upsert_with_patch_semantics():
     cid = {"compactionId": "c1"}
     state = fold(text("agent_message_chunk", "before"))
-    state.apply(up({"sessionUpdate": "compaction_update", **cid, "status": "in_progress",
-                    "_meta": {"k": 1}}))
+    state.apply(
+        up(
+            {
+                "sessionUpdate": "compaction_update",
+                **cid,
+                "status": "in_progress",
+                "_meta": {"k": 1},
+            }
+        )
+    )
     for part in ("Sum", "mary"):
-        state.apply(up({"sessionUpdate": "compaction_summary_chunk", **cid,
-                        "content": {"type": "text", "text": part}}))
+        state.apply(
+            up(
+                {
+                    "sessionUpdate": "compaction_summary_chunk",
+                    **cid,
+                    "content": {"type": "text", "text": part},
+                }
+            )
+        )
     state.apply(text("agent_message_chunk", "after"))
     c = state.compactions["c1"]
     assert (c.status, c.summary_text, c.meta, c.position) == ("in_progress", "Summary", {"k": 1}, 1)
@@ -127,24 +179,54 @@ def test_compaction_is_an_upsert_with_patch_semantics():
     state.apply(up({"sessionUpdate": "compaction_update", **cid, "status": "completed"}))
     assert (c.status, c.summary_text, c.meta) == ("completed", "Summary", {"k": 1})
     # null clears, a value replaces
-    state.apply(up({"sessionUpdate": "compaction_update", **cid, "status": "failed",
-                    "error": "too big", "_meta": None,
-                    "summary": [{"type": "text", "text": "New"}]}))
+    state.apply(
+        up(
+            {
+                "sessionUpdate": "compaction_update",
+                **cid,
+                "status": "failed",
+                "error": "too big",
+                "_meta": None,
+                "summary": [{"type": "text", "text": "New"}],
+            }
+        )
+    )
     assert (c.status, c.error, c.meta, c.summary_text) == ("failed", "too big", None, "New")
-    state.apply(up({"sessionUpdate": "compaction_update", **cid, "status": "failed", "error": None}))
+    state.apply(
+        up({"sessionUpdate": "compaction_update", **cid, "status": "failed", "error": None})
+    )
     assert c.error is None and c.summary_text == "New"
     # summary: [] clears the summary, as null does
-    state.apply(up({"sessionUpdate": "compaction_update", **cid, "status": "failed", "summary": []}))
+    state.apply(
+        up({"sessionUpdate": "compaction_update", **cid, "status": "failed", "summary": []})
+    )
     assert c.summary == []
-    state.apply(up({"sessionUpdate": "compaction_update", **cid, "status": "failed",
-                    "summary": [{"type": "text", "text": "x"}]}))
-    state.apply(up({"sessionUpdate": "compaction_update", **cid, "status": "failed", "summary": None}))
+    state.apply(
+        up(
+            {
+                "sessionUpdate": "compaction_update",
+                **cid,
+                "status": "failed",
+                "summary": [{"type": "text", "text": "x"}],
+            }
+        )
+    )
+    state.apply(
+        up({"sessionUpdate": "compaction_update", **cid, "status": "failed", "summary": None})
+    )
     assert c.summary == [] and c.position == 1  # the first update fixed its place
 
 
 def test_a_summary_chunk_for_an_unknown_compaction_starts_one():
-    state = fold(up({"sessionUpdate": "compaction_summary_chunk", "compactionId": "c9",
-                     "content": {"type": "text", "text": "s"}}))
+    state = fold(
+        up(
+            {
+                "sessionUpdate": "compaction_summary_chunk",
+                "compactionId": "c9",
+                "content": {"type": "text", "text": "s"},
+            }
+        )
+    )
     assert state.compactions["c9"].status is None and state.compactions["c9"].summary_text == "s"
 
 
@@ -161,8 +243,17 @@ def test_notices_and_unknown_variants_change_no_state():
 
 def test_a_tool_name_is_shown_only_where_it_adds_information():
     def call(name, title, kind):
-        state = fold(up({"sessionUpdate": "tool_call", "toolCallId": "t", "title": title,
-                         "name": name, "kind": kind}))
+        state = fold(
+            up(
+                {
+                    "sessionUpdate": "tool_call",
+                    "toolCallId": "t",
+                    "title": title,
+                    "name": name,
+                    "kind": kind,
+                }
+            )
+        )
         return state.tool_calls["t"].shown_name
 
     assert call("Bash", "Run the tests", "execute") == "Bash"

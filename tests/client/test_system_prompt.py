@@ -58,8 +58,10 @@ async def test_a_claude_shaped_agent_gets_either_mode_on_new_load_and_resume(wor
     async with AcpClient.connect(t, unstable=unstable) as client:
         assert client.system_prompt_modes == ("append", "override")
         await client.new_session(workspace, system_prompt="a", system_prompt_mode="override")
-        await client.load_session("s1", workspace, system_prompt="b")
-        await client.resume_session("s2", workspace, system_prompt="c", system_prompt_mode="override")
+        await client.load_session("s0", workspace, system_prompt="b")
+        await client.resume_session(
+            "s2", workspace, system_prompt="c", system_prompt_mode="override"
+        )
     sent = {m["method"]: m["params"].get("systemPrompt") for m in agent.received if "method" in m}
     text = [{"type": "text", "text": x} for x in "abc"]
     assert sent["session/new"] == {"mode": "override", "content": [text[0]]}
@@ -98,7 +100,9 @@ async def test_an_unstable_system_prompt_object_keeps_its_mode_and_is_checked_to
             await client.new_session(
                 workspace, system_prompt=u.SystemPrompt(mode="override", content=[text])
             )
-        await client.new_session(workspace, system_prompt=u.SystemPrompt(mode="append", content=[text]))
+        await client.new_session(
+            workspace, system_prompt=u.SystemPrompt(mode="append", content=[text])
+        )
     assert _last(agent, "session/new")["params"]["systemPrompt"] == {
         "mode": "append",
         "content": [{"type": "text", "text": "y"}],

@@ -11,8 +11,14 @@ from tests.support.waiting import eventually
 
 UNSTABLE_CAPS = {
     "loadSession": True,
-    "sessionCapabilities": {"title": {}, "status": {}, "archive": {}, "fork": {}, "resume": {},
-                            "systemPrompt": {}},
+    "sessionCapabilities": {
+        "title": {},
+        "status": {},
+        "archive": {},
+        "fork": {},
+        "resume": {},
+        "systemPrompt": {},
+    },
     "auth": {"status": {}},
 }
 
@@ -62,12 +68,20 @@ async def test_each_unstable_method_when_enabled(workspace):
         loaded = await client.load_session("old", workspace, system_prompt="stay terse")
         assert loaded.state.system_prompt == "stay terse"
     new = next(m for m in agent.received if m.get("method") == "session/new")
-    assert new["params"]["systemPrompt"] == {"mode": "append",
-                                             "content": [{"type": "text", "text": "be brief"}]}
+    assert new["params"]["systemPrompt"] == {
+        "mode": "append",
+        "content": [{"type": "text", "text": "be brief"}],
+    }
     load = next(m for m in agent.received if m.get("method") == "session/load")
     assert load["params"]["systemPrompt"]["content"][0]["text"] == "stay terse"
-    for method in ("session/set_title", "session/status", "session/archive", "session/unarchive",
-                   "auth/status", "session/fork"):
+    for method in (
+        "session/set_title",
+        "session/status",
+        "session/archive",
+        "session/unarchive",
+        "auth/status",
+        "session/fork",
+    ):
         assert method in agent.methods()
 
 
@@ -95,6 +109,9 @@ async def test_auth_status_updates_are_followed(workspace):
         agent.notify("auth/status_update", {"state": "unauthenticated"})
         agent.notify("auth/status_update", {"state": 42})  # malformed: logged, never fatal
         agent.notify("auth/status_update", {"state": "authenticated", "accounts": []})
-        await eventually(lambda: client.unstable.auth is not None
-                         and client.unstable.auth.state == "authenticated")
+        await eventually(
+            lambda: (
+                client.unstable.auth is not None and client.unstable.auth.state == "authenticated"
+            )
+        )
         assert not client.closed

@@ -62,9 +62,17 @@ def test_strict_stops_at_a_v2_frame_that_breaks_the_v2_schema():
     assert "session/prompt answered without a messageId" in str(failures[0])
 
 
-@pytest.mark.parametrize("name", [*V2_CAPTURES, "broken"])
+def _escaped() -> list[tuple[str, bytes]]:
+    """A v2 turn whose kinds are spelt with JSON escapes (``state\\u005fupdate``): the same frames."""
+    return [
+        (d, line.replace(b'"state_update"', b'"state\\u005fupdate"'))
+        for d, line in _wire("codex-turn2-tools2.jsonl")
+    ]
+
+
+@pytest.mark.parametrize("name", [*V2_CAPTURES, "broken", "escaped"])
 def test_the_fast_paths_find_what_a_full_check_finds_on_v2(name):
-    wire = _broken_turn() if name == "broken" else _wire(name)
+    wire = {"broken": _broken_turn, "escaped": _escaped}.get(name, lambda: _wire(name))()
     by_line = LiveCheck(strict=False, on_abort=lambda e: None)
     by_block = LiveCheck(strict=False, on_abort=lambda e: None)
     reference = TraceValidator(schema=False)

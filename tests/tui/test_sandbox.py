@@ -237,6 +237,12 @@ class _Confined:
         self.write = (f"{home}/ws", "/srv/data", self.temp)
         self.deny = (f"{home}/.ssh", f"{home}/.local/state/acphost")
 
+    def views(self) -> list[str]:
+        return [
+            "other terminals: private (a /dev/pts of its own)",
+            "sockets by path: hidden in ~/.ssh",
+        ]
+
 
 def test_the_sandbox_is_a_detail_when_confined_and_a_warning_when_not(home):
     confined = SandboxInfo.of(_Confined(str(home)), None)  # type: ignore[arg-type]
@@ -246,6 +252,9 @@ def test_the_sandbox_is_a_detail_when_confined_and_a_warning_when_not(home):
         ("sandbox", "landlock (ABI 5): the agent and every process it starts"),
         ("writes", "~/ws, /srv/data, private temp ($TMPDIR)"),
         ("no reads", "~/.ssh, ~/.local/state/acphost"),
+        # The private view's two lines, as -v and doctor say them.
+        ("other terminals", "private (a /dev/pts of its own)"),
+        ("sockets by path", "hidden in ~/.ssh"),
     ]
     info = StatusInfo(agent="demo", mode="Ask", usage="ctx 1/200k 0%", title="a title")
     info.sandbox = confined

@@ -70,8 +70,12 @@ class RayExecutor:
         address: the cluster (``HOST:PORT`` of a head node, ``ray://HOST:10001``
             for Ray Client, ``auto``); None: Ray's default, which starts a
             local cluster when none is running (and stops it at :meth:`close`).
-        cpus_per_run: the CPUs Ray reserves for one run (agents mostly
-            wait; a fraction lets a node run several).
+        cpus_per_run: the CPUs Ray reserves for one run; None (the
+            default) reserves none: agents mostly wait on their model, and
+            the batch's ``jobs`` bounds the runs in flight, as on one
+            machine (a reservation would cap them at the cluster's CPUs
+            divided by it, whatever ``jobs`` says); Ray spreads the runs
+            over the nodes.
         forward_env: names of variables of this process's environment to
             set for the agents on the workers (API keys...): a worker's
             environment is its node's, not the driver's.
@@ -85,7 +89,7 @@ class RayExecutor:
         self,
         address: str | None = None,
         *,
-        cpus_per_run: float = 0.25,
+        cpus_per_run: float | None = None,
         forward_env: Sequence[str] = (),
         init_options: dict[str, Any] | None = None,
     ) -> None:
@@ -125,8 +129,12 @@ class RayExecutor:
             finally:
                 ray_logger.removeFilter(quiet)
             self._owns_connection = True
+        if self.cpus_per_run is None:
+            placement: dict[str, Any] = {"num_cpus": 0, "scheduling_strategy": "SPREAD"}
+        else:
+            placement = {"num_cpus": self.cpus_per_run}
         self._remote = ray.remote(_run_on_worker).options(
-            num_cpus=self.cpus_per_run, max_retries=0, name="acphost.batch.run"
+            max_retries=0, name="acphost.batch.run", **placement
         )
 
     def _snapshot(self, source: WorkspaceSource) -> asyncio.Task[Any]:

@@ -99,7 +99,12 @@ def build_batch_parser() -> argparse.ArgumentParser:
         metavar="ADDR",
         help="the Ray cluster (HOST:PORT, ray://...; implies --executor ray)",
     )
-    g.add_argument("--ray-cpus", type=float, metavar="N", help="CPUs per run on Ray (default 0.25)")
+    g.add_argument(
+        "--ray-cpus",
+        type=float,
+        metavar="N",
+        help="CPUs Ray reserves per run (default: none; --jobs bounds the runs in flight)",
+    )
     g.add_argument(
         "--ray-env",
         metavar="NAME",

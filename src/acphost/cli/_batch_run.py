@@ -75,7 +75,7 @@ _DEFAULTS: dict[str, Any] = {
     "repeat": 1,
     "init_timeout": 60.0,
     "executor": "local",
-    "ray_cpus": 0.25,
+    "ray_cpus": None,
     "write": False,
     "yolo": False,
     "no_terminal": False,

@@ -60,6 +60,44 @@ _session_and_kind = operator.attrgetter(
 )
 
 
+# ACP v2, for a block of updates: the same, plus what a ``state_update`` ends
+# the turn with (a line-by-line search for the kind would miss an escaped one).
+
+
+class _ChildState(msgspec.Struct, frozen=True, gc=False):
+    """A ``subagent_update``'s ``state`` object: read past, not into (hashable, as tuples go)."""
+
+
+class _UpdateV2(msgspec.Struct, gc=False):
+    kind: str = msgspec.field(name="sessionUpdate")
+    child: str | None = msgspec.field(name="sessionId", default=None)
+    state: str | _ChildState | None = None
+    stop: str | None = msgspec.field(name="stopReason", default=None)
+
+
+class _ParamsV2(msgspec.Struct, gc=False):
+    session_id: str = msgspec.field(name="sessionId")
+    update: _UpdateV2
+
+
+class _SessionUpdateV2(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """:class:`_SessionUpdate` on a v2 connection: with the update's state and stop reason."""
+
+    jsonrpc: Literal["2.0"]
+    method: Literal["session/update"]
+    params: _ParamsV2
+
+
+_reader_v2 = msgspec.json.Decoder(_SessionUpdateV2)
+_v2_fields = operator.attrgetter(
+    "params.session_id",
+    "params.update.kind",
+    "params.update.child",
+    "params.update.state",
+    "params.update.stop",
+)
+
+
 class LiveCheck:
     """Validates a run's frames as they pass (a frame tap).
 
@@ -72,9 +110,9 @@ class LiveCheck:
     It runs for every frame of every run, so the frame a stream repeats, an
     incoming ``session/update``, is read only as far as those rules look (its
     session id and kind) when the schema is not checked. A ``state_update``
-    (ACP v2: its idle state and stop reason end the turn) is read whole.
-    The protocol version is the one the ``initialize`` exchange it sees
-    agreed (:attr:`TraceValidator.protocol_version`).
+    (ACP v2 ends a turn with its state and stop reason) is read whole, and
+    on a v2 connection (the version the ``initialize`` exchange it sees
+    agreed) a block of updates is read with those two members too.
 
     Args:
         strict: check the schema too, and abort on the agent's first violation.
@@ -96,6 +134,10 @@ class LiveCheck:
         self.on_abort = on_abort
         self.failure: AcpError | None = None
         self.redactor = redactor or Redactor()
+        # How a block of updates is read: v1's reader, or v2's once the connection agreed 2.
+        self._v2 = False
+        self._read_updates: Callable[[bytes], list[Any]] = _read_updates
+        self._fields: Callable[[Any], tuple[Any, ...]] = _session_and_kind
 
     def __call__(self, direction: str, line: bytes) -> None:
         """Check one frame (``send``/``receive``)."""
@@ -108,7 +150,7 @@ class LiveCheck:
                 else:
                     params = hot.params
                     update = params.update
-                    if update.kind != "state_update":  # else: read whole below
+                    if update.kind != "state_update":  # v2 ends a turn with it: read whole
                         for v in self.validator.feed_session_update(
                             params.session_id, update.kind, update.child
                         ):
@@ -119,6 +161,10 @@ class LiveCheck:
             except orjson.JSONDecodeError:
                 return  # the JSON-RPC core reports unparsable frames itself
             found = self.validator.feed("outgoing" if direction == "send" else "incoming", frame)
+            if (self.validator.protocol_version >= 2) != self._v2:  # initialize agreed
+                self._v2 = not self._v2
+                self._read_updates = _reader_v2.decode_lines if self._v2 else _read_updates
+                self._fields = _v2_fields if self._v2 else _session_and_kind
         except Exception as exc:  # a checker bug must never take the run down
             self._off(exc)
             return
@@ -129,22 +175,16 @@ class LiveCheck:
         """Check a block of received lines at once (the client's decoded updates).
 
         Without the schema, a block of ``session/update`` frames is read in
-        one go and checked in one call; anything else, line by line, and so
-        is a v2 block that may hold a ``state_update`` (a byte search: the
-        per-frame reading stays as small as v1's).
+        one go and checked in one call; anything else, line by line.
         """
-        if not self.strict and not (
-            self.validator.protocol_version >= 2 and b'"state_update"' in block
-        ):
+        if not self.strict:
             try:
-                updates = _read_updates(block)
+                updates = self._read_updates(block)
             except (ValueError, RecursionError):  # not only updates: line by line
                 pass
             else:
                 try:
-                    found = self.validator.feed_session_updates(
-                        list(map(_session_and_kind, updates))
-                    )
+                    found = self.validator.feed_session_updates(list(map(self._fields, updates)))
                 except Exception as exc:  # a checker bug must never take the run down
                     self._off(exc)
                     return

@@ -1,4 +1,4 @@
-"""The files a unified (git) patch changes, as the changed regions' old and new text.
+"""The hunks of a unified (git) patch, as the changed regions' old and new text.
 
 ACP v2 diff content carries a patch (``DiffPatch``, format ``git_patch`` or
 ``unified``); v1's carries the old and new text of one file, which every
@@ -26,7 +26,7 @@ def _path(header: str) -> str | None:
 
 
 def patch_files(text: str) -> list[tuple[str, str | None, str]]:
-    """``(path, old text or None for a new file, new text)`` per file of a patch.
+    """``(path, old text or None for a new file, new text)`` per hunk of a patch.
 
     Hunks are read by their line counts (``@@ -a,b +c,d @@``), so a removed
     line that reads ``-- x`` is not taken for a file header. A patch that
@@ -88,6 +88,10 @@ def patch_files(text: str) -> list[tuple[str, str | None, str]]:
         elif line.startswith("@@"):
             counts = _counts(line)
             if counts is not None:
+                # Each hunk on its own: glued together, hunks far apart
+                # would read as neighbouring lines.
+                flush()
+                old, new = [], []
                 old_left, new_left = counts
     flush()
     return files

@@ -201,7 +201,7 @@ class Peer:
         :class:`~acphost.client._v2.V2Wire` turns it into the updates of the
         one model.
         """
-        self.v2 = V2Wire()
+        self.v2 = V2Wire(self.routes)
         core = self.connection.core
         core.decode_notification = strict_line
         core.decode_notifications = strict_lines
@@ -284,7 +284,8 @@ class Peer:
         if method not in (s.SESSION_NEW, s.SESSION_LOAD, s.SESSION_RESUME) or self.v2 is None:
             return
         commands = self.v2.opened_commands(result)
-        sid = (result if method == s.SESSION_NEW else params).get("sessionId")
+        holder = result if method == s.SESSION_NEW else params
+        sid = holder.get("sessionId") if isinstance(holder, dict) else None
         if commands is not None and isinstance(sid, str):
             update = {"sessionUpdate": "available_commands_update", "availableCommands": commands}
             self._route(sid, update)
@@ -334,10 +335,15 @@ class Peer:
         v2 = self.v2
         if v2 is None:
             return self._route(sid, update_raw)
-        waiter = None
         wire = v2.session(sid)
-        for mapped in wire.updates(update_raw):
-            waiter = self._route(sid, mapped) or waiter
+        try:
+            mapped = wire.updates(update_raw)
+        except Exception:  # the mapping reads untrusted JSON: one bad update, not the connection
+            logger.warning("dropped a v2 update that could not be read: %.200r", update_raw)
+            return None
+        waiter = None
+        for update in mapped:
+            waiter = self._route(sid, update) or waiter
         wire.settle()
         return waiter
 
@@ -483,6 +489,8 @@ class Peer:
     def unregister_child(self, session_id: str) -> None:
         """Stop routing a subagent's updates."""
         self.children.pop(session_id, None)
+        if self.v2 is not None:
+            self.v2.drop(session_id)
 
     def _replay_early(self, session_id: str, session: UpdateSink) -> None:
         if not any(sid == session_id for sid, _, _ in self._early):
@@ -503,6 +511,8 @@ class Peer:
     def unregister(self, session_id: str) -> None:
         """Stop routing updates to the session."""
         self.sessions.pop(session_id, None)
+        if self.v2 is not None:
+            self.v2.drop(session_id)
 
     # -- capability checks --------------------------------------------------------------
 

@@ -15,7 +15,9 @@ from ..errors import (
     AgentExited,
     CapabilityNotSupported,
     LocalProtocolError,
+    MethodNotFound,
     RequestError,
+    ResourceNotFound,
     UsageError,
 )
 from ._budget import Budget, BudgetExceeded, CostStart, Meter, SessionBudget
@@ -386,7 +388,17 @@ class Session:
 
         wire.expect_idle(on_idle)
         try:
-            await self._peer.request_raw(s.SESSION_PROMPT, request.to_wire())
+            answer = await self._peer.request_raw(s.SESSION_PROMPT, request.to_wire())
+            if isinstance(answer, dict) and "messageId" not in answer and "stopReason" in answer:
+                # A v1 answer on a v2 connection (v2 PromptResponse requires
+                # messageId): the turn ended with it; no idle will come.
+                logger.warning(
+                    "session %s: the agent answered session/prompt in the v1 shape on ACP v2",
+                    self.id,
+                )
+                wire.forget_idle()
+                self._finish_turn(turn, answer)
+                return
             closed = self._peer.connection.closed
             await asyncio.wait((idle, closed), return_when=asyncio.FIRST_COMPLETED)
             if not idle.done():
@@ -683,12 +695,18 @@ class Session:
                 await peer.host.release_session(sid)
             await peer.host.release_session(self.id)
             if peer.session_cap("close") is not None and not peer.closed:
-                await peer.request(
-                    s.SESSION_CLOSE,
-                    s.CloseSessionRequest(session_id=self.id),
-                    s.CloseSessionResponse,
-                    timeout=self._setup_timeout,
-                )
+                try:
+                    await peer.request(
+                        s.SESSION_CLOSE,
+                        s.CloseSessionRequest(session_id=self.id),
+                        s.CloseSessionResponse,
+                        timeout=self._setup_timeout,
+                    )
+                except (ResourceNotFound, MethodNotFound) as exc:
+                    # v2 CloseSessionRequest: a session the agent no longer
+                    # has is closed (-32002); one that cannot close (no
+                    # method) is closed here all the same.
+                    logger.info("session %s: session/close answered %s", self.id, exc)
         finally:
             self._end_life()
 

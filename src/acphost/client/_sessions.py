@@ -226,25 +226,34 @@ class SessionMethods:
         params = system_prompt_params(
             request.to_wire(), self._peer.initialize_raw, system_prompt, system_prompt_mode
         )
+        # A session open in this client may be opened again (a load shows its
+        # replay in a fresh Session); until the agent answers, the live one
+        # keeps its routing, terminals and tools, and keeps them if it fails.
+        previous = self._peer.sessions.get(request.session_id)
         tools = await self._offer_tools(cwd, params)
         # Registered before the request, so a load's replayed updates land in it.
         session = self._session(request.session_id, cwd, dirs)
         session.state.system_prompt = _prompt_text(system_prompt)
         self._peer.register(session.id, session)
         try:
-            if tools is not None:
+            if tools is not None and previous is None:
                 await self._bridge.bind_tools(tools, session.id)
             result = await self._peer.request_raw(
                 method, params, timeout=self._settings.session_timeout
             )
             response = result_type.from_wire(result if result is not None else {})
         except BaseException:
-            self._peer.unregister(session.id)
-            await self._bridge.release_session(session.id)
+            if previous is not None:
+                self._peer.sessions[session.id] = previous
+            else:
+                self._peer.unregister(session.id)
+                await self._bridge.release_session(session.id)
             if tools is not None:
                 await tools.close()
             session._abandoned()
             raise
+        if tools is not None and previous is not None:
+            await self._bridge.bind_tools(tools, session.id)
         session._apply_setup(response.modes, response.config_options)
         # A load's replayed history came before this answer (UpdatesReceived
         # before SessionOpened): observers that follow from the opening on

@@ -13,6 +13,7 @@ from typing import Any
 
 from .. import schema as s
 from ..host import DEFAULT_OUTPUT_BYTE_LIMIT, OutputBuffer
+from ._v2_updates import APPEND
 
 __all__ = [
     "MAX_TERMINALS_PER_CALL",
@@ -34,6 +35,8 @@ _TERMINAL_KEYS = ("terminal_info", "terminal_output_delta", "terminal_exit")
 #: The most terminals one tool call may announce: ``_meta`` is the agent's,
 #: of any shape and size, and each terminal keeps up to the output limit.
 MAX_TERMINALS_PER_CALL = 8
+#: Content items a tool call keeps when they are appended one by one.
+MAX_CONTENT_ITEMS = 1_024
 
 
 class AgentTerminal:
@@ -244,7 +247,15 @@ class ToolCallState:
         if update.status is not None:
             self.status = update.status
         if update.content is not None:
-            self.content = list(update.content)
+            extra = update.extra
+            if extra and extra.get(APPEND) is True:
+                # One item appended (ACP v2 tool_call_content_chunk): the
+                # newest are kept, the oldest dropped past the bound.
+                self.content.extend(update.content)
+                if len(self.content) > MAX_CONTENT_ITEMS:
+                    del self.content[: len(self.content) - MAX_CONTENT_ITEMS]
+            else:
+                self.content = list(update.content)
         if update.locations is not None:
             self.locations = list(update.locations)
         if update.raw_input is not None:

@@ -6,7 +6,9 @@ an ``agent_message_chunk``) would leave both halves in a trace, to be joined
 by anyone who reads it. :class:`ChunkCarry` sits in front of the writer and
 looks at the text of consecutive chunks of one session and kind (ACP
 ``ContentChunk`` updates: ``agent_message_chunk``, ``agent_thought_chunk``,
-``user_message_chunk``) as the one stream they are:
+``user_message_chunk``; and ACP v2's ``terminal_output_chunk`` of one
+terminal, its base64 ``data`` read as the text of the bytes it encodes) as
+the one stream they are:
 
 * a configured value (in any spelling the redactor knows) found across
   chunks is replaced: the chunk where it starts shows ``[REDACTED]``, the
@@ -23,6 +25,8 @@ crash loses only those. Nothing else about a frame changes.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,12 +34,32 @@ from typing import Any
 
 from ..redact import Literals, Overlaps
 
-__all__ = ["MAX_HELD", "ChunkCarry", "Entry"]
+__all__ = ["MAX_HELD", "ChunkCarry", "Entry", "output_data", "output_text"]
 
 #: The most frames held back behind an unfinished prefix before all are written.
 MAX_HELD = 1024
 
 _CHUNKS = frozenset({"agent_message_chunk", "agent_thought_chunk", "user_message_chunk"})
+# The stream key of a v2 terminal's output chunks: this, then the terminal id.
+_TERMINAL = "terminal_output_chunk:"
+
+
+def output_text(data: str) -> str | None:
+    """The text of base64 terminal output (schema ``TerminalOutputChunk``), or None if no base64.
+
+    Bytes that are no UTF-8 are kept as lone surrogates (``surrogateescape``),
+    so :func:`output_data` gives back the very bytes where the text is unchanged.
+    """
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def output_data(text: str) -> str:
+    """Terminal output text (from :func:`output_text`) as base64 again."""
+    return base64.b64encode(text.encode("utf-8", "surrogateescape")).decode("ascii")
 
 
 @dataclass(slots=True)
@@ -49,7 +73,8 @@ class Entry:
         frame: the decoded frame (when ``parsed``).
         parsed: ``raw`` is JSON.
         record: a record already encoded (a protocol violation), written as is.
-        key: a text chunk's stream: its session id and kind.
+        key: a text chunk's stream: its session id and kind (for terminal
+            output, ``terminal_output_chunk:`` and the terminal id).
         text: a text chunk's text, as it will be written.
         changed: ``text`` differs from the frame's (re-encode before writing).
         held: it must wait for the chunks after it.
@@ -73,12 +98,19 @@ class Entry:
             return self.frame
         params = self.frame["params"]
         update = params["update"]
-        content = {**update["content"], "text": self.text}
-        return {**self.frame, "params": {**params, "update": {**update, "content": content}}}
+        if self.key is not None and self.key[1].startswith(_TERMINAL):
+            replaced = {**update, "data": output_data(self.text)}
+        else:
+            replaced = {**update, "content": {**update["content"], "text": self.text}}
+        return {**self.frame, "params": {**params, "update": replaced}}
 
 
 def chunk_of(frame: Any) -> tuple[tuple[str, str], str] | None:
-    """``((session id, kind), text)`` of a text chunk notification, else None."""
+    """``((session id, kind), text)`` of a text chunk notification, else None.
+
+    A v2 terminal's output chunk is ``((session id, "terminal_output_chunk:"
+    + terminal id), the text of its bytes)``.
+    """
     if not isinstance(frame, dict) or frame.get("method") != "session/update":
         return None
     params = frame.get("params")
@@ -88,6 +120,12 @@ def chunk_of(frame: Any) -> tuple[tuple[str, str], str] | None:
     if not isinstance(update, dict):
         return None
     kind = update.get("sessionUpdate")
+    if kind == "terminal_output_chunk":
+        data, terminal = update.get("data"), update.get("terminalId")
+        text = output_text(data) if isinstance(data, str) else None
+        if text is None or not isinstance(terminal, str):
+            return None
+        return (params["sessionId"], _TERMINAL + terminal), text
     if not isinstance(kind, str) or kind not in _CHUNKS:  # a list would not hash
         return None
     content = update.get("content")

@@ -14,8 +14,8 @@ ACP v2 sends a terminal's output as base64 (``terminal_update``'s
 ``output.data``, ``terminal_output_chunk``'s ``data``: schema
 ``TerminalOutput``, ``TerminalOutputChunk``), where no pattern can see a
 secret a command printed: that output is decoded, redacted as text and
-encoded again before the frame is redacted as usual (a chunk on its own:
-a value split across chunks is not joined).
+encoded again before the frame is redacted as usual; a configured value
+split across a terminal's output chunks is joined by :mod:`._carry`.
 
 A line the JSON-RPC reader refuses (not JSON, invalid UTF-8, a lone
 surrogate, ``1e999``, nesting past its limit) is kept as ``{"direction": …,
@@ -26,8 +26,6 @@ error is logged once and recording stops.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 import os
 from collections.abc import Callable
@@ -40,7 +38,7 @@ from .._outfile import open_output_fd
 from ..redact import REDACTED, Redactor, encode_json
 from ..rpc import ProtocolViolation
 from ..safetext import CUT
-from ._carry import ChunkCarry, Entry
+from ._carry import ChunkCarry, Entry, output_data, output_text
 
 __all__ = ["TraceWriter"]
 
@@ -52,19 +50,16 @@ _OWN_KEYS = frozenset({"direction", "timestamp"})
 def _redact_base64(data: str, redact_text: Callable[[str], str]) -> str | None:
     """``data`` (base64) with secrets in the bytes it encodes redacted, or None when unchanged.
 
-    The bytes are read as UTF-8, bytes that are no UTF-8 kept as they were
-    (``surrogateescape``), so only the redacted spans change. Data that is
-    no base64 is left to the frame's own redaction, as text.
+    Only the redacted spans change (see :func:`._carry.output_text`). Data
+    that is no base64 is left to the frame's own redaction, as text.
     """
-    try:
-        raw = base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
+    text = output_text(data)
+    if text is None:
         return None
-    text = raw.decode("utf-8", "surrogateescape")
     redacted = redact_text(text)
     if redacted is text or redacted == text:
         return None
-    return base64.b64encode(redacted.encode("utf-8", "surrogateescape")).decode("ascii")
+    return output_data(redacted)
 
 
 def _redact_terminal_output(frame: Any, redact_text: Callable[[str], str]) -> Any:
@@ -203,7 +198,9 @@ class TraceWriter:
             return head + b',"unparsed":' + orjson.dumps(text) + b"}\n"
         frame = entry.final_frame()
         rewritten = entry.changed
-        if b"terminal_" in raw:  # a byte search keeps other frames' path as it was
+        # A byte search keeps other frames' path as it was: the kind is spelt
+        # out, or escaped (a JSON string escapes a letter only as \uXXXX).
+        if b"terminal_" in raw or b"\\u" in raw:
             decoded = _redact_terminal_output(frame, self._redactor.redact_text)
             rewritten = rewritten or decoded is not frame
             frame = decoded

@@ -170,6 +170,8 @@ class SandboxInfo:
         abi: the Landlock ABI version the ruleset uses.
         write: the folders the agent may write, as shown (``~`` for home).
         deny: the paths it may not read, as shown.
+        views: whether it reaches the user's other terminals and sockets by
+            path (the private view's two lines, as ``-v`` says them).
         unconfined: why it runs unconfined (``""`` while confined).
 
     """
@@ -178,6 +180,7 @@ class SandboxInfo:
     abi: int = 0
     write: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
+    views: tuple[str, ...] = ()
     unconfined: str = ""
 
     @classmethod
@@ -198,6 +201,7 @@ class SandboxInfo:
             abi=confinement.abi,
             write=write,
             deny=tuple(home_relative(path) for path in confinement.deny),
+            views=tuple(confinement.views()),
         )
 
     @property
@@ -215,11 +219,15 @@ class SandboxInfo:
         if not self.confined:
             return [("sandbox", f"none: the agent runs unconfined ({self.unconfined})")]
         how = f"{self.mechanism} (ABI {self.abi}): the agent and every process it starts"
-        return [
+        rows = [
             ("sandbox", how),
             ("writes", ", ".join(self.write) or "nothing"),
             ("no reads", ", ".join(self.deny) or "nothing withheld"),
         ]
+        for line in self.views:
+            label, _, text = line.partition(": ")
+            rows.append((label, text))
+        return rows
 
 
 @dataclass(frozen=True, slots=True)
