@@ -71,3 +71,21 @@ def test_run_mcp_tools_offers_the_host_tools_on_v1_and_the_write_lands(tmp_path,
 def test_run_refuses_a_protocol_it_does_not_know_before_the_agent_starts(tmp_path):
     with pytest.raises((UsageError, UsageProblem), match="unknown ACP protocol version 3"):
         acphost.run("echo hi", cwd=tmp_path, protocol=3, agent=["/nonexistent/agent"])  # type: ignore[typeddict-item]
+
+
+def test_a_v2_diff_is_the_same_content_as_v1s(tmp_path, monkeypatch):
+    """v2 sends a diff as ``{changes, patch}``; read back, it is v1's (path, oldText,
+    newText): the path the change names, and text without a final newline when the
+    patch says "\\ No newline at end of file" (it gained one)."""
+    monkeypatch.setenv("ACPHOST_DEMO_STEP", "0")
+    host = HostConfig(allow_write=True, permissions=AllowAll())
+    diffs = {}
+    for version in (1, 2):
+        ws = tmp_path / f"v{version}"
+        ws.mkdir()
+        result = acphost.run(f"write {ws}/notes.txt hello", cwd=ws, protocol=version, host=host)
+        assert result.protocol_version == version
+        (call,) = result.tool_calls
+        (diff,) = call.content
+        diffs[version] = (diff.path.replace(str(ws), "WS"), diff.old_text, diff.new_text)
+    assert diffs[2] == diffs[1] == ("WS/notes.txt", None, "hello")
