@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -35,6 +36,7 @@ from acphost.host import (
     sandbox_support,
 )
 from acphost.host._mcpserve import HostTools
+from acphost.redact import REDACTED, Redactor
 
 DEADLINE = 20.0
 SESSION = "sess-1"
@@ -574,3 +576,74 @@ async def test_connections_past_the_cap_are_closed_at_once(
         code, stderr = await second.finish()
         assert code == 1 and stderr.count("\n") == 1 and "too many connections" in stderr
         assert (await first.request("ping"))["result"] == {}
+
+
+# -- connections that never show the token ---------------------------------------------
+
+
+async def idle_connections(path: str, count: int) -> list[tuple[asyncio.StreamReader, Any]]:
+    """``count`` connections to the session's socket that send nothing (any local process can)."""
+    return [await asyncio.open_unix_connection(path) for _ in range(count)]
+
+
+async def closed_by_the_host(reader: asyncio.StreamReader) -> bool:
+    """Whether the host closed the connection (it answered nothing, for no token was sent)."""
+    return await asyncio.wait_for(reader.read(), DEADLINE) == b""
+
+
+async def test_idle_connections_without_the_token_do_not_keep_the_bridge_out(
+    tmp_path: Path, bridges: list[Bridge]
+) -> None:
+    """More idle connections than the cap took every slot: the real bridge was refused."""
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path)) as tools:
+        [entry] = tools.servers()
+        path = next(e["value"] for e in entry["env"] if e["name"] == "ACPHOST_MCP_SOCKET")
+        idle = await idle_connections(path, _mcpserve._MAX_CONNECTIONS + 1)
+        # Accepted in the order they connected: the bridge comes after all of them.
+        bridge = await Bridge.spawn(entry)
+        bridges.append(bridge)
+        await bridge.initialize()
+        assert (await bridge.request("ping"))["result"] == {}
+        # The oldest idle ones were closed to make room, unanswered.
+        assert await closed_by_the_host(idle[0][0])
+        for _, writer in idle:
+            writer.close()
+
+
+async def test_an_authenticated_bridge_is_never_pushed_out_and_idle_ones_time_out(
+    tmp_path: Path, bridges: list[Bridge], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_mcpserve, "_MAX_CONNECTIONS", 1)
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path)) as tools:
+        [entry] = tools.servers()
+        path = next(e["value"] for e in entry["env"] if e["name"] == "ACPHOST_MCP_SOCKET")
+        bridge = await Bridge.spawn(entry)
+        bridges.append(bridge)
+        await bridge.initialize()
+        idle = await idle_connections(path, 3 * _mcpserve._MAX_UNAUTHENTICATED)
+        assert await closed_by_the_host(idle[0][0])
+        assert (await bridge.request("ping"))["result"] == {}
+        for _, writer in idle:
+            writer.close()
+        # One that sends no token in time is closed, unanswered.
+        monkeypatch.setattr(_mcpserve, "_AUTH_TIMEOUT", 0.05)
+        [(reader, writer)] = await idle_connections(path, 1)
+        assert await closed_by_the_host(reader)
+        writer.close()
+        assert (await bridge.request("ping"))["result"] == {}
+
+
+@pytest.mark.parametrize("http", [False, True])
+async def test_the_token_has_the_form_the_redactor_masks_in_any_text(
+    tmp_path: Path, http: bool
+) -> None:
+    """An agent that prints the mcpServers it was given does not leak the token."""
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path), http=http) as tools:
+        [entry] = tools.servers()
+    token = tools.secret
+    assert re.fullmatch(r"acphost_mcp_[A-Za-z0-9_-]{43}", token)
+    assert token in json.dumps(entry)
+    for text in (json.dumps(entry), f"my servers: {entry!r}", f"the token is {token}"):
+        out = Redactor().redact_text(text)
+        assert token not in out and REDACTED in out, out
+    assert HostTools(Recorder(), SESSION, cwd=str(tmp_path)).secret != token

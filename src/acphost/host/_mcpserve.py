@@ -14,6 +14,17 @@ Two transports, one per session, each reachable by this session's agent only:
 Every tool call goes through ``call``, the host's answer to ACP client
 requests, so the jail, the policy, the permission prompt, the audit log and
 the history see an MCP tool call exactly as they see an ACP v1 request.
+
+Any local process can connect (a loopback port; the socket's folder keeps
+other users out, not the user's other processes, and a sandbox does not
+confine ``connect``), so a connection that has not shown the token yet
+holds only a slot of a small pool of its own, for a short while: when that
+pool is full, its oldest connection is closed to make room. Connections
+without the token can neither refuse nor push out the agent's.
+
+The token has a recognisable form (:data:`TOKEN_PREFIX` and 43 URL-safe
+characters) that the one redactor knows, so it is masked in any text kept
+or shown, not only in the fields named for it.
 """
 
 from __future__ import annotations
@@ -43,11 +54,11 @@ from ._mcp import (
     error_frame,
     tool_error,
 )
-from ._mcphttp import HttpEndpoint, serve_http
+from ._mcphttp import MAX_HEAD_BYTES, HttpEndpoint, serve_http
 from ._mcpsocket import CLOSED_TEXT, SocketPlace, StreamPeer, hello
 from ._mcptools import MCP_OUTPUT_BYTE_LIMIT, ClientCall, ToolRunner, host_tools
 
-__all__ = ["MAX_MESSAGE_BYTES", "HostTools"]
+__all__ = ["MAX_MESSAGE_BYTES", "TOKEN_PREFIX", "HostTools"]
 
 logger = logging.getLogger("acphost.host.mcp")
 
@@ -55,8 +66,16 @@ logger = logging.getLogger("acphost.host.mcp")
 MAX_MESSAGE_BYTES = DEFAULT_MAX_LINE_BYTES
 #: The name the agent knows the server by (``McpServer.name``).
 SERVER_NAME = "acphost"
-#: Connections served at once (bridges, HTTP clients); more are closed at once.
+#: What every session's token starts with: the redactor's ``acphost_mcp`` format
+#: (:data:`acphost.redact._patterns.TOKEN_FORMATS`) finds it in any text.
+TOKEN_PREFIX = "acphost_mcp_"
+#: Authenticated connections served at once (bridges, HTTP clients); more are refused.
 _MAX_CONNECTIONS = 64
+#: Connections that have not shown the token yet, at once; a new one closes the oldest.
+_MAX_UNAUTHENTICATED = 16
+#: How long a new connection has to show the token (a bridge's token line, a
+#: complete first HTTP request head): the agent's client sends it at once.
+_AUTH_TIMEOUT = 2.0
 #: How long closing waits for a client to take the error answering its call.
 _CLOSE_GRACE = 5.0
 
@@ -123,12 +142,17 @@ class HostTools:
             fs_read=fs_read, fs_write=fs_write, terminal=terminal
         )
         self.http = http
-        self._token = secrets.token_urlsafe(32)
+        self._token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         self._state = _State.NEW
         self._server: asyncio.AbstractServer | None = None
         self._place: SocketPlace | None = None
         self._port: int | None = None
         self._handlers: set[asyncio.Task[Any]] = set()
+        # Of those: connections that have not shown the token (oldest first),
+        # the authenticated ones, and the ones closed to make room.
+        self._unauthenticated: dict[asyncio.Task[Any], None] = {}
+        self._authenticated: set[asyncio.Task[Any]] = set()
+        self._evicted: set[asyncio.Task[Any]] = set()
         self._calls: dict[asyncio.Task[Any], Callable[[], Awaitable[None]]] = {}
         self._http_connection: McpConnection | None = None
         self._http_calls: dict[Any, asyncio.Task[Any]] = {}
@@ -189,6 +213,8 @@ class HostTools:
             "127.0.0.1",
             0,
             family=socket.AF_INET,
+            # The reader's limit bounds what is buffered of a head without its end.
+            limit=MAX_HEAD_BYTES,
         )
         self._port = self._server.sockets[0].getsockname()[1]
         endpoint.port = self._port
@@ -243,7 +269,11 @@ class HostTools:
 
     @property
     def secret(self) -> str:
-        """The session's token: redact it wherever the ``session/new`` frame is kept."""
+        """The session's token (:data:`TOKEN_PREFIX` and 43 URL-safe characters).
+
+        The redactor knows its form and masks it in any text; give it to the
+        redactor as a configured value too wherever the ``session/new`` frame is kept.
+        """
         return self._token
 
     def servers(self, protocol: int = 1) -> list[dict[str, Any]]:
@@ -294,33 +324,69 @@ class HostTools:
 
     async def _tracked(
         self,
-        serve: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]],
+        serve: Callable[
+            [asyncio.StreamReader, asyncio.StreamWriter, Callable[[], bool]], Awaitable[None]
+        ],
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
     ) -> None:
-        """Serve one connection, known to :meth:`close`; past the cap, close it at once.
+        """Serve one connection, known to :meth:`close`, in the pool its authentication puts it in.
 
-        The cap bounds what connections that never authenticate can hold
-        (any local user can reach a loopback port).
+        A new connection takes a slot of the small pool of unauthenticated
+        ones, closing the oldest there when it is full: any local process can
+        connect, and what it holds must not keep the agent out. ``serve``
+        calls the ``admit`` it is given once the token is right: the
+        connection moves to the pool of authenticated ones, or is refused
+        (``admit`` answers ``False``) when that pool is full.
         """
-        if len(self._handlers) >= _MAX_CONNECTIONS or self._state is not _State.OPEN:
-            logger.warning("MCP: %d connections already; one more refused", len(self._handlers))
+        if self._state is not _State.OPEN:
             writer.close()
             return
         task = asyncio.current_task()
         assert task is not None
+        if len(self._unauthenticated) >= _MAX_UNAUTHENTICATED:
+            self._evict(next(iter(self._unauthenticated)))
         self._handlers.add(task)
+        self._unauthenticated[task] = None
+
+        def admit() -> bool:
+            self._unauthenticated.pop(task, None)
+            if task in self._evicted:
+                return False
+            if len(self._authenticated) >= _MAX_CONNECTIONS:
+                logger.warning(
+                    "MCP: %d authenticated connections already; one more refused",
+                    len(self._authenticated),
+                )
+                return False
+            self._authenticated.add(task)
+            return True
+
         try:
-            await serve(reader, writer)
+            await serve(reader, writer, admit)
         except asyncio.CancelledError:
-            # close() cancels the connection's task. It is asyncio's own
+            # close() cancels the connection's task, and so does making room
+            # for a newer unauthenticated one. It is asyncio's own
             # client_connected_cb task, whose done-callback (Python 3.11)
             # calls task.exception(): a cancelled task would be logged as an
             # unhandled error. Ending quietly is what the cancel asked for.
-            if self._state is _State.OPEN:
+            if self._state is _State.OPEN and task not in self._evicted:
                 raise
         finally:
             self._handlers.discard(task)
+            self._unauthenticated.pop(task, None)
+            self._authenticated.discard(task)
+            self._evicted.discard(task)
+
+    def _evict(self, task: asyncio.Task[Any]) -> None:
+        """Close the oldest connection not yet authenticated, to make room for a new one."""
+        logger.warning(
+            "MCP: %d connections have not shown the token; the oldest is closed",
+            len(self._unauthenticated),
+        )
+        self._unauthenticated.pop(task, None)
+        self._evicted.add(task)
+        task.cancel()
 
     async def _run_tool(self, event: CallTool) -> dict[str, Any]:
         if self._runner is None:
@@ -345,11 +411,18 @@ class HostTools:
     async def _serve_http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         assert self._endpoint is not None
         endpoint = self._endpoint
-        await self._tracked(lambda r, w: serve_http(r, w, endpoint), reader, writer)
+        await self._tracked(
+            lambda r, w, admit: serve_http(r, w, endpoint, admit, _AUTH_TIMEOUT), reader, writer
+        )
 
-    async def _stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _stream(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        admit: Callable[[], bool],
+    ) -> None:
         try:
-            if not await hello(reader, writer, self._token):
+            if not await hello(reader, writer, self._token, admit, _AUTH_TIMEOUT):
                 return
             peer = StreamPeer(reader, writer, self.tools, self._start_call, MAX_MESSAGE_BYTES)
             await peer.serve()
