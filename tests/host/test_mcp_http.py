@@ -20,6 +20,7 @@ from acphost.client._host_bridge import HostBridge
 from acphost.host import AllowAll, HostConfig, _mcpserve
 from acphost.host._mcphttp import MAX_HEAD_BYTES, HttpError, parse_head
 from acphost.host._mcpserve import HostTools
+from tests.host.test_mcp_stdio import flooding
 
 SESSION = "sess-1"
 
@@ -287,6 +288,16 @@ async def test_idle_connections_without_the_token_do_not_keep_the_agent_out(
         writer.close()
 
 
+async def test_a_flood_of_silent_connections_does_not_keep_the_agent_out(
+    served: tuple[HostTools, Recorder, Client],
+) -> None:
+    _, _, client = served
+    async with flooding("tcp", str(client.port)):
+        for rid in range(3):
+            client.conn.close()  # a new connection each time, made during the flood
+            assert (await client.rpc(rid, "ping"))["result"] == {}
+
+
 async def test_an_authenticated_connection_is_never_pushed_out_and_idle_ones_time_out(
     served: tuple[HostTools, Recorder, Client], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -310,15 +321,16 @@ async def test_an_authenticated_connection_is_never_pushed_out_and_idle_ones_tim
 
 
 async def test_authenticated_connections_past_the_cap_are_answered_503(
-    served: tuple[HostTools, Recorder, Client], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_mcpserve, "_MAX_CONNECTIONS", 1)
-    tools, _, client = served
-    assert (await client.rpc(1, "ping"))["result"] == {}
-    other = Client(tools.servers()[0])
-    status, _, body = await other.post({"jsonrpc": "2.0", "id": 2, "method": "ping"})
-    assert status == 503 and b"too many connections" in body
-    assert (await client.rpc(3, "ping"))["result"] == {}
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path), http=True) as tools:
+        client, other = Client(tools.servers()[0]), Client(tools.servers()[0])
+        assert (await client.rpc(1, "ping"))["result"] == {}
+        status, _, body = await other.post({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        assert status == 503 and b"too many connections" in body
+        assert (await client.rpc(3, "ping"))["result"] == {}
+        client.conn.close()
 
 
 async def test_a_head_over_the_bound_is_refused_431_and_a_large_body_is_not(

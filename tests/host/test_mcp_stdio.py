@@ -9,6 +9,7 @@ fake for the protocol, or the real host bridge (jail, policy, terminals).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -608,6 +609,59 @@ async def test_idle_connections_without_the_token_do_not_keep_the_bridge_out(
         assert await closed_by_the_host(idle[0][0])
         for _, writer in idle:
             writer.close()
+
+
+# Another local process connecting as fast as it can and sending nothing,
+# keeping its newest connections open: the slots it takes are re-taken at once.
+_FLOOD = """
+import collections, socket, sys
+kind, where = sys.argv[1:]
+family, address = (socket.AF_UNIX, where) if kind == "unix" else (socket.AF_INET, ("127.0.0.1", int(where)))
+held, made = collections.deque(), 0
+while True:
+    s = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        s.connect(address)
+    except OSError:
+        s.close()
+        continue
+    held.append(s)
+    made += 1
+    if made == 200:
+        print("flooding", flush=True)
+    if len(held) > 300:
+        held.popleft().close()
+"""
+
+
+@contextlib.asynccontextmanager
+async def flooding(kind: str, where: str) -> AsyncIterator[None]:
+    """Run a process flooding the server with silent connections, from 200 made on."""
+    flood = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _FLOOD, kind, where, stdout=subprocess.PIPE
+    )
+    try:
+        assert flood.stdout is not None
+        assert await asyncio.wait_for(flood.stdout.readline(), DEADLINE) == b"flooding\n"
+        yield
+    finally:
+        flood.kill()
+        await flood.wait()
+
+
+async def test_a_flood_of_silent_connections_does_not_keep_the_bridge_out(
+    tmp_path: Path, bridges: list[Bridge]
+) -> None:
+    """The newest connections evicted the oldest before the bridge's token was read."""
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path)) as tools:
+        [entry] = tools.servers()
+        path = next(e["value"] for e in entry["env"] if e["name"] == "ACPHOST_MCP_SOCKET")
+        async with flooding("unix", path):
+            for _ in range(3):
+                bridge = await Bridge.spawn(entry)
+                bridges.append(bridge)
+                await bridge.initialize()
+                assert (await bridge.request("ping"))["result"] == {}
 
 
 async def test_an_authenticated_bridge_is_never_pushed_out_and_idle_ones_time_out(

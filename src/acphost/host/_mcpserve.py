@@ -15,12 +15,10 @@ Every tool call goes through ``call``, the host's answer to ACP client
 requests, so the jail, the policy, the permission prompt, the audit log and
 the history see an MCP tool call exactly as they see an ACP v1 request.
 
-Any local process can connect (a loopback port; the socket's folder keeps
-other users out, not the user's other processes, and a sandbox does not
-confine ``connect``), so a connection that has not shown the token yet
-holds only a slot of a small pool of its own, for a short while: when that
-pool is full, its oldest connection is closed to make room. Connections
-without the token can neither refuse nor push out the agent's.
+Any local process can connect, so a connection that has not shown the
+token yet holds only a slot of a small pool of its own, for a short while
+(:mod:`._mcpadmit`): connections without the token can neither refuse nor
+push out the agent's.
 
 The token has a recognisable form (:data:`TOKEN_PREFIX` and 43 URL-safe
 characters) that the one redactor knows, so it is masked in any text kept
@@ -54,6 +52,7 @@ from ._mcp import (
     error_frame,
     tool_error,
 )
+from ._mcpadmit import Admission, stream_protocols
 from ._mcphttp import MAX_HEAD_BYTES, HttpEndpoint, serve_http
 from ._mcpsocket import CLOSED_TEXT, SocketPlace, StreamPeer, hello
 from ._mcptools import MCP_OUTPUT_BYTE_LIMIT, ClientCall, ToolRunner, host_tools
@@ -148,11 +147,7 @@ class HostTools:
         self._place: SocketPlace | None = None
         self._port: int | None = None
         self._handlers: set[asyncio.Task[Any]] = set()
-        # Of those: connections that have not shown the token (oldest first),
-        # the authenticated ones, and the ones closed to make room.
-        self._unauthenticated: dict[asyncio.Task[Any], None] = {}
-        self._authenticated: set[asyncio.Task[Any]] = set()
-        self._evicted: set[asyncio.Task[Any]] = set()
+        self._admission = Admission(_MAX_CONNECTIONS, _MAX_UNAUTHENTICATED)
         self._calls: dict[asyncio.Task[Any], Callable[[], Awaitable[None]]] = {}
         self._http_connection: McpConnection | None = None
         self._http_calls: dict[Any, asyncio.Task[Any]] = {}
@@ -199,8 +194,8 @@ class HostTools:
     async def _start_socket(self) -> None:
         self._place = SocketPlace()
         path = self._place.socket
-        self._server = await asyncio.start_unix_server(
-            self._serve_stream, path, limit=MAX_MESSAGE_BYTES
+        self._server = await asyncio.get_running_loop().create_unix_server(
+            stream_protocols(self._serve_stream, MAX_MESSAGE_BYTES), path
         )
         self._place.made()
 
@@ -208,13 +203,12 @@ class HostTools:
         self._http_connection = McpConnection(self.tools)
         endpoint = HttpEndpoint(self._token, self._answer_http, MAX_MESSAGE_BYTES)
         self._endpoint = endpoint
-        self._server = await asyncio.start_server(
-            self._serve_http,
+        self._server = await asyncio.get_running_loop().create_server(
+            # The reader's limit bounds what is buffered of a head without its end.
+            stream_protocols(self._serve_http, MAX_HEAD_BYTES),
             "127.0.0.1",
             0,
             family=socket.AF_INET,
-            # The reader's limit bounds what is buffered of a head without its end.
-            limit=MAX_HEAD_BYTES,
         )
         self._port = self._server.sockets[0].getsockname()[1]
         endpoint.port = self._port
@@ -330,63 +324,30 @@ class HostTools:
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
     ) -> None:
-        """Serve one connection, known to :meth:`close`, in the pool its authentication puts it in.
+        """Serve one connection, known to :meth:`close`, admitted by :class:`Admission`.
 
-        A new connection takes a slot of the small pool of unauthenticated
-        ones, closing the oldest there when it is full: any local process can
-        connect, and what it holds must not keep the agent out. ``serve``
-        calls the ``admit`` it is given once the token is right: the
-        connection moves to the pool of authenticated ones, or is refused
-        (``admit`` answers ``False``) when that pool is full.
+        ``serve`` calls the ``admit`` it is given once the token is right.
         """
         if self._state is not _State.OPEN:
             writer.close()
             return
         task = asyncio.current_task()
         assert task is not None
-        if len(self._unauthenticated) >= _MAX_UNAUTHENTICATED:
-            self._evict(next(iter(self._unauthenticated)))
         self._handlers.add(task)
-        self._unauthenticated[task] = None
-
-        def admit() -> bool:
-            self._unauthenticated.pop(task, None)
-            if task in self._evicted:
-                return False
-            if len(self._authenticated) >= _MAX_CONNECTIONS:
-                logger.warning(
-                    "MCP: %d authenticated connections already; one more refused",
-                    len(self._authenticated),
-                )
-                return False
-            self._authenticated.add(task)
-            return True
-
+        admit = self._admission.enter(task, reader)
         try:
             await serve(reader, writer, admit)
         except asyncio.CancelledError:
             # close() cancels the connection's task, and so does making room
-            # for a newer unauthenticated one. It is asyncio's own
+            # for newer unauthenticated ones. It is asyncio's own
             # client_connected_cb task, whose done-callback (Python 3.11)
             # calls task.exception(): a cancelled task would be logged as an
             # unhandled error. Ending quietly is what the cancel asked for.
-            if self._state is _State.OPEN and task not in self._evicted:
+            if self._state is _State.OPEN and not self._admission.evicted(task):
                 raise
         finally:
             self._handlers.discard(task)
-            self._unauthenticated.pop(task, None)
-            self._authenticated.discard(task)
-            self._evicted.discard(task)
-
-    def _evict(self, task: asyncio.Task[Any]) -> None:
-        """Close the oldest connection not yet authenticated, to make room for a new one."""
-        logger.warning(
-            "MCP: %d connections have not shown the token; the oldest is closed",
-            len(self._unauthenticated),
-        )
-        self._unauthenticated.pop(task, None)
-        self._evicted.add(task)
-        task.cancel()
+            self._admission.leave(task)
 
     async def _run_tool(self, event: CallTool) -> dict[str, Any]:
         if self._runner is None:
