@@ -33,6 +33,7 @@ from acphost.host import (
     PermissionRequest,
     Verdict,
     _mcpserve,
+    _mcpsocket,
     build_confinement,
     sandbox_support,
 )
@@ -701,3 +702,40 @@ async def test_the_token_has_the_form_the_redactor_masks_in_any_text(
         out = Redactor().redact_text(text)
         assert token not in out and REDACTED in out, out
     assert HostTools(Recorder(), SESSION, cwd=str(tmp_path)).secret != token
+
+
+async def test_the_bridge_tries_again_when_the_host_closes_it_unanswered(
+    tmp_path: Path, bridges: list[Bridge]
+) -> None:
+    """A host making room among silent connections may close the bridge's: it was fatal."""
+    place = _mcpsocket.SocketPlace()
+    connections = 0
+
+    async def host(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        if await reader.readline() == b"the-token\n" and connections > 1:
+            writer.write(b"ok\n")
+            writer.write(await reader.readline())  # then echo one line
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_unix_server(host, place.socket)
+    place.made()
+    try:
+        entry = {
+            "command": os.path.abspath(sys.executable),
+            "args": ["-I", "-S", os.path.abspath(_mcpserve.bridge.__file__)],
+            "env": [
+                {"name": "ACPHOST_MCP_SOCKET", "value": place.socket},
+                {"name": "ACPHOST_MCP_TOKEN", "value": "the-token"},
+            ],
+        }
+        bridge = await Bridge.spawn(entry)
+        bridges.append(bridge)
+        await bridge.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert await bridge.receive() == {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        assert connections == 2
+    finally:
+        server.close()
+        place.remove()
