@@ -665,6 +665,26 @@ async def test_a_flood_of_silent_connections_does_not_keep_the_bridge_out(
                 assert (await bridge.request("ping"))["result"] == {}
 
 
+async def test_room_is_made_by_closing_silent_connections_before_one_that_has_spoken(
+    tmp_path: Path,
+) -> None:
+    """A client whose token is on its way is not the one closed, though the oldest."""
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path)) as tools:
+        [entry] = tools.servers()
+        env = {e["name"]: e["value"] for e in entry["env"]}
+        token = env["ACPHOST_MCP_TOKEN"].encode()
+        reader, writer = await asyncio.open_unix_connection(env["ACPHOST_MCP_SOCKET"])
+        writer.write(token[:10])
+        await writer.drain()
+        idle = await idle_connections(env["ACPHOST_MCP_SOCKET"], _mcpserve._MAX_UNAUTHENTICATED)
+        assert await closed_by_the_host(idle[0][0])  # the oldest silent one made room
+        writer.write(token[10:] + b"\n")
+        assert await asyncio.wait_for(reader.readline(), DEADLINE) == b"ok\n"
+        writer.close()
+        for _, idle_writer in idle:
+            idle_writer.close()
+
+
 async def test_an_authenticated_bridge_is_never_pushed_out_and_idle_ones_time_out(
     tmp_path: Path, bridges: list[Bridge], monkeypatch: pytest.MonkeyPatch
 ) -> None:

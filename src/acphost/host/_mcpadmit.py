@@ -79,6 +79,7 @@ class Admission:
         self._authenticated: set[asyncio.Task[Any]] = set()
         self._evicted: set[asyncio.Task[Any]] = set()
         self._trimming = False
+        self._warned = False
 
     def enter(self, task: asyncio.Task[Any], reader: asyncio.StreamReader) -> Callable[[], bool]:
         """Put a new connection (served by ``task``) in the unauthenticated pool.
@@ -128,7 +129,10 @@ class Admission:
             return
         silent = [t for t, r in self._unauthenticated.items() if not _heard(r)]
         spoken = [t for t, r in self._unauthenticated.items() if _heard(r)]
-        logger.warning(
+        # Said once: a flood would make it a line a loop turn.
+        log = logger.debug if self._warned else logger.warning
+        self._warned = True
+        log(
             "MCP: %d connections have not shown the token; %d closed to make room",
             len(self._unauthenticated),
             over,

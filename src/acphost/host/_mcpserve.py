@@ -70,7 +70,8 @@ SERVER_NAME = "acphost"
 TOKEN_PREFIX = "acphost_mcp_"
 #: Authenticated connections served at once (bridges, HTTP clients); more are refused.
 _MAX_CONNECTIONS = 64
-#: Connections that have not shown the token yet, at once; a new one closes the oldest.
+#: Connections that have not shown the token yet kept at once; past it, room is made
+#: (the silent ones first, the oldest first: :class:`._mcpadmit.Admission`).
 _MAX_UNAUTHENTICATED = 16
 #: How long a new connection has to show the token (a bridge's token line, a
 #: complete first HTTP request head): the agent's client sends it at once.
