@@ -33,7 +33,9 @@ SECRET = "sk-" + "a1b2c3d4" * 4
 
 
 class FakeSession:
-    """What a recording uses of a Session: its id, state and its client's event stream."""
+    """What a recording uses of a Session: its id, state, version and its client's event stream."""
+
+    protocol_version = 1
 
     def __init__(self, sid="s-1"):
         self.id = sid

@@ -18,8 +18,9 @@ import pytest
 
 from acphost.client._host_bridge import HostBridge
 from acphost.host import AllowAll, HostConfig, _mcpserve
-from acphost.host._mcphttp import HttpError, parse_head
+from acphost.host._mcphttp import MAX_HEAD_BYTES, HttpError, parse_head
 from acphost.host._mcpserve import HostTools
+from tests.host.test_mcp_stdio import flooding
 
 SESSION = "sess-1"
 
@@ -266,3 +267,85 @@ async def test_through_the_real_host_over_http_a_write_lands_inside_and_is_refus
         await host.close()
     assert (ws / "a.txt").read_text() == "A"
     assert not (tmp_path / "b.txt").exists()
+
+
+# -- connections that never show the token, and heads past the bound -----------------
+
+
+async def test_idle_connections_without_the_token_do_not_keep_the_agent_out(
+    served: tuple[HostTools, Recorder, Client],
+) -> None:
+    """More idle TCP connections than the cap took every slot: the agent's POST was reset."""
+    _, _, client = served
+    idle = [
+        await asyncio.open_connection("127.0.0.1", client.port)
+        for _ in range(_mcpserve._MAX_CONNECTIONS + 1)
+    ]
+    # Accepted in the order they connected: the agent's connection comes after all of them.
+    assert (await client.rpc(1, "ping"))["result"] == {}
+    assert await asyncio.wait_for(idle[0][0].read(), 20) == b""  # the oldest made room
+    for _, writer in idle:
+        writer.close()
+
+
+async def test_a_flood_of_silent_connections_does_not_keep_the_agent_out(
+    served: tuple[HostTools, Recorder, Client],
+) -> None:
+    _, _, client = served
+    async with flooding("tcp", str(client.port)):
+        for rid in range(3):
+            client.conn.close()  # a new connection each time, made during the flood
+            assert (await client.rpc(rid, "ping"))["result"] == {}
+
+
+async def test_an_authenticated_connection_is_never_pushed_out_and_idle_ones_time_out(
+    served: tuple[HostTools, Recorder, Client], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, _, client = served
+    await client.rpc(1, "ping")  # the keep-alive connection is authenticated
+    idle = [
+        await asyncio.open_connection("127.0.0.1", client.port)
+        for _ in range(3 * _mcpserve._MAX_UNAUTHENTICATED)
+    ]
+    assert await asyncio.wait_for(idle[0][0].read(), 20) == b""
+    assert (await client.rpc(2, "ping"))["result"] == {}
+    for _, writer in idle:
+        writer.close()
+    # A head that does not come whole in time is not waited for.
+    monkeypatch.setattr(_mcpserve, "_AUTH_TIMEOUT", 0.05)
+    reader, writer = await asyncio.open_connection("127.0.0.1", client.port)
+    writer.write(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+    assert await asyncio.wait_for(reader.read(), 20) == b""
+    writer.close()
+    assert (await client.rpc(3, "ping"))["result"] == {}
+
+
+async def test_authenticated_connections_past_the_cap_are_answered_503(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_mcpserve, "_MAX_CONNECTIONS", 1)
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path), http=True) as tools:
+        client, other = Client(tools.servers()[0]), Client(tools.servers()[0])
+        assert (await client.rpc(1, "ping"))["result"] == {}
+        status, _, body = await other.post({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        assert status == 503 and b"too many connections" in body
+        assert (await client.rpc(3, "ping"))["result"] == {}
+        client.conn.close()
+
+
+async def test_a_head_over_the_bound_is_refused_431_and_a_large_body_is_not(
+    served: tuple[HostTools, Recorder, Client],
+) -> None:
+    """The head bound was asyncio's default 64 KiB, not ``MAX_HEAD_BYTES``."""
+    _, host, client = served
+    pad = {"X-Pad": "p" * (MAX_HEAD_BYTES + 1)}
+    status, _, body = await client.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, headers=pad)
+    assert status == 431 and str(MAX_HEAD_BYTES) in body.decode()
+    # Bodies have their own, larger bound: one far past the head's goes through.
+    client.conn = http.client.HTTPConnection("127.0.0.1", client.port, timeout=20)
+    await client.rpc(2, "initialize", {"protocolVersion": "2025-06-18"})
+    content = "c" * (8 * MAX_HEAD_BYTES)
+    params = {"name": "write_text_file", "arguments": {"path": "big.txt", "content": content}}
+    result = await client.rpc(3, "tools/call", params)
+    assert "isError" not in result["result"]
+    assert host.calls[-1][1]["content"] == content

@@ -9,8 +9,10 @@ fake for the protocol, or the real host bridge (jail, policy, terminals).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -31,10 +33,12 @@ from acphost.host import (
     PermissionRequest,
     Verdict,
     _mcpserve,
+    _mcpsocket,
     build_confinement,
     sandbox_support,
 )
 from acphost.host._mcpserve import HostTools
+from acphost.redact import REDACTED, Redactor
 
 DEADLINE = 20.0
 SESSION = "sess-1"
@@ -574,3 +578,184 @@ async def test_connections_past_the_cap_are_closed_at_once(
         code, stderr = await second.finish()
         assert code == 1 and stderr.count("\n") == 1 and "too many connections" in stderr
         assert (await first.request("ping"))["result"] == {}
+
+
+# -- connections that never show the token ---------------------------------------------
+
+
+async def idle_connections(path: str, count: int) -> list[tuple[asyncio.StreamReader, Any]]:
+    """``count`` connections to the session's socket that send nothing (any local process can)."""
+    return [await asyncio.open_unix_connection(path) for _ in range(count)]
+
+
+async def closed_by_the_host(reader: asyncio.StreamReader) -> bool:
+    """Whether the host closed the connection (it answered nothing, for no token was sent)."""
+    return await asyncio.wait_for(reader.read(), DEADLINE) == b""
+
+
+async def test_idle_connections_without_the_token_do_not_keep_the_bridge_out(
+    tmp_path: Path, bridges: list[Bridge]
+) -> None:
+    """More idle connections than the cap took every slot: the real bridge was refused."""
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path)) as tools:
+        [entry] = tools.servers()
+        path = next(e["value"] for e in entry["env"] if e["name"] == "ACPHOST_MCP_SOCKET")
+        idle = await idle_connections(path, _mcpserve._MAX_CONNECTIONS + 1)
+        # Accepted in the order they connected: the bridge comes after all of them.
+        bridge = await Bridge.spawn(entry)
+        bridges.append(bridge)
+        await bridge.initialize()
+        assert (await bridge.request("ping"))["result"] == {}
+        # The oldest idle ones were closed to make room, unanswered.
+        assert await closed_by_the_host(idle[0][0])
+        for _, writer in idle:
+            writer.close()
+
+
+# Another local process connecting as fast as it can and sending nothing,
+# keeping its newest connections open: the slots it takes are re-taken at once.
+_FLOOD = """
+import collections, socket, sys
+kind, where = sys.argv[1:]
+family, address = (socket.AF_UNIX, where) if kind == "unix" else (socket.AF_INET, ("127.0.0.1", int(where)))
+held, made = collections.deque(), 0
+while True:
+    s = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        s.connect(address)
+    except OSError:
+        s.close()
+        continue
+    held.append(s)
+    made += 1
+    if made == 200:
+        print("flooding", flush=True)
+    if len(held) > 300:
+        held.popleft().close()
+"""
+
+
+@contextlib.asynccontextmanager
+async def flooding(kind: str, where: str) -> AsyncIterator[None]:
+    """Run a process flooding the server with silent connections, from 200 made on."""
+    flood = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _FLOOD, kind, where, stdout=subprocess.PIPE
+    )
+    try:
+        assert flood.stdout is not None
+        assert await asyncio.wait_for(flood.stdout.readline(), DEADLINE) == b"flooding\n"
+        yield
+    finally:
+        flood.kill()
+        await flood.wait()
+
+
+async def test_a_flood_of_silent_connections_does_not_keep_the_bridge_out(
+    tmp_path: Path, bridges: list[Bridge]
+) -> None:
+    """The newest connections evicted the oldest before the bridge's token was read."""
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path)) as tools:
+        [entry] = tools.servers()
+        path = next(e["value"] for e in entry["env"] if e["name"] == "ACPHOST_MCP_SOCKET")
+        async with flooding("unix", path):
+            for _ in range(3):
+                bridge = await Bridge.spawn(entry)
+                bridges.append(bridge)
+                await bridge.initialize()
+                assert (await bridge.request("ping"))["result"] == {}
+
+
+async def test_room_is_made_by_closing_silent_connections_before_one_that_has_spoken(
+    tmp_path: Path,
+) -> None:
+    """A client whose token is on its way is not the one closed, though the oldest."""
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path)) as tools:
+        [entry] = tools.servers()
+        env = {e["name"]: e["value"] for e in entry["env"]}
+        token = env["ACPHOST_MCP_TOKEN"].encode()
+        reader, writer = await asyncio.open_unix_connection(env["ACPHOST_MCP_SOCKET"])
+        writer.write(token[:10])
+        await writer.drain()
+        idle = await idle_connections(env["ACPHOST_MCP_SOCKET"], _mcpserve._MAX_UNAUTHENTICATED)
+        assert await closed_by_the_host(idle[0][0])  # the oldest silent one made room
+        writer.write(token[10:] + b"\n")
+        assert await asyncio.wait_for(reader.readline(), DEADLINE) == b"ok\n"
+        writer.close()
+        for _, idle_writer in idle:
+            idle_writer.close()
+
+
+async def test_an_authenticated_bridge_is_never_pushed_out_and_idle_ones_time_out(
+    tmp_path: Path, bridges: list[Bridge], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_mcpserve, "_MAX_CONNECTIONS", 1)
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path)) as tools:
+        [entry] = tools.servers()
+        path = next(e["value"] for e in entry["env"] if e["name"] == "ACPHOST_MCP_SOCKET")
+        bridge = await Bridge.spawn(entry)
+        bridges.append(bridge)
+        await bridge.initialize()
+        idle = await idle_connections(path, 3 * _mcpserve._MAX_UNAUTHENTICATED)
+        assert await closed_by_the_host(idle[0][0])
+        assert (await bridge.request("ping"))["result"] == {}
+        for _, writer in idle:
+            writer.close()
+        # One that sends no token in time is closed, unanswered.
+        monkeypatch.setattr(_mcpserve, "_AUTH_TIMEOUT", 0.05)
+        [(reader, writer)] = await idle_connections(path, 1)
+        assert await closed_by_the_host(reader)
+        writer.close()
+        assert (await bridge.request("ping"))["result"] == {}
+
+
+@pytest.mark.parametrize("http", [False, True])
+async def test_the_token_has_the_form_the_redactor_masks_in_any_text(
+    tmp_path: Path, http: bool
+) -> None:
+    """An agent that prints the mcpServers it was given does not leak the token."""
+    async with HostTools(Recorder(), SESSION, cwd=str(tmp_path), http=http) as tools:
+        [entry] = tools.servers()
+    token = tools.secret
+    assert re.fullmatch(r"acphost_mcp_[A-Za-z0-9_-]{43}", token)
+    assert token in json.dumps(entry)
+    for text in (json.dumps(entry), f"my servers: {entry!r}", f"the token is {token}"):
+        out = Redactor().redact_text(text)
+        assert token not in out and REDACTED in out, out
+    assert HostTools(Recorder(), SESSION, cwd=str(tmp_path)).secret != token
+
+
+async def test_the_bridge_tries_again_when_the_host_closes_it_unanswered(
+    tmp_path: Path, bridges: list[Bridge]
+) -> None:
+    """A host making room among silent connections may close the bridge's: it was fatal."""
+    place = _mcpsocket.SocketPlace()
+    connections = 0
+
+    async def host(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connections
+        connections += 1
+        if await reader.readline() == b"the-token\n" and connections > 1:
+            writer.write(b"ok\n")
+            writer.write(await reader.readline())  # then echo one line
+            await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_unix_server(host, place.socket)
+    place.made()
+    try:
+        entry = {
+            "command": os.path.abspath(sys.executable),
+            "args": ["-I", "-S", os.path.abspath(_mcpserve.bridge.__file__)],
+            "env": [
+                {"name": "ACPHOST_MCP_SOCKET", "value": place.socket},
+                {"name": "ACPHOST_MCP_TOKEN", "value": "the-token"},
+            ],
+        }
+        bridge = await Bridge.spawn(entry)
+        bridges.append(bridge)
+        await bridge.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert await bridge.receive() == {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+        assert connections == 2
+    finally:
+        server.close()
+        place.remove()

@@ -12,7 +12,7 @@ import asyncio
 import pytest
 
 from acphost import AcpClient
-from acphost.host import Interactive, Verdict
+from acphost.host import AllowAll, Interactive, Verdict
 from acphost.trace import TraceValidator
 from tests.interop.conftest import assert_no_survivors
 from tests.interop.fake_model import Text
@@ -127,4 +127,61 @@ async def test_a_subagent_is_a_child_session_without_the_opt_in(
     # Subagents are baseline in v2: nothing to opt into.
     assert "subagents" not in inits(frames)[0].get("capabilities", {})
     assert_frames_valid(frames)
+    assert_no_survivors(home)
+
+
+#: How each adapter names an MCP server's tool to its model (Codex offers a
+#: server's tools in a Responses namespace, ``mcp__acphost``; the fake model
+#: finds it).
+MCP_TOOL = {"claude": "mcp__acphost__{}", "codex": "{}"}
+
+
+@pytest.mark.parametrize("where", ["inside", "outside"])
+async def test_the_hosts_mcp_tools_pass_the_jail(
+    agent, agents_root, home, ws, outside, model, where
+):
+    """On v2 the host's tools reach the agent as the MCP server ``acphost``.
+
+    Claude writes through ``write_text_file``; Codex reads through
+    ``read_text_file`` (codex-acp 2.6.0 cancels an MCP call that needs its
+    approval itself: "user cancelled MCP tool call", nothing reaches the
+    client). Inside the workspace the call lands; outside, the jail refuses
+    it and the agent's model reads the host's reason.
+    """
+    v2_only(agent)
+    from tests.interop.fake_model import Tool
+
+    if agent.name == "claude":
+        target = ws / "via-mcp.txt" if where == "inside" else outside / "escape.txt"
+        call = Tool(
+            MCP_TOOL["claude"].format("write_text_file"), {"path": str(target), "content": "hi\n"}
+        )
+    else:
+        (ws / "mine.txt").write_text("in the workspace\n")
+        target = ws / "mine.txt" if where == "inside" else outside / "keep.txt"
+        call = Tool(MCP_TOOL["codex"].format("read_text_file"), {"path": str(target)})
+    model.script = [call, Text("Tried.")]
+    frames = Frames()
+    async with start(
+        agent,
+        agents_root,
+        home,
+        ws,
+        model,
+        frames,
+        protocol=2,
+        host=host(agent, write=True, policy=AllowAll()),
+    ) as client:
+        session = await client.new_session(str(ws))
+        result = await asyncio.wait_for(session.prompt("use the tool").result(), TURN)
+    assert result.stop_reason == "end_turn"
+    seen = model.tool_results()
+    if where == "outside":
+        assert "outside the workspace" in seen, seen
+        assert not (outside / "escape.txt").exists()
+        assert "untouched" not in seen
+    elif agent.name == "claude":
+        assert target.read_text() == "hi\n", seen
+    else:
+        assert "in the workspace" in seen, seen
     assert_no_survivors(home)

@@ -6,7 +6,9 @@ An agent takes stdio MCP servers as a command to spawn (ACP
 milliseconds and no ``PYTHON*`` variable or folder of the agent's changes
 what it imports). It connects to the session's private Unix socket named by
 ``ACPHOST_MCP_SOCKET``, proves itself with ``ACPHOST_MCP_TOKEN`` (one line;
-the host answers ``ok``), then copies bytes both ways: MCP's JSON lines from
+the host answers ``ok``; a connection closed unanswered, which a host
+making room among connections that have not shown their token may do, is
+tried again a few times), then copies bytes both ways: MCP's JSON lines from
 its stdin to the host and the host's back to its stdout. It parses nothing:
 the host bounds and checks every message.
 
@@ -23,6 +25,7 @@ import os
 import select
 import socket
 import sys
+import time
 
 SOCKET_VARIABLE = "ACPHOST_MCP_SOCKET"
 TOKEN_VARIABLE = "ACPHOST_MCP_TOKEN"
@@ -32,6 +35,13 @@ REFUSED = b"refused\n"
 _CHUNK = 1 << 16
 _PREFIX = "acphost MCP bridge: "
 _HOST_GONE = "the acphost session closed (the host ended this session)"
+#: Connections tried before giving up on a host that closes them unanswered.
+_ATTEMPTS = 4
+_RETRY_DELAY = 0.05
+
+
+class _Unanswered(Exception):
+    """The host closed the connection without answering the token."""
 
 
 class BridgeError(Exception):
@@ -68,14 +78,29 @@ def _connect(path: str, token: str) -> tuple[socket.socket, bytes]:
     head, newline, rest = answer.partition(b"\n")
     if not answer:
         sock.close()
-        raise BridgeError(
-            "the acphost session closed the connection unanswered (it is closing, "
-            "or serving too many connections)"
-        )
+        raise _Unanswered
     if head + newline != ACCEPTED:
         sock.close()
         raise BridgeError(f"the acphost session refused this bridge (wrong {TOKEN_VARIABLE})")
     return sock, rest
+
+
+def _connect_retrying(path: str, token: str) -> tuple[socket.socket, bytes]:
+    """:func:`_connect`, tried again when the host closes the connection unanswered.
+
+    A host flooded with connections that never show a token closes some to
+    make room, rarely one whose token it has not read yet: the next try gets in.
+    """
+    for attempt in range(_ATTEMPTS):
+        try:
+            return _connect(path, token)
+        except _Unanswered:
+            if attempt + 1 < _ATTEMPTS:
+                time.sleep(_RETRY_DELAY * 2**attempt)
+    raise BridgeError(
+        "the acphost session closed the connection unanswered (it is closing, "
+        "or serving too many connections)"
+    )
 
 
 def relay(stdin: int, stdout: int, sock: socket.socket, pending: bytes = b"") -> None:
@@ -123,7 +148,7 @@ def main() -> int:
                 f"{SOCKET_VARIABLE} and {TOKEN_VARIABLE} must be set: acphost lists this "
                 "server for its agent, it is not run by hand"
             )
-        sock, rest = _connect(path, token)
+        sock, rest = _connect_retrying(path, token)
         with sock:
             relay(sys.stdin.fileno(), sys.stdout.fileno(), sock, rest)
     except BridgeError as exc:

@@ -11,7 +11,11 @@ Every request must carry the session's token as ``Authorization: Bearer``
 (compared in constant time; ``401`` otherwise) and a loopback ``Host`` (and
 ``Origin``, when sent): a web page that resolves its own name to 127.0.0.1
 (DNS rebinding) is refused ``403`` (MCP "Transports", "Security Warning":
-servers "MUST validate the Origin header"). Heads and bodies are bounded.
+servers "MUST validate the Origin header"). Heads (:data:`MAX_HEAD_BYTES`,
+``431`` past it) and bodies (``413``) are bounded; a new connection has a
+short deadline for its first request head, and holds a slot of the owner's
+smaller pool for connections not yet authenticated until that request's
+token is checked (``admit``).
 HTTP/1.1 only, keep-alive, ``Content-Length`` bodies (no chunked uploads:
 ``411``/``501``), the standard library's streams only.
 """
@@ -31,9 +35,9 @@ __all__ = ["MAX_HEAD_BYTES", "HttpEndpoint", "HttpRequest", "parse_head", "serve
 
 logger = logging.getLogger("acphost.host.mcp")
 
-#: The largest request line and headers taken.
+#: The largest request line and headers taken (the blank line that ends them aside).
 MAX_HEAD_BYTES = 16 << 10
-#: How long an idle keep-alive connection, or a slow body, is waited for.
+#: How long an authenticated idle keep-alive connection, or a slow body, is waited for.
 _IDLE_TIMEOUT = 120.0
 _PATH = "/mcp"
 # RFC 9110 section 5.6.2: a method or a header name is a "token".
@@ -53,6 +57,7 @@ _REASONS = {
     415: "Unsupported Media Type",
     431: "Request Header Fields Too Large",
     501: "Not Implemented",
+    503: "Service Unavailable",
 }
 
 
@@ -198,21 +203,50 @@ async def _body(reader: asyncio.StreamReader, request: HttpRequest, limit: int) 
 
 
 async def serve_http(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, endpoint: HttpEndpoint
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    endpoint: HttpEndpoint,
+    admit: Callable[[], bool],
+    auth_timeout: float,
 ) -> None:
-    """Serve one HTTP connection until the client closes it, or it errs or idles."""
+    """Serve one HTTP connection until the client closes it, or it errs or idles.
+
+    Args:
+        reader: the connection's reader; its limit should be
+            :data:`MAX_HEAD_BYTES` (a longer head is refused ``431`` whatever
+            the limit, but only that limit keeps it from being buffered).
+        writer: its writer.
+        endpoint: what is served.
+        admit: called once, when the first request has passed
+            :meth:`HttpEndpoint.check` (the token); ``False`` answers ``503``
+            and closes.
+        auth_timeout: how long the first request head may take to arrive:
+            until it is checked, the connection holds a slot any local user
+            could take. Later heads are waited for as long as an idle
+            keep-alive connection is kept.
+
+    """
+    admitted = False
     try:
         while True:
+            wait = _IDLE_TIMEOUT if admitted else auth_timeout
             try:
-                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), _IDLE_TIMEOUT)
+                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), wait)
             except (asyncio.IncompleteReadError, asyncio.TimeoutError):
                 return
             except asyncio.LimitOverrunError:
-                writer.write(_response(431, b"", None, close=True))
+                head = b""
+            if not head or len(head) - 4 > MAX_HEAD_BYTES:
+                text = f"the request head is larger than {MAX_HEAD_BYTES} bytes\n".encode()
+                writer.write(_response(431, text, "text/plain", close=True))
                 return
             try:
                 request = parse_head(head[:-4])
                 endpoint.check(request)
+                if not admitted:
+                    if not admit():
+                        raise HttpError(503, "too many connections; send on an open one")
+                    admitted = True
                 body = await _body(reader, request, endpoint.max_body)
             except HttpError as exc:
                 payload = (exc.text + "\n").encode()

@@ -14,6 +14,15 @@ Two transports, one per session, each reachable by this session's agent only:
 Every tool call goes through ``call``, the host's answer to ACP client
 requests, so the jail, the policy, the permission prompt, the audit log and
 the history see an MCP tool call exactly as they see an ACP v1 request.
+
+Any local process can connect, so a connection that has not shown the
+token yet holds only a slot of a small pool of its own, for a short while
+(:mod:`._mcpadmit`): connections without the token can neither refuse nor
+push out the agent's.
+
+The token has a recognisable form (:data:`TOKEN_PREFIX` and 43 URL-safe
+characters) that the one redactor knows, so it is masked in any text kept
+or shown, not only in the fields named for it.
 """
 
 from __future__ import annotations
@@ -43,11 +52,12 @@ from ._mcp import (
     error_frame,
     tool_error,
 )
-from ._mcphttp import HttpEndpoint, serve_http
+from ._mcpadmit import Admission, stream_protocols
+from ._mcphttp import MAX_HEAD_BYTES, HttpEndpoint, serve_http
 from ._mcpsocket import CLOSED_TEXT, SocketPlace, StreamPeer, hello
 from ._mcptools import MCP_OUTPUT_BYTE_LIMIT, ClientCall, ToolRunner, host_tools
 
-__all__ = ["MAX_MESSAGE_BYTES", "HostTools"]
+__all__ = ["MAX_MESSAGE_BYTES", "TOKEN_PREFIX", "HostTools"]
 
 logger = logging.getLogger("acphost.host.mcp")
 
@@ -55,8 +65,17 @@ logger = logging.getLogger("acphost.host.mcp")
 MAX_MESSAGE_BYTES = DEFAULT_MAX_LINE_BYTES
 #: The name the agent knows the server by (``McpServer.name``).
 SERVER_NAME = "acphost"
-#: Connections served at once (bridges, HTTP clients); more are closed at once.
+#: What every session's token starts with: the redactor's ``acphost_mcp`` format
+#: (:data:`acphost.redact._patterns.TOKEN_FORMATS`) finds it in any text.
+TOKEN_PREFIX = "acphost_mcp_"
+#: Authenticated connections served at once (bridges, HTTP clients); more are refused.
 _MAX_CONNECTIONS = 64
+#: Connections that have not shown the token yet kept at once; past it, room is made
+#: (the silent ones first, the oldest first: :class:`._mcpadmit.Admission`).
+_MAX_UNAUTHENTICATED = 16
+#: How long a new connection has to show the token (a bridge's token line, a
+#: complete first HTTP request head): the agent's client sends it at once.
+_AUTH_TIMEOUT = 2.0
 #: How long closing waits for a client to take the error answering its call.
 _CLOSE_GRACE = 5.0
 
@@ -123,12 +142,13 @@ class HostTools:
             fs_read=fs_read, fs_write=fs_write, terminal=terminal
         )
         self.http = http
-        self._token = secrets.token_urlsafe(32)
+        self._token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         self._state = _State.NEW
         self._server: asyncio.AbstractServer | None = None
         self._place: SocketPlace | None = None
         self._port: int | None = None
         self._handlers: set[asyncio.Task[Any]] = set()
+        self._admission = Admission(_MAX_CONNECTIONS, _MAX_UNAUTHENTICATED)
         self._calls: dict[asyncio.Task[Any], Callable[[], Awaitable[None]]] = {}
         self._http_connection: McpConnection | None = None
         self._http_calls: dict[Any, asyncio.Task[Any]] = {}
@@ -175,8 +195,8 @@ class HostTools:
     async def _start_socket(self) -> None:
         self._place = SocketPlace()
         path = self._place.socket
-        self._server = await asyncio.start_unix_server(
-            self._serve_stream, path, limit=MAX_MESSAGE_BYTES
+        self._server = await asyncio.get_running_loop().create_unix_server(
+            stream_protocols(self._serve_stream, MAX_MESSAGE_BYTES), path
         )
         self._place.made()
 
@@ -184,8 +204,9 @@ class HostTools:
         self._http_connection = McpConnection(self.tools)
         endpoint = HttpEndpoint(self._token, self._answer_http, MAX_MESSAGE_BYTES)
         self._endpoint = endpoint
-        self._server = await asyncio.start_server(
-            self._serve_http,
+        self._server = await asyncio.get_running_loop().create_server(
+            # The reader's limit bounds what is buffered of a head without its end.
+            stream_protocols(self._serve_http, MAX_HEAD_BYTES),
             "127.0.0.1",
             0,
             family=socket.AF_INET,
@@ -243,7 +264,11 @@ class HostTools:
 
     @property
     def secret(self) -> str:
-        """The session's token: redact it wherever the ``session/new`` frame is kept."""
+        """The session's token (:data:`TOKEN_PREFIX` and 43 URL-safe characters).
+
+        The redactor knows its form and masks it in any text; give it to the
+        redactor as a configured value too wherever the ``session/new`` frame is kept.
+        """
         return self._token
 
     def servers(self, protocol: int = 1) -> list[dict[str, Any]]:
@@ -294,33 +319,36 @@ class HostTools:
 
     async def _tracked(
         self,
-        serve: Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]],
+        serve: Callable[
+            [asyncio.StreamReader, asyncio.StreamWriter, Callable[[], bool]], Awaitable[None]
+        ],
         reader: asyncio.StreamReader,
         writer: asyncio.StreamWriter,
     ) -> None:
-        """Serve one connection, known to :meth:`close`; past the cap, close it at once.
+        """Serve one connection, known to :meth:`close`, admitted by :class:`Admission`.
 
-        The cap bounds what connections that never authenticate can hold
-        (any local user can reach a loopback port).
+        ``serve`` calls the ``admit`` it is given once the token is right.
         """
-        if len(self._handlers) >= _MAX_CONNECTIONS or self._state is not _State.OPEN:
-            logger.warning("MCP: %d connections already; one more refused", len(self._handlers))
+        if self._state is not _State.OPEN:
             writer.close()
             return
         task = asyncio.current_task()
         assert task is not None
         self._handlers.add(task)
+        admit = self._admission.enter(task, reader)
         try:
-            await serve(reader, writer)
+            await serve(reader, writer, admit)
         except asyncio.CancelledError:
-            # close() cancels the connection's task. It is asyncio's own
+            # close() cancels the connection's task, and so does making room
+            # for newer unauthenticated ones. It is asyncio's own
             # client_connected_cb task, whose done-callback (Python 3.11)
             # calls task.exception(): a cancelled task would be logged as an
             # unhandled error. Ending quietly is what the cancel asked for.
-            if self._state is _State.OPEN:
+            if self._state is _State.OPEN and not self._admission.evicted(task):
                 raise
         finally:
             self._handlers.discard(task)
+            self._admission.leave(task)
 
     async def _run_tool(self, event: CallTool) -> dict[str, Any]:
         if self._runner is None:
@@ -345,11 +373,18 @@ class HostTools:
     async def _serve_http(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         assert self._endpoint is not None
         endpoint = self._endpoint
-        await self._tracked(lambda r, w: serve_http(r, w, endpoint), reader, writer)
+        await self._tracked(
+            lambda r, w, admit: serve_http(r, w, endpoint, admit, _AUTH_TIMEOUT), reader, writer
+        )
 
-    async def _stream(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _stream(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        admit: Callable[[], bool],
+    ) -> None:
         try:
-            if not await hello(reader, writer, self._token):
+            if not await hello(reader, writer, self._token, admit, _AUTH_TIMEOUT):
                 return
             peer = StreamPeer(reader, writer, self.tools, self._start_call, MAX_MESSAGE_BYTES)
             await peer.serve()

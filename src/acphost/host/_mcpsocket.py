@@ -3,8 +3,9 @@
 The socket lives in a folder made for it (``0700``, random name, by
 :func:`tempfile.mkdtemp`) in the host's temporary folder; the socket is
 ``0600`` with a random name. A connection first sends the session's token on
-one line (compared in constant time) and is answered ``ok`` or ``refused``;
-then it carries MCP messages, one JSON text a line, both ways
+one line (compared in constant time), within a short deadline, and is
+answered ``ok`` or ``refused`` (or closed unanswered when the owner admits no
+more connections); then it carries MCP messages, one JSON text a line, both ways
 (:class:`StreamPeer`). Only what :class:`SocketPlace` made is removed, found
 by the path it chose and checked by identity.
 """
@@ -40,8 +41,6 @@ logger = logging.getLogger("acphost.host.mcp")
 
 #: Tool calls one connection may have running at once; past it, reading pauses.
 _MAX_CALLS = 16
-#: How long a new connection has to send its token.
-_HELLO_TIMEOUT = 10.0
 _HELLO_MAX = 256
 # AF_UNIX socket paths are limited to 108 bytes on Linux (``sun_path``), 104 on macOS.
 _SUN_PATH_MAX = 100
@@ -89,16 +88,39 @@ class SocketPlace:
                 logger.warning("MCP: could not remove the folder %s: %s", self.folder, exc)
 
 
-async def hello(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, token: str) -> bool:
-    """Take the bridge's token line; answer ``ok`` only to the right one."""
+async def hello(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    token: str,
+    admit: Callable[[], bool],
+    timeout: float,
+) -> bool:
+    """Take the bridge's token line; answer ``ok`` only to the right one, once admitted.
+
+    Args:
+        reader: the new connection's reader.
+        writer: its writer.
+        token: the session's token.
+        admit: called once the token is right; ``False`` (the owner serves
+            as many authenticated connections as it takes) closes the
+            connection unanswered.
+        timeout: how long the connection has to send its token: until then
+            it holds a slot any local process could take.
+
+    Returns:
+        Whether the connection is authenticated and admitted (``ok`` was sent).
+
+    """
     try:
-        line = await asyncio.wait_for(_read_line(reader, _HELLO_MAX), _HELLO_TIMEOUT)
+        line = await asyncio.wait_for(_read_line(reader, _HELLO_MAX), timeout)
     except asyncio.TimeoutError:
         logger.warning("MCP: a connection sent no token in time; closed")
         return False
     if not line or not hmac.compare_digest(line, token.encode()):
         logger.warning("MCP: a connection to the session's socket gave a wrong token; refused")
         writer.write(bridge.REFUSED)
+        return False
+    if not admit():
         return False
     writer.write(bridge.ACCEPTED)
     await writer.drain()

@@ -11,7 +11,8 @@ With the configured values (:mod:`._configured`), the three sources the
   ``AWS_ACCESS_KEY_ID``), are not secrets.
 - **formats**: tokens recognisable on their own (:data:`TOKEN_FORMATS`):
   GitHub, GitLab, Hugging Face, AWS, Stripe, Slack, Google, OpenAI and
-  Anthropic (``sk-…``), JWTs, PEM private keys, npm, PyPI and others, plus
+  Anthropic (``sk-…``), JWTs, PEM private keys, npm, PyPI, acphost's own
+  MCP session tokens (``acphost_mcp_…``) and others, plus
   ``Bearer``/``Basic`` credentials and the password in a URL's userinfo.
 - **configured values**: the exact values the host was given (an agent's
   ``env``, MCP server env and headers, secret arguments, auth inputs), chosen
@@ -408,6 +409,10 @@ def _rules() -> list[Rule]:
         ("shopify", ("shpat_", "shpca_", "shppa_", "shpss_"), r"[a-fA-F0-9]{32}"),
         ("digitalocean", ("dop_v1_",), r"[a-f0-9]{64}"),
         ("perplexity", ("pplx-",), r"[A-Za-z0-9]{40,}"),
+        # The token of a session's MCP server (acphost.host._mcpserve.TOKEN_PREFIX
+        # and 43 URL-safe characters): an agent may print the mcpServers it was
+        # given. A piece of 20 characters or more (a cut stderr tail) is masked too.
+        ("acphost_mcp", ("acphost_mcp_",), r"[A-Za-z0-9_-]{20,}"),
     ]
     for name, prefixes, body in tokens:
         triggers, pattern = _prefixed(prefixes, body)
