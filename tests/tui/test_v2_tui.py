@@ -23,6 +23,8 @@ from acphost.tui._model import ProtocolInfo
 from acphost.tui._past import PastSessionScreen
 from acphost.tui._permission import PermissionScreen
 from acphost.tui._status import StatusBar
+from acphost.tui._subagents import InterMessageLine, SubagentCard
+from acphost.tui._transcript import StreamingMarkdown
 
 from .conftest import (
     answer,
@@ -180,3 +182,21 @@ async def test_a_v2_session_reopened_from_the_history_is_resumed_with_its_replay
             "echo before the reopen" in source
             and "before the reopen" in source.split("echo before the reopen", 1)[1]
         )
+
+
+async def test_a_v2_subagent_is_a_card_with_its_own_transcript(home, workspace):
+    """Subagents are baseline in v2: the child streams into its card in the parent."""
+    app = v2_app(workspace)
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        view = app.active_view
+        view.stop_reason = ""
+        await type_prompt(pilot, "subagent find it")
+        await wait_for(pilot, lambda: view.stop_reason == "end_turn" and not view.busy)
+        [card] = list(view.transcript.query_children(SubagentCard))
+        await wait_for(pilot, lambda: "idle (end_turn)" in card.title)
+        await view.transcript.settled()
+        assert card.title.startswith("🤖 helper 1 · answers one question · ✓ idle (end_turn)")
+        assert "Working on: find it" in " ".join(m.source for m in card.query(StreamingMarkdown))
+        shown = [str(x.render()) for x in view.transcript.query_children(InterMessageLine)]
+        assert shown == ["→ helper 1: find it", "← helper 1: Done: find it"]
