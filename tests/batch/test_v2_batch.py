@@ -71,3 +71,14 @@ def test_auto_against_the_scripted_v2_agent_lands_on_2(plain_ws, tmp_path):
     (run,) = _runs(out).values()
     assert (run["status"], run["protocol"], run["protocol_asked"]) == ("ok", 2, "auto")
     assert run["final_text"].endswith("DONE: pong")
+
+
+def test_auto_against_a_v1_only_agent_falls_back_and_the_report_says_so(plain_ws, tmp_path):
+    out = tmp_path / "out"
+    args = ["batch", "-a", "demo", "--protocol", "auto", "--prompt", "echo hi", "--out", str(out)]
+    env = {**FAST, "ACPHOST_DEMO_PROTOCOL": "1"}
+    r = acphost([*args, "--no-history"], cwd=plain_ws, env=env)
+    assert r.returncode == 0, r.stderr
+    (run,) = _runs(out).values()
+    assert (run["status"], run["protocol"], run["protocol_asked"]) == ("ok", 1, "auto")
+    assert "\nProtocol: 1 (asked: auto)\n" in (out / "report.md").read_text()
