@@ -80,10 +80,16 @@ def test_jsonl_and_json_mirror_the_v2_frames_valid_against_the_schema(tmp_path, 
     (prompt_frame,) = [f for f in frames if f.get("method") == "session/prompt"]
     (answer,) = [f for f in frames if f.get("id") == prompt_frame["id"] and "result" in f]
     assert set(answer["result"]) == {"messageId"}  # v2: the prompt is accepted, not ended
-    updates = _updates(frames)
-    assert updates[-1]["sessionUpdate"] == "state_update" or any(
-        u.get("state") == "idle" for u in updates
-    )
+    # The turn ends at its session's idle (codex's child may stream after it).
+    sid = prompt_frame["params"]["sessionId"]
+    states = [
+        f["params"]["update"]
+        for f in frames
+        if f.get("method") == "session/update"
+        and f["params"]["sessionId"] == sid
+        and f["params"]["update"]["sessionUpdate"] == "state_update"
+    ]
+    assert states[-1]["state"] == "idle" and states[-1]["stopReason"] == "end_turn"
     assert not [f for f in frames if str(f.get("method", "")).startswith(("fs/", "terminal/"))]
 
 
