@@ -369,7 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--no-fs", action="store_true", help="do not offer file reads or writes")
     g.add_argument("--audit-log", metavar="FILE", help="append every permission decision (JSONL)")
     g = p.add_argument_group(
-        "sessions (reopened with session/resume when the agent offers it, else session/load)"
+        "sessions (reopened with session/resume when the agent offers it, else session/load, "
+        "in the protocol version they were spoken in unless --protocol says otherwise)"
     )
     x = g.add_mutually_exclusive_group()
     x.add_argument(
