@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 
-from acphost.cli._commands import newest_first
 from tests.cli.runner import run
 
 #: (session id, created, updated): the agent lists them by ``created``.
@@ -71,6 +70,8 @@ def test_a_negative_limit_is_a_usage_error(tmp_path):
 
 
 def test_sessions_without_a_time_come_last_in_reverse_agent_order():
+    from acphost.cli._commands import newest_first
+
     items = [("a", None), ("b", "2026-01-01T00:00:00Z"), ("c", "not a time"), ("d", None)]
     ordered = newest_first(items, key=lambda item: item[1])
     assert [name for name, _ in ordered] == ["b", "d", "c", "a"]
