@@ -50,7 +50,7 @@ def test_help_names_the_subcommands():
 def test_an_empty_history_is_not_an_error(store_path):
     proc = run_cli("history")
     assert (proc.returncode, proc.stderr) == (0, "")
-    assert proc.stdout.splitlines() == ["id\tstarted\tagent\tturns\ttokens\tcost\ttitle\tprompt\tcwd"]
+    assert proc.stdout.splitlines() == ["id\tupdated\tagent\tturns\ttokens\tcost\ttitle\tprompt\tcwd"]
     info = json.loads(run_cli("history", "info", "-o", "json").stdout)
     assert (info["exists"], info["path"], info["sessions"]) == (False, str(store_path), 0)
     proc = run_cli("history", "show", "abc")
@@ -64,7 +64,7 @@ async def test_list_shows_sessions_newest_first_as_tab_separated_rows(store_path
     proc = run_cli("history")
     assert proc.returncode == 0, proc.stderr
     header, newest, oldest = proc.stdout.splitlines()
-    assert header.split("\t")[:4] == ["id", "started", "agent", "turns"]
+    assert header.split("\t")[:4] == ["id", "updated", "agent", "turns"]
     fields = newest.split("\t")
     assert len(fields) == 9 and len(fields[0]) == 32
     assert fields[2:4] == ["demo", "2"]

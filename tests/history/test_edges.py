@@ -119,7 +119,7 @@ def test_an_upgrade_from_version_3_brings_imported_future_times_back(store_path)
     conn.close()
     info = run_cli("history", "info", "-o", "json")  # opens, so migrates
     assert info.returncode == 0, info.stderr
-    assert strict_json(info.stdout)["version"] == SCHEMA_VERSION == 8
+    assert strict_json(info.stdout)["version"] == SCHEMA_VERSION == 9
     with HistoryStore.open(str(store_path)) as store:
         healed = store.get("f" * 32)
         assert healed.started_at < LAST and healed.started_at.startswith("20")

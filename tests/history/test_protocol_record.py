@@ -54,7 +54,7 @@ def test_an_exported_session_keeps_its_protocol_through_an_import(tmp_path, env,
 def test_a_store_of_the_previous_version_is_migrated_and_its_sessions_say_nothing(store_path):
     store_path.parent.mkdir(parents=True)
     conn = sqlite3.connect(store_path, isolation_level=None)
-    assert migrate(conn, target=SCHEMA_VERSION - 1) == 7
+    assert migrate(conn, target=7) == 7
     conn.execute(
         "INSERT INTO sessions (id, agent, command, cwd, agent_session_id, started_at, origin, "
         "sandbox) VALUES (?, 'demo', '[\"demo\"]', '/w', 's', '2026-11-01T00:00:00.000+00:00', "
@@ -63,7 +63,7 @@ def test_a_store_of_the_previous_version_is_migrated_and_its_sessions_say_nothin
     )
     conn.close()
     with HistoryStore.open(str(store_path)) as store:
-        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 8
+        assert store._conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 9
         old = store.get("c" * 32)
         assert old.protocol is None
         assert "protocol:" not in run_show(store, old)

@@ -15,7 +15,8 @@ import os
 import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..config import (
     SettingsError,
@@ -42,6 +43,7 @@ __all__ = [
     "doctor",
     "list_agents",
     "list_sessions",
+    "newest_first",
     "run_redactor",
     "shown_argv",
     "supports",
@@ -150,23 +152,69 @@ async def _sessions(
         **protocol_options(spec),
     )
     async with open_run(options) as run:
-        client = run.client
-        rows = []
-        async for info in client.iter_sessions(cwd=None if args.all else cwd):
-            if args.output == "jsonl":
-                print(redact(json.dumps(info.to_wire())))
-            else:
-                rows.append((info.session_id, info.updated_at or "-", info.title or "", info.cwd))
-    if args.output == "text":
-        if rows:
-            _print_sessions(rows, redact)
-        else:
-            print("(no sessions)", file=sys.stderr)
+        found = [info async for info in run.client.iter_sessions(cwd=None if args.all else cwd)]
+    ordered = newest_first(found, key=lambda info: info.updated_at)
+    shown = ordered[: args.limit] if args.limit else ordered
+    if args.output == "jsonl":
+        for info in shown:
+            print(redact(json.dumps(info.to_wire())))
+    elif shown:
+        rows = [(i.session_id, i.updated_at or "-", i.title or "", i.cwd) for i in shown]
+        _print_sessions(rows, redact)
+    else:
+        print("(no sessions)", file=sys.stderr)
+    more = len(ordered) - len(shown)
+    if more:
+        # On stderr: stdout stays rows (or JSON lines) a script can read.
+        sys.stdout.flush()
+        print(f"{more} more (older); --limit 0 shows all {len(ordered)}", file=sys.stderr)
     return EXIT_OK
 
 
+T = TypeVar("T")
+
+
+def newest_first(items: list[T], *, key: Callable[[T], str | None]) -> list[T]:
+    """Items newest first by the ISO 8601 time ``key`` gives (``SessionInfo.updatedAt``).
+
+    The agent lists its sessions in its own order (the demo agent and most
+    adapters: oldest first). Items whose time is missing or not ISO 8601 come
+    last; items of the same time (or without one) keep the reverse of the
+    agent's order, its last first.
+
+    Args:
+        items: the items, in the agent's order.
+        key: the time of an item, or None.
+
+    Returns:
+        A new list.
+
+    """
+
+    def moment(item: tuple[int, T]) -> tuple[bool, datetime, int]:
+        text = key(item[1])
+        when = None
+        if isinstance(text, str):
+            try:
+                when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            except ValueError:
+                when = None
+        if when is not None and when.tzinfo is None:
+            when = when.replace(tzinfo=timezone.utc)  # ISO 8601 without an offset: taken as UTC
+        return (when is not None, when or _NEVER, item[0])
+
+    return [item for _, item in sorted(enumerate(items), key=moment, reverse=True)]
+
+
+_NEVER = datetime.min.replace(tzinfo=timezone.utc)
+
+
 def list_sessions(args: argparse.Namespace) -> int:
-    """Print the agent's sessions (all pages)."""
+    """Print the agent's sessions, newest first: all pages read, ``--limit`` shown."""
+    if args.limit < 0:
+        return usage_error(
+            f"--limit {args.limit}: give a number of sessions, or 0 for all", "acphost sessions"
+        )
     try:
         cwd, settings, spec = resolve_run(args)
         redact = run_redactor(spec, settings).redact_text

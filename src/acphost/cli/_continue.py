@@ -9,13 +9,16 @@
   (nothing is replayed), else ``session/load`` (ACP "Session Setup"). An agent
   that can do neither is a usage error that names the way out:
 - ``--replay-context`` starts a new session instead and gives its first
-  prompt the earlier session's transcript from the history: as an embedded
+  prompt the transcript of the earlier session's whole conversation (every
+  run that went on with it) from the history: as an embedded
   ``resource`` block when the agent accepts embedded context
   (``promptCapabilities.embeddedContext``), else as a text block with a
   clear header (every agent accepts text, schema ``PromptCapabilities``).
 
 What can be checked without the agent (the history, the saved file) is
-checked before it starts, so a typo never starts one.
+checked before it starts, so a typo never starts one. The run's session joins
+the conversation of the one it goes on with (``Reopen.history_id``, given to
+``HistoryRecorder.join``): ``acphost history`` shows the chain as one.
 
 "This agent" is the name it was picked by (``-a``), or for
 ``--agent-command`` the whole command line (secrets redacted): every
@@ -103,9 +106,10 @@ def _open_store(path: str, flag: str) -> HistoryStore | None:
 
 
 def _transcript(store: HistoryStore, history_id: str) -> str:
-    from ..history import transcript_text  # noqa: PLC0415
+    """The transcript of the whole conversation the session belongs to (every run of it)."""
+    from ..history import conversation_text  # noqa: PLC0415
 
-    return transcript_text(store.get(history_id))
+    return conversation_text(store.get_conversation(store.conversation_of(history_id)))
 
 
 def _continue(agent: str, cwd: str, path: str, replay: bool) -> Reopen:

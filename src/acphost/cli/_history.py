@@ -22,21 +22,21 @@ from ..config import InputFileError
 from ..history import (
     EXPORT_FORMATS,
     GROUPINGS,
+    ConversationSummary,
     HistoryError,
     HistoryStore,
     Piece,
-    SessionSummary,
     UsageRow,
+    conversation_text,
+    conversation_transcript,
     default_path,
-    export_session,
+    export_conversation,
     import_file,
     local_time,
     open_export,
     parse_age,
     parse_when,
     time_before,
-    transcript,
-    transcript_text,
     usage_summary,
 )
 from ..launch import EXIT_ERROR, EXIT_OK, fail
@@ -202,28 +202,34 @@ def _filter_flags(p: argparse.ArgumentParser, what: str) -> None:
 def _history_parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="acphost history",
-        description="The local history of every session acphost ran (the store at "
-        "$ACPHOST_HISTORY, else $XDG_DATA_HOME/acphost/history.sqlite3). IDs may be "
-        "abbreviated to any unique prefix.",
+        description="The local history of every conversation acphost ran (the store at "
+        "$ACPHOST_HISTORY, else $XDG_DATA_HOME/acphost/history.sqlite3). A conversation is "
+        "a session and the runs that went on with it (--continue, --resume, a named "
+        "session, a TUI tab). IDs may be abbreviated to any unique prefix; the id of any "
+        "of a conversation's sessions names the conversation.",
     )
     sub = p.add_subparsers(dest="action", metavar="ACTION")
-    ls = sub.add_parser("list", help="the sessions, newest first (the default)")
-    _filter_flags(ls, "started")
+    ls = sub.add_parser(
+        "list", help="the conversations, newest first by last activity (the default)"
+    )
+    _filter_flags(ls, "with a session started")
     ls.add_argument("--grep", metavar="TEXT", help="only those whose text contains TEXT")
     ls.add_argument("-n", "--limit", type=int, default=50, metavar="N", help="default 50; 0: all")
-    show = sub.add_parser("show", help="a session's transcript, as the CLI's text output")
-    show.add_argument("id", help="the session's id (a unique prefix is enough)")
+    show = sub.add_parser(
+        "show", help="a whole conversation's transcript, turn by turn, as the CLI's text output"
+    )
+    show.add_argument("id", help="the conversation's or one of its sessions' id (or a prefix)")
     show.add_argument("--thoughts", action="store_true", help="include the agent's thoughts")
     show.add_argument("--no-diffs", action="store_true", help="leave the diffs out")
-    export = sub.add_parser("export", help="a session as md, html, json or jsonl")
-    export.add_argument("id", help="the session's id (a unique prefix is enough)")
+    export = sub.add_parser("export", help="a whole conversation as md, html, json or jsonl")
+    export.add_argument("id", help="the conversation's or one of its sessions' id (or a prefix)")
     export.add_argument(
         "-f", "--format", choices=EXPORT_FORMATS, default="md", help="json and jsonl re-import"
     )
     export.add_argument("-O", "--out", metavar="FILE", help="write to FILE (default: stdout)")
     imp = sub.add_parser("import", help="add sessions from json or jsonl exports")
     imp.add_argument("files", nargs="+", metavar="FILE", help="export files ('-': stdin)")
-    delete = sub.add_parser("delete", help="delete sessions")
+    delete = sub.add_parser("delete", help="delete conversations (every session of each)")
     delete.add_argument("ids", nargs="+", metavar="ID")
     prune = sub.add_parser("prune", help="delete old sessions and give the space back")
     prune.add_argument("--older-than", required=True, metavar="AGE", help="e.g. 30d, 12h, 2w")
@@ -249,11 +255,11 @@ def _cost(amount: float | None, currency: str | None) -> str:
 
 def _list(args: argparse.Namespace, out: _Out) -> int:
     store = _open()
-    found: list[SessionSummary] = []
+    found: list[ConversationSummary] = []
     size = 0
     if store is not None:
         with store:
-            found = store.list_sessions(
+            found = store.list_conversations(
                 agent=args.agent,
                 cwd=_cwd(args.cwd),
                 grep=args.grep,
@@ -269,23 +275,23 @@ def _list(args: argparse.Namespace, out: _Out) -> int:
     rows = [
         [
             s.id if wide else s.id[:8],
-            s.started_at if wide else local_time(s.started_at),
+            s.updated_at if wide else local_time(s.updated_at),
             # On a terminal an imported session says so (-o json has "origin").
             s.agent if wide or s.origin != "imported" else f"{s.agent} (imported)",
             str(s.turns) + ("" if not s.incomplete else f" ({s.incomplete} incomplete)"),
             ""
             if s.total_tokens is None
             else (str(s.total_tokens) if wide else f"{s.total_tokens:,}"),
-            _cost(s.cost_amount, s.cost_currency),
+            "; ".join(_cost(amount, currency) for currency, amount in s.cost.items()),
             s.title or s.first_prompt if not wide else s.title or "",
             *([s.first_prompt, s.cwd] if wide else [_short_home(s.cwd)]),
         ]
         for s in found
     ]
-    headers = ["id", "started", "agent", "turns", "tokens", "cost"]
+    headers = ["id", "updated", "agent", "turns", "tokens", "cost"]
     headers += ["title", "prompt", "cwd"] if wide else ["title", "cwd"]
     if out.tty and not found:
-        out.line("No sessions" + (" match." if store is not None else " recorded yet."), "dim")
+        out.line("No conversations" + (" match." if store is not None else " recorded yet."), "dim")
     else:
         out.table(headers, rows, numeric=(3, 4, 5), flex=(6, 7))
     if out.tty:
@@ -337,9 +343,9 @@ def _show_rich(out: _Out, pieces: list[Piece]) -> None:
         "cancelled": "red",
     }
     console = out.console
-    for piece in pieces:
+    for index, piece in enumerate(pieces):
         text = sanitize(piece.text)
-        if piece.tag == "prompt":
+        if piece.tag == "prompt" or (piece.tag == "header" and index):
             console.print()
         if piece.tag == "text":
             console.print(Padding(agent_markdown(piece.text), (0, 0, 0, 2)))
@@ -369,11 +375,12 @@ def _with_store(action: Callable[[HistoryStore], int], create: bool = False) -> 
 
 def _show(args: argparse.Namespace, out: _Out) -> int:
     def show(store: HistoryStore) -> int:
-        record = store.get(store.resolve_id(args.id))
+        record = store.get_conversation(store.resolve_conversation(args.id))
+        shown = {"thoughts": args.thoughts, "diffs": not args.no_diffs}
         if out.tty:
-            _show_rich(out, transcript(record, thoughts=args.thoughts, diffs=not args.no_diffs))
+            _show_rich(out, conversation_transcript(record, **shown))
         else:
-            out.data(transcript_text(record, thoughts=args.thoughts, diffs=not args.no_diffs))
+            out.data(conversation_text(record, **shown))
         return EXIT_OK
 
     return _with_store(show)
@@ -394,11 +401,13 @@ def _write_private(path: str, text: str) -> None:
 
 def _export(args: argparse.Namespace, out: _Out) -> int:
     def export(store: HistoryStore) -> int:
-        sid = store.resolve_id(args.id)
-        text = export_session(store.get(sid), args.format)
+        cid = store.resolve_conversation(args.id)
+        record = store.get_conversation(cid)
+        text = export_conversation(record, args.format)
         if args.out:
             _write_private(args.out, text)
-            print(f"acphost: wrote session {sid[:12]} to {args.out}", file=sys.stderr)
+            what = "session" if len(record.sessions) == 1 else "conversation"
+            print(f"acphost: wrote {what} {cid[:12]} to {args.out}", file=sys.stderr)
         else:
             out.data(text)
         return EXIT_OK
@@ -430,10 +439,10 @@ def _import(args: argparse.Namespace, out: _Out) -> int:
 
 def _delete(args: argparse.Namespace, out: _Out) -> int:
     def delete(store: HistoryStore) -> int:
-        ids = [store.resolve_id(i) for i in args.ids]  # all resolve before any goes
-        for sid in dict.fromkeys(ids):
-            store.delete_session(sid)
-            out.line(f"deleted {sid[:12]}")
+        ids = [store.resolve_conversation(i) for i in args.ids]  # all resolve before any goes
+        for cid in dict.fromkeys(ids):
+            count = store.delete_conversation(cid)
+            out.line(f"deleted {cid[:12]}" + (f" ({count} sessions)" if count > 1 else ""))
         return EXIT_OK
 
     return _with_store(delete)

@@ -31,10 +31,11 @@ def _agents(argv: list[str]) -> int:
 
 
 def _sessions(argv: list[str]) -> int:
-    p = sub_parser("sessions", "List the agent's sessions (session/list), newest pages followed.")
+    p = sub_parser("sessions", "List the agent's sessions (session/list), newest first.")
     p.add_argument("action", nargs="?", choices=("list",), help="list (the default)")
     p.add_argument("--all", action="store_true", help="sessions of every directory, not only --cwd")
     p.add_argument("-o", "--output", choices=("text", "jsonl"), default="text")
+    p.add_argument("-n", "--limit", type=int, default=20, metavar="N", help="default 20; 0: all")
     args = p.parse_args(argv)
     _setup_logging(args.verbose)
     from ._commands import list_sessions  # noqa: PLC0415

@@ -543,6 +543,8 @@ class PromptRun:
                 from ._continue import agent_key  # noqa: PLC0415
 
                 options.record_as = agent_key(self.spec, outputs)
+                if self.target is not None:  # --continue, --resume: its conversation goes on
+                    options.recorder.join(self.target.history_id)
         self.live = LiveCheck(strict=a.strict, on_abort=self._abort, redactor=outputs.redactor)
         options.taps.append(self.live)
         if self.jsonl:

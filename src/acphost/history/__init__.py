@@ -7,6 +7,9 @@
   and ``ACPHOST_NO_HISTORY``);
 - :func:`transcript_text`: a session as the CLI's text output shows it (also
   the context a new session is given when an agent can neither load nor resume);
+- conversations: the sessions that go on from each other (a ``--continue``
+  chain, a named session, a TUI tab) read as one: ``HistoryStore.list_conversations``,
+  ``get_conversation``, :func:`conversation_text`, :func:`export_conversation`;
 - :func:`export_session` / :func:`import_file`: md, html, json and jsonl
   (an import streams: its memory is bounded by its largest turn);
 - :func:`usage_summary`: the usage ledger by agent, day or directory.
@@ -22,6 +25,8 @@ TYPE_CHECKING = False
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "ConversationRecord",
+    "ConversationSummary",
     "EXPORT_FORMATS",
     "GROUPINGS",
     "HistoryError",
@@ -38,7 +43,10 @@ __all__ = [
     "TurnRecord",
     "Usage",
     "UsageRow",
+    "conversation_text",
+    "conversation_transcript",
     "default_path",
+    "export_conversation",
     "export_session",
     "history_enabled",
     "import_file",
@@ -65,6 +73,11 @@ _LAZY = {
     "HistoryStore": "._store",
     "StoreInfo": "._reads",
     "default_path": "._config",
+    "ConversationRecord": "._conversations",
+    "ConversationSummary": "._conversations",
+    "conversation_text": "._transcript",
+    "conversation_transcript": "._transcript",
+    "export_conversation": "._export",
     "history_enabled": "._config",
     "PermissionRecord": "._model",
     "SessionRecord": "._model",
@@ -98,8 +111,9 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from ._config import default_path, history_enabled
+    from ._conversations import ConversationRecord, ConversationSummary
     from ._errors import HistoryError, HistoryIdError
-    from ._export import EXPORT_FORMATS, export_session
+    from ._export import EXPORT_FORMATS, export_conversation, export_session
     from ._import import import_file, import_sessions, open_export
     from ._ledger import GROUPINGS, UsageRow, usage_summary
     from ._model import (
@@ -118,6 +132,8 @@ if TYPE_CHECKING:
     from ._store import DEFAULT_TIMEOUT, HistoryStore
     from ._transcript import (
         Piece,
+        conversation_text,
+        conversation_transcript,
         local_time,
         protocol_text,
         sandbox_line,

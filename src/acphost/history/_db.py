@@ -175,6 +175,17 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 8: the ACP protocol version the session's connection agreed on (``initialize``'s
     # ``protocolVersion``: 1 or 2); NULL: not said (recorded before, or imported without it).
     ("ALTER TABLE sessions ADD COLUMN protocol INTEGER",),
+    # 9: conversations. ``conversation`` is the id of the conversation a session belongs
+    # to: the history id of its first session (a ``--continue``/``--resume`` chain, a
+    # named session, a TUI tab); ``name``: the named session (``acphost -s NAME``) it
+    # ran as, NULL for none. Every session recorded before is a conversation of its own.
+    (
+        "ALTER TABLE sessions ADD COLUMN conversation TEXT",
+        "ALTER TABLE sessions ADD COLUMN name TEXT",
+        "UPDATE sessions SET conversation = id",
+        "CREATE INDEX sessions_by_conversation ON sessions (conversation, started_at)",
+        "CREATE INDEX sessions_by_name ON sessions (agent, cwd, name) WHERE name IS NOT NULL",
+    ),
 )
 
 #: The version this code reads and writes.

@@ -1,4 +1,9 @@
-"""Exporting a session (md, html, json, jsonl); ``_import`` reads json/jsonl back.
+"""Exporting a conversation or a session (md, html, json, jsonl); ``_import`` reads json/jsonl back.
+
+A conversation exports whole (:func:`export_conversation`); one of a single
+session is exactly that session's export, laid out as below. One of several
+sessions holds each of them in order (json: ``"sessions"``; jsonl: each
+session's line, then its turns; md and html: a section per session).
 
 - ``json``: one object, ``{"format": "acphost-history", "version": 1, "session": {...}}``
   with the turns inside; ``jsonl``: a ``{"type": "session", ...}`` line, then one
@@ -29,10 +34,17 @@ import json
 
 from ..safetext import HTML_CSP, html_text, markdown_fence, markdown_inline
 from ..view import inert_markdown, markdown_html
+from ._conversations import ConversationRecord
 from ._model import FORMAT, FORMAT_VERSION, SessionRecord
 from ._transcript import local_time, protocol_text, transcript, usage_text
 
-__all__ = ["EXPORT_FORMATS", "export_session", "import_sessions", "parse_sessions"]
+__all__ = [
+    "EXPORT_FORMATS",
+    "export_conversation",
+    "export_session",
+    "import_sessions",
+    "parse_sessions",
+]
 
 #: The formats :func:`export_session` writes.
 EXPORT_FORMATS = ("md", "html", "json", "jsonl")
@@ -52,17 +64,42 @@ def export_session(record: SessionRecord, fmt: str) -> str:
         ValueError: an unknown format.
 
     """
+    return export_conversation(ConversationRecord(record.id, (record,)), fmt)
+
+
+def export_conversation(conversation: ConversationRecord, fmt: str) -> str:
+    """A whole conversation in one of :data:`EXPORT_FORMATS`, every session of it.
+
+    A conversation of one session exports exactly as :func:`export_session`.
+    With several, ``json`` holds them as ``{"sessions": [...]}``, ``jsonl``
+    has each session's line followed by its turns' lines (both import back,
+    each session a conversation of its own), and ``md`` and ``html`` give each
+    session a section of its own, its turns under it.
+
+    Args:
+        conversation: the conversation (``HistoryStore.get_conversation(id)``).
+        fmt: ``md``, ``html``, ``json`` or ``jsonl``.
+
+    Returns:
+        The text of the export.
+
+    Raises:
+        ValueError: an unknown format.
+
+    """
     if fmt == "json":
-        return json.dumps(record.to_json(), indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(conversation.to_json(), indent=2, ensure_ascii=False) + "\n"
     if fmt == "jsonl":
         head = {"type": "session", "format": FORMAT, "version": FORMAT_VERSION}
-        lines = [{**head, **record.header_json()}]
-        lines += [{"type": "turn", **turn.to_json()} for turn in record.turns]
+        lines = []
+        for record in conversation.sessions:
+            lines.append({**head, **record.header_json()})
+            lines += [{"type": "turn", **turn.to_json()} for turn in record.turns]
         return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
     if fmt == "md":
-        return _markdown(record)
+        return _markdown(conversation)
     if fmt == "html":
-        return _html(record)
+        return _html(conversation)
     raise ValueError(f"unknown export format {fmt!r}: use one of {', '.join(EXPORT_FORMATS)}")
 
 
@@ -70,17 +107,36 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _markdown(record: SessionRecord) -> str:
+def _first_prompt(conversation: ConversationRecord) -> str:
+    return next((s.turns[0].prompt for s in conversation.sessions if s.turns), "")
+
+
+def _markdown(conversation: ConversationRecord) -> str:
     # Everything from the record is the agent's or the user's text: inline
     # values are escaped (markdown_inline), answers made inert Markdown
     # (inert_markdown), other blocks fenced (markdown_fence), so the document
     # has no link, image or raw HTML that the agent wrote.
     md = markdown_inline
-    heading = (
-        _one_line(record.title or (record.turns[0].prompt if record.turns else "")) or "Session"
-    )
+    sessions = conversation.sessions
+    heading = _one_line(conversation.title or _first_prompt(conversation)) or "Session"
     out = [f"# {md(heading)}", ""]
-    out.append(f"- **Session** {md(record.id)} ({md(record.origin)})")
+    if len(sessions) == 1:
+        out += _markdown_session(sessions[0], "##")
+        return "\n".join(out).rstrip("\n") + "\n"
+    out.append(
+        f"- **Conversation** {md(conversation.id)}: {len(sessions)} sessions, "
+        f"{conversation.turns} turns"
+    )
+    for number, record in enumerate(sessions, 1):
+        out += ["", f"## Session {number} of {len(sessions)} · {md(record.id)}", ""]
+        out += _markdown_session(record, "###")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _markdown_session(record: SessionRecord, level: str) -> list[str]:
+    """A session's facts and its turns (each under a ``level`` heading), as lines."""
+    md = markdown_inline
+    out = [f"- **Session** {md(record.id)} ({md(record.origin)})"]
     out.append(f"- **Agent** {md(record.agent)}: {md(_one_line(' '.join(record.command)))}")
     out.append(f"- **Directory** {md(record.cwd)}")
     out.append(
@@ -99,7 +155,7 @@ def _markdown(record: SessionRecord) -> str:
     if totals:
         out.append(f"- **Usage** {md(totals)}")
     for turn in record.turns:
-        out += ["", f"## Turn {turn.seq} · {md(local_time(turn.started_at))}", ""]
+        out += ["", f"{level} Turn {turn.seq} · {md(local_time(turn.started_at))}", ""]
         listing = False
         for piece in transcript(dataclasses.replace(record, turns=(turn,)))[1:]:
             item = piece.tag not in ("prompt", "text", "diff", "plan", "subagent_text")
@@ -123,7 +179,7 @@ def _markdown(record: SessionRecord) -> str:
                 out += [*("  " + line if line else line for line in quoted), ""]
             else:  # the prompt, a plan: as written, inert
                 out += [markdown_fence(piece.text), ""]
-    return "\n".join(out).rstrip("\n") + "\n"
+    return out
 
 
 _STYLE = """
@@ -164,9 +220,39 @@ def _diff_html(text: str) -> str:
     return f'<p class="tag">{html_text(head)}</p><pre class="diff">{"".join(lines)}</pre>'
 
 
-def _html(record: SessionRecord) -> str:
+def _html(conversation: ConversationRecord) -> str:
     e = html_text
-    title = record.title or (record.turns[0].prompt if record.turns else "") or "Session"
+    title = conversation.title or _first_prompt(conversation) or "Session"
+    sessions = conversation.sessions
+    body = ["<header>", f"<h1>{e(_one_line(title))}</h1>"]
+    if len(sessions) == 1:
+        body += _html_session(sessions[0], "h2")
+    else:
+        body += [
+            f"<p>Conversation <code>{e(conversation.id)}</code>: {len(sessions)} sessions, "
+            f"{conversation.turns} turns</p>",
+            "</header>",
+        ]
+        for number, record in enumerate(sessions, 1):
+            body.append(
+                f'<article class="session"><header><h2>Session {number} of {len(sessions)}'
+                f" · <code>{e(record.id)}</code></h2>"
+            )
+            body += _html_session(record, "h3")
+            body.append("</article>")
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta http-equiv="Content-Security-Policy" content="{HTML_CSP}">'
+        f"<title>{e(_one_line(title))}</title><style>{_STYLE}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
+
+
+def _html_session(record: SessionRecord, level: str) -> list[str]:
+    """A session's facts (closing the header the caller opened) and its turns."""
+    e = html_text
     facts = [
         ("Session", f"<code>{e(record.id)}</code> ({e(record.origin)})"),
         ("Agent", f"{e(record.agent)}: <code>{e(' '.join(record.command))}</code>"),
@@ -177,13 +263,13 @@ def _html(record: SessionRecord) -> str:
     if record.protocol is not None:
         facts.append(("Protocol", e(protocol_text(record.protocol))))
     body = [
-        "<header>",
-        f"<h1>{e(_one_line(title))}</h1>",
         "<dl>" + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>",
         "</header>",
     ]
     for turn in record.turns:
-        body.append(f"<section><h2>Turn {turn.seq} · {e(local_time(turn.started_at))}</h2>")
+        body.append(
+            f"<section><{level}>Turn {turn.seq} · {e(local_time(turn.started_at))}</{level}>"
+        )
         for piece in transcript(dataclasses.replace(record, turns=(turn,)), thoughts=True)[1:]:
             if piece.tag == "prompt":
                 body.append(f'<div class="prompt">{e(turn.prompt)}</div>')
@@ -201,14 +287,7 @@ def _html(record: SessionRecord) -> str:
                 cls = e(piece.status or "")
                 body.append(f'<p class="tag {cls}">{e(piece.text)}</p>')
         body.append("</section>")
-    return (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<meta http-equiv="Content-Security-Policy" content="{HTML_CSP}">'
-        f"<title>{e(_one_line(title))}</title><style>{_STYLE}</style></head>\n<body>\n"
-        + "\n".join(body)
-        + "\n</body></html>\n"
-    )
+    return body
 
 
 # Importing lives in ``_import`` (it streams); its names stay importable from here.

@@ -341,21 +341,16 @@ class StoreReads:
             HistoryError: the store cannot be read.
 
         """
-        where, params = _filters("s", agent=agent, cwd=cwd, since=since, until=until)
+        where, params = filters_sql("s", agent=agent, cwd=cwd, since=since, until=until)
         if grep:
-            where.append(
-                "(instr(fold(s.title), ?) OR EXISTS (SELECT 1 FROM turns g WHERE "
-                "g.session_id = s.id AND (instr(fold(g.prompt), ?) OR instr(fold(g.text), ?) "
-                "OR EXISTS (SELECT 1 FROM turn_text x WHERE x.session_id = g.session_id AND "
-                "x.seq = g.seq AND x.kind = 'text' AND instr(fold(x.text), ?)))))"
-            )
+            where.append(GREP_CLAUSE)
             params += [grep.casefold()] * 4
         sql = (
             "SELECT s.id, s.agent, s.cwd, s.title, s.started_at, s.ended_at, s.agent_session_id, "
             "(SELECT count(*) FROM turns t WHERE t.session_id = s.id), "
             "coalesce((SELECT prompt FROM turns t WHERE t.session_id = s.id "
             "ORDER BY seq LIMIT 1), ''), "
-            f"(SELECT {_sum('total_tokens')} FROM turns t WHERE t.session_id = s.id), "
+            f"(SELECT {sum_sql('total_tokens')} FROM turns t WHERE t.session_id = s.id), "
             "s.cost_amount, s.cost_currency, "
             "(SELECT count(*) FROM turns t WHERE t.session_id = s.id AND NOT t.complete), "
             "s.origin "
@@ -474,7 +469,7 @@ class StoreReads:
         key = keys.get(by)
         if key is None:
             raise ValueError(f"cannot group usage by {by!r}: use agent, day or cwd")
-        where, params = _filters("s", agent=agent, cwd=cwd, since=None, until=None)
+        where, params = filters_sql("s", agent=agent, cwd=cwd, since=None, until=None)
         if since is not None:
             where.append("t.started_at >= ?")
             params.append(since)
@@ -502,10 +497,20 @@ class StoreReads:
             )
 
 
+#: SQL true when session ``s`` holds a text (four times as a parameter, case-folded):
+#: in its title, a prompt, or an answer (inline or in parts). ``fold`` is the
+#: store's case-folding function (see ``HistoryStore.__init__``).
+GREP_CLAUSE = (
+    "(instr(fold(s.title), ?) OR EXISTS (SELECT 1 FROM turns g WHERE "
+    "g.session_id = s.id AND (instr(fold(g.prompt), ?) OR instr(fold(g.text), ?) "
+    "OR EXISTS (SELECT 1 FROM turn_text x WHERE x.session_id = g.session_id AND "
+    "x.seq = g.seq AND x.kind = 'text' AND instr(fold(x.text), ?)))))"
+)
+
 _KINDS = ("input", "output", "thought", "cached_read", "cached_write", "total")
 
 
-def _sum(column: str) -> str:
+def sum_sql(column: str) -> str:
     """SQL summing token counts without SQLite's ``integer overflow`` error (a listing's total).
 
     ``sum()`` of INTEGERs fails past 2**63; ``total()`` sums as a float and a
@@ -531,7 +536,7 @@ def _joined(halves: Sequence[Any]) -> list[int | None]:
     ]
 
 
-def _filters(
+def filters_sql(
     alias: str,
     *,
     agent: str | None,

@@ -71,6 +71,8 @@ class HistoryRecorder:
         self.redactor = redactor if redactor is not None else Redactor()
         self._warn = warn if warn is not None else _warn_stderr
         self.failed = False
+        self._join: str | None = None
+        self._name: str | None = None
 
     @classmethod
     def open(
@@ -135,6 +137,27 @@ class HistoryRecorder:
             return False
         return True
 
+    def join(self, conversation: str | None = None, *, name: str | None = None) -> None:
+        """Say which conversation the sessions this recorder opens from now on belong to.
+
+        A face calls it before the run opens its session (the session is
+        recorded as it opens, see :meth:`open_session`): ``--continue`` and
+        ``--resume`` join the conversation of the session they go on with, a
+        named session (``acphost -s NAME``) the conversation of its name.
+        Without a call each session starts a conversation of its own.
+
+        Args:
+            conversation: a session's history id (or a conversation's id) the
+                sessions go on from; one no longer in the store is ignored.
+            name: the named session they run as: without ``conversation``
+                (or when it is gone) they join the newest conversation of that
+                name of the same agent and directory this machine recorded,
+                else start one of that name.
+
+        """
+        self._join = conversation
+        self._name = name
+
     def open_session(
         self,
         agent_name: str,
@@ -145,6 +168,8 @@ class HistoryRecorder:
         events: EventStream | None = None,
         sandbox: dict[str, Any] | None = None,
         protocol: int | None = None,
+        conversation: str | None = None,
+        name: str | None = None,
     ) -> SessionRecording:
         """Start recording an open session.
 
@@ -161,6 +186,11 @@ class HistoryRecorder:
                 on (:attr:`AcpClient.protocol_version
                 <acphost.AcpClient.protocol_version>`); None: the session's own
                 connection's.
+            conversation: the conversation this session goes on (a session's
+                or a conversation's id: a TUI tab passes its recording's
+                ``conversation``); default: the one given to :meth:`join`,
+                else a new one (see :meth:`join`).
+            name: the named session it runs as (default: :meth:`join`'s).
 
         Returns:
             The recording: call ``close`` at the end (a turn still running
@@ -180,6 +210,15 @@ class HistoryRecorder:
             if found and found[0] is not None:
                 amount, currency = found[0]
                 session.set_recorded_cost(s.Cost(amount=amount, currency=currency))
+        join = conversation if conversation is not None else self._join
+        name = name if name is not None else self._name
+        joined: list[str | None] = []
+        if join is not None or name is not None:
+            self.write(
+                lambda store: joined.append(
+                    store.find_conversation(join=join, agent=agent_name, cwd=cwd, name=name)
+                )
+            )
         record = SessionRecord(
             id=uuid.uuid4().hex,
             agent=agent_name,
@@ -194,7 +233,9 @@ class HistoryRecorder:
                 protocol if protocol is not None else session.protocol_version
             ),
         )
-        return SessionRecording(self, record, session, events)
+        return SessionRecording(
+            self, record, session, events, conversation=joined[0] if joined else None, name=name
+        )
 
     def close(self) -> None:
         """Close the store. Idempotent."""

@@ -157,6 +157,8 @@ class SessionRecording:
     Attributes:
         id: the session's history id.
         agent_session_id: the agent's session id.
+        conversation: the id of the conversation it belongs to (its own id
+            when it starts one): what the next session of a TUI tab joins.
 
     """
 
@@ -166,8 +168,12 @@ class SessionRecording:
         record: SessionRecord,
         session: Session,
         events: EventStream | None = None,
+        *,
+        conversation: str | None = None,
+        name: str | None = None,
     ) -> None:
         self.id = record.id
+        self.conversation = conversation or record.id
         self.agent_session_id = session.id
         self._recorder = recorder
         self._session = session
@@ -200,7 +206,9 @@ class SessionRecording:
         self._run_cost: tuple[float, str] | None = None
         self._remove: Callable[[], None] | None = None
         if recorder.write(
-            lambda store: store.add_session(scrub_session(recorder.redactor, record))
+            lambda store: store.add_session(
+                scrub_session(recorder.redactor, record), conversation=conversation, name=name
+            )
         ):
             if events is None:
                 # The session's client's stream (``AcpClient.events``), which

@@ -16,10 +16,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ._config import default_path
+from ._conversations import ConversationReads
 from ._db import connect, transaction
 from ._errors import HistoryError, HistoryIdError, SessionRemovedError
 from ._model import SessionRecord, TurnRecord, Usage, fit_amount, fit_count, protocol_record
-from ._reads import RUN_BREAK, TURN_COLUMNS, StoreReads
+from ._reads import RUN_BREAK, TURN_COLUMNS
 
 __all__ = ["DEFAULT_TIMEOUT", "HistoryStore"]
 
@@ -80,7 +81,7 @@ def _fold(text: str | None) -> str:
     return (text or "").casefold()
 
 
-class HistoryStore(StoreReads):
+class HistoryStore(ConversationReads):
     """The history database of one user; see the module docstring.
 
     Use :meth:`open`; close it with :meth:`close` (or ``with``).
@@ -156,11 +157,16 @@ class HistoryStore(StoreReads):
 
     # -- writing ---------------------------------------------------------------------------
 
-    def add_session(self, record: SessionRecord) -> bool:
+    def add_session(
+        self, record: SessionRecord, *, conversation: str | None = None, name: str | None = None
+    ) -> bool:
         """Add a session and its turns in one transaction.
 
         Args:
             record: the session (already redacted).
+            conversation: the conversation it belongs to (default: one of its
+                own, whose id is the session's; see :meth:`find_conversation`).
+            name: the named session it ran as, if any.
 
         Returns:
             False when a session with this id is already there (nothing changes).
@@ -169,7 +175,7 @@ class HistoryStore(StoreReads):
             HistoryError: the store cannot be written.
 
         """
-        with self.adding_session(record) as add:
+        with self.adding_session(record, conversation=conversation, name=name) as add:
             if add is None:
                 return False
             for turn in record.turns:
@@ -178,7 +184,7 @@ class HistoryStore(StoreReads):
 
     @contextlib.contextmanager
     def adding_session(
-        self, record: SessionRecord
+        self, record: SessionRecord, *, conversation: str | None = None, name: str | None = None
     ) -> Iterator[Callable[[TurnRecord], None] | None]:
         """Add a session, then its turns one at a time, in one transaction.
 
@@ -187,6 +193,8 @@ class HistoryStore(StoreReads):
 
         Args:
             record: the session (already redacted).
+            conversation: the conversation it belongs to (default: its own).
+            name: the named session it ran as, if any.
 
         Yields:
             A function that adds one turn (in order), or None when a session
@@ -203,8 +211,8 @@ class HistoryStore(StoreReads):
             conn.execute(
                 "INSERT INTO sessions (id, agent, command, cwd, agent_session_id, title, "
                 "started_at, ended_at, origin, context_used, context_size, cost_amount, "
-                "cost_currency, system_prompt, sandbox, protocol) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "cost_currency, system_prompt, sandbox, protocol, conversation, name) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.id,
                     record.agent,
@@ -219,6 +227,8 @@ class HistoryStore(StoreReads):
                     record.system_prompt,
                     None if record.sandbox is None else _dump(record.sandbox),
                     protocol_record(record.protocol),
+                    conversation or record.id,
+                    name,
                 ),
             )
             yield lambda turn: self._insert_turn(conn, record.id, turn)
@@ -501,6 +511,25 @@ class HistoryStore(StoreReads):
         with self._write() as conn:
             if conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount == 0:
                 raise HistoryIdError(f"no session {session_id} in the history")
+
+    def delete_conversation(self, conversation_id: str) -> int:
+        """Delete a conversation: every session of it and everything they hold.
+
+        Returns:
+            How many sessions were deleted.
+
+        Raises:
+            HistoryIdError: no session belongs to it.
+            HistoryError: the store cannot be written.
+
+        """
+        with self._write() as conn:
+            count = conn.execute(
+                "DELETE FROM sessions WHERE conversation = ?", (conversation_id,)
+            ).rowcount
+        if count == 0:
+            raise HistoryIdError(f"no conversation {conversation_id} in the history")
+        return int(count)
 
     def prune(self, before: str) -> int:
         """Delete the sessions started before a time, then give the space back.

@@ -19,14 +19,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import view as v
 from .._difftext import hunk_lines
 from ._model import SessionRecord, TurnRecord, Usage
 
+if TYPE_CHECKING:
+    from ._conversations import ConversationRecord
+
 __all__ = [
     "Piece",
+    "conversation_text",
+    "conversation_transcript",
     "diff_text_lines",
     "local_time",
     "protocol_text",
@@ -279,9 +284,68 @@ def transcript_text(record: SessionRecord, *, thoughts: bool = False, diffs: boo
         two spaces, host lines at column 0.
 
     """
+    return _text_of(transcript(record, thoughts=thoughts, diffs=diffs))
+
+
+def conversation_transcript(
+    conversation: ConversationRecord, *, thoughts: bool = False, diffs: bool = True
+) -> list[Piece]:
+    """The pieces of a whole conversation: each session's transcript, in order.
+
+    A conversation of one session is that session's transcript. One of
+    several starts with a ``conversation`` header line, and each session's
+    header says which of them it is (``[session 2/3] session ...``), so the
+    boundary where one run went on from another stays visible.
+
+    Args:
+        conversation: the conversation (``HistoryStore.get_conversation(id)``).
+        thoughts: include the agent's thoughts.
+        diffs: include the diffs of edits.
+
+    Returns:
+        The pieces, as :func:`transcript` gives them per session.
+
+    """
+    sessions = conversation.sessions
+    if len(sessions) == 1:
+        return transcript(sessions[0], thoughts=thoughts, diffs=diffs)
+    count = len(sessions)
+    title = f" ({conversation.title})" if conversation.title else ""
+    name = f" · named {conversation.name}" if conversation.name else ""
+    out = [
+        Piece(
+            "header",
+            _label(
+                f"conversation {conversation.id[:12]} · {count} sessions · "
+                f"{conversation.turns} turns{name}{title}"
+            ),
+        )
+    ]
+    for number, record in enumerate(sessions, 1):
+        pieces = transcript(record, thoughts=thoughts, diffs=diffs)
+        out.append(Piece("header", f"[session {number}/{count}] {pieces[0].text}"))
+        out.extend(pieces[1:])
+    return out
+
+
+def conversation_text(
+    conversation: ConversationRecord, *, thoughts: bool = False, diffs: bool = True
+) -> str:
+    """A whole conversation as plain text (see :func:`conversation_transcript`).
+
+    Returns:
+        The text, laid out as :func:`transcript_text` lays out a session; a
+        blank line before each session's header.
+
+    """
+    return _text_of(conversation_transcript(conversation, thoughts=thoughts, diffs=diffs))
+
+
+def _text_of(pieces: list[Piece]) -> str:
+    """Pieces as plain text: host lines at column 0, the agent's indented under them."""
     out: list[str] = []
-    for piece in transcript(record, thoughts=thoughts, diffs=diffs):
-        if piece.tag == "prompt" and out:
+    for piece in pieces:
+        if piece.tag in ("prompt", "header") and out:
             out.append("")
         text = piece.text.rstrip("\n")
         if piece.tag in ("text", "thought"):
