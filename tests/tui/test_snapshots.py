@@ -299,7 +299,7 @@ async def test_snapshot_past_session(scripted, history_store, workspace, utc):
         await ready(pilot)
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
-        await pilot.press(*"flaky", "down", "enter")
+        await pilot.press(*"flaky", "enter")  # this workspace's conversation comes first
         await wait_for(pilot, lambda: isinstance(app.screen, PastSessionScreen))
         await _settle(pilot)
         check(app, "past_session")

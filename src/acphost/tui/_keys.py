@@ -31,7 +31,7 @@ APP_KEYS: tuple[tuple[str, str], ...] = (
     ("F2", "session mode"),
     ("F3", "model and other session options"),
     ("Ctrl+N", "new session in a new tab"),
-    ("Ctrl+O", "sessions: the agent's and the local history"),
+    ("Ctrl+O", "conversations: this workspace's first, then the agent's sessions"),
     ("Ctrl+PgUp / Ctrl+PgDn", "previous / next tab (also Alt+Left / Alt+Right)"),
     ("F4", "close the tab"),
     ("F5", "subagents: open one in full (on a card: Enter folds, o opens)"),
