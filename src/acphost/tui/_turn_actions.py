@@ -53,6 +53,10 @@ class TurnActions(AppBase):
         view = self.active_view
         if view is None or self.client is None or view.busy or not view.queue:
             return
+        if view.budget_spent is not None:
+            # Sending would be refused: the prompts stay, to copy or remove.
+            self.say("this session's budget is spent: Ctrl+N opens a new session", "warning")
+            return
         view.queue.release()
         self.run_turn(view, None)
 
