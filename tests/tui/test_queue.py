@@ -10,13 +10,24 @@ from __future__ import annotations
 
 import errno
 import os
+import time
 
 from acphost.tui import AcpApp
 from acphost.tui._composer import PromptArea
 from acphost.tui._queue import PromptQueue
 from acphost.tui._queue_panel import QueueList
 
-from .conftest import SIZE, demo_spec, ready, screen_text, send, transcript_source, wait_for
+from .conftest import (
+    SIZE,
+    demo_spec,
+    post,
+    ready,
+    screen_text,
+    send,
+    transcript_source,
+    typed,
+    wait_for,
+)
 
 # -- the model, no app -------------------------------------------------------------------
 
@@ -204,3 +215,18 @@ async def test_a_waiting_queue_can_be_cleared(make_app):
         await pilot.pause()
         assert not view.busy
         assert "echo never" not in " ".join(_user_prompts(app))
+
+
+async def test_two_prompts_typed_at_once_are_both_sent_in_order(make_app):
+    """The second Enter comes before the first turn has started: it is queued, not refused."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        view = app.active_view
+        app.query_one(PromptArea).focus()
+        await post(pilot, typed("echo a\recho b\r", time.monotonic(), every=0))
+        await wait_for(pilot, lambda: len(_user_prompts(app)) == 2 and not view.busy)
+        await wait_for(pilot, lambda: not view.queue and not view.busy)
+        await view.transcript.settled()
+        assert _user_prompts(app) == ["echo a", "echo b"]
+        assert "✗" not in transcript_source(app)

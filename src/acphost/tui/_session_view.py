@@ -199,6 +199,7 @@ class SessionView(Vertical):
                 "warning",
             )
             self.queue.turn_ended("budget", cancelled=False)
+            self.busy = False
             return ""
         self.transcript.add_user(blocks)
         if not self.first_prompt:
@@ -210,6 +211,7 @@ class SessionView(Vertical):
         except AcpError as exc:
             self.transcript.add_notice(f"✗ {exc}", "error")
             self.queue.turn_ended("error", cancelled=False)
+            self.busy = False
             return ""
         self.busy = True
         self.cancelling = False

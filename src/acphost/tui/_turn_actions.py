@@ -45,7 +45,13 @@ class TurnActions(AppBase):
         if view.queue.takes(view.busy):
             view.queue.add(event.text)
             return
-        self.run_turn(view, event.text)
+        self._start(view, event.text)
+
+    def _start(self, view: SessionView, text: str | None) -> None:
+        # Busy from now, not from when the worker runs: a prompt sent before
+        # then (two typed at once) is queued behind this one, not refused.
+        view.busy = True
+        self.run_turn(view, text)
 
     @on(PromptArea.SendNext)
     def _send_next(self) -> None:
@@ -58,7 +64,7 @@ class TurnActions(AppBase):
             self.say("this session's budget is spent: Ctrl+N opens a new session", "warning")
             return
         view.queue.release()
-        self.run_turn(view, None)
+        self._start(view, None)
 
     @on(QueueList.Edit)
     def _edit_queued(self, event: QueueList.Edit) -> None:
@@ -88,6 +94,7 @@ class TurnActions(AppBase):
             if text is None:
                 item = view.queue.next() if view.is_attached else None
                 if item is None:
+                    view.busy = False
                     return
                 text = item.text
             first = not view.first_prompt
