@@ -217,7 +217,11 @@ async def test_close_and_load_session_from_the_list(make_app):
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
         theirs = [r.value for r in app.screen.shown if r.source == "agent"]
         assert sid in theirs
-        await pilot.press(*"notes")  # the filter: the agent's section comes first
+        await pilot.press(*"notes")  # the filter: this workspace's conversation comes first
+        assert app.screen.highlighted.source == "local"
+        assert app.screen.highlighted.title == "notes for later"
+        await pilot.press("down")  # then the agent's own session
+        assert app.screen.highlighted.source == "agent"
         assert app.screen.highlighted.value == sid
         await pilot.press("enter")
         await wait_for(pilot, lambda: len(app.views()) == 2 and app.active_view.session.id == sid)

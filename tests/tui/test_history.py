@@ -31,6 +31,7 @@ from .conftest import (
     sent_methods,
     wait_for,
 )
+from .recorded import fill_store, scripted_sessions
 
 
 def recorded(path) -> list:
@@ -45,8 +46,13 @@ async def open_list(pilot) -> HistoryScreen:
     return pilot.app.screen
 
 
+def note(screen: HistoryScreen, title: str) -> str:
+    """What the list says in the section whose heading starts with ``title``."""
+    return next(s.note for s in screen.sections if s.title.startswith(title))
+
+
 async def highlight_local(pilot, screen: HistoryScreen) -> None:
-    """Arrow down to the first recorded session (the agent's own list comes first)."""
+    """Arrow down to the first recorded session."""
     for _ in range(30):
         row = screen.highlighted
         if row is not None and row.source == "local":
@@ -93,7 +99,7 @@ async def test_the_app_records_nothing_when_the_environment_says_so(
         await ready(pilot)
         await send(pilot, "echo not kept either")
         screen = await open_list(pilot)
-        assert "recording is off" in screen.local_note
+        assert "recording is off" in note(screen, "This workspace")
     assert not history_store.exists()
 
 
@@ -111,7 +117,7 @@ async def test_a_damaged_store_costs_one_notification_and_the_app_goes_on(make_a
         assert "not recorded" in warnings[0]
         screen = await open_list(pilot)  # the list says why, and still lists the agent's
         assert any(r.source == "agent" for r in screen.shown)
-        assert "cannot be read" in screen.local_note
+        assert "cannot be read" in note(screen, "This workspace")
         await pilot.press("escape")
     assert history_store.read_bytes().startswith(b"this is not a database")
 
@@ -234,7 +240,7 @@ async def test_resume_from_the_history_when_the_agent_only_resumes(scripted, his
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         screen = await open_list(pilot)
-        assert "does not list its sessions" in screen.agent_note
+        assert "does not list its sessions" in note(screen, "The agent")
         await highlight_local(pilot, screen)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, PastSessionScreen))
@@ -310,3 +316,33 @@ async def test_ctrl_o_closes_a_past_session_too(make_app):
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: app.screen is app.screen_stack[0])
         assert len(app.views()) == 1
+
+
+async def test_ctrl_o_lists_this_workspaces_conversations_first_then_the_agents_sessions(
+    scripted, history_store, workspace, monkeypatch
+):
+    """Recorded conversations of this workspace lead, newest first; the agent's list follows."""
+    monkeypatch.setenv("HOME", str(workspace.parent))  # paths show home-relative
+    fill_store(history_store, str(workspace))
+    app = scripted(
+        {
+            "capabilities": {"loadSession": True, "sessionCapabilities": {"list": {}}},
+            "sessions": scripted_sessions(str(workspace)),
+        }
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await open_list(pilot)
+        assert [(r.source, r.title, r.cwd) for r in screen.shown] == [
+            ("local", "Fix the flaky parser test", "~/ws"),
+            ("local", "Review the README", "~/ws"),  # another agent's, still this workspace's
+            ("agent", "Fix the flaky parser test", "~/ws"),
+            ("agent", "(untitled) old-3", "~/ws"),
+            ("local", "Explain how the build works", "~/other"),  # elsewhere, last
+        ]
+        assert [s.title.split(" (")[0] for s in screen.sections] == [
+            "This workspace's conversations",
+            "The agent's sessions",
+            "Elsewhere in the local history",
+        ]
+        assert screen.highlighted == screen.shown[0]  # Enter opens the newest conversation

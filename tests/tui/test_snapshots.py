@@ -299,7 +299,7 @@ async def test_snapshot_past_session(scripted, history_store, workspace, utc):
         await ready(pilot)
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
-        await pilot.press(*"flaky", "down", "enter")
+        await pilot.press(*"flaky", "enter")  # this workspace's conversation comes first
         await wait_for(pilot, lambda: isinstance(app.screen, PastSessionScreen))
         await _settle(pilot)
         check(app, "past_session")
@@ -319,3 +319,20 @@ def test_a_missing_snapshot_fails_and_says_how_to_write_it(monkeypatch, tmp_path
         check(Screen(), "never_written")
     assert "never_written.txt" in str(failed.value)
     assert not (tmp_path / "snapshots").exists()  # nothing written behind the failure
+
+
+async def test_snapshot_queue(make_app):
+    """Prompts sent while a turn runs wait under the transcript, one inert line each."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        view = app.active_view
+        await send(pilot, "wait 3600", wait=False)
+        await wait_for(pilot, lambda: view.busy)
+        await send(pilot, "echo [bold]not bold[/] in @README.md, \x1b[31mred?", wait=False)
+        await send(pilot, "echo second\nline two", wait=False)
+        await wait_for(pilot, lambda: len(view.queue) == 2)
+        await _settle(pilot)
+        check(app, "queue")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not view.busy)

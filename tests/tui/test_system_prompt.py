@@ -32,7 +32,9 @@ async def test_an_agent_that_cannot_take_it_opens_no_session_and_says_why(tmp_pa
     async with app.run_test(size=(100, 24)) as pilot:
         await wait_for(
             pilot,
-            lambda: any("does not support a system prompt" in n.message for n in app._notifications),
+            lambda: any(
+                "does not support a system prompt" in n.message for n in app._notifications
+            ),
         )
         assert app.active_view is None
         assert sent_methods(app) == ["initialize"]

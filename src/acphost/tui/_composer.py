@@ -4,7 +4,8 @@ Enter sends; Ctrl+J (or Shift/Alt+Enter where the terminal reports it)
 inserts a newline. Typing ``@`` opens a fuzzy list of workspace files, ``/``
 at the start opens the agent's slash commands (``available_commands_update``);
 Tab or Enter accepts, Esc closes the list. Up/Down on the first/last line
-browse the prompt history.
+browse the prompt history. Enter on an empty prompt asks for the next queued
+prompt (a queue left waiting by a cancel goes on).
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ class PromptArea(TextArea):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
+
+    class SendNext(Message):
+        """The user pressed Enter on an empty prompt (a waiting queue may go on)."""
 
     def __init__(self, cwd: str, menu: CompletionMenu, **kwargs: object) -> None:
         super().__init__(
@@ -200,6 +204,7 @@ class PromptArea(TextArea):
     def _submit(self) -> None:
         text = self.text
         if not text.strip():
+            self.post_message(self.SendNext())
             return
         self.prompt_history.add(text)
         self.load_text("")

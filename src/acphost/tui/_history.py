@@ -8,8 +8,9 @@ its own, so a large store never stalls the screen. A store that cannot be
 used costs one warning (the recorder's) and the app goes on; a read that
 fails is reported where it was asked for, in the list.
 
-:class:`HistoryRow` is one line of the list, from the store
-(:func:`local_rows`) or from the agent's ``session/list`` (:func:`agent_rows`).
+:class:`HistoryRow` is one line of the list: this workspace's conversations
+(:func:`conversation_rows`), the agent's ``session/list`` (:func:`agent_rows`),
+and the rest of the store (:func:`local_rows`).
 """
 
 from __future__ import annotations
@@ -35,10 +36,13 @@ __all__ = [
     "WRITE_TIMEOUT",
     "AppHistory",
     "HistoryRow",
+    "HistorySection",
     "agent_rows",
+    "conversation_rows",
     "cost_text",
     "local_rows",
     "row_matches",
+    "workspace_conversations",
 ]
 
 #: Seconds a history write waits for another writer before recording stops
@@ -93,13 +97,33 @@ class HistoryRow:
         return " ".join(parts).lower() + (" open" if self.open else "")
 
 
+@dataclass(frozen=True, slots=True)
+class HistorySection:
+    """One section of the sessions list.
+
+    Attributes:
+        title: its heading.
+        rows: its rows, in order (``None``: this source cannot be listed).
+        note: why it is empty (shown instead of rows).
+
+    """
+
+    title: str
+    rows: Sequence[HistoryRow] | None
+    note: str = ""
+
+
 def row_matches(row: HistoryRow, query: str) -> bool:
     """Whether a row matches a filter: each word must occur, ``-word`` must not."""
     return words_match(row.haystack(), query)
 
 
 def local_rows(
-    summaries: Iterable[SessionSummary], agent: str, *, open_ids: Iterable[str] = ()
+    summaries: Iterable[SessionSummary],
+    agent: str,
+    *,
+    open_ids: Iterable[str] = (),
+    mine_first: bool = True,
 ) -> list[HistoryRow]:
     """The recorded sessions with at least one turn: ``agent``'s first, newest first.
 
@@ -107,6 +131,7 @@ def local_rows(
         summaries: the store's rows, newest first.
         agent: the agent the app runs (its sessions come first).
         open_ids: the agent session ids open in tabs.
+        mine_first: ``False``: newest first, whichever agent ran them.
 
     """
     opened = set(open_ids)
@@ -125,8 +150,26 @@ def local_rows(
         for x in summaries
         if x.turns
     ]
+    if not mine_first:
+        return rows
     # sorted() is stable: newest first within each group.
     return sorted(rows, key=lambda r: r.agent != agent)
+
+
+def conversation_rows(
+    summaries: Iterable[SessionSummary], *, open_ids: Iterable[str] = ()
+) -> list[HistoryRow]:
+    """The workspace's conversations with at least one turn, newest first, each titled.
+
+    The title is the agent's, else the first prompt; every agent's are
+    listed (another agent's cannot be resumed here, but can be read).
+
+    Args:
+        summaries: the store's rows for this workspace, newest first.
+        open_ids: the agent session ids open in tabs.
+
+    """
+    return local_rows(summaries, "", open_ids=open_ids, mine_first=False)
 
 
 def agent_rows(infos: Sequence[s.SessionInfo], *, open_ids: Iterable[str] = ()) -> list[HistoryRow]:
@@ -239,6 +282,23 @@ class AppHistory:
             self._read, lambda store: store.list_sessions(limit=limit), []
         )
 
+    async def by_workspace(
+        self, cwd: str, limit: int = LIST_LIMIT
+    ) -> tuple[list[SessionSummary], list[SessionSummary]]:
+        """The conversations in ``cwd``, and the rest of the store; each newest first.
+
+        Raises:
+            HistoryError: the store cannot be read.
+
+        """
+
+        def read(store: HistoryStore) -> tuple[list[SessionSummary], list[SessionSummary]]:
+            here = workspace_conversations(store, cwd, limit)
+            seen = {x.id for x in here}
+            return here, [x for x in store.list_sessions(limit=limit) if x.id not in seen]
+
+        return await asyncio.to_thread(self._read, read, ([], []))
+
     async def get(self, history_id: str) -> SessionRecord | None:
         """A recorded session, whole (``None``: no store yet).
 
@@ -247,3 +307,16 @@ class AppHistory:
 
         """
         return await asyncio.to_thread(self._read, lambda store: store.get(history_id), None)
+
+
+def workspace_conversations(store: HistoryStore, cwd: str, limit: int) -> list[SessionSummary]:
+    """The conversations recorded in ``cwd`` (or below it), newest first.
+
+    The one read that learns what a conversation is: today each recorded
+    session is one (a ``--continue`` chain is several).
+
+    Raises:
+        HistoryError: the store cannot be read.
+
+    """
+    return store.list_sessions(cwd=cwd, limit=limit)

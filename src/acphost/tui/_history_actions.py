@@ -1,11 +1,14 @@
-"""Ctrl+O: go back to a session, the agent's own or one recorded in the local history.
+"""Ctrl+O: go back to a conversation of this workspace, or any session.
 
 A part of :class:`~acphost.tui.AcpApp` (see :mod:`acphost.tui._base`). The
-agent's sessions (``session/list``) are loaded or resumed in a new tab; a
-recorded one opens read-only first (:class:`~acphost.tui._past.PastSessionScreen`)
-and is resumed from there when the agent can: ``session/load`` (the agent
-replays it) or ``session/resume`` (it does not: the recorded turns are shown
-above a marker), with the agent session id the history kept.
+list shows this workspace's conversations from the local history first
+(titled, newest first), then the agent's own sessions (``session/list``,
+newest first), then the rest of the local history. The agent's sessions
+are loaded or resumed in a new tab; a recorded one opens read-only first
+(:class:`~acphost.tui._past.PastSessionScreen`) and is resumed from there
+when the agent can: ``session/load`` (the agent replays it) or
+``session/resume`` (it does not: the recorded turns are shown above a
+marker), with the agent session id the history kept.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from ..client import Session
 from ..errors import AcpError
 from ..history import HistoryError, SessionRecord
 from ._base import AppBase
-from ._history import HistoryRow, agent_rows, local_rows
+from ._history import HistoryRow, HistorySection, agent_rows, conversation_rows, local_rows
 from ._history_screen import HistoryScreen
 from ._past import RESUME, PastSessionScreen
 
@@ -41,7 +44,7 @@ class HistoryActions(AppBase):
 
     @work(group="sessions", exit_on_error=False)
     async def action_list_sessions(self) -> None:
-        """Ctrl+O: the agent's sessions and the local history; Ctrl+O again closes."""
+        """Ctrl+O: this workspace's conversations, the agent's sessions, the rest; again closes."""
         if isinstance(self.screen, (HistoryScreen, PastSessionScreen)):
             self.screen.answer(None)
             return
@@ -51,11 +54,15 @@ class HistoryActions(AppBase):
         try:
             open_ids = [v.session.id for v in self.views()]
             theirs, their_note = await self._agent_sessions(open_ids)
-            ours, our_note = await self._recorded_sessions(open_ids)
+            sections = await self._recorded_sessions(open_ids)
         finally:
             self._gathering = False
+        sections.insert(
+            1,
+            HistorySection("The agent's sessions (session/list, newest first)", theirs, their_note),
+        )
         row = await self.push_screen_wait(
-            HistoryScreen(self.spec.name, theirs, their_note, ours, our_note)
+            HistoryScreen(self.spec.name, [x for x in sections if x.rows or x.note])
         )
         if row is None:
             return
@@ -77,16 +84,23 @@ class HistoryActions(AppBase):
             return None, f"session/list failed: {exc}"
         return agent_rows(infos, open_ids=open_ids), "the agent has no sessions for this directory"
 
-    async def _recorded_sessions(self, open_ids: list[str]) -> tuple[list[HistoryRow], str]:
+    async def _recorded_sessions(self, open_ids: list[str]) -> list[HistorySection]:
+        """The workspace's conversations, then the rest of the local history (hidden if empty)."""
+        here_title = "This workspace's conversations (local history, newest first)"
         try:
-            summaries = await self.history.summaries()
+            here, rest = await self.history.by_workspace(self.cwd)
         except HistoryError as exc:
-            return [], f"the local history cannot be read: {exc}"
-        rows = local_rows(summaries, self.spec.name, open_ids=open_ids)
-        note = "nothing recorded yet"
+            return [HistorySection(here_title, [], f"the local history cannot be read: {exc}")]
+        note = "nothing recorded in this workspace yet"
         if not self.history.enabled:
             note += " (recording is off: --no-history or ACPHOST_NO_HISTORY)"
-        return rows, note
+        return [
+            HistorySection(here_title, conversation_rows(here, open_ids=open_ids), note),
+            HistorySection(
+                f"Elsewhere in the local history ({self.spec.name}'s first, newest first)",
+                local_rows(rest, self.spec.name, open_ids=open_ids),
+            ),
+        ]
 
     def _show_tab(self, session_id: str) -> bool:
         """Activate the tab of an open session; False when none shows it."""

@@ -1,10 +1,11 @@
-"""Ctrl+O: the sessions to go back to, the agent's and the local history's, filterable.
+"""Ctrl+O: the sessions to go back to, this workspace's first, filterable.
 
-Two sections: the agent's own ``session/list`` (when it has one), then the
-sessions recorded in the local history (this agent's first, newest first).
-Typing filters both (every word must occur, ``-word`` must not); the arrows
-move, Enter opens, Esc closes. Titles, prompts and paths are the agent's or
-the user's: they are shown inert.
+Sections, in the order the app gives them: this workspace's conversations
+from the local history, then the agent's own ``session/list`` (when it has
+one), then the rest of the local history. Typing filters all (every word
+must occur, ``-word`` must not); the arrows move, Enter opens, Esc closes.
+Titles, prompts and paths are the agent's or the user's: they are shown
+inert.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from textual.events import Key
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ._history import HistoryRow, row_matches
+from ._history import HistoryRow, HistorySection, row_matches
 from ._modal import OnceModal
 from ._safe import agent_line, clip
 
@@ -54,14 +55,11 @@ def row_label(row: HistoryRow, width: int, agent: str = "") -> Text:
 
 
 class HistoryScreen(OnceModal[HistoryRow | None]):
-    """Pick a session: the agent's (to load) or a recorded one (to look at, then resume).
+    """Pick a session: a recorded one (to look at, then resume) or the agent's (to load).
 
     Args:
-        agent: the name of the agent the app runs (its recorded sessions come first).
-        agent_rows: the agent's sessions, or ``None`` when it cannot list them.
-        agent_note: why the agent's list is missing or empty.
-        local: the recorded sessions.
-        local_note: why the local list is empty (or a store problem).
+        agent: the name of the agent the app runs (other agents' rows name theirs).
+        sections: the sections, in order; an empty one shows its note.
 
     """
 
@@ -83,20 +81,10 @@ class HistoryScreen(OnceModal[HistoryRow | None]):
         Binding("pageup", "move('page_up')", show=False),
     ]
 
-    def __init__(
-        self,
-        agent: str,
-        agent_rows: Sequence[HistoryRow] | None,
-        agent_note: str,
-        local: Sequence[HistoryRow],
-        local_note: str,
-    ) -> None:
+    def __init__(self, agent: str, sections: Sequence[HistorySection]) -> None:
         super().__init__()
         self.agent = agent
-        self.agent_rows = list(agent_rows) if agent_rows is not None else None
-        self.agent_note = agent_note
-        self.local = list(local)
-        self.local_note = local_note
+        self.sections = list(sections)
         self.shown: list[HistoryRow] = []
         self._by_id: dict[str, HistoryRow] = {}
 
@@ -149,16 +137,10 @@ class HistoryScreen(OnceModal[HistoryRow | None]):
                 self.shown.append(row)
                 items.append(Option(row_label(row, width, self.agent), id=key))
 
-        if self.agent_rows is not None or self.agent_note:
-            section("The agent's sessions (session/list)", self.agent_rows, self.agent_note)
-            items.append(None)
-        section(
-            f"Local history ({self.agent}'s first, newest first)"
-            if self.local
-            else "Local history",
-            self.local,
-            self.local_note,
-        )
+        for n, part in enumerate(self.sections):
+            if n:
+                items.append(None)
+            section(part.title, part.rows, part.note)
         options.add_options(items)
         first = next((i for i, o in enumerate(items) if o is not None and not o.disabled), None)
         if first is not None:

@@ -1,4 +1,4 @@
-"""F1: the keys, the app's own first (send, cancel, modes, model, tabs, log, quit).
+"""F1: the keys, the app's own first (send, queue, cancel, modes, model, tabs, log, quit).
 
 The prompt editor's keys follow, read from Textual's ``TextArea`` bindings,
 less those the app takes first (its priority bindings: Ctrl+C cancels, it
@@ -19,17 +19,19 @@ from textual.widgets import Static, TextArea
 
 from ._modal import OnceModal
 
-__all__ = ["APP_KEYS", "KeysScreen", "editor_keys", "pretty_key"]
+__all__ = ["APP_KEYS", "QUEUE_KEYS", "KeysScreen", "editor_keys", "pretty_key"]
 
 #: The app's keys, in the order a new user needs them.
 APP_KEYS: tuple[tuple[str, str], ...] = (
-    ("Enter", "send the prompt"),
+    ("Enter", "send the prompt (during a turn: queue it)"),
+    ("Enter on nothing", "send the next queued prompt"),
+    ("Shift+Tab", "to the queued prompts: edit, remove"),
     ("Ctrl+J", "new line (also Shift+Enter or Alt+Enter where the terminal reports it)"),
     ("Esc / Ctrl+C", "cancel the running turn, or the running subagents (Ctrl+C twice: quit)"),
     ("F2", "session mode"),
     ("F3", "model and other session options"),
     ("Ctrl+N", "new session in a new tab"),
-    ("Ctrl+O", "sessions: the agent's and the local history"),
+    ("Ctrl+O", "conversations: this workspace's first, then the agent's sessions"),
     ("Ctrl+PgUp / Ctrl+PgDn", "previous / next tab (also Alt+Left / Alt+Right)"),
     ("F4", "close the tab"),
     ("F5", "subagents: open one in full (on a card: Enter folds, o opens)"),
@@ -38,6 +40,14 @@ APP_KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+R", "restart the agent"),
     ("F1", "this list"),
     ("Ctrl+Q", "quit"),
+)
+
+#: The queued prompts' keys (the list under the transcript has the focus).
+QUEUE_KEYS: tuple[tuple[str, str], ...] = (
+    ("Enter", "edit: back into the prompt box (Enter queues it in its place)"),
+    ("Delete / Ctrl+X", "remove the prompt"),
+    ("C", "remove every queued prompt"),
+    ("Tab", "back to the prompt"),
 )
 
 #: What the prompt editor adds to a plain text field.
@@ -113,6 +123,7 @@ class KeysScreen(OnceModal[None]):
             with VerticalScroll():
                 yield Static(_section("The app", APP_KEYS))
                 yield Static(_section("The prompt", COMPOSER_KEYS))
+                yield Static(_section("Queued prompts", QUEUE_KEYS))
                 yield Static(_section("Editing", editor_keys(self.taken)))
             yield Static(Text("F1 or Esc closes · ↑↓ scroll"), classes="keys-hint")
 

@@ -1,4 +1,4 @@
-"""One session's pane: the plan panel over the transcript, and its prompt turns."""
+"""One session's pane: the plan panel over the transcript, its queued prompts, its turns."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from ._model import StartInfo, first_words, reported_tokens
 from ._notes import stop_note
 from ._past import show_record
 from ._plan import PlanPanel
+from ._queue import PromptQueue
+from ._queue_panel import QueuePanel
 from ._safe import sanitize_line
 from ._start import StartPanel
 from ._terminals import TerminalBuffers
@@ -78,6 +80,9 @@ class SessionView(Vertical):
         self.past = past
         self.plan = PlanPanel()
         self.transcript = Transcript(session.state, session.cwd, terminals)
+        #: The prompts waiting for the running turn to end (this tab's own).
+        self.queue = PromptQueue(on_change=self._queue_changed)
+        self.queue_panel = QueuePanel(self.queue)
         self.stop_reason = ""
         self.busy = False
         self.cancelling = False
@@ -97,9 +102,14 @@ class SessionView(Vertical):
         self.cancelled_subagents: set[str] = set()
 
     def compose(self) -> ComposeResult:
-        """Plan above, transcript below."""
+        """Plan above, transcript below, the queued prompts under it."""
         yield self.plan
         yield self.transcript
+        yield self.queue_panel
+
+    def _queue_changed(self) -> None:
+        if self.queue_panel.is_mounted:
+            self.queue_panel.show()
 
     def on_mount(self) -> None:
         """Show what the state already holds (a loaded session's history), then follow it."""
@@ -179,7 +189,8 @@ class SessionView(Vertical):
         Errors are shown in the transcript, not raised (a crash is handled by
         the app's watcher). The turn is recorded in the history when the view
         has a :attr:`recording`; a turn stopped by the session's budget says
-        so inline, and the session takes no more prompts.
+        so inline, and the session takes no more prompts. A turn cancelled
+        or failed leaves the :attr:`queue` waiting, and says so.
         """
         if self.budget_spent is not None:
             self.transcript.add_notice(
@@ -187,6 +198,8 @@ class SessionView(Vertical):
                 "Ctrl+N opens a new session",
                 "warning",
             )
+            self.queue.turn_ended("budget", cancelled=False)
+            self.busy = False
             return ""
         self.transcript.add_user(blocks)
         if not self.first_prompt:
@@ -197,6 +210,8 @@ class SessionView(Vertical):
             turn = self.session.prompt(blocks)
         except AcpError as exc:
             self.transcript.add_notice(f"✗ {exc}", "error")
+            self.queue.turn_ended("error", cancelled=False)
+            self.busy = False
             return ""
         self.busy = True
         self.cancelling = False
@@ -218,6 +233,14 @@ class SessionView(Vertical):
             stop = "error"
             self.transcript.add_notice(f"✗ {exc}", "error")
         finally:
+            held = self.queue.turn_ended(stop, cancelled=self.cancelling)
+            if held:
+                count = len(self.queue)
+                self.transcript.add_notice(
+                    f"⏸ {count} queued prompt{'s' if count != 1 else ''} wait ({held}): "
+                    "Enter on an empty prompt sends the next; Shift+Tab, then Del removes one",
+                    "warning",
+                )
             self.busy = False
             self.cancelling = False
             self.stop_reason = stop

@@ -1,7 +1,9 @@
 """Prompts and their cancellation: Enter sends, Esc cancels, Ctrl+C cancels or quits.
 
 A part of :class:`~acphost.tui.AcpApp` (see :mod:`acphost.tui._base`). Each
-prompt runs as a worker that awaits its turn in the session's view; a cancel
+prompt runs as a worker that awaits its turn in the session's view; a prompt
+sent while a turn runs waits in that view's queue and the same worker sends
+it when the turn ends (see :mod:`acphost.tui._queue`); a cancel
 answers the session's waiting questions first (its subagents' too), then
 sends ``session/cancel``, which also reaches the running subagents the agent
 allows cancelling: with no turn running, Esc cancels those alone.
@@ -19,6 +21,7 @@ from ..errors import AcpError
 from ._base import AppBase
 from ._composer import PromptArea
 from ._elicit import CANCEL, response
+from ._queue_panel import QueueList
 from ._session_view import SessionView
 from ._subagents import subagent_tree
 
@@ -39,19 +42,67 @@ class TurnActions(AppBase):
         if view is None or self.client is None:
             self.say(self.no_session_note(), "warning")
             return
-        if view.busy:
-            self.say("a turn is running: cancel it first (Esc)", "warning")
+        if view.queue.takes(view.busy):
+            view.queue.add(event.text)
             return
-        self.run_turn(view, prompt_with_mentions(event.text, view.session.cwd))
+        self._start(view, event.text)
+
+    def _start(self, view: SessionView, text: str | None) -> None:
+        # Busy from now, not from when the worker runs: a prompt sent before
+        # then (two typed at once) is queued behind this one, not refused.
+        view.busy = True
+        self.run_turn(view, text)
+
+    @on(PromptArea.SendNext)
+    def _send_next(self) -> None:
+        """Enter on an empty prompt: a queue left waiting goes on with its next prompt."""
+        view = self.active_view
+        if view is None or self.client is None or view.busy or not view.queue:
+            return
+        if view.budget_spent is not None:
+            # Sending would be refused: the prompts stay, to copy or remove.
+            self.say("this session's budget is spent: Ctrl+N opens a new session", "warning")
+            return
+        view.queue.release()
+        self._start(view, None)
+
+    @on(QueueList.Edit)
+    def _edit_queued(self, event: QueueList.Edit) -> None:
+        """Take a queued prompt back into the prompt box (it goes back in its place)."""
+        area = self.query_one(PromptArea)
+        if area.text.strip():
+            self.say("the prompt box has text: send or clear it first", "warning")
+            return
+        text = event.queue.edit(event.item_id)
+        if text is None:
+            return
+        area.load_text(text)
+        area.move_cursor(area.document.end)
+        area.focus()
 
     @work(group="turns", exit_on_error=False)
-    async def run_turn(self, view: SessionView, blocks: list[s.ContentBlock]) -> None:
-        """Run one prompt turn in a session view."""
-        first = not view.first_prompt
-        task = view.run_turn(blocks)
-        if first:
-            self._relabel(view)
-        await task
+    async def run_turn(self, view: SessionView, text: str | None) -> None:
+        """Run a prompt in a session view, then its queued prompts, in order, one at a time.
+
+        ``text`` ``None``: start with the next queued prompt. The loop sends
+        the next queued prompt as soon as a turn ends, with no await in
+        between, so a prompt the user sends meanwhile is queued behind it; a
+        turn cancelled or failed leaves the queue waiting (see
+        :class:`~acphost.tui._queue.PromptQueue`).
+        """
+        while True:
+            if text is None:
+                item = view.queue.next() if view.is_attached else None
+                if item is None:
+                    view.busy = False
+                    return
+                text = item.text
+            first = not view.first_prompt
+            task = view.run_turn(prompt_with_mentions(text, view.session.cwd))
+            if first:
+                self._relabel(view)
+            await task
+            text = None
 
     def action_cancel_turn(self) -> bool:
         """Esc: cancel the active session's turn, else its running subagents; True if sent.
