@@ -193,3 +193,27 @@ def test_an_imported_session_keeps_its_own_conversation(store_path, env, tmp_pat
         (1, "imported"),
         (2, "recorded"),
     ]
+
+
+async def test_a_session_the_agent_reopens_goes_on_with_its_conversation(store_path, tmp_path):
+    """A load or resume (the TUI's list, a script) joins the conversation it was recorded in.
+
+    A new session never joins by its id alone: simple agents reuse one id.
+    """
+    cwd = str(tmp_path)
+
+    async def one_run(open_it):
+        recorder = HistoryRecorder.open(str(store_path))
+        async with AcpClient.start(DEMO) as client:
+            session = await open_it(client)
+            recording = recorder.open_session("demo", DEMO, cwd, session)
+            await session.prompt("echo hi")
+            recording.close()
+        recorder.close()
+        return recording, session.id
+
+    first, sid = await one_run(lambda client: client.new_session(cwd))
+    loaded, _ = await one_run(lambda client: client.load_session(sid, cwd))
+    other, _ = await one_run(lambda client: client.new_session(cwd))
+    assert loaded.conversation == first.id
+    assert other.conversation == other.id

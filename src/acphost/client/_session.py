@@ -123,6 +123,9 @@ class Session:
         self._events = peer.events
         self._listeners: list[UpdateListener] = []  # those of add_listener, each an observer
         self._life = Lifecycle(f"session {session_id}")
+        #: How the agent opened it (``new``, ``load``, ``resume``, ``fork``;
+        #: None until it answered): a reopened session is one recorded before.
+        self.opened_how: str | None = None
         self._announced = False  # SessionOpened was told: SessionClosed will be
         # What the turns cost and the budgets on them: an observer of the updates.
         self._spending = SessionBudget(
@@ -712,6 +715,7 @@ class Session:
 
     def _opened(self, how: str) -> None:
         """The agent answered the open (``session/new``, load, resume, fork)."""
+        self.opened_how = how
         self._life.move(LifecycleState.OPEN)
         self._announced = True
         events = self._events

@@ -234,7 +234,13 @@ class ConversationReads(StoreReads):
         return ConversationRecord(conversation_id, tuple(self.get(r[0]) for r in rows), name)
 
     def find_conversation(
-        self, *, join: str | None, agent: str, cwd: str, name: str | None
+        self,
+        *,
+        join: str | None,
+        agent: str,
+        cwd: str,
+        name: str | None,
+        agent_session_id: str | None = None,
     ) -> str | None:
         """The conversation a new session joins, or None: it starts one of its own.
 
@@ -243,6 +249,11 @@ class ConversationReads(StoreReads):
                 session goes on from (``--continue``, ``--resume``, a TUI tab).
             agent: the agent's name in the history.
             cwd: the session's working directory.
+            agent_session_id: the agent's id of the session: without
+                ``join``, a session of this agent this machine recorded under
+                that id (one reopened with ``session/load`` or
+                ``session/resume``, from the TUI's list, say) gives its
+                conversation.
             name: the named session it runs as: without ``join``, it joins the
                 newest conversation of that name of this agent in this
                 directory that this machine recorded (never an imported one).
@@ -259,6 +270,14 @@ class ConversationReads(StoreReads):
                     (join, join),
                 ).fetchone()
                 if row is not None:
+                    return str(row[0])
+            if agent_session_id is not None:
+                row = conn.execute(
+                    "SELECT conversation FROM sessions WHERE agent = ? AND agent_session_id = ? "
+                    "AND origin = 'recorded' ORDER BY started_at DESC LIMIT 1",
+                    (agent, agent_session_id),
+                ).fetchone()
+                if row is not None and row[0] is not None:
                     return str(row[0])
             if name is not None:
                 row = conn.execute(

@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 __all__ = ["HistoryRecorder"]
 
+#: How a session was opened when the agent had it before (``Session.opened_how``).
+_REOPENED = ("load", "resume")
+
 Warn = Callable[[str], None]
 
 
@@ -213,10 +216,20 @@ class HistoryRecorder:
         join = conversation if conversation is not None else self._join
         name = name if name is not None else self._name
         joined: list[str | None] = []
-        if join is not None or name is not None:
+        # A session the agent reopened (load, resume) goes on with the
+        # conversation it was recorded in, whichever face reopened it (a new
+        # session's id says nothing: simple agents reuse theirs).
+        reopened = session.id if getattr(session, "opened_how", None) in _REOPENED else None
+        if join is not None or name is not None or reopened is not None:
             self.write(
                 lambda store: joined.append(
-                    store.find_conversation(join=join, agent=agent_name, cwd=cwd, name=name)
+                    store.find_conversation(
+                        join=join,
+                        agent=agent_name,
+                        cwd=cwd,
+                        name=name,
+                        agent_session_id=reopened,
+                    )
                 )
             )
         record = SessionRecord(

@@ -21,14 +21,21 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
-from ..history import HistoryRecorder, HistoryStore, SessionRecording, default_path, local_time
+from ..history import (
+    HistoryRecorder,
+    HistoryStore,
+    SessionRecording,
+    SessionSummary,
+    default_path,
+    local_time,
+)
 from ._model import home_relative, words_match
 
 if TYPE_CHECKING:
     from .. import schema as s
     from ..client import Session
     from ..config import AgentSpec
-    from ..history import SessionRecord, SessionSummary
+    from ..history import SessionRecord
     from ..redact import Redactor
 
 __all__ = [
@@ -310,13 +317,37 @@ class AppHistory:
 
 
 def workspace_conversations(store: HistoryStore, cwd: str, limit: int) -> list[SessionSummary]:
-    """The conversations recorded in ``cwd`` (or below it), newest first.
+    """The conversations recorded in ``cwd`` (or below it), newest activity first.
 
-    The one read that learns what a conversation is: today each recorded
-    session is one (a ``--continue`` chain is several).
+    A conversation (a ``--continue`` chain, a named session, a tab) is one
+    row, shown as its newest session: opening it goes on with that session;
+    its turns and cost are the whole conversation's.
 
     Raises:
         HistoryError: the store cannot be read.
 
     """
-    return store.list_sessions(cwd=cwd, limit=limit)
+    rows = []
+    for conversation in store.list_conversations(cwd=cwd, limit=limit):
+        cost = conversation.cost
+        (currency, amount), *more = cost.items() if cost else [(None, None)]
+        rows.append(
+            SessionSummary(
+                id=conversation.latest_session,
+                agent=conversation.agent,
+                cwd=conversation.cwd,
+                title=conversation.title,
+                started_at=conversation.updated_at,
+                ended_at=None,
+                agent_session_id=conversation.agent_session_id,
+                turns=conversation.turns,
+                first_prompt=conversation.first_prompt,
+                total_tokens=conversation.total_tokens,
+                # One amount per currency: a mixed sum is not one number.
+                cost_amount=None if more else amount,
+                cost_currency=None if more else currency,
+                incomplete=conversation.incomplete,
+                origin=conversation.origin,
+            )
+        )
+    return rows
