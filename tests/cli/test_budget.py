@@ -169,10 +169,9 @@ def test_a_continued_sessions_turn_is_held_to_its_budget_and_recorded_once(tmp_p
     usage = json.loads(run(["usage", "--by", "cwd", "-o", "json"], cwd=tmp_path).stdout)
     (row,) = usage["rows"]
     assert row["turns"] == 3 and row["cost"]["USD"] == pytest.approx(0.08, abs=1e-4)
+    # One conversation (a --continue chain): its turns and spend summed, each once.
     listed = run(["history", "list"], cwd=tmp_path).stdout.splitlines()[1:]
-    assert [line.split("\t")[4:6] for line in listed] == [
-        ["3000", "0.0300 USD"], ["2000", "0.0200 USD"], ["3000", "0.0300 USD"]
-    ]
+    assert [line.split("\t")[3:6] for line in listed] == [["3", "8000", "0.0800 USD"]]
 
 
 def test_without_a_record_a_continued_turn_warns_that_its_count_began_late(tmp_path):
