@@ -454,3 +454,88 @@ def test_patches_are_read_by_their_hunk_counts():
         ("x.sql", "-- a comment\nkeep\n", "-- the comment\nkeep\n"),
         ("new.txt", None, "hello\n"),
     ]
+
+
+async def test_an_agent_taking_mcp_only_over_http_gets_the_tools_over_http(tmp_path):
+    """v2 McpCapabilities without ``stdio``: the host's tools are served on 127.0.0.1."""
+    import json as _json
+    import urllib.request
+
+    from acphost.host import AllowAll, HostConfig
+
+    init = {
+        **V2_INIT,
+        "capabilities": {"session": {"prompt": {}, "mcp": {"http": {}}}},
+    }
+    seen = {}
+
+    async def new(agent, rid, params):
+        seen["servers"] = params.get("mcpServers")
+        return {"sessionId": "s1"}
+
+    transport, _ = pair_with({"initialize": answer(init), "session/new": new})
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    host = HostConfig(allow_write=True, permissions=AllowAll())
+    async with AcpClient.connect(transport, protocol=2, host=host) as client:
+        await client.new_session(str(ws))
+        (entry,) = seen["servers"]
+        assert entry["type"] == "http" and entry["name"] == "acphost"
+        assert entry["url"].startswith("http://127.0.0.1:")
+        headers = {h["name"]: h["value"] for h in entry["headers"]}
+
+        def call(message):
+            request = urllib.request.Request(
+                entry["url"],
+                data=_json.dumps(message).encode(),
+                headers={
+                    **headers,
+                    "Content-Type": "application/json",
+                    "Accept": "application/json, text/event-stream",
+                },
+                method="POST",
+            )
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return _json.loads(response.read())
+
+        def session():
+            call(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"},
+                    },
+                }
+            )
+            inside = call(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 2,
+                    "method": "tools/call",
+                    "params": {
+                        "name": "write_text_file",
+                        "arguments": {"path": str(ws / "a.txt"), "content": "hi"},
+                    },
+                }
+            )
+            outside = call(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 3,
+                    "method": "tools/call",
+                    "params": {
+                        "name": "write_text_file",
+                        "arguments": {"path": str(tmp_path / "out.txt"), "content": "x"},
+                    },
+                }
+            )
+            return inside, outside
+
+        inside, outside = await asyncio.to_thread(session)
+    assert not inside["result"].get("isError") and (ws / "a.txt").read_text() == "hi"
+    assert outside["result"]["isError"] and "outside the workspace" in _json.dumps(outside)
+    assert not (tmp_path / "out.txt").exists()

@@ -421,13 +421,15 @@ class HostBridge:
     # -- lifecycle -----------------------------------------------------------------------
 
     async def open_tools(
-        self, cwd: str, *, protocol: int, beside: Sequence[Any] = ()
+        self, cwd: str, *, protocol: int, beside: Sequence[Any] = (), http: bool = False
     ) -> tuple[HostTools, list[Any]] | None:
         """Start the host's tools as an MCP server for a session about to open.
 
         Args:
             cwd: the session's working directory (absolute).
             protocol: the agreed ACP version (the server entries' shape).
+            http: serve them over HTTP on 127.0.0.1 (an agent that takes
+                MCP over HTTP but not over stdio), not through the stdio relay.
             beside: the other MCP servers of the session (wire dicts): a
                 server of the user's with the tools' name is theirs to keep,
                 and the host's tools are then not offered.
@@ -457,6 +459,7 @@ class HostBridge:
             fs_read=cfg.fs is not None,
             fs_write=cfg.fs is not None and cfg.allow_write,
             terminal=cfg.terminals is not None,
+            http=http,
         )
         await tools.start()
         return tools, tools.servers(protocol=protocol)

@@ -274,7 +274,9 @@ class SessionMethods:
         if not offer:
             return None
         servers = params.setdefault("mcpServers", [])
-        opened = await self._bridge.open_tools(cwd, protocol=peer.protocol_version, beside=servers)
+        opened = await self._bridge.open_tools(
+            cwd, protocol=peer.protocol_version, beside=servers, http=_http_only(peer)
+        )
         if opened is None:
             return None
         tools, entries = opened
@@ -366,6 +368,19 @@ class SessionMethods:
         forked._opened("fork")
         peer.register(forked.id, forked)
         return forked
+
+
+def _http_only(peer: Peer) -> bool:
+    """Whether the agent takes MCP servers over HTTP but not over stdio (v2 only).
+
+    Every v1 agent takes stdio (ACP v1 "MCP Servers"); v2 McpCapabilities
+    says it (``session.mcp.stdio``).
+    """
+    if peer.v2 is None:
+        return False
+    mcp = peer.agent_capabilities.mcp_capabilities
+    extra = (mcp.extra or {}) if mcp is not None else {}
+    return bool(mcp is not None and mcp.http and extra.get("stdio") is False)
 
 
 def _prompt_text(prompt: str | Any | None) -> str | None:

@@ -110,7 +110,12 @@ def initialize_result(result: Any) -> dict[str, Any]:
             "audio": _flag(prompt.get("audio")),
             "embeddedContext": _flag(prompt.get("embeddedContext")),
         },
-        "mcpCapabilities": {"http": _flag(mcp.get("http")), "sse": False},
+        # stdio is baseline in v1 only: v2 McpCapabilities says it, kept beside.
+        "mcpCapabilities": {
+            "http": _flag(mcp.get("http")),
+            "sse": False,
+            "stdio": _flag(mcp.get("stdio")),
+        },
         "sessionCapabilities": session_caps,
         "auth": {"logout": {}},
     }
