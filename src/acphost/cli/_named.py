@@ -1,0 +1,583 @@
+"""``acphost -s NAME PROMPT``: a prompt for a named session; ``acphost status``, ``cancel``.
+
+The run connects to the name's host (:mod:`acphost.launch._named`), starting
+one when none is alive (:mod:`acphost.cli._named_host`), sends its prompt and
+streams its own turn: the host sends the turn's session updates (their wire
+form) and the run keeps its own session state fed with them, so the same
+renderers show it as any run (``-o text``, ``simple``); with ``-o jsonl`` or
+``json`` the host sends the turn's frames as they crossed the wire. The end
+carries the usage line, the warnings and the exit code the command line
+gives any turn.
+
+A prompt to a busy session waits its turn (``--no-queue``: exit 4 at once).
+Ctrl-C while waiting takes the prompt out of the queue (exit 130); during
+the turn, it cancels the turn (the run exits 130 when the agent has ended
+it; a second Ctrl-C leaves at once). If the host dies, a run still waiting
+starts (or finds) the next one and keeps its place; the run whose turn was
+running says the host died (exit 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from typing import TYPE_CHECKING, Any
+
+from ..launch import (
+    EXIT_BUSY,
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    UsageProblem,
+    fail,
+)
+from ._edge import warn
+from ._parser import usage_error
+from ._run import PromptRun
+
+if TYPE_CHECKING:
+    from ..client import SessionState
+    from ..launch import NamedPlace
+    from ._prepare import Prepared
+    from ._render import Renderer
+
+__all__ = ["cancel_main", "check_named_flags", "run_named", "run_named_main", "status_main"]
+
+#: Options of a prompt run that are the run's own; every other option is the
+#: session's (its host's), and a run must share them to use a live host.
+_RUN_ONLY = frozenset(
+    {
+        "prompt",
+        "output",
+        "verbose",
+        "session",
+        "keep_alive",
+        "no_queue",
+        "max_tokens",
+        "max_cost",
+        "subagent_timeout",
+        "init_timeout",
+        "commands_timeout",
+        "list_caps",
+        "list_modes",
+        "list_commands",
+        "continue_",
+        "resume",
+        "replay_context",
+        "save_session",
+        "trace",
+        "ask",
+    }
+)
+#: Options naming a file: made absolute, so the host (and a comparison) read the same one.
+_PATHS = ("settings", "permission_policy", "audit_log", "cwd")
+#: The flags a named run refuses, and why.
+_REFUSED = (
+    ("continue_", "--continue", "a named session continues itself"),
+    ("resume", "--resume", "a named session continues itself"),
+    ("replay_context", "--replay-context", "a named session continues itself"),
+    ("ask", "--ask", "its host decides permissions by the policy flags (no terminal reaches it)"),
+    ("trace", "--trace", "its host records the frames of every turn; use -o jsonl"),
+    ("save_session", "--save-session", "the name is the handle to the session"),
+    ("list_caps", "--list-caps", "it runs prompts only"),
+    ("list_modes", "--list-modes", "it runs prompts only"),
+    ("list_commands", "--list-commands", "it runs prompts only"),
+)
+_LABEL = 60
+_RETRY = -1
+
+
+def check_named_flags(args: argparse.Namespace) -> None:
+    """Refuse the flags a named run cannot honour.
+
+    Raises:
+        UsageProblem: naming the flag and why.
+
+    """
+    from ..launch import check_session_name  # noqa: PLC0415
+
+    check_session_name(args.session)
+    for dest, flag, why in _REFUSED:
+        if getattr(args, dest, None):
+            raise UsageProblem(f"{flag} cannot be used with --session: {why}")
+
+
+def _session_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The session's options as this run has them (paths absolute)."""
+    out: dict[str, Any] = {}
+    for key, value in sorted(vars(args).items()):
+        if key in _RUN_ONLY:
+            continue
+        if key in _PATHS and isinstance(value, str) and value:
+            out[key] = os.path.abspath(os.path.expanduser(value))
+        else:
+            out[key] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def _label(prompt: str, redact: Any) -> str:
+    """What ``status`` shows of a prompt: its first line, redacted, shortened."""
+    first = redact(prompt.strip()).splitlines()[0] if prompt.strip() else ""
+    return first if len(first) <= _LABEL else first[: _LABEL - 1] + "…"
+
+
+class _State:
+    """What the run renders from: a session state fed with the host's updates."""
+
+    def __init__(self) -> None:
+        from ..client import SessionState  # noqa: PLC0415
+
+        self.state: SessionState = SessionState(keep_history=False)
+
+
+class NamedRun(PromptRun):
+    """One ``acphost -s NAME PROMPT``: the run's side of the named session."""
+
+    def __init__(self, prepared: Prepared) -> None:
+        super().__init__(prepared)
+        self.started = False
+        self.ticket: int | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.view: Renderer | None = None
+        self.shown = _State()
+        self.stop = asyncio.Event()
+
+    async def main(self, prompt: str | None) -> int:
+        """Send the prompt to the name's host and show its turn; the exit code."""
+        from ..launch import NamedUnavailable, connect_named, place_of  # noqa: PLC0415
+        from ._continue import agent_key  # noqa: PLC0415
+        from ._prepare import prompt_blocks  # noqa: PLC0415
+
+        assert prompt is not None
+        args = self.args
+        place = place_of(agent_key(self.spec, self.outputs), self.cwd, args.session)
+        blocks, missing = prompt_blocks(prompt, self.cwd)
+        for name in missing:
+            warn(f"@{name}: no such file; it is not attached")
+        request = {
+            "op": "prompt",
+            "prompt": [b.to_wire() for b in blocks],
+            "frames": self.jsonl,
+            "queue": not args.no_queue,
+            "options": _session_options(args),
+            "label": _label(prompt, self.outputs.redactor.redact_text),
+            "keep_alive": args.keep_alive,
+            "limits": {"max_tokens": args.max_tokens, "max_cost": args.max_cost},
+        }
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGINT, self.on_sigint)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            loop.add_signal_handler(sig, self.on_stop, sig)
+
+        async def start(fd: int) -> None:
+            await _start_host(place, fd, self.args)
+
+        try:
+            while True:
+                try:
+                    reader, writer = await connect_named(place, start, timeout=args.init_timeout)
+                except NamedUnavailable as exc:
+                    fail(str(exc))
+                    return EXIT_ERROR
+                except _HostFailed as exc:
+                    for line in exc.text.splitlines() or ["the session host failed to start"]:
+                        fail(line)
+                    return exc.code
+                self.writer = writer
+                _send(writer, {**request, "ticket": self.ticket})
+                try:
+                    code = await self.converse(reader)
+                finally:
+                    writer.close()
+                if code != _RETRY:
+                    return code
+        finally:
+            if self.view is not None:
+                self.view.close()
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                loop.remove_signal_handler(sig)
+
+    def on_sigint(self) -> None:
+        """Ctrl-C: a waiting prompt leaves the queue; a running turn is cancelled."""
+        self.interrupted += 1
+        if self.interrupted == 1 and self.started and self.writer is not None:
+            (self.view.note if self.view is not None else warn)(
+                "cancelling (Ctrl-C again to leave at once)"
+            )
+            _send(self.writer, {"op": "cancel"})
+            return
+        self.stop.set()  # closing our end cancels on the host's side
+
+    def output_gone(self) -> None:
+        """The reader of stdout went away (or it cannot be written): leave now."""
+        self.output_closed = True
+        self.stop.set()
+
+    def on_stop(self, sig: signal.Signals) -> None:
+        """SIGTERM, SIGHUP: leave at once (the host cancels our turn or prompt)."""
+        self.stop_signal = int(sig)
+        self.interrupted += 1
+        self.stop.set()
+
+    async def converse(self, reader: asyncio.StreamReader) -> int:
+        """Read the host's messages until this run's turn ends; the exit code (or retry)."""
+        from ..launch import receive_message as receive  # noqa: PLC0415
+
+        stopping = asyncio.ensure_future(self.stop.wait())
+        try:
+            while True:
+                incoming = asyncio.ensure_future(receive(reader))
+                await asyncio.wait({incoming, stopping}, return_when=asyncio.FIRST_COMPLETED)
+                if stopping.done():
+                    incoming.cancel()
+                    if self.output_closed and not self.interrupted:
+                        if self.output_error is not None:
+                            fail(f"cannot write the output: {self.output_error}")
+                        return EXIT_ERROR
+                    return self.interrupted_code()
+                message = incoming.result()
+                if message is None or message.get("t") == "gone":
+                    if not self.started:
+                        return _RETRY  # the host stopped or died: the next one takes over
+                    self.close_view()
+                    fail(
+                        "the session host stopped during this turn (it was killed or crashed); "
+                        "the turn's end is unknown; the next run continues the session"
+                    )
+                    return EXIT_ERROR
+                code = self.handle(message)
+                if code is not None:
+                    return code
+        finally:
+            stopping.cancel()
+
+    def handle(self, message: dict[str, Any]) -> int | None:
+        """One message from the host; the exit code once the run is over."""
+        kind = message.get("t")
+        if kind == "u":
+            self.show(message.get("updates"))
+        elif kind == "f":
+            line = message.get("line")
+            if isinstance(line, str):
+                self.tap(str(message.get("direction")), line.encode())
+        elif kind == "queued":
+            ticket = message.get("ticket")
+            self.ticket = ticket if isinstance(ticket, int) else None
+            ahead = message.get("ahead")
+            if isinstance(ahead, int) and ahead > 0 and sys.stderr.isatty():
+                warn(f"session {self.args.session}: queued, {ahead} before this prompt")
+        elif kind == "start":
+            self.started = True
+            if self.jsonl:
+                self.selected_agent_line()
+            else:
+                self.view = self.renderer(self.shown)  # type: ignore[arg-type]
+        elif kind == "note":
+            (self.view.note if self.view is not None else warn)(str(message.get("text")))
+        elif kind == "end":
+            return self.end(message)
+        elif kind == "error":
+            self.close_view()
+            text = str(message.get("text") or "")
+            if text:
+                sys.stderr.write(text if text.endswith("\n") else text + "\n")
+            return _code(message.get("code"), EXIT_ERROR)
+        elif kind == "busy":
+            fail(
+                f"session {self.args.session} is busy (a turn is running or waiting); "
+                "leave out --no-queue to wait for it"
+            )
+            return EXIT_BUSY
+        elif kind == "refused":
+            return usage_error(str(message.get("message")))
+        return None
+
+    def show(self, updates: Any) -> None:
+        """Apply the turn's updates to the run's state and render them."""
+        from .. import schema as s  # noqa: PLC0415
+
+        if not isinstance(updates, list):
+            return
+        state, view = self.shown.state, self.view
+        for raw in updates:
+            try:
+                update = s.SessionNotification.from_wire({"sessionId": "-", "update": raw}).update
+            except s.SchemaError:
+                continue
+            if type(update) not in state.inert:
+                state.apply(update)
+            if view is not None:
+                view.update(update)
+
+    def close_view(self) -> None:
+        if self.view is not None:
+            view, self.view = self.view, None
+            view.close()
+
+    def end(self, message: dict[str, Any]) -> int:
+        """The turn ended: the usage line, the warnings, the exit code."""
+        self.close_view()
+        usage = message.get("usage")
+        if self.args.output == "text" and isinstance(usage, str) and usage:
+            self.out.write(f"[usage] {self.edge.field(usage)}\n")
+            self.out.flush()
+        warnings = message.get("warnings")
+        for line in warnings if isinstance(warnings, list) else ():
+            warn(str(line))
+        code = _code(message.get("code"), EXIT_ERROR)
+        if code == EXIT_INTERRUPTED and self.stop_signal is not None:
+            return self.interrupted_code()
+        return code
+
+
+def _code(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and 0 <= value < 256 else default
+
+
+def _send(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
+    from ..launch import send_message  # noqa: PLC0415
+
+    send_message(writer, message)
+
+
+class _HostFailed(Exception):
+    def __init__(self, code: int, text: str) -> None:
+        super().__init__(text)
+        self.code = code
+        self.text = text
+
+
+async def _start_host(place: NamedPlace, lock_fd: int, args: argparse.Namespace) -> None:
+    """Start the name's host, handing it the locked lock file; return once it listens.
+
+    Raises:
+        _HostFailed: it could not start (its exit code and what to print).
+
+    """
+    read_end, write_end = os.pipe()
+    log = os.open(place.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    config = {
+        "args": {**vars(args), **_session_options(args), "prompt": [], "output": "text"},
+        "place": {"agent": place.agent, "cwd": place.cwd, "name": place.name},
+        "fingerprint": _session_options(args),
+        "keep_alive": args.keep_alive,  # None: the session's earlier one, else the default
+    }
+    try:
+        host = _spawn_host(lock_fd, write_end, log)
+    finally:
+        os.close(write_end)
+        os.close(log)
+    try:
+        assert host.stdin is not None
+        host.stdin.write(json.dumps(config, default=list).encode())
+        host.stdin.close()
+        loop = asyncio.get_running_loop()
+        said = await loop.run_in_executor(None, _read_all, read_end)
+    finally:
+        os.close(read_end)
+    if said.startswith(b"ok\n"):
+        return
+    code_text, _, text = said.decode("utf-8", "replace").partition("\n")
+    code = int(code_text) if code_text.isdigit() else EXIT_ERROR
+    raise _HostFailed(code, text or f"the session host stopped as it started (see {place.log})")
+
+
+def _spawn_host(lock_fd: int, ready_fd: int, log: int) -> subprocess.Popen[bytes]:
+    """The host's process: its own session, the lock and the ready pipe, nothing else of ours."""
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "acphost.cli._named_host",
+            f"--lock-fd={lock_fd}",
+            f"--ready-fd={ready_fd}",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=log,
+        stderr=log,
+        pass_fds=(lock_fd, ready_fd),
+        start_new_session=True,  # no terminal, and no signal meant for the run reaches it
+    )
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def run_named_main(args: argparse.Namespace) -> int:
+    """``acphost -s NAME PROMPT``: check the flags, the prompt, the agent; run; the exit code."""
+    from ._prepare import prepare_run  # noqa: PLC0415
+
+    try:
+        check_named_flags(args)
+        prepared = prepare_run(args)
+    except UsageProblem as exc:
+        return usage_error(str(exc))
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    try:
+        return run_named(prepared)
+    finally:
+        prepared.outputs.close()
+
+
+def run_named(prepared: Prepared) -> int:
+    """Run a checked ``acphost -s NAME PROMPT``; return the exit code."""
+    run = NamedRun(prepared)
+    try:
+        return asyncio.run(run.main(prepared.prompt))
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except UsageProblem as exc:
+        return usage_error(str(exc))
+    except OSError as exc:
+        fail(f"session {prepared.args.session}: {exc}")
+        return EXIT_ERROR
+
+
+# -- acphost status, acphost cancel ---------------------------------------------------
+
+
+def _places(args: argparse.Namespace) -> list[NamedPlace]:
+    from ..launch import named_places, resolve  # noqa: PLC0415
+
+    cwd = os.path.realpath(args.cwd or os.getcwd())
+    agent = None
+    if args.agent or args.agent_command:
+        from ._continue import agent_key  # noqa: PLC0415
+        from ._outputs import RunOutputs  # noqa: PLC0415
+
+        args.no_history = True
+        _, settings, spec = resolve(args)
+        agent = agent_key(spec, RunOutputs(args, spec, settings, history_path=None))
+    places = named_places(cwd, agent)
+    if args.session:
+        places = [p for p in places if p.name == args.session]
+    return places
+
+
+async def _ask(place: NamedPlace, request: dict[str, Any]) -> dict[str, Any] | None:
+    """One request to a name's host; None when no host is alive."""
+    from ..launch import WIRE_LIMIT  # noqa: PLC0415
+    from ..launch import receive_message as receive  # noqa: PLC0415
+
+    try:
+        reader, writer = await asyncio.open_unix_connection(place.socket, limit=WIRE_LIMIT)
+    except (FileNotFoundError, ConnectionRefusedError):
+        return None
+    try:
+        _send(writer, request)
+        return await asyncio.wait_for(receive(reader), 30.0)
+    finally:
+        writer.close()
+
+
+def _seconds(value: Any) -> str:
+    if not isinstance(value, (int, float)):
+        return "?"
+    value = float(value)
+    if value >= 3600:
+        return f"{value / 3600:.1f}h"
+    if value >= 60:
+        return f"{int(value // 60)}m{int(value % 60):02d}s"
+    return f"{value:.1f}s"
+
+
+def _status_lines(place: NamedPlace, info: dict[str, Any] | None, field: Any) -> list[str]:
+    head = f"{field(place.name)} ({field(place.agent)})"
+    if info is None or info.get("t") != "status":
+        return [f"{head}: stopped (the next run continues it)"]
+    state = str(info.get("state"))
+    line = f"{head}: {field(state)}, agent pid {info.get('agent_pid')}"
+    if state == "idle":
+        line += f", warm for {_seconds(info.get('warm_for'))} more"
+    else:
+        line += f", keeps warm {_seconds(info.get('keep_alive'))} after the last turn"
+    lines = [line]
+    if info.get("running") is not None:
+        lines.append(f"  running: {field(str(info.get('running')))}")
+    queue = info.get("queue")
+    for index, label in enumerate(queue if isinstance(queue, list) else (), start=1):
+        lines.append(f"  queued {index}: {field(str(label))}")
+    return lines
+
+
+def status_main(args: argparse.Namespace) -> int:
+    """``acphost status [-s NAME]``: each named session of this workspace."""
+    from ._edge import Edge, is_terminal  # noqa: PLC0415
+
+    try:
+        places = _places(args)
+    except UsageProblem as exc:
+        return usage_error(str(exc), "acphost status")
+
+    async def gather() -> list[dict[str, Any] | None]:
+        return list(await asyncio.gather(*(_ask(p, {"op": "status"}) for p in places)))
+
+    infos = asyncio.run(gather()) if places else []
+    if args.output == "json":
+        rows = []
+        for place, info in zip(places, infos, strict=True):
+            row = {"name": place.name, "agent": place.agent, "cwd": place.cwd, "state": "stopped"}
+            if info is not None and info.get("t") == "status":
+                row.update({k: v for k, v in info.items() if k not in ("t", "v")})
+            rows.append(row)
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return EXIT_OK
+    if not places:
+        which = f" named {args.session}" if args.session else ""
+        print(f"no named session{which} in this workspace (start one: acphost -s NAME PROMPT)")
+        return EXIT_OK
+    field = Edge(is_terminal(sys.stdout)).field
+    for place, info in zip(places, infos, strict=True):
+        print("\n".join(_status_lines(place, info, field)))
+    return EXIT_OK
+
+
+def cancel_main(args: argparse.Namespace) -> int:
+    """``acphost cancel [-s NAME]``: cancel the running turn (its run exits 130)."""
+    from ._edge import Edge, is_terminal  # noqa: PLC0415
+
+    prog = "acphost cancel"
+    try:
+        places = _places(args)
+    except UsageProblem as exc:
+        return usage_error(str(exc), prog)
+
+    async def cancel() -> list[tuple[NamedPlace, dict[str, Any] | None]]:
+        if args.session or len(places) <= 1:
+            chosen = places
+        else:  # no name: the one session of this workspace that runs a turn
+            infos = await asyncio.gather(*(_ask(p, {"op": "status"}) for p in places))
+            chosen = [
+                p for p, i in zip(places, infos, strict=True) if i and i.get("state") == "running"
+            ]
+            if len(chosen) > 1:
+                names = ", ".join(p.name for p in chosen)
+                raise UsageProblem(f"several named sessions run a turn ({names}): name one with -s")
+        return [(p, await _ask(p, {"op": "cancel_running"})) for p in chosen]
+
+    try:
+        done = asyncio.run(cancel())
+    except UsageProblem as exc:
+        return usage_error(str(exc), prog)
+    cancelled = [p.name for p, answer in done if answer and answer.get("running") is True]
+    if args.output == "json":
+        sys.stdout.write(json.dumps({"cancelled": cancelled}) + "\n")
+        return EXIT_OK
+    field = Edge(is_terminal(sys.stdout)).field
+    if cancelled:
+        print(f"cancelled the running turn of {field(', '.join(cancelled))}")
+    else:
+        print("no turn is running" + (f" in session {field(args.session)}" if args.session else ""))
+    return EXIT_OK

@@ -1,0 +1,513 @@
+"""The host of a named session: one agent, one session, the runs' prompts in a queue.
+
+The host listens on the name's socket (see :mod:`acphost.launch._named`)
+before it starts the agent, so the runs that race to start it connect at
+once and wait their turn while the agent starts. It opens the agent with
+the one assembly (:func:`~acphost.launch.open_run`), continuing the name's
+session when an earlier host left its id (``session/resume`` where the
+agent offers it, else ``session/load``), and queues each run's prompt in that
+session (:meth:`Session.enqueue <acphost.Session.enqueue>`): first come,
+first served; a run that reconnects after a host died keeps its ticket, so
+the waiting prompts keep their order.
+
+The wire, one JSON object a line. A run sends one request, with ``v``
+(:data:`~acphost.launch._named.WIRE_VERSION`) and ``op``:
+
+- ``prompt``: ``prompt`` (content blocks, wire form), ``ticket`` (an earlier
+  host's, or null), ``frames`` (send the turn's frames instead of its updates:
+  ``-o jsonl``), ``queue`` (false: refuse when busy), ``options`` (the
+  session's options as this run would have them), ``label`` (a short, redacted
+  text for ``status``), ``keep_alive`` (seconds, or null), ``limits`` (the
+  turn's budget flags). Then, at most, ``{"op": "cancel"}``; closing the
+  connection cancels as well.
+- ``status``; ``cancel_running`` (``acphost cancel``).
+
+The host answers ``queued`` (``ticket``, ``ahead``), ``start``, the turn's
+``u`` (``updates``: the session updates' wire form) or ``f`` (``direction``,
+``line``: each frame as it crossed the wire), ``note`` (``text``), then
+``end`` (``code``, ``stop_reason``, ``usage``, ``warnings``) or ``error``
+(``code``, ``text``); or at once ``busy``, ``refused``
+(``message``: a usage problem), ``gone`` (the host is stopping: connect again), ``status``,
+``cancelled``.
+
+The host stops when the agent has been idle for the keep-alive (the last
+run's ``--keep-alive``), or when the agent went away. It stops listening
+first, so a run arriving meanwhile starts the next host, which waits for the
+lock this one holds until it exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._named import (
+    WIRE_LIMIT,
+    WIRE_VERSION,
+    NamedPlace,
+    read_json,
+    write_json,
+)
+from ._named import receive_message as receive
+from ._named import send_message as send
+
+if TYPE_CHECKING:
+    from ..client import Budget, Session, Turn, TurnResult
+    from ._open import Run, RunOptions
+
+__all__ = ["HostHooks", "NamedHost"]
+
+logger = logging.getLogger("acphost.launch.named")
+
+#: Seconds a new session's agent stays warm after its last turn.
+DEFAULT_KEEP_ALIVE = 300.0
+#: Seconds a connection has to send its request.
+_REQUEST_TIMEOUT = 10.0
+#: Seconds the agent gets to end a turn after session/cancel.
+_CANCEL_GRACE = 5.0
+#: The reasons that make a turn's run exit as interrupted (130).
+INTERRUPTED = ("interrupted", "cancelled by acphost cancel")
+
+
+@dataclass(eq=False)
+class HostHooks:
+    """What the face that starts the host decides (the command line's rules).
+
+    Attributes:
+        options: the run options for the session to continue (its id) or
+            None for a new session.
+        fingerprint: the options a run must share with the host to use it.
+        end_report: a turn's result, the session, whether its run (or
+            ``acphost cancel``) interrupted it, whether it had a budget ->
+            ``{code, stop_reason, usage, warnings}``.
+        error_report: what ended a turn or the host -> ``{code, text}``.
+        budget: a run's budget flags -> the turn's budget.
+
+    """
+
+    options: Callable[[str | None], RunOptions]
+    fingerprint: dict[str, Any]
+    end_report: Callable[[TurnResult, Session, bool, bool], dict[str, Any]]
+    error_report: Callable[[BaseException], dict[str, Any]]
+    budget: Callable[[Any], Budget | None]
+
+
+@dataclass(eq=False)
+class _Prompt:
+    """One run's prompt, from its arrival to the end of its turn."""
+
+    writer: asyncio.StreamWriter
+    ticket: int
+    blocks: list[Any]
+    frames: bool
+    label: str
+    limits: Any
+    turn: Turn | None = None
+    budgeted: bool = False
+    started: bool = False
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class NamedHost:
+    """Serve one named session's runs from its socket, with one agent.
+
+    Args:
+        place: the name's place; the caller holds its lock.
+        hooks: the face's decisions.
+        keep_alive: seconds the agent stays warm after the last turn (None:
+            the name's earlier host's, else :data:`DEFAULT_KEEP_ALIVE`).
+
+    """
+
+    def __init__(self, place: NamedPlace, hooks: HostHooks, keep_alive: float | None) -> None:
+        self.place = place
+        self.hooks = hooks
+        if keep_alive is None:  # the session's earlier host's, else the default
+            saved = read_json(place.session_file) or {}
+            keep_alive = saved.get("keepAlive")
+            if not isinstance(keep_alive, (int, float)) or isinstance(keep_alive, bool):
+                keep_alive = DEFAULT_KEEP_ALIVE
+        self.keep_alive = max(0.0, float(keep_alive))
+        self.run: Run | None = None
+        self.session: Session | None = None
+        self._pending: list[_Prompt] = []
+        self._prompts: dict[int, _Prompt] = {}  # by ticket, until their turn ends
+        self._by_turn: dict[Turn, _Prompt] = {}
+        self._starting: _Prompt | None = None
+        self._current: _Prompt | None = None
+        self._next_ticket = 1
+        self._closing = False
+        self._changed = asyncio.Event()
+        self._warm_until: float | None = None
+        self._note: str | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- the life of the host ------------------------------------------------------
+
+    async def serve(self, ready: Callable[[], None]) -> None:
+        """Listen, tell ``ready``, own the agent until it is idle past the keep-alive."""
+        path = self.place.socket
+        # We hold the lock: whatever is at the path was left by a dead host.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        server = await asyncio.start_unix_server(self._connected, path=path, limit=WIRE_LIMIT)
+        os.chmod(path, 0o600)
+        st = os.lstat(path)
+        ident = (st.st_dev, st.st_ino)
+        ready()
+        try:
+            await self._own_agent(server)
+        finally:
+            self._closing = True
+            server.close()
+            self._unlink_socket(ident)
+            for prompt in list(self._prompts.values()) + self._pending:
+                if prompt.turn is None or not prompt.turn.done:
+                    send(prompt.writer, {"t": "gone"})
+                prompt.writer.close()
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _unlink_socket(self, ident: tuple[int, int]) -> None:
+        """Remove our socket, only if the path still names the one we bound."""
+        try:
+            st = os.lstat(self.place.socket)
+            if stat.S_ISSOCK(st.st_mode) and (st.st_dev, st.st_ino) == ident:
+                os.unlink(self.place.socket)
+        except OSError as exc:
+            logger.debug("named: socket not removed: %s", exc)
+
+    def _saved_session(self) -> str | None:
+        data = read_json(self.place.session_file)
+        sid = data.get("sessionId") if data is not None else None
+        return sid if isinstance(sid, str) and 0 < len(sid) <= 1024 else None
+
+    async def _own_agent(self, server: asyncio.AbstractServer) -> None:
+        from ._open import open_run  # noqa: PLC0415
+
+        saved = self._saved_session()
+        while True:
+            options = self.hooks.options(saved)
+            options.taps.append(self._tap)
+            run = self.run = open_run(options)
+            try:
+                async with run:
+                    await self._serve_session(run, server)
+                return
+            except Exception as exc:
+                if run.failed_in == "session" and saved is not None:
+                    logger.warning("named: session %s could not be reopened: %s", saved, exc)
+                    self._note = (
+                        "the session's earlier conversation could not be reopened "
+                        "(the agent refused it): this is a new session"
+                    )
+                    saved = None
+                    continue
+                self._fail_waiting(exc)
+                if run.failed_in is None:
+                    logger.warning("named: the host stops: %s", exc)
+                return
+
+    def _fail_waiting(self, exc: BaseException) -> None:
+        """The agent could not be opened (or failed): tell every waiting run why."""
+        report = self.hooks.error_report(exc)
+        for prompt in list(self._prompts.values()):
+            if prompt.turn is None:
+                send(prompt.writer, {"t": "error", **report})
+                self._prompts.pop(prompt.ticket, None)
+                prompt.done.set()
+        self._pending.clear()
+
+    async def _serve_session(self, run: Run, server: asyncio.AbstractServer) -> None:
+        self.session = run.session
+        self._save()
+        unsubscribe = run.client.events.subscribe(self._observe)
+        try:
+            pending, self._pending = sorted(self._pending, key=lambda p: p.ticket), []
+            for prompt in pending:
+                self._enqueue(prompt)
+            await self._until_idle(run)
+        finally:
+            # Stop listening before the agent closes: a run arriving now
+            # starts the next host (it waits for our lock).
+            self._closing = True
+            server.close()
+            unsubscribe()
+
+    def _save(self) -> None:
+        """Keep the session id and the keep-alive for the name's next host."""
+        if self.session is not None:
+            write_json(
+                self.place.session_file,
+                {"sessionId": self.session.id, "keepAlive": self.keep_alive},
+            )
+
+    def _busy(self) -> bool:
+        session = self.session
+        return session is not None and (session.turn is not None or bool(session.queued))
+
+    async def _until_idle(self, run: Run) -> None:
+        """Return when the agent is gone, or idle for the keep-alive."""
+        gone = asyncio.ensure_future(run.client.wait_closed())
+        try:
+            while not gone.done():
+                self._changed.clear()
+                changed = asyncio.ensure_future(self._changed.wait())
+                busy = self._busy() or any(p.turn is None for p in self._prompts.values())
+                self._warm_until = None if busy else time.monotonic() + self.keep_alive
+                await asyncio.wait(
+                    {changed, gone},
+                    timeout=None if busy else self.keep_alive,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                changed.cancel()
+                if not busy and not self._changed.is_set() and not self._busy():
+                    return  # idle past the keep-alive
+        finally:
+            gone.cancel()
+
+    # -- the runs ----------------------------------------------------------------------
+
+    async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            message = await asyncio.wait_for(receive(reader), _REQUEST_TIMEOUT)
+        except asyncio.TimeoutError:
+            message = None
+        try:
+            if message is None:
+                return
+            if message.get("v") != WIRE_VERSION:
+                send(
+                    writer, _refused("this acphost differs from the one running the session's host")
+                )
+                return
+            op = message.get("op")
+            if op == "status":
+                send(writer, self.status())
+            elif op == "cancel_running":
+                send(writer, {"t": "cancelled", "running": await self._cancel_running()})
+            elif op == "prompt":
+                await self._serve_prompt(message, reader, writer)
+        finally:
+            with contextlib.suppress(ConnectionError, OSError):
+                await writer.drain()
+            writer.close()
+
+    async def _serve_prompt(
+        self, message: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        if self._closing:
+            send(writer, {"t": "gone"})
+            return
+        differs = sorted(
+            key
+            for key in set(self.hooks.fingerprint) | set(message.get("options") or {})
+            if (message.get("options") or {}).get(key) != self.hooks.fingerprint.get(key)
+        )
+        if differs:
+            send(writer, _refused(_differs_message(self.place.name, differs)))
+            return
+        if message.get("queue") is False and (self._busy() or self._prompts or self._pending):
+            send(writer, {"t": "busy"})
+            return
+        blocks = _blocks(message.get("prompt"))
+        if blocks is None:
+            send(writer, _refused("the run sent a malformed prompt"))
+            return
+        ticket = message.get("ticket")
+        if not isinstance(ticket, int) or isinstance(ticket, bool) or ticket in self._prompts:
+            ticket = self._next_ticket
+        self._next_ticket = max(self._next_ticket, ticket + 1)
+        keep_alive = message.get("keep_alive")
+        if isinstance(keep_alive, (int, float)) and not isinstance(keep_alive, bool):
+            self.keep_alive = max(0.0, float(keep_alive))
+            self._save()
+        label = message.get("label")
+        prompt = _Prompt(
+            writer,
+            ticket,
+            blocks,
+            message.get("frames") is True,
+            label if isinstance(label, str) else "",
+            message.get("limits"),
+        )
+        ahead = len(self._prompts)  # those before it: waiting, starting or running
+        self._prompts[ticket] = prompt
+        send(writer, {"t": "queued", "ticket": ticket, "ahead": ahead})
+        if self.session is not None:
+            self._enqueue(prompt)
+        else:
+            self._pending.append(prompt)
+        self._changed.set()
+        # The run may now only cancel; it closing its end cancels as well.
+        while not prompt.done.is_set():
+            request = asyncio.ensure_future(receive(reader))
+            ended = asyncio.ensure_future(prompt.done.wait())
+            await asyncio.wait({request, ended}, return_when=asyncio.FIRST_COMPLETED)
+            ended.cancel()
+            if not request.done():
+                request.cancel()
+                break
+            got = request.result()
+            if got is None or got.get("op") == "cancel":
+                await self._cancel(prompt, "interrupted" if got else "the run went away")
+                if got is None:
+                    break
+        await prompt.done.wait()
+
+    def _enqueue(self, prompt: _Prompt) -> None:
+        session = self.session
+        assert session is not None
+        self._starting = prompt
+        try:
+            budget = self.hooks.budget(prompt.limits)
+            prompt.budgeted = budget is not None
+            turn = session.enqueue(prompt.blocks, budget=budget)
+        except Exception as exc:
+            send(prompt.writer, {"t": "error", **self.hooks.error_report(exc)})
+            self._prompts.pop(prompt.ticket, None)
+            prompt.done.set()
+            return
+        finally:
+            self._starting = None
+        prompt.turn = turn
+        self._by_turn[turn] = prompt
+        task = asyncio.get_running_loop().create_task(self._finish(prompt, turn))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _finish(self, prompt: _Prompt, turn: Turn) -> None:
+        session = self.session
+        assert session is not None
+        from ..errors import AgentExited  # noqa: PLC0415
+
+        try:
+            result = await turn
+        except AgentExited as exc:
+            # A prompt the agent never got goes to the next host; the turn
+            # that was running reports the failure.
+            if prompt.started:
+                send(prompt.writer, {"t": "error", **self.hooks.error_report(exc)})
+            else:
+                send(prompt.writer, {"t": "gone"})
+        except Exception as exc:
+            send(prompt.writer, {"t": "error", **self.hooks.error_report(exc)})
+        else:
+            interrupted = turn.host_stop in INTERRUPTED
+            end = self.hooks.end_report(result, session, interrupted, prompt.budgeted)
+            send(prompt.writer, {"t": "end", **end})
+        finally:
+            self._by_turn.pop(turn, None)
+            self._prompts.pop(prompt.ticket, None)
+            if self._current is prompt:
+                self._current = None
+            prompt.done.set()
+            self._changed.set()
+
+    async def _cancel(self, prompt: _Prompt, reason: str) -> None:
+        if prompt in self._pending:
+            self._pending.remove(prompt)
+            self._prompts.pop(prompt.ticket, None)
+            prompt.done.set()
+            return
+        turn = prompt.turn
+        if turn is None or turn.done:
+            return
+        try:
+            await turn.cancel(timeout=_CANCEL_GRACE, reason=reason)
+        except Exception as exc:  # the agent ignored the cancel: its turn reports the error
+            logger.warning("named: cancel failed: %s", exc)
+
+    async def _cancel_running(self) -> bool:
+        session = self.session
+        turn = session.turn if session is not None else None
+        if turn is None:
+            return False
+        prompt = self._by_turn.get(turn)
+        if prompt is not None:
+            await self._cancel(prompt, "cancelled by acphost cancel")
+        return True
+
+    # -- what the running turn's run is told ----------------------------------------
+
+    def _observe(self, event: Any) -> None:
+        from ..client import TurnStarted, UpdatesReceived  # noqa: PLC0415
+
+        kind = type(event)
+        if kind is UpdatesReceived:
+            prompt = self._current
+            if prompt is not None and not prompt.frames and event.session is self.session:
+                send(prompt.writer, {"t": "u", "updates": [u.to_wire() for u in event.updates]})
+        elif kind is TurnStarted and event.session is self.session:
+            prompt = self._by_turn.get(event.turn) or self._starting
+            self._current = prompt
+            if prompt is not None:
+                prompt.started = True
+                send(prompt.writer, {"t": "start"})
+                if self._note is not None:
+                    send(prompt.writer, {"t": "note", "text": self._note})
+                    self._note = None
+
+    def _tap(self, direction: str, line: bytes) -> None:
+        """``-o jsonl``: the running turn's frames, as they crossed the wire, to its run."""
+        prompt = self._current
+        if prompt is not None and prompt.frames:
+            send(
+                prompt.writer,
+                {"t": "f", "direction": direction, "line": line.decode("utf-8", "replace")},
+            )
+
+    def status(self) -> dict[str, Any]:
+        """What ``acphost status`` shows of this session."""
+        session, run = self.session, self.run
+        running = self._by_turn.get(session.turn) if session and session.turn else None
+        queued = [p for p in self._prompts.values() if p is not running]
+        warm = self._warm_until
+        return {
+            "t": "status",
+            "name": self.place.name,
+            "agent": self.place.agent,
+            "cwd": self.place.cwd,
+            "host_pid": os.getpid(),
+            "agent_pid": run.pid if run is not None else None,
+            "session_id": session.id if session is not None else None,
+            "state": "starting" if session is None else "running" if self._busy() else "idle",
+            "running": running.label if running is not None else None,
+            "queue": [p.label for p in sorted(queued, key=lambda p: p.ticket)],
+            "keep_alive": self.keep_alive,
+            "warm_for": None if warm is None else max(0.0, warm - time.monotonic()),
+        }
+
+
+def _refused(message: str) -> dict[str, Any]:
+    # A usage problem: the run exits 2 with the message.
+    return {"t": "refused", "message": message}
+
+
+def _differs_message(name: str, differs: list[str]) -> str:
+    flags = ", ".join(differs)
+    return (
+        f"session {name!r} runs with other options than this run's ({flags}): use the "
+        f"options it was started with, wait until it stops (acphost status -s {name}), "
+        "or use another name"
+    )
+
+
+def _blocks(raw: object) -> list[Any] | None:
+    """The prompt's content blocks, decoded as the schema says; None if malformed."""
+    from .. import schema as s  # noqa: PLC0415
+
+    if not isinstance(raw, list) or not raw:
+        return None
+    try:
+        return list(s.PromptRequest.from_wire({"sessionId": "-", "prompt": raw}).prompt)
+    except s.SchemaError:
+        return None
