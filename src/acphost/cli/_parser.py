@@ -463,7 +463,7 @@ def _duration(value: str) -> float:
     try:
         return parse_duration(value)
     except UsageProblem as exc:
-        raise argparse.ArgumentTypeError(str(exc).partition(": ")[2]) from None
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--keep-alive ")) from None
 
 
 def _cost(value: str) -> tuple[float, str | None]:

@@ -94,7 +94,7 @@ def parse_duration(text: str, flag: str = "--keep-alive") -> float:
     """
     match = _DURATION.fullmatch(text.strip())
     if match is None:
-        raise UsageProblem(f"{flag} {text!r}: give a duration such as 30s, 5m, 1h or 0")
+        raise UsageProblem(f"{flag} {text!r}: not a duration; use one such as 30s, 5m, 1h or 0")
     seconds = float(match.group(1)) * _UNITS[match.group(2)]
     if seconds > 7 * 24 * 3600:
         raise UsageProblem(f"{flag} {text!r}: at most a week (168h)")
