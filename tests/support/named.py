@@ -127,8 +127,6 @@ class Named:
             eventually_sync(lambda: not processes_in(self.workspace), timeout=5)
         left = processes_in(self.workspace)
         for pid in left:
-            try:
+            with contextlib.suppress(OSError):
                 os.killpg(os.getpgid(pid), signal.SIGKILL)
-            except OSError:
-                pass
         return [f"{pid}: {cmd}" for pid, cmd in left.items()]
