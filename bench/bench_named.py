@@ -79,7 +79,9 @@ def warm_vs_cold(agent: list[str], label: str, cwd: Path, env: dict[str, str], r
     cold = [_timed([*agent, "-o", "simple", "echo hi"], cwd, env) for _ in range(repeat)]
     name = "bench-" + "".join(c if c.isalnum() else "-" for c in label)
     _timed([*agent, "-s", name, "--keep-alive", "60s", "-o", "simple", "echo warm up"], cwd, env)
-    warm = [_timed([*agent, "-s", name, "-o", "simple", "echo hi"], cwd, env) for _ in range(repeat)]
+    warm = [
+        _timed([*agent, "-s", name, "-o", "simple", "echo hi"], cwd, env) for _ in range(repeat)
+    ]
     _timed([*agent, "-s", name, "--keep-alive", "0", "-o", "simple", "echo bye"], cwd, env)
     cold_first = statistics.median(c[0] for c in cold)
     warm_first = statistics.median(w[0] for w in warm)

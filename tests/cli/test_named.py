@@ -34,9 +34,7 @@ def _ended(named, proc, timeout=60):
     return proc.returncode, out, err
 
 
-def test_two_shells_racing_for_one_name_share_one_host_one_agent_and_one_session(
-    named, workspace
-):
+def test_two_shells_racing_for_one_name_share_one_host_one_agent_and_one_session(named, workspace):
     # Either may win the race; each turn lasts long enough to see the other queued.
     first = named.start("-a", "demo", "-s", "race", *KEEP, "wait 1")
     second = named.start("-a", "demo", "-s", "race", *KEEP, "wait 1.5")
@@ -53,9 +51,7 @@ def test_two_shells_racing_for_one_name_share_one_host_one_agent_and_one_session
     named.wait_gone()
 
 
-def test_a_warm_session_reuses_its_agent_and_a_cold_one_continues_the_session(
-    named, workspace
-):
+def test_a_warm_session_reuses_its_agent_and_a_cold_one_continues_the_session(named, workspace):
     done = named.run("-a", "demo", "-s", "warm", "--keep-alive", "30s", "echo one")
     assert done.returncode == 0 and done.stdout.strip() == "one", done.stderr
     before = named.status("warm")
@@ -86,7 +82,9 @@ def test_status_and_cancel_from_another_process_the_queue_goes_on(named, workspa
     running = named.start("-a", "demo", "-s", "job", *KEEP, "wait 60")
     named.wait_status("job", "the turn to run", lambda r: r.get("running") == "wait 60")
     waiting = named.start("-a", "demo", "-s", "job", *KEEP, "echo next in line")
-    named.wait_status("job", "the second prompt queued", lambda r: r["queue"] == ["echo next in line"])
+    named.wait_status(
+        "job", "the second prompt queued", lambda r: r["queue"] == ["echo next in line"]
+    )
     text = named.run("-a", "demo", "status")
     assert text.returncode == 0
     assert "job (demo): running" in text.stdout and "queued 1: echo next in line" in text.stdout
@@ -222,3 +220,28 @@ def test_a_bad_session_name_is_refused(named, workspace):
     done = named.run("-a", "demo", "-s", "../x", "echo hi")
     assert done.returncode == 2 and "a name is 1 to 64 letters" in done.stderr
     assert not hosts_in(workspace)
+
+
+def test_the_agent_crashing_fails_its_turn_and_the_next_prompt_gets_a_new_agent(named):
+    running = named.start("-a", "demo", "-s", "crash", *KEEP, "wait 60")
+    named.wait_status("crash", "the turn to run", lambda r: r.get("running") == "wait 60")
+    crashing = named.start("-a", "demo", "-s", "crash", *KEEP, "crash")
+    named.wait_status("crash", "one queued", lambda r: r["queue"] == ["crash"])
+    after = named.start("-a", "demo", "-s", "crash", *KEEP, "echo after the crash")
+    named.wait_status("crash", "two queued", lambda r: len(r["queue"]) == 2)
+    assert named.run("-a", "demo", "cancel").returncode == 0
+    assert _ended(named, running)[0] == 130
+    code, _, err = _ended(named, crashing)
+    assert code == 1 and "crashing on purpose" in err
+    code, out, err = _ended(named, after)
+    assert code == 0 and out.strip() == "after the crash", err
+    named.wait_gone()
+
+
+def test_a_host_stopped_with_sigterm_says_so_to_the_running_turn(named, workspace):
+    running = named.start("-a", "demo", "-s", "term", *KEEP, "wait 60")
+    row = named.wait_status("term", "the turn to run", lambda r: r.get("running"))
+    os.kill(row["host_pid"], signal.SIGTERM)
+    code, _, err = _ended(named, running)
+    assert code == 1 and "the session host stopped during this turn" in err
+    named.wait_gone()

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from acphost import AcpClient, UsageError
+from acphost import AcpClient, AgentExited, UsageError
 from acphost import schema as s
 from acphost.client import TurnEnded, TurnStarted, TurnState
 
@@ -102,3 +102,15 @@ async def test_a_cancel_right_after_the_prompt_reaches_the_agent_after_the_promp
         result = await session.cancel(timeout=5.0)
     assert result is not None and result.stop_reason == "cancelled"
     assert turn.state is TurnState.DONE
+
+
+async def test_the_agent_dying_ends_the_queued_turns_unsent_with_agent_exited(demo_argv, workspace):
+    async with AcpClient.start(demo_argv, env=FAST) as client:
+        session = await client.new_session(workspace)
+        crashing = session.enqueue("crash")
+        queued = session.enqueue("echo never")
+        with pytest.raises(AgentExited):
+            await crashing
+        with pytest.raises(AgentExited):
+            await queued
+        assert queued.state is TurnState.DONE

@@ -393,6 +393,13 @@ class Session:
 
     def _start_waiting(self) -> None:
         """The running turn ended: send the next queued prompt (those that cannot start end)."""
+        peer = self._peer
+        if peer.closed:  # the agent went away (or the client closes): nothing more is sent
+            error = peer.connection.closed_error
+            if not isinstance(error, AgentExited):
+                error = AgentExited(None, "", "the client was closed before the turn started")
+            self._drop_waiting(error)
+            return
         while self._waiting and self.turn is None:
             turn, blocks, meta, budget = self._waiting.popleft()
             try:

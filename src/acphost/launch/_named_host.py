@@ -42,6 +42,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import stat
 import time
 from collections.abc import Callable
@@ -144,6 +145,7 @@ class NamedHost:
         self._current: _Prompt | None = None
         self._next_ticket = 1
         self._closing = False
+        self._stopping = False
         self._changed = asyncio.Event()
         self._warm_until: float | None = None
         self._note: str | None = None
@@ -161,6 +163,9 @@ class NamedHost:
         os.chmod(path, 0o600)
         st = os.lstat(path)
         ident = (st.st_dev, st.st_ino)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            loop.add_signal_handler(sig, self.stop)
         ready()
         try:
             await self._own_agent(server)
@@ -175,6 +180,16 @@ class NamedHost:
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
+            for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+                loop.remove_signal_handler(sig)
+
+    def stop(self) -> None:
+        """Stop now (SIGTERM): the running turn is cancelled as the agent closes.
+
+        Its run is told the host stopped; the runs waiting start the next host.
+        """
+        self._stopping = True
+        self._changed.set()
 
     def _unlink_socket(self, ident: tuple[int, int]) -> None:
         """Remove our socket, only if the path still names the one we bound."""
@@ -258,7 +273,7 @@ class NamedHost:
         """Return when the agent is gone, or idle for the keep-alive."""
         gone = asyncio.ensure_future(run.client.wait_closed())
         try:
-            while not gone.done():
+            while not gone.done() and not self._stopping:
                 self._changed.clear()
                 changed = asyncio.ensure_future(self._changed.wait())
                 busy = self._busy() or any(p.turn is None for p in self._prompts.values())
@@ -269,6 +284,8 @@ class NamedHost:
                     return_when=asyncio.FIRST_COMPLETED,
                 )
                 changed.cancel()
+                if self._stopping:
+                    return
                 if not busy and not self._changed.is_set() and not self._busy():
                     return  # idle past the keep-alive
         finally:
@@ -393,8 +410,9 @@ class NamedHost:
             result = await turn
         except AgentExited as exc:
             # A prompt the agent never got goes to the next host; the turn
-            # that was running reports the failure.
-            if prompt.started:
+            # that was running reports the failure (its run says the host
+            # stopped, when we stop it).
+            if prompt.started and not self._stopping:
                 send(prompt.writer, {"t": "error", **self.hooks.error_report(exc)})
             else:
                 send(prompt.writer, {"t": "gone"})
