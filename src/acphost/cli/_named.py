@@ -498,7 +498,10 @@ def _status_lines(place: NamedPlace, info: dict[str, Any] | None, field: Any) ->
     if info is None or info.get("t") != "status":
         return [f"{head}: stopped (the next run continues it)"]
     state = str(info.get("state"))
-    line = f"{head}: {field(state)}, agent pid {info.get('agent_pid')}"
+    pid = info.get("agent_pid")
+    line = f"{head}: {field(state)}, " + (
+        f"agent pid {pid}" if isinstance(pid, int) else "the agent is starting"
+    )
     if state == "idle":
         line += f", warm for {_seconds(info.get('warm_for'))} more"
     else:
