@@ -74,6 +74,7 @@ def test_a_warm_session_reuses_its_agent_and_a_cold_one_continues_the_session(na
         "host.log",
         "lock",
         "name.json",
+        "queue.json",
         "session.json",
     ]
 

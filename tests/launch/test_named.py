@@ -151,3 +151,65 @@ async def test_a_malformed_line_ends_the_conversation(workspace):
     reader.feed_data(b'{"t": "cut')
     reader.feed_eof()
     assert await receive_message(reader) is None
+
+
+async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(workspace, monkeypatch):
+    """The runs reconnect in the wrong order; their prompts still start in their first order."""
+    from acphost.config import AgentSpec
+    from acphost.content import text
+    from acphost.launch import HostHooks, NamedHost, RunOptions
+    from acphost.launch._named import write_json
+
+    monkeypatch.setenv("ACPHOST_DEMO_STEP", "0")
+    place = place_of("demo", str(workspace), "takeover")
+    write_json(place.queue_file, {"waiting": [7, 8], "next": 9})
+    demo = AgentSpec(name="demo", command=sys.executable, args=("-m", "acphost.agents.demo"))
+    hooks = HostHooks(
+        options=lambda sid: RunOptions(demo, str(workspace), confine=False),
+        fingerprint={},
+        end_report=lambda result, session, interrupted, budgeted: {"code": 0},
+        error_report=lambda exc: {"code": 1, "text": str(exc)},
+        budget=lambda limits: None,
+    )
+    host = NamedHost(place, hooks, keep_alive=0.0)
+    fd = try_lock(place)
+    listening = asyncio.Event()
+    serving = asyncio.ensure_future(host.serve(listening.set))
+    started = []
+
+    async def run(word, ticket):
+        reader, writer = await asyncio.open_unix_connection(place.socket)
+        send_message(
+            writer,
+            {"op": "prompt", "prompt": [text(f"echo {word}").to_wire()], "ticket": ticket},
+        )
+        while (message := await receive_message(reader)) is not None:
+            if message["t"] == "queued":
+                tickets[word] = message["ticket"]
+            elif message["t"] == "start":
+                started.append(word)
+            elif message["t"] == "end":
+                break
+        writer.close()
+        return message
+
+    tickets = {}
+    try:
+        await listening.wait()
+        eight = asyncio.ensure_future(run("eight", 8))
+        # The agent is up and its session open before the run of ticket 7 is back.
+        while 8 not in host._prompts or host.session is None:  # noqa: ASYNC110 - our host's state
+            await asyncio.sleep(0.005)
+        seven = asyncio.ensure_future(run("seven", 7))
+        while 7 not in host._prompts:  # noqa: ASYNC110
+            await asyncio.sleep(0.005)
+        fresh = asyncio.ensure_future(run("fresh", None))
+        answers = await asyncio.wait_for(asyncio.gather(eight, seven, fresh), 30)
+        await asyncio.wait_for(serving, 30)  # keep-alive 0: the host stops after the queue
+    finally:
+        serving.cancel()
+        os.close(fd)
+    assert [a["t"] for a in answers] == ["end"] * 3
+    assert started == ["seven", "eight", "fresh"]
+    assert tickets == {"eight": 8, "seven": 7, "fresh": 9}
+    assert not os.path.exists(place.socket)

@@ -13,9 +13,11 @@ private folder (``0700``) under acphost's state folder:
   host and hands it the locked file (the same open file, inherited): there
   is no moment when the lock is free and a host is starting.
 - ``sock``: the host's Unix socket (``0600``; never a network port).
-- ``name.json`` (who the folder is for: name, agent, workspace) and
+- ``name.json`` (who the folder is for: name, agent, workspace),
   ``session.json`` (the agent's session id, to continue the session after the
-  host stopped): data acphost wrote, read back as untrusted data.
+  host stopped) and ``queue.json`` (the tickets of the prompts waiting, so
+  that a host taking over serves them in their order): data acphost wrote,
+  read back as untrusted data.
 - ``host.log``: the host's stderr (its log lines).
 
 The wire between a run and the host is JSON, one object a line, both ways
@@ -131,6 +133,11 @@ class NamedPlace:
     def session_file(self) -> str:
         """Where the host keeps the agent's session id between hosts."""
         return os.path.join(self.folder, "session.json")
+
+    @property
+    def queue_file(self) -> str:
+        """The tickets of the prompts waiting, for the next host if this one dies."""
+        return os.path.join(self.folder, "queue.json")
 
     @property
     def log(self) -> str:

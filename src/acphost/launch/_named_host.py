@@ -69,6 +69,8 @@ logger = logging.getLogger("acphost.launch.named")
 
 #: Seconds a new session's agent stays warm after its last turn.
 DEFAULT_KEEP_ALIVE = 300.0
+#: Seconds a host taking over waits for the runs of the dead host's queue to reconnect.
+_TAKEOVER_GRACE = 2.0
 #: Seconds a connection has to send its request.
 _REQUEST_TIMEOUT = 10.0
 #: Seconds the agent gets to end a turn after session/cancel.
@@ -143,7 +145,13 @@ class NamedHost:
         self._by_turn: dict[Turn, _Prompt] = {}
         self._starting: _Prompt | None = None
         self._current: _Prompt | None = None
-        self._next_ticket = 1
+        # A host taking over: the tickets the dead one had waiting, and its next.
+        queue = read_json(place.queue_file) or {}
+        waiting = queue.get("waiting")
+        self._expected = {n for n in (waiting if isinstance(waiting, list) else ()) if _is_count(n)}
+        after = queue.get("next")
+        first = after if isinstance(after, int) and _is_count(after) else 1
+        self._next_ticket = max(first, max(self._expected, default=0) + 1)
         self._closing = False
         self._stopping = False
         self._changed = asyncio.Event()
@@ -246,6 +254,7 @@ class NamedHost:
         self._save()
         unsubscribe = run.client.events.subscribe(self._observe)
         try:
+            await self._await_expected()
             pending, self._pending = sorted(self._pending, key=lambda p: p.ticket), []
             for prompt in pending:
                 self._enqueue(prompt)
@@ -256,6 +265,28 @@ class NamedHost:
             self._closing = True
             server.close()
             unsubscribe()
+
+    async def _await_expected(self) -> None:
+        """Taking over: give the runs that waited on the dead host a moment to reconnect.
+
+        Their prompts then start in their first order, not in the order the
+        runs noticed the death.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + _TAKEOVER_GRACE
+        while self._expected - set(self._prompts) and loop.time() < deadline:
+            self._changed.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), deadline - loop.time())
+        self._expected.clear()
+
+    def _save_queue(self) -> None:
+        """Keep the tickets of the prompts not yet started, for a host taking over."""
+        waiting = sorted(p.ticket for p in self._prompts.values() if not p.started)
+        try:
+            write_json(self.place.queue_file, {"waiting": waiting, "next": self._next_ticket})
+        except OSError as exc:
+            logger.warning("named: the queue's tickets were not saved: %s", exc)
 
     def _save(self) -> None:
         """Keep the session id and the keep-alive for the name's next host."""
@@ -358,6 +389,7 @@ class NamedHost:
         )
         ahead = len(self._prompts)  # those before it: waiting, starting or running
         self._prompts[ticket] = prompt
+        self._save_queue()
         send(writer, {"t": "queued", "ticket": ticket, "ahead": ahead})
         if self.session is not None:
             self._enqueue(prompt)
@@ -429,6 +461,7 @@ class NamedHost:
                 self._current = None
             prompt.done.set()
             self._changed.set()
+            self._save_queue()
 
     async def _cancel(self, prompt: _Prompt, reason: str) -> None:
         if prompt in self._pending:
@@ -469,6 +502,7 @@ class NamedHost:
             self._current = prompt
             if prompt is not None:
                 prompt.started = True
+                self._save_queue()
                 send(prompt.writer, {"t": "start"})
                 if self._note is not None:
                     send(prompt.writer, {"t": "note", "text": self._note})
@@ -503,6 +537,10 @@ class NamedHost:
             "keep_alive": self.keep_alive,
             "warm_for": None if warm is None else max(0.0, warm - time.monotonic()),
         }
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 1 << 53
 
 
 def _refused(message: str) -> dict[str, Any]:
