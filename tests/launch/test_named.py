@@ -21,6 +21,7 @@ from acphost.launch import (
     send_message,
 )
 from acphost.launch._named import try_lock
+from tests.support.waiting import eventually
 
 
 @pytest.mark.parametrize(
@@ -198,11 +199,9 @@ async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(works
         await listening.wait()
         eight = asyncio.ensure_future(run("eight", 8))
         # The agent is up and its session open before the run of ticket 7 is back.
-        while 8 not in host._prompts or host.session is None:  # noqa: ASYNC110 - our host's state
-            await asyncio.sleep(0.005)
+        await eventually(lambda: 8 in host._prompts and host.session is not None)
         seven = asyncio.ensure_future(run("seven", 7))
-        while 7 not in host._prompts:  # noqa: ASYNC110
-            await asyncio.sleep(0.005)
+        await eventually(lambda: 7 in host._prompts)
         fresh = asyncio.ensure_future(run("fresh", None))
         answers = await asyncio.wait_for(asyncio.gather(eight, seven, fresh), 30)
         await asyncio.wait_for(serving, 30)  # keep-alive 0: the host stops after the queue
