@@ -173,6 +173,7 @@ async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(works
         budget=lambda limits: None,
     )
     host = NamedHost(place, hooks, keep_alive=0.0)
+    host.takeover_grace = 60.0  # ample under any load: the wait ends when ticket 7 is back
     fd = try_lock(place)
     listening = asyncio.Event()
     serving = asyncio.ensure_future(host.serve(listening.set))
@@ -199,7 +200,10 @@ async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(works
         await listening.wait()
         eight = asyncio.ensure_future(run("eight", 8))
         # The agent is up and its session open before the run of ticket 7 is back.
-        await eventually(lambda: 8 in host._prompts and host.session is not None)
+        await eventually(
+            lambda: 8 in host._prompts and host.session is not None,
+            what=f"ticket 8 waiting in the open session ({host._prompts}, {host.session})",
+        )
         seven = asyncio.ensure_future(run("seven", 7))
         await eventually(lambda: 7 in host._prompts)
         fresh = asyncio.ensure_future(run("fresh", None))

@@ -121,6 +121,10 @@ class _Prompt:
 class NamedHost:
     """Serve one named session's runs from its socket, with one agent.
 
+    Attributes:
+        takeover_grace: seconds a host taking over waits for the runs that
+            waited on the dead host to reconnect, before it serves others.
+
     Args:
         place: the name's place; the caller holds its lock.
         hooks: the face's decisions.
@@ -128,6 +132,8 @@ class NamedHost:
             the name's earlier host's, else :data:`DEFAULT_KEEP_ALIVE`).
 
     """
+
+    takeover_grace: float = _TAKEOVER_GRACE
 
     def __init__(self, place: NamedPlace, hooks: HostHooks, keep_alive: float | None) -> None:
         self.place = place
@@ -273,7 +279,7 @@ class NamedHost:
         runs noticed the death.
         """
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + _TAKEOVER_GRACE
+        deadline = loop.time() + self.takeover_grace
         while self._expected - set(self._prompts) and loop.time() < deadline:
             self._changed.clear()
             with contextlib.suppress(asyncio.TimeoutError):
