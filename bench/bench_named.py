@@ -34,6 +34,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from acphost import AcpClient
+from acphost.cli._named import _session_options
+from acphost.cli._parser import build_parser
+from acphost.content import text
+from acphost.launch import WIRE_LIMIT, named_places, receive_message, send_message
+
 SLOW_START = (
     "import os, sys, time; time.sleep(1); "
     "os.execv(sys.executable, [sys.executable, '-m', 'acphost.agents.demo'])"
@@ -113,8 +119,6 @@ async def _queued(session, prompts: int) -> float:
 
 
 async def library_queue(cwd: Path, prompts: int) -> None:
-    from acphost import AcpClient
-
     async with AcpClient.start([sys.executable, "-m", "acphost.agents.demo"]) as client:
         session = await client.new_session(str(cwd))
         await _direct(session, 20)  # warm up both paths
@@ -129,10 +133,6 @@ async def library_queue(cwd: Path, prompts: int) -> None:
 
 
 async def wire_queue(cwd: Path, env: dict[str, str], prompts: int) -> None:
-    from acphost import AcpClient
-    from acphost.content import text
-    from acphost.launch import WIRE_LIMIT, named_places, receive_message, send_message
-
     name = "bench-wire"
     _timed(["-a", "demo", "-s", name, "--keep-alive", "60s", "-o", "simple", "echo up"], cwd, env)
     (place,) = [p for p in named_places(str(cwd)) if p.name == name]
@@ -163,12 +163,7 @@ async def wire_queue(cwd: Path, env: dict[str, str], prompts: int) -> None:
             raise SystemExit(f"the host answered {message}")
 
     # The options a run of `acphost -a demo -s NAME` sends: read from the CLI itself.
-    import argparse as _argparse
-
-    from acphost.cli._named import _session_options
-    from acphost.cli._parser import build_parser
-
-    parsed: _argparse.Namespace = build_parser().parse_args(["-a", "demo", "-s", name, "x"])
+    parsed = build_parser().parse_args(["-a", "demo", "-s", name, "x"])
     options.update(_session_options(parsed))
     for i in range(20):
         await one(i)

@@ -246,3 +246,15 @@ def test_a_host_stopped_with_sigterm_says_so_to_the_running_turn(named, workspac
     code, _, err = _ended(named, running)
     assert code == 1 and "the session host stopped during this turn" in err
     named.wait_gone()
+
+
+def test_a_run_stopped_with_sigterm_exits_143_and_its_turn_is_cancelled(named):
+    running = named.start("-a", "demo", "-s", "stop", *KEEP, "wait 60")
+    named.wait_status("stop", "the turn to run", lambda r: r.get("running"))
+    running.send_signal(signal.SIGTERM)
+    assert _ended(named, running)[0] == 143
+    # The host cancels the turn of a run that went away; the session is free again.
+    named.wait_status("stop", "the turn cancelled", lambda r: r["state"] == "idle")
+    done = named.run("-a", "demo", "-s", "stop", "--keep-alive", "0", "echo free")
+    assert done.returncode == 0 and done.stdout.strip() == "free", done.stderr
+    named.wait_gone()
