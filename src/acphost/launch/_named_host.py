@@ -204,6 +204,8 @@ class NamedHost:
         """
         self._stopping = True
         self._changed.set()
+        if self.session is None and self.run is not None:
+            self.run.kill()  # still starting: no need to wait for the agent's set-up
 
     def _unlink_socket(self, ident: tuple[int, int]) -> None:
         """Remove our socket, only if the path still names the one we bound."""
@@ -281,6 +283,8 @@ class NamedHost:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.takeover_grace
         while self._expected - set(self._prompts) and loop.time() < deadline:
+            if self._stopping:
+                break
             self._changed.clear()
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), deadline - loop.time())
@@ -296,11 +300,15 @@ class NamedHost:
 
     def _save(self) -> None:
         """Keep the session id and the keep-alive for the name's next host."""
-        if self.session is not None:
+        if self.session is None:
+            return
+        try:
             write_json(
                 self.place.session_file,
                 {"sessionId": self.session.id, "keepAlive": self.keep_alive},
             )
+        except OSError as exc:  # the next host starts a new session: say so, go on
+            logger.warning("named: the session id was not saved: %s", exc)
 
     def _busy(self) -> bool:
         session = self.session
