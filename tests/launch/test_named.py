@@ -201,11 +201,11 @@ async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(works
         eight = asyncio.ensure_future(run("eight", 8))
         # The agent is up and its session open before the run of ticket 7 is back.
         await eventually(
-            lambda: 8 in host._prompts and host.session is not None,
-            what=f"ticket 8 waiting in the open session ({host._prompts}, {host.session})",
+            lambda: "eight" in tickets and host.session is not None,
+            what="ticket 8 queued in the open session",
         )
         seven = asyncio.ensure_future(run("seven", 7))
-        await eventually(lambda: 7 in host._prompts)
+        await eventually(lambda: "seven" in tickets, what="ticket 7 queued")
         fresh = asyncio.ensure_future(run("fresh", None))
         answers = await asyncio.wait_for(asyncio.gather(eight, seven, fresh), 30)
         await asyncio.wait_for(serving, 30)  # keep-alive 0: the host stops after the queue
