@@ -90,6 +90,8 @@ _REFUSED = (
 )
 _LABEL = 60
 _RETRY = -1
+#: How many hosts a waiting prompt follows when they stop before its turn.
+_MAX_RETRIES = 5
 
 
 def check_named_flags(args: argparse.Namespace) -> None:
@@ -177,6 +179,7 @@ class NamedRun(PromptRun):
         async def start(fd: int) -> None:
             await _start_host(place, fd, self.args)
 
+        retries = 0
         try:
             while True:
                 try:
@@ -196,6 +199,13 @@ class NamedRun(PromptRun):
                     writer.close()
                 if code != _RETRY:
                     return code
+                retries += 1
+                if retries > _MAX_RETRIES:
+                    fail(
+                        f"the host of session {args.session} stopped {retries} times before "
+                        f"this prompt's turn began (see {place.log})"
+                    )
+                    return EXIT_ERROR
         finally:
             if self.view is not None:
                 self.view.close()
