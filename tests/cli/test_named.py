@@ -258,3 +258,15 @@ def test_a_run_stopped_with_sigterm_exits_143_and_its_turn_is_cancelled(named):
     done = named.run("-a", "demo", "-s", "stop", "--keep-alive", "0", "echo free")
     assert done.returncode == 0 and done.stdout.strip() == "free", done.stderr
     named.wait_gone()
+
+
+@pytest.mark.parametrize("output", ["text", "simple"])
+def test_a_named_turn_shows_what_a_plain_run_shows_subagents_included(named, output):
+    """The run renders the host's updates (its own and its subagents') with the same renderers."""
+    plain = named.run("-a", "demo", "-o", output, "subagent")
+    assert plain.returncode == 0, plain.stderr
+    done = named.run("-a", "demo", "-s", "same", "--keep-alive", "0", "-o", output, "subagent")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == plain.stdout
+    assert "[helper 1]" in done.stdout or output == "simple"
+    named.wait_gone()

@@ -137,6 +137,17 @@ class _State:
         self.state: SessionState = SessionState(keep_history=False)
 
 
+class _Child:
+    """A subagent as the renderers see it: its id, its label, its own session state."""
+
+    def __init__(self, child_id: str, label: str) -> None:
+        from ..client import SessionState  # noqa: PLC0415
+
+        self.id = child_id
+        self.label = label
+        self.state: SessionState = SessionState(keep_history=False)
+
+
 class NamedRun(PromptRun):
     """One ``acphost -s NAME PROMPT``: the run's side of the named session."""
 
@@ -147,6 +158,7 @@ class NamedRun(PromptRun):
         self.writer: asyncio.StreamWriter | None = None
         self.view: Renderer | None = None
         self.shown = _State()
+        self.children: dict[str, _Child] = {}
         self.stop = asyncio.Event()
 
     async def main(self, prompt: str | None) -> int:
@@ -271,6 +283,8 @@ class NamedRun(PromptRun):
         kind = message.get("t")
         if kind == "u":
             self.show(message.get("updates"))
+        elif kind == "c":
+            self.show_child(message)
         elif kind == "f":
             line = message.get("line")
             if isinstance(line, str):
@@ -309,20 +323,28 @@ class NamedRun(PromptRun):
 
     def show(self, updates: Any) -> None:
         """Apply the turn's updates to the run's state and render them."""
-        from .. import schema as s  # noqa: PLC0415
-
-        if not isinstance(updates, list):
-            return
         state, view = self.shown.state, self.view
-        for raw in updates:
-            try:
-                update = s.SessionNotification.from_wire({"sessionId": "-", "update": raw}).update
-            except s.SchemaError:
-                continue
+        for update in _decoded(updates):
             if type(update) not in state.inert:
                 state.apply(update)
             if view is not None:
                 view.update(update)
+
+    def show_child(self, message: dict[str, Any]) -> None:
+        """A subagent's updates: applied to its own state, shown tagged with its label."""
+        child_id, label = message.get("id"), message.get("label")
+        if not isinstance(child_id, str) or not isinstance(label, str):
+            return
+        child = self.children.get(child_id)
+        if child is None:
+            child = self.children[child_id] = _Child(child_id, label)
+        child.label = label
+        view = self.view
+        for update in _decoded(message.get("updates")):
+            if type(update) not in child.state.inert:
+                child.state.apply(update)
+            if view is not None:
+                view.child(child, update)  # type: ignore[arg-type]
 
     def close_view(self) -> None:
         if self.view is not None:
@@ -343,6 +365,17 @@ class NamedRun(PromptRun):
         if code == EXIT_INTERRUPTED and self.stop_signal is not None:
             return self.interrupted_code()
         return code
+
+
+def _decoded(updates: Any) -> list[Any]:
+    """Session updates from their wire form, read as the client reads the agent's."""
+    from ..client import decode_update  # noqa: PLC0415
+
+    return (
+        [decode_update(raw) for raw in updates if isinstance(raw, dict)]
+        if isinstance(updates, list)
+        else []
+    )
 
 
 def _code(value: Any, default: int) -> int:

@@ -23,7 +23,8 @@ The wire, one JSON object a line. A run sends one request, with ``v``
 - ``status``; ``cancel_running`` (``acphost cancel``).
 
 The host answers ``queued`` (``ticket``, ``ahead``), ``start``, the turn's
-``u`` (``updates``: the session updates' wire form) or ``f`` (``direction``,
+``u`` (``updates``: the session updates' wire form) and ``c`` (``id``,
+``label``, ``updates``: a subagent's), or ``f`` (``direction``,
 ``line``: each frame as it crossed the wire), ``note`` (``text``), then
 ``end`` (``code``, ``stop_reason``, ``usage``, ``warnings``) or ``error``
 (``code``, ``text``); or at once ``busy``, ``refused``
@@ -151,6 +152,8 @@ class NamedHost:
         self._by_turn: dict[Turn, _Prompt] = {}
         self._starting: _Prompt | None = None
         self._current: _Prompt | None = None
+        # The run each subagent's updates go to: the one whose turn it began in.
+        self._children: dict[str, _Prompt | None] = {}
         # A host taking over: the tickets the dead one had waiting, and its next.
         queue = read_json(place.queue_file) or {}
         waiting = queue.get("waiting")
@@ -508,9 +511,13 @@ class NamedHost:
 
         kind = type(event)
         if kind is UpdatesReceived:
-            prompt = self._current
-            if prompt is not None and not prompt.frames and event.session is self.session:
-                send(prompt.writer, {"t": "u", "updates": [u.to_wire() for u in event.updates]})
+            owner = event.session
+            if owner is self.session:
+                prompt = self._current
+                if prompt is not None and not prompt.frames:
+                    send(prompt.writer, {"t": "u", "updates": [u.to_wire() for u in event.updates]})
+            elif getattr(owner, "root", None) is self.session:
+                self._child_updates(owner, event.updates)
         elif kind is TurnStarted and event.session is self.session:
             prompt = self._by_turn.get(event.turn) or self._starting
             self._current = prompt
@@ -521,6 +528,15 @@ class NamedHost:
                 if self._note is not None:
                     send(prompt.writer, {"t": "note", "text": self._note})
                     self._note = None
+
+    def _child_updates(self, child: Any, updates: Any) -> None:
+        """A subagent's updates go to the run whose turn started it, while it listens."""
+        prompt = self._children.get(child.id)
+        if prompt is None:
+            prompt = self._children[child.id] = self._current
+        if prompt is not None and not prompt.frames and not prompt.done.is_set():
+            message = {"id": child.id, "label": child.label}
+            send(prompt.writer, {"t": "c", **message, "updates": [u.to_wire() for u in updates]})
 
     def _tap(self, direction: str, line: bytes) -> None:
         """``-o jsonl``: the running turn's frames, as they crossed the wire, to its run."""
