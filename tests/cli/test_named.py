@@ -270,3 +270,14 @@ def test_a_named_turn_shows_what_a_plain_run_shows_subagents_included(named, out
     assert done.stdout == plain.stdout
     assert "[helper 1]" in done.stdout or output == "simple"
     named.wait_gone()
+
+
+def test_a_named_run_waits_for_the_subagents_that_outlive_its_turn_as_a_plain_run_does(named):
+    slow = {"ACPHOST_DEMO_STEP": "0.2"}  # the child goes on for a while after the answer
+    plain = named.run("-a", "demo", "subagent background", env=slow)
+    assert plain.returncode == 0, plain.stderr
+    assert "helper 1: idle" in plain.stdout
+    done = named.run("-a", "demo", "-s", "bg", "--keep-alive", "0", "subagent background", env=slow)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == plain.stdout
+    named.wait_gone()

@@ -72,9 +72,11 @@ class Named:
         self.runs.append(proc)
         return proc
 
-    def run(self, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    def run(
+        self, *args: str, timeout: float = 60, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         """``python -m acphost ARGS`` to its end."""
-        proc = self.start(*args)
+        proc = self.start(*args, env=env)
         out, err = proc.communicate(timeout=timeout)
         return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 

@@ -182,6 +182,7 @@ class NamedRun(PromptRun):
             "label": _label(prompt, self.outputs.redactor.redact_text),
             "keep_alive": args.keep_alive,
             "limits": {"max_tokens": args.max_tokens, "max_cost": args.max_cost},
+            "subagent_timeout": args.subagent_timeout,
         }
         loop = asyncio.get_running_loop()
         loop.add_signal_handler(signal.SIGINT, self.on_sigint)

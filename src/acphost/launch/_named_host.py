@@ -70,6 +70,11 @@ logger = logging.getLogger("acphost.launch.named")
 
 #: Seconds a new session's agent stays warm after its last turn.
 DEFAULT_KEEP_ALIVE = 300.0
+#: After a turn's subagents stopped: the quiet that ends the turn, and the longest wait.
+_SETTLE_QUIET = 0.05
+_SETTLE_MOST = 1.0
+#: The session tree's update kinds (subagents and the messages between sessions).
+_TREE_KINDS = frozenset(("subagent_update", "session_message", "session_message_chunk"))
 #: Seconds a host taking over waits for the runs of the dead host's queue to reconnect.
 _TAKEOVER_GRACE = 2.0
 #: Seconds a connection has to send its request.
@@ -116,6 +121,9 @@ class _Prompt:
     turn: Turn | None = None
     budgeted: bool = False
     started: bool = False
+    interrupted: bool = False
+    #: Seconds to wait for the subagents that outlive the turn's answer (None: no bound).
+    subagent_timeout: float | None = 600.0
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -164,6 +172,7 @@ class NamedHost:
         self._closing = False
         self._stopping = False
         self._changed = asyncio.Event()
+        self._tree_changed = asyncio.Event()  # any update: a subagent may have stopped
         self._warm_until: float | None = None
         self._note: str | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -324,7 +333,9 @@ class NamedHost:
             while not gone.done() and not self._stopping:
                 self._changed.clear()
                 changed = asyncio.ensure_future(self._changed.wait())
-                busy = self._busy() or any(p.turn is None for p in self._prompts.values())
+                # A run still served (waiting, running, or waiting for its
+                # turn's subagents) keeps the agent.
+                busy = self._busy() or bool(self._prompts)
                 self._warm_until = None if busy else time.monotonic() + self.keep_alive
                 await asyncio.wait(
                     {changed, gone},
@@ -396,6 +407,7 @@ class NamedHost:
             self.keep_alive = max(0.0, float(keep_alive))
             self._save()
         label = message.get("label")
+        wait = message.get("subagent_timeout")
         prompt = _Prompt(
             writer,
             ticket,
@@ -404,6 +416,8 @@ class NamedHost:
             label if isinstance(label, str) else "",
             message.get("limits"),
         )
+        if isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0:
+            prompt.subagent_timeout = float(wait) if wait > 0 else None
         ahead = len(self._prompts)  # those before it: waiting, starting or running
         self._prompts[ticket] = prompt
         self._save_queue()
@@ -468,8 +482,14 @@ class NamedHost:
         except Exception as exc:
             send(prompt.writer, {"t": "error", **self.hooks.error_report(exc)})
         else:
-            interrupted = turn.host_stop in INTERRUPTED
+            still = await self._wait_children(prompt, set(result.subagents_running))
+            interrupted = turn.host_stop in INTERRUPTED or prompt.interrupted
             end = self.hooks.end_report(result, session, interrupted, prompt.budgeted)
+            if still:
+                end.setdefault("warnings", []).append(
+                    f"subagents still running after {prompt.subagent_timeout:g} s: {still}; "
+                    "they go on in the session (raise --subagent-timeout to wait longer)"
+                )
             send(prompt.writer, {"t": "end", **end})
         finally:
             self._by_turn.pop(turn, None)
@@ -480,6 +500,48 @@ class NamedHost:
             self._changed.set()
             self._save_queue()
 
+    async def _wait_children(self, prompt: _Prompt, ids: set[str]) -> str:
+        """Wait for the turn's subagents that outlive its answer, as a plain run does.
+
+        Their updates go on reaching the run meanwhile. Returns the labels of
+        those still running past the run's ``--subagent-timeout`` (empty when
+        none is): they go on in the session; the next turn may be running.
+        """
+        session = self.session
+        if not ids or session is None:
+            return ""
+        loop = asyncio.get_running_loop()
+        bound = prompt.subagent_timeout
+        deadline = None if bound is None else loop.time() + bound
+        while not prompt.interrupted and not session.closed:
+            running = [c for c in session.running_subagents() if c.id in ids]
+            if not running:
+                await self._settle()
+                return ""
+            left = None if deadline is None else deadline - loop.time()
+            if left is not None and left <= 0:
+                return ", ".join(c.label for c in running)
+            self._tree_changed.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._tree_changed.wait(), left)
+        return ""
+
+    async def _settle(self) -> None:
+        """Let what the agent sends right after its subagents stop reach their run.
+
+        An agent reports a child idle, then relays the child's answer to the
+        parent (``session_message``): wait until the session has been quiet
+        for a moment (bounded), so that the relay is shown before the end.
+        """
+        loop = asyncio.get_running_loop()
+        end = loop.time() + _SETTLE_MOST
+        while loop.time() < end:
+            self._tree_changed.clear()
+            try:
+                await asyncio.wait_for(self._tree_changed.wait(), _SETTLE_QUIET)
+            except asyncio.TimeoutError:
+                return
+
     async def _cancel(self, prompt: _Prompt, reason: str) -> None:
         if prompt in self._pending:
             self._pending.remove(prompt)
@@ -487,7 +549,11 @@ class NamedHost:
             prompt.done.set()
             return
         turn = prompt.turn
-        if turn is None or turn.done:
+        if turn is not None and turn.done:  # it waits for its subagents: stop waiting
+            prompt.interrupted = True
+            self._tree_changed.set()
+            return
+        if turn is None:
             return
         try:
             await turn.cancel(timeout=_CANCEL_GRACE, reason=reason)
@@ -513,11 +579,10 @@ class NamedHost:
         if kind is UpdatesReceived:
             owner = event.session
             if owner is self.session:
-                prompt = self._current
-                if prompt is not None and not prompt.frames:
-                    send(prompt.writer, {"t": "u", "updates": [u.to_wire() for u in event.updates]})
+                self._own_updates(event.updates)
             elif getattr(owner, "root", None) is self.session:
                 self._child_updates(owner, event.updates)
+            self._tree_changed.set()
         elif kind is TurnStarted and event.session is self.session:
             prompt = self._by_turn.get(event.turn) or self._starting
             self._current = prompt
@@ -529,11 +594,44 @@ class NamedHost:
                     send(prompt.writer, {"t": "note", "text": self._note})
                     self._note = None
 
+    def _own_updates(self, updates: Any) -> None:
+        """The session's updates go to the running turn's run.
+
+        Those about a subagent go to the run whose turn began it (the
+        subagent may outlive that turn).
+        """
+        current = self._current
+        batch: list[Any] = []
+        target = current
+        for update in updates:
+            to = current
+            if getattr(update, "session_update", None) in _TREE_KINDS:
+                to = self._child_owner(update, current)
+            if to is not target:
+                self._send_updates(target, batch)
+                batch, target = [], to
+            batch.append(update)
+        self._send_updates(target, batch)
+
+    def _send_updates(self, prompt: _Prompt | None, updates: list[Any]) -> None:
+        if updates and prompt is not None and not prompt.frames and not prompt.done.is_set():
+            send(prompt.writer, {"t": "u", "updates": [u.to_wire() for u in updates]})
+
+    def _child_owner(self, update: Any, current: _Prompt | None) -> _Prompt | None:
+        """The run a session-tree update belongs to: that of the child it names."""
+        if update.session_update == "subagent_update":
+            child = getattr(update, "session_id", None)
+        else:  # a message between the session and a child: the other end is the child
+            sender = getattr(update, "sender_session_id", None)
+            own = self.session.id if self.session is not None else None
+            child = sender if sender != own else getattr(update, "recipient_session_id", None)
+        if not isinstance(child, str):
+            return current
+        return self._children.setdefault(child, current)
+
     def _child_updates(self, child: Any, updates: Any) -> None:
         """A subagent's updates go to the run whose turn started it, while it listens."""
-        prompt = self._children.get(child.id)
-        if prompt is None:
-            prompt = self._children[child.id] = self._current
+        prompt = self._children.setdefault(child.id, self._current)
         if prompt is not None and not prompt.frames and not prompt.done.is_set():
             message = {"id": child.id, "label": child.label}
             send(prompt.writer, {"t": "c", **message, "updates": [u.to_wire() for u in updates]})
