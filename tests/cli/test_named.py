@@ -281,3 +281,22 @@ def test_a_named_run_waits_for_the_subagents_that_outlive_its_turn_as_a_plain_ru
     assert done.returncode == 0, done.stderr
     assert done.stdout == plain.stdout
     named.wait_gone()
+
+
+def test_each_named_turn_says_what_the_policy_refused_during_it(named, tmp_path):
+    """As a plain run does, once per turn: the host's tally starts again for each."""
+    import sys
+    from pathlib import Path
+
+    hostile = Path(__file__).parents[1] / "host" / "hostile_agent.py"
+    terminal = ["terminal/create", {"sessionId": "$SID", "command": "true", "cwd": "$CWD"}]
+    env = {"HOSTILE_STEPS": json.dumps([terminal, terminal]), "ACPHOST_NO_HISTORY": "1"}
+    agent = ("--agent-command", f"{sys.executable} {hostile}", "-s", "policy", "-o", "simple")
+    expected = "acphost: rejected 2 requests (commands); use --write, --ask or --approve-all"
+    first = named.run(*agent, "--keep-alive", "30s", "go", env=env)
+    assert first.returncode == 0, first.stderr
+    assert first.stderr.splitlines() == [expected]
+    second = named.run(*agent, "--keep-alive", "0", "go", env=env)
+    assert second.returncode == 0, second.stderr
+    assert second.stderr.splitlines() == [expected]
+    named.wait_gone()

@@ -163,6 +163,9 @@ class _Host:
                 warnings.append(result.budget_warning)
             if result.stop_reason != "end_turn":
                 warnings.append(f"stop reason: {result.stop_reason}")
+        refusals = self.prompt_run.refusals
+        if refusals is not None:  # what the policy refused during this turn, as a run says it
+            warnings.extend(refusals.take_lines())
         return {
             "code": code,
             "stop_reason": result.stop_reason,
