@@ -300,3 +300,16 @@ def test_each_named_turn_says_what_the_policy_refused_during_it(named, tmp_path)
     assert second.returncode == 0, second.stderr
     assert second.stderr.splitlines() == [expected]
     named.wait_gone()
+
+
+def test_the_same_agent_and_workspace_spelled_otherwise_are_the_same_session(named, workspace):
+    running = named.start("-s", "spelled", *KEEP, "wait 60")  # the default agent: the demo
+    row = named.wait_status("spelled", "the turn to run", lambda r: r.get("running"))
+    other = named.start("-a", "demo", "--cwd", ".", "-s", "spelled", *KEEP, "echo same")
+    named.wait_status("spelled", "the prompt queued", lambda r: r["queue"] == ["echo same"])
+    assert named.status("spelled")["host_pid"] == row["host_pid"]
+    assert named.run("cancel", "-s", "spelled").returncode == 0
+    assert _ended(named, running)[0] == 130
+    code, out, err = _ended(named, other)
+    assert code == 0 and out.strip() == "same", err
+    named.wait_gone()

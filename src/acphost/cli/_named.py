@@ -74,6 +74,8 @@ _RUN_ONLY = frozenset(
         "ask",
     }
 )
+#: Options the name's place stands for (its agent and workspace).
+_PLACE = ("agent", "agent_command", "cwd")
 #: Options naming a file: made absolute, so the host (and a comparison) read the same one.
 _PATHS = ("settings", "permission_policy", "audit_log", "cwd")
 #: The flags a named run refuses, and why.
@@ -120,6 +122,19 @@ def _session_options(args: argparse.Namespace) -> dict[str, Any]:
         else:
             out[key] = list(value) if isinstance(value, tuple) else value
     return out
+
+
+def _fingerprint(args: argparse.Namespace) -> dict[str, Any]:
+    """What a run must share with a live host: its session options, less who and where.
+
+    The agent and the workspace are the name's place already (its agent key
+    and real path): ``-a demo`` and the default agent that is the demo,
+    ``--cwd .`` and no ``--cwd``, are the same session.
+    """
+    options = _session_options(args)
+    for key in _PLACE:
+        options.pop(key, None)
+    return options
 
 
 def _label(prompt: str, redact: Any) -> str:
@@ -178,7 +193,7 @@ class NamedRun(PromptRun):
             "prompt": [b.to_wire() for b in blocks],
             "frames": self.jsonl,
             "queue": not args.no_queue,
-            "options": _session_options(args),
+            "options": _fingerprint(args),
             "label": _label(prompt, self.outputs.redactor.redact_text),
             "keep_alive": args.keep_alive,
             "limits": {"max_tokens": args.max_tokens, "max_cost": args.max_cost},
@@ -406,9 +421,15 @@ async def _start_host(place: NamedPlace, lock_fd: int, args: argparse.Namespace)
     read_end, write_end = os.pipe()
     log = os.open(place.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     config = {
-        "args": {**vars(args), **_session_options(args), "prompt": [], "output": "text"},
+        "args": {
+            **vars(args),
+            **_session_options(args),
+            "cwd": place.cwd,  # the workspace the name is of, as a real path
+            "prompt": [],
+            "output": "text",
+        },
         "place": {"agent": place.agent, "cwd": place.cwd, "name": place.name},
-        "fingerprint": _session_options(args),
+        "fingerprint": _fingerprint(args),
         "keep_alive": args.keep_alive,  # None: the session's earlier one, else the default
     }
     try:
