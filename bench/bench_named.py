@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 from acphost import AcpClient
-from acphost.cli._named import _session_options
+from acphost.cli._named import _fingerprint
 from acphost.cli._parser import build_parser
 from acphost.content import text
 from acphost.launch import WIRE_LIMIT, named_places, receive_message, send_message
@@ -164,7 +164,7 @@ async def wire_queue(cwd: Path, env: dict[str, str], prompts: int) -> None:
 
     # The options a run of `acphost -a demo -s NAME` sends: read from the CLI itself.
     parsed = build_parser().parse_args(["-a", "demo", "-s", name, "x"])
-    options.update(_session_options(parsed))
+    options.update(_fingerprint(parsed))
     for i in range(20):
         await one(i)
     start = time.perf_counter()

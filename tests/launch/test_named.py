@@ -172,7 +172,7 @@ async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(works
         error_report=lambda exc: {"code": 1, "text": str(exc)},
         budget=lambda limits: None,
     )
-    host = NamedHost(place, hooks, keep_alive=0.0)
+    host = NamedHost(place, hooks, keep_alive=60.0)
     host.takeover_grace = 60.0  # ample under any load: the wait ends when ticket 7 is back
     fd = try_lock(place)
     listening = asyncio.Event()
@@ -208,7 +208,8 @@ async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(works
         await eventually(lambda: "seven" in tickets, what="ticket 7 queued")
         fresh = asyncio.ensure_future(run("fresh", None))
         answers = await asyncio.wait_for(asyncio.gather(eight, seven, fresh), 30)
-        await asyncio.wait_for(serving, 30)  # keep-alive 0: the host stops after the queue
+        host.stop()  # as SIGTERM does
+        await asyncio.wait_for(serving, 30)
     finally:
         serving.cancel()
         os.close(fd)

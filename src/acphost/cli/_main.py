@@ -201,7 +201,7 @@ def _status(argv: list[str]) -> int:
         "status", "The named sessions of this workspace: idle or running, the queue, the agent."
     ).parse_args(argv)
     _setup_logging(args.verbose)
-    from ._named import status_main  # noqa: PLC0415
+    from ._named_status import status_main  # noqa: PLC0415
 
     return status_main(args)
 
@@ -211,7 +211,7 @@ def _cancel(argv: list[str]) -> int:
         "cancel", "Cancel the running turn of a named session (its run exits 130)."
     ).parse_args(argv)
     _setup_logging(args.verbose)
-    from ._named import cancel_main  # noqa: PLC0415
+    from ._named_status import cancel_main  # noqa: PLC0415
 
     return cancel_main(args)
 

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import signal
-import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -32,11 +30,11 @@ from ..launch import (
     EXIT_BUSY,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
-    EXIT_OK,
     UsageProblem,
     fail,
 )
 from ._edge import warn
+from ._named_start import HostFailed, start_host
 from ._parser import usage_error
 from ._run import PromptRun
 
@@ -46,7 +44,14 @@ if TYPE_CHECKING:
     from ._prepare import Prepared
     from ._render import Renderer
 
-__all__ = ["cancel_main", "check_named_flags", "run_named", "run_named_main", "status_main"]
+__all__ = [
+    "check_named_flags",
+    "host_config",
+    "run_named",
+    "run_named_main",
+    "send_request",
+    "session_options",
+]
 
 #: Options of a prompt run that are the run's own; every other option is the
 #: session's (its host's), and a run must share them to use a live host.
@@ -111,8 +116,8 @@ def check_named_flags(args: argparse.Namespace) -> None:
             raise UsageProblem(f"{flag} cannot be used with --session: {why}")
 
 
-def _session_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The session's options as this run has them (paths absolute)."""
+def session_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The session's options as this run has them (paths absolute): all but the run's own."""
     out: dict[str, Any] = {}
     for key, value in sorted(vars(args).items()):
         if key in _RUN_ONLY:
@@ -131,7 +136,7 @@ def _fingerprint(args: argparse.Namespace) -> dict[str, Any]:
     and real path): ``-a demo`` and the default agent that is the demo,
     ``--cwd .`` and no ``--cwd``, are the same session.
     """
-    options = _session_options(args)
+    options = session_options(args)
     for key in _PLACE:
         options.pop(key, None)
     return options
@@ -205,7 +210,7 @@ class NamedRun(PromptRun):
             loop.add_signal_handler(sig, self.on_stop, sig)
 
         async def start(fd: int) -> None:
-            await _start_host(place, fd, self.args)
+            await start_host(place, fd, host_config(place, args))
 
         retries = 0
         try:
@@ -215,12 +220,12 @@ class NamedRun(PromptRun):
                 except NamedUnavailable as exc:
                     fail(str(exc))
                     return EXIT_ERROR
-                except _HostFailed as exc:
+                except HostFailed as exc:
                     for line in exc.text.splitlines() or ["the session host failed to start"]:
                         fail(line)
                     return exc.code
                 self.writer = writer
-                _send(writer, {**request, "ticket": self.ticket})
+                send_request(writer, {**request, "ticket": self.ticket})
                 try:
                     code = await self.converse(reader)
                 finally:
@@ -247,7 +252,7 @@ class NamedRun(PromptRun):
             (self.view.note if self.view is not None else warn)(
                 "cancelling (Ctrl-C again to leave at once)"
             )
-            _send(self.writer, {"op": "cancel"})
+            send_request(self.writer, {"op": "cancel"})
             return
         self.stop.set()  # closing our end cancels on the host's side
 
@@ -398,32 +403,19 @@ def _code(value: Any, default: int) -> int:
     return value if isinstance(value, int) and 0 <= value < 256 else default
 
 
-def _send(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
+def send_request(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
+    """Send the host one request of the run's side of the wire."""
     from ..launch import send_message  # noqa: PLC0415
 
     send_message(writer, message)
 
 
-class _HostFailed(Exception):
-    def __init__(self, code: int, text: str) -> None:
-        super().__init__(text)
-        self.code = code
-        self.text = text
-
-
-async def _start_host(place: NamedPlace, lock_fd: int, args: argparse.Namespace) -> None:
-    """Start the name's host, handing it the locked lock file; return once it listens.
-
-    Raises:
-        _HostFailed: it could not start (its exit code and what to print).
-
-    """
-    read_end, write_end = os.pipe()
-    log = os.open(place.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    config = {
+def host_config(place: NamedPlace, args: argparse.Namespace) -> dict[str, Any]:
+    """What a new host is told on its stdin: the run's flags, the name, the options."""
+    return {
         "args": {
             **vars(args),
-            **_session_options(args),
+            **session_options(args),
             "cwd": place.cwd,  # the workspace the name is of, as a real path
             "prompt": [],
             "output": "text",
@@ -432,51 +424,6 @@ async def _start_host(place: NamedPlace, lock_fd: int, args: argparse.Namespace)
         "fingerprint": _fingerprint(args),
         "keep_alive": args.keep_alive,  # None: the session's earlier one, else the default
     }
-    try:
-        host = _spawn_host(lock_fd, write_end, log)
-    finally:
-        os.close(write_end)
-        os.close(log)
-    try:
-        assert host.stdin is not None
-        host.stdin.write(json.dumps(config, default=list).encode())
-        host.stdin.close()
-        loop = asyncio.get_running_loop()
-        said = await loop.run_in_executor(None, _read_all, read_end)
-    finally:
-        os.close(read_end)
-    if said.startswith(b"ok\n"):
-        return
-    code_text, _, text = said.decode("utf-8", "replace").partition("\n")
-    code = int(code_text) if code_text.isdigit() else EXIT_ERROR
-    raise _HostFailed(code, text or f"the session host stopped as it started (see {place.log})")
-
-
-def _spawn_host(lock_fd: int, ready_fd: int, log: int) -> subprocess.Popen[bytes]:
-    """The host's process: its own session, the lock and the ready pipe, nothing else of ours."""
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "acphost.cli._named_host",
-            f"--lock-fd={lock_fd}",
-            f"--ready-fd={ready_fd}",
-        ],
-        stdin=subprocess.PIPE,
-        stdout=log,
-        stderr=log,
-        pass_fds=(lock_fd, ready_fd),
-        start_new_session=True,  # no terminal, and no signal meant for the run reaches it
-    )
-
-
-def _read_all(fd: int) -> bytes:
-    chunks: list[bytes] = []
-    while True:
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
 
 
 def run_named_main(args: argparse.Namespace) -> int:
@@ -508,144 +455,3 @@ def run_named(prepared: Prepared) -> int:
     except OSError as exc:
         fail(f"session {prepared.args.session}: {exc}")
         return EXIT_ERROR
-
-
-# -- acphost status, acphost cancel ---------------------------------------------------
-
-
-def _places(args: argparse.Namespace) -> list[NamedPlace]:
-    from ..launch import named_places, resolve  # noqa: PLC0415
-
-    cwd = os.path.realpath(args.cwd or os.getcwd())
-    agent = None
-    if args.agent or args.agent_command:
-        from ._continue import agent_key  # noqa: PLC0415
-        from ._outputs import RunOutputs  # noqa: PLC0415
-
-        args.no_history = True
-        _, settings, spec = resolve(args)
-        agent = agent_key(spec, RunOutputs(args, spec, settings, history_path=None))
-    places = named_places(cwd, agent)
-    if args.session:
-        places = [p for p in places if p.name == args.session]
-    return places
-
-
-async def _ask(place: NamedPlace, request: dict[str, Any]) -> dict[str, Any] | None:
-    """One request to a name's host; None when no host is alive."""
-    from ..launch import WIRE_LIMIT  # noqa: PLC0415
-    from ..launch import receive_message as receive  # noqa: PLC0415
-
-    try:
-        reader, writer = await asyncio.open_unix_connection(place.socket, limit=WIRE_LIMIT)
-    except (FileNotFoundError, ConnectionRefusedError):
-        return None
-    try:
-        _send(writer, request)
-        return await asyncio.wait_for(receive(reader), 30.0)
-    finally:
-        writer.close()
-
-
-def _seconds(value: Any) -> str:
-    if not isinstance(value, (int, float)):
-        return "?"
-    value = float(value)
-    if value >= 3600:
-        return f"{value / 3600:.1f}h"
-    if value >= 60:
-        return f"{int(value // 60)}m{int(value % 60):02d}s"
-    return f"{value:.1f}s"
-
-
-def _status_lines(place: NamedPlace, info: dict[str, Any] | None, field: Any) -> list[str]:
-    head = f"{field(place.name)} ({field(place.agent)})"
-    if info is None or info.get("t") != "status":
-        return [f"{head}: stopped (the next run continues it)"]
-    state = str(info.get("state"))
-    pid = info.get("agent_pid")
-    line = f"{head}: {field(state)}, " + (
-        f"agent pid {pid}" if isinstance(pid, int) else "the agent is starting"
-    )
-    if state == "idle":
-        line += f", warm for {_seconds(info.get('warm_for'))} more"
-    else:
-        line += f", keeps warm {_seconds(info.get('keep_alive'))} after the last turn"
-    lines = [line]
-    if info.get("running") is not None:
-        lines.append(f"  running: {field(str(info.get('running')))}")
-    queue = info.get("queue")
-    for index, label in enumerate(queue if isinstance(queue, list) else (), start=1):
-        lines.append(f"  queued {index}: {field(str(label))}")
-    return lines
-
-
-def status_main(args: argparse.Namespace) -> int:
-    """``acphost status [-s NAME]``: each named session of this workspace."""
-    from ._edge import Edge, is_terminal  # noqa: PLC0415
-
-    try:
-        places = _places(args)
-    except UsageProblem as exc:
-        return usage_error(str(exc), "acphost status")
-
-    async def gather() -> list[dict[str, Any] | None]:
-        return list(await asyncio.gather(*(_ask(p, {"op": "status"}) for p in places)))
-
-    infos = asyncio.run(gather()) if places else []
-    if args.output == "json":
-        rows = []
-        for place, info in zip(places, infos, strict=True):
-            row = {"name": place.name, "agent": place.agent, "cwd": place.cwd, "state": "stopped"}
-            if info is not None and info.get("t") == "status":
-                row.update({k: v for k, v in info.items() if k not in ("t", "v")})
-            rows.append(row)
-        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
-        return EXIT_OK
-    if not places:
-        which = f" named {args.session}" if args.session else ""
-        print(f"no named session{which} in this workspace (start one: acphost -s NAME PROMPT)")
-        return EXIT_OK
-    field = Edge(is_terminal(sys.stdout)).field
-    for place, info in zip(places, infos, strict=True):
-        print("\n".join(_status_lines(place, info, field)))
-    return EXIT_OK
-
-
-def cancel_main(args: argparse.Namespace) -> int:
-    """``acphost cancel [-s NAME]``: cancel the running turn (its run exits 130)."""
-    from ._edge import Edge, is_terminal  # noqa: PLC0415
-
-    prog = "acphost cancel"
-    try:
-        places = _places(args)
-    except UsageProblem as exc:
-        return usage_error(str(exc), prog)
-
-    async def cancel() -> list[tuple[NamedPlace, dict[str, Any] | None]]:
-        if args.session or len(places) <= 1:
-            chosen = places
-        else:  # no name: the one session of this workspace that runs a turn
-            infos = await asyncio.gather(*(_ask(p, {"op": "status"}) for p in places))
-            chosen = [
-                p for p, i in zip(places, infos, strict=True) if i and i.get("state") == "running"
-            ]
-            if len(chosen) > 1:
-                names = ", ".join(p.name for p in chosen)
-                raise UsageProblem(f"several named sessions run a turn ({names}): name one with -s")
-        return [(p, await _ask(p, {"op": "cancel_running"})) for p in chosen]
-
-    try:
-        done = asyncio.run(cancel())
-    except UsageProblem as exc:
-        return usage_error(str(exc), prog)
-    cancelled = [p.name for p, answer in done if answer and answer.get("running") is True]
-    if args.output == "json":
-        sys.stdout.write(json.dumps({"cancelled": cancelled}) + "\n")
-        return EXIT_OK
-    field = Edge(is_terminal(sys.stdout)).field
-    if cancelled:
-        print(f"cancelled the running turn of {field(', '.join(cancelled))}")
-    else:
-        print("no turn is running" + (f" in session {field(args.session)}" if args.session else ""))
-    return EXIT_OK
