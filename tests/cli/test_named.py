@@ -76,6 +76,7 @@ def test_a_warm_session_reuses_its_agent_and_a_cold_one_continues_the_session(na
         "name.json",
         "queue.json",
         "session.json",
+        "token",
     ]
 
 

@@ -183,7 +183,12 @@ async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(works
         reader, writer = await asyncio.open_unix_connection(place.socket)
         send_message(
             writer,
-            {"op": "prompt", "prompt": [text(f"echo {word}").to_wire()], "ticket": ticket},
+            {
+                "op": "prompt",
+                "prompt": [text(f"echo {word}").to_wire()],
+                "ticket": ticket,
+                "token": place.read_token(),
+            },
         )
         while (message := await receive_message(reader)) is not None:
             if message["t"] == "queued":

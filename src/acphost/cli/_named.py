@@ -225,7 +225,9 @@ class NamedRun(PromptRun):
                         fail(line)
                     return exc.code
                 self.writer = writer
-                send_request(writer, {**request, "ticket": self.ticket})
+                send_request(
+                    writer, {**request, "ticket": self.ticket, "token": place.read_token()}
+                )
                 try:
                     code = await self.converse(reader)
                 finally:

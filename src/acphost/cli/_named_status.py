@@ -53,7 +53,7 @@ async def _ask(place: NamedPlace, request: dict[str, Any]) -> dict[str, Any] | N
     except (FileNotFoundError, ConnectionRefusedError):
         return None
     try:
-        send_request(writer, request)
+        send_request(writer, {**request, "token": place.read_token()})
         return await asyncio.wait_for(receive(reader), 30.0)
     finally:
         writer.close()

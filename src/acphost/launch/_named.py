@@ -19,6 +19,12 @@ private folder (``0700``) under acphost's state folder:
   that a host taking over serves them in their order): data acphost wrote,
   read back as untrusted data.
 - ``host.log``: the host's stderr (its log lines).
+- ``token``: a random secret the host makes before it listens (``0600``).
+  Every request carries it and the host refuses any request without it:
+  whoever can connect to the socket is not enough (a process confined by
+  acphost's sandbox may still ``connect()`` to a Unix socket's path, but it
+  cannot read acphost's state folder, where this file is, even when the
+  socket itself is in the temporary folder).
 
 The wire between a run and the host is JSON, one object a line, both ways
 (:data:`WIRE_VERSION`; see :mod:`acphost.launch._named_host`).
@@ -143,6 +149,17 @@ class NamedPlace:
     def log(self) -> str:
         """The host's stderr."""
         return os.path.join(self.folder, "host.log")
+
+    @property
+    def token_file(self) -> str:
+        """The live host's secret, which every request must carry."""
+        return os.path.join(self.folder, "token")
+
+    def read_token(self) -> str | None:
+        """The live host's secret, or None when there is none."""
+        data = read_json(self.token_file)
+        token = data.get("token") if data is not None else None
+        return token if isinstance(token, str) else None
 
 
 def _root() -> str:

@@ -11,7 +11,9 @@ first served; a run that reconnects after a host died keeps its ticket, so
 the waiting prompts keep their order.
 
 The wire, one JSON object a line. A run sends one request, with ``v``
-(:data:`~acphost.launch._named.WIRE_VERSION`) and ``op``:
+(:data:`~acphost.launch._named.WIRE_VERSION`), ``token`` (the host's secret,
+read from the name's private folder: a request without it is refused, and
+told nothing more) and ``op``:
 
 - ``prompt``: ``prompt`` (content blocks, wire form), ``ticket`` (an earlier
   host's, or null), ``frames`` (send the turn's frames instead of its updates:
@@ -41,8 +43,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import logging
 import os
+import secrets
 import signal
 import stat
 import time
@@ -176,6 +180,7 @@ class NamedHost:
         self._warm_until: float | None = None
         self._note: str | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._token = secrets.token_urlsafe(32)
 
     # -- the life of the host ------------------------------------------------------
 
@@ -185,6 +190,9 @@ class NamedHost:
         # We hold the lock: whatever is at the path was left by a dead host.
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
+        # The secret is in place before anyone can connect (0600, in the
+        # name's private folder, which the sandbox keeps its agents from reading).
+        write_json(self.place.token_file, {"token": self._token})
         server = await asyncio.start_unix_server(self._connected, path=path, limit=WIRE_LIMIT)
         os.chmod(path, 0o600)
         st = os.lstat(path)
@@ -364,6 +372,12 @@ class NamedHost:
                 send(
                     writer, _refused("this acphost differs from the one running the session's host")
                 )
+                return
+            token = message.get("token")
+            if not isinstance(token, str) or not hmac.compare_digest(
+                token.encode(), self._token.encode()
+            ):
+                send(writer, _refused(_NO_TOKEN))
                 return
             op = message.get("op")
             if op == "status":
@@ -665,6 +679,12 @@ class NamedHost:
             "keep_alive": self.keep_alive,
             "warm_for": None if warm is None else max(0.0, warm - time.monotonic()),
         }
+
+
+_NO_TOKEN = (
+    "the request does not carry the session host's token (from acphost's state folder): "
+    "only this user's acphost, outside any sandbox, may use a named session"
+)
 
 
 def _is_count(value: object) -> bool:
