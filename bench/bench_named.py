@@ -38,6 +38,7 @@ from acphost import AcpClient
 from acphost.cli._named import _fingerprint
 from acphost.cli._parser import build_parser
 from acphost.content import text
+from acphost.history import default_path, history_enabled
 from acphost.launch import WIRE_LIMIT, named_places, receive_message, send_message
 
 SLOW_START = (
@@ -150,6 +151,7 @@ async def wire_queue(cwd: Path, env: dict[str, str], prompts: int) -> None:
                 "options": options,
                 "label": "bench",
                 "ticket": None,
+                "token": place.read_token(),
                 "keep_alive": None,
                 "limits": {},
             },
@@ -164,7 +166,8 @@ async def wire_queue(cwd: Path, env: dict[str, str], prompts: int) -> None:
 
     # The options a run of `acphost -a demo -s NAME` sends: read from the CLI itself.
     parsed = build_parser().parse_args(["-a", "demo", "-s", name, "x"])
-    options.update(_fingerprint(parsed))
+    history = default_path() if history_enabled() else None
+    options.update(_fingerprint(parsed, history))
     for i in range(20):
         await one(i)
     start = time.perf_counter()

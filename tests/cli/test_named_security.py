@@ -7,6 +7,7 @@ to its real socket (one confined by acphost's own sandbox).
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 
@@ -14,7 +15,15 @@ import pytest
 
 from acphost.config import AgentSpec
 from acphost.launch import named_places
-from tests.support.named import Named
+from tests.support.named import Named, processes_in
+
+_KEEP = ("--keep-alive", "30s")
+_QUICK = ("--keep-alive", "0.3s")
+
+
+def agents_running(workspace):
+    return [pid for pid, cmd in processes_in(workspace).items() if "demo._agent" in cmd]
+
 
 #: A client that knows the socket's path but not the token: it tries every request.
 _PROBE = r"""
@@ -118,4 +127,45 @@ def test_a_process_in_acphosts_sandbox_cannot_use_a_named_session(named, workspa
     assert named.status("conf")["keep_alive"] == 30.0
     done = named.run("-a", "demo", "-s", "conf", "--keep-alive", "0.3s", "echo two")
     assert done.returncode == 0 and done.stdout == "two\n", done.stderr
+    named.wait_gone()
+
+
+def test_agent_commands_differing_only_in_a_secret_are_two_sessions(named, workspace):
+    # The demo agent, its command line carrying a secret it ignores (redacted in the key).
+    demo = "import sys; from acphost.agents.demo._agent import main; sys.exit(main([]))"
+    agent = f"{shlex.quote(sys.executable)} -c {shlex.quote(demo)} --token="
+    first = named.run("--agent-command", agent + "sekrit-one", "-s", "cmd", *_KEEP, "echo a")
+    assert first.returncode == 0, first.stderr
+    second = named.run("--agent-command", agent + "sekrit-two", "-s", "cmd", *_KEEP, "echo b")
+    assert second.returncode == 0, second.stderr
+    places = named_places(str(workspace))
+    assert len(places) == 2, places  # one host and one session each
+    assert len(agents_running(workspace)) == 2
+    for place in places:
+        with open(os.path.join(place.folder, "name.json")) as f:
+            assert "sekrit" not in f.read()  # only a digest of the command is kept
+    for secret in ("sekrit-one", "sekrit-two"):  # shorten the keep-alive: both stop
+        done = named.run("--agent-command", agent + secret, "-s", "cmd", *_QUICK, "echo c")
+        assert done.returncode == 0, done.stderr
+    named.wait_gone()
+
+
+def test_a_run_without_history_is_not_served_by_a_host_that_records_it(named, workspace):
+    done = named.run("-a", "demo", "-s", "hist", *_KEEP, "echo a")
+    assert done.returncode == 0, done.stderr
+    done = named.run("-a", "demo", "-s", "hist", *_KEEP, "echo b", env={"ACPHOST_NO_HISTORY": "1"})
+    assert done.returncode == 2 and "other options" in done.stderr, done.stderr
+    other = workspace.parent / "history.db"
+    done = named.run(
+        "-a", "demo", "-s", "hist", *_KEEP, "echo c", env={"ACPHOST_HISTORY": str(other)}
+    )
+    assert done.returncode == 2 and "other options" in done.stderr, done.stderr
+    settings = workspace.parent / "settings.json"
+    settings.write_text('{"agent_servers": {}}')
+    done = named.run(
+        "-a", "demo", "-s", "hist", *_KEEP, "echo d", env={"ACPHOST_SETTINGS": str(settings)}
+    )
+    assert done.returncode == 2 and "other options" in done.stderr, done.stderr
+    done = named.run("-a", "demo", "-s", "hist", *_QUICK, "echo e")
+    assert done.returncode == 0, done.stderr
     named.wait_gone()

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
+import json
 import os
 import signal
 import sys
@@ -129,17 +131,42 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _fingerprint(args: argparse.Namespace) -> dict[str, Any]:
+def _fingerprint(args: argparse.Namespace, history: str | None = None) -> dict[str, Any]:
     """What a run must share with a live host: its session options, less who and where.
 
-    The agent and the workspace are the name's place already (its agent key
-    and real path): ``-a demo`` and the default agent that is the demo,
-    ``--cwd .`` and no ``--cwd``, are the same session.
+    The agent and the workspace are the name's place already (its agent key,
+    the digest of its command, and real path): ``-a demo`` and the default
+    agent that is the demo, ``--cwd .`` and no ``--cwd``, are the same
+    session. The environment that changes what the host does is part of it,
+    as resolved: the history it records into (``--no-history``,
+    ``ACPHOST_NO_HISTORY``, ``ACPHOST_HISTORY``) and the settings files it
+    reads (``ACPHOST_SETTINGS``, the user's settings file).
     """
+    from ..config import user_settings_path  # noqa: PLC0415
+
     options = session_options(args)
     for key in _PLACE:
         options.pop(key, None)
+    explicit = os.environ.get("ACPHOST_SETTINGS")
+    options["history_file"] = history
+    options["settings_files"] = [
+        os.path.abspath(os.path.expanduser(explicit)) if explicit else None,
+        str(user_settings_path()),
+    ]
     return options
+
+
+def command_digest(spec: Any) -> str | None:
+    """A digest of an ``--agent-command`` agent's unredacted command (None for a named agent).
+
+    The history's agent key redacts the command line: two commands that
+    differ only in a secret must still be two sessions. Only the digest is
+    kept (``name.json``), never the command.
+    """
+    if spec.source != "--agent-command":
+        return None
+    whole = json.dumps([list(spec.argv), sorted(spec.env.items())])
+    return hashlib.sha256(whole.encode()).hexdigest()
 
 
 def _label(prompt: str, redact: Any) -> str:
@@ -189,7 +216,13 @@ class NamedRun(PromptRun):
 
         assert prompt is not None
         args = self.args
-        place = place_of(agent_key(self.spec, self.outputs), self.cwd, args.session)
+        place = place_of(
+            agent_key(self.spec, self.outputs),
+            self.cwd,
+            args.session,
+            command=command_digest(self.spec),
+        )
+        fingerprint = _fingerprint(args, self.outputs.history_path)
         blocks, missing = prompt_blocks(prompt, self.cwd)
         for name in missing:
             warn(f"@{name}: no such file; it is not attached")
@@ -198,7 +231,7 @@ class NamedRun(PromptRun):
             "prompt": [b.to_wire() for b in blocks],
             "frames": self.jsonl,
             "queue": not args.no_queue,
-            "options": _fingerprint(args),
+            "options": fingerprint,
             "label": _label(prompt, self.outputs.redactor.redact_text),
             "keep_alive": args.keep_alive,
             "limits": {"max_tokens": args.max_tokens, "max_cost": args.max_cost},
@@ -210,7 +243,7 @@ class NamedRun(PromptRun):
             loop.add_signal_handler(sig, self.on_stop, sig)
 
         async def start(fd: int) -> None:
-            await start_host(place, fd, host_config(place, args))
+            await start_host(place, fd, host_config(place, args, fingerprint))
 
         retries = 0
         try:
@@ -412,7 +445,9 @@ def send_request(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
     send_message(writer, message)
 
 
-def host_config(place: NamedPlace, args: argparse.Namespace) -> dict[str, Any]:
+def host_config(
+    place: NamedPlace, args: argparse.Namespace, fingerprint: dict[str, Any]
+) -> dict[str, Any]:
     """What a new host is told on its stdin: the run's flags, the name, the options."""
     return {
         "args": {
@@ -422,8 +457,13 @@ def host_config(place: NamedPlace, args: argparse.Namespace) -> dict[str, Any]:
             "prompt": [],
             "output": "text",
         },
-        "place": {"agent": place.agent, "cwd": place.cwd, "name": place.name},
-        "fingerprint": _fingerprint(args),
+        "place": {
+            "agent": place.agent,
+            "cwd": place.cwd,
+            "name": place.name,
+            "command": place.command,
+        },
+        "fingerprint": fingerprint,
         "keep_alive": args.keep_alive,  # None: the session's earlier one, else the default
     }
 

@@ -88,7 +88,13 @@ class _Host:
         self.prepared = prepared
         self.prompt_run = PromptRun(prepared)
         place = config["place"]
-        self.place = place_of(place["agent"], place["cwd"], place["name"])
+        command = place.get("command")
+        self.place = place_of(
+            place["agent"],
+            place["cwd"],
+            place["name"],
+            command=command if isinstance(command, str) else None,
+        )
         hooks = HostHooks(
             options=self.options,
             fingerprint=config["fingerprint"],

@@ -121,6 +121,9 @@ class NamedPlace:
         socket: the host's socket path (in the folder, or when that path is
             too long for a socket, in a private folder of this user's in the
             temporary folder).
+        command: a digest of the agent's whole command (``--agent-command``,
+            whose ``agent`` is redacted: two commands that differ only in a
+            secret are two sessions), or None.
 
     """
 
@@ -129,6 +132,7 @@ class NamedPlace:
     cwd: str
     folder: str
     socket: str
+    command: str | None = None
 
     @property
     def lock(self) -> str:
@@ -179,13 +183,17 @@ def _private_dir(path: str) -> None:
         )
 
 
-def place_of(agent: str, cwd: str, name: str, *, make: bool = True) -> NamedPlace:
+def place_of(
+    agent: str, cwd: str, name: str, *, command: str | None = None, make: bool = True
+) -> NamedPlace:
     """The place of the session ``name`` of ``agent`` in the workspace ``cwd``.
 
     Args:
         agent: the agent's name in the history.
         cwd: the workspace (its real path is taken).
         name: the session's name (checked by :func:`check_session_name`).
+        command: a digest of the agent's unredacted command, when ``agent``
+            is a redacted command line (never the command itself).
         make: create the folders (``0700``) and write ``name.json``.
 
     Raises:
@@ -194,7 +202,8 @@ def place_of(agent: str, cwd: str, name: str, *, make: bool = True) -> NamedPlac
     """
     check_session_name(name)
     real = os.path.realpath(cwd)
-    key = hashlib.sha256(json.dumps([agent, real, name]).encode()).hexdigest()[:24]
+    who = [agent, real, name] if command is None else [agent, real, name, command]
+    key = hashlib.sha256(json.dumps(who).encode()).hexdigest()[:24]
     root = _root()
     folder = os.path.join(root, key)
     socket = os.path.join(folder, "sock")
@@ -204,14 +213,15 @@ def place_of(agent: str, cwd: str, name: str, *, make: bool = True) -> NamedPlac
         if len(os.path.join(short, key).encode()) > _SUN_PATH_MAX:
             short = f"/tmp/acphost-named-{os.getuid()}"
         socket = os.path.join(short, key)
-    place = NamedPlace(name, agent, real, folder, socket)
+    place = NamedPlace(name, agent, real, folder, socket, command)
     if make:
         os.makedirs(os.path.dirname(root), mode=0o700, exist_ok=True)
         _private_dir(root)
         _private_dir(folder)
         if short is not None:
             _private_dir(short)
-        write_json(os.path.join(folder, "name.json"), {"name": name, "agent": agent, "cwd": real})
+        about = {"name": name, "agent": agent, "cwd": real, "command": command}
+        write_json(os.path.join(folder, "name.json"), about)
     return place
 
 
@@ -235,10 +245,12 @@ def named_places(cwd: str | None = None, agent: str | None = None) -> list[Named
         name, who, where = data.get("name"), data.get("agent"), data.get("cwd")
         if not (isinstance(name, str) and isinstance(who, str) and isinstance(where, str)):
             continue
+        command = data.get("command")
+        command = command if isinstance(command, str) else None
         if (real is not None and where != real) or (agent is not None and who != agent):
             continue
         try:
-            place = place_of(who, where, name, make=False)
+            place = place_of(who, where, name, command=command, make=False)
         except UsageProblem:
             continue
         if place.folder == os.path.join(root, key):
