@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 from acphost.config import AgentSpec
 from acphost.launch import named_places
-from tests.support.named import Named, processes_in
+from tests.support.named import Named, hosts_in, processes_in
 
 _KEEP = ("--keep-alive", "30s")
 _QUICK = ("--keep-alive", "0.3s")
@@ -169,3 +171,36 @@ def test_a_run_without_history_is_not_served_by_a_host_that_records_it(named, wo
     done = named.run("-a", "demo", "-s", "hist", *_QUICK, "echo e")
     assert done.returncode == 0, done.stderr
     named.wait_gone()
+
+
+def test_runs_with_different_tmpdirs_find_the_host_of_a_deep_state_folder(
+    named, workspace, monkeypatch
+):
+    deep = workspace.parent / ("s" * 60) / ("t" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setenv("XDG_STATE_HOME", str(deep))
+    # Two short temporary folders (a socket path fits in either).
+    tmp_a, tmp_b = tempfile.mkdtemp(dir="/tmp"), tempfile.mkdtemp(dir="/tmp")
+    try:
+        for tmp, word in ((tmp_a, "a"), (tmp_b, "b")):
+            done = named.run(
+                "-a",
+                "demo",
+                "-s",
+                "tmp",
+                *_KEEP,
+                f"echo {word}",
+                "--init-timeout",
+                "5",
+                env={"TMPDIR": tmp},
+            )
+            assert done.returncode == 0 and done.stdout == f"{word}\n", done.stderr
+        assert len(hosts_in(workspace)) == 1  # the second run used the first one's host
+        (place,) = named_places(str(workspace))
+        assert place.socket.startswith(f"/tmp/acphost-named-{os.getuid()}/")
+        done = named.run("-a", "demo", "-s", "tmp", *_QUICK, "echo c", env={"TMPDIR": tmp_a})
+        assert done.returncode == 0, done.stderr
+        named.wait_gone()
+    finally:
+        shutil.rmtree(tmp_a, ignore_errors=True)
+        shutil.rmtree(tmp_b, ignore_errors=True)

@@ -119,8 +119,8 @@ class NamedPlace:
         cwd: the real workspace path.
         folder: the folder (``0700``), made by :func:`place_of`.
         socket: the host's socket path (in the folder, or when that path is
-            too long for a socket, in a private folder of this user's in the
-            temporary folder).
+            too long for a socket, in this user's private folder
+            ``/tmp/acphost-named-UID``, whatever ``TMPDIR`` is).
         command: a digest of the agent's whole command (``--agent-command``,
             whose ``agent`` is redacted: two commands that differ only in a
             secret are two sessions), or None.
@@ -209,9 +209,9 @@ def place_of(
     socket = os.path.join(folder, "sock")
     short = None
     if len(socket.encode()) > _SUN_PATH_MAX:
-        short = os.path.join(tempfile.gettempdir(), f"acphost-named-{os.getuid()}")
-        if len(os.path.join(short, key).encode()) > _SUN_PATH_MAX:
-            short = f"/tmp/acphost-named-{os.getuid()}"
+        # One fixed folder, whatever TMPDIR says: every run must find the
+        # host, and runs started from different shells may differ in TMPDIR.
+        short = f"/tmp/acphost-named-{os.getuid()}"
         socket = os.path.join(short, key)
     place = NamedPlace(name, agent, real, folder, socket, command)
     if make:
