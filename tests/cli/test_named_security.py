@@ -204,3 +204,18 @@ def test_runs_with_different_tmpdirs_find_the_host_of_a_deep_state_folder(
     finally:
         shutil.rmtree(tmp_a, ignore_errors=True)
         shutil.rmtree(tmp_b, ignore_errors=True)
+
+
+def test_an_agent_that_cannot_start_is_said_once_as_a_plain_run_says_it(named, workspace):
+    missing = str(workspace.parent / "no-such-agent")
+    plain = named.run("--agent-command", missing, "hi")
+    assert plain.returncode != 0 and "cannot start the agent" in plain.stderr, plain.stderr
+    done = named.run("--agent-command", missing, "-s", "x", "hi")
+    assert (done.returncode, done.stderr) == (plain.returncode, plain.stderr)
+    (place,) = named_places(str(workspace))
+    with open(place.log) as f:
+        log = f.read()
+    assert log.count("cannot start the agent") == 1, log  # one host, which logged why
+    # Again: the next run starts one new host, which fails the same way.
+    again = named.run("--agent-command", missing, "-s", "x", "hi")
+    assert (again.returncode, again.stderr) == (plain.returncode, plain.stderr)

@@ -251,6 +251,8 @@ class NamedRun(PromptRun):
                 try:
                     reader, writer = await connect_named(place, start, timeout=args.init_timeout)
                 except NamedUnavailable as exc:
+                    if exc.report is not None:
+                        return _report(exc.report, place)
                     fail(str(exc))
                     return EXIT_ERROR
                 except HostFailed as exc:
@@ -267,6 +269,9 @@ class NamedRun(PromptRun):
                     writer.close()
                 if code != _RETRY:
                     return code
+                failed = _start_failure(place)
+                if failed is not None:  # the host could not start the agent: say why, once
+                    return failed
                 retries += 1
                 if retries > _MAX_RETRIES:
                     fail(
@@ -432,6 +437,20 @@ def _decoded(updates: Any) -> list[Any]:
         if isinstance(updates, list)
         else []
     )
+
+
+def _start_failure(place: NamedPlace) -> int | None:
+    """The last host could not start the agent: print why; its exit code (None: it did)."""
+    report = place.read_failure()
+    return None if report is None else _report(report, place)
+
+
+def _report(report: dict[str, Any], place: NamedPlace) -> int:
+    """Print the host's account of its agent's failure to start; its exit code."""
+    text = report.get("text")
+    text = text if isinstance(text, str) and text else f"the agent did not start (see {place.log})"
+    sys.stderr.write(text if text.endswith("\n") else text + "\n")
+    return _code(report.get("code"), EXIT_ERROR)
 
 
 def _code(value: Any, default: int) -> int:

@@ -19,6 +19,9 @@ private folder (``0700``) under acphost's state folder:
   that a host taking over serves them in their order): data acphost wrote,
   read back as untrusted data.
 - ``host.log``: the host's stderr (its log lines).
+- ``failed.json``: why the host could not start the agent (what its runs
+  print, and their exit code), for a run whose connection closed before it
+  was told: it says so once instead of starting host after host.
 - ``token``: a random secret the host makes before it listens (``0600``).
   Every request carries it and the host refuses any request without it:
   whoever can connect to the socket is not enough (a process confined by
@@ -76,7 +79,17 @@ _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 
 
 class NamedUnavailable(Exception):
-    """No host could be reached or started for a name (the message says why)."""
+    """No host could be reached or started for a name (the message says why).
+
+    Attributes:
+        report: the host's own account when it could not start the agent
+            (``code``, ``text``: what a run prints), else None.
+
+    """
+
+    def __init__(self, message: str, report: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.report = report
 
 
 def check_session_name(name: str) -> str:
@@ -153,6 +166,15 @@ class NamedPlace:
     def log(self) -> str:
         """The host's stderr."""
         return os.path.join(self.folder, "host.log")
+
+    @property
+    def failure_file(self) -> str:
+        """Why the last host could not start its agent (removed by the next host)."""
+        return os.path.join(self.folder, "failed.json")
+
+    def read_failure(self) -> dict[str, Any] | None:
+        """Why the last host could not start the agent (``code``, ``text``), or None."""
+        return read_json(self.failure_file)
 
     @property
     def token_file(self) -> str:
@@ -363,6 +385,9 @@ async def connect_named(
             return await asyncio.open_unix_connection(place.socket, limit=WIRE_LIMIT)
         except (FileNotFoundError, ConnectionRefusedError):
             pass
+        report = place.read_failure() if started else None
+        if report is not None:  # the host we started could not start the agent
+            raise NamedUnavailable(f"the agent of session {place.name!r} did not start", report)
         fd = try_lock(place)
         if fd is not None:
             started += 1

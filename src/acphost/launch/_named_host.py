@@ -190,6 +190,8 @@ class NamedHost:
         # We hold the lock: whatever is at the path was left by a dead host.
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.place.failure_file)  # an earlier host's, no longer true
         # The secret is in place before anyone can connect (0600, in the
         # name's private folder, which the sandbox keeps its agents from reading).
         write_json(self.place.token_file, {"token": self._token})
@@ -262,13 +264,22 @@ class NamedHost:
                     )
                     saved = None
                     continue
-                self._fail_waiting(exc)
+                report = self._fail_waiting(exc)
                 if run.failed_in is None:
                     logger.warning("named: the host stops: %s", exc)
+                    return
+                # The agent did not start: keep why, for the runs whose
+                # connection closes before they are told (they say it once
+                # and start no other host).
+                logger.warning("named: the agent did not start: %s", report.get("text") or exc)
+                try:
+                    write_json(self.place.failure_file, report)
+                except OSError as err:
+                    logger.warning("named: the failure was not saved: %s", err)
                 return
 
-    def _fail_waiting(self, exc: BaseException) -> None:
-        """The agent could not be opened (or failed): tell every waiting run why."""
+    def _fail_waiting(self, exc: BaseException) -> dict[str, Any]:
+        """The agent could not be opened (or failed): tell every waiting run why; the report."""
         report = self.hooks.error_report(exc)
         for prompt in list(self._prompts.values()):
             if prompt.turn is None:
@@ -276,6 +287,7 @@ class NamedHost:
                 self._prompts.pop(prompt.ticket, None)
                 prompt.done.set()
         self._pending.clear()
+        return report
 
     async def _serve_session(self, run: Run, server: asyncio.AbstractServer) -> None:
         self.session = run.session
