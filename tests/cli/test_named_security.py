@@ -6,6 +6,7 @@ to its real socket (one confined by acphost's own sandbox).
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -219,3 +220,70 @@ def test_an_agent_that_cannot_start_is_said_once_as_a_plain_run_says_it(named, w
     # Again: the next run starts one new host, which fails the same way.
     again = named.run("--agent-command", missing, "-s", "x", "hi")
     assert (again.returncode, again.stderr) == (plain.returncode, plain.stderr)
+
+
+def _ask_raw(place, lines, *, keep=0):
+    """Send each line on its own connection; the first answer of each (or keep them open)."""
+    import asyncio
+
+    async def main():
+        answers, held = [], []
+        for line in lines:
+            reader, writer = await asyncio.open_unix_connection(place.socket)
+            writer.write(line.encode() + b"\n")
+            answer = json.loads(await asyncio.wait_for(reader.readline(), 30))
+            answers.append(answer)
+            held.append(writer)
+        for writer in held:
+            writer.close()
+        return answers
+
+    return asyncio.run(main())
+
+
+def _prompt_line(place, **fields):
+    request = {
+        "v": 1,
+        "op": "prompt",
+        "token": place.read_token(),
+        "prompt": [{"type": "text", "text": "echo x"}],
+        "options": None,
+        **fields,
+    }
+    return json.dumps(request)
+
+
+def _options(workspace, monkeypatch, *flags):
+    """The options a run of ``acphost FLAGS`` sends (as the run computes them)."""
+    from acphost.cli._named import _fingerprint
+    from acphost.cli._parser import build_parser
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(workspace / ".xdg"))
+    return _fingerprint(build_parser().parse_args([*flags, "x"]), None)
+
+
+def test_the_host_refuses_wire_values_out_of_bounds(named, workspace, monkeypatch):
+    flags = ("-a", "demo", "-s", "wire", "--no-history")
+    done = named.run(*flags, *_KEEP, "echo a")
+    assert done.returncode == 0, done.stderr
+    (place,) = named_places(str(workspace))
+    options = _options(workspace, monkeypatch, *flags)
+    huge = _prompt_line(place, options=options, keep_alive=1e308)
+    nan = _prompt_line(place, options=options, keep_alive=float("nan"))  # json writes NaN
+    for answer in _ask_raw(place, [huge, nan]):
+        assert answer["t"] == "refused" and "keep-alive" in answer["message"], answer
+    assert named.status("wire")["keep_alive"] == 30.0
+    # A ticket the host never gave out is not taken: the prompt gets the next one.
+    (answer,) = _ask_raw(place, [_prompt_line(place, options=options, ticket=99999)])
+    assert answer["t"] == "queued" and answer["ticket"] != 99999, answer
+    # At most MAX_WAITING prompts wait: the next is refused at once.
+    from acphost.launch._named_host import MAX_WAITING
+
+    running = _prompt_line(place, options=options, prompt=[{"type": "text", "text": "wait 30"}])
+    lines = [running] + [_prompt_line(place, options=options)] * (MAX_WAITING - 1)
+    answers = _ask_raw(place, [*lines, _prompt_line(place, options=options)])
+    assert all(a["t"] == "queued" for a in answers[:-1]), answers[:3]
+    assert answers[-1]["t"] == "full", answers[-1]
+    done = named.run(*flags, *_QUICK, "echo b")
+    assert done.returncode == 0, done.stderr
+    named.wait_gone()

@@ -378,6 +378,12 @@ class NamedRun(PromptRun):
                 "leave out --no-queue to wait for it"
             )
             return EXIT_BUSY
+        elif kind == "full":
+            fail(
+                f"session {self.args.session} has {message.get('waiting')} prompts waiting, "
+                "its most; try again once some have run"
+            )
+            return EXIT_BUSY
         elif kind == "refused":
             return usage_error(str(message.get("message")))
         return None

@@ -50,6 +50,7 @@ import secrets
 import signal
 import stat
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -59,10 +60,10 @@ from ._named import (
     WIRE_VERSION,
     NamedPlace,
     read_json,
+    send_message,
     write_json,
 )
 from ._named import receive_message as receive
-from ._named import send_message as send
 
 if TYPE_CHECKING:
     from ..client import Budget, Session, Turn, TurnResult
@@ -85,6 +86,12 @@ _TAKEOVER_GRACE = 2.0
 _REQUEST_TIMEOUT = 10.0
 #: Seconds the agent gets to end a turn after session/cancel.
 _CANCEL_GRACE = 5.0
+#: The most prompts waiting in one session; more are refused (``full``), as ``busy`` is.
+MAX_WAITING = 256
+#: The longest keep-alive a run may ask for (the command line's bound: a week).
+MAX_KEEP_ALIVE = 7 * 24 * 3600.0
+#: Bytes the host holds for a run that does not read; past them, that run is dropped.
+_OUT_LIMIT = 32 * 1024 * 1024
 #: The reasons that make a turn's run exit as interrupted (130).
 INTERRUPTED = ("interrupted", "cancelled by acphost cancel")
 
@@ -156,7 +163,8 @@ class NamedHost:
             keep_alive = saved.get("keepAlive")
             if not isinstance(keep_alive, (int, float)) or isinstance(keep_alive, bool):
                 keep_alive = DEFAULT_KEEP_ALIVE
-        self.keep_alive = max(0.0, float(keep_alive))
+        bounded = _keep_alive(keep_alive)
+        self.keep_alive = DEFAULT_KEEP_ALIVE if bounded is None else bounded
         self.run: Run | None = None
         self.session: Session | None = None
         self._pending: list[_Prompt] = []
@@ -170,6 +178,8 @@ class NamedHost:
         queue = read_json(place.queue_file) or {}
         waiting = queue.get("waiting")
         self._expected = {n for n in (waiting if isinstance(waiting, list) else ()) if _is_count(n)}
+        # The only tickets a run may bring: those the dead host had waiting.
+        self._takeover = set(self._expected)
         after = queue.get("next")
         first = after if isinstance(after, int) and _is_count(after) else 1
         self._next_ticket = max(first, max(self._expected, default=0) + 1)
@@ -424,13 +434,22 @@ class NamedHost:
         if blocks is None:
             send(writer, _refused("the run sent a malformed prompt"))
             return
-        ticket = message.get("ticket")
-        if not isinstance(ticket, int) or isinstance(ticket, bool) or ticket in self._prompts:
-            ticket = self._next_ticket
+        raw_keep = message.get("keep_alive")
+        keep_alive = _keep_alive(raw_keep)
+        if raw_keep is not None and keep_alive is None:
+            send(writer, _refused("the run sent a keep-alive that is not 0 to 168h"))
+            return
+        if len(self._prompts) >= MAX_WAITING:
+            send(writer, {"t": "full", "waiting": len(self._prompts)})
+            return
+        asked = message.get("ticket")
+        ticket = self._next_ticket
+        if isinstance(asked, int) and asked in self._takeover - set(self._prompts):
+            ticket = int(asked)  # a run of the dead host's queue: its place
+            self._takeover.discard(ticket)
         self._next_ticket = max(self._next_ticket, ticket + 1)
-        keep_alive = message.get("keep_alive")
-        if isinstance(keep_alive, (int, float)) and not isinstance(keep_alive, bool):
-            self.keep_alive = max(0.0, float(keep_alive))
+        if keep_alive is not None:
+            self.keep_alive = keep_alive
             self._save()
         label = message.get("label")
         wait = message.get("subagent_timeout")
@@ -463,6 +482,8 @@ class NamedHost:
                 request.cancel()
                 break
             got = request.result()
+            if got is None and writer in _DROPPED:
+                break  # we dropped it (it stopped reading): its turn goes on
             if got is None or got.get("op") == "cancel":
                 await self._cancel(prompt, "interrupted" if got else "the run went away")
                 if got is None:
@@ -697,6 +718,33 @@ _NO_TOKEN = (
     "the request does not carry the session host's token (from acphost's state folder): "
     "only this user's acphost, outside any sandbox, may use a named session"
 )
+
+
+#: The runs dropped for not reading what the host sent them (their turn goes on).
+_DROPPED: weakref.WeakSet[asyncio.StreamWriter] = weakref.WeakSet()
+
+
+def send(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
+    """Send a run one message; drop a run that has not read the last :data:`_OUT_LIMIT` bytes.
+
+    The host never waits for a run to read (one slow run must not hold the
+    session's other runs or the agent): what it has not read is buffered,
+    up to a bound. Its turn goes on; only its connection ends.
+    """
+    send_message(writer, message)
+    transport = writer.transport
+    if not transport.is_closing() and transport.get_write_buffer_size() > _OUT_LIMIT:
+        logger.warning("named: a run that stopped reading is dropped (its turn goes on)")
+        _DROPPED.add(writer)
+        transport.abort()
+
+
+def _keep_alive(value: object) -> float | None:
+    """A keep-alive from the wire or a file: seconds from 0 to a week, else None."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    seconds = float(value)
+    return seconds if 0.0 <= seconds <= MAX_KEEP_ALIVE else None  # NaN fails both
 
 
 def _is_count(value: object) -> bool:
