@@ -72,6 +72,7 @@ def test_a_warm_session_reuses_its_agent_and_a_cold_one_continues_the_session(na
     # Nothing of the host is left but the name's files.
     assert sorted(os.listdir(place.folder)) == [
         "host.log",
+        "host.log.1",  # the first host's log, kept when the second started
         "lock",
         "name.json",
         "queue.json",

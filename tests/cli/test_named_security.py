@@ -220,6 +220,9 @@ def test_an_agent_that_cannot_start_is_said_once_as_a_plain_run_says_it(named, w
     # Again: the next run starts one new host, which fails the same way.
     again = named.run("--agent-command", missing, "-s", "x", "hi")
     assert (again.returncode, again.stderr) == (plain.returncode, plain.stderr)
+    # The first host's log is kept beside the second's, not erased.
+    with open(place.log + ".1") as f:
+        assert f.read() == log
 
 
 def _ask_raw(place, lines, *, keep=0):

@@ -2,8 +2,9 @@
 
 The run that took the lock starts ``python -m acphost.cli._named_host`` in
 its own session (no terminal, no signal meant for the run), its stdout and
-stderr in the name's ``host.log``, with the locked file and a pipe it says
-``ok`` on once it listens (or an exit code and what to print). Its stdin
+stderr in the name's ``host.log`` (the previous host's kept as
+``host.log.1``), with the locked file and a pipe it says ``ok`` on once it
+listens (or an exit code and what to print). Its stdin
 carries the run's flags, then closes: nothing of the user's terminal or
 pipes stays open in it.
 """
@@ -11,6 +12,7 @@ pipes stays open in it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -42,6 +44,9 @@ async def start_host(place: NamedPlace, lock_fd: int, config: dict[str, Any]) ->
 
     """
     read_end, write_end = os.pipe()
+    # The dead host's log says why it died: keep it, once, beside the new one.
+    with contextlib.suppress(FileNotFoundError):
+        os.replace(place.log, place.log + ".1")
     log = os.open(place.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     try:
         host = _spawn_host(lock_fd, write_end, log)
