@@ -19,6 +19,7 @@ import pytest
 from acphost.config import AgentSpec
 from acphost.launch import named_places
 from tests.support.named import Named, hosts_in, processes_in
+from tests.support.waiting import eventually_sync
 
 _KEEP = ("--keep-alive", "30s")
 _QUICK = ("--keep-alive", "0.3s")
@@ -289,4 +290,32 @@ def test_the_host_refuses_wire_values_out_of_bounds(named, workspace, monkeypatc
     assert answers[-1]["t"] == "full", answers[-1]
     done = named.run(*flags, *_QUICK, "echo b")
     assert done.returncode == 0, done.stderr
+    named.wait_gone()
+
+
+def test_a_run_that_stops_reading_is_dropped_and_its_turn_goes_on(named, workspace, monkeypatch):
+    import socket
+
+    flags = ("-a", "demo", "-s", "slow", "--no-history")
+    done = named.run(*flags, *_KEEP, "echo a")
+    assert done.returncode == 0, done.stderr
+    (place,) = named_places(str(workspace))
+    options = _options(workspace, monkeypatch, *flags)
+    # More frames than the host holds for one run (each frame line is ~230 bytes).
+    flood = [{"type": "text", "text": "flood 200000"}]
+
+    def log():
+        with open(place.log) as f:
+            return f.read()
+
+    with socket.socket(socket.AF_UNIX) as client:  # a run that never reads
+        client.connect(place.socket)
+        client.sendall(_prompt_line(place, options=options, prompt=flood, frames=True).encode())
+        client.sendall(b"\n")
+        eventually_sync(
+            lambda: "stopped reading is dropped" in log(), what="the host to drop it", timeout=120
+        )
+    # The turn went on to its end: the session serves the next run.
+    done = named.run(*flags, *_QUICK, "echo after", timeout=120)
+    assert done.returncode == 0 and done.stdout == "after\n", done.stderr
     named.wait_gone()
