@@ -313,9 +313,9 @@ def test_a_run_that_stops_reading_is_dropped_and_its_turn_goes_on(named, workspa
         client.sendall(_prompt_line(place, options=options, prompt=flood, frames=True).encode())
         client.sendall(b"\n")
         eventually_sync(
-            lambda: "stopped reading is dropped" in log(), what="the host to drop it", timeout=120
+            lambda: "stopped reading is dropped" in log(), what="the host to drop it", timeout=50
         )
     # The turn went on to its end: the session serves the next run.
-    done = named.run(*flags, *_QUICK, "echo after", timeout=120)
+    done = named.run(*flags, *_QUICK, "echo after")
     assert done.returncode == 0 and done.stdout == "after\n", done.stderr
     named.wait_gone()
