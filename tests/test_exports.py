@@ -8,6 +8,8 @@ import pytest
 
 PINNED = {
     "acphost.client": [
+        # a session update from its wire form, as the client reads it (a named run's updates)
+        "decode_update",
         "USE_DEFAULT",
         "AcpClient",
         "Budget",
@@ -100,6 +102,20 @@ PINNED = {
         "run",
         # a --system-prompt TEXT|@FILE value, read once for every face
         "read_system_prompt",
+        # named sessions: their places, lock, wire and host
+        "EXIT_BUSY",
+        "WIRE_LIMIT",
+        "HostHooks",
+        "NamedHost",
+        "NamedPlace",
+        "NamedUnavailable",
+        "check_session_name",
+        "connect_named",
+        "named_places",
+        "parse_duration",
+        "place_of",
+        "receive_message",
+        "send_message",
     ],
 }
 

@@ -190,6 +190,33 @@ def _usage(argv: list[str]) -> int:
     return usage_main(argv)
 
 
+def _named_parser(name: str, description: str) -> argparse.ArgumentParser:
+    p = sub_parser(name, description, "only the named sessions of this agent")
+    p.add_argument("-s", "--session", metavar="NAME", help="only the named session NAME")
+    p.add_argument("-o", "--output", choices=("text", "json"), default="text")
+    return p
+
+
+def _status(argv: list[str]) -> int:
+    args = _named_parser(
+        "status", "The named sessions of this workspace: idle or running, the queue, the agent."
+    ).parse_args(argv)
+    _setup_logging(args.verbose)
+    from ._named_status import status_main  # noqa: PLC0415
+
+    return status_main(args)
+
+
+def _cancel(argv: list[str]) -> int:
+    args = _named_parser(
+        "cancel", "Cancel the running turn of a named session (its run exits 130)."
+    ).parse_args(argv)
+    _setup_logging(args.verbose)
+    from ._named_status import cancel_main  # noqa: PLC0415
+
+    return cancel_main(args)
+
+
 def _trust(argv: list[str]) -> int:
     from ._trust import trust_main  # noqa: PLC0415
 
@@ -213,6 +240,8 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "usage": _usage,
     "trust": _trust,
     "batch": _batch,
+    "status": _status,
+    "cancel": _cancel,
 }
 
 
@@ -249,6 +278,10 @@ def run_cli(argv: list[str]) -> int:
         return SUBCOMMANDS[argv[at]](argv[:at] + argv[at + 1 :])
     args = parser.parse_args(argv)
     _setup_logging(args.verbose)
+    if args.session is not None:
+        from ._named import run_named_main  # noqa: PLC0415
+
+        return run_named_main(args)
     from ._run import run_prompt  # noqa: PLC0415 - asyncio loads only when a prompt runs
 
     return run_prompt(args)

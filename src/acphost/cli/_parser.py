@@ -42,6 +42,8 @@ subcommands:
   usage             tokens and cost of the recorded sessions by agent, day or directory
   trust [PATH]      trust a project's .acphost/settings.json (--list, --revoke PATH)
   batch             prompts x agents x repeats in parallel, isolated workspaces, a report
+  status [-s NAME]  the named sessions of this workspace: running, queue, agent, warmth
+  cancel [-s NAME]  cancel a named session's running turn (its run exits 130)
 
 examples:
   acphost "show me around"                    # the built-in demo agent
@@ -51,11 +53,13 @@ examples:
   acphost -o jsonl "hello" > frames.jsonl     # every frame, both directions
   acphost --continue "and now the tests"      # go on with the last session here
   acphost --max-cost 0.50 "tidy @src/app.py"  # cancel the turn past 0.50
+  acphost -s review "look at the diff"        # a named session: warm agent, a queue
 
 exit codes: 0 turn completed, 1 agent/protocol error, 2 usage/configuration
 error, 3 a budget (--max-tokens, --max-cost) was crossed and the turn
-cancelled, 130 interrupted (143 SIGTERM, 129 SIGHUP). Use `acphost -- WORD`
-to send a subcommand's name as the prompt.
+cancelled, 4 a named session was busy (--no-queue), 130 interrupted (143
+SIGTERM, 129 SIGHUP). Use `acphost -- WORD` to send a subcommand's name as
+the prompt.
 
 Every prompt run is recorded in the local history (see `acphost history`);
 --no-history or ACPHOST_NO_HISTORY=1 turns that off."""
@@ -398,6 +402,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not record this run in the local history (also ACPHOST_NO_HISTORY=1)",
     )
     g.add_argument(
+        "-s",
+        "--session",
+        metavar="NAME",
+        help="the named session NAME of this agent and workspace: created on first use, its "
+        "agent kept warm between runs; a prompt sent while it is busy waits its turn",
+    )
+    g.add_argument(
+        "--keep-alive",
+        type=_duration,
+        metavar="DURATION",
+        help="with --session: keep the agent warm this long after the last turn "
+        "(30s, 5m, 1h; 0 stops it at once; default: 5m for a new session, else as it was)",
+    )
+    g.add_argument(
+        "--no-queue",
+        action="store_true",
+        help="with --session: fail at once (exit 4) when the session is busy",
+    )
+    g.add_argument(
         "--save-session",
         metavar="PATH",
         help="save the session id (and agent, cwd, history id) to PATH",
@@ -488,6 +511,15 @@ def _tokens(value: str) -> int:
     from ._budget import tokens_flag  # noqa: PLC0415 - only when the flag is given
 
     return tokens_flag(value)
+
+
+def _duration(value: str) -> float:
+    from ..launch import UsageProblem, parse_duration  # noqa: PLC0415 - only when given
+
+    try:
+        return parse_duration(value)
+    except UsageProblem as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--keep-alive ")) from None
 
 
 def _cost(value: str) -> tuple[float, str | None]:

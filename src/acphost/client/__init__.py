@@ -24,6 +24,7 @@ __all__ = [
     "BudgetExceeded",
     "ClientContext",
     "ClientOptions",
+    "decode_update",
     "Compaction",
     "CostStart",
     "ElicitationHandler",
@@ -75,6 +76,7 @@ _LAZY = {
     "BudgetExceeded": "._budget",
     "CostStart": "._budget",
     "AcpClient": "._client",
+    "decode_update": "._peer",
     "Event": "._events",
     "EventStream": "._events",
     "Observer": "._events",
@@ -143,6 +145,7 @@ if TYPE_CHECKING:
         option_id,
         option_values,
     )
+    from ._peer import decode_update
     from ._session import Session, UpdateListener
     from ._state import (
         AgentTerminal,

@@ -130,6 +130,35 @@ class HostHooks(Protocol):
         """The agent says a URL elicitation finished."""
 
 
+def decode_update(update_raw: dict[str, Any]) -> s.SessionUpdate:
+    """A session update (``session/update``'s ``update``) from its wire form, as the client reads.
+
+    Never fails: a malformed known variant is kept as raw data
+    (``UnknownSessionUpdate``), and the session tree's kinds (subagents,
+    inter-session messages) get the unstable schema's classes.
+
+    Args:
+        update_raw: the update's JSON object (its ``to_wire()`` gives it back).
+
+    Returns:
+        The typed update, as a :class:`~acphost.Session` applies it.
+
+    """
+    update: s.SessionUpdate
+    try:
+        update = s.decode_session_update(update_raw, "update")
+    except s.SchemaError as exc:
+        # Lossless: a malformed known variant is kept as raw data.
+        logger.warning("session/update kept as Unknown: %s", exc)
+        kind = update_raw.get("sessionUpdate")
+        update = s.UnknownSessionUpdate(kind=kind if isinstance(kind, str) else "", raw=update_raw)
+    if type(update) is s.UnknownSessionUpdate and update.kind in TREE_KINDS:
+        # Subagents and inter-session messages: stable in the protocol,
+        # but the vendored stable schema predates them.
+        update = decode_tree_update(update.kind, update_raw) or update
+    return update
+
+
 class Peer:
     """The connection to one agent and the state negotiated on it (internal).
 
@@ -348,20 +377,7 @@ class Peer:
         return waiter
 
     def _route(self, sid: str, update_raw: dict[str, Any]) -> asyncio.Future[None] | None:
-        update: s.SessionUpdate
-        try:
-            update = s.decode_session_update(update_raw, "update")
-        except s.SchemaError as exc:
-            # Lossless: a malformed known variant is kept as raw data.
-            logger.warning("session/update kept as Unknown: %s", exc)
-            kind = update_raw.get("sessionUpdate")
-            update = s.UnknownSessionUpdate(
-                kind=kind if isinstance(kind, str) else "", raw=update_raw
-            )
-        if type(update) is s.UnknownSessionUpdate and update.kind in TREE_KINDS:
-            # Subagents and inter-session messages: stable in the protocol,
-            # but the vendored stable schema predates them.
-            update = decode_tree_update(update.kind, update_raw) or update
+        update = decode_update(update_raw)
         session = self.sessions.get(sid) or self.children.get(sid)
         if session is None:
             self._keep_early(sid, update, len(orjson.dumps(update_raw)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
@@ -36,6 +37,9 @@ logger = logging.getLogger("acphost.session")
 #: A listener of :meth:`Session.add_listener`: ``(session, update)``; with
 #: ``subagents=True`` the first argument is a :class:`Subagent` for a child's updates.
 UpdateListener = Callable[[Any, s.SessionUpdate], None]
+
+#: A queued prompt (:meth:`Session.enqueue`): its turn, blocks, ``_meta`` and budget.
+_Waiting = tuple[Turn, list[s.ContentBlock], "dict[str, Any] | None", "Budget | None"]
 
 #: How long :meth:`Session.cancel` waits for the agent to end the turn.
 DEFAULT_CANCEL_TIMEOUT = 10.0
@@ -118,6 +122,11 @@ class Session:
         self.additional_directories = tuple(additional_directories)
         self.state = SessionState(keep_history=keep_history)
         self._turn: Turn | None = None
+        # Prompts waiting for the running turn to end (enqueue), in order.
+        self._waiting: deque[
+            tuple[Turn, list[s.ContentBlock], dict[str, Any] | None, Budget | None]
+        ]
+        self._waiting = deque()
         self._queue_limit = queue_limit
         self._setup_timeout = setup_timeout
         self._events = peer.events
@@ -293,6 +302,67 @@ class Session:
                 did not advertise (image, audio, embedded context). Nothing is sent.
 
         """
+        self._check_can_prompt()
+        if self.turn is not None:
+            raise UsageError(
+                "a turn is already running in this session: await it, cancel it, "
+                "or queue the prompt with session.enqueue()"
+            )
+        blocks = to_blocks(content)
+        self._peer.check_prompt_blocks(blocks)
+        turn = Turn(UpdateQueue(self._queue_limit))
+        self._begin(turn, blocks, meta, budget)
+        return turn
+
+    def enqueue(
+        self,
+        content: PromptInput,
+        *,
+        meta: dict[str, Any] | None = None,
+        budget: Budget | None = None,
+    ) -> Turn:
+        """Queue a prompt: its turn starts when the turns before it have ended.
+
+        With no turn running and none queued, this is :meth:`prompt`. Otherwise
+        the prompt waits, first in first out, in this session; the returned
+        :class:`Turn` is the same object a prompt gives (iterate it, await it,
+        :meth:`Turn.cancel <acphost.Turn.cancel>` it), in the ``queued``
+        state until its prompt is sent. Cancelling a queued turn takes it out
+        of the queue unsent; the queue goes on. Closing the session (or losing
+        the agent) ends the queued turns with an error, unsent.
+
+        Args:
+            content: as for :meth:`prompt`.
+            meta: ``_meta`` for the request.
+            budget: limits for this turn (see :meth:`prompt`).
+
+        Returns:
+            The turn.
+
+        Raises:
+            UsageError: the session is closed, or its own budget is spent.
+            CapabilityNotSupported: a block needs a prompt capability the agent
+                did not advertise. Nothing is queued.
+
+        """
+        self._check_can_prompt()
+        blocks = to_blocks(content)
+        self._peer.check_prompt_blocks(blocks)
+        if self.turn is None and not self._waiting:
+            turn = Turn(UpdateQueue(self._queue_limit))
+            self._begin(turn, blocks, meta, budget)
+            return turn
+        turn = Turn(UpdateQueue(self._queue_limit), queued=True)
+        turn._canceller = self._cancel_turn
+        self._waiting.append((turn, blocks, meta, budget))
+        return turn
+
+    @property
+    def queued(self) -> tuple[Turn, ...]:
+        """The turns waiting in the queue (:meth:`enqueue`), first to start first."""
+        return tuple(entry[0] for entry in self._waiting)
+
+    def _check_can_prompt(self) -> None:
         self._life.require_open("open a new session")
         spent = self._spending.spent
         if spent is not None:
@@ -300,16 +370,18 @@ class Session:
                 f"the session's budget is spent ({spent}): raise session.budget, "
                 "or open a new session"
             )
-        if self.turn is not None:
-            raise UsageError(
-                "a turn is already running in this session: await it or cancel it first"
-            )
-        blocks = to_blocks(content)
-        self._peer.check_prompt_blocks(blocks)
-        turn = Turn(
-            UpdateQueue(self._queue_limit),
-            on_end=lambda result: self._turn_ended(turn, blocks, result),
-        )
+
+    def _begin(
+        self,
+        turn: Turn,
+        blocks: list[s.ContentBlock],
+        meta: dict[str, Any] | None,
+        budget: Budget | None,
+    ) -> None:
+        """Send the turn's prompt: the turn runs from now on."""
+        turn._on_end = lambda result: self._turn_ended(turn, blocks, result)
+        turn._canceller = self._cancel_turn
+        turn._start()
         self._turn = turn
         self._spending.begin_turn(budget)
         self._peer.host.begin_turn(self.id)
@@ -323,7 +395,45 @@ class Session:
             self._run_turn(turn, request), name="acphost.session.prompt"
         )
         turn._task = task
-        return turn
+
+    def _start_waiting(self) -> None:
+        """The running turn ended: send the next queued prompt (those that cannot start end)."""
+        peer = self._peer
+        if peer.closed:  # the agent went away (or the client closes): nothing more is sent
+            error = peer.connection.closed_error
+            if not isinstance(error, AgentExited):
+                error = AgentExited(None, "", "the client was closed before the turn started")
+            self._drop_waiting(error)
+            return
+        while self._waiting and self.turn is None:
+            turn, blocks, meta, budget = self._waiting.popleft()
+            try:
+                self._check_can_prompt()
+                self._begin(turn, blocks, meta, budget)
+            except AcpError as exc:  # closed, or the session's budget is spent
+                turn._finish(exc)
+
+    def _drop_waiting(self, error: BaseException) -> None:
+        """End every queued turn with ``error``, unsent."""
+        waiting, self._waiting = self._waiting, deque()
+        for turn, *_ in waiting:
+            turn._finish(error)
+
+    async def _cancel_turn(
+        self, turn: Turn, timeout: float, reason: str | None
+    ) -> TurnResult | None:
+        """:meth:`Turn.cancel`: a queued turn leaves the queue; a running one is cancelled."""
+        for entry in self._waiting:
+            if entry[0] is turn:
+                self._waiting.remove(entry)
+                if turn.host_stop is None:
+                    turn.host_stop = reason
+                result = TurnResult(stop_reason="cancelled", text="")
+                turn._finish(result)
+                return result
+        if self.turn is turn:
+            return await self.cancel(timeout=timeout, reason=reason)
+        return await turn.cancel()  # done meanwhile: its result
 
     async def _run_turn(self, turn: Turn, request: s.PromptRequest) -> None:
         def on_response(result: Any) -> None:
@@ -332,6 +442,7 @@ class Session:
 
         v2 = self._peer.v2
         wire = v2.session(self.id) if v2 is not None else None
+        turn._sent = True  # written below, before this task first waits
         try:
             if wire is None:
                 await self._peer.request_raw(
@@ -416,6 +527,15 @@ class Session:
         self, turn: Turn, blocks: Sequence[s.ContentBlock], result: TurnResult | BaseException
     ) -> None:
         # Turn._finish calls it once, when the result or the error is settled.
+        try:
+            self._tell_turn_ended(turn, blocks, result)
+        finally:
+            if self._waiting:
+                self._start_waiting()
+
+    def _tell_turn_ended(
+        self, turn: Turn, blocks: Sequence[s.ContentBlock], result: TurnResult | BaseException
+    ) -> None:
         events = self._events
         if not events.observed:
             return
@@ -554,6 +674,11 @@ class Session:
             self._tree.cancel_running()
             return None
         turn._queue.unbound()
+        if not turn._sent:
+            # The prompt's task has not run yet: let it write session/prompt
+            # first, or the agent would get the cancel before the prompt it
+            # cancels, ignore it, and run the prompt to its end.
+            await asyncio.sleep(0)
         if turn._cancel(reason):  # the first cancel of the turn tells the agent
             self._peer.notify(s.SESSION_CANCEL, s.CancelNotification(session_id=self.id).to_wire())
             self._peer.host.cancel_session(self.id)
@@ -685,6 +810,7 @@ class Session:
         """
         if self.closed:
             return
+        self._drop_waiting(UsageError("the session was closed before this queued prompt was sent"))
         if self.turn is not None:
             try:
                 await self.cancel(timeout=5.0)
@@ -734,6 +860,7 @@ class Session:
         """The client closed (or the open failed): the session can do nothing more."""
         turn = self._turn
         gone = AgentExited(None, "", "the client was closed during the turn")
+        self._drop_waiting(gone)
         if turn is not None:
             turn._finish(gone)
         self._tree.release(gone)

@@ -14,7 +14,7 @@ import asyncio
 import enum
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Generator
+from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,9 @@ from ._lifecycle import StateMachine
 if TYPE_CHECKING:
     from ._budget import BudgetExceeded
     from ._state import ToolCallState
+
+    #: Cancels a turn (the session's part): ``(turn, timeout, reason)``.
+    Canceller = Callable[["Turn", float, "str | None"], Awaitable["TurnResult | None"]]
 
 __all__ = ["Turn", "TurnResult", "TurnState", "UpdateQueue"]
 
@@ -169,6 +172,9 @@ class UpdateQueue:
 class TurnState(enum.Enum):
     """Where a prompt turn is in its life (``Turn.state``)."""
 
+    #: Waiting in the session's queue (:meth:`Session.enqueue
+    #: <acphost.Session.enqueue>`): nothing was sent yet.
+    QUEUED = "queued"
     #: The prompt was sent (``session/prompt``); the agent is working on it.
     RUNNING = "running"
     #: The host sent ``session/cancel`` and waits for the agent to end the turn.
@@ -180,6 +186,8 @@ class TurnState(enum.Enum):
 #: The allowed moves of a turn (see ``_lifecycle``): a turn is cancelled at
 #: most once, and nothing follows its end.
 _TURN_MOVES: dict[TurnState, frozenset[TurnState]] = {
+    # A queued turn starts, or leaves the queue unsent (cancelled, the session closed).
+    TurnState.QUEUED: frozenset({TurnState.RUNNING, TurnState.DONE}),
     TurnState.RUNNING: frozenset({TurnState.CANCELLING, TurnState.DONE}),
     TurnState.CANCELLING: frozenset({TurnState.DONE}),
     TurnState.DONE: frozenset(),
@@ -229,7 +237,7 @@ class TurnResult:
 
 
 class Turn:
-    """One prompt turn, from :meth:`Session.prompt`.
+    """One prompt turn, from :meth:`Session.prompt` or :meth:`Session.enqueue`.
 
     Iterate it (``async for update in turn``) for the typed updates in wire
     order, and await it (``result = await turn``) for the :class:`TurnResult`.
@@ -237,6 +245,10 @@ class Turn:
     (the session state still records it). A loop left early with ``break``
     must be followed by :meth:`aclose`, or the full queue would hold the
     connection's reader (backpressure never drops updates on its own).
+
+    A turn from :meth:`Session.enqueue <acphost.Session.enqueue>` may start
+    :attr:`TurnState.QUEUED`: its updates and result come once the turns
+    before it have ended; :meth:`cancel` takes it out of the queue unsent.
 
     Attributes:
         host_stop: why the host stopped the turn, when it did: the reason
@@ -250,9 +262,11 @@ class Turn:
         queue: UpdateQueue,
         *,
         on_end: Callable[[TurnResult | BaseException], None] | None = None,
+        queued: bool = False,
     ) -> None:
         self._queue = queue
-        self._life = StateMachine("the turn", TurnState.RUNNING, _TURN_MOVES)
+        initial = TurnState.QUEUED if queued else TurnState.RUNNING
+        self._life = StateMachine("the turn", initial, _TURN_MOVES)
         #: Why the host stopped the turn, if it did (the first reason given).
         self.host_stop: str | None = None
         # Told once, when the result or the error is settled (the session's TurnEnded).
@@ -263,6 +277,10 @@ class Turn:
         self._result: asyncio.Future[TurnResult] = asyncio.get_running_loop().create_future()
         self._iterating = False
         self._task: asyncio.Task[None] | None = None
+        # The session's part of cancel (set by the session that owns the turn).
+        self._canceller: Canceller | None = None
+        # session/prompt was written (the session's task sets it).
+        self._sent = False
 
     @property
     def tool_call_ids(self) -> dict[str, None]:
@@ -291,6 +309,39 @@ class Turn:
             return False
         self._life.move(TurnState.CANCELLING)
         return True
+
+    def _start(self) -> None:
+        """A queued turn's prompt is being sent (the session calls it)."""
+        self._life.move(TurnState.RUNNING)
+
+    async def cancel(
+        self, *, timeout: float = 10.0, reason: str | None = None
+    ) -> TurnResult | None:
+        """Cancel this turn.
+
+        A queued turn leaves the queue: it is never sent, and its result is
+        ``stop_reason`` ``cancelled`` with no text. A running turn is
+        cancelled as :meth:`Session.cancel <acphost.Session.cancel>` does
+        (``session/cancel``, then its answer). A turn that is done is left
+        as it is.
+
+        Args:
+            timeout: seconds to wait for the agent to end a running turn.
+            reason: why the host stops the turn (see :attr:`host_stop`).
+
+        Returns:
+            The turn's result; None when it ended with an error.
+
+        Raises:
+            AcpTimeout: the agent did not end a running turn in time.
+
+        """
+        if not self.done and self._canceller is not None:
+            return await self._canceller(self, timeout, reason)
+        if not self.done:
+            return None
+        error = self._result.exception()
+        return None if error is not None else self._result.result()
 
     def _finish(self, result: TurnResult | BaseException) -> None:
         if self._life.state is TurnState.DONE:

@@ -25,19 +25,27 @@ EXIT_ERROR = 1
 EXIT_USAGE = 2
 #: A budget (``--max-tokens``, ``--max-cost``) was crossed: the turn was cancelled.
 EXIT_BUDGET = 3
+#: A named session was busy and the run was told not to queue (``--no-queue``).
+EXIT_BUSY = 4
 #: Interrupted (Ctrl-C), as shells report SIGINT.
 EXIT_INTERRUPTED = 130
 
 __all__ = [
     "DEMO_AGENT",
     "EXIT_BUDGET",
+    "EXIT_BUSY",
     "EXIT_ERROR",
     "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
+    "WIRE_LIMIT",
     "AskPolicy",
     "DefaultPolicy",
     "HostChoices",
+    "HostHooks",
+    "NamedHost",
+    "NamedPlace",
+    "NamedUnavailable",
     "Refusals",
     "Run",
     "RunResult",
@@ -46,16 +54,35 @@ __all__ = [
     "UsageProblem",
     "build_broker",
     "build_host_config",
+    "check_session_name",
+    "connect_named",
     "fail",
+    "named_places",
     "open_run",
+    "parse_duration",
+    "place_of",
     "read_system_prompt",
+    "receive_message",
     "resolve",
     "run",
+    "send_message",
     "start_agent",
     "with_sandbox_choice",
 ]
 
 _LAZY = {
+    "HostHooks": "._named_host",
+    "NamedHost": "._named_host",
+    "NamedPlace": "._named",
+    "NamedUnavailable": "._named",
+    "check_session_name": "._named",
+    "connect_named": "._named",
+    "named_places": "._named",
+    "parse_duration": "._named",
+    "place_of": "._named",
+    "receive_message": "._named",
+    "send_message": "._named",
+    "WIRE_LIMIT": "._named",
     "AskPolicy": "._policy",
     "DefaultPolicy": "._policy",
     "Refusals": "._policy",
@@ -79,6 +106,19 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from ._host import HostChoices, build_host_config
+    from ._named import (
+        WIRE_LIMIT,
+        NamedPlace,
+        NamedUnavailable,
+        check_session_name,
+        connect_named,
+        named_places,
+        parse_duration,
+        place_of,
+        receive_message,
+        send_message,
+    )
+    from ._named_host import HostHooks, NamedHost
     from ._open import Run, RunOptions, SessionChoice, open_run, read_system_prompt
     from ._policy import AskPolicy, DefaultPolicy, Refusals, build_broker
     from ._setup import UsageProblem, fail, resolve, start_agent, with_sandbox_choice

@@ -169,6 +169,17 @@ class Refusals:
         ):
             self._kinds[_what(request)] += 1
 
+    def take_lines(self) -> list[str]:
+        """The summary so far (see :meth:`lines`), then count again from nothing.
+
+        For a face that serves several turns with one policy (a named
+        session's host): each turn's run says what was refused during it.
+        """
+        out = self.lines()
+        self._kinds.clear()
+        self._protected.clear()
+        return out
+
     def lines(self) -> list[str]:
         """The summary: nothing when nothing was refused, else one line, two with protected paths.
 

@@ -1,0 +1,321 @@
+"""acphost -s NAME: the host serves only this user's acphost, never a sandboxed agent.
+
+Through real processes: a host started by a real run, and clients connecting
+to its real socket (one confined by acphost's own sandbox).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import pytest
+
+from acphost.config import AgentSpec
+from acphost.launch import named_places
+from tests.support.named import Named, hosts_in, processes_in
+from tests.support.waiting import eventually_sync
+
+_KEEP = ("--keep-alive", "30s")
+_QUICK = ("--keep-alive", "0.3s")
+
+
+def agents_running(workspace):
+    return [pid for pid, cmd in processes_in(workspace).items() if "demo._agent" in cmd]
+
+
+#: A client that knows the socket's path but not the token: it tries every request.
+_PROBE = r"""
+import json, socket, sys
+path, token_file = sys.argv[1], sys.argv[2]
+try:
+    open(token_file).read()
+    print("TOKEN READ")
+except OSError:
+    print("token unreadable")
+requests = [
+    {"v": 1, "op": "status"},
+    {"v": 1, "op": "cancel_running"},
+    {"v": 1, "op": "status", "token": "guess"},
+    {"v": 1, "op": "prompt", "prompt": [{"type": "text", "text": "echo injected"}],
+     "options": {"no_such_option": 1}, "keep_alive": 600},
+]
+for request in requests:
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(20)
+            s.connect(path)
+            s.sendall(json.dumps(request).encode() + b"\n")
+            answer = s.makefile("rb").readline()
+            print("answer", json.loads(answer).get("t") if answer else "closed",
+                  answer.decode(errors="replace").strip())
+    except OSError as exc:
+        print("unreachable", type(exc).__name__)
+"""
+
+
+@pytest.fixture
+def named(workspace):
+    runs = Named(workspace)
+    yield runs
+    left = runs.close()
+    assert not left, f"processes left behind: {left}"
+
+
+def _probe(place, preexec=None, env=None):
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, place.socket, os.path.join(place.folder, "token")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=preexec,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+def _refused_only(lines):
+    answers = [line for line in lines if line.startswith(("answer", "unreachable"))]
+    assert len(answers) == 4, lines
+    for line in answers:
+        if line.startswith("answer"):
+            kind = line.split()[1]
+            assert kind == "refused", line
+            assert "no_such_option" not in line, line  # nothing said about the options
+
+
+def test_a_client_without_the_token_is_refused_and_a_real_run_is_served(named, workspace):
+    done = named.run("-a", "demo", "-s", "tok", "--keep-alive", "30s", "echo one")
+    assert done.returncode == 0 and done.stdout == "one\n", done.stderr
+    (place,) = named_places(str(workspace))
+    assert os.stat(os.path.join(place.folder, "token")).st_mode & 0o777 == 0o600
+    lines = _probe(place)
+    _refused_only(lines)
+    assert "TOKEN READ" in lines  # the user's own process may read it, but did not send it
+    row = named.status("tok")
+    assert row["state"] == "idle" and row["keep_alive"] == 30.0  # the probe changed nothing
+    done = named.run("-a", "demo", "-s", "tok", "--keep-alive", "0.3s", "echo two")
+    assert done.returncode == 0 and done.stdout == "two\n", done.stderr
+    named.wait_gone()
+
+
+def test_a_process_in_acphosts_sandbox_cannot_use_a_named_session(named, workspace, monkeypatch):
+    from acphost.host import build_confinement, sandbox_support
+
+    if sandbox_support()[0] == 0:
+        pytest.skip("no Landlock here")
+    # A state folder too deep for a socket's path: the socket is in /tmp, which
+    # the sandbox does not hide; the token stays in the (denied) state folder.
+    deep = workspace.parent / ("s" * 60) / ("t" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setenv("XDG_STATE_HOME", str(deep))
+    done = named.run("-a", "demo", "-s", "conf", "--keep-alive", "30s", "echo one")
+    assert done.returncode == 0, done.stderr
+    (place,) = named_places(str(workspace))
+    assert not place.socket.startswith(place.folder)
+    other = workspace.parent / "other"
+    other.mkdir()
+    sandbox = build_confinement(AgentSpec(name="p", command="/bin/sh", source="t"), str(other))
+    try:
+        lines = _probe(place, sandbox.preexec(), {**os.environ, **sandbox.env})
+    finally:
+        sandbox.close()
+    assert "TOKEN READ" not in lines, lines  # acphost's state folder is denied
+    _refused_only(lines)
+    assert named.status("conf")["keep_alive"] == 30.0
+    done = named.run("-a", "demo", "-s", "conf", "--keep-alive", "0.3s", "echo two")
+    assert done.returncode == 0 and done.stdout == "two\n", done.stderr
+    named.wait_gone()
+
+
+def test_agent_commands_differing_only_in_a_secret_are_two_sessions(named, workspace):
+    # The demo agent, its command line carrying a secret it ignores (redacted in the key).
+    demo = "import sys; from acphost.agents.demo._agent import main; sys.exit(main([]))"
+    agent = f"{shlex.quote(sys.executable)} -c {shlex.quote(demo)} --token="
+    first = named.run("--agent-command", agent + "sekrit-one", "-s", "cmd", *_KEEP, "echo a")
+    assert first.returncode == 0, first.stderr
+    second = named.run("--agent-command", agent + "sekrit-two", "-s", "cmd", *_KEEP, "echo b")
+    assert second.returncode == 0, second.stderr
+    places = named_places(str(workspace))
+    assert len(places) == 2, places  # one host and one session each
+    assert len(agents_running(workspace)) == 2
+    for place in places:
+        with open(os.path.join(place.folder, "name.json")) as f:
+            assert "sekrit" not in f.read()  # only a digest of the command is kept
+    for secret in ("sekrit-one", "sekrit-two"):  # shorten the keep-alive: both stop
+        done = named.run("--agent-command", agent + secret, "-s", "cmd", *_QUICK, "echo c")
+        assert done.returncode == 0, done.stderr
+    named.wait_gone()
+
+
+def test_a_run_without_history_is_not_served_by_a_host_that_records_it(named, workspace):
+    done = named.run("-a", "demo", "-s", "hist", *_KEEP, "echo a")
+    assert done.returncode == 0, done.stderr
+    done = named.run("-a", "demo", "-s", "hist", *_KEEP, "echo b", env={"ACPHOST_NO_HISTORY": "1"})
+    assert done.returncode == 2 and "other options" in done.stderr, done.stderr
+    other = workspace.parent / "history.db"
+    done = named.run(
+        "-a", "demo", "-s", "hist", *_KEEP, "echo c", env={"ACPHOST_HISTORY": str(other)}
+    )
+    assert done.returncode == 2 and "other options" in done.stderr, done.stderr
+    settings = workspace.parent / "settings.json"
+    settings.write_text('{"agent_servers": {}}')
+    done = named.run(
+        "-a", "demo", "-s", "hist", *_KEEP, "echo d", env={"ACPHOST_SETTINGS": str(settings)}
+    )
+    assert done.returncode == 2 and "other options" in done.stderr, done.stderr
+    done = named.run("-a", "demo", "-s", "hist", *_QUICK, "echo e")
+    assert done.returncode == 0, done.stderr
+    named.wait_gone()
+
+
+def test_runs_with_different_tmpdirs_find_the_host_of_a_deep_state_folder(
+    named, workspace, monkeypatch
+):
+    deep = workspace.parent / ("s" * 60) / ("t" * 60)
+    deep.mkdir(parents=True)
+    monkeypatch.setenv("XDG_STATE_HOME", str(deep))
+    # Two short temporary folders (a socket path fits in either).
+    tmp_a, tmp_b = tempfile.mkdtemp(dir="/tmp"), tempfile.mkdtemp(dir="/tmp")
+    try:
+        for tmp, word in ((tmp_a, "a"), (tmp_b, "b")):
+            done = named.run(
+                "-a",
+                "demo",
+                "-s",
+                "tmp",
+                *_KEEP,
+                f"echo {word}",
+                "--init-timeout",
+                "5",
+                env={"TMPDIR": tmp},
+            )
+            assert done.returncode == 0 and done.stdout == f"{word}\n", done.stderr
+        assert len(hosts_in(workspace)) == 1  # the second run used the first one's host
+        (place,) = named_places(str(workspace))
+        assert place.socket.startswith(f"/tmp/acphost-named-{os.getuid()}/")
+        done = named.run("-a", "demo", "-s", "tmp", *_QUICK, "echo c", env={"TMPDIR": tmp_a})
+        assert done.returncode == 0, done.stderr
+        named.wait_gone()
+    finally:
+        shutil.rmtree(tmp_a, ignore_errors=True)
+        shutil.rmtree(tmp_b, ignore_errors=True)
+
+
+def test_an_agent_that_cannot_start_is_said_once_as_a_plain_run_says_it(named, workspace):
+    missing = str(workspace.parent / "no-such-agent")
+    plain = named.run("--agent-command", missing, "hi")
+    assert plain.returncode != 0 and "cannot start the agent" in plain.stderr, plain.stderr
+    done = named.run("--agent-command", missing, "-s", "x", "hi")
+    assert (done.returncode, done.stderr) == (plain.returncode, plain.stderr)
+    (place,) = named_places(str(workspace))
+    with open(place.log) as f:
+        log = f.read()
+    assert log.count("cannot start the agent") == 1, log  # one host, which logged why
+    # Again: the next run starts one new host, which fails the same way.
+    again = named.run("--agent-command", missing, "-s", "x", "hi")
+    assert (again.returncode, again.stderr) == (plain.returncode, plain.stderr)
+    # The first host's log is kept beside the second's, not erased.
+    with open(place.log + ".1") as f:
+        assert f.read() == log
+
+
+def _ask_raw(place, lines, *, keep=0):
+    """Send each line on its own connection; the first answer of each (or keep them open)."""
+    import asyncio
+
+    async def main():
+        answers, held = [], []
+        for line in lines:
+            reader, writer = await asyncio.open_unix_connection(place.socket)
+            writer.write(line.encode() + b"\n")
+            answer = json.loads(await asyncio.wait_for(reader.readline(), 30))
+            answers.append(answer)
+            held.append(writer)
+        for writer in held:
+            writer.close()
+        return answers
+
+    return asyncio.run(main())
+
+
+def _prompt_line(place, **fields):
+    request = {
+        "v": 1,
+        "op": "prompt",
+        "token": place.read_token(),
+        "prompt": [{"type": "text", "text": "echo x"}],
+        "options": None,
+        **fields,
+    }
+    return json.dumps(request)
+
+
+def _options(workspace, monkeypatch, *flags):
+    """The options a run of ``acphost FLAGS`` sends (as the run computes them)."""
+    from acphost.cli._named import _fingerprint
+    from acphost.cli._parser import build_parser
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(workspace / ".xdg"))
+    return _fingerprint(build_parser().parse_args([*flags, "x"]), None)
+
+
+def test_the_host_refuses_wire_values_out_of_bounds(named, workspace, monkeypatch):
+    flags = ("-a", "demo", "-s", "wire", "--no-history")
+    done = named.run(*flags, *_KEEP, "echo a")
+    assert done.returncode == 0, done.stderr
+    (place,) = named_places(str(workspace))
+    options = _options(workspace, monkeypatch, *flags)
+    huge = _prompt_line(place, options=options, keep_alive=1e308)
+    nan = _prompt_line(place, options=options, keep_alive=float("nan"))  # json writes NaN
+    for answer in _ask_raw(place, [huge, nan]):
+        assert answer["t"] == "refused" and "keep-alive" in answer["message"], answer
+    assert named.status("wire")["keep_alive"] == 30.0
+    # A ticket the host never gave out is not taken: the prompt gets the next one.
+    (answer,) = _ask_raw(place, [_prompt_line(place, options=options, ticket=99999)])
+    assert answer["t"] == "queued" and answer["ticket"] != 99999, answer
+    # At most MAX_WAITING prompts wait: the next is refused at once.
+    from acphost.launch._named_host import MAX_WAITING
+
+    running = _prompt_line(place, options=options, prompt=[{"type": "text", "text": "wait 30"}])
+    lines = [running] + [_prompt_line(place, options=options)] * (MAX_WAITING - 1)
+    answers = _ask_raw(place, [*lines, _prompt_line(place, options=options)])
+    assert all(a["t"] == "queued" for a in answers[:-1]), answers[:3]
+    assert answers[-1]["t"] == "full", answers[-1]
+    done = named.run(*flags, *_QUICK, "echo b")
+    assert done.returncode == 0, done.stderr
+    named.wait_gone()
+
+
+def test_a_run_that_stops_reading_is_dropped_and_its_turn_goes_on(named, workspace, monkeypatch):
+    import socket
+
+    flags = ("-a", "demo", "-s", "slow", "--no-history")
+    done = named.run(*flags, *_KEEP, "echo a")
+    assert done.returncode == 0, done.stderr
+    (place,) = named_places(str(workspace))
+    options = _options(workspace, monkeypatch, *flags)
+    # More frames than the host holds for one run (each frame line is ~230 bytes).
+    flood = [{"type": "text", "text": "flood 200000"}]
+
+    def log():
+        with open(place.log) as f:
+            return f.read()
+
+    with socket.socket(socket.AF_UNIX) as client:  # a run that never reads
+        client.connect(place.socket)
+        client.sendall(_prompt_line(place, options=options, prompt=flood, frames=True).encode())
+        client.sendall(b"\n")
+        eventually_sync(
+            lambda: "stopped reading is dropped" in log(), what="the host to drop it", timeout=50
+        )
+    # The turn went on to its end: the session serves the next run.
+    done = named.run(*flags, *_QUICK, "echo after")
+    assert done.returncode == 0 and done.stdout == "after\n", done.stderr
+    named.wait_gone()
