@@ -34,6 +34,7 @@ from ._mcp import (
     Reply,
     error_frame,
 )
+from ._sandbox import in_runtime_folder
 
 __all__ = ["CLOSED_TEXT", "SocketPlace", "StreamPeer", "hello"]
 
@@ -238,8 +239,7 @@ def _private_folder() -> tuple[str, tuple[int, int]]:
     # A long TMPDIR would not fit sun_path: /tmp is short and there on every
     # POSIX system. A TMPDIR in the user's runtime folder would be hidden
     # from a confined agent (its private view covers that folder).
-    runtime = [os.environ.get("XDG_RUNTIME_DIR") or "", f"/run/user/{os.getuid()}"]
-    hidden = any(r and (base == r or base.startswith(r.rstrip("/") + "/")) for r in runtime)
+    hidden = in_runtime_folder(base, os.environ)
     if hidden or len(os.path.join(base, "acphost-mcp-xxxxxxxx", "x" * 22)) > _SUN_PATH_MAX:
         base = "/tmp"
     # mkdtemp makes the folder 0700 with a random name: no one else can

@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ._namespace import under
+
 __all__ = ["Mount", "other_terminals", "parse_mountinfo", "second_paths"]
 
 _ESCAPE = re.compile(r"\\([0-7]{3})")
@@ -51,10 +53,6 @@ def parse_mountinfo(text: str) -> list[Mount]:
     return mounts
 
 
-def _under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
 def _inside(path: str, root: str) -> str:
     """``path`` relative to ``root`` (which holds it), "" for ``root`` itself."""
     return path[len(root.rstrip("/")) :].lstrip("/")
@@ -64,7 +62,7 @@ def _holder(path: str, mounts: list[Mount]) -> Mount | None:
     """The mount ``path`` is reached through: the deepest mount point, the last mounted there."""
     best: Mount | None = None
     for mount in mounts:
-        if _under(path, mount.point) and (best is None or len(mount.point) >= len(best.point)):
+        if under(path, mount.point) and (best is None or len(mount.point) >= len(best.point)):
             best = mount
     return best
 
@@ -86,9 +84,9 @@ def second_paths(denied: Iterable[str], mounts: list[Mount]) -> list[str]:
         for mount in mounts:
             if mount is holder or mount.device != holder.device:
                 continue
-            if _under(place, mount.root):
+            if under(place, mount.root):
                 alias = os.path.join(mount.point, _inside(place, mount.root)).rstrip("/") or "/"
-            elif _under(mount.root, place):
+            elif under(mount.root, place):
                 alias = mount.point
             else:
                 continue

@@ -275,12 +275,13 @@ def hidden_folders(candidates: Sequence[str], keep: Sequence[str]) -> tuple[str,
         real = os.path.realpath(path)
         if real == os.sep or not os.path.isdir(real):
             continue
-        if any(_under(k, real) for k in keep):
+        if any(under(k, real) for k in keep):
             continue
         found.append(real)
     found = sorted(set(found))
-    return tuple(p for p in found if not any(_under(p, o) for o in found if o != p))
+    return tuple(p for p in found if not any(under(p, o) for o in found if o != p))
 
 
-def _under(path: str, root: str) -> bool:
+def under(path: str, root: str) -> bool:
+    """Whether ``path`` is ``root`` or lies below it (both as given, not resolved)."""
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

@@ -243,10 +243,10 @@ class Confinement:
             for match in _PATH.finditer(line):
                 path = os.path.normpath(match.group(0))
                 if refused:
-                    denied = any(_under(path, d) for d in self.deny)
-                    if denied or not any(_under(path, w) for w in self.write):
+                    denied = any(ns.under(path, d) for d in self.deny)
+                    if denied or not any(ns.under(path, w) for w in self.write):
                         return path
-                elif any(_under(path, h) and path != h for h in hidden):
+                elif any(ns.under(path, h) and path != h for h in hidden):
                     return path
         return None
 
@@ -328,14 +328,9 @@ def _names(fd: int) -> Iterator[str]:
 
 def _tilde(path: str) -> str:
     home = os.path.expanduser("~")
-    if os.path.isabs(home) and home != os.sep and _under(path, home):
+    if os.path.isabs(home) and home != os.sep and ns.under(path, home):
         return "~" + path[len(home.rstrip(os.sep)) :]
     return path
-
-
-def _under(path: str, root: str) -> bool:
-    """Whether ``path`` is ``root`` or beneath it (both real, absolute)."""
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _homes(env: Mapping[str, str]) -> list[str]:
@@ -404,7 +399,7 @@ def _expander(env: Mapping[str, str], home: str | None = None) -> Callable[[str]
 
 def _carve(root: str, access: int, deny: Sequence[str], out: list[tuple[str, int]]) -> None:
     """Grant ``access`` on ``root`` minus the denied paths beneath it (see the module)."""
-    inside = [d for d in deny if _under(d, root)]
+    inside = [d for d in deny if ns.under(d, root)]
     if not inside:
         out.append((root, access))
         return
@@ -455,7 +450,7 @@ def _denied(spec: AgentSpec, env: Mapping[str, str], own: Sequence[str]) -> list
     mounts = _mounts.read_mounts()
     aliases = _mounts.second_paths(sorted(real), mounts) + _mounts.other_terminals(mounts)
     real |= {os.path.realpath(p) for p in aliases if os.path.lexists(p)}
-    return [p for p in sorted(real) if not any(_under(p, d) for d in real if d != p)]
+    return [p for p in sorted(real) if not any(ns.under(p, d) for d in real if d != p)]
 
 
 def _state_roots(spec: AgentSpec, env: Mapping[str, str]) -> list[str]:
@@ -482,6 +477,20 @@ def _state_roots(spec: AgentSpec, env: Mapping[str, str]) -> list[str]:
     return roots
 
 
+def runtime_folders(env: Mapping[str, str]) -> list[str]:
+    """The user's runtime folders (``$XDG_RUNTIME_DIR``, ``/run/user/UID``).
+
+    D-Bus, the keyring, Wayland and podman keep their sockets there; the
+    private view covers them (:func:`_socket_folders`).
+    """
+    return [p for p in (env.get("XDG_RUNTIME_DIR", ""), f"/run/user/{os.getuid()}") if p]
+
+
+def in_runtime_folder(path: str, env: Mapping[str, str]) -> bool:
+    """Whether ``path`` lies in a runtime folder: a confined agent sees it covered."""
+    return any(ns.under(path, folder) for folder in runtime_folders(env))
+
+
 def _socket_folders(env: Mapping[str, str], deny: Sequence[str]) -> list[str]:
     """The folders whose sockets the agent must not reach by their path.
 
@@ -489,7 +498,7 @@ def _socket_folders(env: Mapping[str, str], deny: Sequence[str]) -> list[str]:
     ssh-agent's and the gpg-agent's, X11's; and the denied folders: an ssh
     ``ControlMaster`` socket in ``~/.ssh``, the gpg-agent's in ``~/.gnupg``.
     """
-    found = [env.get("XDG_RUNTIME_DIR", ""), f"/run/user/{os.getuid()}", "/tmp/.X11-unix"]
+    found = [*runtime_folders(env), "/tmp/.X11-unix"]
     for name in ("SSH_AUTH_SOCK", "GPG_AGENT_INFO"):
         value = env.get(name, "").split(":")[0]
         if os.path.isabs(value):
@@ -528,7 +537,7 @@ def build_confinement(
     deny = _denied(spec, child_env, state)
     grants: list[str] = [os.path.realpath(workspace)]
     for home in _homes(child_env):
-        if _under(home, grants[0]):
+        if ns.under(home, grants[0]):
             # Its secrets stay unreadable (carved out), but its start-up files do not.
             logger.warning(
                 "sandbox: the workspace %s holds the home folder %s: the agent may write "
@@ -543,7 +552,7 @@ def build_confinement(
         real = os.path.realpath(path)
         # A link (planted, maybe, by an agent that once ran unconfined) must not
         # turn a state folder into a denied one, or into a folder holding one.
-        if real != path and any(_under(real, d) or _under(d, real) for d in deny):
+        if real != path and any(ns.under(real, d) or ns.under(d, real) for d in deny):
             logger.warning(
                 "sandbox: not granting %s: a symbolic link leads it to or around a "
                 "denied place (%s)",
