@@ -31,6 +31,8 @@ LAYERS: dict[str, int] = {
     "_difftext": 0,
     "_infile": 0,
     "_lazy": 0,
+    "_xdg": 0,
+    "_namedwire": 0,
     "_invisible": 0,
     "safetext": 0,
     "agents": 0,

@@ -16,6 +16,7 @@ import tempfile
 
 import pytest
 
+from acphost._namedwire import WIRE_VERSION
 from acphost.config import AgentSpec
 from acphost.launch import named_places
 from tests.support.named import Named, hosts_in, processes_in
@@ -39,10 +40,10 @@ try:
 except OSError:
     print("token unreadable")
 requests = [
-    {"v": 1, "op": "status"},
-    {"v": 1, "op": "cancel_running"},
-    {"v": 1, "op": "status", "token": "guess"},
-    {"v": 1, "op": "prompt", "prompt": [{"type": "text", "text": "echo injected"}],
+    {"v": VERSION, "op": "status"},
+    {"v": VERSION, "op": "cancel_running"},
+    {"v": VERSION, "op": "status", "token": "guess"},
+    {"v": VERSION, "op": "prompt", "prompt": [{"type": "text", "text": "echo injected"}],
      "options": {"no_such_option": 1}, "keep_alive": 600},
 ]
 for request in requests:
@@ -69,7 +70,7 @@ def named(workspace):
 
 def _probe(place, preexec=None, env=None):
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE, place.socket, os.path.join(place.folder, "token")],
+        [sys.executable, "-c", _PROBE.replace("VERSION", str(WIRE_VERSION)), place.socket, os.path.join(place.folder, "token")],
         capture_output=True,
         text=True,
         timeout=60,
@@ -247,7 +248,7 @@ def _ask_raw(place, lines, *, keep=0):
 
 def _prompt_line(place, **fields):
     request = {
-        "v": 1,
+        "v": WIRE_VERSION,
         "op": "prompt",
         "token": place.read_token(),
         "prompt": [{"type": "text", "text": "echo x"}],
@@ -310,7 +311,7 @@ def test_a_run_that_stops_reading_is_dropped_and_its_turn_goes_on(named, workspa
 
     with socket.socket(socket.AF_UNIX) as client:  # a run that never reads
         client.connect(place.socket)
-        client.sendall(_prompt_line(place, options=options, prompt=flood, frames=True).encode())
+        client.sendall(_prompt_line(place, options=options, prompt=flood, output="jsonl").encode())
         client.sendall(b"\n")
         eventually_sync(
             lambda: "stopped reading is dropped" in log(), what="the host to drop it", timeout=50

@@ -13,7 +13,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+
+# Not `from typing import TYPE_CHECKING`, nor collections.abc at run time: a
+# warm named run is done in the time they would take to load.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["main"]
 
@@ -30,13 +35,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: the arguments (default: ``sys.argv[1:]``).
 
     """
+    words = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and any(w.startswith(("-s", "--session")) for w in words):
+        # A prompt to a named session: a warm run that repeats a command line
+        # goes straight to the session's host by its shortcut, before any of
+        # the command line's modules load (its first output then comes in a
+        # few milliseconds). It writes to this process's own stdout.
+        from ._named_client import warm_run  # noqa: PLC0415
+
+        code = warm_run(words)
+        if code is not None:
+            os._exit(code)
     from . import _collector  # noqa: PLC0415
 
     _collector.pause(freeze=argv is None)  # until the run's modules are imported
     try:
         from ._main import run_cli  # noqa: PLC0415 - keeps `import acphost.cli` instant
 
-        code = run_cli(list(sys.argv[1:] if argv is None else argv))
+        code = run_cli(words)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (`acphost ... | head`): not an error of ours.

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..safetext import sanitize, sanitize_line
@@ -120,7 +120,7 @@ def is_terminal(stream: TextIO | None) -> bool:
 _DUMB_TERMS = frozenset({"", "dumb", "unknown"})
 
 
-def is_styled_terminal(stream: TextIO | None) -> bool:
+def is_styled_terminal(stream: TextIO | None, environ: Mapping[str, str] | None = None) -> bool:
     """Whether ``stream`` is a terminal that acphost styles and redraws (with rich).
 
     A live display redraws its lines by moving the cursor up; on a terminal
@@ -130,12 +130,13 @@ def is_styled_terminal(stream: TextIO | None) -> bool:
 
     Args:
         stream: the output (stdout, stderr).
+        environ: the variables of the process whose terminal it is (default ours).
 
     Returns:
         True for a terminal whose ``TERM`` names a capable type.
 
     """
-    term = os.environ.get("TERM", "").strip().lower()
+    term = (os.environ if environ is None else environ).get("TERM", "").strip().lower()
     return term not in _DUMB_TERMS and is_terminal(stream)
 
 

@@ -461,7 +461,7 @@ class RichRenderer:
         message goes on after it as a new block.
         """
         self._end_stream()
-        warn(message)
+        warn(message, stream=self.err)
 
     def close(self) -> None:
         """Print what is still open and leave the terminal as a plain transcript."""

@@ -281,7 +281,7 @@ def run_cli(argv: list[str]) -> int:
     if args.session is not None:
         from ._named import run_named_main  # noqa: PLC0415
 
-        return run_named_main(args)
+        return run_named_main(args, argv)
     from ._run import run_prompt  # noqa: PLC0415 - asyncio loads only when a prompt runs
 
     return run_prompt(args)

@@ -1,13 +1,12 @@
-"""``acphost -s NAME PROMPT``: a prompt for a named session; ``acphost status``, ``cancel``.
+"""``acphost -s NAME PROMPT`` the long way; what ``acphost status`` and ``cancel`` share.
 
-The run connects to the name's host (:mod:`acphost.launch._named`), starting
-one when none is alive (:mod:`acphost.cli._named_host`), sends its prompt and
-streams its own turn: the host sends the turn's session updates (their wire
-form) and the run keeps its own session state fed with them, so the same
-renderers show it as any run (``-o text``, ``simple``); with ``-o jsonl`` or
-``json`` the host sends the turn's frames as they crossed the wire. The end
-carries the usage line, the warnings and the exit code the command line
-gives any turn.
+The run resolves its agent and options as any run does, finds the name's
+host (:mod:`acphost.launch._named`) or starts one
+(:mod:`acphost.cli._named_host`), and sends its prompt; the host renders the
+run's turn for the run's output and terminal, and the run writes it
+(:mod:`acphost.cli._named_client`, where a warm run that repeats a command
+line goes straight, by its shortcut). The run exits with the code the
+command line gives any turn.
 
 A prompt to a busy session waits its turn (``--no-queue``: exit 4 at once).
 Ctrl-C while waiting takes the prompt out of the queue (exit 130); during
@@ -24,27 +23,17 @@ import asyncio
 import hashlib
 import json
 import os
-import signal
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..launch import (
-    EXIT_BUSY,
-    EXIT_ERROR,
-    EXIT_INTERRUPTED,
-    UsageProblem,
-    fail,
-)
+from ..launch import EXIT_ERROR, EXIT_INTERRUPTED, UsageProblem, fail
 from ._edge import warn
 from ._named_start import HostFailed, start_host
 from ._parser import usage_error
-from ._run import PromptRun
 
 if TYPE_CHECKING:
-    from ..client import SessionState
     from ..launch import NamedPlace
     from ._prepare import Prepared
-    from ._render import Renderer
 
 __all__ = [
     "check_named_flags",
@@ -97,8 +86,6 @@ _REFUSED = (
     ("list_modes", "--list-modes", "it runs prompts only"),
     ("list_commands", "--list-commands", "it runs prompts only"),
 )
-_LABEL = 60
-_RETRY = -1
 #: How many hosts a waiting prompt follows when they stop before its turn.
 _MAX_RETRIES = 5
 
@@ -169,280 +156,137 @@ def command_digest(spec: Any) -> str | None:
     return hashlib.sha256(whole.encode()).hexdigest()
 
 
-def _label(prompt: str, redact: Any) -> str:
-    """What ``status`` shows of a prompt: its first line, redacted, shortened."""
-    first = redact(prompt.strip()).splitlines()[0] if prompt.strip() else ""
-    return first if len(first) <= _LABEL else first[: _LABEL - 1] + "…"
+def _request(prepared: Prepared) -> dict[str, Any]:
+    """The ``prompt`` request this run sends, less its prompt, token, ticket and terminal."""
+    args = prepared.args
+    return {
+        "op": "prompt",
+        "output": args.output,
+        "queue": not args.no_queue,
+        "options": _fingerprint(args, prepared.outputs.history_path),
+        "keep_alive": args.keep_alive,
+        "limits": {"max_tokens": args.max_tokens, "max_cost": args.max_cost},
+        "subagent_timeout": args.subagent_timeout,
+    }
 
 
-class _State:
-    """What the run renders from: a session state fed with the host's updates."""
-
-    def __init__(self) -> None:
-        from ..client import SessionState  # noqa: PLC0415
-
-        self.state: SessionState = SessionState(keep_history=False)
-
-
-class _Child:
-    """A subagent as the renderers see it: its id, its label, its own session state."""
-
-    def __init__(self, child_id: str, label: str) -> None:
-        from ..client import SessionState  # noqa: PLC0415
-
-        self.id = child_id
-        self.label = label
-        self.state: SessionState = SessionState(keep_history=False)
-
-
-class NamedRun(PromptRun):
-    """One ``acphost -s NAME PROMPT``: the run's side of the named session."""
-
-    def __init__(self, prepared: Prepared) -> None:
-        super().__init__(prepared)
-        self.started = False
-        self.ticket: int | None = None
-        self.writer: asyncio.StreamWriter | None = None
-        self.view: Renderer | None = None
-        self.shown = _State()
-        self.children: dict[str, _Child] = {}
-        self.stop = asyncio.Event()
-
-    async def main(self, prompt: str | None) -> int:
-        """Send the prompt to the name's host and show its turn; the exit code."""
-        from ..launch import NamedUnavailable, connect_named, place_of  # noqa: PLC0415
-        from ._continue import agent_key  # noqa: PLC0415
-        from ._prepare import prompt_blocks  # noqa: PLC0415
-
-        assert prompt is not None
-        args = self.args
-        place = place_of(
-            agent_key(self.spec, self.outputs),
-            self.cwd,
-            args.session,
-            command=command_digest(self.spec),
-        )
-        fingerprint = _fingerprint(args, self.outputs.history_path)
-        blocks, missing = prompt_blocks(prompt, self.cwd)
-        for name in missing:
-            warn(f"@{name}: no such file; it is not attached")
-        request = {
-            "op": "prompt",
-            "prompt": [b.to_wire() for b in blocks],
-            "frames": self.jsonl,
-            "queue": not args.no_queue,
-            "options": fingerprint,
-            "label": _label(prompt, self.outputs.redactor.redact_text),
-            "keep_alive": args.keep_alive,
-            "limits": {"max_tokens": args.max_tokens, "max_cost": args.max_cost},
-            "subagent_timeout": args.subagent_timeout,
-        }
-        loop = asyncio.get_running_loop()
-        loop.add_signal_handler(signal.SIGINT, self.on_sigint)
-        for sig in (signal.SIGTERM, signal.SIGHUP):
-            loop.add_signal_handler(sig, self.on_stop, sig)
-
-        async def start(fd: int) -> None:
-            await start_host(place, fd, host_config(place, args, fingerprint))
-
-        retries = 0
-        try:
-            while True:
-                try:
-                    reader, writer = await connect_named(place, start, timeout=args.init_timeout)
-                except NamedUnavailable as exc:
-                    if exc.report is not None:
-                        return _report(exc.report, place)
-                    fail(str(exc))
-                    return EXIT_ERROR
-                except HostFailed as exc:
-                    for line in exc.text.splitlines() or ["the session host failed to start"]:
-                        fail(line)
-                    return exc.code
-                self.writer = writer
-                send_request(
-                    writer, {**request, "ticket": self.ticket, "token": place.read_token()}
-                )
-                try:
-                    code = await self.converse(reader)
-                finally:
-                    writer.close()
-                if code != _RETRY:
-                    return code
-                failed = _start_failure(place)
-                if failed is not None:  # the host could not start the agent: say why, once
-                    return failed
-                retries += 1
-                if retries > _MAX_RETRIES:
-                    fail(
-                        f"the host of session {args.session} stopped {retries} times before "
-                        f"this prompt's turn began (see {place.log})"
-                    )
-                    return EXIT_ERROR
-        finally:
-            if self.view is not None:
-                self.view.close()
-            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-                loop.remove_signal_handler(sig)
-
-    def on_sigint(self) -> None:
-        """Ctrl-C: a waiting prompt leaves the queue; a running turn is cancelled."""
-        self.interrupted += 1
-        if self.interrupted == 1 and self.started and self.writer is not None:
-            (self.view.note if self.view is not None else warn)(
-                "cancelling (Ctrl-C again to leave at once)"
-            )
-            send_request(self.writer, {"op": "cancel"})
-            return
-        self.stop.set()  # closing our end cancels on the host's side
-
-    def output_gone(self) -> None:
-        """The reader of stdout went away (or it cannot be written): leave now."""
-        self.output_closed = True
-        self.stop.set()
-
-    def on_stop(self, sig: signal.Signals) -> None:
-        """SIGTERM, SIGHUP: leave at once (the host cancels our turn or prompt)."""
-        self.stop_signal = int(sig)
-        self.interrupted += 1
-        self.stop.set()
-
-    async def converse(self, reader: asyncio.StreamReader) -> int:
-        """Read the host's messages until this run's turn ends; the exit code (or retry)."""
-        from ..launch import receive_message as receive  # noqa: PLC0415
-
-        stopping = asyncio.ensure_future(self.stop.wait())
-        try:
-            while True:
-                incoming = asyncio.ensure_future(receive(reader))
-                await asyncio.wait({incoming, stopping}, return_when=asyncio.FIRST_COMPLETED)
-                if stopping.done():
-                    incoming.cancel()
-                    if self.output_closed and not self.interrupted:
-                        if self.output_error is not None:
-                            fail(f"cannot write the output: {self.output_error}")
-                        return EXIT_ERROR
-                    return self.interrupted_code()
-                message = incoming.result()
-                if message is None or message.get("t") == "gone":
-                    if not self.started:
-                        return _RETRY  # the host stopped or died: the next one takes over
-                    self.close_view()
-                    fail(
-                        "the session host stopped during this turn (it was killed or crashed); "
-                        "the turn's end is unknown; the next run continues the session"
-                    )
-                    return EXIT_ERROR
-                code = self.handle(message)
-                if code is not None:
-                    return code
-        finally:
-            stopping.cancel()
-
-    def handle(self, message: dict[str, Any]) -> int | None:
-        """One message from the host; the exit code once the run is over."""
-        kind = message.get("t")
-        if kind == "u":
-            self.show(message.get("updates"))
-        elif kind == "c":
-            self.show_child(message)
-        elif kind == "f":
-            line = message.get("line")
-            if isinstance(line, str):
-                self.tap(str(message.get("direction")), line.encode())
-        elif kind == "queued":
-            ticket = message.get("ticket")
-            self.ticket = ticket if isinstance(ticket, int) else None
-            ahead = message.get("ahead")
-            if isinstance(ahead, int) and ahead > 0 and sys.stderr.isatty():
-                warn(f"session {self.args.session}: queued, {ahead} before this prompt")
-        elif kind == "start":
-            self.started = True
-            if self.jsonl:
-                self.selected_agent_line()
-            else:
-                self.view = self.renderer(self.shown)  # type: ignore[arg-type]
-        elif kind == "note":
-            (self.view.note if self.view is not None else warn)(str(message.get("text")))
-        elif kind == "end":
-            return self.end(message)
-        elif kind == "error":
-            self.close_view()
-            text = str(message.get("text") or "")
-            if text:
-                sys.stderr.write(text if text.endswith("\n") else text + "\n")
-            return _code(message.get("code"), EXIT_ERROR)
-        elif kind == "busy":
-            fail(
-                f"session {self.args.session} is busy (a turn is running or waiting); "
-                "leave out --no-queue to wait for it"
-            )
-            return EXIT_BUSY
-        elif kind == "full":
-            fail(
-                f"session {self.args.session} has {message.get('waiting')} prompts waiting, "
-                "its most; try again once some have run"
-            )
-            return EXIT_BUSY
-        elif kind == "refused":
-            return usage_error(str(message.get("message")))
-        return None
-
-    def show(self, updates: Any) -> None:
-        """Apply the turn's updates to the run's state and render them."""
-        state, view = self.shown.state, self.view
-        for update in _decoded(updates):
-            if type(update) not in state.inert:
-                state.apply(update)
-            if view is not None:
-                view.update(update)
-
-    def show_child(self, message: dict[str, Any]) -> None:
-        """A subagent's updates: applied to its own state, shown tagged with its label."""
-        child_id, label = message.get("id"), message.get("label")
-        if not isinstance(child_id, str) or not isinstance(label, str):
-            return
-        child = self.children.get(child_id)
-        if child is None:
-            child = self.children[child_id] = _Child(child_id, label)
-        child.label = label
-        view = self.view
-        for update in _decoded(message.get("updates")):
-            if type(update) not in child.state.inert:
-                child.state.apply(update)
-            if view is not None:
-                view.child(child, update)  # type: ignore[arg-type]
-
-    def close_view(self) -> None:
-        if self.view is not None:
-            view, self.view = self.view, None
-            view.close()
-
-    def end(self, message: dict[str, Any]) -> int:
-        """The turn ended: the usage line, the warnings, the exit code."""
-        self.close_view()
-        usage = message.get("usage")
-        if self.args.output == "text" and isinstance(usage, str) and usage:
-            self.out.write(f"[usage] {self.edge.field(usage)}\n")
-            self.out.flush()
-        warnings = message.get("warnings")
-        for line in warnings if isinstance(warnings, list) else ():
-            warn(str(line))
-        code = _code(message.get("code"), EXIT_ERROR)
-        if code == EXIT_INTERRUPTED and self.stop_signal is not None:
-            return self.interrupted_code()
-        return code
-
-
-def _decoded(updates: Any) -> list[Any]:
-    """Session updates from their wire form, read as the client reads the agent's."""
-    from ..client import decode_update  # noqa: PLC0415
-
-    return (
-        [decode_update(raw) for raw in updates if isinstance(raw, dict)]
-        if isinstance(updates, list)
-        else []
+def _settings_files(prepared: Prepared) -> list[str]:
+    """The settings files a run reads or looks for: a shortcut holds while none changes."""
+    from ..config import (  # noqa: PLC0415
+        project_settings_path,
+        trust_store_path,
+        user_settings_path,
     )
+
+    explicit = prepared.args.settings or os.environ.get("ACPHOST_SETTINGS")
+    found = [
+        prepared.settings.path,
+        user_settings_path(),
+        project_settings_path(prepared.cwd),
+        trust_store_path(),
+        os.path.expanduser(explicit) if explicit else None,
+    ]
+    return sorted({os.path.abspath(str(f)) for f in found if f is not None})
+
+
+async def _ensure_host(place: NamedPlace, args: argparse.Namespace, config: dict[str, Any]) -> None:
+    """Return once the name's host listens, starting one when none is alive."""
+    from ..launch import connect_named  # noqa: PLC0415
+
+    async def start(fd: int) -> None:
+        await start_host(place, fd, config)
+
+    _, writer = await connect_named(place, start, timeout=args.init_timeout)
+    writer.close()  # the host takes a connection that sends nothing as gone
+
+
+def run_named(prepared: Prepared, argv: list[str] | None = None) -> int:
+    """Run a checked ``acphost -s NAME PROMPT``; return the exit code.
+
+    The long way: the agent and the options are resolved (``prepared``),
+    the name's host found or started, then the prompt goes to it as a warm
+    run's does (:mod:`acphost.cli._named_client`). Accepted by the host, the
+    run leaves a shortcut for the runs that repeat its command line.
+
+    Args:
+        prepared: the checked run.
+        argv: the command line as typed (for the shortcut), if known.
+
+    """
+    from ..launch import NamedUnavailable, place_of  # noqa: PLC0415
+    from . import _named_client as client  # noqa: PLC0415
+    from ._continue import agent_key  # noqa: PLC0415
+    from ._prepare import prompt_blocks  # noqa: PLC0415
+
+    args, prompt = prepared.args, prepared.prompt
+    assert prompt is not None
+    place = place_of(
+        agent_key(prepared.spec, prepared.outputs),
+        prepared.cwd,
+        args.session,
+        command=command_digest(prepared.spec),
+    )
+    base = _request(prepared)
+    blocks, missing = prompt_blocks(prompt, prepared.cwd)
+    for name in missing:
+        warn(f"@{name}: no such file; it is not attached")
+    config = host_config(place, args, base["options"])
+    shortcut = argv is not None and args.prompt == argv[-1:] and not missing
+
+    def remember() -> None:
+        if shortcut and argv is not None:
+            client.remember(
+                argv,
+                _settings_files(prepared),
+                sock_path=place.socket,
+                token_file=place.token_file,
+                name=args.session,
+                request=base,
+            )
+
+    ticket = client.taken_ticket
+    retries = 0
+    while True:
+        try:
+            asyncio.run(_ensure_host(place, args, config))
+        except NamedUnavailable as exc:
+            if exc.report is not None:
+                return _report(exc.report, place)
+            fail(str(exc))
+            return EXIT_ERROR
+        except HostFailed as exc:
+            for line in exc.text.splitlines() or ["the session host failed to start"]:
+                fail(line)
+            return exc.code
+        request = {
+            **base,
+            "prompt": [b.to_wire() for b in blocks],
+            "text": prompt,
+            "ticket": ticket,
+            "token": place.read_token(),
+            "tty": client.terminal_facts(),
+        }
+        sys.stdout.flush()  # what was said before goes first
+        sys.stderr.flush()
+        try:
+            return client.converse(client.connect(place.socket), request, args.session, remember)
+        except client.HostGone as gone:
+            if gone.started:
+                sys.stderr.write(client.host_stopped_line())
+                return EXIT_ERROR
+            ticket = gone.ticket if gone.ticket is not None else ticket
+        except OSError:
+            pass  # the host stopped between its answer and our connection: the next one
+        failed = _start_failure(place)
+        if failed is not None:  # the host could not start the agent: say why, once
+            return failed
+        retries += 1
+        if retries > _MAX_RETRIES:
+            fail(
+                f"the host of session {args.session} stopped {retries} times before "
+                f"this prompt's turn began (see {place.log})"
+            )
+            return EXIT_ERROR
 
 
 def _start_failure(place: NamedPlace) -> int | None:
@@ -493,7 +337,7 @@ def host_config(
     }
 
 
-def run_named_main(args: argparse.Namespace) -> int:
+def run_named_main(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """``acphost -s NAME PROMPT``: check the flags, the prompt, the agent; run; the exit code."""
     from ._prepare import prepare_run  # noqa: PLC0415
 
@@ -505,20 +349,13 @@ def run_named_main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     try:
-        return run_named(prepared)
-    finally:
-        prepared.outputs.close()
-
-
-def run_named(prepared: Prepared) -> int:
-    """Run a checked ``acphost -s NAME PROMPT``; return the exit code."""
-    run = NamedRun(prepared)
-    try:
-        return asyncio.run(run.main(prepared.prompt))
+        return run_named(prepared, argv)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except UsageProblem as exc:
         return usage_error(str(exc))
     except OSError as exc:
-        fail(f"session {prepared.args.session}: {exc}")
+        fail(f"session {args.session}: {exc}")
         return EXIT_ERROR
+    finally:
+        prepared.outputs.close()

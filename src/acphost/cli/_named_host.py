@@ -10,9 +10,11 @@ run options as a prompt run does (the same :class:`~acphost.cli._run.PromptRun`
 code: agent, sandbox, permissions, system prompt, mode, model, history), so a
 named session's agent is set up exactly as ``acphost`` would set it up.
 
+Each run's turn is rendered here, for that run's output and terminal
+(:class:`~acphost.cli._named_view.RunView`), and sent to the run as text.
 Permissions are decided on the host's side by the policy flags (``--write``,
-``--approve-*``, ``--permission-policy``...): no terminal reaches the host,
-so ``--ask`` is refused with ``--session``.
+``--approve-*``, ``--permission-policy``...): no terminal's keys reach the
+host, so ``--ask`` is refused with ``--session``.
 """
 
 from __future__ import annotations
@@ -29,14 +31,19 @@ from typing import TYPE_CHECKING, Any
 from ..launch import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..client import Budget, Session, TurnResult
     from ..launch import RunOptions
+    from ._named_view import RunView
     from ._prepare import Prepared
 
 __all__ = ["main"]
 
 #: The largest configuration a run hands its host on stdin.
 _CONFIG_MAX = 1 << 20
+#: The longest prompt label ``status`` shows.
+_LABEL = 60
 
 
 def _tell(fd: int, text: str) -> None:
@@ -101,6 +108,8 @@ class _Host:
             end_report=self.end_report,
             error_report=self.error_report,
             budget=self.budget,
+            view=self.view,
+            label=self.label,
         )
         keep_alive = config.get("keep_alive")
         self.named = NamedHost(self.place, hooks, None if keep_alive is None else float(keep_alive))
@@ -132,6 +141,18 @@ class _Host:
 
         options.prepare = prepare_and_record
         return options
+
+    def view(self, request: dict[str, Any], send: Callable[[dict[str, Any]], None]) -> RunView:
+        """A run's view of its turn: the command line's renderers, for its terminal."""
+        from ._named_view import RunView  # noqa: PLC0415
+
+        return RunView(request, send, self.prepared.spec)
+
+    def label(self, prompt: str) -> str:
+        """What ``status`` shows of a prompt: its first line, redacted, shortened."""
+        redact = self.prepared.outputs.redactor.redact_text
+        first = redact(prompt.strip()).splitlines()[0] if prompt.strip() else ""
+        return first if len(first) <= _LABEL else first[: _LABEL - 1] + "…"
 
     def budget(self, limits: Any) -> Budget | None:
         """A run's ``--max-tokens`` and ``--max-cost``, else the agent's settings entry's."""

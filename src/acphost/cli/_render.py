@@ -13,8 +13,8 @@ blank line between consecutive messages.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, TextIO
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from .. import schema as s
 from .. import view as v
@@ -24,7 +24,7 @@ from ._lines import THOUGHT_PREFIX, TREE_PIECES, ChildLines, Line, lines_of
 if TYPE_CHECKING:
     from ..client import SessionState, Subagent
 
-__all__ = ["PlainRenderer", "Renderer"]
+__all__ = ["PlainRenderer", "Renderer", "make_renderer"]
 
 _STREAMED = v.STREAMED
 
@@ -278,7 +278,7 @@ class PlainRenderer:
         if self.edge.terminal and self._stream is not None and not self._at_line_start():
             self._write("\n")
         self._flush()
-        warn(message)
+        warn(message, stream=self.err)
 
     def child(self, child: Subagent, update: s.SessionUpdate) -> None:
         """Show one update of a subagent's child session: lines tagged ``[label]``.
@@ -302,3 +302,66 @@ class PlainRenderer:
         if self._children is not None:
             self._lines(self._children.flush())
         self._flush()
+
+
+def make_renderer(
+    out: TextIO,
+    err: TextIO,
+    state: SessionState,
+    *,
+    output: str,
+    styled: bool,
+    terminal: bool,
+    defer: Defer,
+    call_later: Any,
+    on_closed: Callable[[], None],
+    on_error: Callable[[OSError], None],
+    width: int | None = None,
+    height: int | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Renderer:
+    """The renderer of a turn for one output: styled on a capable terminal, else plain.
+
+    Args:
+        out: the turn's stdout.
+        err: its stderr.
+        state: the session's state.
+        output: ``text`` or ``simple``.
+        styled: ``out`` is a terminal acphost styles (``-o text`` only).
+        terminal: ``out`` is a terminal (agent text is sanitised).
+        defer: the loop's ``call_soon``.
+        call_later: the loop's ``call_later``, for redraws.
+        on_closed: called when the reader of ``out`` went away.
+        on_error: called when ``out`` could not be written.
+        width: the terminal's columns, when ``out`` is not this process's own.
+        height: its lines, likewise.
+        environ: the variables of the terminal's process (``TERM``,
+            ``NO_COLOR``...), when not this process's.
+
+    """
+    if styled:
+        from rich.console import Console  # noqa: PLC0415 - rich loads only for a TTY
+
+        from ._live import RichRenderer  # noqa: PLC0415
+
+        extra: dict[str, Any] = {} if environ is None else {"_environ": dict(environ)}
+        console = Console(
+            file=out,
+            markup=False,
+            emoji=False,
+            highlight=False,
+            width=width,
+            height=height,
+            **extra,
+        )
+        return RichRenderer(console, state, call_later=call_later, err=err)
+    return PlainRenderer(
+        out,
+        state,
+        simple=output == "simple",
+        terminal=terminal,
+        defer=defer,
+        err=err,
+        on_closed=on_closed,
+        on_error=on_error,
+    )

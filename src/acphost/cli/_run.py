@@ -270,23 +270,18 @@ class PromptRun:
     def renderer(self, session: Session) -> Renderer | None:
         if self.jsonl:
             return None
+        from ._render import make_renderer  # noqa: PLC0415
+
         loop = asyncio.get_running_loop()
-        if self.styled():
-            from rich.console import Console  # noqa: PLC0415 - rich loads only for a TTY
-
-            from ._live import RichRenderer  # noqa: PLC0415
-
-            console = Console(file=self.out, markup=False, emoji=False, highlight=False)
-            return RichRenderer(console, session.state, call_later=loop.call_later, err=sys.stderr)
-        from ._render import PlainRenderer  # noqa: PLC0415
-
-        return PlainRenderer(
+        return make_renderer(
             self.out,
+            sys.stderr,
             session.state,
-            simple=self.args.output == "simple",
+            output=self.args.output,
+            styled=self.styled(),
             terminal=self.edge.terminal,
             defer=loop.call_soon,
-            err=sys.stderr,
+            call_later=loop.call_later,
             on_closed=self.output_gone,
             on_error=self.output_failed,
         )

@@ -15,20 +15,15 @@ Nothing here creates a directory: callers that write make it (owner-only).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from .._xdg import APP, base_dir
 
 __all__ = ["APP", "config_dir", "data_dir", "state_dir"]
 
-#: The folder name under each base directory.
-APP = "acphost"
-
 
 def _base(variable: str, default: str) -> Path:
-    value = os.environ.get(variable, "")
-    if value and os.path.isabs(value):
-        return Path(value)
-    return Path(os.path.expanduser(default))
+    return Path(base_dir(variable, default))
 
 
 def config_dir() -> Path:

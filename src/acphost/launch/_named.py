@@ -48,6 +48,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .._namedwire import WIRE_VERSION, named_root
 from ._setup import UsageProblem
 
 __all__ = [
@@ -67,8 +68,6 @@ __all__ = [
     "write_json",
 ]
 
-#: The version of the run <-> host wire; both sides send it, a host refuses others.
-WIRE_VERSION = 1
 #: The longest line either side reads (a large diff in one update fits).
 WIRE_LIMIT = 64 * 1024 * 1024
 # AF_UNIX socket paths are limited to 108 bytes on Linux (sun_path), 104 on macOS.
@@ -189,9 +188,7 @@ class NamedPlace:
 
 
 def _root() -> str:
-    from ..config import state_dir  # noqa: PLC0415
-
-    return str(state_dir() / "named")
+    return named_root()
 
 
 def _private_dir(path: str) -> None:

@@ -11,26 +11,24 @@ first served; a run that reconnects after a host died keeps its ticket, so
 the waiting prompts keep their order.
 
 The wire, one JSON object a line. A run sends one request, with ``v``
-(:data:`~acphost.launch._named.WIRE_VERSION`), ``token`` (the host's secret,
+(:data:`~acphost._namedwire.WIRE_VERSION`), ``token`` (the host's secret,
 read from the name's private folder: a request without it is refused, and
 told nothing more) and ``op``:
 
-- ``prompt``: ``prompt`` (content blocks, wire form), ``ticket`` (an earlier
-  host's, or null), ``frames`` (send the turn's frames instead of its updates:
-  ``-o jsonl``), ``queue`` (false: refuse when busy), ``options`` (the
-  session's options as this run would have them), ``label`` (a short, redacted
-  text for ``status``), ``keep_alive`` (seconds, or null), ``limits`` (the
-  turn's budget flags). Then, at most, ``{"op": "cancel"}``; closing the
-  connection cancels as well.
+- ``prompt``: ``prompt`` (content blocks, wire form), ``text`` (the prompt as
+  typed, for ``status``), ``ticket`` (an earlier host's, or null), ``output``
+  and ``tty`` (the run's output mode and terminal: the face's view renders
+  the turn for them), ``queue`` (false: refuse when busy), ``options`` (the
+  session's options as this run would have them), ``keep_alive`` (seconds,
+  or null), ``limits`` (the turn's budget flags), ``subagent_timeout``. Then,
+  at most, ``{"op": "cancel"}``; closing the connection cancels as well.
 - ``status``; ``cancel_running`` (``acphost cancel``).
 
-The host answers ``queued`` (``ticket``, ``ahead``), ``start``, the turn's
-``u`` (``updates``: the session updates' wire form) and ``c`` (``id``,
-``label``, ``updates``: a subagent's), or ``f`` (``direction``,
-``line``: each frame as it crossed the wire), ``note`` (``text``), then
-``end`` (``code``, ``stop_reason``, ``usage``, ``warnings``) or ``error``
-(``code``, ``text``); or at once ``busy``, ``refused``
-(``message``: a usage problem), ``gone`` (the host is stopping: connect again), ``status``,
+The host answers ``queued`` (``ticket``, ``ahead``), ``start``, then what the
+run's view writes: ``o`` and ``e`` (``d``: text for the run's stdout and
+stderr), then ``exit`` (``code``); or ``error`` (``code``, ``text``: the turn
+could not begin); or at once ``busy``, ``full``, ``refused`` (``message``: a
+usage problem), ``gone`` (the host is stopping: connect again), ``status``,
 ``cancelled``.
 
 The host stops when the agent has been idle for the keep-alive (the last
@@ -53,7 +51,7 @@ import time
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ._named import (
     WIRE_LIMIT,
@@ -69,7 +67,7 @@ if TYPE_CHECKING:
     from ..client import Budget, Session, Turn, TurnResult
     from ._open import Run, RunOptions
 
-__all__ = ["HostHooks", "NamedHost"]
+__all__ = ["HostHooks", "NamedHost", "RunView"]
 
 logger = logging.getLogger("acphost.launch.named")
 
@@ -96,6 +94,47 @@ _OUT_LIMIT = 32 * 1024 * 1024
 INTERRUPTED = ("interrupted", "cancelled by acphost cancel")
 
 
+class RunView(Protocol):
+    """One run's turn as its run shows it: the face renders, the host only calls.
+
+    Everything a view writes reaches its run as text for the run's stdout
+    and stderr (wire messages ``o`` and ``e``); the run exits with the code
+    :meth:`end` or :meth:`failed` returns.
+    """
+
+    def started(self, session: Session) -> None:
+        """The run's turn began."""
+        ...
+
+    def update(self, update: Any) -> None:
+        """One update of the session, in wire order."""
+        ...
+
+    def child(self, child: Any, update: Any) -> None:
+        """One update of a subagent the run's turn began."""
+        ...
+
+    def frame(self, direction: str, line: bytes) -> None:
+        """One frame of the turn as it crossed the wire (``-o jsonl``)."""
+        ...
+
+    def note(self, text: str) -> None:
+        """A line for the run's stderr."""
+        ...
+
+    def close(self) -> None:
+        """Finish what is shown; send what is held."""
+        ...
+
+    def end(self, report: dict[str, Any]) -> int:
+        """The turn ended (:attr:`HostHooks.end_report`): the run's exit code."""
+        ...
+
+    def failed(self, report: dict[str, Any]) -> int:
+        """The turn failed (:attr:`HostHooks.error_report`): the run's exit code."""
+        ...
+
+
 @dataclass(eq=False)
 class HostHooks:
     """What the face that starts the host decides (the command line's rules).
@@ -109,6 +148,8 @@ class HostHooks:
             ``{code, stop_reason, usage, warnings}``.
         error_report: what ended a turn or the host -> ``{code, text}``.
         budget: a run's budget flags -> the turn's budget.
+        view: a run's request and a way to send it messages -> its view.
+        label: a prompt's text -> what ``status`` shows of it (redacted).
 
     """
 
@@ -117,6 +158,8 @@ class HostHooks:
     end_report: Callable[[TurnResult, Session, bool, bool], dict[str, Any]]
     error_report: Callable[[BaseException], dict[str, Any]]
     budget: Callable[[Any], Budget | None]
+    view: Callable[[dict[str, Any], Callable[[dict[str, Any]], None]], RunView]
+    label: Callable[[str], str]
 
 
 @dataclass(eq=False)
@@ -126,7 +169,7 @@ class _Prompt:
     writer: asyncio.StreamWriter
     ticket: int
     blocks: list[Any]
-    frames: bool
+    view: RunView
     label: str
     limits: Any
     turn: Turn | None = None
@@ -159,10 +202,10 @@ class NamedHost:
         self.place = place
         self.hooks = hooks
         if keep_alive is None:  # the session's earlier host's, else the default
-            saved = read_json(place.session_file) or {}
-            keep_alive = saved.get("keepAlive")
-            if not isinstance(keep_alive, (int, float)) or isinstance(keep_alive, bool):
-                keep_alive = DEFAULT_KEEP_ALIVE
+            saved = _keep_alive((read_json(place.session_file) or {}).get("keepAlive"))
+            # `--keep-alive 0` stopped the earlier host at once: a wish of that
+            # run, not the session's; a later run that names none gets the default.
+            keep_alive = saved if saved else DEFAULT_KEEP_ALIVE
         bounded = _keep_alive(keep_alive)
         self.keep_alive = DEFAULT_KEEP_ALIVE if bounded is None else bounded
         self.run: Run | None = None
@@ -221,6 +264,8 @@ class NamedHost:
             self._unlink_socket(ident)
             for prompt in list(self._prompts.values()) + self._pending:
                 if prompt.turn is None or not prompt.turn.done:
+                    if prompt.started:
+                        prompt.view.close()
                     send(prompt.writer, {"t": "gone"})
                 prompt.writer.close()
             for task in list(self._tasks):
@@ -451,14 +496,14 @@ class NamedHost:
         if keep_alive is not None:
             self.keep_alive = keep_alive
             self._save()
-        label = message.get("label")
+        text = message.get("text")
         wait = message.get("subagent_timeout")
         prompt = _Prompt(
             writer,
             ticket,
             blocks,
-            message.get("frames") is True,
-            label if isinstance(label, str) else "",
+            self.hooks.view(message, lambda m: send(writer, m)),
+            self.hooks.label(text) if isinstance(text, str) else "",
             message.get("limits"),
         )
         if isinstance(wait, (int, float)) and not isinstance(wait, bool) and wait >= 0:
@@ -523,11 +568,13 @@ class NamedHost:
             # that was running reports the failure (its run says the host
             # stopped, when we stop it).
             if prompt.started and not self._stopping:
-                send(prompt.writer, {"t": "error", **self.hooks.error_report(exc)})
+                self._failed(prompt, exc)
             else:
+                if prompt.started:
+                    prompt.view.close()
                 send(prompt.writer, {"t": "gone"})
         except Exception as exc:
-            send(prompt.writer, {"t": "error", **self.hooks.error_report(exc)})
+            self._failed(prompt, exc)
         else:
             still = await self._wait_children(prompt, set(result.subagents_running))
             interrupted = turn.host_stop in INTERRUPTED or prompt.interrupted
@@ -537,7 +584,7 @@ class NamedHost:
                     f"subagents still running after {prompt.subagent_timeout:g} s: {still}; "
                     "they go on in the session (raise --subagent-timeout to wait longer)"
                 )
-            send(prompt.writer, {"t": "end", **end})
+            send(prompt.writer, {"t": "exit", "code": prompt.view.end(end)})
         finally:
             self._by_turn.pop(turn, None)
             self._prompts.pop(prompt.ticket, None)
@@ -546,6 +593,14 @@ class NamedHost:
             prompt.done.set()
             self._changed.set()
             self._save_queue()
+
+    def _failed(self, prompt: _Prompt, exc: BaseException) -> None:
+        """The prompt's turn failed: its run says why (shown after its turn when it began)."""
+        report = self.hooks.error_report(exc)
+        if prompt.started:
+            send(prompt.writer, {"t": "exit", "code": prompt.view.failed(report)})
+        else:
+            send(prompt.writer, {"t": "error", **report})
 
     async def _wait_children(self, prompt: _Prompt, ids: set[str]) -> str:
         """Wait for the turn's subagents that outlive its answer, as a plain run does.
@@ -630,15 +685,16 @@ class NamedHost:
             elif getattr(owner, "root", None) is self.session:
                 self._child_updates(owner, event.updates)
             self._tree_changed.set()
-        elif kind is TurnStarted and event.session is self.session:
+        elif kind is TurnStarted and event.session is self.session is not None:
             prompt = self._by_turn.get(event.turn) or self._starting
             self._current = prompt
             if prompt is not None:
                 prompt.started = True
                 self._save_queue()
                 send(prompt.writer, {"t": "start"})
+                prompt.view.started(self.session)
                 if self._note is not None:
-                    send(prompt.writer, {"t": "note", "text": self._note})
+                    prompt.view.note(self._note)
                     self._note = None
 
     def _own_updates(self, updates: Any) -> None:
@@ -661,8 +717,10 @@ class NamedHost:
         self._send_updates(target, batch)
 
     def _send_updates(self, prompt: _Prompt | None, updates: list[Any]) -> None:
-        if updates and prompt is not None and not prompt.frames and not prompt.done.is_set():
-            send(prompt.writer, {"t": "u", "updates": [u.to_wire() for u in updates]})
+        if prompt is not None and prompt.started and not prompt.done.is_set():
+            show = prompt.view.update
+            for update in updates:
+                show(update)
 
     def _child_owner(self, update: Any, current: _Prompt | None) -> _Prompt | None:
         """The run a session-tree update belongs to: that of the child it names."""
@@ -679,18 +737,16 @@ class NamedHost:
     def _child_updates(self, child: Any, updates: Any) -> None:
         """A subagent's updates go to the run whose turn started it, while it listens."""
         prompt = self._children.setdefault(child.id, self._current)
-        if prompt is not None and not prompt.frames and not prompt.done.is_set():
-            message = {"id": child.id, "label": child.label}
-            send(prompt.writer, {"t": "c", **message, "updates": [u.to_wire() for u in updates]})
+        if prompt is not None and prompt.started and not prompt.done.is_set():
+            show = prompt.view.child
+            for update in updates:
+                show(child, update)
 
     def _tap(self, direction: str, line: bytes) -> None:
         """``-o jsonl``: the running turn's frames, as they crossed the wire, to its run."""
         prompt = self._current
-        if prompt is not None and prompt.frames:
-            send(
-                prompt.writer,
-                {"t": "f", "direction": direction, "line": line.decode("utf-8", "replace")},
-            )
+        if prompt is not None and prompt.started and not prompt.done.is_set():
+            prompt.view.frame(direction, line)
 
     def status(self) -> dict[str, Any]:
         """What ``acphost status`` shows of this session."""

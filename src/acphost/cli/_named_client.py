@@ -1,0 +1,495 @@
+"""The run's side of a named session: send one prompt, write what the host sends, exit.
+
+The name's host renders the run's turn with the command line's own renderers,
+for the run's output mode and terminal (:func:`terminal_facts`), and sends it
+as text for the run's stdout and stderr. The run writes it, turns Ctrl-C
+into a cancel, and exits with the code the host gives. This module imports
+only the standard library's cheapest modules: a warm run
+(:func:`warm_run`, before the command line is even parsed) shows its turn's
+first output a few milliseconds after its own start.
+
+**Shortcuts.** A run that resolved its agent, settings and options the long
+way (:mod:`acphost.cli._named`) and was accepted by the name's host leaves a
+shortcut (:func:`remember`): for exactly its command line (all but the
+prompt), working directory and the environment that resolution reads, the
+host's socket, its token file and the request it sent, with the state of the
+settings files it read. A later run with the same command line but another
+prompt uses it when every one of those is unchanged; anything else (another
+flag, a changed settings file, no live host, a prompt that mentions files or
+looks like an option) takes the long way, which the shortcut only skips.
+Shortcuts live in acphost's private state folder, are read as data (their own
+key checked whole) and name only acphost's own socket and token.
+"""
+
+from __future__ import annotations
+
+import _socket
+import json
+import os
+import signal
+import zlib
+
+from .._namedwire import WIRE_VERSION, shortcut_folder
+
+# Not `from typing import TYPE_CHECKING`: typing costs a warm run ~2 ms.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+__all__ = [
+    "SUBCOMMAND_WORDS",
+    "HostGone",
+    "connect",
+    "converse",
+    "remember",
+    "taken_ticket",
+    "terminal_facts",
+    "warm_run",
+]
+
+#: Environment variables the long way reads to resolve the agent and its options.
+_RESOLVE_ENV = frozenset(
+    ("HOME", "PATH", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")
+)
+#: Environment variables that change how a terminal is written (rich and acphost read them).
+_TERMINAL_ENV = (
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "COLUMNS",
+    "LINES",
+)
+_EXIT_ERROR = 1
+_EXIT_USAGE = 2
+_EXIT_BUSY = 4
+_EXIT_INTERRUPTED = 130
+#: The command line's subcommands (``acphost.cli._main.SUBCOMMANDS``; a test
+#: keeps the two the same): a last word that names one is not a prompt.
+SUBCOMMAND_WORDS = frozenset(
+    (
+        "tui",
+        "validate",
+        "replay",
+        "agents",
+        "sessions",
+        "doctor",
+        "history",
+        "usage",
+        "trust",
+        "batch",
+        "status",
+        "cancel",
+    )
+)
+#: The largest shortcut or token file read.
+_FILE_MAX = 1 << 16
+#: The ticket a run's first host gave, when that host stopped before the turn
+#: began: the long way, taking over, asks the next host for the same place.
+taken_ticket: int | None = None
+
+
+class HostGone(Exception):
+    """The host stopped (or died) before this run's turn ended.
+
+    Attributes:
+        started: whether the turn had begun (its end is then unknown).
+        ticket: the place the host gave the prompt in its queue, if any.
+
+    """
+
+    def __init__(self, started: bool, ticket: int | None) -> None:
+        super().__init__("the session host stopped")
+        self.started = started
+        self.ticket = ticket
+
+
+class _Leave(Exception):
+    """A signal: leave at once with this exit code (closing the connection cancels)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def terminal_facts() -> dict[str, Any]:
+    """What the host must know to render for this run: terminals, size, their variables."""
+    out, err = os.isatty(1), os.isatty(2)
+    columns = lines = None
+    for fd in (1, 2):
+        try:
+            columns, lines = os.get_terminal_size(fd)
+            break
+        except OSError:
+            continue
+    env = {k: os.environ[k] for k in _TERMINAL_ENV if k in os.environ}
+    return {"out": out, "err": err, "columns": columns, "lines": lines, "env": env}
+
+
+def _say(text: str) -> None:
+    """Write ``text`` to stderr whole; a stderr that is gone is not an error of ours."""
+    data = text.encode("utf-8", "surrogateescape")
+    try:
+        while data:
+            data = data[os.write(2, data) :]
+    except OSError:
+        pass
+
+
+def _write_out(data: bytes) -> None:
+    while data:
+        data = data[os.write(1, data) :]
+
+
+class _Conversation:
+    """One prompt's conversation with the host, from the request to the exit code."""
+
+    def __init__(
+        self, sock: _socket.socket, name: str, on_queued: Callable[[], None] | None
+    ) -> None:
+        self.sock = sock
+        self.name = name
+        self.on_queued = on_queued
+        self.started = False
+        self.ticket: int | None = None
+        self.interrupted = 0
+
+    def on_sigint(self, signum: int, frame: object) -> None:
+        """Ctrl-C: a running turn is cancelled (the host says so); else leave the queue."""
+        self.interrupted += 1
+        if self.started and self.interrupted == 1:
+            try:
+                self.sock.sendall(_line({"op": "cancel"}))
+            except OSError:
+                raise _Leave(_EXIT_INTERRUPTED) from None
+            return
+        raise _Leave(_EXIT_INTERRUPTED)
+
+    @staticmethod
+    def on_stop(signum: int, frame: object) -> None:
+        """SIGTERM, SIGHUP: leave at once (the host cancels the turn or the prompt)."""
+        raise _Leave(128 + signum)
+
+    def handle(self, message: dict[str, Any]) -> int | None:
+        """One message from the host; the exit code once the run is over."""
+        kind = message.get("t")
+        data = message.get("d")
+        if kind == "o" and isinstance(data, str):
+            try:
+                _write_out(data.encode("utf-8", "surrogateescape"))
+            except BrokenPipeError:  # the reader went away (`| head`): leave quietly
+                return _EXIT_ERROR
+            except OSError as exc:  # a full disk
+                _say(f"acphost: cannot write the output: {exc.strerror or exc}\n")
+                return _EXIT_ERROR
+        elif kind == "e" and isinstance(data, str):
+            _say(data)
+        elif kind == "start":
+            self.started = True
+        elif kind == "exit":
+            return _code(message.get("code"))
+        elif kind == "queued":
+            ticket = message.get("ticket")
+            self.ticket = ticket if isinstance(ticket, int) else None
+            ahead = message.get("ahead")
+            if isinstance(ahead, int) and ahead > 0 and os.isatty(2):
+                _say(f"acphost: session {self.name}: queued, {ahead} before this prompt\n")
+            if self.on_queued is not None:
+                self.on_queued()
+        elif kind == "gone":
+            raise HostGone(self.started, self.ticket)
+        elif kind == "error":
+            text = message.get("text")
+            if isinstance(text, str) and text:
+                _say(text if text.endswith("\n") else text + "\n")
+            return _code(message.get("code"))
+        elif kind == "refused":
+            _say(f"acphost: {_one_line(message.get('message'))}; see 'acphost --help'\n")
+            return _EXIT_USAGE
+        elif kind == "busy":
+            _say(
+                f"acphost: session {self.name} is busy (a turn is running or waiting); "
+                "leave out --no-queue to wait for it\n"
+            )
+            return _EXIT_BUSY
+        elif kind == "full":
+            _say(
+                f"acphost: session {self.name} has {_code(message.get('waiting'))} prompts "
+                "waiting, its most; try again once some have run\n"
+            )
+            return _EXIT_BUSY
+        return None
+
+
+def connect(path: str) -> _socket.socket:
+    """A stream socket connected to the Unix socket at ``path``.
+
+    Raises:
+        OSError: nothing listens there (no host alive), or the path is bad.
+
+    """
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def converse(
+    sock: _socket.socket,
+    request: dict[str, Any],
+    name: str,
+    on_queued: Callable[[], None] | None = None,
+) -> int:
+    """Send the prompt request on a connected socket; write the turn; the exit code.
+
+    Ctrl-C while the prompt waits takes it out of the queue (130); during
+    the turn it asks the host to cancel it (the run exits with the turn's
+    code, 130); a second Ctrl-C, SIGTERM or SIGHUP leave at once (the host
+    cancels what this run asked for when its connection closes).
+
+    Args:
+        sock: connected to the name's host.
+        request: the ``prompt`` request (the token included).
+        name: the session's name, for what the run says itself.
+        on_queued: called when the host accepted the prompt.
+
+    Raises:
+        HostGone: the host stopped before the turn ended.
+
+    """
+    talk = _Conversation(sock, name, on_queued)
+    handlers = {
+        sig: signal.signal(sig, handler)
+        for sig, handler in (
+            (signal.SIGINT, talk.on_sigint),
+            (signal.SIGTERM, talk.on_stop),
+            (signal.SIGHUP, talk.on_stop),
+        )
+    }
+    try:
+        sock.sendall(_line(request))
+        pending = b""
+        while True:
+            try:
+                data = sock.recv(1 << 16)
+            except OSError:
+                data = b""
+            if not data:
+                raise HostGone(talk.started, talk.ticket)
+            pending += data
+            while True:
+                end = pending.find(b"\n")
+                if end < 0:
+                    break
+                line, pending = pending[:end], pending[end + 1 :]
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    raise HostGone(talk.started, talk.ticket) from None
+                if isinstance(message, dict):
+                    code = talk.handle(message)
+                    if code is not None:
+                        return code
+    except _Leave as leave:
+        return leave.code
+    finally:
+        sock.close()
+        for sig, previous in handlers.items():
+            signal.signal(sig, previous)
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    text = json.dumps({"v": WIRE_VERSION, **message}, separators=(",", ":"))
+    return text.encode() + b"\n"
+
+
+def _code(value: object) -> int:
+    return value if isinstance(value, int) and 0 <= value < 256 else _EXIT_ERROR
+
+
+def _one_line(value: object) -> str:
+    text = str(value)
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+# -- shortcuts ------------------------------------------------------------------------
+
+
+def _key(cwd: str, template: list[str]) -> list[Any]:
+    env = sorted(
+        [k, v] for k, v in os.environ.items() if k.startswith("ACPHOST_") or k in _RESOLVE_ENV
+    )
+    return [cwd, template, env]
+
+
+def _shortcut_path(key: list[Any]) -> str:
+    raw = json.dumps(key, separators=(",", ":")).encode("utf-8", "surrogateescape")
+    # The key is checked whole when read: the file name only has to spread them.
+    return os.path.join(shortcut_folder(), f"{zlib.crc32(raw):08x}-{len(raw):x}.json")
+
+
+def _signature(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size, st.st_ino]
+
+
+def _read_json(path: str) -> Any:
+    """A small JSON file acphost wrote, owned by this user; None otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if (st.st_mode & 0o170000) != 0o100000 or st.st_uid != os.getuid():
+            return None
+        raw = os.read(fd, _FILE_MAX + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        return json.loads(raw) if len(raw) <= _FILE_MAX else None
+    except ValueError:
+        return None
+
+
+def _split(argv: list[str]) -> tuple[list[str], str] | None:
+    """The command line less its prompt, and the prompt, when a shortcut could serve it.
+
+    Only a last word that cannot be anything but the prompt: not empty, no
+    ``@`` (mentions attach files: the long way resolves them), and after
+    ``--`` or else neither an option's look (``-x``) nor a subcommand's name.
+    """
+    if len(argv) < 3:
+        return None
+    *template, prompt = argv
+    if not prompt or "@" in prompt:
+        return None
+    if template[-1] != "--" and (prompt[0] == "-" or prompt in SUBCOMMAND_WORDS):
+        return None  # an option, or a subcommand (``acphost -s NAME status``)
+    if not any(a in ("-s", "--session") or a.startswith(("-s", "--session=")) for a in template):
+        return None
+    return template, prompt
+
+
+def warm_run(argv: list[str]) -> int | None:
+    """Run ``acphost ARGV`` through its shortcut, if it has a live one; else None.
+
+    None means the long way must run the command line (nothing was sent, or
+    the host stopped before the prompt's turn began: :data:`taken_ticket`
+    then holds its place in the queue).
+    """
+    global taken_ticket  # noqa: PLW0603 - the one hand-over to the long way
+    split = _split(argv)
+    if split is None:
+        return None
+    template, prompt = split
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return None
+    key = _key(cwd, template)
+    path = _shortcut_path(key)
+    data = _read_json(path)
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    files, request = data.get("files"), data.get("request")
+    sock_path, name = data.get("socket"), data.get("name")
+    if not (isinstance(files, list) and isinstance(request, dict)):
+        return None
+    if not (isinstance(sock_path, str) and isinstance(name, str)):
+        return None
+    for entry in files:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+            return None
+        if _signature(entry[0]) != entry[1]:
+            return None
+    token = _read_json(str(data.get("token")))
+    if not isinstance(token, dict) or not isinstance(token.get("token"), str):
+        return None
+    try:
+        sock = connect(sock_path)
+    except OSError:
+        return None  # no live host: the long way starts one
+    full = {
+        **request,
+        "prompt": [{"type": "text", "text": prompt}],
+        "text": prompt,
+        "ticket": None,
+        "token": token["token"],
+        "tty": terminal_facts(),
+    }
+    try:
+        return converse(sock, full, name)
+    except HostGone as gone:
+        if gone.started:
+            _say(host_stopped_line())
+            return _EXIT_ERROR
+        taken_ticket = gone.ticket
+        return None
+
+
+def host_stopped_line() -> str:
+    """What a run says when its host stopped during its turn."""
+    return (
+        "acphost: the session host stopped during this turn (it was killed or crashed); "
+        "the turn's end is unknown; the next run continues the session\n"
+    )
+
+
+def remember(
+    argv: list[str],
+    files: list[str],
+    *,
+    sock_path: str,
+    token_file: str,
+    name: str,
+    request: dict[str, Any],
+) -> None:
+    """Leave the shortcut of this command line (see the module's docstring).
+
+    Args:
+        argv: the whole command line (its last word the prompt).
+        files: the settings files the run read or looked for.
+        sock_path: the host's socket.
+        token_file: the host's token file.
+        name: the session's name.
+        request: the request without its prompt, token, ticket and terminal.
+
+    """
+    split = _split(argv)
+    if split is None:
+        return
+    template, _ = split
+    try:
+        key = _key(os.getcwd(), template)
+        folder = shortcut_folder()
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        path = _shortcut_path(key)
+        data = {
+            "key": key,
+            "files": [[f, _signature(f)] for f in files],
+            "socket": sock_path,
+            "token": token_file,
+            "name": name,
+            "request": request,
+        }
+        tmp = f"{path}.{os.getpid()}.tmp"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        try:
+            os.write(fd, json.dumps(data).encode("utf-8", "surrogateescape"))
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        pass  # no shortcut: the next run takes the long way
