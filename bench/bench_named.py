@@ -440,10 +440,11 @@ async def _via_host(cwd: Path, name: str, prompts: int) -> float:
             {
                 "op": "prompt",
                 "prompt": [text(f"echo {i}").to_wire()],
-                "frames": False,
+                "text": f"echo {i}",
+                "output": "simple",
+                "tty": {"out": False, "err": False},
                 "queue": True,
                 "options": options,
-                "label": "bench",
                 "ticket": None,
                 "token": place.read_token(),
                 "keep_alive": None,
@@ -452,10 +453,10 @@ async def _via_host(cwd: Path, name: str, prompts: int) -> float:
         )
         while True:
             message = await receive_message(reader)
-            if message is None or message.get("t") in ("end", "error", "refused", "gone"):
+            if message is None or message.get("t") in ("exit", "error", "refused", "gone"):
                 break
         writer.close()
-        if message is None or message.get("t") != "end":
+        if message is None or message.get("t") != "exit" or message.get("code") != 0:
             raise RuntimeError(f"the host answered {message!r}")
 
     for i in range(20):

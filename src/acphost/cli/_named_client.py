@@ -24,7 +24,6 @@ key checked whole) and name only acphost's own socket and token.
 from __future__ import annotations
 
 import _socket
-import json
 import os
 import signal
 import zlib
@@ -85,6 +84,84 @@ SUBCOMMAND_WORDS = frozenset(
         "cancel",
     )
 )
+class _JsonRules:
+    """The decoding rules the accelerator's scanner reads (``json.loads``'s defaults)."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+
+    @staticmethod
+    def parse_constant(name: str) -> object:
+        raise ValueError(f"{name} is not JSON")  # NaN, Infinity: never sent
+
+
+# CPython's JSON accelerator, without the json package (and its imports) around it.
+_quote: Any = None
+_scan: Any = None
+try:
+    import _json
+
+    _quote = _json.encode_basestring_ascii
+    _scan = _json.make_scanner(_JsonRules)  # type: ignore[arg-type]
+except (ImportError, AttributeError, TypeError):  # pragma: no cover - json's own, then
+    pass
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``, by the accelerator when there is one.
+
+    Raises:
+        ValueError: not one JSON value.
+
+    """
+    if _scan is None:  # pragma: no cover
+        import json  # noqa: PLC0415
+
+        return json.loads(text)
+    try:
+        value, end = _scan(text, 0)
+    except StopIteration:
+        raise ValueError("not JSON") from None
+    if text[end:].strip():
+        raise ValueError("more than one JSON value")
+    return value
+
+
+def _dumps(value: Any) -> str:
+    """``json.dumps(value)`` (compact) for the plain values a request holds.
+
+    Raises:
+        ValueError: a value JSON cannot hold (NaN, infinity, another type).
+
+    """
+    if _quote is None:  # pragma: no cover
+        import json  # noqa: PLC0415
+
+        return json.dumps(value, separators=(",", ":"), allow_nan=False)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return str(_quote(value))
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        if value - value != 0.0:  # NaN or an infinity
+            raise ValueError("NaN and infinity are not JSON")
+        return float.__repr__(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_dumps(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_dumps(str(k))}:{_dumps(v)}" for k, v in value.items()) + "}"
+    raise ValueError(f"{type(value).__name__} is not JSON")
+
+
 #: The largest shortcut or token file read.
 _FILE_MAX = 1 << 16
 #: The ticket a run's first host gave, when that host stopped before the turn
@@ -289,7 +366,9 @@ def converse(
                     break
                 line, pending = pending[:end], pending[end + 1 :]
                 try:
-                    message = json.loads(line)
+                    # The host's text may carry the output's undecodable bytes
+                    # as lone surrogates (see launch.send_message).
+                    message = _loads(line.decode("utf-8", "surrogatepass"))
                 except ValueError:
                     raise HostGone(talk.started, talk.ticket) from None
                 if isinstance(message, dict):
@@ -305,8 +384,7 @@ def converse(
 
 
 def _line(message: dict[str, Any]) -> bytes:
-    text = json.dumps({"v": WIRE_VERSION, **message}, separators=(",", ":"))
-    return text.encode() + b"\n"
+    return _dumps({"v": WIRE_VERSION, **message}).encode() + b"\n"
 
 
 def _code(value: object) -> int:
@@ -329,7 +407,7 @@ def _key(cwd: str, template: list[str]) -> list[Any]:
 
 
 def _shortcut_path(key: list[Any]) -> str:
-    raw = json.dumps(key, separators=(",", ":")).encode("utf-8", "surrogateescape")
+    raw = _dumps(key).encode()
     # The key is checked whole when read: the file name only has to spread them.
     return os.path.join(shortcut_folder(), f"{zlib.crc32(raw):08x}-{len(raw):x}.json")
 
@@ -358,8 +436,8 @@ def _read_json(path: str) -> Any:
     finally:
         os.close(fd)
     try:
-        return json.loads(raw) if len(raw) <= _FILE_MAX else None
-    except ValueError:
+        return _loads(raw.decode()) if len(raw) <= _FILE_MAX else None
+    except (ValueError, UnicodeDecodeError):
         return None
 
 
@@ -487,7 +565,7 @@ def remember(
         tmp = f"{path}.{os.getpid()}.tmp"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         try:
-            os.write(fd, json.dumps(data).encode("utf-8", "surrogateescape"))
+            os.write(fd, _dumps(data).encode())
         finally:
             os.close(fd)
         os.replace(tmp, path)

@@ -327,7 +327,9 @@ def send_message(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
     if writer.is_closing():
         return
     line = json.dumps({"v": WIRE_VERSION, **message}, separators=(",", ":"), ensure_ascii=False)
-    writer.write(line.encode() + b"\n")
+    # Output text carries the bytes it could not decode as lone surrogates
+    # (``surrogateescape``): they travel as such, and the run turns them back.
+    writer.write(line.encode("utf-8", "surrogatepass") + b"\n")
 
 
 async def receive_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
