@@ -13,11 +13,43 @@ import os
 
 from ._xdg import APP, base_dir
 
-__all__ = ["WIRE_VERSION", "named_root", "shortcut_folder", "state_home"]
+__all__ = [
+    "MAX_KEEP_ALIVE",
+    "WIRE_VERSION",
+    "duration_seconds",
+    "named_root",
+    "shortcut_folder",
+    "state_home",
+]
 
 #: The version of the run <-> host wire; both sides send it, a host refuses others.
 #: (2: the host renders each run's turn and sends its output, not its updates.)
 WIRE_VERSION = 2
+#: The longest keep-alive a run may ask for: a week.
+MAX_KEEP_ALIVE = 7 * 24 * 3600.0
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def duration_seconds(text: str) -> float | None:
+    """Seconds from ``30s``, ``5m``, ``1h``, ``250ms`` or a bare number of seconds; else None.
+
+    None for anything else (negative, empty, an unknown unit, an exponent,
+    NaN, digits other than ASCII ones). Callers bound it.
+    """
+    text = text.strip()
+    number, unit = text, "s"
+    for suffix in ("ms", "s", "m", "h"):
+        if text.endswith(suffix):
+            number, unit = text[: -len(suffix)], suffix
+            break
+    whole, dot, part = number.partition(".")
+    digits = (whole, part) if dot else (whole,)
+    # ASCII digits around at most one dot: "1", "1.5", ".5" (not "1.", "1e3", "-1", "nan").
+    if (not part and dot) or not all(d.isascii() and (d.isdigit() or not d) for d in digits):
+        return None
+    if not (whole or part):
+        return None
+    return float(number) * _UNITS[unit]
 
 
 def state_home() -> str:

@@ -28,7 +28,7 @@ import os
 import signal
 import zlib
 
-from .._namedwire import WIRE_VERSION, shortcut_folder
+from .._namedwire import MAX_KEEP_ALIVE, WIRE_VERSION, duration_seconds, shortcut_folder
 
 # Not `from typing import TYPE_CHECKING`: typing costs a warm run ~2 ms.
 TYPE_CHECKING = False
@@ -84,6 +84,8 @@ SUBCOMMAND_WORDS = frozenset(
         "cancel",
     )
 )
+
+
 class _JsonRules:
     """The decoding rules the accelerator's scanner reads (``json.loads``'s defaults)."""
 
@@ -441,8 +443,56 @@ def _read_json(path: str) -> Any:
         return None
 
 
-def _split(argv: list[str]) -> tuple[list[str], str] | None:
-    """The command line less its prompt, and the prompt, when a shortcut could serve it.
+#: The options a run may change between runs of one session (its own, not the
+#: session's): taken out of the command line a shortcut is kept for.
+_OUTPUTS = frozenset(("text", "simple", "jsonl", "json"))
+
+
+def run_flags(words: list[str]) -> tuple[list[str], dict[str, Any]] | None:
+    """The words less ``--keep-alive``, ``-o``/``--output`` and ``--no-queue``, and their values.
+
+    The values are as the command line parses them (``keep_alive`` seconds
+    or None, ``output``, ``queue``); None when one is malformed (the long
+    way says why). Words after ``--`` are kept as they are.
+    """
+    kept: list[str] = []
+    found: dict[str, Any] = {"keep_alive": None, "output": "text", "queue": True}
+    at = 0
+    while at < len(words):
+        word = words[at]
+        at += 1
+        if word == "--":
+            kept.extend(words[at - 1 :])
+            break
+        if word == "--no-queue":
+            found["queue"] = False
+            continue
+        flag, equals, value = word.partition("=")
+        if flag not in ("--keep-alive", "--output") and not word.startswith("-o"):
+            kept.append(word)
+            continue
+        if flag == "-o" or not word.startswith("--"):  # -o VALUE, -oVALUE
+            flag, equals, value = "--output", "", word[2:]
+            if value:
+                equals = "="
+        if not equals:
+            if at >= len(words):
+                return None
+            value, at = words[at], at + 1
+        if flag == "--output":
+            if value not in _OUTPUTS:
+                return None
+            found["output"] = value
+        else:
+            seconds = duration_seconds(value)
+            if seconds is None or seconds > MAX_KEEP_ALIVE:
+                return None
+            found["keep_alive"] = seconds
+    return kept, found
+
+
+def _split(argv: list[str]) -> tuple[list[str], str, dict[str, Any]] | None:
+    """The command line less its prompt and its run's own options; the prompt; those options.
 
     Only a last word that cannot be anything but the prompt: not empty, no
     ``@`` (mentions attach files: the long way resolves them), and after
@@ -450,14 +500,18 @@ def _split(argv: list[str]) -> tuple[list[str], str] | None:
     """
     if len(argv) < 3:
         return None
-    *template, prompt = argv
+    *words, prompt = argv
     if not prompt or "@" in prompt:
         return None
-    if template[-1] != "--" and (prompt[0] == "-" or prompt in SUBCOMMAND_WORDS):
+    if words[-1] != "--" and (prompt[0] == "-" or prompt in SUBCOMMAND_WORDS):
         return None  # an option, or a subcommand (``acphost -s NAME status``)
-    if not any(a in ("-s", "--session") or a.startswith(("-s", "--session=")) for a in template):
+    if not any(a in ("-s", "--session") or a.startswith(("-s", "--session=")) for a in words):
         return None
-    return template, prompt
+    flags = run_flags(words)
+    if flags is None:
+        return None
+    template, found = flags
+    return template, prompt, found
 
 
 def warm_run(argv: list[str]) -> int | None:
@@ -471,7 +525,7 @@ def warm_run(argv: list[str]) -> int | None:
     split = _split(argv)
     if split is None:
         return None
-    template, prompt = split
+    template, prompt, found = split
     try:
         cwd = os.getcwd()
     except OSError:
@@ -501,6 +555,7 @@ def warm_run(argv: list[str]) -> int | None:
         return None  # no live host: the long way starts one
     full = {
         **request,
+        **found,
         "prompt": [{"type": "text", "text": prompt}],
         "text": prompt,
         "ticket": None,
@@ -536,6 +591,10 @@ def remember(
 ) -> None:
     """Leave the shortcut of this command line (see the module's docstring).
 
+    Nothing is left unless the words a shortcut would read (:func:`run_flags`)
+    give what the command line parsed: the run's ``keep_alive``, ``output``
+    and ``queue`` in ``request``.
+
     Args:
         argv: the whole command line (its last word the prompt).
         files: the settings files the run read or looked for.
@@ -548,7 +607,11 @@ def remember(
     split = _split(argv)
     if split is None:
         return
-    template, _ = split
+    template, _, found = split
+    if any(request.get(k) != v for k, v in found.items()):
+        return  # a spelling the shortcut does not read (`-vo jsonl`): no shortcut
+    request = {k: v for k, v in request.items() if k not in found}
+    tmp = None
     try:
         key = _key(os.getcwd(), template)
         folder = shortcut_folder()
@@ -563,11 +626,20 @@ def remember(
             "request": request,
         }
         tmp = f"{path}.{os.getpid()}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
         try:
-            os.write(fd, _dumps(data).encode())
+            data_bytes = _dumps(data).encode()
+            while data_bytes:
+                data_bytes = data_bytes[os.write(fd, data_bytes) :]
         finally:
             os.close(fd)
         os.replace(tmp, path)
+        tmp = None
     except (OSError, ValueError):
         pass  # no shortcut: the next run takes the long way
+    finally:
+        if tmp is not None:
+            try:  # noqa: SIM105 - contextlib is not loaded on this path
+                os.unlink(tmp)
+            except OSError:
+                pass

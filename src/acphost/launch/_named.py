@@ -48,7 +48,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._namedwire import WIRE_VERSION, named_root
+from .._namedwire import MAX_KEEP_ALIVE, WIRE_VERSION, duration_seconds, named_root
 from ._setup import UsageProblem
 
 __all__ = [
@@ -73,8 +73,6 @@ WIRE_LIMIT = 64 * 1024 * 1024
 # AF_UNIX socket paths are limited to 108 bytes on Linux (sun_path), 104 on macOS.
 _SUN_PATH_MAX = 100
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-_DURATION = re.compile(r"(\d+(?:\.\d+)?|\.\d+)(ms|s|m|h)?")
-_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
 
 
 class NamedUnavailable(Exception):
@@ -112,11 +110,10 @@ def parse_duration(text: str, flag: str = "--keep-alive") -> float:
         UsageProblem: anything else (negative, empty, an unknown unit).
 
     """
-    match = _DURATION.fullmatch(text.strip())
-    if match is None:
+    seconds = duration_seconds(text)
+    if seconds is None:
         raise UsageProblem(f"{flag} {text!r}: not a duration; use one such as 30s, 5m, 1h or 0")
-    seconds = float(match.group(1)) * _UNITS[match.group(2)]
-    if seconds > 7 * 24 * 3600:
+    if seconds > MAX_KEEP_ALIVE:
         raise UsageProblem(f"{flag} {text!r}: at most a week (168h)")
     return seconds
 

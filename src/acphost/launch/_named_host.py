@@ -53,6 +53,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .._namedwire import MAX_KEEP_ALIVE
 from ._named import (
     WIRE_LIMIT,
     WIRE_VERSION,
@@ -86,8 +87,6 @@ _REQUEST_TIMEOUT = 10.0
 _CANCEL_GRACE = 5.0
 #: The most prompts waiting in one session; more are refused (``full``), as ``busy`` is.
 MAX_WAITING = 256
-#: The longest keep-alive a run may ask for (the command line's bound: a week).
-MAX_KEEP_ALIVE = 7 * 24 * 3600.0
 #: Bytes the host holds for a run that does not read; past them, that run is dropped.
 _OUT_LIMIT = 32 * 1024 * 1024
 #: The reasons that make a turn's run exit as interrupted (130).
