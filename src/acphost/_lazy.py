@@ -45,7 +45,7 @@ def lazy_exports(
         # `importlib.import_module` would cost every start the import of
         # importlib (~1 ms); a relative name made absolute, then `__import__`
         # and the loaded module, is the same import.
-        absolute = package + module if module.startswith(".") else module
+        absolute = _absolute(module, package)
         __import__(absolute)
         value = getattr(sys.modules[absolute], name)
         namespace[name] = value
@@ -55,3 +55,16 @@ def lazy_exports(
         return sorted(exported)
 
     return __getattr__, __dir__
+
+
+def _absolute(module: str, package: str) -> str:
+    """``module`` made absolute as ``importlib.import_module(module, package)`` reads it.
+
+    ``.x`` is ``package.x``, ``.`` the package itself, ``..x`` ``x`` beside it.
+    """
+    name = module.lstrip(".")
+    level = len(module) - len(name)
+    if not level:
+        return module
+    base = package.rsplit(".", level - 1)[0]
+    return f"{base}.{name}" if name else base

@@ -154,6 +154,37 @@ async def test_a_malformed_line_ends_the_conversation(workspace):
     assert await receive_message(reader) is None
 
 
+class _View:
+    """A run's view as the launch layer sees one: it says the updates' kinds as text."""
+
+    def __init__(self, send):
+        self.send = send
+
+    def started(self, session):
+        self.send({"t": "o", "d": "started\n"})
+
+    def update(self, update):
+        self.send({"t": "o", "d": f"{update.session_update}\n"})
+
+    def child(self, child, update):
+        pass
+
+    def frame(self, direction, line):
+        pass
+
+    def note(self, text):
+        self.send({"t": "e", "d": text})
+
+    def close(self):
+        pass
+
+    def end(self, report):
+        return report["code"]
+
+    def failed(self, report):
+        return report["code"]
+
+
 async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(workspace, monkeypatch):
     """The runs reconnect in the wrong order; their prompts still start in their first order."""
     from acphost.config import AgentSpec
@@ -171,6 +202,8 @@ async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(works
         end_report=lambda result, session, interrupted, budgeted: {"code": 0},
         error_report=lambda exc: {"code": 1, "text": str(exc)},
         budget=lambda limits: None,
+        view=lambda request, send: _View(send),
+        label=lambda prompt: prompt,
     )
     host = NamedHost(place, hooks, keep_alive=60.0)
     host.takeover_grace = 60.0  # ample under any load: the wait ends when ticket 7 is back
@@ -195,7 +228,7 @@ async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(works
                 tickets[word] = message["ticket"]
             elif message["t"] == "start":
                 started.append(word)
-            elif message["t"] == "end":
+            elif message["t"] == "exit":
                 break
         writer.close()
         return message
@@ -218,7 +251,7 @@ async def test_a_host_taking_over_serves_the_dead_hosts_queue_in_its_order(works
     finally:
         serving.cancel()
         os.close(fd)
-    assert [a["t"] for a in answers] == ["end"] * 3
+    assert [(a["t"], a["code"]) for a in answers] == [("exit", 0)] * 3
     assert started == ["seven", "eight", "fresh"]
     assert tickets == {"eight": 8, "seven": 7, "fresh": 9}
     assert not os.path.exists(place.socket)
