@@ -39,7 +39,7 @@ __all__ = ["cancel_main", "status_main"]
 _ANSWER_TIMEOUT = 30.0
 #: Seconds to wait for a live host that does not listen (it is starting, or
 #: stopping: it stops listening before its agent has closed, then lets go of the lock).
-_LISTEN_WAIT = 5.0
+_LISTEN_WAIT = 10.0
 _POLL = 0.02
 
 
