@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import fcntl
 import json
 import os
@@ -159,11 +160,16 @@ async def _ask(place: NamedPlace, request: dict[str, Any], expect: str) -> _Reac
     except asyncio.TimeoutError:
         return _Reach(problem=_alive_but(place, f"did not answer within {_ANSWER_TIMEOUT:g} s"))
     except OSError as exc:
-        return _Reach(problem=_alive_but(place, f"the connection failed: {exc.strerror or exc}"))
+        answer, failure = None, f"the connection failed: {exc.strerror or exc}"
+    else:
+        failure = "closed the connection without an answer"
     finally:
         writer.close()
     if answer is None:
-        return _Reach(problem=_alive_but(place, "closed the connection without an answer"))
+        with contextlib.suppress(OSError):
+            if not _host_alive(place):
+                return _Reach()  # it died as it was asked: it is stopped now
+        return _Reach(problem=_alive_but(place, failure))
     kind = answer.get("t")
     if kind == "refused":
         why = answer.get("message")
