@@ -57,6 +57,16 @@ def _doctor(argv: list[str]) -> int:
     return doctor(args)
 
 
+#: Where ``acphost tui --serve`` listens unless ``--host``, ``--port`` say.
+_SERVE_HOST = "127.0.0.1"
+_SERVE_PORT = 8000
+#: The TUI's flags that mean something only with another (see ``check_needed_flags``).
+_TUI_NEEDS = (
+    ("host", "--host", "serve", "--serve", "it is the address the served TUI listens on"),
+    ("port", "--port", "serve", "--serve", "it is the port the served TUI listens on"),
+)
+
+
 def tui_parser() -> argparse.ArgumentParser:
     """The parser of ``acphost tui``."""
     p = sub_parser(
@@ -82,12 +92,11 @@ def tui_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--host",
-        default="127.0.0.1",
         help="with --serve: the address to listen on (default 127.0.0.1, this machine only; "
         "localhost listens on 127.0.0.1 and ::1; on any other address, the token is the "
         "only lock and plain HTTP carries it in clear)",
     )
-    p.add_argument("--port", type=int, default=8000, help="with --serve: the port (default 8000)")
+    p.add_argument("--port", type=int, help="with --serve: the port (default 8000)")
     p.add_argument(
         "--no-history",
         action="store_true",
@@ -138,8 +147,18 @@ def _tui(argv: list[str]) -> int:
     # What each served page runs: the options as parsed (however abbreviated),
     # less the serving ones, taken before anything below changes them.
     app_argv = command_line(p, args, frozenset({"serve", "host", "port"}))
-    if args.path and not args.cwd:
-        args.cwd = args.path
+    from ..launch import UsageProblem  # noqa: PLC0415
+    from ._prepare import check_needed_flags  # noqa: PLC0415
+
+    try:
+        check_needed_flags(args, _TUI_NEEDS)
+    except UsageProblem as exc:
+        p.error(str(exc))
+    if args.path and args.cwd:
+        p.error("PATH and --cwd both name the workspace: give one of them")
+    args.cwd = args.cwd or args.path
+    args.host = _SERVE_HOST if args.host is None else args.host
+    args.port = _SERVE_PORT if args.port is None else args.port
     _setup_logging(args.verbose)
     try:
         from ..tui import run_tui, serve_tui  # noqa: PLC0415 - Textual loads only for the TUI

@@ -326,9 +326,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--commands-timeout",
         type=float,
-        default=3.0,
         metavar="SEC",
-        help="how long --list-commands waits for the agent's commands (default 3)",
+        help="with --list-commands: how long it waits for the agent's commands (default 3)",
     )
     g = p.add_argument_group("files, terminals, permissions")
     g.add_argument(

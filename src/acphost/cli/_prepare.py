@@ -21,7 +21,9 @@ if TYPE_CHECKING:
     from ._continue import Reopen
 
 __all__ = [
+    "PROMPT_RUN_NEEDS",
     "Prepared",
+    "check_needed_flags",
     "check_output_paths",
     "prepare_run",
     "prompt_blocks",
@@ -53,12 +55,67 @@ class Prepared:
     target: Reopen | None
 
 
+#: The prompt run's flags that mean something only beside another:
+#: (the flag's destination, the flag, the destination it needs, how to give
+#: that one, what the flag does). Given alone, each would be ignored.
+PROMPT_RUN_NEEDS: tuple[tuple[str, str, str, str, str], ...] = (
+    (
+        "keep_alive",
+        "--keep-alive",
+        "session",
+        "--session NAME",
+        "it says how long a named session's agent stays warm",
+    ),
+    (
+        "no_queue",
+        "--no-queue",
+        "session",
+        "--session NAME",
+        "only a named session has a queue",
+    ),
+    (
+        "commands_timeout",
+        "--commands-timeout",
+        "list_commands",
+        "--list-commands",
+        "it is how long that listing waits for the agent's commands",
+    ),
+)
+
+
+def check_needed_flags(
+    args: argparse.Namespace, needs: tuple[tuple[str, str, str, str, str], ...]
+) -> None:
+    """Refuse a flag given without the flag it only means something with.
+
+    A flag that would be silently ignored hides a mistake (``--keep-alive``
+    typed without ``-s``: the user believes an agent is kept warm). A flag
+    counts as given when its value is neither None nor False: such flags
+    default to None (or are ``store_true``), so ``--keep-alive 0`` counts.
+
+    Args:
+        args: the parsed command line.
+        needs: the rules, as :data:`PROMPT_RUN_NEEDS`.
+
+    Raises:
+        UsageProblem: naming the flag, the flag it needs, and why.
+
+    """
+    for dest, flag, needed, spelled, why in needs:
+        value = getattr(args, dest, None)
+        if value is None or value is False:
+            continue
+        if not getattr(args, needed, None):
+            raise UsageProblem(f"{flag} needs {spelled}: {why}")
+
+
 def prepare_run(args: argparse.Namespace) -> Prepared:
     """Check everything that can be checked before the agent starts.
 
-    The agent, the prompt, the output files (the trace and the audit log are
-    opened), the budget flags, the session to go on with (from the history
-    or a saved file).
+    The flags that need another (:data:`PROMPT_RUN_NEEDS`), the agent, the
+    prompt, the output files (the trace and the audit log are opened), the
+    budget flags, the session to go on with (from the history or a saved
+    file).
 
     Raises:
         UsageProblem: what is wrong, naming the flag (exit 2; no agent started).
@@ -67,6 +124,7 @@ def prepare_run(args: argparse.Namespace) -> Prepared:
     from ..history import default_path, history_enabled  # noqa: PLC0415 - a light module
     from ._setup import resolve_run  # noqa: PLC0415
 
+    check_needed_flags(args, PROMPT_RUN_NEEDS)
     cwd, settings, spec = resolve_run(args)
     prompt = read_prompt(args)
     check_output_paths(args)

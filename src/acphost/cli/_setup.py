@@ -16,7 +16,10 @@ if TYPE_CHECKING:
     from ..client import AcpClient, Session
     from ..config import AgentSpec, ProtocolChoice, Settings
 
-__all__ = ["config_items", "listings", "resolve_run"]
+__all__ = ["COMMANDS_TIMEOUT", "config_items", "listings", "resolve_run"]
+
+#: Seconds ``--list-commands`` waits for the agent's commands unless ``--commands-timeout`` says.
+COMMANDS_TIMEOUT = 3.0
 
 
 def resolve_run(args: argparse.Namespace) -> tuple[str, Settings, AgentSpec]:
@@ -91,8 +94,9 @@ async def listings(
     if args.list_modes:
         sections.append(_listing.modes_section(session.state, clean))
     if args.list_commands:
-        await _wait_commands(session, args.commands_timeout)
-        sections.append(_listing.commands_section(session.state, clean, args.commands_timeout))
+        wait = COMMANDS_TIMEOUT if args.commands_timeout is None else args.commands_timeout
+        await _wait_commands(session, wait)
+        sections.append(_listing.commands_section(session.state, clean, wait))
     return "\n\n".join("\n".join(lines) for lines in sections) if sections else None
 
 
