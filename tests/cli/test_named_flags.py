@@ -112,6 +112,12 @@ def test_a_live_host_that_refuses_or_has_no_token_is_not_called_stopped(named, w
         done = named.run("-a", "demo", "cancel", "-s", "live", "-o", "json")
         answer = json.loads(done.stdout)
         assert done.returncode == 1 and answer["cancelled"] == [] and answer["problems"]
+        # A prompt is not served, and the run says so as what it is (not a usage error).
+        for _ in range(2):  # and again: nothing changes meanwhile
+            done = named.run("-a", "demo", "-s", "live", "echo denied")
+            assert (done.returncode, done.stdout) == (1, ""), done.stderr
+            assert done.stderr.startswith("acphost: session live cannot be used: "), done.stderr
+            assert "--help" not in done.stderr and "stops by itself" in done.stderr
         # No token file at all: said as such (nothing is sent).
         os.unlink(place.token_file)
         code, row = _status(named, "live")

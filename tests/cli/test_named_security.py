@@ -87,7 +87,7 @@ def _refused_only(lines):
     for line in answers:
         if line.startswith("answer"):
             kind = line.split()[1]
-            assert kind == "refused", line
+            assert kind == "denied", line
             assert "no_such_option" not in line, line  # nothing said about the options
 
 

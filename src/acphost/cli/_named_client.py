@@ -285,6 +285,12 @@ class _Conversation:
             if isinstance(text, str) and text:
                 _say(text if text.endswith("\n") else text + "\n")
             return _code(message.get("code"))
+        elif kind == "denied":
+            _say(
+                f"acphost: session {self.name} cannot be used: {_one_line(message.get('message'))}"
+                f"; it stops by itself after its keep-alive (acphost status -s {self.name})\n"
+            )
+            return _EXIT_ERROR
         elif kind == "refused":
             _say(f"acphost: {_one_line(message.get('message'))}; see 'acphost --help'\n")
             return _EXIT_USAGE

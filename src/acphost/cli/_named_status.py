@@ -171,7 +171,7 @@ async def _ask(place: NamedPlace, request: dict[str, Any], expect: str) -> _Reac
                 return _Reach()  # it died as it was asked: it is stopped now
         return _Reach(problem=_alive_but(place, failure))
     kind = answer.get("t")
-    if kind == "refused":
+    if kind in ("refused", "denied"):
         why = answer.get("message")
         return _Reach(problem=_alive_but(place, f"refused the request: {why}"))
     if kind != expect:

@@ -28,8 +28,8 @@ The host answers ``queued`` (``ticket``, ``ahead``), ``start``, then what the
 run's view writes: ``o`` and ``e`` (``d``: text for the run's stdout and
 stderr), then ``exit`` (``code``); or ``error`` (``code``, ``text``: the turn
 could not begin); or at once ``busy``, ``full``, ``refused`` (``message``: a
-usage problem), ``gone`` (the host is stopping: connect again), ``status``,
-``cancelled``.
+usage problem), ``denied`` (``message``: no token, another version), ``gone``
+(the host is stopping: connect again), ``status``, ``cancelled``.
 
 The host stops when the agent has been idle for the keep-alive (the last
 run's ``--keep-alive``), or when the agent went away. It stops listening
@@ -435,15 +435,13 @@ class NamedHost:
             if message is None:
                 return
             if message.get("v") != WIRE_VERSION:
-                send(
-                    writer, _refused("this acphost differs from the one running the session's host")
-                )
+                send(writer, _denied(_OTHER_VERSION))
                 return
             token = message.get("token")
             if not isinstance(token, str) or not hmac.compare_digest(
                 token.encode(), self._token.encode()
             ):
-                send(writer, _refused(_NO_TOKEN))
+                send(writer, _denied(_NO_TOKEN))
                 return
             op = message.get("op")
             if op == "status":
@@ -773,6 +771,7 @@ _NO_TOKEN = (
     "the request does not carry the session host's token (from acphost's state folder): "
     "only this user's acphost, outside any sandbox, may use a named session"
 )
+_OTHER_VERSION = "this acphost differs from the one running the session's host"
 
 
 #: The runs dropped for not reading what the host sent them (their turn goes on).
@@ -804,6 +803,11 @@ def _keep_alive(value: object) -> float | None:
 
 def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 1 << 53
+
+
+def _denied(message: str) -> dict[str, Any]:
+    # Not a usage problem: the run says it cannot use the session, and why (exit 1).
+    return {"t": "denied", "message": message}
 
 
 def _refused(message: str) -> dict[str, Any]:
