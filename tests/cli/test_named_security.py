@@ -282,7 +282,7 @@ def test_the_host_refuses_wire_values_out_of_bounds(named, workspace, monkeypatc
     (answer,) = _ask_raw(place, [_prompt_line(place, options=options, ticket=99999)])
     assert answer["t"] == "queued" and answer["ticket"] != 99999, answer
     # At most MAX_WAITING prompts wait: the next is refused at once.
-    from acphost.launch._named_host import MAX_WAITING
+    from acphost.launch._named_runs import MAX_WAITING
 
     running = _prompt_line(place, options=options, prompt=[{"type": "text", "text": "wait 30"}])
     lines = [running] + [_prompt_line(place, options=options)] * (MAX_WAITING - 1)

@@ -71,7 +71,7 @@ __all__ = [
 ]
 
 _LAZY = {
-    "HostHooks": "._named_host",
+    "HostHooks": "._named_runs",
     "NamedHost": "._named_host",
     "NamedPlace": "._named",
     "NamedUnavailable": "._named",
@@ -118,7 +118,8 @@ if TYPE_CHECKING:
         receive_message,
         send_message,
     )
-    from ._named_host import HostHooks, NamedHost
+    from ._named_host import NamedHost
+    from ._named_runs import HostHooks
     from ._open import Run, RunOptions, SessionChoice, open_run, read_system_prompt
     from ._policy import AskPolicy, DefaultPolicy, Refusals, build_broker
     from ._setup import UsageProblem, fail, resolve, start_agent, with_sandbox_choice

@@ -48,27 +48,32 @@ import secrets
 import signal
 import stat
 import time
-import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from .._namedwire import MAX_KEEP_ALIVE
-from ._named import (
-    WIRE_LIMIT,
-    WIRE_VERSION,
-    NamedPlace,
-    read_json,
-    send_message,
-    write_json,
-)
+from ._named import WIRE_LIMIT, WIRE_VERSION, NamedPlace, read_json, write_json
 from ._named import receive_message as receive
+from ._named_runs import (
+    DROPPED,
+    MAX_WAITING,
+    NO_TOKEN,
+    OTHER_VERSION,
+    HostHooks,
+    Prompt,
+    denied,
+    differs_message,
+    is_count,
+    keep_alive_seconds,
+    prompt_blocks,
+    refused,
+    send,
+)
 
 if TYPE_CHECKING:
-    from ..client import Budget, Session, Turn, TurnResult
-    from ._open import Run, RunOptions
+    from ..client import Session, Turn
+    from ._open import Run
 
-__all__ = ["HostHooks", "NamedHost", "RunView"]
+__all__ = ["NamedHost"]
 
 logger = logging.getLogger("acphost.launch.named")
 
@@ -85,99 +90,8 @@ _TAKEOVER_GRACE = 2.0
 _REQUEST_TIMEOUT = 10.0
 #: Seconds the agent gets to end a turn after session/cancel.
 _CANCEL_GRACE = 5.0
-#: The most prompts waiting in one session; more are refused (``full``), as ``busy`` is.
-MAX_WAITING = 256
-#: Bytes the host holds for a run that does not read; past them, that run is dropped.
-_OUT_LIMIT = 32 * 1024 * 1024
 #: The reasons that make a turn's run exit as interrupted (130).
 INTERRUPTED = ("interrupted", "cancelled by acphost cancel")
-
-
-class RunView(Protocol):
-    """One run's turn as its run shows it: the face renders, the host only calls.
-
-    Everything a view writes reaches its run as text for the run's stdout
-    and stderr (wire messages ``o`` and ``e``); the run exits with the code
-    :meth:`end` or :meth:`failed` returns.
-    """
-
-    def started(self, session: Session) -> None:
-        """The run's turn began."""
-        ...
-
-    def update(self, update: Any) -> None:
-        """One update of the session, in wire order."""
-        ...
-
-    def child(self, child: Any, update: Any) -> None:
-        """One update of a subagent the run's turn began."""
-        ...
-
-    def frame(self, direction: str, line: bytes) -> None:
-        """One frame of the turn as it crossed the wire (``-o jsonl``)."""
-        ...
-
-    def note(self, text: str) -> None:
-        """A line for the run's stderr."""
-        ...
-
-    def close(self) -> None:
-        """Finish what is shown; send what is held."""
-        ...
-
-    def end(self, report: dict[str, Any]) -> int:
-        """The turn ended (:attr:`HostHooks.end_report`): the run's exit code."""
-        ...
-
-    def failed(self, report: dict[str, Any]) -> int:
-        """The turn failed (:attr:`HostHooks.error_report`): the run's exit code."""
-        ...
-
-
-@dataclass(eq=False)
-class HostHooks:
-    """What the face that starts the host decides (the command line's rules).
-
-    Attributes:
-        options: the run options for the session to continue (its id) or
-            None for a new session.
-        fingerprint: the options a run must share with the host to use it.
-        end_report: a turn's result, the session, whether its run (or
-            ``acphost cancel``) interrupted it, whether it had a budget ->
-            ``{code, stop_reason, usage, warnings}``.
-        error_report: what ended a turn or the host -> ``{code, text}``.
-        budget: a run's budget flags -> the turn's budget.
-        view: a run's request and a way to send it messages -> its view.
-        label: a prompt's text -> what ``status`` shows of it (redacted).
-
-    """
-
-    options: Callable[[str | None], RunOptions]
-    fingerprint: dict[str, Any]
-    end_report: Callable[[TurnResult, Session, bool, bool], dict[str, Any]]
-    error_report: Callable[[BaseException], dict[str, Any]]
-    budget: Callable[[Any], Budget | None]
-    view: Callable[[dict[str, Any], Callable[[dict[str, Any]], None]], RunView]
-    label: Callable[[str], str]
-
-
-@dataclass(eq=False)
-class _Prompt:
-    """One run's prompt, from its arrival to the end of its turn."""
-
-    writer: asyncio.StreamWriter
-    ticket: int
-    blocks: list[Any]
-    view: RunView
-    label: str
-    limits: Any
-    turn: Turn | None = None
-    budgeted: bool = False
-    started: bool = False
-    interrupted: bool = False
-    #: Seconds to wait for the subagents that outlive the turn's answer (None: no bound).
-    subagent_timeout: float | None = 600.0
-    done: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 class NamedHost:
@@ -201,29 +115,29 @@ class NamedHost:
         self.place = place
         self.hooks = hooks
         if keep_alive is None:  # the session's earlier host's, else the default
-            saved = _keep_alive((read_json(place.session_file) or {}).get("keepAlive"))
+            saved = keep_alive_seconds((read_json(place.session_file) or {}).get("keepAlive"))
             # `--keep-alive 0` stopped the earlier host at once: a wish of that
             # run, not the session's; a later run that names none gets the default.
             keep_alive = saved if saved else DEFAULT_KEEP_ALIVE
-        bounded = _keep_alive(keep_alive)
+        bounded = keep_alive_seconds(keep_alive)
         self.keep_alive = DEFAULT_KEEP_ALIVE if bounded is None else bounded
         self.run: Run | None = None
         self.session: Session | None = None
-        self._pending: list[_Prompt] = []
-        self._prompts: dict[int, _Prompt] = {}  # by ticket, until their turn ends
-        self._by_turn: dict[Turn, _Prompt] = {}
-        self._starting: _Prompt | None = None
-        self._current: _Prompt | None = None
+        self._pending: list[Prompt] = []
+        self._prompts: dict[int, Prompt] = {}  # by ticket, until their turn ends
+        self._by_turn: dict[Turn, Prompt] = {}
+        self._starting: Prompt | None = None
+        self._current: Prompt | None = None
         # The run each subagent's updates go to: the one whose turn it began in.
-        self._children: dict[str, _Prompt | None] = {}
+        self._children: dict[str, Prompt | None] = {}
         # A host taking over: the tickets the dead one had waiting, and its next.
         queue = read_json(place.queue_file) or {}
         waiting = queue.get("waiting")
-        self._expected = {n for n in (waiting if isinstance(waiting, list) else ()) if _is_count(n)}
+        self._expected = {n for n in (waiting if isinstance(waiting, list) else ()) if is_count(n)}
         # The only tickets a run may bring: those the dead host had waiting.
         self._takeover = set(self._expected)
         after = queue.get("next")
-        first = after if isinstance(after, int) and _is_count(after) else 1
+        first = after if isinstance(after, int) and is_count(after) else 1
         self._next_ticket = max(first, max(self._expected, default=0) + 1)
         self._closing = False
         self._stopping = False
@@ -435,13 +349,13 @@ class NamedHost:
             if message is None:
                 return
             if message.get("v") != WIRE_VERSION:
-                send(writer, _denied(_OTHER_VERSION))
+                send(writer, denied(OTHER_VERSION))
                 return
             token = message.get("token")
             if not isinstance(token, str) or not hmac.compare_digest(
                 token.encode(), self._token.encode()
             ):
-                send(writer, _denied(_NO_TOKEN))
+                send(writer, denied(NO_TOKEN))
                 return
             op = message.get("op")
             if op == "status":
@@ -467,19 +381,19 @@ class NamedHost:
             if (message.get("options") or {}).get(key) != self.hooks.fingerprint.get(key)
         )
         if differs:
-            send(writer, _refused(_differs_message(self.place.name, differs)))
+            send(writer, refused(differs_message(self.place.name, differs)))
             return
         if message.get("queue") is False and (self._busy() or self._prompts or self._pending):
             send(writer, {"t": "busy"})
             return
-        blocks = _blocks(message.get("prompt"))
+        blocks = prompt_blocks(message.get("prompt"))
         if blocks is None:
-            send(writer, _refused("the run sent a malformed prompt"))
+            send(writer, refused("the run sent a malformed prompt"))
             return
         raw_keep = message.get("keep_alive")
-        keep_alive = _keep_alive(raw_keep)
+        keep_alive = keep_alive_seconds(raw_keep)
         if raw_keep is not None and keep_alive is None:
-            send(writer, _refused("the run sent a keep-alive that is not 0 to 168h"))
+            send(writer, refused("the run sent a keep-alive that is not 0 to 168h"))
             return
         if len(self._prompts) >= MAX_WAITING:
             send(writer, {"t": "full", "waiting": len(self._prompts)})
@@ -495,7 +409,7 @@ class NamedHost:
             self._save()
         text = message.get("text")
         wait = message.get("subagent_timeout")
-        prompt = _Prompt(
+        prompt = Prompt(
             writer,
             ticket,
             blocks,
@@ -524,7 +438,7 @@ class NamedHost:
                 request.cancel()
                 break
             got = request.result()
-            if got is None and writer in _DROPPED:
+            if got is None and writer in DROPPED:
                 break  # we dropped it (it stopped reading): its turn goes on
             if got is None or got.get("op") == "cancel":
                 await self._cancel(prompt, "interrupted" if got else "the run went away")
@@ -532,7 +446,7 @@ class NamedHost:
                     break
         await prompt.done.wait()
 
-    def _enqueue(self, prompt: _Prompt) -> None:
+    def _enqueue(self, prompt: Prompt) -> None:
         session = self.session
         assert session is not None
         self._starting = prompt
@@ -553,7 +467,7 @@ class NamedHost:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _finish(self, prompt: _Prompt, turn: Turn) -> None:
+    async def _finish(self, prompt: Prompt, turn: Turn) -> None:
         session = self.session
         assert session is not None
         from ..errors import AgentExited  # noqa: PLC0415
@@ -591,7 +505,7 @@ class NamedHost:
             self._changed.set()
             self._save_queue()
 
-    def _failed(self, prompt: _Prompt, exc: BaseException) -> None:
+    def _failed(self, prompt: Prompt, exc: BaseException) -> None:
         """The prompt's turn failed: its run says why (shown after its turn when it began)."""
         report = self.hooks.error_report(exc)
         if prompt.started:
@@ -599,7 +513,7 @@ class NamedHost:
         else:
             send(prompt.writer, {"t": "error", **report})
 
-    async def _wait_children(self, prompt: _Prompt, ids: set[str]) -> str:
+    async def _wait_children(self, prompt: Prompt, ids: set[str]) -> str:
         """Wait for the turn's subagents that outlive its answer, as a plain run does.
 
         Their updates go on reaching the run meanwhile. Returns the labels of
@@ -641,7 +555,7 @@ class NamedHost:
             except asyncio.TimeoutError:
                 return
 
-    async def _cancel(self, prompt: _Prompt, reason: str) -> None:
+    async def _cancel(self, prompt: Prompt, reason: str) -> None:
         if prompt in self._pending:
             self._pending.remove(prompt)
             self._prompts.pop(prompt.ticket, None)
@@ -713,13 +627,13 @@ class NamedHost:
             batch.append(update)
         self._send_updates(target, batch)
 
-    def _send_updates(self, prompt: _Prompt | None, updates: list[Any]) -> None:
+    def _send_updates(self, prompt: Prompt | None, updates: list[Any]) -> None:
         if prompt is not None and prompt.started and not prompt.done.is_set():
             show = prompt.view.update
             for update in updates:
                 show(update)
 
-    def _child_owner(self, update: Any, current: _Prompt | None) -> _Prompt | None:
+    def _child_owner(self, update: Any, current: Prompt | None) -> Prompt | None:
         """The run a session-tree update belongs to: that of the child it names."""
         if update.session_update == "subagent_update":
             child = getattr(update, "session_id", None)
@@ -765,72 +679,3 @@ class NamedHost:
             "keep_alive": self.keep_alive,
             "warm_for": None if warm is None else max(0.0, warm - time.monotonic()),
         }
-
-
-_NO_TOKEN = (
-    "the request does not carry the session host's token (from acphost's state folder): "
-    "only this user's acphost, outside any sandbox, may use a named session"
-)
-_OTHER_VERSION = "this acphost differs from the one running the session's host"
-
-
-#: The runs dropped for not reading what the host sent them (their turn goes on).
-_DROPPED: weakref.WeakSet[asyncio.StreamWriter] = weakref.WeakSet()
-
-
-def send(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
-    """Send a run one message; drop a run that has not read the last :data:`_OUT_LIMIT` bytes.
-
-    The host never waits for a run to read (one slow run must not hold the
-    session's other runs or the agent): what it has not read is buffered,
-    up to a bound. Its turn goes on; only its connection ends.
-    """
-    send_message(writer, message)
-    transport = writer.transport
-    if not transport.is_closing() and transport.get_write_buffer_size() > _OUT_LIMIT:
-        logger.warning("named: a run that stopped reading is dropped (its turn goes on)")
-        _DROPPED.add(writer)
-        transport.abort()
-
-
-def _keep_alive(value: object) -> float | None:
-    """A keep-alive from the wire or a file: seconds from 0 to a week, else None."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return None
-    seconds = float(value)
-    return seconds if 0.0 <= seconds <= MAX_KEEP_ALIVE else None  # NaN fails both
-
-
-def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 1 << 53
-
-
-def _denied(message: str) -> dict[str, Any]:
-    # Not a usage problem: the run says it cannot use the session, and why (exit 1).
-    return {"t": "denied", "message": message}
-
-
-def _refused(message: str) -> dict[str, Any]:
-    # A usage problem: the run exits 2 with the message.
-    return {"t": "refused", "message": message}
-
-
-def _differs_message(name: str, differs: list[str]) -> str:
-    flags = ", ".join(differs)
-    return (
-        f"session {name!r} runs with other options than this run's ({flags}): use the "
-        f"options it was started with, wait until it stops (acphost status -s {name}), "
-        "or use another name"
-    )
-
-
-def _blocks(raw: object) -> list[Any] | None:
-    """The prompt's content blocks, decoded as the schema says; None if malformed."""
-    from .. import schema as s  # noqa: PLC0415
-
-    if not isinstance(raw, list) or not raw:
-        return None
-    try:
-        return list(s.PromptRequest.from_wire({"sessionId": "-", "prompt": raw}).prompt)
-    except s.SchemaError:
-        return None
