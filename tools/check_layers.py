@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "_outfile": 0,
     "_difftext": 0,
     "_infile": 0,
+    "_child": 0,
     "_lazy": 0,
     "_invisible": 0,
     "safetext": 0,
