@@ -14,6 +14,8 @@ import textwrap
 
 import pytest
 
+from acphost import AgentStartError, _child
+from acphost.transport import StdioTransport
 from tests.support.waiting import eventually_sync
 
 pytestmark = pytest.mark.skipif(
@@ -88,3 +90,12 @@ def test_a_child_whose_host_lives_runs_its_program(tmp_path):
     )
     assert (host.returncode, host.stdout.strip()) == (0, "0"), host.stderr
     assert ran.read_text() == f"the program ran with signal {int(signal.SIGKILL)}"
+
+
+async def test_a_failing_step_starts_no_agent(monkeypatch, tmp_path):
+    """A child whose death signal could not be set never runs its program."""
+    monkeypatch.setattr(_child, "_prctl", lambda: lambda *args: -1)
+    with pytest.raises(AgentStartError, match="cannot start the agent") as caught:
+        await StdioTransport.spawn([sys.executable, "-c", "open('ran', 'w').close()"], cwd=tmp_path)
+    assert "sandbox" not in str(caught.value)
+    assert not (tmp_path / "ran").exists()

@@ -326,8 +326,9 @@ class TerminalManager:
                 # _sandbox): made here, on the loop's thread, where asyncio forks.
                 preexec_fn=child.preexec(sandbox.preexec() if sandbox is not None else None),
             )
-        except subprocess.SubprocessError as exc:  # the sandbox hook failed: nothing ran
-            raise InternalError(f"command {_shown(command)} could not be confined: {exc}") from exc
+        except subprocess.SubprocessError as exc:  # the step before the command failed: nothing ran
+            how = "confined" if sandbox is not None else "tied to the host's life"
+            raise InternalError(f"command {_shown(command)} could not be {how}: {exc}") from exc
         except OSError as exc:
             raise InvalidParams(
                 f"command {_shown(command)} could not be started: {exc.strerror or exc}"
