@@ -170,9 +170,9 @@ async def main() -> None:
     )
     args = parser.parse_args()
     if args.no_pdeathsig:
-        from acphost.transport import _stdio  # noqa: PLC0415 - only for this measure
+        from acphost import _child  # noqa: PLC0415 - only for this measure
 
-        _stdio._pdeathsig_preexec = lambda: None
+        _child._prctl = lambda: None  # type: ignore[assignment]
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         repo = make_repo(tmp)

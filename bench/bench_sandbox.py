@@ -6,8 +6,8 @@ Three measures, each a median of ``--runs`` runs, the two sides in turns:
    (the Landlock ruleset, the read rules carved around the denied paths,
    the private temporary folder) and its close.
 2. **Spawn**: ``StdioTransport.spawn`` of ``/bin/true`` until the call
-   returns: unconfined (``setpriv`` and ``vfork``) against confined (a
-   ``fork`` with the sandbox's hook between fork and exec), and confined
+   returns: unconfined (a ``fork`` with only the parent-death step between
+   fork and exec) against confined (the sandbox's hook after it), and confined
    without the private view (Landlock alone: no mount namespace, no
    ``devpts``, no covering ``tmpfs``), to show what the namespace costs.
 3. **Open**: ``open_run`` of the demo agent until ``initialize`` answered,

@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "_outfile": 0,
     "_difftext": 0,
     "_infile": 0,
+    "_child": 0,
     "_lazy": 0,
     "_xdg": 0,
     "_namedwire": 0,

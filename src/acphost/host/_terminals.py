@@ -7,20 +7,23 @@ into one bounded :class:`~acphost.host._output.OutputBuffer`.
 No orphans: :meth:`TerminalManager.kill` signals the whole process group
 (SIGTERM, then SIGKILL after a grace period), so children of the command die
 with it; ``release``, ``release_session`` and ``close`` kill the same way.
-Linux's parent-death signal (``prctl(PR_SET_PDEATHSIG)``) would also cover a
-crash of the host, but setting it needs ``preexec_fn``, which is unsafe in a
-process with threads (``asyncio.to_thread`` workers exist), so it is not used:
-the process-group kill is the mechanism, and a hard crash of the host can leave
-terminals running. A process that leaves the group on purpose (``setsid``)
-escapes, as it would from any terminal.
+When the host dies outright (SIGKILL, where none of that runs), Linux's
+parent-death signal kills the command: it is set between fork and exec by
+the step every process acphost starts for an agent takes
+(:func:`acphost._child.preexec`; the agent's spawn uses the same), with or
+without the sandbox. The processes the command starts do not inherit the
+signal (the kernel clears it at fork): a shell running a pipeline leaves its
+stages behind when it is killed that way. A process that leaves the group on
+purpose (``setsid``) escapes the group kill, as it would from any terminal.
 
 When the run confines its agent (:attr:`TerminalManager.confine`), each
-terminal starts in the same OS sandbox, which no ``setsid`` leaves. That does
-take a ``preexec_fn``; it is safe enough here because the hook runs no Python
-that could wait on a lock another thread held at the fork: it calls C
-functions resolved beforehand with arguments prepared beforehand (the
-namespace's and Landlock's system calls; CPython re-initialises its own locks
-in the child, glibc its allocator's).
+terminal starts in the same OS sandbox, which no ``setsid`` leaves; its hook
+runs inside the step above. Both are safe in a process with threads
+(``asyncio.to_thread`` workers exist) because they run no Python that could
+wait on a lock another thread held at the fork: they call C functions
+resolved beforehand with arguments prepared beforehand (``prctl``, the
+namespace's and Landlock's system calls; CPython re-initialises its own
+locks in the child, glibc its allocator's).
 
 The ``cwd`` clamp keeps the *starting* directory in the workspace; it is not a
 sandbox (the command can ``cd`` anywhere). Whether the command may run at all
@@ -41,6 +44,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .. import _child as child
 from ..errors import InternalError, InvalidParams, RequestError, UsageError
 from ._jail import Workspace, _shown, resolve_path
 from ._output import DEFAULT_OUTPUT_BYTE_LIMIT, OutputBuffer
@@ -318,12 +322,13 @@ class TerminalManager:
                 cwd=directory,
                 env={**(sandbox.environ(os.environ) if sandbox else os.environ), **overlay},
                 start_new_session=True,
-                # Confined like the agent (see _sandbox): the hook calls C
-                # functions resolved beforehand, no Python that could take a lock.
-                preexec_fn=sandbox.preexec() if sandbox is not None else None,
+                # Dies with the host, confined like the agent (see _child and
+                # _sandbox): made here, on the loop's thread, where asyncio forks.
+                preexec_fn=child.preexec(sandbox.preexec() if sandbox is not None else None),
             )
-        except subprocess.SubprocessError as exc:  # the sandbox hook failed: nothing ran
-            raise InternalError(f"command {_shown(command)} could not be confined: {exc}") from exc
+        except subprocess.SubprocessError as exc:  # the step before the command failed: nothing ran
+            how = "confined" if sandbox is not None else "tied to the host's life"
+            raise InternalError(f"command {_shown(command)} could not be {how}: {exc}") from exc
         except OSError as exc:
             raise InvalidParams(
                 f"command {_shown(command)} could not be started: {exc.strerror or exc}"

@@ -9,10 +9,12 @@ Process hygiene is the point of this module:
   several real agents leave children behind, or keep running after stdin
   closes;
 - on Linux, ``PR_SET_PDEATHSIG``: the agent gets SIGKILL if the host dies
-  outright (``kill -9``), where no cleanup code can run;
+  outright (``kill -9``), where no cleanup code can run; the step that sets
+  it (:mod:`acphost._child`) is the terminals' too;
 - confined, when the caller gives a hook (the OS sandbox, built by the host
-  layer): the hook runs in the child before the agent's program, and a
-  failing hook means no agent at all, never an unconfined one;
+  layer): the hook runs in the child before the agent's program, after the
+  death signal's step, and a failing hook means no agent at all, never an
+  unconfined one;
 - stderr is drained continuously into a bounded ring of lines and the
   ``acphost.agent.stderr`` logger — an agent that fills the stderr pipe would
   otherwise block forever (the official SDK never drains it); stdout chunks
@@ -31,16 +33,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import functools
 import logging
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import termios
 from collections.abc import Callable, Mapping, Sequence
 
+from .. import _child as child
 from ..errors import AgentStartError
 from ..safetext import CUT
 from ._base import ExitInfo
@@ -56,79 +57,6 @@ logger = logging.getLogger("acphost.transport")
 _ORPHAN_GRACE = 0.25
 _ORPHAN_KILL = 0.25
 _PIPE_GIVE_UP = 0.5
-
-
-@functools.cache
-def _setpriv() -> str | None:
-    """util-linux's ``setpriv``, which sets the parent-death signal and execs.
-
-    With it, no Python code runs between fork and exec, so the child is
-    started with ``vfork`` (a few milliseconds) instead of a full fork of
-    the host (tens of milliseconds that block the event loop: a fleet of
-    agents starts one after another).
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    path = shutil.which("setpriv")
-    return path if path is not None and os.access(path, os.X_OK) else None
-
-
-def _program(argv: Sequence[str], env: Mapping[str, str], cwd: str | None) -> str:
-    """The agent's program as exec will find it, checked the way exec would check it.
-
-    Raises:
-        FileNotFoundError: it is not there (or not on ``PATH``).
-        PermissionError: it is not executable.
-
-    """
-    name = argv[0]
-    if os.sep in name:
-        found = name if os.path.isabs(name) or cwd is None else os.path.join(cwd, name)
-    else:
-        found = shutil.which(name, path=env.get("PATH", os.defpath)) or ""
-    if not found or not os.path.exists(found):
-        raise FileNotFoundError(name)
-    if not os.access(found, os.X_OK) or os.path.isdir(found):
-        raise PermissionError(name)
-    return found
-
-
-def _pdeathsig_preexec() -> Callable[[], None] | None:
-    """Return a pre-exec hook that asks Linux to SIGKILL the child when we die.
-
-    Resolved in the parent so the child only calls an already-bound C
-    function between fork and exec. The race where the parent dies between
-    fork and prctl is closed by comparing the parent pid afterwards.
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes  # noqa: PLC0415 - only Linux needs it, and only at spawn time
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        prctl = libc.prctl
-    except (OSError, AttributeError):
-        return None
-    parent = os.getpid()
-    pr_set_pdeathsig = 1
-
-    def preexec() -> None:
-        prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != parent:
-            os._exit(1)
-
-    return preexec
-
-
-def _joined(first: Callable[[], None] | None, then: Callable[[], None]) -> Callable[[], None]:
-    if first is None:
-        return then
-
-    def both() -> None:
-        first()
-        then()
-
-    return both
 
 
 class StdioTransport:
@@ -200,37 +128,18 @@ class StdioTransport:
         if env:
             child_env.update(env)
         loop = asyncio.get_running_loop()
-        command: list[str] = list(argv)
-        preexec = None
         try:
-            if confine is not None:
-                # A hook runs in the child anyway: the death signal joins it.
-                preexec = _joined(_pdeathsig_preexec() if kill_on_host_death else None, confine)
-            elif kill_on_host_death:
-                launcher = _setpriv()
-                if launcher is not None:
-                    # setpriv sets the signal, then execs the agent: same pid.
-                    where = os.fspath(cwd) if cwd is not None else None
-                    command = [
-                        launcher,
-                        "--pdeathsig",
-                        "KILL",
-                        "--",
-                        _program(argv, child_env, where),
-                        *argv[1:],
-                    ]
-                else:
-                    preexec = _pdeathsig_preexec()
             pipes, io = await loop.subprocess_exec(
                 lambda: AgentPipes(loop, stderr=not inherit_stderr),
-                *command,
+                *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=None if inherit_stderr else asyncio.subprocess.PIPE,
                 env=child_env,
                 cwd=os.fspath(cwd) if cwd is not None else None,
                 start_new_session=True,
-                preexec_fn=preexec,
+                # Made here, on the loop's thread, where asyncio forks (see _child).
+                preexec_fn=child.preexec(confine) if kill_on_host_death else confine,
             )
         except FileNotFoundError as exc:
             if cwd is not None and not os.path.isdir(cwd):  # noqa: ASYNC240 - error path
@@ -244,10 +153,9 @@ class StdioTransport:
             raise AgentStartError(f"cannot start the agent: {argv[0]!r} is not executable") from exc
         except OSError as exc:
             raise AgentStartError(f"cannot start the agent {argv[0]!r}: {exc.strerror}") from exc
-        except subprocess.SubprocessError as exc:  # the confine hook failed in the child
-            raise AgentStartError(
-                f"cannot start the agent {argv[0]!r} in its sandbox: {exc}"
-            ) from exc
+        except subprocess.SubprocessError as exc:  # the step before its program failed
+            where = " in its sandbox" if confine is not None else ""
+            raise AgentStartError(f"cannot start the agent {argv[0]!r}{where}: {exc}") from exc
         logger.debug("started agent pid=%d argv=%r", pipes.get_pid(), argv[0])
         transport = cls(pipes, io, argv)
         transport.close_grace = close_grace
