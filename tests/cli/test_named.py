@@ -322,3 +322,29 @@ def test_the_same_agent_and_workspace_spelled_otherwise_are_the_same_session(nam
     code, out, err = _ended(named, other)
     assert code == 0 and out.strip() == "same", err
     named.wait_gone()
+
+
+@pytest.mark.timeout(150)  # two runs wait out the answer's bound
+def test_a_frozen_host_is_said_once_its_answer_is_late_and_the_session_lives_on(named, workspace):
+    """A host that cannot answer (SIGSTOP) never leaves its run waiting for ever."""
+    from acphost.cli._named_client import ANSWER_TIMEOUT
+
+    done = named.run("-a", "demo", "-s", "frozen", "--keep-alive", "60s", "echo up")
+    assert done.returncode == 0, done.stderr
+    (host,) = hosts_in(workspace)
+    os.kill(host, signal.SIGSTOP)
+    try:
+        # By the shortcut the first run left (--keep-alive is the run's own), and
+        # the long way (--cwd: a command line no run left a shortcut for).
+        for flags in ((), ("--cwd", str(workspace))):
+            late = named.run(
+                "-a", "demo", "-s", "frozen", *flags, "echo late", timeout=ANSWER_TIMEOUT + 30
+            )
+            assert (late.returncode, late.stdout) == (1, ""), late.stderr
+            assert late.stderr.startswith("acphost: the host of session frozen does not answer")
+            assert "host.log" in late.stderr and "status" in late.stderr
+    finally:
+        os.kill(host, signal.SIGCONT)
+    done = named.run("-a", "demo", "-s", "frozen", "--keep-alive", "0", "echo after")
+    assert (done.returncode, done.stdout) == (0, "after\n"), done.stderr
+    named.wait_gone()

@@ -269,7 +269,8 @@ def run_named(prepared: Prepared, argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # what was said before goes first
         sys.stderr.flush()
         try:
-            return client.converse(client.connect(place.socket), request, args.session, remember)
+            sock = client.connect(place.socket)
+            return client.converse(sock, request, args.session, remember, log=place.log)
         except client.HostGone as gone:
             if gone.started:
                 sys.stderr.write(client.host_stopped_line())

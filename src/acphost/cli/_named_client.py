@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = [
+    "ANSWER_TIMEOUT",
     "SUBCOMMAND_WORDS",
     "HostGone",
     "connect",
@@ -164,6 +165,8 @@ def _dumps(value: Any) -> str:
     raise ValueError(f"{type(value).__name__} is not JSON")
 
 
+#: Seconds a host has to answer a request (it does at once, even while its agent starts).
+ANSWER_TIMEOUT = 15.0
 #: The largest shortcut or token file read.
 _FILE_MAX = 1 << 16
 #: The ticket a run's first host gave, when that host stopped before the turn
@@ -271,6 +274,7 @@ class _Conversation:
         elif kind == "exit":
             return _code(message.get("code"))
         elif kind == "queued":
+            self.sock.settimeout(None)  # accepted: the turn may wait as long as the queue
             ticket = message.get("ticket")
             self.ticket = ticket if isinstance(ticket, int) else None
             ahead = message.get("ahead")
@@ -330,6 +334,8 @@ def converse(
     request: dict[str, Any],
     name: str,
     on_queued: Callable[[], None] | None = None,
+    *,
+    log: str | None = None,
 ) -> int:
     """Send the prompt request on a connected socket; write the turn; the exit code.
 
@@ -343,6 +349,12 @@ def converse(
         request: the ``prompt`` request (the token included).
         name: the session's name, for what the run says itself.
         on_queued: called when the host accepted the prompt.
+        log: the host's log, named when it does not answer.
+
+    A host answers a request at once (``queued``, or why not), even while its
+    agent starts: one that has not within :data:`ANSWER_TIMEOUT` seconds is
+    stuck (stopped, or frozen), and the run says so (exit 1) instead of
+    waiting for ever.
 
     Raises:
         HostGone: the host stopped before the turn ended.
@@ -358,11 +370,19 @@ def converse(
         )
     }
     try:
+        sock.settimeout(ANSWER_TIMEOUT)
         sock.sendall(_line(request))
         pending = b""
         while True:
             try:
                 data = sock.recv(1 << 16)
+            except TimeoutError:
+                where = f" (see {log})" if log else ""
+                _say(
+                    f"acphost: the host of session {name} does not answer{where}; "
+                    "it may be stopped (SIGSTOP) or stuck: `acphost status` says more\n"
+                )
+                return _EXIT_ERROR
             except OSError:
                 data = b""
             if not data:
@@ -568,8 +588,9 @@ def warm_run(argv: list[str]) -> int | None:
         "token": token["token"],
         "tty": terminal_facts(),
     }
+    token_file = str(data.get("token"))
     try:
-        return converse(sock, full, name)
+        return converse(sock, full, name, log=os.path.join(os.path.dirname(token_file), "host.log"))
     except HostGone as gone:
         if gone.started:
             _say(host_stopped_line())
