@@ -82,6 +82,11 @@ class PtyRun:
                 )
             self._read(0.2)
 
+    def drain(self) -> None:
+        """Take what the terminal has written so far, without waiting."""
+        while select.select([self.master], [], [], 0)[0] and not self.eof:
+            self._read(0)
+
     def write(self, data: bytes) -> None:
         """Type ``data`` on the terminal."""
         os.write(self.master, data)
