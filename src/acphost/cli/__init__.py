@@ -36,6 +36,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     """
     words = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:
+        _standard_fds()
     if argv is None and any(w.startswith(("-s", "--session")) for w in words):
         # A prompt to a named session: a warm run that repeats a command line
         # goes straight to the session's host by its shortcut, before any of
@@ -67,3 +69,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             os._exit(code)
     return code
+
+
+def _standard_fds() -> None:
+    """Give a closed stdin, stdout or stderr ``/dev/null``, before any file is opened.
+
+    Started with one closed (``acphost ... >&-``), the next file or socket
+    opened would take its number, and what is meant for stdout would go
+    into it (the agent's pipe, a named session's socket).
+    """
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one

@@ -189,6 +189,23 @@ def _settings_files(prepared: Prepared) -> list[str]:
     return sorted({os.path.abspath(str(f)) for f in found if f is not None})
 
 
+def _skipped_project_settings(prepared: Prepared) -> bool:
+    """Whether the run skipped a project settings file (untrusted, changed, linked).
+
+    Each run says so (once) the long way; a shortcut would not: such a run
+    leaves none.
+    """
+    from ..config import project_settings_path  # noqa: PLC0415
+
+    if prepared.args.settings or os.environ.get("ACPHOST_SETTINGS"):
+        return False  # a named file: the project's is not looked at
+    project = project_settings_path(prepared.cwd)
+    used = prepared.settings.path
+    return os.path.lexists(project) and (
+        used is None or os.path.abspath(str(used)) != os.path.abspath(str(project))
+    )
+
+
 async def _ensure_host(place: NamedPlace, args: argparse.Namespace, config: dict[str, Any]) -> None:
     """Return once the name's host listens, starting one when none is alive."""
     from ..launch import connect_named  # noqa: PLC0415
@@ -231,13 +248,19 @@ def run_named(prepared: Prepared, argv: list[str] | None = None) -> int:
     for name in missing:
         warn(f"@{name}: no such file; it is not attached")
     config = host_config(place, args, base["options"])
-    shortcut = argv is not None and args.prompt == argv[-1:] and not missing
+    shortcut = (
+        argv is not None
+        and args.prompt == argv[-1:]
+        and not missing
+        and not _skipped_project_settings(prepared)
+    )
 
     def remember() -> None:
         if shortcut and argv is not None:
             client.remember(
                 argv,
                 _settings_files(prepared),
+                [os.path.abspath(os.path.expanduser(args.cwd))] if args.cwd else [],
                 sock_path=place.socket,
                 token_file=place.token_file,
                 name=args.session,

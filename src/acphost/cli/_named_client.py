@@ -451,7 +451,8 @@ def _signature(path: str) -> list[int] | None:
 def _read_json(path: str) -> Any:
     """A small JSON file acphost wrote, owned by this user; None otherwise."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        # Not blocking: a FIFO put in its place must not hold the run.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
     try:
@@ -520,15 +521,19 @@ def run_flags(words: list[str]) -> tuple[list[str], dict[str, Any]] | None:
 def _split(argv: list[str]) -> tuple[list[str], str, dict[str, Any]] | None:
     """The command line less its prompt and its run's own options; the prompt; those options.
 
-    Only a last word that cannot be anything but the prompt: not empty, no
-    ``@`` (mentions attach files: the long way resolves them), and after
+    Only a last word that cannot be anything but the prompt: not blank, UTF-8,
+    no ``@`` (mentions attach files: the long way resolves them), and after
     ``--`` or else neither an option's look (``-x``) nor a subcommand's name.
     """
     if len(argv) < 3:
         return None
     *words, prompt = argv
-    if not prompt or "@" in prompt:
-        return None
+    if not prompt.strip() or "@" in prompt:
+        return None  # no prompt (the long way says so), or mentions to attach
+    try:
+        prompt.encode()
+    except UnicodeEncodeError:
+        return None  # bytes that are not UTF-8: the long way says so
     if words[-1] != "--" and (prompt[0] == "-" or prompt in SUBCOMMAND_WORDS):
         return None  # an option, or a subcommand (``acphost -s NAME status``)
     if not any(a in ("-s", "--session") or a.startswith(("-s", "--session=")) for a in words):
@@ -563,8 +568,14 @@ def warm_run(argv: list[str]) -> int | None:
         return None
     files, request = data.get("files"), data.get("request")
     sock_path, name = data.get("socket"), data.get("name")
-    if not (isinstance(files, list) and isinstance(request, dict)):
+    folders = data.get("folders")
+    if not (isinstance(files, list) and isinstance(request, dict) and isinstance(folders, list)):
         return None
+    for entry in folders:  # a folder named through a link: still the same real one
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+            return None
+        if os.path.realpath(entry[0]) != entry[1]:
+            return None
     if not (isinstance(sock_path, str) and isinstance(name, str)):
         return None
     for entry in files:
@@ -610,6 +621,7 @@ def host_stopped_line() -> str:
 def remember(
     argv: list[str],
     files: list[str],
+    folders: list[str],
     *,
     sock_path: str,
     token_file: str,
@@ -625,6 +637,8 @@ def remember(
     Args:
         argv: the whole command line (its last word the prompt).
         files: the settings files the run read or looked for.
+        folders: the folders the command line names (``--cwd``), absolute:
+            a later run is served only while each leads to the same real one.
         sock_path: the host's socket.
         token_file: the host's token file.
         name: the session's name.
@@ -647,6 +661,7 @@ def remember(
         data = {
             "key": key,
             "files": [[f, _signature(f)] for f in files],
+            "folders": [[f, os.path.realpath(f)] for f in folders],
             "socket": sock_path,
             "token": token_file,
             "name": name,

@@ -291,7 +291,8 @@ def write_json(path: str, data: dict[str, Any]) -> None:
 def read_json(path: str) -> dict[str, Any] | None:
     """A small JSON object acphost wrote, or None (missing, not a regular file, malformed)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        # Not blocking: a FIFO put in its place must not hold the reader.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as f:
