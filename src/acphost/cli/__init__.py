@@ -78,8 +78,10 @@ def _standard_fds() -> None:
     opened would take its number, and what is meant for stdout would go
     into it (the agent's pipe, a named session's socket).
     """
-    for fd in (0, 1, 2):
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
         try:
             os.fstat(fd)
         except OSError:
             os.open(os.devnull, os.O_RDWR)  # the lowest free number: this one
+            if getattr(sys, name) is None:  # Python found it closed at its start
+                setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))  # noqa: SIM115

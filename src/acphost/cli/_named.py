@@ -27,6 +27,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..launch import EXIT_ERROR, EXIT_INTERRUPTED, UsageProblem, fail
+from ..safetext import sanitize
 from ._edge import warn
 from ._named_start import HostFailed, start_host
 from ._parser import usage_error
@@ -296,9 +297,12 @@ def run_named(prepared: Prepared, argv: list[str] | None = None) -> int:
             return client.converse(sock, request, args.session, remember, log=place.log)
         except client.HostGone as gone:
             if gone.started:
-                sys.stderr.write(client.host_stopped_line())
+                sys.stderr.write(client.stopped_mid_turn(place.socket))
                 return EXIT_ERROR
             ticket = gone.ticket if gone.ticket is not None else ticket
+        except client.NotOurs as exc:
+            fail(f"session {args.session}: {exc}; not used")
+            return EXIT_ERROR
         except OSError:
             pass  # the host stopped between its answer and our connection: the next one
         failed = _start_failure(place)
@@ -323,6 +327,7 @@ def _report(report: dict[str, Any], place: NamedPlace) -> int:
     """Print the host's account of its agent's failure to start; its exit code."""
     text = report.get("text")
     text = text if isinstance(text, str) and text else f"the agent did not start (see {place.log})"
+    text = sanitize(text)  # a file on disk: data, shown safe
     sys.stderr.write(text if text.endswith("\n") else text + "\n")
     return _code(report.get("code"), EXIT_ERROR)
 

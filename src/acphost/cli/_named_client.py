@@ -26,6 +26,7 @@ from __future__ import annotations
 import _socket
 import os
 import signal
+import sys
 import zlib
 
 from .._namedwire import MAX_KEEP_ALIVE, WIRE_VERSION, duration_seconds, shortcut_folder
@@ -40,8 +41,10 @@ __all__ = [
     "ANSWER_TIMEOUT",
     "SUBCOMMAND_WORDS",
     "HostGone",
+    "NotOurs",
     "connect",
     "converse",
+    "peer_is_ours",
     "remember",
     "taken_ticket",
     "terminal_facts",
@@ -238,22 +241,31 @@ class _Conversation:
         self.started = False
         self.ticket: int | None = None
         self.interrupted = 0
+        #: The run is leaving: a signal from now on changes nothing (it would
+        #: otherwise interrupt the leaving itself).
+        self.over = False
+
+    def _leave(self, code: int) -> None:
+        self.over = True
+        raise _Leave(code)
 
     def on_sigint(self, signum: int, frame: object) -> None:
         """Ctrl-C: a running turn is cancelled (the host says so); else leave the queue."""
+        if self.over:
+            return
         self.interrupted += 1
         if self.started and self.interrupted == 1:
             try:
                 self.sock.sendall(_line({"op": "cancel"}))
             except OSError:
-                raise _Leave(_EXIT_INTERRUPTED) from None
+                self._leave(_EXIT_INTERRUPTED)
             return
-        raise _Leave(_EXIT_INTERRUPTED)
+        self._leave(_EXIT_INTERRUPTED)
 
-    @staticmethod
-    def on_stop(signum: int, frame: object) -> None:
+    def on_stop(self, signum: int, frame: object) -> None:
         """SIGTERM, SIGHUP: leave at once (the host cancels the turn or the prompt)."""
-        raise _Leave(128 + signum)
+        if not self.over:
+            self._leave(128 + signum)
 
     def handle(self, message: dict[str, Any]) -> int | None:
         """One message from the host; the exit code once the run is over."""
@@ -313,16 +325,51 @@ class _Conversation:
         return None
 
 
+class NotOurs(OSError):
+    """What listens at a named session's socket is not this user's."""
+
+
+def peer_is_ours(sock: Any, path: str) -> bool:
+    """Whether the process at the other end of ``sock`` (connected to ``path``) is this user's.
+
+    The kernel's word for it where it gives one (``SO_PEERCRED``); and, on
+    every system, the socket and its folder are this user's, the folder
+    private (``0700``): a socket in a shared folder (``/tmp``) that another
+    user made in our place is never spoken to (it would get the prompt and
+    the host's token, and write to our terminal).
+    """
+    uid = os.getuid()
+    option = getattr(_socket, "SO_PEERCRED", None)
+    if option is not None:
+        cred = sock.getsockopt(_socket.SOL_SOCKET, option, 12)  # struct ucred: pid, uid, gid
+        if int.from_bytes(cred[4:8], sys.byteorder) != uid:
+            return False
+    try:
+        folder = os.lstat(os.path.dirname(path) or ".")
+        socket_file = os.lstat(path)
+    except OSError:
+        return False
+    return (
+        folder.st_uid == uid
+        and not folder.st_mode & 0o077
+        and (folder.st_mode & 0o170000) == 0o040000
+        and socket_file.st_uid == uid
+    )
+
+
 def connect(path: str) -> _socket.socket:
-    """A stream socket connected to the Unix socket at ``path``.
+    """A stream socket connected to this user's Unix socket at ``path``.
 
     Raises:
+        NotOurs: another user's process listens there (see :func:`peer_is_ours`).
         OSError: nothing listens there (no host alive), or the path is bad.
 
     """
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         sock.connect(path)
+        if not peer_is_ours(sock, path):
+            raise NotOurs(f"{path} is not this user's (another user's process, or a shared folder)")
     except BaseException:
         sock.close()
         raise
@@ -361,18 +408,15 @@ def converse(
 
     """
     talk = _Conversation(sock, name, on_queued)
-    handlers = {
-        sig: signal.signal(sig, handler)
-        for sig, handler in (
-            (signal.SIGINT, talk.on_sigint),
-            (signal.SIGTERM, talk.on_stop),
-            (signal.SIGHUP, talk.on_stop),
-        )
-    }
     try:
+        # They stay (inert once the run leaves): the run ends with its code.
+        signal.signal(signal.SIGINT, talk.on_sigint)
+        signal.signal(signal.SIGTERM, talk.on_stop)
+        signal.signal(signal.SIGHUP, talk.on_stop)
         sock.settimeout(ANSWER_TIMEOUT)
         sock.sendall(_line(request))
-        pending = b""
+        pending = bytearray()
+        start = 0  # where the next line begins in pending
         while True:
             try:
                 data = sock.recv(1 << 16)
@@ -388,11 +432,8 @@ def converse(
             if not data:
                 raise HostGone(talk.started, talk.ticket)
             pending += data
-            while True:
-                end = pending.find(b"\n")
-                if end < 0:
-                    break
-                line, pending = pending[:end], pending[end + 1 :]
+            while (end := pending.find(b"\n", start)) >= 0:
+                line, start = bytes(pending[start:end]), end + 1
                 try:
                     # The host's text may carry the output's undecodable bytes
                     # as lone surrogates (see launch.send_message).
@@ -402,13 +443,15 @@ def converse(
                 if isinstance(message, dict):
                     code = talk.handle(message)
                     if code is not None:
+                        talk.over = True
                         return code
+            del pending[:start]
+            start = 0
     except _Leave as leave:
         return leave.code
     finally:
+        talk.over = True
         sock.close()
-        for sig, previous in handlers.items():
-            signal.signal(sig, previous)
 
 
 def _line(message: dict[str, Any]) -> bytes:
@@ -518,6 +561,16 @@ def run_flags(words: list[str]) -> tuple[list[str], dict[str, Any]] | None:
     return kept, found
 
 
+def _is_name(name: str) -> bool:
+    """A session name as ``check_session_name`` allows (a shortcut's is data)."""
+    return (
+        0 < len(name) <= 64
+        and name.isascii()
+        and name[0].isalnum()
+        and all(c.isalnum() or c in "._-" for c in name)
+    )
+
+
 def _split(argv: list[str]) -> tuple[list[str], str, dict[str, Any]] | None:
     """The command line less its prompt and its run's own options; the prompt; those options.
 
@@ -574,16 +627,19 @@ def warm_run(argv: list[str]) -> int | None:
     for entry in folders:  # a folder named through a link: still the same real one
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
             return None
-        if os.path.realpath(entry[0]) != entry[1]:
+        if os.path.realpath(entry[0]) != entry[1] or not os.path.isdir(entry[0]):
             return None
-    if not (isinstance(sock_path, str) and isinstance(name, str)):
+    if not (isinstance(sock_path, str) and isinstance(name, str) and _is_name(name)):
         return None
     for entry in files:
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
             return None
         if _signature(entry[0]) != entry[1]:
             return None
-    token = _read_json(str(data.get("token")))
+    token_file = data.get("token")
+    if not isinstance(token_file, str):
+        return None
+    token = _read_json(token_file)
     if not isinstance(token, dict) or not isinstance(token.get("token"), str):
         return None
     try:
@@ -599,22 +655,33 @@ def warm_run(argv: list[str]) -> int | None:
         "token": token["token"],
         "tty": terminal_facts(),
     }
-    token_file = str(data.get("token"))
     try:
         return converse(sock, full, name, log=os.path.join(os.path.dirname(token_file), "host.log"))
     except HostGone as gone:
         if gone.started:
-            _say(host_stopped_line())
+            _say(stopped_mid_turn(sock_path))
             return _EXIT_ERROR
         taken_ticket = gone.ticket
         return None
 
 
-def host_stopped_line() -> str:
-    """What a run says when its host stopped during its turn."""
+def stopped_mid_turn(sock_path: str) -> str:
+    """What a run says when its connection to the host ended during its turn.
+
+    A host that still answers dropped this run (it read its output too
+    slowly: the host holds a bounded backlog for it, and the turn goes on);
+    else the host stopped.
+    """
+    try:
+        connect(sock_path).close()
+    except OSError:
+        return (
+            "acphost: the session host stopped during this turn (it was killed or crashed); "
+            "the turn's end is unknown; the next run continues the session\n"
+        )
     return (
-        "acphost: the session host stopped during this turn (it was killed or crashed); "
-        "the turn's end is unknown; the next run continues the session\n"
+        "acphost: the session host dropped this run: its output was not read fast enough "
+        "(a backlog past the host's bound); the turn goes on in the session\n"
     )
 
 

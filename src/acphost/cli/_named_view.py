@@ -119,8 +119,9 @@ class RunView:
         # Streams to the renderers, as sys.stdout and sys.stderr are to a run's.
         self.out = cast("TextIO", _Channel(send, "o", tty.get("out") is True))
         self.err = cast("TextIO", _Channel(send, "e", tty.get("err") is True))
-        self.width = _size(tty.get("columns"))
-        self.height = _size(tty.get("lines"))
+        # As rich sizes a terminal: COLUMNS and LINES, when set, before its size.
+        self.width = None if "COLUMNS" in self.environ else _size(tty.get("columns"))
+        self.height = None if "LINES" in self.environ else _size(tty.get("lines"))
         self.edge = Edge(self.out.isatty())
         self.spec = spec
         self.renderer: Renderer | None = None

@@ -10,6 +10,7 @@ that stops reading) or refuses with. The host itself is
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import weakref
 from collections.abc import Callable
@@ -199,6 +200,11 @@ def prompt_blocks(raw: object) -> list[Any] | None:
     if not isinstance(raw, list) or not raw:
         return None
     try:
-        return list(s.PromptRequest.from_wire({"sessionId": "-", "prompt": raw}).prompt)
+        blocks = list(s.PromptRequest.from_wire({"sessionId": "-", "prompt": raw}).prompt)
     except s.SchemaError:
         return None
+    try:  # what JSON carried as lone surrogates (\\udcff) cannot be sent on: refused here
+        json.dumps(raw, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return None
+    return blocks
