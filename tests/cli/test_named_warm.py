@@ -25,7 +25,8 @@ import pytest
 from acphost.launch import named_places
 from tests.cli.runner import environment
 from tests.cli.terminal import PtyRun, screen
-from tests.support.named import Named, hosts_in
+from tests.support.named import Named, hosts_in, processes_in
+from tests.support.waiting import eventually_sync
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="named sessions need Unix")
 
@@ -339,6 +340,29 @@ def test_an_untrusted_project_settings_file_appearing_is_seen(named, workspace):
     assert done.returncode == 0 and done.stdout == "again\n", done.stderr
     assert "acphost trust" in clean(done.stderr)  # the long way says it is skipped
     stop_hosts(named, workspace)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known defect: the shortcut's key holds --cwd as typed, not the folder it names",
+)
+def test_a_cwd_link_pointed_elsewhere_is_that_folders_session(named, workspace):
+    """``--cwd LINK``: the long way names the session by the real folder, the shortcut must too."""
+    for sub in ("a", "b"):
+        (workspace / sub).mkdir()
+    link = workspace / "project"
+    link.symlink_to("a")
+    line = ("-a", "demo", "--cwd", "project", "-s", "moved", *LIVE)
+    first = named.run(*line, "diff")
+    assert first.returncode == 0 and f"[diff] {workspace / 'a' / 'hello.py'}" in first.stdout
+    link.unlink()
+    link.symlink_to("b")
+    done = named.run(*line, "diff", env=PROBE)
+    stop_hosts(named, workspace)
+    for sub in ("a", "b"):  # the agents run in the session's folder
+        eventually_sync(lambda sub=sub: not processes_in(workspace / sub), what="agents to stop")
+    assert done.returncode == 0, clean(done.stderr)
+    assert f"[diff] {workspace / 'b' / 'hello.py'}" in done.stdout, done.stdout
 
 
 def test_another_history_setting_in_the_environment_is_not_served_by_the_shortcut(named, workspace):
