@@ -589,7 +589,7 @@ def test_a_broken_shortcut_never_breaks_a_run(named, workspace, breakage):
     warm_up(named, *line)
     path = only_shortcut()
     breakage(path)
-    done = named.run(*line, "echo still fine", env=PROBE, timeout=20)
+    done = named.run(*line, "echo still fine", env=PROBE, timeout=15)
     assert way(done) == "long"
     assert done.returncode == 0 and done.stdout == "still fine\n", done.stderr
     assert clean(done.stderr) == ""
