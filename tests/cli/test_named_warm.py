@@ -312,11 +312,8 @@ def test_trusting_the_project_settings_makes_the_run_resolve_again(named, worksp
     stop_hosts(named, workspace)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect: a warm run skips the long way's warnings about skipped settings",
-)
 def test_a_warm_run_warns_of_untrusted_project_settings_as_a_plain_run_does(named, workspace):
+    """A run that skipped a project settings file leaves no shortcut: each run says so."""
     project = workspace / ".acphost" / "settings.json"
     project.parent.mkdir()
     project.write_text(_settings("project"))
@@ -327,7 +324,7 @@ def test_a_warm_run_warns_of_untrusted_project_settings_as_a_plain_run_does(name
     assert first.returncode == 0 and first.stderr == plain.stderr
     done = named.run(*line, "echo again", env=PROBE)
     stop_hosts(named, workspace)
-    assert way(done) == "shortcut" and done.stdout == "again\n"
+    assert way(done) == "long" and done.stdout == "again\n"
     assert clean(done.stderr) == plain.stderr
 
 
@@ -343,10 +340,6 @@ def test_an_untrusted_project_settings_file_appearing_is_seen(named, workspace):
     stop_hosts(named, workspace)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect: the shortcut's key holds --cwd as typed, not the folder it names",
-)
 def test_a_cwd_link_pointed_elsewhere_is_that_folders_session(named, workspace):
     """``--cwd LINK``: the long way names the session by the real folder, the shortcut must too."""
     for sub in ("a", "b"):
@@ -451,13 +444,8 @@ def test_no_queue_through_the_shortcut_fails_at_once_when_busy(named, workspace)
 
 
 #: A shortcut skips the long way's checks of the prompt (``read_prompt``).
-SKIPS_PROMPT_CHECKS = pytest.mark.xfail(
-    strict=True,
-    reason="known defect: warm_run sends a prompt the long way refuses (empty, not UTF-8)",
-)
 
 
-@SKIPS_PROMPT_CHECKS
 @pytest.mark.parametrize("bad", ["   ", "\t", "echo \udcff"], ids=["spaces", "tab", "not-utf8"])
 def test_a_prompt_a_plain_run_refuses_is_refused_the_same_through_the_shortcut(
     named, workspace, bad
@@ -474,11 +462,6 @@ def test_a_prompt_a_plain_run_refuses_is_refused_the_same_through_the_shortcut(
     assert got == (plain.returncode, "", plain.stderr)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect: with fd 1 closed the run's socket to the host takes fd 1, and the "
-    "run writes its turn's output into it (the host reads it as the run gone: it cancels)",
-)
 def test_a_warm_run_with_its_stdout_closed_never_writes_into_the_hosts_socket(named, workspace):
     slow = {"ACPHOST_DEMO_STEP": "0.05"}  # the turn streams for a while: 20 chunks
     line = ("-a", "demo", "-s", "closed", *LIVE)
@@ -564,10 +547,6 @@ def _fifo_token(path: Path) -> None:
 
 #: A shortcut, or the token file it names, that is a FIFO: opening it for
 #: reading blocks until a writer comes, so the run hangs before the long way.
-HANGS = pytest.mark.xfail(
-    strict=True,
-    reason="known defect: _named_client._read_json opens without O_NONBLOCK and hangs on a FIFO",
-)
 
 BREAKAGES = [
     _garbage,
@@ -578,8 +557,8 @@ BREAKAGES = [
     _huge,
     _other_owner,
     _folder,
-    pytest.param(_fifo, marks=HANGS),
-    pytest.param(_fifo_token, marks=HANGS),
+    _fifo,
+    _fifo_token,
 ]
 
 
