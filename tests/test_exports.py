@@ -112,6 +112,7 @@ PINNED = {
         "check_session_name",
         "connect_named",
         "named_places",
+        "options_digest",
         "parse_duration",
         "place_of",
         "receive_message",

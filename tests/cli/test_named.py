@@ -181,14 +181,24 @@ def test_a_stale_socket_and_lock_of_a_dead_host_never_block_the_name(named, work
     named.wait_gone()
 
 
-def test_a_run_with_other_session_options_is_refused_by_a_live_host(named):
-    running = named.start("-a", "demo", "-s", "opts", *KEEP, "wait 60")
+def test_a_run_with_other_session_options_is_refused_by_a_busy_host_and_served_by_a_new_one(
+    named,
+):
+    running = named.start("-a", "demo", "-s", "opts", "--keep-alive", "30s", "wait 60")
     named.wait_status("opts", "the turn to run", lambda r: r.get("running"))
     done = named.run("-a", "demo", "-s", "opts", "--write", "echo with writes")
     assert done.returncode == 2
-    assert "runs with other options than this run's (write)" in done.stderr
+    assert "is busy with other options than this run's (write)" in done.stderr
     running.send_signal(signal.SIGINT)
     assert _ended(named, running)[0] == 130
+    # Idle, the host makes way: the run gets a host of its own options, which
+    # goes on with the same session.
+    before = named.status("opts")
+    done = named.run("-a", "demo", "-s", "opts", "--write", *KEEP, "echo with writes")
+    assert (done.returncode, done.stdout) == (0, "with writes\n"), done.stderr
+    after = named.status("opts")
+    assert after["host_pid"] != before["host_pid"]
+    assert after["session_id"] == before["session_id"]
     named.wait_gone()
 
 

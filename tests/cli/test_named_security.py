@@ -10,6 +10,7 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -156,22 +157,38 @@ def test_agent_commands_differing_only_in_a_secret_are_two_sessions(named, works
 
 
 def test_a_run_without_history_is_not_served_by_a_host_that_records_it(named, workspace):
+    """Each run is served by a host of its own options: the host that records makes way."""
+
+    def host():
+        return named.status("hist")["host_pid"]
+
     done = named.run("-a", "demo", "-s", "hist", *_KEEP, "echo a")
     assert done.returncode == 0, done.stderr
+    recording = host()
     done = named.run("-a", "demo", "-s", "hist", *_KEEP, "echo b", env={"ACPHOST_NO_HISTORY": "1"})
-    assert done.returncode == 2 and "other options" in done.stderr, done.stderr
+    assert (done.returncode, done.stdout) == (0, "b\n"), done.stderr
+    assert host() != recording
     other = workspace.parent / "history.db"
-    done = named.run(
-        "-a", "demo", "-s", "hist", *_KEEP, "echo c", env={"ACPHOST_HISTORY": str(other)}
-    )
-    assert done.returncode == 2 and "other options" in done.stderr, done.stderr
+    elsewhere = {"ACPHOST_HISTORY": str(other)}
+    done = named.run("-a", "demo", "-s", "hist", *_KEEP, "echo c", env=elsewhere)
+    assert (done.returncode, done.stdout) == (0, "c\n"), done.stderr
+    assert other.exists()  # recorded where this run said, not where the first host did
     settings = workspace.parent / "settings.json"
     settings.write_text('{"agent_servers": {}}')
+    before = host()
     done = named.run(
         "-a", "demo", "-s", "hist", *_KEEP, "echo d", env={"ACPHOST_SETTINGS": str(settings)}
     )
-    assert done.returncode == 2 and "other options" in done.stderr, done.stderr
-    done = named.run("-a", "demo", "-s", "hist", *_QUICK, "echo e")
+    assert (done.returncode, done.stdout) == (0, "d\n"), done.stderr
+    assert host() != before
+    # A busy host is never made to serve other options: the run is refused.
+    running = named.start("-a", "demo", "-s", "hist", *_KEEP, "wait 60")
+    named.wait_status("hist", "the turn to run", lambda r: r.get("running"))
+    done = named.run("-a", "demo", "-s", "hist", *_KEEP, "echo e", env={"ACPHOST_NO_HISTORY": "1"})
+    assert done.returncode == 2 and "busy with other options" in done.stderr, done.stderr
+    running.send_signal(signal.SIGINT)
+    assert running.wait(timeout=60) == 130
+    done = named.run("-a", "demo", "-s", "hist", *_QUICK, "echo f")
     assert done.returncode == 0, done.stderr
     named.wait_gone()
 
@@ -319,4 +336,104 @@ def test_a_run_that_stops_reading_is_dropped_and_its_turn_goes_on(named, workspa
     # The turn went on to its end: the session serves the next run.
     done = named.run(*flags, *_QUICK, "echo after")
     assert done.returncode == 0 and done.stdout == "after\n", done.stderr
+    named.wait_gone()
+
+
+def test_a_tightened_rules_file_is_never_served_by_the_looser_host(named, workspace):
+    """The rules' contents are the session's options: the host made way for the stricter ones."""
+    rules = workspace.parent / "rules.json"
+    rules.write_text('{"rules": [], "default": "allow"}')
+    line = ("-a", "demo", "-s", "rules", "--permission-policy", str(rules), *_KEEP, "-o", "simple")
+    for _ in range(2):  # the long way, then the shortcut
+        done = named.run(*line, "permission")
+        assert (done.returncode, done.stdout) == (0, "You chose allow_once.\n"), done.stderr
+    loose = named.status("rules")["host_pid"]
+    rules.write_text('{"rules": [], "default": "reject"}')  # the same size: stat may not tell
+    done = named.run(*line, "permission")
+    assert (done.returncode, done.stdout) == (0, "You chose reject_once.\n"), done.stderr
+    assert "rejected 1 request" in done.stderr
+    assert named.status("rules")["host_pid"] != loose
+    done = named.run(*line, "--keep-alive", "0", "echo bye")
+    assert done.returncode == 0, done.stderr
+    named.wait_gone()
+
+
+def test_a_run_of_another_acphost_version_makes_an_idle_host_step_aside(named, workspace):
+    done = named.run("-a", "demo", "-s", "upgrade", *_KEEP, "echo a")
+    assert done.returncode == 0, done.stderr
+    (place,) = named_places(str(workspace))
+    (old,) = hosts_in(workspace)
+    (answer,) = _ask_raw(place, [_prompt_line(place, v=WIRE_VERSION + 1)])
+    assert answer["t"] == "gone", answer
+    eventually_sync(lambda: old not in hosts_in(workspace), what="the old host to stop")
+    # Without the token, another version changes nothing.
+    done = named.run("-a", "demo", "-s", "upgrade", *_KEEP, "echo b")
+    assert done.returncode == 0, done.stderr
+    (live,) = hosts_in(workspace)
+    (answer,) = _ask_raw(place, [_prompt_line(place, v=WIRE_VERSION + 1, token="guess")])
+    assert answer["t"] == "denied", answer
+    assert hosts_in(workspace) == [live]
+    done = named.run("-a", "demo", "-s", "upgrade", *_QUICK, "echo c")
+    assert done.returncode == 0, done.stderr
+    named.wait_gone()
+
+
+def _shortcut_files():
+    folder = os.path.join(os.environ["XDG_STATE_HOME"], "acphost", "named", "shortcuts")
+    return [os.path.join(folder, f) for f in os.listdir(folder)] if os.path.isdir(folder) else []
+
+
+def test_a_shortcut_keeps_no_command_line_and_no_option(named, workspace):
+    secret = "sk-live-SUPERSECRET123"
+    run_demo = 'exec "$1" -m acphost.agents.demo'  # the secret is the shell's $0
+    agent = shlex.join(["sh", "-c", run_demo, secret, sys.executable])
+    line = ("--agent-command", agent, "-s", "sec", "--system-prompt", "be brief", *_KEEP)
+    for word in ("echo one", "echo two"):
+        done = named.run(*line, word)
+        assert done.returncode == 0, done.stderr
+    (path,) = _shortcut_files()
+    with open(path) as f:
+        text = f.read()
+    assert secret not in text and "be brief" not in text and "agent-command" not in text
+    done = named.run(*line, "--keep-alive", "0", "echo bye")
+    assert done.returncode == 0, done.stderr
+    named.wait_gone()
+
+
+def test_a_shortcut_never_speaks_to_a_socket_in_a_folder_others_may_write(named, workspace):
+    """A shortcut whose socket is in a shared folder (as /tmp is) is not used."""
+    import socket
+
+    line = ("-a", "demo", "-s", "shared", *_KEEP)
+    done = named.run(*line, "echo one")
+    assert done.returncode == 0, done.stderr
+    (path,) = _shortcut_files()
+    shared = tempfile.mkdtemp(prefix="shared-", dir=workspace.parent)
+    os.chmod(shared, 0o777)
+    fake = os.path.join(shared, "s")
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(fake)
+        listener.listen()
+        listener.settimeout(0)
+        with open(path) as f:
+            data = json.load(f)
+        data["socket"] = fake
+        with open(path, "w") as f:
+            json.dump(data, f)
+        done = named.run(*line, "echo two")
+        assert (done.returncode, done.stdout) == (0, "two\n"), done.stderr
+        try:
+            conn, _ = listener.accept()
+        except BlockingIOError:
+            conn = None
+        if conn is not None:  # connected (the kernel accepts): it must have been told nothing
+            conn.settimeout(0)
+            with conn:
+                try:
+                    got = conn.recv(65536)
+                except BlockingIOError:
+                    got = b""
+            assert got == b"", got
+    done = named.run(*line, "--keep-alive", "0", "echo bye")
+    assert done.returncode == 0, done.stderr
     named.wait_gone()

@@ -141,7 +141,54 @@ def _fingerprint(args: argparse.Namespace, history: str | None = None) -> dict[s
         os.path.abspath(os.path.expanduser(explicit)) if explicit else None,
         str(user_settings_path()),
     ]
+    options["file_contents"] = _contents(args)
     return options
+
+
+def _session_files(args: argparse.Namespace) -> list[str | None]:
+    """The files whose contents set a session up (None where the run names none).
+
+    The settings (the named file, else the project's and the user's), the
+    permission rules and a ``--system-prompt @FILE``.
+    """
+    from ..config import project_settings_path, user_settings_path  # noqa: PLC0415
+
+    named = args.settings or os.environ.get("ACPHOST_SETTINGS")
+    paths: list[str | None] = (
+        [os.path.expanduser(named)]
+        if named
+        else [str(project_settings_path(args.cwd or os.curdir)), str(user_settings_path())]
+    )
+    paths.append(args.permission_policy and os.path.expanduser(args.permission_policy))
+    prompt = getattr(args, "system_prompt", None)
+    paths.append(
+        os.path.expanduser(prompt[1:]) if isinstance(prompt, str) and prompt[:1] == "@" else None
+    )
+    return paths
+
+
+def _contents(args: argparse.Namespace) -> str:
+    """A digest of :func:`_session_files` as they are now.
+
+    A file tightened since the host started (the sandbox turned on, a rule
+    that now rejects) makes a run's options other than the host's, which
+    then makes way (or, busy, refuses) rather than serve the run with the
+    looser ones.
+    """
+    from .._infile import InputFileError, read_input  # noqa: PLC0415
+
+    digest = hashlib.sha256()
+    for path in _session_files(args):
+        digest.update(b"\0")
+        if path is None:
+            continue
+        try:
+            data = read_input(path, what="a session's file")
+        except InputFileError as exc:  # the run itself says what is wrong with it
+            digest.update(f"unread: {exc}".encode())
+        else:
+            digest.update(hashlib.sha256(data).digest())
+    return digest.hexdigest()
 
 
 def command_digest(spec: Any) -> str | None:
@@ -172,21 +219,10 @@ def _request(prepared: Prepared) -> dict[str, Any]:
 
 
 def _settings_files(prepared: Prepared) -> list[str]:
-    """The settings files a run reads or looks for: a shortcut holds while none changes."""
-    from ..config import (  # noqa: PLC0415
-        project_settings_path,
-        trust_store_path,
-        user_settings_path,
-    )
+    """The files a run reads or looks for: a shortcut holds while none changes."""
+    from ..config import trust_store_path  # noqa: PLC0415
 
-    explicit = prepared.args.settings or os.environ.get("ACPHOST_SETTINGS")
-    found = [
-        prepared.settings.path,
-        user_settings_path(),
-        project_settings_path(prepared.cwd),
-        trust_store_path(),
-        os.path.expanduser(explicit) if explicit else None,
-    ]
+    found = [*_session_files(prepared.args), prepared.settings.path, trust_store_path()]
     return sorted({os.path.abspath(str(f)) for f in found if f is not None})
 
 
@@ -231,7 +267,7 @@ def run_named(prepared: Prepared, argv: list[str] | None = None) -> int:
         argv: the command line as typed (for the shortcut), if known.
 
     """
-    from ..launch import NamedUnavailable, place_of  # noqa: PLC0415
+    from ..launch import NamedUnavailable, options_digest, place_of  # noqa: PLC0415
     from . import _named_client as client  # noqa: PLC0415
     from ._continue import agent_key  # noqa: PLC0415
     from ._prepare import prompt_blocks  # noqa: PLC0415
@@ -266,6 +302,7 @@ def run_named(prepared: Prepared, argv: list[str] | None = None) -> int:
                 token_file=place.token_file,
                 name=args.session,
                 request=base,
+                options_digest=options_digest(base["options"]),
             )
 
     ticket = client.taken_ticket
@@ -297,7 +334,8 @@ def run_named(prepared: Prepared, argv: list[str] | None = None) -> int:
             return client.converse(sock, request, args.session, remember, log=place.log)
         except client.HostGone as gone:
             if gone.started:
-                sys.stderr.write(client.stopped_mid_turn(place.socket))
+                said = client.stopped_mid_turn(place.socket, place.token_file, request["token"])
+                sys.stderr.write(said)
                 return EXIT_ERROR
             ticket = gone.ticket if gone.ticket is not None else ticket
         except client.NotOurs as exc:

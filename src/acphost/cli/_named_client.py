@@ -27,7 +27,6 @@ import _socket
 import os
 import signal
 import sys
-import zlib
 
 from .._namedwire import MAX_KEEP_ALIVE, WIRE_VERSION, duration_seconds, shortcut_folder
 
@@ -192,6 +191,10 @@ class HostGone(Exception):
         self.ticket = ticket
 
 
+class _Stale(Exception):
+    """The host refused what a shortcut sent: the long way runs the command line."""
+
+
 class _Leave(Exception):
     """A signal: leave at once with this exit code (closing the connection cancels)."""
 
@@ -238,6 +241,7 @@ class _Conversation:
         self.sock = sock
         self.name = name
         self.on_queued = on_queued
+        self.stale_ok = False
         self.started = False
         self.ticket: int | None = None
         self.interrupted = 0
@@ -308,6 +312,8 @@ class _Conversation:
             )
             return _EXIT_ERROR
         elif kind == "refused":
+            if self.stale_ok:  # a shortcut's run: the long way says it precisely
+                raise _Stale
             _say(f"acphost: {_one_line(message.get('message'))}; see 'acphost --help'\n")
             return _EXIT_USAGE
         elif kind == "busy":
@@ -383,6 +389,7 @@ def converse(
     on_queued: Callable[[], None] | None = None,
     *,
     log: str | None = None,
+    shortcut: bool = False,
 ) -> int:
     """Send the prompt request on a connected socket; write the turn; the exit code.
 
@@ -397,6 +404,7 @@ def converse(
         name: the session's name, for what the run says itself.
         on_queued: called when the host accepted the prompt.
         log: the host's log, named when it does not answer.
+        shortcut: the request is a shortcut's: a refusal raises ``_Stale``.
 
     A host answers a request at once (``queued``, or why not), even while its
     agent starts: one that has not within :data:`ANSWER_TIMEOUT` seconds is
@@ -408,6 +416,7 @@ def converse(
 
     """
     talk = _Conversation(sock, name, on_queued)
+    talk.stale_ok = shortcut
     try:
         # They stay (inert once the run leaves): the run ends with its code.
         signal.signal(signal.SIGINT, talk.on_sigint)
@@ -470,17 +479,32 @@ def _one_line(value: object) -> str:
 # -- shortcuts ------------------------------------------------------------------------
 
 
-def _key(cwd: str, template: list[str]) -> list[Any]:
+def _key(cwd: str, template: list[str]) -> str:
+    """The digest of what a shortcut is for: never the command line itself.
+
+    The command line and the environment may carry secrets (an
+    ``--agent-command`` with a token): a shortcut keeps only this digest.
+    """
     env = sorted(
         [k, v] for k, v in os.environ.items() if k.startswith("ACPHOST_") or k in _RESOLVE_ENV
     )
-    return [cwd, template, env]
+    return _sha256(_dumps([cwd, template, env]).encode("utf-8", "surrogateescape"))
 
 
-def _shortcut_path(key: list[Any]) -> str:
-    raw = _dumps(key).encode()
-    # The key is checked whole when read: the file name only has to spread them.
-    return os.path.join(shortcut_folder(), f"{zlib.crc32(raw):08x}-{len(raw):x}.json")
+def _sha256(data: bytes) -> str:
+    # The accelerator module alone (hashlib would load OpenSSL: ~2 ms).
+    for name in ("_sha2", "_sha256"):  # CPython 3.12+, 3.11
+        try:
+            return str(__import__(name).sha256(data).hexdigest())
+        except ImportError:
+            continue
+    import hashlib  # noqa: PLC0415
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _shortcut_path(key: str) -> str:
+    return os.path.join(shortcut_folder(), f"{key[:40]}.json")
 
 
 def _signature(path: str) -> list[int] | None:
@@ -656,23 +680,30 @@ def warm_run(argv: list[str]) -> int | None:
         "tty": terminal_facts(),
     }
     try:
-        return converse(sock, full, name, log=os.path.join(os.path.dirname(token_file), "host.log"))
+        log = os.path.join(os.path.dirname(token_file), "host.log")
+        return converse(sock, full, name, log=log, shortcut=True)
+    except _Stale:
+        return None
     except HostGone as gone:
         if gone.started:
-            _say(stopped_mid_turn(sock_path))
+            _say(stopped_mid_turn(sock_path, token_file, token["token"]))
             return _EXIT_ERROR
         taken_ticket = gone.ticket
         return None
 
 
-def stopped_mid_turn(sock_path: str) -> str:
+def stopped_mid_turn(sock_path: str, token_file: str, token: str) -> str:
     """What a run says when its connection to the host ended during its turn.
 
-    A host that still answers dropped this run (it read its output too
-    slowly: the host holds a bounded backlog for it, and the turn goes on);
-    else the host stopped.
+    The same host still answering (its token unchanged: a host taking over
+    makes a new one) dropped this run: it read its output too slowly (the
+    host holds a bounded backlog for it) and the turn goes on. Else the
+    host stopped.
     """
+    same = _read_json(token_file)
     try:
+        if not isinstance(same, dict) or same.get("token") != token:
+            raise OSError("another host")
         connect(sock_path).close()
     except OSError:
         return (
@@ -685,6 +716,27 @@ def stopped_mid_turn(sock_path: str) -> str:
     )
 
 
+def _prune(folder: str) -> None:
+    """Remove the shortcuts written over a week ago (the long way writes them again).
+
+    Only what this module makes (``*.json``, ``*.tmp``), regular files, this
+    user's; found by name in acphost's own folder.
+    """
+    import time  # noqa: PLC0415 - the long way only
+
+    old = time.time() - MAX_KEEP_ALIVE
+    for entry in os.scandir(folder):
+        if not entry.name.endswith((".json", ".tmp")):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            ours = (st.st_mode & 0o170000) == 0o100000 and st.st_uid == os.getuid()
+            if ours and st.st_mtime < old:
+                os.unlink(entry.path)
+        except OSError:
+            continue
+
+
 def remember(
     argv: list[str],
     files: list[str],
@@ -694,6 +746,7 @@ def remember(
     token_file: str,
     name: str,
     request: dict[str, Any],
+    options_digest: str,
 ) -> None:
     """Leave the shortcut of this command line (see the module's docstring).
 
@@ -710,6 +763,8 @@ def remember(
         token_file: the host's token file.
         name: the session's name.
         request: the request without its prompt, token, ticket and terminal.
+        options_digest: the digest of its ``options``, which the shortcut
+            sends instead (the options may carry secrets).
 
     """
     split = _split(argv)
@@ -718,7 +773,8 @@ def remember(
     template, _, found = split
     if any(request.get(k) != v for k, v in found.items()):
         return  # a spelling the shortcut does not read (`-vo jsonl`): no shortcut
-    request = {k: v for k, v in request.items() if k not in found}
+    request = {k: v for k, v in request.items() if k not in found and k != "options"}
+    request["options_digest"] = options_digest
     tmp = None
     try:
         key = _key(os.getcwd(), template)
@@ -744,6 +800,7 @@ def remember(
             os.close(fd)
         os.replace(tmp, path)
         tmp = None
+        _prune(folder)
     except (OSError, ValueError):
         pass  # no shortcut: the next run takes the long way
     finally:

@@ -58,6 +58,7 @@ __all__ = [
     "connect_named",
     "fail",
     "named_places",
+    "options_digest",
     "open_run",
     "parse_duration",
     "place_of",
@@ -72,6 +73,7 @@ __all__ = [
 
 _LAZY = {
     "HostHooks": "._named_runs",
+    "options_digest": "._named_runs",
     "NamedHost": "._named_host",
     "NamedPlace": "._named",
     "NamedUnavailable": "._named",
@@ -119,7 +121,7 @@ if TYPE_CHECKING:
         send_message,
     )
     from ._named_host import NamedHost
-    from ._named_runs import HostHooks
+    from ._named_runs import HostHooks, options_digest
     from ._open import Run, RunOptions, SessionChoice, open_run, read_system_prompt
     from ._policy import AskPolicy, DefaultPolicy, Refusals, build_broker
     from ._setup import UsageProblem, fail, resolve, start_agent, with_sandbox_choice

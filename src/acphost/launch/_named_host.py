@@ -64,6 +64,7 @@ from ._named_runs import (
     differs_message,
     is_count,
     keep_alive_seconds,
+    options_digest,
     prompt_blocks,
     refused,
     send,
@@ -147,6 +148,7 @@ class NamedHost:
         self._note: str | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._token = secrets.token_urlsafe(32)
+        self._options_digest = options_digest(hooks.fingerprint)
 
     # -- the life of the host ------------------------------------------------------
 
@@ -348,9 +350,6 @@ class NamedHost:
         try:
             if message is None:
                 return
-            if message.get("v") != WIRE_VERSION:
-                send(writer, denied(OTHER_VERSION))
-                return
             token = message.get("token")
             if not isinstance(token, str) or not hmac.compare_digest(
                 token.encode(), self._token.encode()
@@ -358,6 +357,13 @@ class NamedHost:
                 send(writer, denied(NO_TOKEN))
                 return
             op = message.get("op")
+            if message.get("v") != WIRE_VERSION:
+                # Another acphost (an upgrade): an idle host makes way for its run.
+                if op == "prompt" and self._step_aside("another acphost version"):
+                    send(writer, {"t": "gone"})
+                else:
+                    send(writer, denied(OTHER_VERSION))
+                return
             if op == "status":
                 send(writer, self.status())
             elif op == "cancel_running":
@@ -375,13 +381,14 @@ class NamedHost:
         if self._closing:
             send(writer, {"t": "gone"})
             return
-        differs = sorted(
-            key
-            for key in set(self.hooks.fingerprint) | set(message.get("options") or {})
-            if (message.get("options") or {}).get(key) != self.hooks.fingerprint.get(key)
-        )
+        differs = self._differs(message)
         if differs:
-            send(writer, refused(differs_message(self.place.name, differs)))
+            # Idle, the host makes way: the run starts one with its options,
+            # which continues the session. Busy, it says so.
+            if self._step_aside(f"a run with other options ({', '.join(differs)})"):
+                send(writer, {"t": "gone"})
+            else:
+                send(writer, refused(differs_message(self.place.name, differs)))
             return
         if message.get("queue") is False and (self._busy() or self._prompts or self._pending):
             send(writer, {"t": "busy"})
@@ -445,6 +452,24 @@ class NamedHost:
                 if got is None:
                     break
         await prompt.done.wait()
+
+    def _differs(self, message: dict[str, Any]) -> list[str]:
+        """The session options in which a run's request differs from this host's."""
+        options = message.get("options")
+        digest = message.get("options_digest")
+        if options is None and isinstance(digest, str):  # a shortcut's run: the digest only
+            return [] if hmac.compare_digest(digest, self._options_digest) else ["options"]
+        options = options if isinstance(options, dict) else {}
+        mine = self.hooks.fingerprint
+        return sorted(k for k in set(mine) | set(options) if options.get(k) != mine.get(k))
+
+    def _step_aside(self, why: str) -> bool:
+        """Stop for a run this host cannot serve, if nothing waits or runs; whether it does."""
+        if self._busy() or self._prompts or self._pending or self._stopping:
+            return False
+        logger.info("named: %s: the host makes way for it", why)
+        self.stop()
+        return True
 
     def _enqueue(self, prompt: Prompt) -> None:
         session = self.session

@@ -10,6 +10,7 @@ that stops reading) or refuses with. The host itself is
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import weakref
@@ -36,6 +37,7 @@ __all__ = [
     "differs_message",
     "is_count",
     "keep_alive_seconds",
+    "options_digest",
     "prompt_blocks",
     "refused",
     "send",
@@ -187,10 +189,16 @@ def refused(message: str) -> dict[str, Any]:
 def differs_message(name: str, differs: list[str]) -> str:
     flags = ", ".join(differs)
     return (
-        f"session {name!r} runs with other options than this run's ({flags}): use the "
-        f"options it was started with, wait until it stops (acphost status -s {name}), "
-        "or use another name"
+        f"session {name!r} is busy with other options than this run's ({flags}): once "
+        f"its turns are done (acphost status -s {name}), its host makes way for a run "
+        "with other options; or use another name"
     )
+
+
+def options_digest(options: dict[str, Any]) -> str:
+    """A digest of a run's session options, as a shortcut sends them (never the options)."""
+    text = json.dumps(options, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def prompt_blocks(raw: object) -> list[Any] | None:
