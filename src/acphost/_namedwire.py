@@ -18,6 +18,7 @@ __all__ = [
     "WIRE_VERSION",
     "duration_seconds",
     "named_root",
+    "short_socket_folder",
     "shortcut_folder",
     "state_home",
 ]
@@ -65,3 +66,13 @@ def named_root() -> str:
 def shortcut_folder() -> str:
     """Where a run that resolved its agent leaves a shortcut for the runs that repeat it."""
     return os.path.join(named_root(), "shortcuts")
+
+
+def short_socket_folder() -> str:
+    """Where a named session's socket goes when its own folder's path is too long for one.
+
+    One fixed folder, whatever ``TMPDIR`` says: every run must find the
+    host, and runs started from different shells may differ in ``TMPDIR``.
+    Private (``0700``); the sandbox denies it to every agent.
+    """
+    return f"/tmp/acphost-named-{os.getuid()}"

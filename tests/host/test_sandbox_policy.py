@@ -238,3 +238,30 @@ def test_an_abstract_socket_made_outside_cannot_be_reached(home):
         assert "REFUSED" in done.stdout and "CONNECTED" not in done.stdout, done
     finally:
         server.close()
+
+
+def test_named_sessions_socket_folder_in_tmp_is_denied_to_an_agent_whose_workspace_holds_tmp(
+    home,
+):
+    """With /tmp writable (its workspace), an agent still cannot reach, replace or make the
+    folder where named sessions put their sockets when their own folder's path is too long."""
+    from acphost._namedwire import short_socket_folder
+
+    folder = short_socket_folder()
+    probe = os.path.join(folder, f"planted-{os.getpid()}")
+    script = (
+        f"ls {shlex.quote(folder)} && echo LISTED; "
+        f"echo x > {shlex.quote(probe)} && echo PLANTED; "
+        f"mv {shlex.quote(folder)} {shlex.quote(folder)}.moved && echo MOVED"
+    )
+    done = confined(AGENT, Path("/tmp"), script)
+    try:
+        assert os.path.isdir(folder) and os.stat(folder).st_mode & 0o777 == 0o700
+        assert "PLANTED" not in done.stdout and not os.path.exists(probe), done.stdout
+        assert "MOVED" not in done.stdout, done.stdout
+    finally:
+        for leftover in (probe,):
+            if os.path.exists(leftover):
+                os.unlink(leftover)
+        if os.path.isdir(folder + ".moved"):
+            os.rename(folder + ".moved", folder)

@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._namedwire import short_socket_folder
 from ..config import AgentSpec, agent_state_dirs, config_dir, data_dir, state_dir
 from . import _landlock as ll
 from . import _mounts
@@ -442,6 +443,7 @@ def _denied(spec: AgentSpec, env: Mapping[str, str], own: Sequence[str]) -> list
             if path is not None:
                 found.append(path)
     found += [str(d) for d in (config_dir(), state_dir(), data_dir())]
+    found.append(_named_sockets())
     # Only what exists is carved out: a grant cannot be split around a name
     # that is not there (one made later beneath a granted folder is readable).
     real = {os.path.realpath(p) for p in found if os.path.lexists(p)}
@@ -451,6 +453,19 @@ def _denied(spec: AgentSpec, env: Mapping[str, str], own: Sequence[str]) -> list
     aliases = _mounts.second_paths(sorted(real), mounts) + _mounts.other_terminals(mounts)
     real |= {os.path.realpath(p) for p in aliases if os.path.lexists(p)}
     return [p for p in sorted(real) if not any(ns.under(p, d) for d in real if d != p)]
+
+
+def _named_sockets() -> str:
+    """The folder of named sessions' sockets in ``/tmp``, made now if missing (``0700``).
+
+    Only what exists can be carved out of a grant: made now, an agent whose
+    workspace holds ``/tmp`` can neither make it first (and plant a socket a
+    run would speak to) nor replace a live host's socket in it.
+    """
+    folder = short_socket_folder()
+    with contextlib.suppress(OSError):  # another's, or /tmp read-only: named runs refuse it
+        os.mkdir(folder, 0o700)
+    return folder
 
 
 def _state_roots(spec: AgentSpec, env: Mapping[str, str]) -> list[str]:

@@ -48,7 +48,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .._namedwire import MAX_KEEP_ALIVE, WIRE_VERSION, duration_seconds, named_root
+from .._namedwire import (
+    MAX_KEEP_ALIVE,
+    WIRE_VERSION,
+    duration_seconds,
+    named_root,
+    short_socket_folder,
+)
 from ._setup import UsageProblem
 
 __all__ = [
@@ -225,9 +231,7 @@ def place_of(
     socket = os.path.join(folder, "sock")
     short = None
     if len(socket.encode()) > _SUN_PATH_MAX:
-        # One fixed folder, whatever TMPDIR says: every run must find the
-        # host, and runs started from different shells may differ in TMPDIR.
-        short = f"/tmp/acphost-named-{os.getuid()}"
+        short = short_socket_folder()
         socket = os.path.join(short, key)
     place = NamedPlace(name, agent, real, folder, socket, command)
     if make:
