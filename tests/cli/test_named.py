@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 
 import pytest
 
@@ -357,4 +358,41 @@ def test_a_frozen_host_is_said_once_its_answer_is_late_and_the_session_lives_on(
         os.kill(host, signal.SIGCONT)
     done = named.run("-a", "demo", "-s", "frozen", "--keep-alive", "0", "echo after")
     assert (done.returncode, done.stdout) == (0, "after\n"), done.stderr
+    named.wait_gone()
+
+
+_BAD_FRAME_AGENT = r"""
+import json, sys
+def send(obj):
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", **obj}) + "\n"); sys.stdout.flush()
+for line in sys.stdin:
+    msg = json.loads(line)
+    method, mid = msg.get("method"), msg.get("id")
+    if method == "initialize":
+        send({"id": mid, "result": {"protocolVersion": 1, "agentCapabilities": {}}})
+    elif method == "session/new":
+        send({"id": mid, "result": {"sessionId": "s1"}})
+    elif method == "session/prompt":
+        sys.stdout.write("{this is not json\n"); sys.stdout.flush()
+        send({"method": "session/update", "params": {"sessionId": "s1", "update": {
+            "sessionUpdate": "agent_message_chunk",
+            "content": {"type": "text", "text": "ok"}}}})
+        send({"id": mid, "result": {"stopReason": "end_turn"}})
+"""
+
+
+def test_the_warnings_of_a_named_turn_reach_its_run_as_a_plain_runs_do(named, workspace):
+    """An agent's malformed frame and an unmet budget: said on the run's stderr, both ways."""
+    agent = workspace.parent / "bad_frame_agent.py"
+    agent.write_text(_BAD_FRAME_AGENT)
+    line = ("--agent-command", f"{sys.executable} {agent}", "--max-tokens", "1000", "-o", "simple")
+    plain = named.run(*line, "hello")
+    assert (plain.returncode, plain.stdout) == (0, "ok\n"), plain.stderr
+    assert "malformed" in plain.stderr and "budget set" in plain.stderr, plain.stderr
+    for _ in range(2):  # the long way, then the shortcut
+        done = named.run(*line, "-s", "warn", "--keep-alive", "30s", "hello")
+        assert (done.returncode, done.stdout) == (0, "ok\n"), done.stderr
+        assert done.stderr == plain.stderr
+    done = named.run(*line, "-s", "warn", "--keep-alive", "0", "hello")
+    assert done.returncode == 0, done.stderr
     named.wait_gone()

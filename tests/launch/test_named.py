@@ -160,7 +160,7 @@ class _View:
     def __init__(self, send):
         self.send = send
 
-    def started(self, session):
+    def started(self, session, budgeted):
         self.send({"t": "o", "d": "started\n"})
 
     def update(self, update):

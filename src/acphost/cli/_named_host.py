@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import io
 import json
+import logging
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -115,7 +116,13 @@ class _Host:
         self.named = NamedHost(self.place, hooks, None if keep_alive is None else float(keep_alive))
 
     async def serve(self, ready: Any) -> None:
-        await self.named.serve(ready)
+        handler = _RunLog(self.named)
+        root = logging.getLogger("acphost")
+        root.addHandler(handler)
+        try:
+            await self.named.serve(ready)
+        finally:
+            root.removeHandler(handler)
 
     def close(self) -> None:
         self.prepared.outputs.close()
@@ -211,6 +218,34 @@ class _Host:
             else:
                 code = EXIT_ERROR
         return {"code": code, "text": buffer.getvalue()}
+
+
+class _RunLog(logging.Handler):
+    """The host's warnings during a turn go to that turn's run too, as a plain run shows them.
+
+    (An agent's malformed frame, a notice it sent: ``acphost: NAME: MESSAGE``
+    on the run's stderr.) The host's own bookkeeping (``acphost.launch.named``)
+    stays in its log.
+    """
+
+    def __init__(self, named: Any) -> None:
+        super().__init__(logging.WARNING)
+        self.named = named
+        self.busy = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self.busy or record.name.startswith("acphost.launch.named"):
+            return
+        view = self.named.running_view()
+        if view is None:
+            return
+        self.busy = True  # what the view does is not logged back to it
+        try:
+            view.note(f"{record.name}: {record.getMessage()}")
+        except Exception:  # a log line must never end the host
+            self.handleError(record)
+        finally:
+            self.busy = False
 
 
 def _build(config: dict[str, Any]) -> _Host:

@@ -127,8 +127,12 @@ class RunView:
         self.renderer: Renderer | None = None
         self.gone = False
 
-    def started(self, session: Session) -> None:
+    def started(self, session: Session, budgeted: bool) -> None:
         """The run's turn began: its renderer (or, ``-o jsonl``, the agent's line)."""
+        if budgeted and session.state.usage is None:
+            from ._budget import NO_USAGE_YET  # noqa: PLC0415
+
+            warn(NO_USAGE_YET, stream=self.err)
         if self.jsonl:
             # Name and command only: args and env may carry secrets.
             frame = {

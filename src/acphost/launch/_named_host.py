@@ -60,6 +60,7 @@ from ._named_runs import (
     OTHER_VERSION,
     HostHooks,
     Prompt,
+    RunView,
     denied,
     differs_message,
     is_count,
@@ -447,6 +448,8 @@ class NamedHost:
             got = request.result()
             if got is None and writer in DROPPED:
                 break  # we dropped it (it stopped reading): its turn goes on
+            if got is not None and got.get("op") == "cancel" and prompt.started:
+                prompt.view.note("cancelling (Ctrl-C again to leave at once)")
             if got is None or got.get("op") == "cancel":
                 await self._cancel(prompt, "interrupted" if got else "the run went away")
                 if got is None:
@@ -628,7 +631,7 @@ class NamedHost:
                 prompt.started = True
                 self._save_queue()
                 send(prompt.writer, {"t": "start"})
-                prompt.view.started(self.session)
+                prompt.view.started(self.session, prompt.budgeted)
                 if self._note is not None:
                     prompt.view.note(self._note)
                     self._note = None
@@ -683,6 +686,13 @@ class NamedHost:
         prompt = self._current
         if prompt is not None and prompt.started and not prompt.done.is_set():
             prompt.view.frame(direction, line)
+
+    def running_view(self) -> RunView | None:
+        """The view of the run whose turn is running, if one is (what it is told goes there)."""
+        prompt = self._current
+        if prompt is None or not prompt.started or prompt.done.is_set():
+            return None
+        return prompt.view
 
     def status(self) -> dict[str, Any]:
         """What ``acphost status`` shows of this session."""

@@ -59,8 +59,8 @@ class RunView(Protocol):
     :meth:`end` or :meth:`failed` returns.
     """
 
-    def started(self, session: Session) -> None:
-        """The run's turn began."""
+    def started(self, session: Session, budgeted: bool) -> None:
+        """The run's turn began (with a budget, or not)."""
         ...
 
     def update(self, update: Any) -> None:
