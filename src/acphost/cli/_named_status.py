@@ -109,12 +109,17 @@ async def _connect(
 ) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | _Reach:
     """A connection to the name's live host, or what is known instead (stopped, or why not)."""
     from ..launch import WIRE_LIMIT  # noqa: PLC0415
+    from ._named_client import peer_is_ours  # noqa: PLC0415
 
     loop = asyncio.get_running_loop()
     deadline = loop.time() + _LISTEN_WAIT
     while True:
         try:
-            return await asyncio.open_unix_connection(place.socket, limit=WIRE_LIMIT)
+            reader, writer = await asyncio.open_unix_connection(place.socket, limit=WIRE_LIMIT)
+            if peer_is_ours(writer.get_extra_info("socket"), place.socket):
+                return reader, writer
+            writer.close()  # never told the token: another user's socket in a shared folder
+            return _Reach(problem=f"{place.socket} is not this user's; it is not spoken to")
         except (FileNotFoundError, ConnectionRefusedError):
             pass  # no host listens: a dead host's socket, or a live one not listening
         except OSError as exc:
