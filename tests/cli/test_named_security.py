@@ -437,3 +437,66 @@ def test_a_shortcut_never_speaks_to_a_socket_in_a_folder_others_may_write(named,
     done = named.run(*line, "--keep-alive", "0", "echo bye")
     assert done.returncode == 0, done.stderr
     named.wait_gone()
+
+
+def test_trusting_or_revoking_a_project_reaches_a_live_session(named, workspace):
+    """Which settings file applies is a session option: trust and revoke both take effect."""
+    project = workspace / ".acphost" / "settings.json"
+    project.parent.mkdir()
+    project.write_text(json.dumps({"agent_servers": {"demo": {
+        "command": sys.executable, "args": ["-m", "acphost.agents.demo"],
+        "system_prompt": "PROJECT-PROMPT"}}}))
+    line = ("-a", "demo", "-s", "trust", *_KEEP, "-o", "simple")
+    done = named.run(*line, "system")
+    assert done.returncode == 0 and "PROJECT-PROMPT" not in done.stdout, done.stdout
+    assert named.run("trust", str(project)).returncode == 0
+    done = named.run(*line, "system")
+    assert done.returncode == 0 and "PROJECT-PROMPT" in done.stdout, done.stdout
+    assert named.run("trust", "--revoke", str(project)).returncode == 0
+    done = named.run(*line, "system")
+    assert done.returncode == 0 and "PROJECT-PROMPT" not in done.stdout, done.stdout
+    done = named.run(*line[:-2], *_QUICK, "echo bye")
+    assert done.returncode == 0, done.stderr
+    named.wait_gone()
+
+
+def test_runs_racing_a_cold_name_with_other_options_are_served_or_told_it_is_busy(
+    named, workspace
+):
+    """The host makes way only when nothing starts, waits or runs: never a killed agent."""
+    runs = [
+        named.start("-a", "demo", "-s", "race", "--system-prompt", prompt, *_QUICK, "system")
+        for prompt in ("AAA", "BBB") * 3
+    ]
+    outcomes = []
+    for proc in runs:
+        out, err = proc.communicate(timeout=60)
+        outcomes.append((proc.returncode, out, err))
+    for code, _out, err in outcomes:
+        assert "killed" not in err and "Traceback" not in err, err
+        assert code == 0 or (code == 2 and "busy with other options" in err), (code, err)
+    assert any(code == 0 for code, _, _ in outcomes)
+    named.wait_gone()
+
+
+def test_a_bad_system_prompt_is_one_line_as_in_a_plain_run_and_starts_no_host(named, workspace):
+    missing = str(workspace / "no-such-prompt.txt")
+    plain = named.run("-a", "demo", "--system-prompt", "@" + missing, "hi")
+    done = named.run("-a", "demo", "-s", "badprompt", "--system-prompt", "@" + missing, "hi")
+    assert (done.returncode, done.stderr) == (2, plain.stderr) and plain.returncode == 2
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert hosts_in(workspace) == []
+
+
+def test_a_run_flag_spelled_as_argparse_allows_is_read_as_argparse_reads_it(named, workspace):
+    """``--out``, ``-vo``: the shortcut does not read them, so never serves them."""
+    line = ("-a", "demo", "-s", "spell", *_KEEP)
+    done = named.run(*line, "--out", "text", "-o", "simple", "echo a")
+    assert (done.returncode, done.stdout) == (0, "a\n"), done.stderr
+    done = named.run(*line, "-o", "jsonl", "--out", "simple", "echo b")  # the last one wins
+    assert (done.returncode, done.stdout) == (0, "b\n"), done.stderr
+    done = named.run(*line, "-o", "jsonl", "-vo", "simple", "echo c")
+    assert done.returncode == 0 and done.stdout == "c\n", done.stdout
+    done = named.run(*line[:-2], *_QUICK, "echo bye")
+    assert done.returncode == 0, done.stderr
+    named.wait_gone()

@@ -43,9 +43,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # goes straight to the session's host by its shortcut, before any of
         # the command line's modules load (its first output then comes in a
         # few milliseconds). It writes to this process's own stdout.
-        from ._named_client import warm_run  # noqa: PLC0415
+        try:
+            from ._named_client import warm_run  # noqa: PLC0415
 
-        code = warm_run(words)
+            code = warm_run(words)
+        except KeyboardInterrupt:  # Ctrl-C before the run's own handlers: nothing was sent
+            code = 130
         if code is not None:
             os._exit(code)
     from . import _collector  # noqa: PLC0415
@@ -60,6 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`acphost ... | head`): not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 1
+    except KeyboardInterrupt:
+        # Ctrl-C while the command line's modules load, before a run's own
+        # handling of it begins: interrupted, without a traceback.
+        code = 130
     finally:
         _collector.resume()  # whichever way the run ended
     if argv is None and sys.gettrace() is None and sys.getprofile() is None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import hashlib
 import json
 import os
@@ -146,19 +147,21 @@ def _fingerprint(args: argparse.Namespace, history: str | None = None) -> dict[s
 
 
 def _session_files(args: argparse.Namespace) -> list[str | None]:
-    """The files whose contents set a session up (None where the run names none).
+    """The files whose contents set a session up (None where there is none).
 
-    The settings (the named file, else the project's and the user's), the
-    permission rules and a ``--system-prompt @FILE``.
+    The settings file the run applies (the named one, else the project's
+    when trusted, else the user's: trusting or revoking a project changes
+    it), the permission rules and a ``--system-prompt @FILE``.
     """
-    from ..config import project_settings_path, user_settings_path  # noqa: PLC0415
+    from ..config import SettingsError, project_dir, settings_for  # noqa: PLC0415
 
     named = args.settings or os.environ.get("ACPHOST_SETTINGS")
-    paths: list[str | None] = (
-        [os.path.expanduser(named)]
-        if named
-        else [str(project_settings_path(args.cwd or os.curdir)), str(user_settings_path())]
-    )
+    try:
+        where = project_dir(os.path.abspath(os.path.expanduser(args.cwd or os.curdir)))
+        applied = settings_for(named, where).path
+    except (SettingsError, OSError):
+        applied = None  # the run says what is wrong with them before it gets here
+    paths: list[str | None] = [str(applied) if applied is not None else None]
     paths.append(args.permission_policy and os.path.expanduser(args.permission_policy))
     prompt = getattr(args, "system_prompt", None)
     paths.append(
@@ -219,10 +222,23 @@ def _request(prepared: Prepared) -> dict[str, Any]:
 
 
 def _settings_files(prepared: Prepared) -> list[str]:
-    """The files a run reads or looks for: a shortcut holds while none changes."""
-    from ..config import trust_store_path  # noqa: PLC0415
+    """The files a run reads or looks for: a shortcut holds while none changes.
 
-    found = [*_session_files(prepared.args), prepared.settings.path, trust_store_path()]
+    Those of :func:`_session_files`, every settings file that could apply
+    instead (one made or trusted since changes which applies) and the trust
+    store.
+    """
+    from ..config import project_settings_path, trust_store_path, user_settings_path  # noqa: PLC0415
+
+    explicit = prepared.args.settings or os.environ.get("ACPHOST_SETTINGS")
+    found = [
+        *_session_files(prepared.args),
+        prepared.settings.path,
+        os.path.expanduser(explicit) if explicit else None,
+        project_settings_path(prepared.cwd),
+        user_settings_path(),
+        trust_store_path(),
+    ]
     return sorted({os.path.abspath(str(f)) for f in found if f is not None})
 
 
@@ -331,7 +347,14 @@ def run_named(prepared: Prepared, argv: list[str] | None = None) -> int:
         sys.stderr.flush()
         try:
             sock = client.connect(place.socket)
-            return client.converse(sock, request, args.session, remember, log=place.log)
+            return client.converse(
+                sock,
+                request,
+                args.session,
+                remember,
+                log=place.log,
+                on_denied=functools.partial(_another_host, place, request["token"]),
+            )
         except client.HostGone as gone:
             if gone.started:
                 said = client.stopped_mid_turn(place.socket, place.token_file, request["token"])
@@ -353,6 +376,11 @@ def run_named(prepared: Prepared, argv: list[str] | None = None) -> int:
                 f"this prompt's turn began (see {place.log})"
             )
             return EXIT_ERROR
+
+
+def _another_host(place: NamedPlace, token: str | None) -> bool:
+    """Whether the name's host changed since ``token`` was read (it makes a new one)."""
+    return place.read_token() != token
 
 
 def _start_failure(place: NamedPlace) -> int | None:
@@ -407,6 +435,7 @@ def host_config(
 def run_named_main(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """``acphost -s NAME PROMPT``: check the flags, the prompt, the agent; run; the exit code."""
     from ._prepare import prepare_run  # noqa: PLC0415
+    from ._sysprompt import system_prompt_options  # noqa: PLC0415
 
     try:
         check_named_flags(args)
@@ -415,6 +444,13 @@ def run_named_main(args: argparse.Namespace, argv: list[str] | None = None) -> i
         return usage_error(str(exc))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    try:
+        # What the host would build the session with, checked here: a bad
+        # --system-prompt is one line, as in a plain run, not a host that fails.
+        system_prompt_options(args, prepared.spec)
+    except UsageProblem as exc:
+        prepared.outputs.close()
+        return usage_error(str(exc))
     try:
         return run_named(prepared, argv)
     except KeyboardInterrupt:

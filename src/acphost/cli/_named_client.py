@@ -242,6 +242,8 @@ class _Conversation:
         self.name = name
         self.on_queued = on_queued
         self.stale_ok = False
+        #: Whether a denied request may be made again (the host changed meanwhile).
+        self.on_denied: Callable[[], bool] | None = None
         self.started = False
         self.ticket: int | None = None
         self.interrupted = 0
@@ -306,6 +308,8 @@ class _Conversation:
                 _say(text if text.endswith("\n") else text + "\n")
             return _code(message.get("code"))
         elif kind == "denied":
+            if self.on_denied is not None and self.on_denied():
+                raise HostGone(False, None)  # another host since the token was read: again
             _say(
                 f"acphost: session {self.name} cannot be used: {_one_line(message.get('message'))}"
                 f"; it stops by itself after its keep-alive (acphost status -s {self.name})\n"
@@ -390,6 +394,7 @@ def converse(
     *,
     log: str | None = None,
     shortcut: bool = False,
+    on_denied: Callable[[], bool] | None = None,
 ) -> int:
     """Send the prompt request on a connected socket; write the turn; the exit code.
 
@@ -405,6 +410,8 @@ def converse(
         on_queued: called when the host accepted the prompt.
         log: the host's log, named when it does not answer.
         shortcut: the request is a shortcut's: a refusal raises ``_Stale``.
+        on_denied: says whether a denied request may be made again (the host
+            changed since its token was read): :class:`HostGone` is raised then.
 
     A host answers a request at once (``queued``, or why not), even while its
     agent starts: one that has not within :data:`ANSWER_TIMEOUT` seconds is
@@ -417,6 +424,7 @@ def converse(
     """
     talk = _Conversation(sock, name, on_queued)
     talk.stale_ok = shortcut
+    talk.on_denied = on_denied
     try:
         # They stay (inert once the run leaves): the run ends with its code.
         signal.signal(signal.SIGINT, talk.on_sigint)
@@ -562,6 +570,8 @@ def run_flags(words: list[str]) -> tuple[list[str], dict[str, Any]] | None:
             found["queue"] = False
             continue
         flag, equals, value = word.partition("=")
+        if _spelled_otherwise(flag):
+            return None  # the command line reads it (an abbreviation, a cluster): the long way
         if flag not in ("--keep-alive", "--output") and not word.startswith("-o"):
             kept.append(word)
             continue
@@ -593,6 +603,20 @@ def _is_name(name: str) -> bool:
         and name[0].isalnum()
         and all(c.isalnum() or c in "._-" for c in name)
     )
+
+
+def _spelled_otherwise(flag: str) -> bool:
+    """Whether ``flag`` may be a run flag in a spelling :func:`run_flags` does not read.
+
+    argparse takes ``--out`` for ``--output`` and ``-vo X`` for ``-v -o X``;
+    the last of two spellings wins. Such a command line is never a shortcut's.
+    """
+    if flag.startswith("--"):
+        name = flag[2:]
+        return len(name) > 0 and any(
+            full != name and full.startswith(name) for full in ("output", "keep-alive", "no-queue")
+        )
+    return len(flag) > 2 and flag[0] == "-" and flag[1] != "o" and "o" in flag[2:]
 
 
 def _split(argv: list[str]) -> tuple[list[str], str, dict[str, Any]] | None:
@@ -681,7 +705,12 @@ def warm_run(argv: list[str]) -> int | None:
     }
     try:
         log = os.path.join(os.path.dirname(token_file), "host.log")
-        return converse(sock, full, name, log=log, shortcut=True)
+
+        def another_host() -> bool:  # the token changed: the long way reads it again
+            now = _read_json(token_file)
+            return not isinstance(now, dict) or now.get("token") != token["token"]
+
+        return converse(sock, full, name, log=log, shortcut=True, on_denied=another_host)
     except _Stale:
         return None
     except HostGone as gone:

@@ -219,7 +219,11 @@ class NamedHost:
 
         saved = self._saved_session()
         while True:
-            options = self.hooks.options(saved)
+            try:
+                options = self.hooks.options(saved)
+            except Exception as exc:  # the run's options cannot be built: said once, as a start
+                self._record_failure(self._fail_waiting(exc), exc)
+                return
             options.taps.append(self._tap)
             run = self.run = open_run(options)
             try:
@@ -236,18 +240,23 @@ class NamedHost:
                     saved = None
                     continue
                 report = self._fail_waiting(exc)
-                if run.failed_in is None:
+                if run.failed_in is None or self._stopping:
+                    # Stopped (SIGTERM, making way): the agent was killed on purpose.
                     logger.warning("named: the host stops: %s", exc)
                     return
-                # The agent did not start: keep why, for the runs whose
-                # connection closes before they are told (they say it once
-                # and start no other host).
-                logger.warning("named: the agent did not start: %s", report.get("text") or exc)
-                try:
-                    write_json(self.place.failure_file, report)
-                except OSError as err:
-                    logger.warning("named: the failure was not saved: %s", err)
+                self._record_failure(report, exc)
                 return
+
+    def _record_failure(self, report: dict[str, Any], exc: BaseException) -> None:
+        """The agent did not start: keep why, for the runs whose connection closes first.
+
+        They say it once and start no other host.
+        """
+        logger.warning("named: the agent did not start: %s", report.get("text") or exc)
+        try:
+            write_json(self.place.failure_file, report)
+        except OSError as err:
+            logger.warning("named: the failure was not saved: %s", err)
 
     def _fail_waiting(self, exc: BaseException) -> dict[str, Any]:
         """The agent could not be opened (or failed): tell every waiting run why; the report."""
@@ -379,7 +388,7 @@ class NamedHost:
     async def _serve_prompt(
         self, message: dict[str, Any], reader: asyncio.StreamReader, writer: asyncio.StreamWriter
     ) -> None:
-        if self._closing:
+        if self._closing or self._stopping:
             send(writer, {"t": "gone"})
             return
         differs = self._differs(message)
@@ -467,8 +476,22 @@ class NamedHost:
         return sorted(k for k in set(mine) | set(options) if options.get(k) != mine.get(k))
 
     def _step_aside(self, why: str) -> bool:
-        """Stop for a run this host cannot serve, if nothing waits or runs; whether it does."""
-        if self._busy() or self._prompts or self._pending or self._stopping:
+        """Stop for a run this host cannot serve, if nothing waits or runs; whether it does.
+
+        Not while its agent starts (the run that started it sends its prompt
+        next), while a dead host's queue may still come back, nor while a
+        turn's subagents go on in the session.
+        """
+        session = self.session
+        if (
+            session is None
+            or self._busy()
+            or self._prompts
+            or self._pending
+            or self._expected
+            or self._stopping
+            or session.running_subagents()
+        ):
             return False
         logger.info("named: %s: the host makes way for it", why)
         self.stop()
