@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import _socket
 import os
-import signal
 import sys
 
 from .._namedwire import MAX_KEEP_ALIVE, WIRE_VERSION, duration_seconds, shortcut_folder
+
+# The C module under `signal` (whose enums load `enum`: ~2 ms of a warm run).
+_signal: Any = __import__("_signal")
 
 # Not `from typing import TYPE_CHECKING`: typing costs a warm run ~2 ms.
 TYPE_CHECKING = False
@@ -427,9 +429,9 @@ def converse(
     talk.on_denied = on_denied
     try:
         # They stay (inert once the run leaves): the run ends with its code.
-        signal.signal(signal.SIGINT, talk.on_sigint)
-        signal.signal(signal.SIGTERM, talk.on_stop)
-        signal.signal(signal.SIGHUP, talk.on_stop)
+        _signal.signal(_signal.SIGINT, talk.on_sigint)
+        _signal.signal(_signal.SIGTERM, talk.on_stop)
+        _signal.signal(_signal.SIGHUP, talk.on_stop)
         sock.settimeout(ANSWER_TIMEOUT)
         sock.sendall(_line(request))
         pending = bytearray()
