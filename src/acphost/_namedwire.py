@@ -14,6 +14,7 @@ import os
 from ._xdg import APP, base_dir
 
 __all__ = [
+    "DROPPED_FILE",
     "MAX_KEEP_ALIVE",
     "WIRE_VERSION",
     "duration_seconds",
@@ -26,6 +27,8 @@ __all__ = [
 #: The version of the run <-> host wire; both sides send it, a host refuses others.
 #: (2: the host renders each run's turn and sends its output, not its updates.)
 WIRE_VERSION = 2
+#: In a name's folder: the tickets of the runs its host dropped for not reading.
+DROPPED_FILE = "dropped.json"
 #: The longest keep-alive a run may ask for: a week.
 MAX_KEEP_ALIVE = 7 * 24 * 3600.0
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}

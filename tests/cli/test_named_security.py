@@ -500,3 +500,26 @@ def test_a_run_flag_spelled_as_argparse_allows_is_read_as_argparse_reads_it(name
     done = named.run(*line[:-2], *_QUICK, "echo bye")
     assert done.returncode == 0, done.stderr
     named.wait_gone()
+
+
+def test_a_run_that_stops_reading_its_output_is_told_it_was_dropped(named, workspace):
+    """Not that its host died: the host lives, the turn went on; the run exits 1 saying so."""
+    flags = ("-a", "demo", "-s", "stalled", "--no-history", *_KEEP, "-o", "jsonl")
+    done = named.run(*flags, "echo up")
+    assert done.returncode == 0, done.stderr
+    (place,) = named_places(str(workspace))
+    host = named.status("stalled")["host_pid"]
+    stalled = named.start(*flags, "flood 200000")  # its stdout is a pipe nobody reads yet
+
+    def log():
+        with open(place.log) as f:
+            return f.read()
+
+    eventually_sync(lambda: "stopped reading is dropped" in log(), what="the drop", timeout=50)
+    _out, err = stalled.communicate(timeout=60)
+    assert stalled.returncode == 1, err
+    assert "the session host dropped this run" in err and "stopped during" not in err, err
+    assert named.status("stalled")["host_pid"] == host  # it lives on
+    done = named.run(*flags[:-4], *_QUICK, "-o", "simple", "echo after")
+    assert (done.returncode, done.stdout) == (0, "after\n"), done.stderr
+    named.wait_gone()

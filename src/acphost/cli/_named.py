@@ -357,8 +357,7 @@ def run_named(prepared: Prepared, argv: list[str] | None = None) -> int:
             )
         except client.HostGone as gone:
             if gone.started:
-                said = client.stopped_mid_turn(place.socket, place.token_file, request["token"])
-                sys.stderr.write(said)
+                sys.stderr.write(client.stopped_mid_turn(place.folder, gone.ticket))
                 return EXIT_ERROR
             ticket = gone.ticket if gone.ticket is not None else ticket
         except client.NotOurs as exc:

@@ -27,7 +27,13 @@ import _socket
 import os
 import sys
 
-from .._namedwire import MAX_KEEP_ALIVE, WIRE_VERSION, duration_seconds, shortcut_folder
+from .._namedwire import (
+    DROPPED_FILE,
+    MAX_KEEP_ALIVE,
+    WIRE_VERSION,
+    duration_seconds,
+    shortcut_folder,
+)
 
 # The C module under `signal` (whose enums load `enum`: ~2 ms of a warm run).
 _signal: Any = __import__("_signal")
@@ -717,33 +723,29 @@ def warm_run(argv: list[str]) -> int | None:
         return None
     except HostGone as gone:
         if gone.started:
-            _say(stopped_mid_turn(sock_path, token_file, token["token"]))
+            _say(stopped_mid_turn(os.path.dirname(token_file), gone.ticket))
             return _EXIT_ERROR
         taken_ticket = gone.ticket
         return None
 
 
-def stopped_mid_turn(sock_path: str, token_file: str, token: str) -> str:
+def stopped_mid_turn(folder: str, ticket: int | None) -> str:
     """What a run says when its connection to the host ended during its turn.
 
-    The same host still answering (its token unchanged: a host taking over
-    makes a new one) dropped this run: it read its output too slowly (the
-    host holds a bounded backlog for it) and the turn goes on. Else the
-    host stopped.
+    A host that drops a run (it read its output too slowly: the host holds a
+    bounded backlog for it; the turn goes on) keeps its ticket in the name's
+    folder before the connection ends; else the host stopped.
     """
-    same = _read_json(token_file)
-    try:
-        if not isinstance(same, dict) or same.get("token") != token:
-            raise OSError("another host")
-        connect(sock_path).close()
-    except OSError:
+    data = _read_json(os.path.join(folder, DROPPED_FILE))
+    tickets = data.get("tickets") if isinstance(data, dict) else None
+    if ticket is not None and isinstance(tickets, list) and ticket in tickets:
         return (
-            "acphost: the session host stopped during this turn (it was killed or crashed); "
-            "the turn's end is unknown; the next run continues the session\n"
+            "acphost: the session host dropped this run: its output was not read fast "
+            "enough (a backlog past the host's bound); the turn goes on in the session\n"
         )
     return (
-        "acphost: the session host dropped this run: its output was not read fast enough "
-        "(a backlog past the host's bound); the turn goes on in the session\n"
+        "acphost: the session host stopped during this turn (it was killed or crashed); "
+        "the turn's end is unknown; the next run continues the session\n"
     )
 
 

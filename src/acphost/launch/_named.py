@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._namedwire import (
+    DROPPED_FILE,
     MAX_KEEP_ALIVE,
     WIRE_VERSION,
     duration_seconds,
@@ -173,6 +174,11 @@ class NamedPlace:
     def failure_file(self) -> str:
         """Why the last host could not start its agent (removed by the next host)."""
         return os.path.join(self.folder, "failed.json")
+
+    @property
+    def dropped_file(self) -> str:
+        """The tickets of the runs the host dropped lately (they stopped reading)."""
+        return os.path.join(self.folder, DROPPED_FILE)
 
     def read_failure(self) -> dict[str, Any] | None:
         """Why the last host could not start the agent (``code``, ``text``), or None."""

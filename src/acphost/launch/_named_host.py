@@ -57,6 +57,7 @@ from ._named_runs import (
     DROPPED,
     MAX_WAITING,
     NO_TOKEN,
+    ON_DROP,
     OTHER_VERSION,
     HostHooks,
     Prompt,
@@ -302,6 +303,15 @@ class NamedHost:
                 await asyncio.wait_for(self._changed.wait(), deadline - loop.time())
         self._expected.clear()
 
+    def _note_dropped(self, ticket: int) -> None:
+        """Keep the ticket of a run dropped for not reading: it says so, not that we died."""
+        data = read_json(self.place.dropped_file) or {}
+        tickets = [t for t in data.get("tickets") or [] if is_count(t)][-15:]
+        try:
+            write_json(self.place.dropped_file, {"tickets": [*tickets, ticket]})
+        except OSError as exc:
+            logger.warning("named: the dropped run's ticket was not saved: %s", exc)
+
     def _save_queue(self) -> None:
         """Keep the tickets of the prompts not yet started, for a host taking over."""
         waiting = sorted(p.ticket for p in self._prompts.values() if not p.started)
@@ -438,6 +448,7 @@ class NamedHost:
             prompt.subagent_timeout = float(wait) if wait > 0 else None
         ahead = len(self._prompts)  # those before it: waiting, starting or running
         self._prompts[ticket] = prompt
+        ON_DROP[writer] = lambda: self._note_dropped(ticket)
         self._save_queue()
         send(writer, {"t": "queued", "ticket": ticket, "ahead": ahead})
         if self.session is not None:

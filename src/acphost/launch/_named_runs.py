@@ -29,6 +29,7 @@ __all__ = [
     "DROPPED",
     "MAX_WAITING",
     "NO_TOKEN",
+    "ON_DROP",
     "OTHER_VERSION",
     "HostHooks",
     "Prompt",
@@ -145,6 +146,10 @@ NO_TOKEN = (
 OTHER_VERSION = "this acphost differs from the one running the session's host"
 
 
+#: What the host does as it drops a run (says so where the run will look).
+ON_DROP: weakref.WeakKeyDictionary[asyncio.StreamWriter, Callable[[], None]] = (
+    weakref.WeakKeyDictionary()
+)
 #: The runs dropped for not reading what the host sent them (their turn goes on).
 DROPPED: weakref.WeakSet[asyncio.StreamWriter] = weakref.WeakSet()
 
@@ -161,6 +166,9 @@ def send(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
     if not transport.is_closing() and transport.get_write_buffer_size() > _OUT_LIMIT:
         logger.warning("named: a run that stopped reading is dropped (its turn goes on)")
         DROPPED.add(writer)
+        said = ON_DROP.pop(writer, None)
+        if said is not None:
+            said()  # before its connection ends: the run reads it when it does
         transport.abort()
 
 
