@@ -72,6 +72,8 @@ _RUN_ONLY = frozenset(
         "ask",
     }
 )
+#: ``_fingerprint``'s default: resolve the settings file the run applies.
+_RESOLVE: Any = object()
 #: Options the name's place stands for (its agent and workspace).
 _PLACE = ("agent", "agent_command", "cwd")
 #: Options naming a file: made absolute, so the host (and a comparison) read the same one.
@@ -120,7 +122,9 @@ def session_options(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _fingerprint(args: argparse.Namespace, history: str | None = None) -> dict[str, Any]:
+def _fingerprint(
+    args: argparse.Namespace, history: str | None = None, applied: Any = _RESOLVE
+) -> dict[str, Any]:
     """What a run must share with a live host: its session options, less who and where.
 
     The agent and the workspace are the name's place already (its agent key,
@@ -129,7 +133,8 @@ def _fingerprint(args: argparse.Namespace, history: str | None = None) -> dict[s
     session. The environment that changes what the host does is part of it,
     as resolved: the history it records into (``--no-history``,
     ``ACPHOST_NO_HISTORY``, ``ACPHOST_HISTORY``) and the settings files it
-    reads (``ACPHOST_SETTINGS``, the user's settings file).
+    reads (``ACPHOST_SETTINGS``, the user's settings file). ``applied`` is
+    the settings file the run applies, when it has resolved it already.
     """
     from ..config import user_settings_path  # noqa: PLC0415
 
@@ -142,25 +147,31 @@ def _fingerprint(args: argparse.Namespace, history: str | None = None) -> dict[s
         os.path.abspath(os.path.expanduser(explicit)) if explicit else None,
         str(user_settings_path()),
     ]
-    options["file_contents"] = _contents(args)
+    if applied is _RESOLVE:
+        applied = _applied_settings(args)
+    options["file_contents"] = _contents(args, applied)
     return options
 
 
-def _session_files(args: argparse.Namespace) -> list[str | None]:
-    """The files whose contents set a session up (None where there is none).
-
-    The settings file the run applies (the named one, else the project's
-    when trusted, else the user's: trusting or revoking a project changes
-    it), the permission rules and a ``--system-prompt @FILE``.
-    """
+def _applied_settings(args: argparse.Namespace) -> Any:
+    """The settings file a run of ``args`` applies, resolved as the run resolves it."""
     from ..config import SettingsError, project_dir, settings_for  # noqa: PLC0415
 
     named = args.settings or os.environ.get("ACPHOST_SETTINGS")
     try:
         where = project_dir(os.path.abspath(os.path.expanduser(args.cwd or os.curdir)))
-        applied = settings_for(named, where).path
+        return settings_for(named, where).path
     except (SettingsError, OSError):
-        applied = None  # the run says what is wrong with them before it gets here
+        return None  # the run says what is wrong with them before it gets here
+
+
+def _session_files(args: argparse.Namespace, applied: Any) -> list[str | None]:
+    """The files whose contents set a session up (None where there is none).
+
+    The settings file the run applies (``applied``: the named one, else the
+    project's when trusted, else the user's; trusting or revoking a project
+    changes it), the permission rules and a ``--system-prompt @FILE``.
+    """
     paths: list[str | None] = [str(applied) if applied is not None else None]
     paths.append(args.permission_policy and os.path.expanduser(args.permission_policy))
     prompt = getattr(args, "system_prompt", None)
@@ -170,7 +181,7 @@ def _session_files(args: argparse.Namespace) -> list[str | None]:
     return paths
 
 
-def _contents(args: argparse.Namespace) -> str:
+def _contents(args: argparse.Namespace, applied: Any) -> str:
     """A digest of :func:`_session_files` as they are now.
 
     A file tightened since the host started (the sandbox turned on, a rule
@@ -181,7 +192,7 @@ def _contents(args: argparse.Namespace) -> str:
     from .._infile import InputFileError, read_input  # noqa: PLC0415
 
     digest = hashlib.sha256()
-    for path in _session_files(args):
+    for path in _session_files(args, applied):
         digest.update(b"\0")
         if path is None:
             continue
@@ -214,7 +225,7 @@ def _request(prepared: Prepared) -> dict[str, Any]:
         "op": "prompt",
         "output": args.output,
         "queue": not args.no_queue,
-        "options": _fingerprint(args, prepared.outputs.history_path),
+        "options": _fingerprint(args, prepared.outputs.history_path, prepared.settings.path),
         "keep_alive": args.keep_alive,
         "limits": {"max_tokens": args.max_tokens, "max_cost": args.max_cost},
         "subagent_timeout": args.subagent_timeout,
@@ -232,7 +243,7 @@ def _settings_files(prepared: Prepared) -> list[str]:
 
     explicit = prepared.args.settings or os.environ.get("ACPHOST_SETTINGS")
     found = [
-        *_session_files(prepared.args),
+        *_session_files(prepared.args, prepared.settings.path),
         prepared.settings.path,
         os.path.expanduser(explicit) if explicit else None,
         project_settings_path(prepared.cwd),

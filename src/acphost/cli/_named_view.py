@@ -87,6 +87,10 @@ class _Bytes:
         self._channel.flush()
 
 
+def _nothing(*_: object) -> None:
+    pass
+
+
 def _size(value: object) -> int | None:
     ok = isinstance(value, int) and not isinstance(value, bool) and 0 < value <= _MAX_SIZE
     return value if ok else None  # type: ignore[return-value]
@@ -125,7 +129,6 @@ class RunView:
         self.edge = Edge(self.out.isatty())
         self.spec = spec
         self.renderer: Renderer | None = None
-        self.gone = False
 
     def started(self, session: Session, budgeted: bool) -> None:
         """The run's turn began: its renderer (or, ``-o jsonl``, the agent's line)."""
@@ -154,18 +157,14 @@ class RunView:
             terminal=self.edge.terminal,
             defer=loop.call_soon,
             call_later=loop.call_later,
-            on_closed=self._closed,
-            on_error=self._failed,
+            # Writes reach the run as messages and never fail here; a run
+            # that stops reading is the host's to drop (launch.send).
+            on_closed=_nothing,
+            on_error=_nothing,
             width=self.width,
             height=self.height,
             environ=self.environ,
         )
-
-    def _closed(self) -> None:
-        self.gone = True
-
-    def _failed(self, exc: OSError) -> None:
-        self.gone = True
 
     def update(self, update: Any) -> None:
         """Show one update of the session."""

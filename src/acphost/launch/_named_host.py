@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import logging
 import os
@@ -54,7 +55,6 @@ from typing import TYPE_CHECKING, Any
 from ._named import WIRE_LIMIT, WIRE_VERSION, NamedPlace, read_json, write_json
 from ._named import receive_message as receive
 from ._named_runs import (
-    DROPPED,
     MAX_WAITING,
     NO_TOKEN,
     ON_DROP,
@@ -303,8 +303,14 @@ class NamedHost:
                 await asyncio.wait_for(self._changed.wait(), deadline - loop.time())
         self._expected.clear()
 
-    def _note_dropped(self, ticket: int) -> None:
-        """Keep the ticket of a run dropped for not reading: it says so, not that we died."""
+    def _dropped(self, ticket: int) -> None:
+        """A run dropped for not reading: its turn goes on; its ticket is kept for it.
+
+        The run then says it was dropped, not that its host died.
+        """
+        prompt = self._prompts.get(ticket)
+        if prompt is not None:
+            prompt.dropped = True
         data = read_json(self.place.dropped_file) or {}
         tickets = [t for t in data.get("tickets") or [] if is_count(t)][-15:]
         try:
@@ -448,7 +454,8 @@ class NamedHost:
             prompt.subagent_timeout = float(wait) if wait > 0 else None
         ahead = len(self._prompts)  # those before it: waiting, starting or running
         self._prompts[ticket] = prompt
-        ON_DROP[writer] = lambda: self._note_dropped(ticket)
+        # By ticket: the registry holds its run's connection weakly.
+        ON_DROP[writer] = functools.partial(self._dropped, ticket)
         self._save_queue()
         send(writer, {"t": "queued", "ticket": ticket, "ahead": ahead})
         if self.session is not None:
@@ -466,7 +473,7 @@ class NamedHost:
                 request.cancel()
                 break
             got = request.result()
-            if got is None and writer in DROPPED:
+            if got is None and prompt.dropped:
                 break  # we dropped it (it stopped reading): its turn goes on
             if got is not None and got.get("op") == "cancel" and prompt.started:
                 prompt.view.note("cancelling (Ctrl-C again to leave at once)")

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from ._open import RunOptions
 
 __all__ = [
-    "DROPPED",
     "MAX_WAITING",
     "NO_TOKEN",
     "ON_DROP",
@@ -134,6 +133,8 @@ class Prompt:
     budgeted: bool = False
     started: bool = False
     interrupted: bool = False
+    #: Its run was dropped for not reading (its turn goes on).
+    dropped: bool = False
     #: Seconds to wait for the subagents that outlive the turn's answer (None: no bound).
     subagent_timeout: float | None = 600.0
     done: asyncio.Event = field(default_factory=asyncio.Event)
@@ -146,12 +147,11 @@ NO_TOKEN = (
 OTHER_VERSION = "this acphost differs from the one running the session's host"
 
 
-#: What the host does as it drops a run (says so where the run will look).
+#: What the host does as it drops a run's connection (it marks the run's prompt,
+#: and says so where the run will look).
 ON_DROP: weakref.WeakKeyDictionary[asyncio.StreamWriter, Callable[[], None]] = (
     weakref.WeakKeyDictionary()
 )
-#: The runs dropped for not reading what the host sent them (their turn goes on).
-DROPPED: weakref.WeakSet[asyncio.StreamWriter] = weakref.WeakSet()
 
 
 def send(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
@@ -165,10 +165,9 @@ def send(writer: asyncio.StreamWriter, message: dict[str, Any]) -> None:
     transport = writer.transport
     if not transport.is_closing() and transport.get_write_buffer_size() > _OUT_LIMIT:
         logger.warning("named: a run that stopped reading is dropped (its turn goes on)")
-        DROPPED.add(writer)
-        said = ON_DROP.pop(writer, None)
-        if said is not None:
-            said()  # before its connection ends: the run reads it when it does
+        dropped = ON_DROP.pop(writer, None)
+        if dropped is not None:
+            dropped()  # before its connection ends: the run reads it when it does
         transport.abort()
 
 
